@@ -1,0 +1,294 @@
+"""Domain and cluster configuration: pydantic models with unknown keys rejected.
+
+A config error names the file, the key path and what was expected, on one line.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from jupiter.errors import JupiterError
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# ---------------------------------------------------------------------------- domain
+class PythonStdlibSource(Strict):
+    type: Literal["python_stdlib"]
+    topics: bool = True  # pydoc_data.topics: the language reference
+    docstrings: bool = True  # docstrings of stdlib modules, classes and functions
+    modules: list[str] = Field(default_factory=list)  # restrict to these modules; [] = all
+    max_documents: int | None = Field(default=None, ge=1)
+
+
+class LocalSource(Strict):
+    type: Literal["local"]
+    path: str  # a file or folder; relative paths resolve against the YAML's folder
+    include: list[str] = Field(
+        default_factory=lambda: ["*.md", "*.rst", "*.txt", "*.html", "*.htm", "*.py"]
+    )
+    exclude: list[str] = Field(default_factory=list)
+    max_documents: int | None = Field(default=None, ge=1)
+
+
+class WebSource(Strict):
+    """Declared for domains that need the network; the web collector arrives in a later issue."""
+
+    type: Literal["web"]
+    urls: list[str]
+    max_pages: int = Field(default=200, ge=1)
+    depth: int = Field(default=2, ge=0)
+
+
+Source = Annotated[PythonStdlibSource | LocalSource | WebSource, Field(discriminator="type")]
+
+
+class Chunking(Strict):
+    max_chars: int = Field(default=1500, ge=100)
+    overlap: int = Field(default=150, ge=0)
+    heldout_fraction: float = Field(default=0.05, ge=0.0, lt=1.0)  # documents kept for bpb
+
+
+class GeneratorConfig(Strict):
+    type: Literal["extractive", "model"] = "extractive"
+    model_path: str | None = None  # for type "model": an HF model dir
+    templates: list[str] = Field(
+        default_factory=lambda: [
+            "what_does", "arguments", "returns", "difference", "explain_topic", "signature",
+        ]
+    )  # fmt: skip
+    max_questions_per_chunk: int = Field(default=3, ge=1)
+    continuation: bool = True  # also queue raw-text continuation examples
+    max_new_tokens: int = Field(default=96, ge=1)  # for model generators
+    seed: int = 0
+
+
+class DedupConfig(Strict):
+    exact: bool = True
+    near: bool = True
+    threshold: float = Field(default=0.8, gt=0.0, le=1.0)  # Jaccard similarity
+    num_perm: int = Field(default=128, ge=16)
+    bands: int = Field(default=16, ge=1)
+    shingle: int = Field(default=5, ge=1)  # word n-gram size
+
+
+class FilterConfig(Strict):
+    min_chars: int = Field(default=20, ge=0)
+    max_chars: int = Field(default=4000, ge=1)
+    min_answer_chars: int = Field(default=8, ge=0)
+    max_dup_line_fraction: float = Field(default=0.3, ge=0.0, le=1.0)
+    max_top_ngram_fraction: float = Field(default=0.2, ge=0.0, le=1.0)
+    max_char_repeat_fraction: float = Field(default=0.3, ge=0.0, le=1.0)
+    dedup: DedupConfig = Field(default_factory=DedupConfig)
+    decontam_ngram: int = Field(default=8, ge=3)
+    decontam_threshold: float = Field(default=0.5, gt=0.0, le=1.0)
+
+
+class ModelSection(Strict):
+    preset: Literal["tiny", "small", "125m", "500m", "1b"] = "tiny"
+    vocab_size: int = Field(default=4096, ge=300)
+    context_length: int = Field(default=256, ge=16)
+
+
+class TrainConfig(Strict):
+    max_steps: int = Field(default=300, ge=1)
+    micro_batch_size: int = Field(default=16, ge=1)
+    grad_accum: int = Field(default=1, ge=1)
+    lr: float = Field(default=3e-3, gt=0)
+    min_lr: float = Field(default=3e-4, ge=0)
+    warmup_steps: int = Field(default=30, ge=0)
+    weight_decay: float = Field(default=0.1, ge=0)
+    grad_clip: float = Field(default=1.0, gt=0)
+    beta1: float = 0.9
+    beta2: float = 0.95
+    raw_text_fraction: float = Field(default=0.5, ge=0.0, le=1.0)
+    precision: Literal["auto", "bf16", "fp32"] = "auto"
+    compile: bool = False
+    checkpoint_every: int = Field(default=100, ge=1)
+    keep_checkpoints: int = Field(default=2, ge=1)
+    log_every: int = Field(default=10, ge=1)
+    seed: int = 1234
+    init: Literal["scratch", "previous"] = "previous"  # cycle > 1 continues the last student
+
+
+class EvalConfig(Strict):
+    qa_path: str = ""  # JSONL of {id, question, answer, source}; relative to the YAML's folder
+    max_items: int | None = Field(default=None, ge=1)
+    mc_choices: int = Field(default=4, ge=2)
+    max_new_tokens: int = Field(default=48, ge=1)
+    heldout_max_bytes: int = Field(default=200_000, ge=1000)
+    seed: int = 0
+
+
+class PromotionConfig(Strict):
+    metric: Literal["qa_f1", "mc_accuracy"] = "mc_accuracy"
+    margin: float = 0.0  # the student must beat the generator by more than this
+
+
+class DomainConfig(Strict):
+    name: str = Field(pattern=r"^[A-Za-z0-9_\-]+$")
+    description: str = ""
+    language: str = "en"
+    topics: list[str] = Field(default_factory=list)
+    system_prompt: str = ""
+    sources: list[Source] = Field(min_length=1)
+    chunking: Chunking = Field(default_factory=Chunking)
+    generator: GeneratorConfig = Field(default_factory=GeneratorConfig)
+    filters: FilterConfig = Field(default_factory=FilterConfig)
+    model: ModelSection = Field(default_factory=ModelSection)
+    train: TrainConfig = Field(default_factory=TrainConfig)
+    eval: EvalConfig = Field(default_factory=EvalConfig)
+    promotion: PromotionConfig = Field(default_factory=PromotionConfig)
+    cycles: int = Field(default=1, ge=1)
+    max_examples: int | None = Field(default=None, ge=1)  # cap on generated examples per cycle
+    quick: dict[str, Any] = Field(default_factory=dict)  # overrides applied by --quick
+
+    # where the YAML lives: relative paths (local sources, eval set) resolve against it
+    base_dir: Path = Field(default=Path("."), exclude=True)
+
+    @model_validator(mode="after")
+    def _check(self) -> DomainConfig:
+        if self.filters.min_chars >= self.filters.max_chars:
+            raise ValueError("filters.min_chars must be below filters.max_chars")
+        return self
+
+    def resolve(self, path: str) -> Path:
+        p = Path(os.path.expanduser(path))
+        return p if p.is_absolute() else (self.base_dir / p).resolve()
+
+
+# --------------------------------------------------------------------------- cluster
+class Node(Strict):
+    host: str = "localhost"
+    name: str = "local"
+    device_type: Literal["mac", "nvidia", "cpu"] = "cpu"
+    memory_gb: float = Field(default=16, gt=0)
+    chip: str = ""
+    role: Literal["generator", "trainer", "hybrid"] = "hybrid"
+    connection_type: Literal["thunderbolt", "ethernet"] = "ethernet"
+    ssh_user: str = ""
+
+
+class ClusterConfig(Strict):
+    backend: Literal["auto", "torch", "mlx", "mpi"] = "auto"
+    nodes: list[Node] = Field(default_factory=lambda: [Node()], min_length=1)
+
+
+# --------------------------------------------------------------------------- loading
+def config_root() -> Path:
+    """Where the shipped configs live: ./config, the installed copy, or the source checkout."""
+    env = os.environ.get("JUPITER_CONFIG_DIR")
+    candidates = [Path(env)] if env else []
+    candidates += [
+        Path.cwd() / "config",
+        Path(__file__).parent / "_config",
+        Path(__file__).resolve().parents[2] / "config",
+    ]
+    for c in candidates:
+        if (c / "domains").is_dir():
+            return c
+    raise JupiterError("cannot find the config folder: set JUPITER_CONFIG_DIR to it")
+
+
+def domain_path(domain: str) -> Path:
+    """A domain name (config/domains/NAME.yaml) or a path to a YAML file."""
+    if domain.endswith((".yaml", ".yml")) or os.sep in domain:
+        p = Path(domain)
+        if not p.is_file():
+            raise JupiterError(f"domain file not found: {p}")
+        return p.resolve()
+    root = config_root() / "domains"
+    p = root / f"{domain}.yaml"
+    if not p.is_file():
+        known = sorted(q.stem for q in root.glob("*.yaml") if not q.stem.startswith("_"))
+        raise JupiterError(
+            f"unknown domain '{domain}': no {p}; known domains: {', '.join(known)}"
+            f" (create one with: jupiter init --domain {domain})"
+        )
+    return p
+
+
+def _read_yaml(path: Path) -> dict[str, Any]:
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f" line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(e, "problem", None) or str(e).splitlines()[0]
+        raise JupiterError(f"{path}:{where}: malformed YAML: {problem}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise JupiterError(f"{path}: expected a mapping of keys at the top level")
+    return data
+
+
+def _explain(path: Path, err: ValidationError) -> JupiterError:
+    e = err.errors()[0]
+    loc = ".".join(str(p) for p in e["loc"] if not str(p).startswith(("function-", "tagged-")))
+    loc = loc or "(top level)"
+    if e["type"] == "extra_forbidden":
+        msg = f"unknown key '{loc}' (see config/domains/_template.yaml for the valid keys)"
+    elif e["type"] == "missing":
+        msg = f"missing required key '{loc}'"
+    else:
+        got = e.get("input")
+        got_s = "" if isinstance(got, dict | list) else f", got {got!r}"
+        msg = f"{loc}: {e['msg'].removeprefix('Value error, ')}{got_s}"
+    more = f" (and {len(err.errors()) - 1} more)" if len(err.errors()) > 1 else ""
+    return JupiterError(f"{path}: {msg}{more}")
+
+
+def deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    out = copy.deepcopy(base)
+    for k, v in over.items():
+        if isinstance(v, dict) and isinstance(out.get(k), dict):
+            out[k] = deep_merge(out[k], v)
+        else:
+            out[k] = copy.deepcopy(v)
+    return out
+
+
+def load_domain(
+    domain: str, quick: bool = False, overrides: dict[str, Any] | None = None
+) -> DomainConfig:
+    """Load and validate a domain; `quick` applies the YAML's `quick:` overrides."""
+    path = domain_path(domain)
+    data = _read_yaml(path)
+    if quick:
+        q = data.get("quick") or {}
+        if not isinstance(q, dict):
+            raise JupiterError(f"{path}: quick: expected a mapping of overrides")
+        data = deep_merge(data, q)
+    if overrides:
+        data = deep_merge(data, overrides)
+    try:
+        cfg = DomainConfig.model_validate(data)
+    except ValidationError as err:
+        raise _explain(path, err) from None
+    cfg.base_dir = path.parent
+    return cfg
+
+
+def load_cluster(path: str | None = None) -> ClusterConfig:
+    p = Path(path) if path else config_root() / "cluster.yaml"
+    if not p.is_file():
+        raise JupiterError(f"cluster file not found: {p}")
+    try:
+        return ClusterConfig.model_validate(_read_yaml(p))
+    except ValidationError as err:
+        raise _explain(p, err) from None
+
+
+def workspace(cfg: DomainConfig) -> Path:
+    """runs/<domain>/ under JUPITER_HOME (default: the current directory)."""
+    home = Path(os.environ.get("JUPITER_HOME", "."))
+    return (home / "runs" / cfg.name).resolve()

@@ -1,0 +1,321 @@
+"""One SQLite database per domain workspace: documents, chunks, the example queue, cycles,
+generators, evaluations and metrics.
+
+WAL mode so a trainer can read the queue while a generator writes to it. Every public
+write runs in one transaction; ids are content hashes and inserts are INSERT OR IGNORE,
+so re-running a stage writes nothing twice.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from jupiter.records import Chunk, Document, Example
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS documents (
+    id TEXT PRIMARY KEY, source TEXT NOT NULL, uri TEXT NOT NULL, title TEXT NOT NULL,
+    text TEXT NOT NULL, meta TEXT NOT NULL, created_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS chunks (
+    id TEXT PRIMARY KEY, doc_id TEXT NOT NULL REFERENCES documents(id), source TEXT NOT NULL,
+    uri TEXT NOT NULL, title TEXT NOT NULL, start INTEGER NOT NULL, "end" INTEGER NOT NULL,
+    text TEXT NOT NULL, split TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS chunks_split ON chunks(split);
+CREATE TABLE IF NOT EXISTS examples (
+    id TEXT PRIMARY KEY, kind TEXT NOT NULL, generator TEXT NOT NULL, chunk_id TEXT NOT NULL,
+    template TEXT NOT NULL, messages TEXT NOT NULL, text TEXT NOT NULL, cycle INTEGER NOT NULL,
+    status TEXT NOT NULL, reason TEXT NOT NULL DEFAULT '', used_by TEXT NOT NULL DEFAULT '',
+    created_at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS examples_status ON examples(status, cycle);
+CREATE TABLE IF NOT EXISTS filter_stats (
+    cycle INTEGER NOT NULL, stage TEXT NOT NULL, reason TEXT NOT NULL, count INTEGER NOT NULL,
+    samples TEXT NOT NULL, PRIMARY KEY (cycle, stage, reason)
+);
+CREATE TABLE IF NOT EXISTS cycles (
+    n INTEGER PRIMARY KEY, generator TEXT NOT NULL, status TEXT NOT NULL,
+    started_at REAL NOT NULL, finished_at REAL
+);
+CREATE TABLE IF NOT EXISTS stages (
+    cycle INTEGER NOT NULL, stage TEXT NOT NULL, info TEXT NOT NULL, finished_at REAL NOT NULL,
+    PRIMARY KEY (cycle, stage)
+);
+CREATE TABLE IF NOT EXISTS generators (
+    id TEXT PRIMARY KEY, kind TEXT NOT NULL, path TEXT NOT NULL, cycle INTEGER NOT NULL,
+    active INTEGER NOT NULL DEFAULT 0, created_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS evals (
+    cycle INTEGER NOT NULL, model TEXT NOT NULL, report TEXT NOT NULL, created_at REAL NOT NULL,
+    PRIMARY KEY (cycle, model)
+);
+CREATE TABLE IF NOT EXISTS metrics (
+    run TEXT NOT NULL, step INTEGER NOT NULL, name TEXT NOT NULL, value REAL NOT NULL,
+    PRIMARY KEY (run, step, name)
+);
+"""
+
+
+def _example_row(ex: Example, now: float) -> tuple[Any, ...]:
+    return (
+        ex.id, ex.kind, ex.generator, ex.chunk_id, ex.template,
+        json.dumps(ex.messages, ensure_ascii=False), ex.text, ex.cycle, ex.status, ex.reason, now,
+    )  # fmt: skip
+
+
+def _row_example(row: sqlite3.Row) -> Example:
+    return Example(
+        kind=row["kind"], generator=row["generator"], chunk_id=row["chunk_id"],
+        template=row["template"], messages=json.loads(row["messages"]), text=row["text"],
+        cycle=row["cycle"], status=row["status"], reason=row["reason"],
+    )  # fmt: skip
+
+
+class Store:
+    """The workspace database. Open with `Store(path)`; close with `.close()` or a `with`."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
+        self.db.row_factory = sqlite3.Row
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.execute("PRAGMA foreign_keys=ON")
+        self.db.executescript(SCHEMA)
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.db.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """BEGIN IMMEDIATE … COMMIT, rolled back on any exception; nests as a no-op."""
+        if self.db.in_transaction:
+            yield self.db
+            return
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.db
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
+    # documents and chunks -------------------------------------------------------------
+    def add_documents(self, docs: Iterable[Document]) -> int:
+        """Insert documents; returns how many were new."""
+        now = time.time()
+        rows = [
+            (d.id, d.source, d.uri, d.title, d.text, json.dumps(d.meta), now) for d in docs
+        ]
+        with self.transaction() as db:
+            before = db.total_changes
+            db.executemany("INSERT OR IGNORE INTO documents VALUES (?,?,?,?,?,?,?)", rows)
+            return db.total_changes - before
+
+    def add_chunks(self, chunks: Iterable[Chunk]) -> int:
+        rows = [
+            (c.id, c.doc_id, c.source, c.uri, c.title, c.start, c.end, c.text, c.split)
+            for c in chunks
+        ]
+        with self.transaction() as db:
+            before = db.total_changes
+            db.executemany("INSERT OR IGNORE INTO chunks VALUES (?,?,?,?,?,?,?,?,?)", rows)
+            return db.total_changes - before
+
+    def iter_documents(self, source: str | None = None) -> Iterator[Document]:
+        q, args = "SELECT * FROM documents", ()
+        if source is not None:
+            q, args = q + " WHERE source = ?", (source,)
+        for r in self.db.execute(q + " ORDER BY id", args).fetchall():
+            yield Document(r["source"], r["uri"], r["title"], r["text"], json.loads(r["meta"]))
+
+    def iter_chunks(self, split: str | None = None) -> Iterator[Chunk]:
+        q, args = "SELECT * FROM chunks", ()
+        if split is not None:
+            q, args = q + " WHERE split = ?", (split,)
+        for r in self.db.execute(q + " ORDER BY id", args).fetchall():
+            yield Chunk(
+                r["doc_id"], r["source"], r["uri"], r["title"], r["start"], r["end"],
+                r["text"], r["split"],
+            )  # fmt: skip
+
+    def get_chunk(self, chunk_id: str) -> Chunk | None:
+        r = self.db.execute("SELECT * FROM chunks WHERE id = ?", (chunk_id,)).fetchone()
+        if r is None:
+            return None
+        return Chunk(
+            r["doc_id"], r["source"], r["uri"], r["title"], r["start"], r["end"],
+            r["text"], r["split"],
+        )  # fmt: skip
+
+    def count(self, table: str, where: str = "", args: tuple[Any, ...] = ()) -> int:
+        assert table in {"documents", "chunks", "examples", "cycles", "generators", "evals"}
+        q = f"SELECT COUNT(*) FROM {table}" + (f" WHERE {where}" if where else "")
+        return int(self.db.execute(q, args).fetchone()[0])
+
+    # the example queue ----------------------------------------------------------------
+    def add_examples(self, examples: Iterable[Example]) -> int:
+        """Queue examples (status as given, normally pending); returns how many were new."""
+        now = time.time()
+        rows = [_example_row(e, now) for e in examples]
+        with self.transaction() as db:
+            before = db.total_changes
+            db.executemany(
+                "INSERT OR IGNORE INTO examples (id, kind, generator, chunk_id, template, messages,"
+                " text, cycle, status, reason, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                rows,
+            )
+            return db.total_changes - before
+
+    def iter_examples(
+        self, status: str | None = None, cycle: int | None = None, kind: str | None = None
+    ) -> Iterator[Example]:
+        conds, args = [], []
+        for col, val in (("status", status), ("cycle", cycle), ("kind", kind)):
+            if val is not None:
+                conds.append(f"{col} = ?")
+                args.append(val)
+        q = "SELECT * FROM examples" + (" WHERE " + " AND ".join(conds) if conds else "")
+        for r in self.db.execute(q + " ORDER BY id", args).fetchall():
+            yield _row_example(r)
+
+    def set_status(self, decisions: Iterable[tuple[str, str, str]]) -> None:
+        """Apply (example_id, status, reason) decisions in one transaction."""
+        with self.transaction() as db:
+            db.executemany(
+                "UPDATE examples SET status = ?, reason = ? WHERE id = ?",
+                [(s, r, i) for i, s, r in decisions],
+            )
+
+    def mark_used(self, ids: Iterable[str], run: str) -> None:
+        with self.transaction() as db:
+            db.executemany(
+                "UPDATE examples SET status = 'used', used_by = ? WHERE id = ?",
+                [(run, i) for i in ids],
+            )
+
+    def example_counts(self, cycle: int | None = None) -> dict[tuple[str, str], int]:
+        """{(status, reason): count}, over all cycles or one."""
+        q = "SELECT status, reason, COUNT(*) FROM examples"
+        args: tuple[Any, ...] = ()
+        if cycle is not None:
+            q, args = q + " WHERE cycle = ?", (cycle,)
+        rows = self.db.execute(q + " GROUP BY status, reason ORDER BY status, reason", args)
+        return {(r[0], r[1]): int(r[2]) for r in rows.fetchall()}
+
+    def record_filter_stats(
+        self, cycle: int, stage: str, counts: dict[str, int], samples: dict[str, list[str]]
+    ) -> None:
+        with self.transaction() as db:
+            db.execute("DELETE FROM filter_stats WHERE cycle = ? AND stage = ?", (cycle, stage))
+            db.executemany(
+                "INSERT INTO filter_stats VALUES (?,?,?,?,?)",
+                [
+                    (cycle, stage, reason, n, json.dumps(samples.get(reason, [])[:5]))
+                    for reason, n in counts.items()
+                ],
+            )
+
+    def filter_stats(self, cycle: int | None = None) -> list[dict[str, Any]]:
+        q, args = "SELECT * FROM filter_stats", ()
+        if cycle is not None:
+            q, args = q + " WHERE cycle = ?", (cycle,)
+        rows = self.db.execute(q + " ORDER BY cycle, stage, reason", args).fetchall()
+        return [dict(r) | {"samples": json.loads(r["samples"])} for r in rows]
+
+    # cycles and stages ----------------------------------------------------------------
+    def start_cycle(self, n: int, generator: str) -> None:
+        with self.transaction() as db:
+            db.execute(
+                "INSERT OR IGNORE INTO cycles VALUES (?,?,?,?,NULL)",
+                (n, generator, "running", time.time()),
+            )
+
+    def finish_cycle(self, n: int, status: str = "done") -> None:
+        with self.transaction() as db:
+            db.execute(
+                "UPDATE cycles SET status = ?, finished_at = ? WHERE n = ?",
+                (status, time.time(), n),
+            )
+
+    def cycles(self) -> list[dict[str, Any]]:
+        return [dict(r) for r in self.db.execute("SELECT * FROM cycles ORDER BY n").fetchall()]
+
+    def mark_stage(self, cycle: int, stage: str, info: dict[str, Any]) -> None:
+        with self.transaction() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO stages VALUES (?,?,?,?)",
+                (cycle, stage, json.dumps(info), time.time()),
+            )
+
+    def clear_stage(self, cycle: int, stage: str) -> None:
+        with self.transaction() as db:
+            db.execute("DELETE FROM stages WHERE cycle = ? AND stage = ?", (cycle, stage))
+
+    def stages(self, cycle: int) -> dict[str, dict[str, Any]]:
+        rows = self.db.execute(
+            "SELECT stage, info FROM stages WHERE cycle = ? ORDER BY finished_at", (cycle,)
+        )
+        return {r[0]: json.loads(r[1]) for r in rows.fetchall()}
+
+    # generators -------------------------------------------------------------------------
+    def add_generator(self, gen_id: str, kind: str, path: str, cycle: int) -> None:
+        with self.transaction() as db:
+            db.execute(
+                "INSERT OR IGNORE INTO generators VALUES (?,?,?,?,0,?)",
+                (gen_id, kind, path, cycle, time.time()),
+            )
+
+    def activate_generator(self, gen_id: str) -> None:
+        with self.transaction() as db:
+            db.execute("UPDATE generators SET active = (id = ?)", (gen_id,))
+
+    def active_generator(self) -> dict[str, Any] | None:
+        r = self.db.execute("SELECT * FROM generators WHERE active = 1").fetchone()
+        return dict(r) if r else None
+
+    def generators(self) -> list[dict[str, Any]]:
+        rows = self.db.execute("SELECT * FROM generators ORDER BY created_at").fetchall()
+        return [dict(r) for r in rows]
+
+    # evaluations and metrics ------------------------------------------------------------
+    def add_eval(self, cycle: int, model: str, report: dict[str, Any]) -> None:
+        with self.transaction() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO evals VALUES (?,?,?,?)",
+                (cycle, model, json.dumps(report), time.time()),
+            )
+
+    def evals(self, cycle: int | None = None) -> list[dict[str, Any]]:
+        q, args = "SELECT * FROM evals", ()
+        if cycle is not None:
+            q, args = q + " WHERE cycle = ?", (cycle,)
+        rows = self.db.execute(q + " ORDER BY cycle, created_at", args).fetchall()
+        return [dict(r) | {"report": json.loads(r["report"])} for r in rows]
+
+    def log_metrics(self, run: str, step: int, values: dict[str, float]) -> None:
+        with self.transaction() as db:
+            db.executemany(
+                "INSERT OR REPLACE INTO metrics VALUES (?,?,?,?)",
+                [(run, step, k, float(v)) for k, v in values.items()],
+            )
+
+    def metrics(self, run: str) -> list[dict[str, Any]]:
+        rows = self.db.execute(
+            "SELECT step, name, value FROM metrics WHERE run = ? ORDER BY step, name", (run,)
+        )
+        return [dict(r) for r in rows.fetchall()]
