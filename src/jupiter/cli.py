@@ -1,0 +1,227 @@
+"""The `jupiter` command: one Typer app, each command a thin call into a stage."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+import yaml
+from rich.console import Console
+from rich.table import Table
+
+from jupiter import __version__
+from jupiter.config import config_root, domain_path, load_cluster, load_domain
+from jupiter.errors import JupiterError
+
+app = typer.Typer(
+    help="Jupiter: one domain YAML in, a domain-expert language model out.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+config_app = typer.Typer(help="Inspect configuration.", no_args_is_help=True)
+app.add_typer(config_app, name="config")
+
+console = Console()
+err_console = Console(stderr=True)
+STATE = {"debug": False}
+
+Domain = Annotated[str, typer.Option("--domain", "-d", help="Domain name or path to its YAML.")]
+Quick = Annotated[bool, typer.Option("--quick", help="Use the YAML's quick: overrides.")]
+
+
+def workspace_for(domain: str, quick: bool):  # noqa: ANN201 - Workspace, imported lazily
+    from jupiter.improve.workspace import Workspace
+
+    return Workspace(load_domain(domain, quick=quick), quick=quick, console=console)
+
+
+@app.callback()
+def root(
+    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks.")] = False,
+) -> None:
+    STATE["debug"] = debug
+
+
+@app.command()
+def version() -> None:
+    """Print Jupiter's version."""
+    console.print(f"jupiter {__version__}")
+
+
+@app.command()
+def init(
+    domain: Domain,
+    force: Annotated[bool, typer.Option(help="Overwrite an existing file.")] = False,
+) -> None:
+    """Create config/domains/NAME.yaml from the template."""
+    if not re.fullmatch(r"[A-Za-z0-9_\-]+", domain):
+        raise JupiterError(f"invalid domain name '{domain}': use letters, digits, _ and -")
+    template = config_root() / "domains" / "_template.yaml"
+    target = Path.cwd() / "config" / "domains" / f"{domain}.yaml"
+    if target.exists() and not force:
+        raise JupiterError(f"{target} already exists (use --force to overwrite)")
+    text = template.read_text(encoding="utf-8").replace("name: my_domain", f"name: {domain}", 1)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text, encoding="utf-8")
+    console.print(f"wrote {target}: edit its sources, then `jupiter start --domain {domain}`")
+
+
+@config_app.command("show")
+def config_show(domain: Domain, quick: Quick = False) -> None:
+    """Print the resolved domain config (defaults filled in)."""
+    cfg = load_domain(domain, quick=quick)
+    data = cfg.model_dump(mode="json", exclude={"quick"})
+    console.print(f"# {domain_path(domain)}" + (" (with --quick)" if quick else ""))
+    console.print(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), end="", markup=False)
+
+
+@config_app.command("cluster")
+def config_cluster(
+    path: Annotated[str | None, typer.Option(help="cluster.yaml to read.")] = None,
+) -> None:
+    """Print the resolved cluster config."""
+    data = load_cluster(path).model_dump(mode="json")
+    console.print(yaml.safe_dump(data, sort_keys=False), end="", markup=False)
+
+
+def _run_stage(stage: str, domain: str, quick: bool) -> None:
+    from jupiter.improve.cycle import STAGES, current_cycle
+
+    ws = workspace_for(domain, quick)
+    try:
+        cycle = current_cycle(ws) if ws.has_store() else 1
+        info = STAGES[stage](ws, cycle)
+        if stage == "collect":
+            ws.store.start_cycle(cycle, "extractive")
+        ws.store.mark_stage(cycle, stage, info)
+    finally:
+        ws.close()
+
+
+@app.command()
+def collect(domain: Domain, quick: Quick = False) -> None:
+    """Collect the domain's documents into the store."""
+    _run_stage("collect", domain, quick)
+
+
+@app.command()
+def generate(domain: Domain, quick: Quick = False) -> None:
+    """Generate examples with the current generator into the queue."""
+    _run_stage("generate", domain, quick)
+
+
+@app.command(name="filter")
+def filter_(domain: Domain, quick: Quick = False) -> None:
+    """Filter the pending examples of the current cycle."""
+    _run_stage("filter", domain, quick)
+
+
+@app.command()
+def train(domain: Domain, quick: Quick = False) -> None:
+    """Train the student on the accepted examples (resumes an interrupted run)."""
+    _run_stage("train", domain, quick)
+
+
+@app.command(name="eval")
+def eval_(domain: Domain, quick: Quick = False) -> None:
+    """Evaluate the student against the current generator."""
+    _run_stage("eval", domain, quick)
+
+
+@app.command()
+def start(
+    domain: Domain = "python",
+    auto: Annotated[bool, typer.Option("--auto", help="Run every stage without asking.")] = False,
+    interactive: Annotated[
+        bool, typer.Option("--interactive", help="Ask before each stage; show samples.")
+    ] = False,
+    quick: Quick = False,
+) -> None:
+    """Run the cycle: collect → generate → filter → train → eval → decide."""
+    from jupiter.improve.cycle import run_cycles
+
+    if auto and interactive:
+        raise JupiterError("--auto and --interactive exclude each other: pick one")
+    ws = workspace_for(domain, quick)
+    try:
+        run_cycles(ws, interactive=interactive)
+    finally:
+        ws.close()
+    console.print(f"workspace: {ws.root}")
+
+
+@app.command()
+def status(domain: Domain, quick: Quick = False) -> None:
+    """Cycles, data counts by status and reason, scores, and the current generator."""
+    from jupiter.improve.report import status_tables
+
+    ws = workspace_for(domain, quick)
+    if not ws.has_store():
+        console.print(f"no workspace yet at {ws.root}: run `jupiter start --domain {domain}`")
+        return
+    try:
+        for table in status_tables(ws):
+            console.print(table)
+    finally:
+        ws.close()
+
+
+@app.command()
+def chat(
+    domain: Domain = "python",
+    model: Annotated[str | None, typer.Option(help="A model dir instead of the best one.")] = None,
+    max_new_tokens: Annotated[int, typer.Option(min=1)] = 128,
+    temperature: Annotated[float, typer.Option(min=0.0)] = 0.0,
+    quick: Quick = False,
+) -> None:
+    """Chat with the domain's best model."""
+    from jupiter.serve.chat import ChatSession, best_model, chat_repl
+
+    ws = workspace_for(domain, quick)
+    try:
+        model_dir = Path(model) if model else best_model(ws)
+    finally:
+        ws.close()
+    if not (model_dir / "config.json").is_file():
+        raise JupiterError(f"not a model dir (no config.json): {model_dir}")
+    console.print(f"model: {model_dir}")
+    session = ChatSession(model_dir, ws.cfg.system_prompt, max_new_tokens, temperature)
+    chat_repl(session, console)
+
+
+def main() -> None:
+    """Entry point: JupiterError becomes one red line and exit 1 (tracebacks with --debug)."""
+    debug = "--debug" in sys.argv
+    try:
+        app(standalone_mode=False)
+    except JupiterError as e:
+        if debug:
+            raise
+        err_console.print(f"[bold red]error:[/] {e}", highlight=False, soft_wrap=True)
+        sys.exit(1)
+    except (typer.Abort, KeyboardInterrupt):
+        err_console.print("interrupted; `jupiter start` continues where it stopped")
+        sys.exit(130)
+    except Exception as e:  # noqa: BLE001 - last resort: one line, the traceback behind --debug
+        import click
+
+        if isinstance(e, click.exceptions.ClickException):
+            e.show()
+            sys.exit(e.exit_code)
+        if isinstance(e, click.exceptions.Exit):
+            sys.exit(e.exit_code)
+        if debug:
+            raise
+        err_console.print(
+            f"[bold red]error:[/] {type(e).__name__}: {e} (run with --debug for the traceback)",
+            highlight=False, soft_wrap=True,
+        )  # fmt: skip
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

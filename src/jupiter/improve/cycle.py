@@ -1,0 +1,119 @@
+"""The cycle state machine: collect → generate → filter → train → eval → decide, repeated
+for the YAML's `cycles`. Each finished stage is recorded in the store, so an interrupted
+run, started again, continues with the first unfinished stage of the unfinished cycle."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from typing import Any, Literal
+
+from rich.prompt import Prompt
+
+from jupiter.improve import stages
+from jupiter.improve.decide import decide_stage
+from jupiter.improve.evaluate import eval_stage
+from jupiter.improve.training import train_stage
+from jupiter.improve.workspace import Workspace
+
+StageFn = Callable[[Workspace, int], dict[str, Any]]
+STAGES: dict[str, StageFn] = {
+    "collect": stages.collect_stage,
+    "generate": stages.generate_stage,
+    "filter": stages.filter_stage,
+    "train": train_stage,
+    "eval": eval_stage,
+    "decide": decide_stage,
+}
+Choice = Literal["run", "skip", "stop"]
+
+
+def current_cycle(ws: Workspace) -> int:
+    """The first cycle not marked done (1 for a new workspace)."""
+    done = [c["n"] for c in ws.store.cycles() if c["status"] == "done"]
+    return max(done, default=0) + 1
+
+
+def run_cycles(ws: Workspace, interactive: bool = False) -> list[int]:
+    """Run cycles until the YAML's `cycles` are done; returns the cycles finished now."""
+    finished: list[int] = []
+    cycle = current_cycle(ws) if ws.has_store() else 1
+    if cycle > ws.cfg.cycles:
+        ws.console.print(
+            f"all {ws.cfg.cycles} cycles of '{ws.cfg.name}' are done "
+            f"(raise `cycles:` in the domain YAML to run more)"
+        )
+        return finished
+    while cycle <= ws.cfg.cycles:
+        ws.console.rule(f"[bold]cycle {cycle}/{ws.cfg.cycles}")
+        if not run_one_cycle(ws, cycle, interactive):
+            ws.console.print("stopped; `jupiter start` continues from here.")
+            return finished
+        finished.append(cycle)
+        cycle += 1
+    return finished
+
+
+def run_one_cycle(ws: Workspace, cycle: int, interactive: bool) -> bool:
+    """Run the unfinished stages of one cycle. Returns False if the user stopped."""
+    done = ws.store.stages(cycle) if ws.has_store() else {}
+    for name, fn in STAGES.items():
+        if name in done:
+            ws.console.print(f"[dim]{name}: done earlier, skipped[/dim]")
+            continue
+        while True:
+            choice: Choice = ask_before(ws, name) if interactive else "run"
+            if choice == "stop":
+                return False
+            if choice == "skip":
+                ws.store.mark_stage(cycle, name, {"skipped": True})
+                break
+            t0 = time.perf_counter()
+            info = fn(ws, cycle)
+            if name == "collect":
+                # the cycle row is written after collect succeeds: a failed first collect
+                # (missing path, empty corpus) leaves the store empty.
+                ws.store.start_cycle(cycle, stages.active_generator(ws)["id"])
+            info.setdefault("seconds", round(time.perf_counter() - t0, 2))
+            if interactive:
+                after = ask_after(ws, name, cycle, info)
+                if after == "redo":
+                    continue
+                ws.store.mark_stage(cycle, name, info)
+                if after == "stop":
+                    return False
+            else:
+                ws.store.mark_stage(cycle, name, info)
+            break
+    ws.store.finish_cycle(cycle)
+    return True
+
+
+def ask_before(ws: Workspace, stage: str) -> Choice:
+    answer = Prompt.ask(
+        f"[bold]{stage}[/bold]: run, skip or stop?",
+        choices=["run", "skip", "stop"], default="run", console=ws.console,
+    )  # fmt: skip
+    return answer  # type: ignore[return-value]
+
+
+def ask_after(ws: Workspace, stage: str, cycle: int, info: dict[str, Any]) -> str:
+    show_samples(ws, stage, cycle, info)
+    return Prompt.ask(
+        f"{stage} finished: continue, redo or stop?",
+        choices=["continue", "redo", "stop"], default="continue", console=ws.console,
+    )  # fmt: skip
+
+
+def show_samples(ws: Workspace, stage: str, cycle: int, info: dict[str, Any]) -> None:
+    """What the user looks at before deciding: a few examples, or the stage's figures."""
+    if stage in ("generate", "filter"):
+        status = "pending" if stage == "generate" else "accepted"
+        shown = 0
+        for ex in ws.store.iter_examples(status=status, cycle=cycle, kind="qa"):
+            ws.console.print(f"[cyan]Q:[/cyan] {ex.question}\n[green]A:[/green] {ex.answer[:300]}")
+            shown += 1
+            if shown == 3:
+                break
+    ws.console.print_json(json.dumps(info, default=str))

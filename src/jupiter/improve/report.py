@@ -1,0 +1,53 @@
+"""`jupiter status`: the workspace at a glance, as rich tables."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from rich.table import Table
+
+from jupiter.improve.workspace import Workspace
+
+
+def _fmt(v: object) -> str:
+    if v is None:
+        return "—"
+    if isinstance(v, float):
+        return f"{v:.4f}"
+    return str(v)
+
+
+def status_tables(ws: Workspace) -> list[Table]:
+    store = ws.store
+    overview = Table(title=f"{ws.cfg.name}: {ws.root}")
+    overview.add_column("what")
+    overview.add_column("value", justify="right")
+    gen = store.active_generator()
+    overview.add_row("documents", str(store.count("documents")))
+    overview.add_row("chunks (train / heldout)",
+                     f"{store.count('chunks', 'split = ?', ('train',))} / "
+                     f"{store.count('chunks', 'split = ?', ('heldout',))}")  # fmt: skip
+    overview.add_row("current generator", gen["id"] if gen else "extractive (not yet used)")
+
+    cycles = Table(title="cycles")
+    for col in ("cycle", "status", "generator", "stages done", "started"):
+        cycles.add_column(col)
+    for c in store.cycles():
+        started = dt.datetime.fromtimestamp(c["started_at"]).strftime("%Y-%m-%d %H:%M")
+        cycles.add_row(str(c["n"]), c["status"], c["generator"],
+                       ", ".join(store.stages(c["n"])), started)  # fmt: skip
+
+    data = Table(title="data queue (examples by status and reason)")
+    for col in ("status", "reason", "count"):
+        data.add_column(col, justify="right" if col == "count" else "left")
+    for (st, reason), n in store.example_counts().items():
+        data.add_row(st, reason or "—", str(n))
+
+    scores = Table(title="evaluations")
+    for col in ("cycle", "model", "bpb", "qa_f1", "mc_accuracy"):
+        scores.add_column(col)
+    for row in store.evals():
+        r = row["report"]
+        scores.add_row(str(row["cycle"]), row["model"], _fmt(r.get("bpb")),
+                       _fmt(r.get("qa_f1")), _fmt(r.get("mc_accuracy")))  # fmt: skip
+    return [overview, cycles, data, scores]

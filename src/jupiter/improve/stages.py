@@ -1,0 +1,194 @@
+"""The cycle's stages. Each takes the workspace and a cycle number, does its work through the
+store, and returns a small JSON-able summary that the state machine records."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskProgressColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+
+from jupiter.errors import JupiterError
+from jupiter.improve.workspace import Workspace
+from jupiter.records import Chunk, Example
+
+EXTRACTIVE = "extractive"
+
+
+def progress_bar(ws: Workspace) -> Progress:
+    return Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TaskProgressColumn(),
+        TextColumn("{task.fields[rate]}"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=ws.console,
+        transient=False,
+        disable=not ws.console.is_terminal,
+    )
+
+
+# ---------------------------------------------------------------------------- collect
+def collect_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
+    """Read every source, then write documents and chunks in one transaction. Collection
+    happens before the store is touched, so a failed collect leaves the store as it was."""
+    from jupiter.collect import collect
+
+    t0 = time.perf_counter()
+    with ws.console.status("collecting documents…"):
+        docs, chunks = collect(ws.cfg)
+    with ws.store.transaction():
+        new_docs = ws.store.add_documents(docs)
+        new_chunks = ws.store.add_chunks(chunks)
+    heldout = sum(1 for c in chunks if c.split == "heldout")
+    info = {
+        "documents": len(docs), "new_documents": new_docs, "chunks": len(chunks),
+        "new_chunks": new_chunks, "heldout_chunks": heldout,
+        "bytes": sum(len(d.text.encode()) for d in docs),
+        "seconds": round(time.perf_counter() - t0, 2),
+    }  # fmt: skip
+    ws.console.print(
+        f"collect: {info['documents']} documents ({info['bytes'] / 1e6:.2f} MB), "
+        f"{info['chunks']} chunks ({heldout} held out), {new_docs} new documents"
+    )
+    return info
+
+
+# --------------------------------------------------------------------------- generate
+def active_generator(ws: Workspace) -> dict[str, Any]:
+    """The generator of record; the extractive bootstrap generator until a student wins."""
+    gen = ws.store.active_generator()
+    if gen is None:
+        ws.store.add_generator(EXTRACTIVE, EXTRACTIVE, "", 0)
+        ws.store.activate_generator(EXTRACTIVE)
+        gen = ws.store.active_generator()
+    assert gen is not None
+    return gen
+
+
+def train_chunks(ws: Workspace) -> list[Chunk]:
+    chunks = list(ws.store.iter_chunks(split="train"))
+    if not chunks:
+        raise JupiterError(
+            f"the workspace {ws.root} has no training chunks: run `jupiter collect "
+            f"--domain {ws.cfg.name}` first"
+        )
+    return chunks
+
+
+def generate_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
+    """Queue new examples (status pending) from the active generator."""
+    from jupiter.synth import load_generator
+
+    gen_row = active_generator(ws)
+    chunks = train_chunks(ws)
+    gcfg = ws.cfg.generator.model_copy(update={"seed": ws.cfg.generator.seed + cycle - 1})
+    gen = load_generator(
+        gen_row["kind"], chunks, gen_row["path"] or None, gen_row["id"], gcfg,
+        ws.cfg.system_prompt,
+    )  # fmt: skip
+    limit = ws.cfg.max_examples
+    t0 = time.perf_counter()
+    made = new = 0
+    batch: list[Example] = []
+    with progress_bar(ws) as bar:
+        task = bar.add_task(f"generate ({gen_row['id']})", total=limit, rate="")
+        for ex in gen.generate(chunks, cycle, gcfg, limit):
+            ex.cycle = cycle
+            batch.append(ex)
+            made += 1
+            if len(batch) >= 256:
+                new += ws.store.add_examples(batch)
+                batch.clear()
+            rate = made / max(time.perf_counter() - t0, 1e-9)
+            bar.update(task, completed=made, rate=f"{rate:.0f} ex/s")
+        new += ws.store.add_examples(batch)
+    info = {
+        "generator": gen_row["id"], "made": made, "new": new,
+        "seconds": round(time.perf_counter() - t0, 2),
+    }  # fmt: skip
+    ws.console.print(
+        f"generate: {made} examples from {gen_row['id']}, {new} new in the queue "
+        f"({made - new} already there)"
+    )
+    return info
+
+
+# ----------------------------------------------------------------------------- filter
+def eval_questions(ws: Workspace) -> list[str]:
+    """Decontamination targets: the eval set's questions. The reference facts themselves come
+    from the domain's documents, which the student is meant to learn (closed-book recall);
+    what must never reach training is the test prompt itself."""
+    from jupiter.eval.qa import load_eval_set
+
+    if not ws.cfg.eval.qa_path:
+        return []
+    return [item.question for item in load_eval_set(ws.cfg.resolve(ws.cfg.eval.qa_path))]
+
+
+def filter_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
+    from jupiter.filters import run_filters
+
+    pending = list(ws.store.iter_examples(status="pending", cycle=cycle))
+    seen = [
+        e for s in ("accepted", "used") for e in ws.store.iter_examples(status=s)
+        if e.cycle != cycle
+    ]  # fmt: skip
+    t0 = time.perf_counter()
+    with ws.console.status(f"filtering {len(pending)} examples…"):
+        result = run_filters(pending, ws.cfg.filters, eval_questions(ws), seen)
+    with ws.store.transaction():
+        ws.store.set_status(result.decisions)
+        ws.store.record_filter_stats(cycle, "filter", result.counts, result.samples)
+    ws.console.print(counts_table(f"filter: cycle {cycle}", result.counts))
+    return {
+        "examined": len(pending), "counts": result.counts,
+        "seconds": round(time.perf_counter() - t0, 2),
+    }  # fmt: skip
+
+
+def counts_table(title: str, counts: dict[str, int]) -> Table:
+    table = Table(title=title)
+    table.add_column("outcome")
+    table.add_column("count", justify="right")
+    for reason, n in sorted(counts.items(), key=lambda kv: (kv[0] != "accepted", -kv[1])):
+        table.add_row(reason, str(n))
+    return table
+
+
+# ------------------------------------------------------------------------------ train
+def ensure_tokenizer(ws: Workspace) -> Path:
+    """Train the domain tokenizer once per workspace, on the training chunks."""
+    from jupiter.data.tokenizer import train_tokenizer
+
+    if (ws.tokenizer_dir / "tokenizer.json").is_file():
+        return ws.tokenizer_dir
+    texts = [c.text for c in train_chunks(ws)]
+    tmp = ws.tokenizer_dir.with_name("tokenizer.tmp")
+    with ws.console.status(f"training a {ws.cfg.model.vocab_size}-token BPE tokenizer…"):
+        train_tokenizer(texts, ws.cfg.model.vocab_size, tmp)
+    tmp.replace(ws.tokenizer_dir)
+    return ws.tokenizer_dir
+
+
+def init_model_dir(ws: Workspace, cycle: int) -> Path | None:
+    """Cycle > 1 continues from the last student unless train.init is scratch."""
+    if ws.cfg.train.init == "scratch":
+        return None
+    for n in range(cycle - 1, 0, -1):
+        d = ws.student_dir(n)
+        if (d / "config.json").is_file():
+            return d
+    return None

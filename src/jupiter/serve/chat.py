@@ -1,0 +1,100 @@
+"""`jupiter chat`: a REPL with the domain's best model, using the model's chat template."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import torch
+from rich.console import Console
+
+from jupiter.errors import JupiterError
+from jupiter.improve.workspace import Workspace
+
+
+def best_model(ws: Workspace) -> Path:
+    """The active generator if it is a model, else the student with the best promotion metric."""
+    if not ws.has_store():
+        raise JupiterError(
+            f"no workspace at {ws.root}: train a model first with "
+            f"`jupiter start --domain {ws.cfg.name}`"
+        )
+    gen = ws.store.active_generator()
+    if gen and gen["kind"] == "model" and Path(gen["path"]).is_dir():
+        return Path(gen["path"])
+    metric = ws.cfg.promotion.metric
+    best: tuple[float, Path] | None = None
+    for row in ws.store.evals():
+        if not row["model"].startswith("student:"):
+            continue
+        path = Path(row["report"].get("path", ""))
+        score = float(row["report"].get(metric, float("-inf")))
+        if path.is_dir() and (best is None or score > best[0]):
+            best = (score, path)
+    if best is None:
+        raise JupiterError(
+            f"domain '{ws.cfg.name}' has no trained model yet: run "
+            f"`jupiter start --domain {ws.cfg.name}` first"
+        )
+    return best[1]
+
+
+class ChatSession:
+    """Holds the model and the conversation so far."""
+
+    def __init__(self, model_dir: Path, system_prompt: str = "", max_new_tokens: int = 128,
+                 temperature: float = 0.0) -> None:  # fmt: skip
+        from transformers import AutoModelForCausalLM
+
+        from jupiter.data.tokenizer import load_tokenizer
+
+        self.tokenizer = load_tokenizer(model_dir)
+        self.model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32).eval()
+        self.max_new_tokens = max_new_tokens
+        self.temperature = temperature
+        self.messages: list[dict[str, str]] = (
+            [{"role": "system", "content": system_prompt}] if system_prompt else []
+        )
+
+    def reply(self, user: str) -> str:
+        self.messages.append({"role": "user", "content": user})
+        prompt = self.tokenizer.apply_chat_template(
+            self.messages, add_generation_prompt=True, tokenize=False
+        )
+        ids = self.tokenizer(prompt, add_special_tokens=False, return_tensors="pt")["input_ids"]
+        limit = self.model.config.max_position_embeddings - self.max_new_tokens
+        ids = ids[:, -limit:]
+        kwargs: dict[str, Any] = {"do_sample": False}
+        if self.temperature > 0:
+            kwargs = {"do_sample": True, "temperature": self.temperature, "top_p": 0.95}
+        with torch.no_grad():
+            out = self.model.generate(
+                ids, attention_mask=torch.ones_like(ids), max_new_tokens=self.max_new_tokens,
+                eos_token_id=self.tokenizer.eos_token_id,
+                pad_token_id=self.tokenizer.pad_token_id, **kwargs,
+            )  # fmt: skip
+        text = self.tokenizer.decode(out[0, ids.shape[1] :], skip_special_tokens=True).strip()
+        self.messages.append({"role": "assistant", "content": text})
+        return text
+
+
+def chat_repl(session: ChatSession, console: Console) -> int:
+    """Read questions from the console until /quit or end of input; returns turns answered."""
+    console.print("[dim]type a question; /reset clears the conversation, /quit leaves[/dim]")
+    turns = 0
+    while True:
+        try:
+            line = console.input("[bold cyan]you> [/]")
+        except EOFError:
+            break
+        line = line.strip()
+        if not line:
+            continue
+        if line in ("/quit", "/exit"):
+            break
+        if line == "/reset":
+            session.messages = [m for m in session.messages if m["role"] == "system"]
+            continue
+        console.print(f"[bold green]jupiter>[/] {session.reply(line)}")
+        turns += 1
+    return turns

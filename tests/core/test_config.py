@@ -1,0 +1,94 @@
+"""Config loading: defaults, quick overrides, and errors that name file, key and expectation."""
+
+from pathlib import Path
+
+import pytest
+
+from jupiter.config import DomainConfig, load_cluster, load_domain
+from jupiter.errors import JupiterError
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def write(tmp_path: Path, text: str) -> str:
+    p = tmp_path / "d.yaml"
+    p.write_text(text)
+    return str(p)
+
+
+def test_shipped_domains_load() -> None:
+    py = load_domain("python")
+    assert py.name == "python"
+    assert py.sources[0].type == "python_stdlib"
+    assert py.resolve(py.eval.qa_path) == ROOT / "config" / "domains" / "python_eval.jsonl"
+    ue = load_domain("unreal_engine")
+    assert ue.sources[0].type == "web" and ue.model.preset == "125m"
+    tpl = load_domain(str(ROOT / "config" / "domains" / "_template.yaml"))
+    assert tpl.name == "my_domain"
+
+
+def test_template_lists_every_field() -> None:
+    """Every DomainConfig field (and nested field) appears in the template."""
+    text = (ROOT / "config" / "domains" / "_template.yaml").read_text()
+    names: set[str] = set()
+
+    def walk(model: type) -> None:
+        for name, f in model.model_fields.items():  # type: ignore[attr-defined]
+            names.add(name)
+            ann = f.annotation
+            if isinstance(ann, type) and hasattr(ann, "model_fields"):
+                walk(ann)
+
+    walk(DomainConfig)
+    names.discard("base_dir")
+    missing = [n for n in names if f"{n}:" not in text]
+    assert missing == []
+
+
+def test_quick_overrides_merge() -> None:
+    full, quick = load_domain("python"), load_domain("python", quick=True)
+    assert quick.train.max_steps < full.train.max_steps
+    assert quick.train.lr == full.train.lr  # untouched keys keep their value
+    assert quick.sources[0].modules and not full.sources[0].modules
+
+
+def test_unknown_key_names_file_and_path(tmp_path: Path) -> None:
+    path = write(tmp_path, "name: x\nsources: [{type: python_stdlib}]\ntrain: {max_stepz: 3}\n")
+    with pytest.raises(JupiterError) as e:
+        load_domain(path)
+    msg = str(e.value)
+    assert "d.yaml" in msg and "train.max_stepz" in msg and "unknown key" in msg
+    assert "\n" not in msg
+
+
+def test_wrong_type_names_expectation(tmp_path: Path) -> None:
+    path = write(tmp_path, "name: x\nsources: [{type: python_stdlib}]\ntrain: {lr: fast}\n")
+    with pytest.raises(JupiterError, match=r"train\.lr: .*number.*'fast'"):
+        load_domain(path)
+
+
+def test_bad_source_type_and_missing_key(tmp_path: Path) -> None:
+    with pytest.raises(JupiterError, match="sources"):
+        load_domain(write(tmp_path, "name: x\nsources: [{type: ftp}]\n"))
+    with pytest.raises(JupiterError, match="missing required key 'sources'"):
+        load_domain(write(tmp_path, "name: x\n"))
+
+
+def test_malformed_yaml_gives_line(tmp_path: Path) -> None:
+    path = write(tmp_path, "name: x\nsources: [\n  - {type: python_stdlib\n")
+    with pytest.raises(JupiterError, match=r"d\.yaml:.*line \d+.*malformed YAML"):
+        load_domain(path)
+
+
+def test_unknown_domain_lists_known() -> None:
+    with pytest.raises(JupiterError, match="unknown domain 'nope'.*python"):
+        load_domain("nope")
+
+
+def test_cluster_default_and_error(tmp_path: Path) -> None:
+    c = load_cluster()
+    assert len(c.nodes) == 1 and c.nodes[0].host == "localhost" and c.backend == "auto"
+    bad = tmp_path / "c.yaml"
+    bad.write_text("nodes: [{host: a, device_type: tpu}]\n")
+    with pytest.raises(JupiterError, match=r"nodes\.0\.device_type"):
+        load_cluster(str(bad))
