@@ -183,8 +183,9 @@ class ClusterConfig(Strict):
 
 
 # --------------------------------------------------------------------------- loading
-def config_root() -> Path:
-    """Where the shipped configs live: ./config, the installed copy, or the source checkout."""
+def config_roots() -> list[Path]:
+    """Config folders, first match wins: $JUPITER_CONFIG_DIR, ./config, the installed copy,
+    the source checkout. A user's own ./config/domains/X.yaml shadows a shipped one."""
     env = os.environ.get("JUPITER_CONFIG_DIR")
     candidates = [Path(env)] if env else []
     candidates += [
@@ -192,10 +193,19 @@ def config_root() -> Path:
         Path(__file__).parent / "_config",
         Path(__file__).resolve().parents[2] / "config",
     ]
+    roots: list[Path] = []
     for c in candidates:
-        if (c / "domains").is_dir():
-            return c
-    raise JupiterError("cannot find the config folder: set JUPITER_CONFIG_DIR to it")
+        if (c / "domains").is_dir() and c.resolve() not in [r.resolve() for r in roots]:
+            roots.append(c)
+    return roots
+
+
+def config_root() -> Path:
+    """The shipped config folder (the one holding the domain template)."""
+    for root in config_roots():
+        if (root / "domains" / "_template.yaml").is_file():
+            return root
+    raise JupiterError("cannot find Jupiter's config folder: set JUPITER_CONFIG_DIR to it")
 
 
 def domain_path(domain: str) -> Path:
@@ -205,15 +215,19 @@ def domain_path(domain: str) -> Path:
         if not p.is_file():
             raise JupiterError(f"domain file not found: {p}")
         return p.resolve()
-    root = config_root() / "domains"
-    p = root / f"{domain}.yaml"
-    if not p.is_file():
-        known = sorted(q.stem for q in root.glob("*.yaml") if not q.stem.startswith("_"))
-        raise JupiterError(
-            f"unknown domain '{domain}': no {p}; known domains: {', '.join(known)}"
-            f" (create one with: jupiter init --domain {domain})"
-        )
-    return p
+    roots = config_roots()
+    for root in roots:
+        p = root / "domains" / f"{domain}.yaml"
+        if p.is_file():
+            return p
+    known = sorted(
+        {q.stem for r in roots for q in (r / "domains").glob("*.yaml") if not q.stem.startswith("_")}
+    )
+    where = " or ".join(str(r / "domains") for r in roots) or "config/domains"
+    raise JupiterError(
+        f"unknown domain '{domain}': no {domain}.yaml in {where}; known domains: "
+        f"{', '.join(known)} (create one with: jupiter init --domain {domain})"
+    )
 
 
 def _read_yaml(path: Path) -> dict[str, Any]:

@@ -112,7 +112,8 @@ def encode_examples(
     """Encode "qa" examples as chats and mix in raw text to about `raw_text_fraction` of tokens.
 
     Raw text comes from "text" examples and `texts`, drawn in a seeded random order until the
-    raw tokens reach the fraction of the total (all of them if there is not enough).
+    raw tokens reach the fraction of the total (the last one cut to fit; all of them if
+    there is not enough).
     Fraction 0 uses no raw text; fraction 1 uses only raw text. The result is shuffled so
     packed rows mix both kinds.
     """
@@ -141,9 +142,14 @@ def encode_examples(
     for text in pool:
         if raw_tokens >= budget:
             break
-        enc = encode_text(tokenizer, text)
-        raws.append(enc)
-        raw_tokens += len(enc[0])
+        ids, labels = encode_text(tokenizer, text)
+        # Cut the last text at the budget so one long document cannot skew the mix; a cut
+        # text ends without eos, so the model is not taught to stop mid-document.
+        keep = min(len(ids), int(budget - raw_tokens)) if budget != float("inf") else len(ids)
+        if keep < 2:
+            break
+        raws.append((ids[:keep], labels[:keep]))
+        raw_tokens += keep
     out = chats + raws
     rng.shuffle(out)
     return out

@@ -1,0 +1,116 @@
+"""The filter stage: every example is accepted, or rejected with a reason.
+
+Order: heuristics -> decontamination -> exact dedup -> near dedup; the first reason wins.
+The runner counts reasons and keeps a few samples of each, as datatrove's `BaseFilter`
+does, so nothing is dropped silently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from jupiter.config import FilterConfig
+from jupiter.filters.decontam import CONTAMINATED, Decontaminator
+from jupiter.filters.dedup import ExactDedup, MinHashLSH
+from jupiter.filters.heuristics import REASONS, check_example
+from jupiter.filters.text import compare_text
+from jupiter.records import Example
+
+ACCEPTED = "accepted"
+REJECTED = "rejected"
+EXACT_DUPLICATE = "exact_duplicate"
+NEAR_DUPLICATE = "near_duplicate"
+ALL_REASONS = (*REASONS, CONTAMINATED, EXACT_DUPLICATE, NEAR_DUPLICATE)
+
+MAX_SAMPLES = 5
+SAMPLE_CHARS = 300
+MINHASH_SEED = 0  # fixed: the same examples give the same decisions on every run
+
+__all__ = [
+    "ACCEPTED", "ALL_REASONS", "CONTAMINATED", "EXACT_DUPLICATE", "NEAR_DUPLICATE", "REJECTED",
+    "Decontaminator", "ExactDedup", "FilterResult", "MinHashLSH", "check_example",
+    "format_counts", "run_filters",
+]  # fmt: skip
+
+
+@dataclass
+class FilterResult:
+    """decisions: (example_id, "accepted" | "rejected", reason or "") in input order;
+    counts: reason -> number rejected, and "accepted" -> number kept;
+    samples: reason (or "accepted") -> up to 5 example contents, truncated."""
+
+    decisions: list[tuple[str, str, str]] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)
+    samples: dict[str, list[str]] = field(default_factory=dict)
+
+
+def _sample(ex: Example) -> str:
+    text = ex.content()
+    return text if len(text) <= SAMPLE_CHARS else text[:SAMPLE_CHARS] + "…"
+
+
+def _first_pass(
+    examples: Sequence[Example], cfg: FilterConfig, eval_texts: Sequence[str],
+    seen: Sequence[Example],
+) -> list[str]:  # fmt: skip
+    """Heuristics, decontamination and exact dedup: one reason ("" = keep) per example."""
+    decon = Decontaminator(eval_texts, cfg.decontam_ngram, cfg.decontam_threshold)
+    exact = ExactDedup()
+    if cfg.dedup.exact:
+        for old in seen:
+            exact.add(compare_text(old))
+    reasons: list[str] = []
+    for ex in examples:
+        text = compare_text(ex)
+        reason = check_example(ex, cfg) or decon.check(text)
+        if reason is None and cfg.dedup.exact and exact.add(text):
+            reason = EXACT_DUPLICATE
+        reasons.append(reason or "")
+    return reasons
+
+
+def _near_pass(
+    examples: Sequence[Example], cfg: FilterConfig, seen: Sequence[Example], reasons: list[str]
+) -> None:
+    """Mark near-duplicates among the survivors of the first pass (and of `seen`)."""
+    d = cfg.dedup
+    lsh = MinHashLSH(d.num_perm, d.bands, d.shingle, d.threshold, seed=MINHASH_SEED)
+    # keys are positions, not example ids: only "is there a match" is used here, and
+    # hashing every id of a large `seen` set costs more than the MinHash itself
+    lsh.insert_many([f"seen:{j}" for j in range(len(seen))], [compare_text(s) for s in seen])
+    alive = [i for i, r in enumerate(reasons) if not r]
+    dups = lsh.add_many([str(i) for i in alive], [compare_text(examples[i]) for i in alive])
+    for i, dup in zip(alive, dups, strict=True):
+        if dup is not None:
+            reasons[i] = NEAR_DUPLICATE
+
+
+def run_filters(
+    examples: Sequence[Example], cfg: FilterConfig, eval_texts: Sequence[str],
+    seen: Iterable[Example] = (),
+) -> FilterResult:  # fmt: skip
+    """Decide every example; `seen` (accepted in earlier cycles) only seeds the dedup
+    indexes, so a copy of earlier data is rejected too. Deterministic for the same input."""
+    seen = list(seen)
+    reasons = _first_pass(examples, cfg, eval_texts, seen)
+    if cfg.dedup.near:
+        _near_pass(examples, cfg, seen, reasons)
+    result = FilterResult(counts={ACCEPTED: 0})
+    for ex, reason in zip(examples, reasons, strict=True):
+        key = reason or ACCEPTED
+        result.decisions.append((ex.id, REJECTED if reason else ACCEPTED, reason))
+        result.counts[key] = result.counts.get(key, 0) + 1
+        kept = result.samples.setdefault(key, [])
+        if len(kept) < MAX_SAMPLES:
+            kept.append(_sample(ex))
+    return result
+
+
+def format_counts(counts: dict[str, int]) -> list[tuple[str, int, str]]:
+    """Rows (reason, count, percent of all) for a table: accepted first, then the reasons
+    by count, most frequent first (ties by name, so the order is stable)."""
+    total = sum(counts.values()) or 1
+    rest = sorted((r for r in counts if r != ACCEPTED), key=lambda r: (-counts[r], r))
+    order = ([ACCEPTED] if ACCEPTED in counts else []) + rest
+    return [(r, counts[r], f"{100.0 * counts[r] / total:.1f}%") for r in order]

@@ -1,0 +1,61 @@
+"""Generators: the extractive bootstrap and model-backed ones, behind one protocol.
+
+`ModelGenerator` pulls in torch and transformers, so it is imported only when asked for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from jupiter.config import GeneratorConfig
+from jupiter.errors import JupiterError
+from jupiter.records import Chunk
+from jupiter.synth.base import Generator, Question, make_questions
+from jupiter.synth.extractive import ExtractiveGenerator
+from jupiter.synth.retrieval import BM25Index
+
+if TYPE_CHECKING:
+    from jupiter.synth.model import ModelGenerator
+
+__all__ = [
+    "BM25Index", "ExtractiveGenerator", "Generator", "ModelGenerator", "Question",
+    "load_generator", "make_questions",
+]  # fmt: skip
+
+
+def __getattr__(name: str) -> Any:
+    if name == "ModelGenerator":
+        from jupiter.synth.model import ModelGenerator
+
+        return ModelGenerator
+    raise AttributeError(f"module 'jupiter.synth' has no attribute {name!r}")
+
+
+def load_generator(
+    kind: str,
+    chunks: Sequence[Chunk],
+    model_path: str | None,
+    gen_id: str,
+    cfg: GeneratorConfig,
+    system_prompt: str = "",
+) -> Generator:
+    """The generator of `kind`: "extractive" quotes `chunks`; "model" loads `model_path`."""
+    if kind == "extractive":
+        return ExtractiveGenerator(chunks)
+    if kind == "model":
+        if not model_path:
+            raise JupiterError(
+                f"generator '{gen_id}' is a model generator without a model path: "
+                "set generator.model_path to a Hugging Face model directory"
+            )
+        if not Path(model_path).is_dir():
+            raise JupiterError(f"generator '{gen_id}': model directory not found: {model_path}")
+        from jupiter.synth.model import ModelGenerator
+
+        return ModelGenerator(
+            Path(model_path), gen_id, max_new_tokens=cfg.max_new_tokens,
+            system_prompt=system_prompt,
+        )  # fmt: skip
+    raise JupiterError(f"unknown generator kind '{kind}': expected 'extractive' or 'model'")

@@ -1,0 +1,91 @@
+"""Cut documents into chunks that keep their provenance: doc.text[start:end] == chunk.text.
+
+Cuts fall on the strongest boundary available (paragraph, line, sentence, word, and only
+then anywhere); consecutive chunks of one document share about `overlap` characters so
+a fact cut in two still appears whole in one of them.
+"""
+
+from __future__ import annotations
+
+import re
+
+from jupiter.config import Chunking
+from jupiter.records import Chunk, Document, Split
+
+# Boundaries, strongest first; a cut goes right after the match.
+BOUNDARIES = (
+    re.compile(r"\n[ \t]*\n\s*"),  # paragraph: a blank line
+    re.compile(r"\n"),  # line
+    re.compile(r"[.!?][\"')\]]*\s+"),  # sentence end
+    re.compile(r"\s+"),  # word
+)
+# A cut must leave the chunk at least this full; otherwise a weaker boundary is tried.
+# Without it a blank line early in the window would make many tiny chunks.
+MIN_FILL = 0.3
+_SPACE = re.compile(r"\s+")
+_NON_SPACE = re.compile(r"\S")
+
+
+def chunk_document(doc: Document, chunking: Chunking) -> list[Chunk]:
+    """The document's chunks, all in the document's split."""
+    split = split_of(doc.id, chunking.heldout_fraction)
+    return [
+        Chunk(doc.id, doc.source, doc.uri, doc.title, a, b, doc.text[a:b], split)
+        for a, b in chunk_spans(doc.text, chunking.max_chars, chunking.overlap)
+    ]
+
+
+def split_of(doc_id: str, heldout_fraction: float) -> Split:
+    """The split of a document: "heldout" when its id hash falls below the fraction.
+
+    Decided per document from its content id, so it is stable between runs and no
+    document straddles the two splits.
+    """
+    return "heldout" if int(doc_id, 16) / 16 ** len(doc_id) < heldout_fraction else "train"
+
+
+def chunk_spans(text: str, max_chars: int, overlap: int) -> list[tuple[int, int]]:
+    """(start, end) spans of at most max_chars, trimmed of outer whitespace, none empty."""
+    spans = []
+    start, n = 0, len(text)
+    while start < n:
+        if n - start <= max_chars:
+            spans.append((start, n))
+            break
+        end = _cut(text, start, start + max_chars)
+        spans.append((start, end))
+        if _NON_SPACE.search(text, end) is None:
+            break  # only whitespace left: a last chunk would repeat the overlap alone
+        start = _next_start(text, start, end, overlap)
+    return [s for s in (_trim(text, a, b) for a, b in spans) if s[0] < s[1]]
+
+
+def _cut(text: str, start: int, limit: int) -> int:
+    """The end of a chunk starting at `start`: after the last, strongest boundary that
+    lies between start + MIN_FILL * size and `limit`; `limit` itself if there is none."""
+    floor = start + int((limit - start) * MIN_FILL)
+    for pattern in BOUNDARIES:
+        last = None
+        for m in pattern.finditer(text, floor, limit):
+            last = m
+        if last is not None and last.end() > floor:
+            return last.end()
+    return limit
+
+
+def _next_start(text: str, start: int, end: int, overlap: int) -> int:
+    """Where the next chunk begins: about `overlap` characters before `end`, moved
+    forward to a word start. The overlap never exceeds half the chunk, so chunks advance."""
+    if overlap <= 0:
+        return end
+    begin = max(end - overlap, start + (end - start) // 2)
+    m = _SPACE.search(text, begin, end)
+    return m.end() if m is not None and m.end() < end else begin
+
+
+def _trim(text: str, a: int, b: int) -> tuple[int, int]:
+    while a < b and text[a].isspace():
+        a += 1
+    while b > a and text[b - 1].isspace():
+        b -= 1
+    return a, b

@@ -1,0 +1,189 @@
+"""The `local` source: text files from a file or folder on this machine.
+
+Markdown, reStructuredText, plain text and source code are kept as they are; HTML is
+reduced to its visible text with the standard library's parser.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+from jupiter.config import DomainConfig, LocalSource
+from jupiter.errors import JupiterError
+from jupiter.records import Document
+
+SOURCE = "local"
+HTML_SUFFIXES = {".html", ".htm"}
+# Never walked, like hidden folders (.git, .venv): they hold copies and tooling, not docs.
+SKIPPED_DIRS = {"__pycache__", "node_modules"}
+# Share of control characters above which decoded bytes are taken for binary data.
+MAX_CONTROL_FRACTION = 0.05
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]")
+
+
+def collect_local(src: LocalSource, cfg: DomainConfig) -> list[Document]:
+    """One document per matching, decodable, non-empty file, in sorted path order."""
+    root = cfg.resolve(src.path)
+    if not root.exists():
+        i = _source_index(src, cfg)
+        raise JupiterError(
+            f"source path not found: {root} (fix sources[{i}].path in the domain YAML)"
+        )
+    docs = []
+    for path in matching_files(root, src.include, src.exclude):
+        doc = read_document(path)
+        if doc is not None:
+            docs.append(doc)
+            if src.max_documents and len(docs) >= src.max_documents:
+                break
+    return docs
+
+
+def matching_files(root: Path, include: list[str], exclude: list[str]) -> list[Path]:
+    """Files under `root` (or `root` itself) matching an include glob and no exclude glob.
+
+    A glob matches either the file name or the path relative to `root`, so both "*.md"
+    and "guide/*.md" work.
+    """
+    root = root.resolve()
+    if root.is_file():
+        return [root] if _matches(root.name, root.name, include, exclude) else []
+    found = []
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED_DIRS)
+        for name in files:
+            path = Path(folder) / name
+            rel = path.relative_to(root).as_posix()
+            if path.is_file() and _matches(name, rel, include, exclude):
+                found.append(path)
+    return sorted(found)
+
+
+def _matches(name: str, rel: str, include: list[str], exclude: list[str]) -> bool:
+    def hit(globs: list[str]) -> bool:
+        return any(fnmatch.fnmatch(name, g) or fnmatch.fnmatch(rel, g) for g in globs)
+
+    return hit(include) and not hit(exclude)
+
+
+def read_document(path: Path) -> Document | None:
+    """The file as a document, or None when it is binary, undecodable or empty."""
+    try:
+        data = path.read_bytes()
+    except OSError:  # unreadable (permissions, a vanished file): like a binary file, skipped
+        return None
+    text = decode(data)
+    if text is None:
+        return None
+    suffix = path.suffix.lower()
+    title = path.name
+    if suffix in HTML_SUFFIXES:
+        page = HtmlText()
+        page.feed(text)
+        page.close()
+        text, title = page.text(), page.title or path.name
+    if not text.strip():
+        return None
+    meta = {"kind": "file", "suffix": suffix}
+    return Document(SOURCE, str(path), title, text, meta)
+
+
+def decode(data: bytes) -> str | None:
+    """UTF-8 text, else latin-1; None for binary data (NULs, or many control characters)."""
+    if b"\x00" in data:
+        return None  # NULs do not occur in text files; they mark binary formats
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        text = data.decode("latin-1")  # never fails: the control-character test decides
+    if len(_CONTROL.findall(text)) > MAX_CONTROL_FRACTION * len(text):
+        return None
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+# ----------------------------------------------------------------------------- HTML
+# Content of these elements is never visible text.
+HIDDEN = {"script", "style", "nav", "noscript", "template", "svg", "head"}
+BLOCKS = {
+    "p", "div", "section", "article", "main", "header", "footer", "aside", "li", "ul", "ol",
+    "dl", "dt", "dd", "table", "tr", "blockquote", "pre", "figure", "figcaption", "hr",
+    "h1", "h2", "h3", "h4", "h5", "h6", "form", "details", "summary",
+}  # fmt: skip
+
+
+class HtmlText(HTMLParser):
+    """Collects the visible text of a page: one paragraph per block element, headings on
+    lines of their own, whitespace collapsed except inside <pre>; entities unescaped."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.blocks: list[str] = []
+        self.line: list[str] = []
+        self.hidden = 0  # depth inside hidden elements
+        self.pre = 0
+        self.in_title = False
+        self.title = ""
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "title":
+            self.in_title = True
+        elif tag == "body":
+            self.hidden = 0  # a <head> left open ends here
+        elif tag == "br":
+            self.line.append("\n")
+        if tag in HIDDEN:
+            self.hidden += 1
+        if tag in BLOCKS:
+            self._flush()
+        if tag == "pre":
+            self.pre += 1
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "title":
+            self.in_title = False
+        if tag in HIDDEN and self.hidden:
+            self.hidden -= 1
+        if tag in BLOCKS:
+            self._flush()
+        if tag == "pre" and self.pre:
+            self.pre -= 1
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "br":
+            self.line.append("\n")
+        elif tag in BLOCKS:
+            self._flush()
+
+    def handle_data(self, data: str) -> None:
+        if self.in_title:
+            self.title = " ".join((self.title + " " + data).split())
+            return
+        if self.hidden:
+            return
+        self.line.append(data if self.pre else re.sub(r"\s+", " ", data))
+
+    def _flush(self) -> None:
+        raw = "".join(self.line)
+        self.line = []
+        if self.pre:
+            block = raw.strip("\n")
+        else:  # <br> line breaks survive; spaces around them do not
+            block = "\n".join(line.strip() for line in raw.split("\n")).strip()
+        if block.strip():
+            self.blocks.append(block)
+
+    def text(self) -> str:
+        self._flush()
+        return "\n\n".join(self.blocks)
+
+
+def _source_index(src: LocalSource, cfg: DomainConfig) -> int:
+    """Position of `src` in cfg.sources, for error messages that point at the YAML."""
+    for i, s in enumerate(cfg.sources):
+        if s is src:
+            return i
+    return next((i for i, s in enumerate(cfg.sources) if s == src), 0)

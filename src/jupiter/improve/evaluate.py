@@ -1,0 +1,126 @@
+"""The eval stage: the student, the untrained model and the current generator on the domain's
+held-out text (bits-per-byte) and QA set (token-F1, multiple-choice accuracy)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from jupiter.errors import JupiterError
+from jupiter.improve.stages import active_generator, train_chunks
+from jupiter.improve.workspace import Workspace
+
+SUMMARY_KEYS = ("model", "path", "bpb", "qa_f1", "qa_exact", "mc_accuracy", "n_qa", "n_mc")
+
+
+def eval_items(ws: Workspace) -> tuple[list[Any], list[Any]]:
+    from jupiter.eval.qa import build_mc, load_eval_set
+
+    ecfg = ws.cfg.eval
+    if not ecfg.qa_path:
+        raise JupiterError(
+            f"domain '{ws.cfg.name}' has no eval set: set eval.qa_path in its YAML to a JSONL "
+            "of {id, question, answer, source}"
+        )
+    items = load_eval_set(ws.cfg.resolve(ecfg.qa_path))
+    # distractors come from the whole set, so a small max_items still has varied choices
+    mc = build_mc(items, ecfg.mc_choices, ecfg.seed)
+    if ecfg.max_items:
+        items, mc = items[: ecfg.max_items], mc[: ecfg.max_items]
+    return items, mc
+
+
+def heldout_texts(ws: Workspace) -> list[str]:
+    return [c.text for c in ws.store.iter_chunks(split="heldout")]
+
+
+def evaluate_model(ws: Workspace, model_dir: Path, name: str, items: list[Any],
+                   mc: list[Any]) -> dict[str, Any]:  # fmt: skip
+    """bpb + QA + MC for an HF model dir, answered by greedy generation and log-likelihood."""
+    from jupiter.eval.bpb import bits_per_byte
+    from jupiter.eval.report import evaluate_answerer
+    from jupiter.synth.model import ModelGenerator
+
+    gen = ModelGenerator(
+        model_dir, name, max_new_tokens=ws.cfg.eval.max_new_tokens,
+        system_prompt=ws.cfg.system_prompt,
+    )  # fmt: skip
+    with ws.console.status(f"evaluating {name}…"):
+        report = evaluate_answerer(gen, items, mc)
+        texts = heldout_texts(ws)
+        if texts:
+            with torch.no_grad():
+                bpb = bits_per_byte(
+                    gen.model, gen.tokenizer, texts, ws.cfg.model.context_length,
+                    ws.cfg.eval.heldout_max_bytes,
+                )  # fmt: skip
+            report.update(bpb=bpb["bpb"], heldout_bytes=bpb["bytes"])
+    report["path"] = str(model_dir)
+    return report
+
+
+def evaluate_generator(ws: Workspace, items: list[Any], mc: list[Any]) -> dict[str, Any]:
+    """The current generator: the extractive one answers by retrieval over the documents."""
+    from jupiter.eval.report import evaluate_answerer
+    from jupiter.synth.extractive import ExtractiveGenerator
+
+    row = active_generator(ws)
+    if row["kind"] == "model":
+        return evaluate_model(ws, Path(row["path"]), f"generator:{row['id']}", items, mc)
+    with ws.console.status("evaluating the extractive generator (retrieval)…"):
+        report = evaluate_answerer(ExtractiveGenerator(train_chunks(ws)), items, mc)
+    report.update(model=f"generator:{row['id']}", bpb=None, path="")
+    return report
+
+
+def untrained_report(ws: Workspace, items: list[Any], mc: list[Any]) -> dict[str, Any] | None:
+    """The untrained model's figures, computed once per workspace and cached."""
+    cache = ws.root / "untrained_eval.json"
+    if cache.is_file():
+        cached = json.loads(cache.read_text())
+        if cached.get("n_qa") == len(items):
+            return cached
+    model_dir = ws.root / "untrained"
+    if not (model_dir / "config.json").is_file():
+        return None
+    report = evaluate_model(ws, model_dir, "untrained", items, mc)
+    cache.write_text(json.dumps(report, indent=2))
+    return report
+
+
+def summary(report: dict[str, Any] | None) -> dict[str, Any] | None:
+    return None if report is None else {k: report.get(k) for k in SUMMARY_KEYS}
+
+
+def eval_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
+    from jupiter.eval.report import comparison_table, write_report
+    from jupiter.improve.decide import student_id
+
+    student_dir = ws.student_dir(cycle)
+    if not (student_dir / "config.json").is_file():
+        raise JupiterError(
+            f"cycle {cycle} has no trained student at {student_dir}: run `jupiter train "
+            f"--domain {ws.cfg.name}` first"
+        )
+    items, mc = eval_items(ws)
+    untrained = untrained_report(ws, items, mc)
+    student = evaluate_model(
+        ws, student_dir, "student:" + student_id(cycle).split(":")[1], items, mc
+    )
+    generator = evaluate_generator(ws, items, mc)
+    report = {
+        "cycle": cycle, "domain": ws.cfg.name, "promotion_metric": ws.cfg.promotion.metric,
+        "student": student, "generator": generator, "untrained": untrained,
+    }  # fmt: skip
+    write_report(ws.cycle_dir(cycle) / "eval.json", report)
+    with ws.store.transaction():
+        for r in (student, generator, untrained):
+            if r is not None:
+                ws.store.add_eval(cycle, r["model"], summary(r) or {})
+    rows = [r for r in (untrained, student, generator) if r is not None]
+    ws.console.print(comparison_table([summary(r) or {} for r in rows]))
+    return {"student": summary(student), "generator": summary(generator),
+            "untrained": summary(untrained)}  # fmt: skip

@@ -1,0 +1,202 @@
+"""A Hugging Face causal LM as a generator: a promoted student answers the template
+questions (closed book), and sits the same exams as the extractive baseline.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from itertools import islice
+from pathlib import Path
+from typing import Any
+
+from jupiter.config import GeneratorConfig
+from jupiter.data.tokenizer import load_tokenizer
+from jupiter.errors import JupiterError
+from jupiter.records import Chunk, Example
+from jupiter.synth.questions import Question, iter_questions
+
+
+class ModelGenerator:
+    """Greedy answers and choice log-likelihoods from the model in `model_dir`."""
+
+    def __init__(
+        self,
+        model_dir: Path,
+        gen_id: str,
+        max_new_tokens: int = 96,
+        batch_size: int = 16,
+        system_prompt: str = "",
+        device: str | None = None,
+    ) -> None:
+        import torch
+        from transformers import AutoModelForCausalLM
+
+        if not (Path(model_dir) / "config.json").is_file():
+            raise JupiterError(
+                f"generator model not found: {model_dir} has no config.json "
+                "(expected a Hugging Face model directory)"
+            )
+        self.id = gen_id
+        self.max_new_tokens = max_new_tokens
+        self.batch_size = max(1, batch_size)
+        self.system_prompt = system_prompt
+        self.device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
+        self.tokenizer = load_tokenizer(Path(model_dir))
+        model = AutoModelForCausalLM.from_pretrained(
+            model_dir, dtype=torch.float32, use_safetensors=True
+        )
+        self.model = model.to(self.device).eval()  # type: ignore[arg-type]
+        if self.tokenizer.eos_token_id is None or self.tokenizer.pad_token_id is None:
+            raise JupiterError(f"the tokenizer in {model_dir} needs both an eos and a pad token")
+        self.eos_id: int = self.tokenizer.eos_token_id
+        self.pad_id: int = self.tokenizer.pad_token_id
+        self.context = int(getattr(self.model.config, "max_position_embeddings", 2048))
+
+    # -------------------------------------------------------------------------- prompts
+    def prompt_ids(self, question: str, budget: int) -> list[int]:
+        """The chat prompt for `question`, cut from the left to `budget` tokens.
+
+        Rendered to text and tokenized without specials: the template writes bos itself.
+        The leading bos survives the cut, so the model still sees a well-formed start.
+        """
+        messages = [{"role": "user", "content": question}]
+        if self.system_prompt:
+            messages.insert(0, {"role": "system", "content": self.system_prompt})
+        text = self.tokenizer.apply_chat_template(
+            messages, add_generation_prompt=True, tokenize=False
+        )
+        if not isinstance(text, str):
+            raise JupiterError("the tokenizer's chat template did not render to text")
+        ids: list[int] = self.tokenizer(text, add_special_tokens=False)["input_ids"]
+        if len(ids) <= budget:
+            return ids
+        bos = self.tokenizer.bos_token_id
+        if bos is not None and ids[0] == bos and budget > 1:
+            return [bos, *ids[len(ids) - budget + 1 :]]
+        return ids[len(ids) - budget :]
+
+    # --------------------------------------------------------------------------- answer
+    def answer(self, questions: Sequence[str]) -> list[str]:
+        """Greedy answers, `batch_size` prompts at a time, left-padded."""
+        out: list[str] = []
+        for i in range(0, len(questions), self.batch_size):
+            out.extend(self._answer_batch(questions[i : i + self.batch_size]))
+        return out
+
+    def _answer_batch(self, questions: Sequence[str]) -> list[str]:
+        import torch
+
+        if not questions:
+            return []
+        new_tokens = max(1, min(self.max_new_tokens, self.context - 1))
+        prompts = [self.prompt_ids(q, self.context - new_tokens) for q in questions]
+        width = max(len(p) for p in prompts)
+        # left padding: every prompt ends at the same position, where generation starts
+        ids = torch.full((len(prompts), width), self.pad_id, dtype=torch.long)
+        mask = torch.zeros((len(prompts), width), dtype=torch.long)
+        for row, p in enumerate(prompts):
+            ids[row, width - len(p) :] = torch.tensor(p, dtype=torch.long)
+            mask[row, width - len(p) :] = 1
+        with torch.inference_mode():
+            generated = self.model.generate(
+                input_ids=ids.to(self.device),
+                attention_mask=mask.to(self.device),
+                generation_config=self._greedy_config(new_tokens),
+            )
+        return [self.decode_answer(row) for row in generated[:, width:].tolist()]
+
+    def decode_answer(self, new_ids: Sequence[int]) -> str:
+        """Text of the generated tokens up to the first end-of-turn, specials dropped."""
+        ids = list(new_ids)
+        if self.eos_id in ids:
+            ids = ids[: ids.index(self.eos_id)]
+        return str(self.tokenizer.decode(ids, skip_special_tokens=True)).strip()
+
+    def _greedy_config(self, new_tokens: int) -> Any:
+        from transformers import GenerationConfig
+
+        # a fresh config: sampling settings saved with the model must not leak in
+        return GenerationConfig(
+            max_new_tokens=new_tokens, do_sample=False, num_beams=1,
+            eos_token_id=self.eos_id, pad_token_id=self.pad_id,
+            bos_token_id=self.tokenizer.bos_token_id,
+        )  # fmt: skip
+
+    # --------------------------------------------------------------------------- choose
+    def choose(self, question: str, choices: Sequence[str]) -> int:
+        """The choice with the highest mean log-probability per token; ties: lowest index."""
+        scores = self.choice_logprobs(question, choices)
+        return max(range(len(scores)), key=lambda i: (scores[i], -i)) if scores else 0
+
+    def choice_logprobs(self, question: str, choices: Sequence[str]) -> list[float]:
+        """Mean log-probability of each choice's tokens as the assistant's answer.
+
+        Length-normalized so that long choices are not penalized for having more tokens
+        (the "acc_norm"-style comparison of lm-evaluation-harness, per token).
+        """
+        out: list[float] = []
+        for i in range(0, len(choices), self.batch_size):
+            out.extend(self._score_batch(question, choices[i : i + self.batch_size]))
+        return out
+
+    def _score_batch(self, question: str, choices: Sequence[str]) -> list[float]:
+        import torch
+
+        rows: list[tuple[list[int], int]] = []  # (ids, number of choice tokens at the end)
+        for choice in choices:
+            c_ids: list[int] = self.tokenizer(choice, add_special_tokens=False)["input_ids"]
+            c_ids = c_ids[: self.context - 1]
+            prompt = self.prompt_ids(question, max(1, self.context - len(c_ids)))
+            rows.append((prompt + c_ids, len(c_ids)))
+        width = max(len(r) for r, _ in rows)
+        # right padding: positions stay 0..n-1 for every row, the mask hides the padding
+        ids = torch.full((len(rows), width), self.pad_id, dtype=torch.long)
+        mask = torch.zeros((len(rows), width), dtype=torch.long)
+        for row, (r, _) in enumerate(rows):
+            ids[row, : len(r)] = torch.tensor(r, dtype=torch.long)
+            mask[row, : len(r)] = 1
+        with torch.inference_mode():
+            logits = self.model(
+                input_ids=ids.to(self.device), attention_mask=mask.to(self.device)
+            ).logits.float()
+        out: list[float] = []
+        for row, (r, n) in enumerate(rows):
+            if n == 0:
+                out.append(float("-inf"))
+                continue
+            # the token at position p is predicted by the logits at p - 1
+            start = len(r) - n
+            logp = torch.log_softmax(logits[row, start - 1 : len(r) - 1], dim=-1)
+            target = ids[row, start : len(r)].to(logp.device)
+            out.append(float(logp.gather(1, target[:, None]).mean()))
+        return out
+
+    # ------------------------------------------------------------------------- generate
+    def generate(
+        self,
+        chunks: Sequence[Chunk],
+        cycle: int,
+        cfg: GeneratorConfig,
+        limit: int | None = None,
+    ) -> Iterator[Example]:
+        """The template questions, answered by the model; no continuation text (raw text
+        comes from the documents, not from a model)."""
+        qs = iter_questions(chunks, cfg.templates, cfg.max_questions_per_chunk, cfg.seed)
+        questions = islice((q for _, batch in qs for q in batch), limit)
+        while True:
+            batch = list(islice(questions, self.batch_size))
+            if not batch:
+                return
+            yield from self._examples(batch, cycle)
+
+    def _examples(self, batch: list[Question], cycle: int) -> Iterator[Example]:
+        answers = self.answer([q.question for q in batch])
+        for q, a in zip(batch, answers, strict=True):
+            yield Example(
+                kind="qa", generator=self.id, chunk_id=q.chunk_id, template=q.template,
+                messages=[
+                    {"role": "user", "content": q.question},
+                    {"role": "assistant", "content": a},
+                ],
+                cycle=cycle,
+            )  # fmt: skip

@@ -1,0 +1,280 @@
+"""Reading structure out of a chunk: API name and signature, prose paragraphs, sentences,
+section headings.
+
+A Chunk carries no document meta, so everything is derived from its uri, title and text:
+docstring documents are `python:<qualified name>` and start with a one-line signature;
+language-reference topics are `pydoc:topics/<key>`; anything else is a local document.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from dataclasses import dataclass
+from typing import Literal
+
+from jupiter.records import Chunk
+
+API_PREFIX = "python:"
+TOPIC_PREFIX = "pydoc:topics/"
+
+ChunkKind = Literal["api", "topic", "doc"]
+
+_SIG_LINE = re.compile(r"^\s*(?P<name>[A-Za-z_][\w.]*)\s*(?P<sig>\(.*\)(?:\s*->\s*.+)?)\s*$")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\w\"'`(*\[])")
+# a period after these ends an abbreviation, not a sentence
+_ABBREVIATIONS = frozenset({"e.g.", "i.e.", "etc.", "vs.", "cf.", "resp.", "approx.", "no."})
+_MD_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(?P<h>.+?)\s*#*\s*$")
+_UNDERLINE = re.compile(r"^\s*([=\-*~^#+])\1{2,}\s*$")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+@dataclass(frozen=True)
+class ChunkView:
+    """The parts of a chunk that the question templates work from."""
+
+    kind: ChunkKind
+    name: str  # qualified API name ("json.dumps"), or the chunk's title
+    signature: str  # "(obj, *, skipkeys=False)" when the chunk opens an API document, else ""
+    body: str  # the text without the signature line
+    is_head: bool  # the chunk starts its document (start == 0)
+    is_module: bool = False  # a module's docstring (known only on its first chunk)
+
+
+def view(chunk: Chunk) -> ChunkView:
+    """Classify a chunk and split off the signature line of a docstring document."""
+    if chunk.uri.startswith(API_PREFIX):
+        name = chunk.uri[len(API_PREFIX) :] or chunk.title
+        if chunk.start != 0:
+            return ChunkView("api", name, "", chunk.text, False)
+        signature, body, is_module = split_signature(chunk.text, name)
+        return ChunkView("api", name, signature, body, True, is_module)
+    kind: ChunkKind = "topic" if chunk.uri.startswith(TOPIC_PREFIX) else "doc"
+    return ChunkView(kind, chunk.title, "", chunk.text, chunk.start == 0)
+
+
+def split_signature(text: str, name: str) -> tuple[str, str, bool]:
+    """(signature, body, is_module) of a docstring document's text.
+
+    The collector opens a function, class or method document with `qualname(args)`, or
+    with the bare `qualname` when there is no introspectable signature, in which case a
+    builtin's docstring often opens with its own `name(args) -> result` line. A module's
+    document is its docstring alone.
+    """
+    short = name.rsplit(".", 1)[-1]
+    first, _, rest = text.partition("\n")
+    m = _SIG_LINE.match(first)
+    if m is not None and m.group("name").rsplit(".", 1)[-1] == short:
+        return m.group("sig").strip(), rest.lstrip("\n"), False
+    if (
+        not re.fullmatch(r"\s*[A-Za-z_][\w.]*\s*", first)
+        or first.strip().rsplit(".", 1)[-1] != short
+    ):
+        return "", text, True
+    body = rest.lstrip("\n")
+    first, _, rest = body.partition("\n")
+    m = _SIG_LINE.match(first)
+    if m is not None and m.group("name").rsplit(".", 1)[-1] == short:
+        return m.group("sig").strip(), rest.lstrip("\n"), False
+    return "", body, False
+
+
+def collapse(text: str) -> str:
+    """One line, single spaces: the light cleanup answers get (line wrapping is not content)."""
+    return " ".join(text.split())
+
+
+def raw_paragraphs(text: str) -> list[str]:
+    """Blank-line separated blocks, with their original lines and indentation."""
+    return [p for p in re.split(r"\n[ \t]*\n", text) if p.strip()]
+
+
+def is_prose(paragraph: str) -> bool:
+    """Running text, not code, doctest, grammar, tables or a heading."""
+    lines = paragraph.strip("\n").splitlines()
+    first = lines[0]
+    if first[:1] in (" ", "\t") or first.lstrip().startswith((">>>", "...", "|", "+-", "```")):
+        return False
+    if any(_UNDERLINE.match(line) for line in lines) or _MD_HEADING.match(first):
+        return False
+    if all(_SIG_LINE.match(line) for line in lines):
+        return False  # "name(args) -> result" lines: an old-style signature, a method list
+    # a paragraph without a single lower-case word is a table or a label, not prose
+    return re.search(r"\b[a-z]{2,}\b", paragraph) is not None
+
+
+def prose_paragraphs(text: str) -> list[str]:
+    """Prose paragraphs of `text`, collapsed to one line each, skipping fenced code."""
+    out: list[str] = []
+    in_fence = False
+    for p in raw_paragraphs(text):
+        fences = sum(1 for line in p.splitlines() if _FENCE.match(line))
+        if in_fence or fences:
+            in_fence = in_fence != (fences % 2 == 1)
+            continue
+        if is_prose(p):
+            out.append(collapse(p))
+    return out
+
+
+def section_intro(text: str, max_paragraphs: int = 2, max_chars: int = 1200) -> str:
+    """The first prose paragraphs of a section. A paragraph that introduces a code or
+    grammar block (ends in ':' or mid-sentence) keeps that block, dedented, so it does not
+    dangle; the block does not count as a paragraph."""
+    blocks = raw_paragraphs(text)
+    groups: list[str] = []
+    i = 0
+    while i < len(blocks) and len(groups) < max_paragraphs:
+        block = blocks[i]
+        i += 1
+        if not is_prose(block):
+            continue
+        para = clip_sentences(collapse(block), 700)
+        nxt = blocks[i] if i < len(blocks) else ""
+        if nxt and not para.endswith((".", "!", "?", ")", '"')) and _is_code(nxt):
+            code = textwrap.dedent(nxt).strip("\n")
+            if len(code) <= 600:
+                para = f"{para}\n\n{code}"
+            i += 1
+        groups.append(para)
+    out = groups[:1]
+    for g in groups[1:]:
+        if len("\n\n".join([*out, g])) > max_chars:
+            break
+        out.append(g)
+    return "\n\n".join(out)
+
+
+def _is_code(block: str) -> bool:
+    """An indented block or a complete fenced block: code, grammar or a doctest."""
+    lines = block.strip("\n").splitlines()
+    if _FENCE.match(lines[0]):
+        return len(lines) > 1 and _FENCE.match(lines[-1]) is not None
+    return lines[0][:1] in (" ", "\t") or lines[0].lstrip().startswith(">>>")
+
+
+def sentences(paragraph: str) -> list[str]:
+    """Split a collapsed paragraph after . ! ? and a space, except after an abbreviation
+    or a single letter ("e.g. one", "J. Smith"). Docstrings often start a sentence with a
+    lower-case parameter name, so the next word's case is not required."""
+    out: list[str] = []
+    for piece in _SENTENCE_END.split(paragraph):
+        last = out[-1].rsplit(" ", 1)[-1].lower() if out else ""
+        if out and (last in _ABBREVIATIONS or re.fullmatch(r"\(?\w\.", last)):
+            out[-1] = f"{out[-1]} {piece}"
+        else:
+            out.append(piece)
+    return [s.strip() for s in out if s.strip()]
+
+
+def lead(text: str, max_chars: int = 600) -> str:
+    """The first prose paragraph, cut to whole sentences when it runs past `max_chars`."""
+    paras = prose_paragraphs(text)
+    if not paras:
+        return ""
+    return clip_sentences(paras[0], max_chars)
+
+
+def clip_sentences(paragraph: str, max_chars: int) -> str:
+    """Whole sentences from the start of `paragraph`, at least one, up to `max_chars`."""
+    if len(paragraph) <= max_chars:
+        return paragraph
+    out: list[str] = []
+    for s in sentences(paragraph):
+        if out and len(" ".join([*out, s])) > max_chars:
+            break
+        out.append(s)
+    return " ".join(out)
+
+
+def headings(text: str) -> list[tuple[str, int]]:
+    """(heading text, offset just past the heading) for Markdown `#` and underlined RST
+    headings, in order."""
+    out: list[tuple[str, int]] = []
+    lines = text.splitlines(keepends=True)
+    pos = 0
+    for i, line in enumerate(lines):
+        end = pos + len(line)
+        md = _MD_HEADING.match(line.rstrip("\n"))
+        nxt = lines[i + 1] if i + 1 < len(lines) else ""
+        if md:
+            out.append((clean_heading(md.group("h")), end))
+        elif line.strip() and _UNDERLINE.match(nxt) and len(nxt.strip()) >= 0.6 * len(line.strip()):
+            out.append((clean_heading(line), end + len(nxt)))
+        pos = end
+    return [(h, off) for h, off in out if 3 <= len(h) <= 80]
+
+
+def clean_heading(text: str) -> str:
+    """Strip emphasis markup, numbering punctuation and a trailing colon from a heading."""
+    h = collapse(text).strip("*_` ")
+    return h.rstrip(":").strip()
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter as written in a signature."""
+
+    name: str  # bare name, without stars
+    text: str  # as written: "skipkeys=False", "*args", "**kw"
+    keyword_only: bool
+
+
+def split_top_level(s: str) -> list[str]:
+    """Split on commas that are outside brackets and quotes."""
+    parts: list[str] = []
+    depth, quote = 0, ""
+    cur: list[str] = []
+    for ch in s:
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "([{<":
+            depth += 1
+        elif ch in ")]}>":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append("".join(cur).strip())
+            cur = []
+            continue
+        cur.append(ch)
+    parts.append("".join(cur).strip())
+    return [p for p in parts if p]
+
+
+def parameters(signature: str) -> list[Param]:
+    """Parameters of "(a, /, b=1, *, c, **kw) -> T", without self/cls and the `/`, `*` markers."""
+    inner = _inside_parens(signature.strip())
+    if inner is None:
+        return []
+    if re.search(r"\[\s*,", inner):
+        # builtin docstrings write optional arguments as "name[, default]": not nesting
+        inner = re.sub(r"[\[\]]", "", inner)
+    out: list[Param] = []
+    kw_only = False
+    for part in split_top_level(inner):
+        if part == "/":
+            continue
+        if part == "*":
+            kw_only = True
+            continue
+        name = re.split(r"[=:]", part, maxsplit=1)[0].strip().lstrip("*").strip()
+        if part.startswith("*") and not part.startswith("**"):
+            kw_only = True  # everything after *args is keyword-only
+        if (name in ("self", "cls") and not out) or not name.isidentifier():
+            continue
+        out.append(Param(name, part, kw_only and not part.startswith("*")))
+    return out
+
+
+def _inside_parens(signature: str) -> str | None:
+    """The text between the opening parenthesis and its matching close."""
+    if not signature.startswith("("):
+        return None
+    depth = 0
+    for i, ch in enumerate(signature):
+        depth += (ch == "(") - (ch == ")")
+        if depth == 0:
+            return signature[1:i]
+    return None

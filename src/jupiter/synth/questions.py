@@ -1,0 +1,314 @@
+"""Question templates shared by every generator: the question, and its extractive answer
+taken from the chunk text (sentences and paragraphs, whitespace collapsed, never invented).
+"""
+
+from __future__ import annotations
+
+import os.path
+import random
+import re
+from collections import defaultdict
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+
+from jupiter.errors import JupiterError
+from jupiter.records import Chunk
+from jupiter.synth.parse import (
+    ChunkView,
+    headings,
+    lead,
+    parameters,
+    prose_paragraphs,
+    raw_paragraphs,
+    section_intro,
+    sentences,
+    view,
+)
+
+# A few paraphrases per template, so a student does not learn one fixed wording.
+PHRASES: dict[str, list[str]] = {
+    "what_does": [
+        "What does `{a}` do?", "What is `{a}` used for?", "Briefly describe `{a}`.",
+        "Can you explain what `{a}` does?", "What is the purpose of `{a}`?",
+    ],
+    "what_does_module": [
+        "What is the `{a}` module for?", "What does the `{a}` module provide?",
+        "Describe the `{a}` module.", "What is `{a}` used for?",
+    ],
+    "arguments": [
+        "Which arguments does `{a}` take?", "What parameters does `{a}` accept?",
+        "What are the arguments of `{a}`?", "What can I pass to `{a}`?",
+    ],
+    "returns": [
+        "What does `{a}` return?", "What is the return value of `{a}`?",
+        "What do I get back from `{a}`?",
+    ],
+    "difference": [
+        "What is the difference between `{a}` and `{b}`?", "How does `{a}` differ from `{b}`?",
+        "Compare `{a}` and `{b}`.", "Should I use `{a}` or `{b}`?",
+    ],
+    "signature": [
+        "What is the signature of `{a}`?", "Show the call signature of `{a}`.",
+        "How is `{a}` declared?",
+    ],
+    # headings are often plural ("Classes"): these read right either way
+    "explain_topic": [
+        "Explain {a} in Python.", "Describe {a} in Python.",
+        "What should I know about {a} in Python?", "Give an overview of {a} in Python.",
+    ],
+    "explain_doc": [
+        "Explain {a}.", "What does the documentation say about {a}?",
+        "Give an overview of {a}.", "Describe {a}.",
+    ],
+    # for a heading with an article ('the "for" statement'), "what is" reads right too
+    "explain_topic_the": [
+        "Explain {a} in Python.", "What is {a} in Python?", "How does {a} work in Python?",
+        "Describe {a} in Python.",
+    ],
+    "explain_doc_the": [
+        "What is {a}?", "Explain {a}.", "How does {a} work?",
+        "What does the documentation say about {a}?",
+    ],
+}  # fmt: skip
+
+MIN_ANSWER_WORDS = 3  # an answer shorter than this is trivial ("Return.")
+MAX_PARAM_NOTES = 8  # per-parameter descriptions in an "arguments" answer
+SIMILARITY = 0.6  # name similarity for "difference" pairs: dump/dumps .89, abspath/realpath .67
+MIN_AFFIX = 3  # and a shared prefix or suffix this long: abspath/realpath yes, splice/replace no
+# "Return ..." opening a sentence, or "returns" early in it (its subject is then the API
+# itself: "This function returns ..."); a later "returns" is usually about something else.
+_RETURN = re.compile(r"^(?:Returns?\b|(?:\S+\s+){0,4}returns\b)")
+
+
+@dataclass(frozen=True)
+class Question:
+    """A templated question about one chunk, with its extractive answer when there is one."""
+
+    template: str
+    question: str
+    answer: str | None
+    chunk_id: str
+
+
+class Catalog:
+    """API summaries by qualified name, to pair siblings for "difference" questions."""
+
+    def __init__(self, chunks: Sequence[Chunk]) -> None:
+        self.summary: dict[str, str] = {}
+        self.members: dict[str, list[str]] = defaultdict(list)
+        for c in chunks:
+            v = view(c)
+            if v.kind != "api" or not v.is_head or v.is_module or "." not in v.name:
+                continue
+            s = lead(v.body)
+            if _nontrivial(s) and v.name not in self.summary:
+                self.summary[v.name] = s
+                self.members[v.name.rsplit(".", 1)[0]].append(v.name)
+        self._partner: dict[str, str | None] = {}
+
+    def partner(self, name: str) -> str | None:
+        """The most similarly named sibling in the same module or class, if similar enough."""
+        if name in self._partner:
+            return self._partner[name]
+        if name not in self.summary:
+            return None
+        short = name.rsplit(".", 1)[1]
+        best, best_score = None, SIMILARITY
+        for other in sorted(self.members[name.rsplit(".", 1)[0]]):
+            if other == name or self.summary[other] == self.summary[name]:
+                continue
+            other_short = other.rsplit(".", 1)[1]
+            score = SequenceMatcher(None, short, other_short).ratio()
+            if score > best_score and _shared_affix(short, other_short) >= MIN_AFFIX:
+                best, best_score = other, score
+        self._partner[name] = best
+        return best
+
+
+def _shared_affix(a: str, b: str) -> int:
+    """Length of the longer of the common prefix and the common suffix."""
+    prefix = len(os.path.commonprefix([a, b]))
+    suffix = len(os.path.commonprefix([a[::-1], b[::-1]]))
+    return max(prefix, suffix)
+
+
+def shown(name: str) -> str:
+    """The name as people write it: `len`, `str.join`, not `builtins.len`."""
+    return name.removeprefix("builtins.")
+
+
+def _nontrivial(answer: str) -> bool:
+    return len(answer.split()) >= MIN_ANSWER_WORDS and len(answer) >= 15
+
+
+# ----------------------------------------------------------------------------- templates
+# Each returns candidates as (phrase key, format arguments, answer).
+Candidate = tuple[str, dict[str, str], str]
+
+
+def _what_does(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
+    if v.kind != "api" or not v.is_head:
+        return []
+    summary = lead(v.body)
+    if not _nontrivial(summary):
+        return []
+    key = "what_does_module" if v.is_module else "what_does"
+    return [(key, {"a": shown(v.name)}, summary)]
+
+
+def _param_note(param: str, body: str, used: set[str]) -> str:
+    """The first sentence that names `param` in markup, or a `param: text` definition line."""
+    p = re.escape(param)
+    marked = re.compile(rf"(``|`|\*){p}(``|`|\*|\()")
+    candidates = [s for para in prose_paragraphs(body) for s in sentences(para)]
+    # first a sentence that opens with the parameter (it is the subject), then any mention
+    for early in (True, False):
+        for s in candidates:
+            m = marked.search(s)
+            if s not in used and m is not None and (not early or m.start() < 12):
+                return s
+    definition = re.compile(rf"^\s*(?::param\s+(?:\w+\s+)?)?\**{p}\s*(?:\([^)]*\))?\s*:\s*\S")
+    for block in raw_paragraphs(body):
+        for line in block.splitlines():
+            if definition.match(line) and line.strip() not in used:
+                return line.strip()
+    return ""
+
+
+def _arguments(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
+    params = parameters(v.signature)
+    if v.kind != "api" or not params:
+        return []
+    listing = ", ".join(p.text for p in params)
+    noun = "argument" if len(params) == 1 else "arguments"
+    answer = f"`{shown(v.name)}` takes {len(params)} {noun}: {listing}."
+    kw_only = [p.name for p in params if p.keyword_only]
+    if kw_only:
+        answer += f" Keyword-only: {', '.join(kw_only)}."
+    used: set[str] = set()
+    notes: list[str] = []
+    for p in params:
+        note = _param_note(p.name, v.body, used)
+        if note and len(notes) < MAX_PARAM_NOTES:
+            used.add(note)
+            notes.append(f"- {p.name}: {note}")
+    if notes:
+        answer += "\n\n" + "\n".join(notes)
+    return [("arguments", {"a": shown(v.name)}, answer)]
+
+
+def _returns(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
+    if v.kind != "api":
+        return []
+    found = [s for p in prose_paragraphs(v.body) for s in sentences(p) if _RETURN.search(s)]
+    answer = " ".join(found[:2])
+    return [("returns", {"a": shown(v.name)}, answer)] if _nontrivial(answer) else []
+
+
+def _difference(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
+    if v.kind != "api" or not v.is_head or catalog is None:
+        return []
+    other = catalog.partner(v.name)
+    if other is None:
+        return []
+    # a mutual pair is asked once, from the alphabetically first side
+    if catalog.partner(other) == v.name and other < v.name:
+        return []
+    a, b = shown(v.name), shown(other)
+    answer = f"`{a}`: {catalog.summary[v.name]}\n\n`{b}`: {catalog.summary[other]}"
+    return [("difference", {"a": a, "b": b}, answer)]
+
+
+def _signature(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
+    if v.kind != "api" or not v.signature:
+        return []
+    return [("signature", {"a": shown(v.name)}, f"`{shown(v.name)}{v.signature}`")]
+
+
+def _explain_topic(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
+    if v.kind == "api":
+        return []
+    key = "explain_topic" if v.kind == "topic" else "explain_doc"
+    out: list[Candidate] = []
+    marks = headings(v.body)
+    for i, (heading, offset) in enumerate(marks):
+        end = marks[i + 1][1] if i + 1 < len(marks) else len(v.body)
+        answer = section_intro(v.body[offset:end])
+        if _nontrivial(answer) and len(answer) >= 40:
+            subject = _in_sentence(heading)
+            phrases = f"{key}_the" if subject != heading else key
+            out.append((phrases, {"a": subject}, answer))
+    return out
+
+
+def _in_sentence(heading: str) -> str:
+    """'The "for" statement' reads as 'the "for" statement' inside a question."""
+    first, _, rest = heading.partition(" ")
+    if first in ("The", "A", "An") and rest:
+        return f"{first.lower()} {rest}"
+    return heading
+
+
+TEMPLATES: dict[str, Callable[[ChunkView, Catalog | None], list[Candidate]]] = {
+    "what_does": _what_does,
+    "arguments": _arguments,
+    "returns": _returns,
+    "difference": _difference,
+    "signature": _signature,
+    "explain_topic": _explain_topic,
+}
+
+
+def make_questions(
+    chunk: Chunk,
+    templates: Sequence[str],
+    max_per_chunk: int,
+    rng: random.Random,
+    catalog: Catalog | None = None,
+) -> list[Question]:
+    """Up to `max_per_chunk` questions about `chunk`, one template at a time in an order
+    drawn from `rng`, so a corpus gets every template and not only the first few listed.
+
+    `catalog` (built from the chunks at hand) supplies siblings for "difference".
+    """
+    unknown = [t for t in templates if t not in TEMPLATES]
+    if unknown:
+        raise JupiterError(
+            f"unknown generator template '{unknown[0]}' in generator.templates; "
+            f"known templates: {', '.join(TEMPLATES)}"
+        )
+    order = list(dict.fromkeys(templates))
+    rng.shuffle(order)
+    v = view(chunk)
+    per_template = [(t, TEMPLATES[t](v, catalog)) for t in order]
+    out: list[Question] = []
+    depth = 0
+    while len(out) < max_per_chunk and any(depth < len(c) for _, c in per_template):
+        for template, cands in per_template:
+            if depth < len(cands) and len(out) < max_per_chunk:
+                key, args, answer = cands[depth]
+                text = rng.choice(PHRASES[key]).format(**args)
+                out.append(Question(template, text, answer, chunk.id))
+        depth += 1
+    return out
+
+
+def chunk_rng(seed: int, chunk: Chunk) -> random.Random:
+    """One rng per chunk, so a chunk's questions do not depend on which chunks came before
+    (a resumed or limited run asks the same questions). String seeds are hashed stably."""
+    return random.Random(f"{seed}:{chunk.id}")
+
+
+def iter_questions(
+    chunks: Sequence[Chunk], templates: Sequence[str], max_per_chunk: int, seed: int
+) -> Iterator[tuple[Chunk, list[Question]]]:
+    """(chunk, its questions) for every train-split chunk, in the order given.
+
+    Held-out chunks measure bits-per-byte and must not leak into training data, so they are
+    skipped, and also left out of the sibling catalog.
+    """
+    train = [c for c in chunks if c.split == "train"]
+    catalog = Catalog(train) if "difference" in templates else None
+    for c in train:
+        yield c, make_questions(c, templates, max_per_chunk, chunk_rng(seed, c), catalog)

@@ -1,0 +1,254 @@
+"""Training checkpoints: run_dir/step-NNNNNN/ written whole or not at all.
+
+Layout of one checkpoint:
+    model/            HF model dir (config.json, model.safetensors) + tokenizer files
+    optimizer.pt      optimizer.state_dict(), tensors and plain numbers only
+    rng.pt            torch / numpy / python RNG states as tensors and numbers
+    state.json        step, data position, losses so far, config hash, ...
+    checksums.json    SHA-256 of every other file
+
+Everything is written to a temp dir and renamed into place, so a crash leaves either the
+old set of checkpoints or the new one. Weights go through safetensors, and the .pt files
+load with torch.load(weights_only=True): nothing on disk can run code when read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import random
+import re
+import shutil
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from safetensors.torch import load_file
+from transformers import PreTrainedModel, PreTrainedTokenizerBase
+from transformers.utils import logging as hf_logging
+
+from jupiter.errors import JupiterError
+
+log = logging.getLogger(__name__)
+
+STEP_DIR = re.compile(r"^step-(\d{6,})$")
+CHECKSUMS = "checksums.json"
+
+
+def step_dir_name(step: int) -> str:
+    return f"step-{step:06d}"
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def write_checksums(root: Path) -> None:
+    """Write root/checksums.json: SHA-256 of every file under root (relative posix paths)."""
+    files = sorted(p for p in root.rglob("*") if p.is_file() and p.name != CHECKSUMS)
+    sums = {p.relative_to(root).as_posix(): sha256_file(p) for p in files}
+    (root / CHECKSUMS).write_text(json.dumps(sums, indent=1, sort_keys=True), encoding="utf-8")
+
+
+def verify_checksums(root: Path) -> str | None:
+    """None when every listed file exists with its recorded hash, else what is wrong."""
+    listing = root / CHECKSUMS
+    if not listing.is_file():
+        return "checksums.json is missing"
+    try:
+        sums: dict[str, str] = json.loads(listing.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return "checksums.json is unreadable"
+    for rel, expected in sums.items():
+        path = root / rel
+        if not path.is_file():
+            return f"{rel} is missing"
+        if sha256_file(path) != expected:
+            return f"{rel} does not match its SHA-256"
+    return None
+
+
+# ------------------------------------------------------------------------------- RNG
+def rng_state() -> dict[str, Any]:
+    """All RNG states as tensors and plain numbers, loadable with weights_only=True."""
+    version, mt, gauss = random.getstate()
+    np_kind, np_keys, np_pos, np_has_gauss, np_gauss = np.random.get_state(legacy=True)
+    state: dict[str, Any] = {
+        "torch": torch.get_rng_state(),
+        "python": torch.tensor(mt, dtype=torch.int64),
+        "python_version": version,
+        "python_gauss": gauss,
+        "numpy": torch.from_numpy(np.asarray(np_keys, dtype=np.int64)),
+        "numpy_kind": np_kind,
+        "numpy_pos": int(np_pos),
+        "numpy_has_gauss": int(np_has_gauss),
+        "numpy_gauss": float(np_gauss),
+    }
+    if torch.cuda.is_available():
+        state["cuda"] = torch.cuda.get_rng_state_all()
+    return state
+
+
+def set_rng_state(state: dict[str, Any]) -> None:
+    torch.set_rng_state(state["torch"])
+    mt = tuple(int(x) for x in state["python"].tolist())
+    random.setstate((state["python_version"], mt, state["python_gauss"]))
+    keys = state["numpy"].numpy().astype(np.uint32)
+    np.random.set_state(
+        (
+            state["numpy_kind"],
+            keys,
+            state["numpy_pos"],
+            state["numpy_has_gauss"],
+            state["numpy_gauss"],
+        )
+    )
+    if "cuda" in state and torch.cuda.is_available():
+        torch.cuda.set_rng_state_all(state["cuda"])
+
+
+# ------------------------------------------------------------------------ save / load
+@contextmanager
+def _quiet_hf() -> Iterator[None]:
+    """transformers 5 draws a progress bar per save; in a training log it is noise."""
+    was_on = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if was_on:
+            hf_logging.enable_progress_bar()
+
+
+def _write_hf_dir(out: Path, model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase | None) -> None:
+    with _quiet_hf():
+        model.save_pretrained(out, safe_serialization=True)
+    if tokenizer is not None:
+        tokenizer.save_pretrained(out)
+
+
+def _replace_dir(tmp: Path, final: Path) -> None:
+    """Move tmp to final; an existing final is swapped out first (rename is atomic, rmtree not)."""
+    old = final.with_name(f".old-{final.name}")
+    if final.exists():
+        shutil.rmtree(old, ignore_errors=True)
+        os.replace(final, old)
+    os.replace(tmp, final)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def save_model_dir(
+    out: Path, model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase | None
+) -> Path:
+    """A plain HF model dir (safetensors + tokenizer), written to a temp dir and renamed."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".tmp-{out.name}-{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    _write_hf_dir(tmp, model, tokenizer)
+    _replace_dir(tmp, out)
+    return out
+
+
+def save_checkpoint(
+    run_dir: Path,
+    step: int,
+    model: PreTrainedModel,
+    tokenizer: PreTrainedTokenizerBase | None,
+    optimizer: torch.optim.Optimizer,
+    state: dict[str, Any],
+    keep: int | None = None,
+) -> Path:
+    """Write run_dir/step-NNNNNN/ atomically; then keep only the newest `keep` checkpoints."""
+    run_dir.mkdir(parents=True, exist_ok=True)
+    final = run_dir / step_dir_name(step)
+    tmp = run_dir / f".tmp-{final.name}-{os.getpid()}"
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir()
+    _write_hf_dir(tmp / "model", model, tokenizer)
+    torch.save(optimizer.state_dict(), tmp / "optimizer.pt")
+    torch.save(rng_state(), tmp / "rng.pt")
+    (tmp / "state.json").write_text(
+        json.dumps({**state, "step": step}, indent=1), encoding="utf-8"
+    )
+    write_checksums(tmp)
+    _replace_dir(tmp, final)
+    if keep is not None:
+        prune_checkpoints(run_dir, keep, protect=final)
+    return final
+
+
+def list_checkpoints(run_dir: Path) -> list[Path]:
+    """step-* dirs in run_dir, oldest first (temp and half-renamed dirs are not listed)."""
+    if not run_dir.is_dir():
+        return []
+    found = [(int(m.group(1)), p) for p in run_dir.iterdir() if (m := STEP_DIR.match(p.name))]
+    return [p for _, p in sorted(found)]
+
+
+def prune_checkpoints(run_dir: Path, keep: int, protect: Path | None = None) -> list[Path]:
+    """Delete all but the newest `keep` (at least 1) checkpoints; returns what was deleted.
+
+    `protect` (the one just written) survives even when newer-numbered, corrupt leftovers
+    of an earlier attempt outrank it.
+    """
+    old = [p for p in list_checkpoints(run_dir)[: -max(1, keep)] if p != protect]
+    for p in old:
+        shutil.rmtree(p, ignore_errors=True)
+    return old
+
+
+def latest_checkpoint(run_dir: Path) -> Path | None:
+    """The newest checkpoint whose checksums verify; corrupt ones are skipped with a warning."""
+    for path in reversed(list_checkpoints(run_dir)):
+        problem = verify_checksums(path)
+        if problem is None:
+            return path
+        msg = f"skipping corrupt checkpoint {path}: {problem}"
+        log.warning(msg)
+        warnings.warn(msg, stacklevel=2)
+    return None
+
+
+def load_model_weights(model_dir: Path, model: torch.nn.Module) -> None:
+    """Copy the safetensors weights of an HF dir into `model` (tied weights may be absent)."""
+    files = sorted(model_dir.glob("*.safetensors"))
+    if not files:
+        raise JupiterError(f"no .safetensors weights in {model_dir}")
+    weights: dict[str, torch.Tensor] = {}
+    for f in files:
+        weights.update(load_file(f))
+    missing, unexpected = model.load_state_dict(weights, strict=False)
+    # save_pretrained drops the output head when it is tied to the embedding.
+    tied = {"lm_head.weight"} if getattr(model.config, "tie_word_embeddings", False) else set()
+    if unexpected or set(missing) - tied:
+        raise JupiterError(
+            f"weights in {model_dir} do not fit the model: missing {sorted(set(missing) - tied)},"
+            f" unexpected {sorted(unexpected)}"
+        )
+
+
+def load_checkpoint(
+    path: Path, model: torch.nn.Module, optimizer: torch.optim.Optimizer | None
+) -> dict[str, Any]:
+    """Restore weights, optimizer and RNG from a checkpoint and return its state.json."""
+    problem = verify_checksums(path)
+    if problem is not None:
+        raise JupiterError(
+            f"checkpoint {path} is corrupt ({problem}): delete it to resume from an older one"
+        )
+    load_model_weights(path / "model", model)
+    if optimizer is not None:
+        optimizer.load_state_dict(torch.load(path / "optimizer.pt", weights_only=True))
+    set_rng_state(torch.load(path / "rng.pt", weights_only=True))
+    state: dict[str, Any] = json.loads((path / "state.json").read_text(encoding="utf-8"))
+    return state

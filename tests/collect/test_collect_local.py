@@ -1,0 +1,118 @@
+"""The local source: a real folder of mixed files, read into documents."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from jupiter.collect.local import collect_local, decode
+from jupiter.config import DomainConfig
+from jupiter.errors import JupiterError
+
+PAGE = """<!DOCTYPE html>
+<html><head><title>The  Widget   Guide</title>
+<style>body { color: red; }</style>
+<script>var secret = "do not index";</script></head>
+<body>
+<nav><a href="/">Home</a> | <a href="/api">API</a></nav>
+<h1>Widgets</h1>
+<p>A widget is   small &amp; useful &lt;really&gt;.</p>
+<p>First line<br>second line</p>
+<pre>def f():
+    return 1</pre>
+<script>alert("hidden too")</script>
+</body></html>
+"""
+
+
+def make_tree(root: Path) -> None:
+    files: dict[str, bytes] = {
+        "docs/guide.md": b"# Guide\n\nInstall the widget.\n",
+        "docs/api.rst": b"API\n===\n\n.. function:: spin(speed)\n",
+        "notes.txt": b"Plain notes.\r\nSecond line.\r\n",
+        "page.html": PAGE.encode(),
+        "code/example.py": b"def spin(speed: int) -> None:\n    pass\n",
+        "legacy.txt": "caf\u00e9 cr\u00e8me".encode("latin-1"),
+        "blob.txt": b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR",
+        "empty.md": b"",
+        "blank.md": b"  \n\n ",
+        "data.json": b'{"not": "included"}',
+        ".git/notes.md": b"hidden folder",
+        "build/out.md": b"generated",
+    }
+    for rel, data in files.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_bytes(data)
+
+
+def domain(tmp_path: Path, *sources: dict) -> DomainConfig:
+    cfg = DomainConfig.model_validate({"name": "t", "sources": list(sources)})
+    cfg.base_dir = tmp_path
+    return cfg
+
+
+def test_folder_yields_exactly_the_text_files(tmp_path: Path) -> None:
+    make_tree(tmp_path / "corpus")
+    cfg = domain(tmp_path, {"type": "local", "path": "corpus", "exclude": ["build/*"]})
+    docs = collect_local(cfg.sources[0], cfg)  # type: ignore[arg-type]
+    root = (tmp_path / "corpus").resolve()
+    assert [d.uri for d in docs] == [
+        str(root / rel)
+        for rel in ["code/example.py", "docs/api.rst", "docs/guide.md", "legacy.txt",
+                    "notes.txt", "page.html"]
+    ]  # fmt: skip
+    by = {Path(d.uri).name: d for d in docs}
+    assert by["guide.md"].text == "# Guide\n\nInstall the widget.\n"
+    assert by["guide.md"].meta == {"kind": "file", "suffix": ".md"}
+    assert by["guide.md"].title == "guide.md" and by["guide.md"].source == "local"
+    assert by["example.py"].text.startswith("def spin(speed: int) -> None:\n    pass")
+    assert by["notes.txt"].text == "Plain notes.\nSecond line.\n"  # CRLF normalised
+    assert by["legacy.txt"].text == "caf\u00e9 cr\u00e8me"  # latin-1 fallback
+
+
+def test_html_visible_text(tmp_path: Path) -> None:
+    (tmp_path / "page.html").write_text(PAGE)
+    cfg = domain(tmp_path, {"type": "local", "path": "page.html"})
+    [doc] = collect_local(cfg.sources[0], cfg)  # type: ignore[arg-type]
+    assert doc.title == "The Widget Guide"
+    assert doc.meta == {"kind": "file", "suffix": ".html"}
+    assert doc.text == (
+        "Widgets\n\n"
+        "A widget is small & useful <really>.\n\n"
+        "First line\nsecond line\n\n"
+        "def f():\n    return 1"
+    )
+    for hidden in ("secret", "alert", "color", "Home", "The Widget Guide"):
+        assert hidden not in doc.text
+
+
+def test_include_matches_relative_paths_and_max_documents(tmp_path: Path) -> None:
+    make_tree(tmp_path)
+    cfg = domain(tmp_path, {"type": "local", "path": ".", "include": ["docs/*"]})
+    docs = collect_local(cfg.sources[0], cfg)  # type: ignore[arg-type]
+    assert [Path(d.uri).name for d in docs] == ["api.rst", "guide.md"]
+    cfg = domain(tmp_path, {"type": "local", "path": ".", "max_documents": 2})
+    docs = collect_local(cfg.sources[0], cfg)  # type: ignore[arg-type]
+    assert [Path(d.uri).name for d in docs] == ["out.md", "example.py"]
+
+
+def test_missing_path_names_the_path_and_the_fix(tmp_path: Path) -> None:
+    cfg = domain(
+        tmp_path,
+        {"type": "python_stdlib", "modules": ["json"]},
+        {"type": "local", "path": "nowhere/docs"},
+    )
+    with pytest.raises(JupiterError) as err:
+        collect_local(cfg.sources[1], cfg)  # type: ignore[arg-type]
+    expected = tmp_path / "nowhere" / "docs"
+    assert str(err.value) == (
+        f"source path not found: {expected} (fix sources[1].path in the domain YAML)"
+    )
+
+
+def test_decode_rejects_binary() -> None:
+    assert decode(b"abc\x00def") is None
+    assert decode(bytes(range(1, 32)) * 4) is None  # control characters, no NUL
+    assert decode("\ufeffhello".encode()) == "hello"  # BOM dropped

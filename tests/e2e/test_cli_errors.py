@@ -1,0 +1,84 @@
+"""Bad input through the real `jupiter` command: one line, non-zero exit, no traceback,
+nothing written to the store."""
+
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+JUPITER = shutil.which("jupiter", path=str(Path(sys.executable).parent)) or "jupiter"
+
+
+def run(args: list[str], home: Path) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, JUPITER_HOME=str(home), COLUMNS="200")
+    return subprocess.run(
+        [JUPITER, *args], cwd=home, env=env, capture_output=True, text=True, timeout=120
+    )
+
+
+def store_rows(home: Path) -> int:
+    """Rows across every table of every store under home (0 when there is none)."""
+    total = 0
+    for db in home.glob("runs/*/jupiter.sqlite"):
+        con = sqlite3.connect(db)
+        tables = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+        total += sum(con.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in tables)
+        con.close()
+    return total
+
+
+CASES = {
+    "malformed_yaml": ("name: bad\nsources: [\n  - {type: local, path: x\n", "malformed YAML"),
+    "unknown_key": (
+        "name: bad\nsources: [{type: python_stdlib}]\ntrian: {max_steps: 1}\n",
+        "unknown key 'trian'",
+    ),
+    "missing_path": (
+        "name: bad\nsources: [{type: local, path: does/not/exist}]\n",
+        "source path not found",
+    ),
+    "empty_corpus": ("name: bad\nsources: [{type: local, path: empty}]\n", "empty corpus"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_bad_domain_yaml(tmp_path: Path, case: str) -> None:
+    text, expected = CASES[case]
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "bad.yaml").write_text(text)
+    r = run(["start", "--domain", str(tmp_path / "bad.yaml"), "--auto"], tmp_path)
+    assert r.returncode == 1, r.stdout + r.stderr
+    err = r.stderr.strip()
+    assert expected in err
+    assert len(err.splitlines()) == 1, err
+    assert "Traceback" not in r.stdout + r.stderr
+    assert store_rows(tmp_path) == 0
+
+
+def test_unknown_domain(tmp_path: Path) -> None:
+    r = run(["start", "--domain", "klingon", "--auto"], tmp_path)
+    assert r.returncode == 1
+    assert "unknown domain 'klingon'" in r.stderr and "python" in r.stderr
+    assert "Traceback" not in r.stderr
+    assert not (tmp_path / "runs").exists()
+
+
+def test_debug_shows_traceback(tmp_path: Path) -> None:
+    r = run(["--debug", "start", "--domain", "klingon"], tmp_path)
+    assert r.returncode != 0 and "Traceback" in r.stderr
+
+
+def test_init_and_config_show(tmp_path: Path) -> None:
+    r = run(["init", "--domain", "chemistry"], tmp_path)
+    assert r.returncode == 0, r.stderr
+    made = tmp_path / "config" / "domains" / "chemistry.yaml"
+    assert "name: chemistry" in made.read_text()
+    again = run(["init", "--domain", "chemistry"], tmp_path)
+    assert again.returncode == 1 and "already exists" in again.stderr
+    shown = run(["config", "show", "--domain", "python"], tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    assert "name: python" in shown.stdout and "micro_batch_size: 16" in shown.stdout

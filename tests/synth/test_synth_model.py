@@ -1,0 +1,139 @@
+"""ModelGenerator on a tiny random Llama with a tokenizer trained in the test."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import os.path
+from pathlib import Path
+
+import pytest
+import torch
+from transformers import LlamaConfig, LlamaForCausalLM
+
+from jupiter.config import GeneratorConfig
+from jupiter.data.tokenizer import train_tokenizer
+from jupiter.records import Chunk
+from jupiter.synth import load_generator
+from jupiter.synth.model import ModelGenerator
+
+QUESTIONS = [
+    "What does `json.dumps` do?",
+    "Which arguments does `os.path.join` take?",
+    "Explain the for statement in Python, with an example of a loop over a list of numbers.",
+    "Why?",
+]
+
+
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("tiny-model")
+    texts = [inspect.getdoc(o) or "" for o in (json, json.dumps, json.loads, os.path)] * 3
+    tok = train_tokenizer(texts, 400, out)
+    torch.manual_seed(0)
+    config = LlamaConfig(
+        vocab_size=len(tok), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+        num_attention_heads=4, num_key_value_heads=4, max_position_embeddings=128,
+        pad_token_id=tok.pad_token_id, bos_token_id=tok.bos_token_id,
+        eos_token_id=tok.eos_token_id,
+    )  # fmt: skip
+    LlamaForCausalLM(config).save_pretrained(out)
+    assert (out / "model.safetensors").is_file()
+    return out
+
+
+@pytest.fixture(scope="module")
+def gen(model_dir: Path) -> ModelGenerator:
+    return ModelGenerator(model_dir, "model:cycle-001", max_new_tokens=12, batch_size=4)
+
+
+def test_batched_answers_equal_one_by_one(gen: ModelGenerator) -> None:
+    batched = gen.answer(QUESTIONS)
+    single = [gen.answer([q])[0] for q in QUESTIONS]
+    assert len(batched) == len(QUESTIONS)
+    assert all(isinstance(a, str) for a in batched)
+    assert batched == single
+    assert gen.answer([]) == []
+
+
+def test_greedy_answers_are_deterministic(model_dir: Path, gen: ModelGenerator) -> None:
+    other = ModelGenerator(model_dir, "model:other", max_new_tokens=12, batch_size=2)
+    assert other.answer(QUESTIONS) == gen.answer(QUESTIONS)
+
+
+def test_prompt_uses_the_chat_template_and_is_cut_from_the_left(gen: ModelGenerator) -> None:
+    tok = gen.tokenizer
+    ids = gen.prompt_ids("What does `json.dumps` do?", 10_000)
+    text = tok.decode(ids)
+    assert text.startswith("<|bos|><|user|>\nWhat does `json.dumps` do?<|end|>\n")
+    assert text.endswith("<|assistant|>\n") and text.count("<|bos|>") == 1
+    cut = gen.prompt_ids("word " * 200, 20)
+    assert len(cut) == 20 and cut[0] == tok.bos_token_id
+    assert tok.decode(cut).endswith("<|assistant|>\n")
+    # a question far longer than the context still gets answered
+    [answer] = gen.answer(["word " * 500])
+    assert isinstance(answer, str)
+
+
+def test_system_prompt_goes_first(model_dir: Path) -> None:
+    g = ModelGenerator(model_dir, "m", system_prompt="You are a Python expert.")
+    text = g.tokenizer.decode(g.prompt_ids("Hi?", 10_000))
+    assert text.startswith("<|bos|><|system|>\nYou are a Python expert.<|end|>\n<|user|>\n")
+
+
+def test_answer_stops_at_eos(gen: ModelGenerator) -> None:
+    tok = gen.tokenizer
+    hello = tok("Serialize obj", add_special_tokens=False)["input_ids"]
+    rest = tok(" never shown", add_special_tokens=False)["input_ids"]
+    row = [*hello, gen.eos_id, *rest, gen.pad_id]
+    assert gen.decode_answer(row) == "Serialize obj"
+
+
+def test_choose_is_the_argmax_of_choice_logprobs(gen: ModelGenerator) -> None:
+    question = "What does `json.dumps` do?"
+    choices = [
+        "Serialize obj to a JSON formatted str.",
+        "Return an absolute path.",
+        "A",
+        "Deserialize s, a str or bytes instance containing a JSON document, to a Python object.",
+        "Return an absolute path.",
+    ]
+    scores = gen.choice_logprobs(question, choices)
+    assert len(scores) == len(choices) and all(s < 0 for s in scores)
+    assert scores[1] == pytest.approx(scores[4], abs=1e-5)  # same choice, same score
+    assert gen.choose(question, choices) == max(range(len(scores)), key=lambda i: scores[i])
+    # the batch size does not change the scores
+    small = ModelGenerator.__new__(ModelGenerator)
+    small.__dict__.update(gen.__dict__, batch_size=1)
+    assert small.choice_logprobs(question, choices) == pytest.approx(scores, abs=1e-5)
+
+
+def test_choice_logprobs_by_hand(gen: ModelGenerator) -> None:
+    question, choice = "Why?", "Because it is."
+    prompt = gen.prompt_ids(question, 10_000)
+    c_ids = gen.tokenizer(choice, add_special_tokens=False)["input_ids"]
+    with torch.inference_mode():
+        logits = gen.model(input_ids=torch.tensor([prompt + c_ids])).logits[0]
+    logp = torch.log_softmax(logits, dim=-1)
+    want = sum(float(logp[len(prompt) - 1 + i, t]) for i, t in enumerate(c_ids)) / len(c_ids)
+    assert gen.choice_logprobs(question, [choice])[0] == pytest.approx(want, abs=1e-5)
+
+
+def test_generate_answers_the_template_questions(
+    model_dir: Path, gen: ModelGenerator, stdlib_chunks: list[Chunk]
+) -> None:
+    cfg = GeneratorConfig(type="model", max_questions_per_chunk=2, continuation=True)
+    examples = list(gen.generate(stdlib_chunks, 2, cfg, limit=6))
+    assert len(examples) == 6
+    assert all(e.kind == "qa" and e.generator == "model:cycle-001" for e in examples)
+    assert all(e.cycle == 2 and e.template != "continuation" for e in examples)
+    # the same questions as the extractive generator asks, in the same order
+    from jupiter.synth import ExtractiveGenerator
+
+    extractive = ExtractiveGenerator(stdlib_chunks).generate(
+        stdlib_chunks, 2, cfg.model_copy(update={"continuation": False}), limit=6
+    )
+    assert [e.question for e in examples] == [e.question for e in extractive]
+    assert [e.answer for e in examples] == gen.answer([e.question for e in examples])
+    loaded = load_generator("model", stdlib_chunks, str(model_dir), "model:cycle-002", cfg)
+    assert isinstance(loaded, ModelGenerator) and loaded.id == "model:cycle-002"

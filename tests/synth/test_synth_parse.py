@@ -1,0 +1,94 @@
+"""Reading chunk structure: signatures, parameters, sentences, headings, section intros."""
+
+from __future__ import annotations
+
+from jupiter.records import Chunk
+from jupiter.synth.parse import (
+    headings,
+    lead,
+    parameters,
+    section_intro,
+    sentences,
+    split_signature,
+    view,
+)
+
+
+def test_split_signature_the_collector_ways() -> None:
+    text = "dumps(obj, *, indent=None)\n\nSerialize ``obj``."
+    assert split_signature(text, "json.dumps") == (
+        "(obj, *, indent=None)",
+        "Serialize ``obj``.",
+        False,
+    )
+    method = "JSONEncoder.encode(o)\n\nReturn a JSON string."
+    assert split_signature(method, "json.JSONEncoder.encode")[0] == "(o)"
+    # no introspectable signature: the bare name, and the docstring's own signature line
+    builtin = "getattr\n\ngetattr(object, name[, default]) -> value\n\nGet an attribute."
+    assert split_signature(builtin, "builtins.getattr") == (
+        "(object, name[, default]) -> value",
+        "Get an attribute.",
+        False,
+    )
+    assert split_signature("Pattern.scanner\n\nScan it.", "re.Pattern.scanner") == (
+        "",
+        "Scan it.",
+        False,
+    )
+    # a module's document is its docstring alone
+    assert split_signature("JSON is a format.\n", "json") == ("", "JSON is a format.\n", True)
+
+
+def test_view_classifies_by_uri() -> None:
+    c = Chunk(
+        "d", "python_stdlib", "python:os.path.join", "os.path.join", 0, 10, "join(a, *p)\n\nJoin."
+    )
+    v = view(c)
+    assert (v.kind, v.name, v.signature, v.body) == ("api", "os.path.join", "(a, *p)", "Join.")
+    later = Chunk("d", "python_stdlib", "python:os.path.join", "os.path.join", 5, 10, "join(a)")
+    assert view(later).signature == ""  # only a document's first chunk opens with it
+    topic = Chunk("t", "python_stdlib", "pydoc:topics/for", "for", 0, 3, "x")
+    assert view(topic).kind == "topic"
+    assert view(Chunk("l", "local", "/a/b.md", "b.md", 0, 1, "x")).kind == "doc"
+
+
+def test_parameters() -> None:
+    params = parameters("(self, a, /, b=(1, 2), *args, c: int = 3, **kw) -> str")
+    assert [(p.name, p.text, p.keyword_only) for p in params] == [
+        ("a", "a", False),
+        ("b", "b=(1, 2)", False),
+        ("args", "*args", False),
+        ("c", "c: int = 3", True),
+        ("kw", "**kw", False),
+    ]
+    assert [p.name for p in parameters("(s, *, sep=', ')")] == ["s", "sep"]
+    assert parameters("") == [] and parameters("()") == []
+    optional = parameters("(object, name[, default]) -> value")
+    assert [p.text for p in optional] == ["object", "name", "default"]
+
+
+def test_sentences_keep_abbreviations_together() -> None:
+    text = "Use it, e.g. for lists. buffers must be bytes. Done!"
+    assert sentences(text) == ["Use it, e.g. for lists.", "buffers must be bytes.", "Done!"]
+
+
+def test_lead_skips_code_and_old_style_signatures() -> None:
+    text = "spawnve(mode, file, args, env) -> integer\n\n    code()\n\nExecute file with args.\n"
+    assert lead(text) == "Execute file with args."
+
+
+def test_headings_markdown_and_underlined() -> None:
+    text = '# Intro\n\nText.\n\nThe "for" statement\n*******************\n\nMore.\n'
+    found = headings(text)
+    assert [h for h, _ in found] == ["Intro", 'The "for" statement']
+    assert text[found[1][1] :].strip() == "More."
+
+
+def test_section_intro_keeps_the_block_a_paragraph_introduces() -> None:
+    text = (
+        "Loops repeat code:\n\n   for x in y:\n       pass\n\nThe body runs once per item.\n\n"
+        "A third paragraph.\n"
+    )
+    assert section_intro(text) == (
+        "Loops repeat code:\n\nfor x in y:\n    pass\n\nThe body runs once per item."
+    )
