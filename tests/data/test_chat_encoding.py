@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import pydoc_data.topics
 from pathlib import Path
 
-import pydoc_data.topics
 import pytest
 from transformers import PreTrainedTokenizerFast
 
@@ -20,9 +20,9 @@ def tok(tmp_path_factory: pytest.TempPathFactory) -> PreTrainedTokenizerFast:
 
 def trained(tok: PreTrainedTokenizerFast, ids: list[int], labels: list[int]) -> str:
     assert len(ids) == len(labels)
-    kept = [t for t, lab in zip(ids, labels) if lab != IGNORE]
+    kept = [t for t, lab in zip(ids, labels, strict=True) if lab != IGNORE]
     # labels equal ids wherever they are kept: the shift happens at packing time
-    assert kept == [t for t, lab in zip(ids, labels) if lab != IGNORE and lab == t]
+    assert kept == [t for t, lab in zip(ids, labels, strict=True) if lab != IGNORE and lab == t]
     return tok.decode(kept)
 
 
@@ -45,7 +45,7 @@ def test_system_and_multi_turn(tok: PreTrainedTokenizerFast) -> None:
     ]
     ids, labels = encode_chat(tok, msgs)
     spans, current = [], []
-    for t, lab in zip(ids, labels):
+    for t, lab in zip(ids, labels, strict=True):
         if lab != IGNORE:
             current.append(t)
         elif current:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import pydoc_data.topics
 from pathlib import Path
 
 import numpy as np
-import pydoc_data.topics
 import pytest
 import torch
 from transformers import PreTrainedTokenizerFast
@@ -92,8 +92,10 @@ def test_dataset_smaller_than_a_batch_wraps() -> None:
 
 
 def qa(i: int) -> Example:
-    msgs = [{"role": "user", "content": f"Question {i}?"},
-            {"role": "assistant", "content": f"Answer number {i}."}]  # fmt: skip
+    msgs = [
+        {"role": "user", "content": f"Question {i}?"},
+        {"role": "assistant", "content": f"Answer number {i}."},
+    ]
     return Example(kind="qa", generator="t", chunk_id="c", template="t", messages=msgs)
 
 

@@ -33,7 +33,7 @@ def _render_ids(
 
 def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
     n = 0
-    for x, y in zip(a, b):
+    for x, y in zip(a, b, strict=False):  # stop at the shorter
         if x != y:
             break
         n += 1

@@ -32,23 +32,22 @@ class PackedDataset:
     ) -> None:
         if context_length < 1:
             raise JupiterError("context_length must be at least 1")
-        ids = [t for seq_ids, _ in sequences for t in seq_ids]
-        labels = [t for _, seq_labels in sequences for t in seq_labels]
-        if len(ids) != len(labels):
+        if any(len(i) != len(lab) for i, lab in sequences):
             raise JupiterError("every encoded sequence needs as many labels as ids")
-        if len(ids) < 2:
+        n = sum(len(i) for i, _ in sequences)
+        if n < 2:
             raise JupiterError("no training data: the encoded examples hold fewer than 2 tokens")
         self.context_length = context_length
         self.pad_id = pad_id
         self.seed = seed
-        self.tokens = len(ids)
-        self.num_rows = -(-(len(ids) - 1) // context_length)  # ceil: every target covered
+        self.tokens = n
+        self.num_rows = -(-(n - 1) // context_length)  # ceil: every target covered
         padded = self.num_rows * context_length + 1
         # int64 so rows become torch.long tensors without a conversion copy per batch.
         self._ids = np.full(padded, pad_id, dtype=np.int64)
         self._labels = np.full(padded, IGNORE, dtype=np.int64)
-        self._ids[: len(ids)] = ids
-        self._labels[: len(labels)] = labels
+        self._ids[:n] = np.fromiter((t for i, _ in sequences for t in i), np.int64, n)
+        self._labels[:n] = np.fromiter((t for _, lab in sequences for t in lab), np.int64, n)
         self._perm_epoch = -1
         self._perm = np.arange(self.num_rows)
 
@@ -90,7 +89,7 @@ class PackedDataset:
         """
         perm = self.permutation(epoch)
         picks = perm[(index * batch_size + np.arange(batch_size)) % self.num_rows]
-        xs, ys = zip(*(self.row(int(r)) for r in picks))
+        xs, ys = zip(*(self.row(int(r)) for r in picks), strict=True)
         return torch.from_numpy(np.stack(xs)), torch.from_numpy(np.stack(ys))
 
 

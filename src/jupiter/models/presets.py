@@ -56,7 +56,7 @@ class ModelConfig:
         if name not in PRESETS:
             raise JupiterError(f"unknown model preset '{name}': choose one of {', '.join(PRESETS)}")
         s = PRESETS[name]
-        return LlamaConfig(
+        config = LlamaConfig(
             vocab_size=vocab_size,
             hidden_size=s.hidden,
             intermediate_size=s.intermediate,
@@ -69,13 +69,15 @@ class ModelConfig:
             # Tied input/output embeddings: GPT-2 and Llama-3.2-1B do this; at these
             # sizes the embedding is a large share of the parameters.
             tie_word_embeddings=True,
-            rope_theta=ROPE_THETA,
+            rope_parameters={"rope_type": "default", "rope_theta": ROPE_THETA},
             pad_token_id=pad_token_id,
             bos_token_id=bos_token_id,
             eos_token_id=eos_token_id,
-            attn_implementation="sdpa",
             use_cache=True,
         )
+        # PyTorch's fused attention: flash/memory-efficient kernels on CUDA and CPU.
+        config._attn_implementation = "sdpa"
+        return config
 
 
 def param_count(name: str, vocab_size: int) -> int:
@@ -84,7 +86,7 @@ def param_count(name: str, vocab_size: int) -> int:
     h, inter = c.hidden_size, c.intermediate_size
     head_dim = getattr(c, "head_dim", None) or h // c.num_attention_heads
     q_out = c.num_attention_heads * head_dim
-    kv_out = c.num_key_value_heads * head_dim
+    kv_out = (c.num_key_value_heads or c.num_attention_heads) * head_dim
     attn = h * q_out + 2 * h * kv_out + q_out * h  # q, k, v, o; Llama has no biases
     mlp = 3 * h * inter  # gate, up, down (SwiGLU)
     layer = attn + mlp + 2 * h  # plus two RMSNorm weights

@@ -130,7 +130,9 @@ def _quiet_hf() -> Iterator[None]:
             hf_logging.enable_progress_bar()
 
 
-def _write_hf_dir(out: Path, model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase | None) -> None:
+def _write_hf_dir(
+    out: Path, model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase | None
+) -> None:
     with _quiet_hf():
         model.save_pretrained(out, safe_serialization=True)
     if tokenizer is not None:
@@ -177,9 +179,7 @@ def save_checkpoint(
     _write_hf_dir(tmp / "model", model, tokenizer)
     torch.save(optimizer.state_dict(), tmp / "optimizer.pt")
     torch.save(rng_state(), tmp / "rng.pt")
-    (tmp / "state.json").write_text(
-        json.dumps({**state, "step": step}, indent=1), encoding="utf-8"
-    )
+    (tmp / "state.json").write_text(json.dumps({**state, "step": step}, indent=1), encoding="utf-8")
     write_checksums(tmp)
     _replace_dir(tmp, final)
     if keep is not None:

@@ -12,6 +12,7 @@ import contextlib
 import hashlib
 import json
 import logging
+import math
 import random
 import sys
 import time
@@ -63,8 +64,8 @@ class TrainResult:
     model_dir: Path  # out_dir/final when finished, else the last checkpoint's model dir
     steps: int  # global steps done
     losses: list[float]  # per-step loss, from step 1 (across resumes)
-    tokens_per_s: float  # this call's throughput
-    wall_time_s: float  # this call's time spent stepping
+    tokens_per_s: float  # this call's training throughput (time in steps, not in saves)
+    wall_time_s: float  # this call's wall-clock time, checkpoint writes included
     finished: bool  # reached config.max_steps
 
 
@@ -85,8 +86,14 @@ class TrainState:
     losses: list[float] = field(default_factory=list)
 
     def position(self) -> dict[str, Any]:
-        return {"step": self.step, "epoch": self.epoch, "index": self.index,
-                "tokens": self.tokens, "elapsed": self.elapsed, "losses": self.losses}  # fmt: skip
+        return {
+            "step": self.step,
+            "epoch": self.epoch,
+            "index": self.index,
+            "tokens": self.tokens,
+            "elapsed": self.elapsed,
+            "losses": self.losses,
+        }
 
 
 # --------------------------------------------------------------------------- setup
@@ -114,7 +121,8 @@ def autocast_dtype(precision: str, device: torch.device) -> torch.dtype | None:
 
 def build_optimizer(model: torch.nn.Module, cfg: TrainConfig) -> torch.optim.AdamW:
     """AdamW; weight decay on matrices only, not on norms, biases or embeddings."""
-    decay, no_decay = [], []
+    decay: list[torch.nn.Parameter] = []
+    no_decay: list[torch.nn.Parameter] = []
     for name, p in model.named_parameters():
         if not p.requires_grad:
             continue
@@ -133,7 +141,8 @@ def init_model(run: TrainRun) -> PreTrainedModel:
         if not (run.model_dir / "config.json").is_file():
             raise JupiterError(f"not an HF model dir (no config.json): {run.model_dir}")
         model: PreTrainedModel = AutoModelForCausalLM.from_pretrained(
-            run.model_dir, dtype=torch.float32  # fp32 master weights; autocast does bf16
+            run.model_dir,
+            dtype=torch.float32,  # fp32 master weights; autocast does bf16
         )
         return model
     assert run.model_config is not None
@@ -142,11 +151,15 @@ def init_model(run: TrainRun) -> PreTrainedModel:
 
 def config_hash(run: TrainRun, model: PreTrainedModel) -> str:
     """What must not change under a resumed run: hyper-parameters, model shape, data."""
-    cfg = run.config.model_dump(exclude={"max_steps", "checkpoint_every", "keep_checkpoints",
-                                         "log_every", "compile"})  # fmt: skip
+    cfg = run.config.model_dump(
+        exclude={"max_steps", "checkpoint_every", "keep_checkpoints", "log_every", "compile"}
+    )
     ds = run.dataset
-    blob = json.dumps([cfg, model.config.to_dict(), ds.tokens, ds.num_rows, ds.seed,
-                       ds.context_length], sort_keys=True, default=str)  # fmt: skip
+    blob = json.dumps(
+        [cfg, model.config.to_dict(), ds.tokens, ds.num_rows, ds.seed, ds.context_length],
+        sort_keys=True,
+        default=str,
+    )
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
@@ -160,7 +173,8 @@ def start(run: TrainRun) -> TrainState:
     """A fresh state, or the newest valid checkpoint in run.out_dir restored exactly."""
     cfg = run.config
     device = resolve_device(run.device)
-    model = init_model(run).to(device)
+    model = init_model(run)
+    model.to(device)  # type: ignore[arg-type]  # transformers types its wrapped .to() badly
     model.train()
     optimizer = build_optimizer(model, cfg)
     forward: Callable[..., Any] = torch.compile(model) if cfg.compile else model
@@ -201,16 +215,26 @@ def run_steps(run: TrainRun, state: TrainState, k: int, on_step: StepHook | None
                 state.epoch, state.index, cfg.micro_batch_size
             )
         n_targets = max(1, sum(int((y != IGNORE).sum()) for _, y in batches))
-        step_loss = 0.0
+        loss_sum = torch.zeros((), device=state.device)  # one host sync per step, not per batch
         for x, y in batches:
             x, y = x.to(state.device), y.to(state.device)
             with amp:
                 logits = state.forward(input_ids=x, use_cache=False).logits
-            loss = F.cross_entropy(
-                logits.float().flatten(0, 1), y.flatten(), ignore_index=IGNORE, reduction="sum"
-            ) / n_targets
+            loss = (
+                F.cross_entropy(
+                    logits.float().flatten(0, 1), y.flatten(), ignore_index=IGNORE, reduction="sum"
+                )
+                / n_targets
+            )
             loss.backward()
-            step_loss += loss.item()
+            loss_sum += loss.detach()
+        step_loss = float(loss_sum)
+        if not math.isfinite(step_loss):
+            # Stop before the optimizer writes NaNs into the weights; the last checkpoint is intact.
+            raise JupiterError(
+                f"training diverged at step {state.step + 1} (loss {step_loss}):"
+                " lower train.lr or raise train.warmup_steps, then resume"
+            )
         grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.grad_clip)
         state.optimizer.step()
         state.optimizer.zero_grad(set_to_none=True)
@@ -220,8 +244,15 @@ def run_steps(run: TrainRun, state: TrainState, k: int, on_step: StepHook | None
         state.tokens += step_tokens
         state.elapsed += time.perf_counter() - t0
         if on_step is not None:
-            on_step({"step": state.step, "loss": step_loss, "lr": lr,
-                     "grad_norm": float(grad_norm), "tokens": step_tokens})  # fmt: skip
+            on_step(
+                {
+                    "step": state.step,
+                    "loss": step_loss,
+                    "lr": lr,
+                    "grad_norm": float(grad_norm),
+                    "tokens": step_tokens,
+                }
+            )
 
 
 # --------------------------------------------------------------------------- train
@@ -241,18 +272,26 @@ class _Reporter:
             return
         from rich.console import Console
         from rich.progress import (
-            BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn,
-        )  # fmt: skip
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeRemainingColumn,
+        )
 
         self.bar = Progress(
-            TextColumn("train"), BarColumn(), MofNCompleteColumn(),
+            TextColumn("train"),
+            BarColumn(),
+            MofNCompleteColumn(),
             TextColumn("loss {task.fields[loss]:.3f}  {task.fields[tps]:,.0f} tok/s"),
-            TimeRemainingColumn(), console=Console(stderr=True),
-        )  # fmt: skip
+            TimeRemainingColumn(),
+            console=Console(stderr=True),
+        )
         total = self.run.config.max_steps
         with self.bar:
-            self.task = self.bar.add_task("train", total=total, completed=self.state.step,
-                                          loss=float("nan"), tps=0.0)  # fmt: skip
+            self.task = self.bar.add_task(
+                "train", total=total, completed=self.state.step, loss=float("nan"), tps=0.0
+            )
             yield
 
     def __call__(self, rec: dict[str, Any]) -> None:
@@ -264,9 +303,14 @@ class _Reporter:
         if step % cfg.log_every and step != self.last:
             return
         self.mark = (self.state.tokens, self.state.elapsed)
-        metrics = {"step": step, "loss": rec["loss"], "lr": rec["lr"],
-                   "grad_norm": rec["grad_norm"], "tokens_per_s": tps,
-                   "elapsed": self.state.elapsed}  # fmt: skip
+        metrics = {
+            "step": step,
+            "loss": rec["loss"],
+            "lr": rec["lr"],
+            "grad_norm": rec["grad_norm"],
+            "tokens_per_s": tps,
+            "elapsed": self.state.elapsed,
+        }
         with (self.run.out_dir / "metrics.jsonl").open("a", encoding="utf-8") as f:
             f.write(json.dumps(metrics) + "\n")
         if self.hook is not None:
@@ -287,7 +331,7 @@ def train(
 ) -> TrainResult:
     """Train to config.max_steps (or global step `stop_after`), resuming if out_dir holds a
     checkpoint; checkpoint every config.checkpoint_every steps and at the last step."""
-    cfg = run.config
+    cfg, wall0 = run.config, time.perf_counter()
     run.out_dir.mkdir(parents=True, exist_ok=True)
     tokenizer = load_tokenizer(run.tokenizer_dir)
     state = start(run)
@@ -300,16 +344,25 @@ def train(
         while state.step < target:
             k = min(target - state.step, cfg.checkpoint_every - state.step % cfg.checkpoint_every)
             run_steps(run, state, k, reporter)
-            extra = {"config_hash": config_hash(run, state.model), "run_id": run.run_id,
-                     "max_steps": cfg.max_steps}  # fmt: skip
-            ckpt = save_checkpoint(run.out_dir, state.step, state.model, tokenizer,
-                                   state.optimizer, {**state.position(), **extra},
-                                   keep=cfg.keep_checkpoints)  # fmt: skip
+            extra = {
+                "config_hash": config_hash(run, state.model),
+                "run_id": run.run_id,
+                "max_steps": cfg.max_steps,
+            }
+            ckpt = save_checkpoint(
+                run.out_dir,
+                state.step,
+                state.model,
+                tokenizer,
+                state.optimizer,
+                {**state.position(), **extra},
+                keep=cfg.keep_checkpoints,
+            )
     finished = state.step >= cfg.max_steps
     final = run.out_dir / "final"
     if finished and (state.step > first_step or not final.is_dir()):
         save_model_dir(final, state.model, tokenizer)
-    wall = state.elapsed - elapsed0
+    stepping = state.elapsed - elapsed0
     if finished:
         model_dir = final
     else:
@@ -319,7 +372,7 @@ def train(
         model_dir=model_dir,
         steps=state.step,
         losses=list(state.losses),
-        tokens_per_s=(state.tokens - tokens0) / wall if wall > 0 else 0.0,
-        wall_time_s=wall,
+        tokens_per_s=(state.tokens - tokens0) / stepping if stepping > 0 else 0.0,
+        wall_time_s=time.perf_counter() - wall0,
         finished=finished,
     )

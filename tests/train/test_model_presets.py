@@ -45,7 +45,7 @@ def test_build_model_is_deterministic_and_leaves_global_rng_alone() -> None:
     before = torch.get_rng_state()
     a, b = build_model(config, seed=5), build_model(config, seed=5)
     assert torch.equal(torch.get_rng_state(), before)
-    for (na, pa), (nb, pb) in zip(a.named_parameters(), b.named_parameters()):
+    for (na, pa), (nb, pb) in zip(a.named_parameters(), b.named_parameters(), strict=True):
         assert na == nb and torch.equal(pa, pb)
     c = build_model(config, seed=6)
     assert not torch.equal(a.model.embed_tokens.weight, c.model.embed_tokens.weight)

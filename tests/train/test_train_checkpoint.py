@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
+import pydoc_data.topics
 import random
 from pathlib import Path
 
 import numpy as np
-import pydoc_data.topics
 import pytest
 import torch
 from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
@@ -30,9 +30,16 @@ def tok(tmp_path_factory: pytest.TempPathFactory) -> PreTrainedTokenizerFast:
 
 
 def tiny(seed: int, vocab: int = 400) -> LlamaForCausalLM:
-    config = LlamaConfig(vocab_size=vocab, hidden_size=32, intermediate_size=64,
-                         num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
-                         tie_word_embeddings=True, max_position_embeddings=64)  # fmt: skip
+    config = LlamaConfig(
+        vocab_size=vocab,
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        tie_word_embeddings=True,
+        max_position_embeddings=64,
+    )
     return build_model(config, seed)
 
 
@@ -59,8 +66,15 @@ def test_round_trip_restores_weights_optimizer_rng_and_state(
     expect = (torch.rand(3), random.random(), np.random.rand())
     assert path == tmp_path / "step-000007"
     names = {p.relative_to(path).as_posix() for p in path.rglob("*") if p.is_file()}
-    assert {"model/config.json", "model/model.safetensors", "model/tokenizer.json",
-            "optimizer.pt", "rng.pt", "state.json", "checksums.json"} <= names  # fmt: skip
+    assert {
+        "model/config.json",
+        "model/model.safetensors",
+        "model/tokenizer.json",
+        "optimizer.pt",
+        "rng.pt",
+        "state.json",
+        "checksums.json",
+    } <= names
     sums = json.loads((path / "checksums.json").read_text())
     assert set(sums) == names - {"checksums.json"}
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temp left
@@ -68,7 +82,7 @@ def test_round_trip_restores_weights_optimizer_rng_and_state(
     other, other_opt = trained_pair(1)
     state = load_checkpoint(path, other, other_opt)
     assert state == {"epoch": 1, "index": 3, "losses": [2.5], "step": 7}
-    for (n, a), b in zip(model.state_dict().items(), other.state_dict().values()):
+    for (n, a), b in zip(model.state_dict().items(), other.state_dict().values(), strict=True):
         assert torch.equal(a, b), n
     assert other.lm_head.weight is other.model.embed_tokens.weight
     sa, sb = opt.state_dict(), other_opt.state_dict()

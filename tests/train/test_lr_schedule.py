@@ -19,7 +19,7 @@ def test_warmup_peak_and_end() -> None:
     assert lr_at(100, **kw) == pytest.approx(1e-4)
     assert lr_at(1000, **kw) == pytest.approx(1e-4)
     values = [lr_at(s, **kw) for s in range(10, 101)]
-    assert all(a >= b for a, b in zip(values, values[1:]))  # monotone decay
+    assert all(a >= b for a, b in zip(values, values[1:], strict=False))  # monotone decay
 
 
 def test_no_warmup_and_pure() -> None:
