@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from pathlib import Path
@@ -10,7 +11,6 @@ from typing import Annotated
 import typer
 import yaml
 from rich.console import Console
-from rich.table import Table
 
 from jupiter import __version__
 from jupiter.config import config_root, domain_path, load_cluster, load_domain
@@ -193,9 +193,21 @@ def chat(
     chat_repl(session, console)
 
 
+def quiet_libraries() -> None:
+    """Jupiter never downloads weights at run time, and prints its own progress."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    import transformers
+
+    transformers.utils.logging.set_verbosity_error()
+    transformers.utils.logging.disable_progress_bar()
+
+
 def main() -> None:
     """Entry point: JupiterError becomes one red line and exit 1 (tracebacks with --debug)."""
     debug = "--debug" in sys.argv
+    quiet_libraries()
     try:
         app(standalone_mode=False)
     except JupiterError as e:

@@ -221,7 +221,12 @@ def domain_path(domain: str) -> Path:
         if p.is_file():
             return p
     known = sorted(
-        {q.stem for r in roots for q in (r / "domains").glob("*.yaml") if not q.stem.startswith("_")}
+        {
+            q.stem
+            for r in roots
+            for q in (r / "domains").glob("*.yaml")
+            if not q.stem.startswith("_")
+        }
     )
     where = " or ".join(str(r / "domains") for r in roots) or "config/domains"
     raise JupiterError(

@@ -118,9 +118,7 @@ class Store:
     def add_documents(self, docs: Iterable[Document]) -> int:
         """Insert documents; returns how many were new."""
         now = time.time()
-        rows = [
-            (d.id, d.source, d.uri, d.title, d.text, json.dumps(d.meta), now) for d in docs
-        ]
+        rows = [(d.id, d.source, d.uri, d.title, d.text, json.dumps(d.meta), now) for d in docs]
         with self.transaction() as db:
             before = db.total_changes
             db.executemany("INSERT OR IGNORE INTO documents VALUES (?,?,?,?,?,?,?)", rows)

@@ -181,3 +181,14 @@ def test_a_real_hung_child_is_killed_and_the_rest_still_read(
     assert records == [{"uri": "a"}, {"uri": "c"}]
     assert failed == ["b"]
     assert time.perf_counter() - t0 < 10
+
+
+def test_user_environment_never_reaches_the_corpus(monkeypatch: pytest.MonkeyPatch) -> None:
+    """cgi.parse's signature reprs os.environ: the child runs with a minimal environment."""
+    monkeypatch.setenv("JUPITER_TEST_SECRET", "hunter2-do-not-leak")
+    docs = collect_stdlib(PythonStdlibSource(type="python_stdlib", topics=False, modules=["cgi"]))
+    parse = next(d for d in docs if d.uri == "python:cgi.parse")
+    assert "environ" in parse.text
+    assert all("hunter2-do-not-leak" not in d.text for d in docs)
+    again = collect_stdlib(PythonStdlibSource(type="python_stdlib", topics=False, modules=["cgi"]))
+    assert [d.id for d in again] == [d.id for d in docs]

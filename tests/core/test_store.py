@@ -10,7 +10,10 @@ from jupiter.store import Store
 
 def make_example(i: int, cycle: int = 1) -> Example:
     return Example(
-        kind="qa", generator="extractive", chunk_id=f"c{i}", template="what_does",
+        kind="qa",
+        generator="extractive",
+        chunk_id=f"c{i}",
+        template="what_does",
         messages=[{"role": "user", "content": f"q{i}"}, {"role": "assistant", "content": f"a{i}"}],
         cycle=cycle,
     )

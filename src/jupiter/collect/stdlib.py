@@ -141,8 +141,10 @@ def _run_child(names: list[str]) -> tuple[list[dict[str, Any]], bool]:
     """(events the child printed, whether it finished every name)."""
     # -s -S: no site-packages, so only the stdlib is importable; a fixed hash seed keeps
     # set reprs in signatures stable between runs (and so the content ids).
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONSTARTUP")}
-    env["PYTHONHASHSEED"] = "0"
+    # A minimal environment: some signatures repr their defaults (cgi.parse has
+    # environ=os.environ), which would copy the user's variables, secrets included, into
+    # the corpus and make document ids depend on the shell.
+    env = {"PATH": os.defpath, "LANG": "C.UTF-8", "PYTHONHASHSEED": "0"}
     cmd = [sys.executable, "-s", "-S", str(HELPER), *names]
     timeout = TIMEOUT_BASE_S + TIMEOUT_PER_MODULE_S * len(names)
     try:

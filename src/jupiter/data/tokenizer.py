@@ -25,7 +25,9 @@ CHAT_TEMPLATE = (
 )
 
 
-def train_tokenizer(texts: Iterable[str], vocab_size: int, out_dir: Path) -> PreTrainedTokenizerFast:
+def train_tokenizer(
+    texts: Iterable[str], vocab_size: int, out_dir: Path
+) -> PreTrainedTokenizerFast:
     """Train byte-level BPE on `texts` and save it to `out_dir` as an HF tokenizer."""
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)

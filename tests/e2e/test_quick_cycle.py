@@ -1,0 +1,146 @@
+"""The quick cycle end to end, through the real `jupiter` command, in a temp dir."""
+
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import torch
+
+JUPITER = shutil.which("jupiter", path=str(Path(sys.executable).parent)) or "jupiter"
+
+
+def jupiter(args: list[str], home: Path, stdin: str | None = None, timeout: int = 300):
+    env = dict(os.environ, JUPITER_HOME=str(home), COLUMNS="200")
+    return subprocess.run(
+        [JUPITER, *args], cwd=home, env=env, capture_output=True, text=True,
+        input=stdin, timeout=timeout,
+    )  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, float, str]:
+    home = tmp_path_factory.mktemp("quick")
+    t0 = time.perf_counter()
+    r = jupiter(["start", "--domain", "python", "--auto", "--quick"], home)
+    wall = time.perf_counter() - t0
+    assert r.returncode == 0, r.stdout + r.stderr
+    return home / "runs" / "python-quick", wall, r.stdout
+
+
+def rows(db: Path, sql: str) -> list[tuple]:
+    con = sqlite3.connect(db)
+    try:
+        return con.execute(sql).fetchall()
+    finally:
+        con.close()
+
+
+@pytest.mark.slow
+def test_quick_cycle_within_budget(quick_run: tuple[Path, float, str]) -> None:
+    _, wall, out = quick_run
+    assert wall < 90, f"quick cycle took {wall:.1f}s"
+    for stage in ("collect:", "generate:", "filter", "train:", "kept", "workspace:"):
+        assert stage in out or "promoted" in out
+
+
+@pytest.mark.slow
+def test_store_rows(quick_run: tuple[Path, float, str]) -> None:
+    ws, _, _ = quick_run
+    db = ws / "jupiter.sqlite"
+    assert rows(db, "PRAGMA journal_mode")[0][0] == "wal"
+    n_docs = rows(db, "SELECT COUNT(*) FROM documents")[0][0]
+    assert n_docs > 300  # 10 modules' docstrings + 79 language-reference topics
+    sources = {r[0] for r in rows(db, "SELECT DISTINCT uri FROM documents")}
+    assert "python:json.dumps" in sources and "pydoc:topics/for" in sources
+    splits = dict(rows(db, "SELECT split, COUNT(*) FROM chunks GROUP BY split"))
+    assert splits["train"] > 500 and splits["heldout"] > 0
+    status = dict(rows(db, "SELECT status, COUNT(*) FROM examples GROUP BY status"))
+    assert status.get("pending", 0) == 0
+    assert status["used"] > 1000 and status["rejected"] > 0
+    # every rejection has a reason; every example records its generator and chunk
+    assert (
+        rows(db, "SELECT COUNT(*) FROM examples WHERE status='rejected' AND reason=''")[0][0] == 0
+    )
+    assert rows(db, "SELECT COUNT(*) FROM examples WHERE chunk_id NOT IN "
+                    "(SELECT id FROM chunks)")[0][0] == 0  # fmt: skip
+    assert {r[0] for r in rows(db, "SELECT DISTINCT generator FROM examples")} == {"extractive"}
+    assert {r[0] for r in rows(db, "SELECT DISTINCT used_by FROM examples WHERE status='used'")} \
+        == {"cycle-001"}  # fmt: skip
+    stats = dict(rows(db, "SELECT reason, count FROM filter_stats WHERE cycle=1"))
+    assert stats["accepted"] == status["used"]
+    assert sum(v for k, v in stats.items() if k != "accepted") == status["rejected"]
+    assert [r[0] for r in rows(db, "SELECT stage FROM stages WHERE cycle=1 ORDER BY finished_at")] \
+        == ["collect", "generate", "filter", "train", "eval", "decide"]  # fmt: skip
+    assert rows(db, "SELECT status FROM cycles")[0][0] == "done"
+    models = {r[0] for r in rows(db, "SELECT model FROM evals")}
+    assert models == {"untrained", "student:cycle-001", "generator:extractive"}
+    assert len(rows(db, "SELECT * FROM metrics WHERE run='cycle-001' AND name='loss'")) >= 3
+
+
+@pytest.mark.slow
+def test_checkpoint_loads_with_transformers(quick_run: tuple[Path, float, str]) -> None:
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    ws, _, _ = quick_run
+    final = ws / "cycles" / "cycle-001" / "train" / "final"
+    assert (final / "model.safetensors").is_file()
+    model = AutoModelForCausalLM.from_pretrained(final)
+    tok = AutoTokenizer.from_pretrained(final)
+    assert tok.pad_token_id != tok.eos_token_id and tok.chat_template
+    prompt = tok.apply_chat_template(
+        [{"role": "user", "content": "What does json.dumps do?"}],
+        add_generation_prompt=True, tokenize=False,
+    )  # fmt: skip
+    ids = tok(prompt, add_special_tokens=False, return_tensors="pt")["input_ids"]
+    with torch.no_grad():
+        out = model.generate(ids, max_new_tokens=5, do_sample=False, pad_token_id=tok.pad_token_id)
+    assert out.shape[1] > ids.shape[1]
+    steps = sorted(p.name for p in (ws / "cycles" / "cycle-001" / "train").glob("step-*"))
+    assert steps and (ws / "cycles" / "cycle-001" / "train" / steps[-1] / "state.json").is_file()
+
+
+@pytest.mark.slow
+def test_report_numbers(quick_run: tuple[Path, float, str]) -> None:
+    ws, _, _ = quick_run
+    report = json.loads((ws / "cycles" / "cycle-001" / "eval.json").read_text())
+    student, untrained, gen = report["student"], report["untrained"], report["generator"]
+    assert student["n_qa"] == untrained["n_qa"] == gen["n_qa"] == 40
+    # learning is visible: the trained student predicts held-out domain text better
+    assert student["bpb"] < untrained["bpb"] - 0.2
+    assert 0 <= student["mc_accuracy"] <= 1 and 0 <= student["qa_f1"] <= 1
+    # the extractive generator answers by retrieval over the collected docs
+    assert gen["qa_f1"] > 0.15 and gen["mc_accuracy"] > 0.4 and gen["bpb"] is None
+    metrics = (ws / "cycles" / "cycle-001" / "train" / "metrics.jsonl").read_text().splitlines()
+    first, last = json.loads(metrics[0]), json.loads(metrics[-1])
+    assert last["loss"] < first["loss"]
+
+
+@pytest.mark.slow
+def test_rerun_is_idempotent_and_status(quick_run: tuple[Path, float, str]) -> None:
+    ws, _, _ = quick_run
+    home = ws.parent.parent
+    db = ws / "jupiter.sqlite"
+    before = rows(db, "SELECT COUNT(*) FROM examples")[0][0]
+    r = jupiter(["start", "--domain", "python", "--auto", "--quick"], home)
+    assert r.returncode == 0 and "all 1 cycles" in r.stdout
+    assert rows(db, "SELECT COUNT(*) FROM examples")[0][0] == before
+    st = jupiter(["status", "--domain", "python", "--quick"], home)
+    assert st.returncode == 0, st.stderr
+    assert "student:cycle-001" in st.stdout and "near_duplicate" in st.stdout
+    assert "extractive" in st.stdout
+
+
+@pytest.mark.slow
+def test_chat_answers(quick_run: tuple[Path, float, str]) -> None:
+    ws, _, _ = quick_run
+    home = ws.parent.parent
+    r = jupiter(["chat", "--domain", "python", "--quick", "--max-new-tokens", "8"], home,
+                stdin="What does len do?\n/quit\n")  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert "cycle-001" in r.stdout and r.stdout.count("jupiter>") == 1
