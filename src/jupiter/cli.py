@@ -89,9 +89,9 @@ def config_cluster(
 
 
 def _run_stage(stage: str, domain: str, quick: bool) -> None:
+    ws = workspace_for(domain, quick)
     from jupiter.improve.cycle import STAGES, current_cycle
 
-    ws = workspace_for(domain, quick)
     try:
         cycle = current_cycle(ws) if ws.has_store() else 1
         info = STAGES[stage](ws, cycle)
@@ -142,11 +142,11 @@ def start(
     quick: Quick = False,
 ) -> None:
     """Run the cycle: collect → generate → filter → train → eval → decide."""
-    from jupiter.improve.cycle import run_cycles
-
     if auto and interactive:
         raise JupiterError("--auto and --interactive exclude each other: pick one")
-    ws = workspace_for(domain, quick)
+    ws = workspace_for(domain, quick)  # validate the config before the heavy imports
+    from jupiter.improve.cycle import run_cycles
+
     try:
         run_cycles(ws, interactive=interactive)
     finally:
@@ -198,10 +198,9 @@ def quiet_libraries() -> None:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    import transformers
-
-    transformers.utils.logging.set_verbosity_error()
-    transformers.utils.logging.disable_progress_bar()
+    # read by transformers and huggingface_hub at import: no import cost for quick commands
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 
 
 def main() -> None:

@@ -135,14 +135,16 @@ class Store:
             return db.total_changes - before
 
     def iter_documents(self, source: str | None = None) -> Iterator[Document]:
-        q, args = "SELECT * FROM documents", ()
+        q = "SELECT * FROM documents"
+        args: tuple[Any, ...] = ()
         if source is not None:
             q, args = q + " WHERE source = ?", (source,)
         for r in self.db.execute(q + " ORDER BY id", args).fetchall():
             yield Document(r["source"], r["uri"], r["title"], r["text"], json.loads(r["meta"]))
 
     def iter_chunks(self, split: str | None = None) -> Iterator[Chunk]:
-        q, args = "SELECT * FROM chunks", ()
+        q = "SELECT * FROM chunks"
+        args: tuple[Any, ...] = ()
         if split is not None:
             q, args = q + " WHERE split = ?", (split,)
         for r in self.db.execute(q + " ORDER BY id", args).fetchall():
@@ -229,7 +231,8 @@ class Store:
             )
 
     def filter_stats(self, cycle: int | None = None) -> list[dict[str, Any]]:
-        q, args = "SELECT * FROM filter_stats", ()
+        q = "SELECT * FROM filter_stats"
+        args: tuple[Any, ...] = ()
         if cycle is not None:
             q, args = q + " WHERE cycle = ?", (cycle,)
         rows = self.db.execute(q + " ORDER BY cycle, stage, reason", args).fetchall()
@@ -299,7 +302,8 @@ class Store:
             )
 
     def evals(self, cycle: int | None = None) -> list[dict[str, Any]]:
-        q, args = "SELECT * FROM evals", ()
+        q = "SELECT * FROM evals"
+        args: tuple[Any, ...] = ()
         if cycle is not None:
             q, args = q + " WHERE cycle = ?", (cycle,)
         rows = self.db.execute(q + " ORDER BY cycle, created_at", args).fetchall()

@@ -131,3 +131,32 @@ def test_interactive_skip_redo_stop(tmp_path: Path, monkeypatch: pytest.MonkeyPa
         timeout=120,
     )
     assert r2.returncode == 0 and "train" in r2.stdout and "stopped" in r2.stdout
+
+
+@pytest.mark.slow
+def test_single_stage_commands(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tiny_domain(tmp_path)
+    env = dict(os.environ, JUPITER_HOME=str(tmp_path), COLUMNS="200")
+
+    def jupiter(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([JUPITER, *args, "--domain", path], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=300)  # fmt: skip
+
+    early = jupiter("train")
+    assert early.returncode == 1 and "no accepted examples" in early.stderr
+    for stage in ("collect", "generate", "filter"):
+        r = jupiter(stage)
+        assert r.returncode == 0, r.stderr
+    ws = workspace(path, tmp_path, monkeypatch)
+    assert list(ws.store.stages(1)) == ["collect", "generate", "filter"]
+    counts = ws.store.example_counts(1)
+    assert counts[("accepted", "")] > 20 and ("pending", "") not in counts
+    ws.close()
+    st = jupiter("status")
+    assert st.returncode == 0 and "accepted" in st.stdout
+    # `start` picks up after the stages run by hand
+    r = subprocess.run([JUPITER, "start", "--domain", path], cwd=tmp_path, env=env,
+                       capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert "collect: done earlier" in r.stdout and "filter: done earlier" in r.stdout
+    assert "train:" in r.stdout

@@ -10,7 +10,7 @@ from typing import Any
 import torch
 
 from jupiter.errors import JupiterError
-from jupiter.improve.stages import active_generator, train_chunks
+from jupiter.improve.stages import active_generator, progress_bar, train_chunks
 from jupiter.improve.workspace import Workspace
 
 SUMMARY_KEYS = ("model", "path", "bpb", "qa_f1", "qa_exact", "mc_accuracy", "n_qa", "n_mc")
@@ -48,8 +48,12 @@ def evaluate_model(ws: Workspace, model_dir: Path, name: str, items: list[Any],
         model_dir, name, max_new_tokens=ws.cfg.eval.max_new_tokens,
         system_prompt=ws.cfg.system_prompt,
     )  # fmt: skip
-    with ws.console.status(f"evaluating {name}…"):
-        report = evaluate_answerer(gen, items, mc)
+    with progress_bar(ws) as bar:
+        task = bar.add_task(f"eval {name}", total=len(items) + len(mc), rate="")
+        report = evaluate_answerer(
+            gen, items, mc, on_progress=lambda done, total: bar.update(task, completed=done)
+        )
+    with ws.console.status(f"bits-per-byte of {name} on held-out text…"):
         texts = heldout_texts(ws)
         if texts:
             with torch.no_grad():
@@ -70,8 +74,12 @@ def evaluate_generator(ws: Workspace, items: list[Any], mc: list[Any]) -> dict[s
     row = active_generator(ws)
     if row["kind"] == "model":
         return evaluate_model(ws, Path(row["path"]), f"generator:{row['id']}", items, mc)
-    with ws.console.status("evaluating the extractive generator (retrieval)…"):
-        report = evaluate_answerer(ExtractiveGenerator(train_chunks(ws)), items, mc)
+    with progress_bar(ws) as bar:
+        task = bar.add_task("eval extractive (retrieval)", total=len(items) + len(mc), rate="")
+        report = evaluate_answerer(
+            ExtractiveGenerator(train_chunks(ws)), items, mc,
+            on_progress=lambda done, total: bar.update(task, completed=done),
+        )  # fmt: skip
     report.update(model=f"generator:{row['id']}", bpb=None, path="")
     return report
 

@@ -73,7 +73,8 @@ class ChatSession:
                 eos_token_id=self.tokenizer.eos_token_id,
                 pad_token_id=self.tokenizer.pad_token_id, **kwargs,
             )  # fmt: skip
-        text = self.tokenizer.decode(out[0, ids.shape[1] :], skip_special_tokens=True).strip()
+        text = str(self.tokenizer.decode(out[0, ids.shape[1] :], skip_special_tokens=True))
+        text = text.strip()
         self.messages.append({"role": "assistant", "content": text})
         return text
 
