@@ -218,19 +218,19 @@ def main() -> None:
         err_console.print("interrupted; `jupiter start` continues where it stopped")
         sys.exit(130)
     except Exception as e:  # noqa: BLE001 - last resort: one line, the traceback behind --debug
-        import click
-
-        if isinstance(e, click.exceptions.ClickException):
-            e.show()
-            sys.exit(e.exit_code)
-        if isinstance(e, click.exceptions.Exit):
-            sys.exit(e.exit_code)
+        show, code = getattr(e, "show", None), getattr(e, "exit_code", None)
+        if callable(show) and isinstance(code, int):  # a usage error: click prints it itself
+            show()
+            sys.exit(code)
+        if type(e).__name__ == "Exit" and isinstance(code, int):
+            sys.exit(code)
         if debug:
             raise
         err_console.print(
             f"[bold red]error:[/] {type(e).__name__}: {e} (run with --debug for the traceback)",
-            highlight=False, soft_wrap=True,
-        )  # fmt: skip
+            highlight=False,
+            soft_wrap=True,
+        )
         sys.exit(1)
 
 
