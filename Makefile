@@ -3,9 +3,11 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-# torch first and pinned: 2.13.0 resolves to the CPU build on Linux without CUDA;
-# an unpinned torch would pull gigabytes of CUDA wheels.
+# torch first and pinned. On Linux without an NVIDIA GPU, the CPU build (2.13.0+cpu, from
+# PyTorch's CPU index or a local wheel) instead of PyPI's default build, which pulls
+# gigabytes of CUDA packages; an unreachable CPU index only costs a warning.
 TORCH_SPEC ?= torch==2.13.0
+TORCH_CPU_INDEX ?= https://download.pytorch.org/whl/cpu
 
 .PHONY: setup demo quick test lint bench clean
 
@@ -14,7 +16,11 @@ setup: $(STAMP)
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q "$(TORCH_SPEC)"
+	if [ "$$(uname -s)" = Linux ] && ! command -v nvidia-smi >/dev/null 2>&1; then \
+	  $(BIN)/pip install -q --timeout 15 --retries 1 --extra-index-url $(TORCH_CPU_INDEX) "$(TORCH_SPEC)"; \
+	else \
+	  $(BIN)/pip install -q "$(TORCH_SPEC)"; \
+	fi
 	$(BIN)/pip install -q -e ".[dev]"
 	touch $(STAMP)
 
@@ -33,6 +39,7 @@ lint: setup
 	$(BIN)/mypy src
 
 bench: setup
+	$(BIN)/python benchmarks/train_throughput.py
 	$(BIN)/python benchmarks/cycle.py
 
 clean:
