@@ -102,34 +102,24 @@ def _run_stage(stage: str, domain: str, quick: bool) -> None:
         ws.close()
 
 
-@app.command()
-def collect(domain: Domain, quick: Quick = False) -> None:
-    """Collect the domain's documents into the store."""
-    _run_stage("collect", domain, quick)
+STAGE_COMMANDS = {
+    "collect": "Collect the domain's documents into the store.",
+    "generate": "Generate examples with the current generator into the queue.",
+    "filter": "Filter the pending examples of the current cycle.",
+    "train": "Train the student on the accepted examples (resumes an interrupted run).",
+    "eval": "Evaluate the student against the current generator.",
+}
 
 
-@app.command()
-def generate(domain: Domain, quick: Quick = False) -> None:
-    """Generate examples with the current generator into the queue."""
-    _run_stage("generate", domain, quick)
+def _stage_command(stage: str, doc: str) -> None:
+    def command(domain: Domain, quick: Quick = False) -> None:
+        _run_stage(stage, domain, quick)
+
+    app.command(name=stage, help=doc)(command)
 
 
-@app.command(name="filter")
-def filter_(domain: Domain, quick: Quick = False) -> None:
-    """Filter the pending examples of the current cycle."""
-    _run_stage("filter", domain, quick)
-
-
-@app.command()
-def train(domain: Domain, quick: Quick = False) -> None:
-    """Train the student on the accepted examples (resumes an interrupted run)."""
-    _run_stage("train", domain, quick)
-
-
-@app.command(name="eval")
-def eval_(domain: Domain, quick: Quick = False) -> None:
-    """Evaluate the student against the current generator."""
-    _run_stage("eval", domain, quick)
+for _stage, _doc in STAGE_COMMANDS.items():
+    _stage_command(_stage, _doc)
 
 
 @app.command()

@@ -82,3 +82,15 @@ def test_init_and_config_show(tmp_path: Path) -> None:
     shown = run(["config", "show", "--domain", "python"], tmp_path)
     assert shown.returncode == 0, shown.stderr
     assert "name: python" in shown.stdout and "micro_batch_size: 16" in shown.stdout
+
+
+def test_web_domain_says_it_needs_the_network(tmp_path: Path) -> None:
+    r = run(["collect", "--domain", "unreal_engine"], tmp_path)
+    assert r.returncode == 1
+    assert "needs the network" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert store_rows(tmp_path) == 0
+
+
+def test_auto_and_interactive_exclude_each_other(tmp_path: Path) -> None:
+    r = run(["start", "--domain", "python", "--auto", "--interactive"], tmp_path)
+    assert r.returncode == 1 and "exclude each other" in r.stderr
