@@ -90,14 +90,11 @@ def config_cluster(
 
 def _run_stage(stage: str, domain: str, quick: bool) -> None:
     ws = workspace_for(domain, quick)
-    from jupiter.improve.cycle import STAGES, current_cycle
+    from jupiter.improve.cycle import current_cycle, run_stage
 
     try:
         cycle = current_cycle(ws) if ws.has_store() else 1
-        info = STAGES[stage](ws, cycle)
-        if stage == "collect":
-            ws.store.start_cycle(cycle, "extractive")
-        ws.store.mark_stage(cycle, stage, info)
+        ws.store.mark_stage(cycle, stage, run_stage(ws, cycle, stage))
     finally:
         ws.close()
 

@@ -29,6 +29,18 @@ STAGES: dict[str, StageFn] = {
 Choice = Literal["run", "skip", "stop"]
 
 
+def run_stage(ws: Workspace, cycle: int, name: str) -> dict[str, Any]:
+    """Run one stage and return its summary (the caller records it)."""
+    t0 = time.perf_counter()
+    info = STAGES[name](ws, cycle)
+    if name == "collect":
+        # the cycle row is written after collect succeeds: a failed first collect
+        # (missing path, empty corpus) leaves the store empty.
+        ws.store.start_cycle(cycle, stages.active_generator(ws)["id"])
+    info.setdefault("seconds", round(time.perf_counter() - t0, 2))
+    return info
+
+
 def current_cycle(ws: Workspace) -> int:
     """The first cycle not marked done (1 for a new workspace)."""
     done = [c["n"] for c in ws.store.cycles() if c["status"] == "done"]
@@ -58,7 +70,7 @@ def run_cycles(ws: Workspace, interactive: bool = False) -> list[int]:
 def run_one_cycle(ws: Workspace, cycle: int, interactive: bool) -> bool:
     """Run the unfinished stages of one cycle. Returns False if the user stopped."""
     done = ws.store.stages(cycle) if ws.has_store() else {}
-    for name, fn in STAGES.items():
+    for name in STAGES:
         if name in done:
             ws.console.print(f"[dim]{name}: done earlier, skipped[/dim]")
             continue
@@ -69,13 +81,7 @@ def run_one_cycle(ws: Workspace, cycle: int, interactive: bool) -> bool:
             if choice == "skip":
                 ws.store.mark_stage(cycle, name, {"skipped": True})
                 break
-            t0 = time.perf_counter()
-            info = fn(ws, cycle)
-            if name == "collect":
-                # the cycle row is written after collect succeeds: a failed first collect
-                # (missing path, empty corpus) leaves the store empty.
-                ws.store.start_cycle(cycle, stages.active_generator(ws)["id"])
-            info.setdefault("seconds", round(time.perf_counter() - t0, 2))
+            info = run_stage(ws, cycle, name)
             if interactive:
                 after = ask_after(ws, name, cycle, info)
                 if after == "redo":

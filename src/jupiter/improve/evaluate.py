@@ -37,22 +37,29 @@ def heldout_texts(ws: Workspace) -> list[str]:
     return [c.text for c in ws.store.iter_chunks(split="heldout")]
 
 
+def answer_with_progress(ws: Workspace, gen: Any, label: str, items: list[Any],
+                         mc: list[Any]) -> dict[str, Any]:  # fmt: skip
+    """QA and MC for any answerer, with a progress bar."""
+    from jupiter.eval.report import evaluate_answerer
+
+    with progress_bar(ws) as bar:
+        task = bar.add_task(label, total=len(items) + len(mc), rate="")
+        return evaluate_answerer(
+            gen, items, mc, on_progress=lambda done, total: bar.update(task, completed=done)
+        )
+
+
 def evaluate_model(ws: Workspace, model_dir: Path, name: str, items: list[Any],
                    mc: list[Any]) -> dict[str, Any]:  # fmt: skip
     """bpb + QA + MC for an HF model dir, answered by greedy generation and log-likelihood."""
     from jupiter.eval.bpb import bits_per_byte
-    from jupiter.eval.report import evaluate_answerer
     from jupiter.synth.model import ModelGenerator
 
     gen = ModelGenerator(
         model_dir, name, max_new_tokens=ws.cfg.eval.max_new_tokens,
         system_prompt=ws.cfg.system_prompt,
     )  # fmt: skip
-    with progress_bar(ws) as bar:
-        task = bar.add_task(f"eval {name}", total=len(items) + len(mc), rate="")
-        report = evaluate_answerer(
-            gen, items, mc, on_progress=lambda done, total: bar.update(task, completed=done)
-        )
+    report = answer_with_progress(ws, gen, f"eval {name}", items, mc)
     with ws.console.status(f"bits-per-byte of {name} on held-out text…"):
         texts = heldout_texts(ws)
         if texts:
@@ -68,18 +75,13 @@ def evaluate_model(ws: Workspace, model_dir: Path, name: str, items: list[Any],
 
 def evaluate_generator(ws: Workspace, items: list[Any], mc: list[Any]) -> dict[str, Any]:
     """The current generator: the extractive one answers by retrieval over the documents."""
-    from jupiter.eval.report import evaluate_answerer
     from jupiter.synth.extractive import ExtractiveGenerator
 
     row = active_generator(ws)
     if row["kind"] == "model":
         return evaluate_model(ws, Path(row["path"]), f"generator:{row['id']}", items, mc)
-    with progress_bar(ws) as bar:
-        task = bar.add_task("eval extractive (retrieval)", total=len(items) + len(mc), rate="")
-        report = evaluate_answerer(
-            ExtractiveGenerator(train_chunks(ws)), items, mc,
-            on_progress=lambda done, total: bar.update(task, completed=done),
-        )  # fmt: skip
+    gen = ExtractiveGenerator(train_chunks(ws))
+    report = answer_with_progress(ws, gen, "eval extractive (retrieval)", items, mc)
     report.update(model=f"generator:{row['id']}", bpb=None, path="")
     return report
 

@@ -160,11 +160,14 @@ def filter_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
 
 
 def counts_table(title: str, counts: dict[str, int]) -> Table:
+    from jupiter.filters import format_counts
+
     table = Table(title=title)
     table.add_column("outcome")
     table.add_column("count", justify="right")
-    for reason, n in sorted(counts.items(), key=lambda kv: (kv[0] != "accepted", -kv[1])):
-        table.add_row(reason, str(n))
+    table.add_column("share", justify="right")
+    for reason, n, share in format_counts(counts):
+        table.add_row(reason, str(n), share)
     return table
 
 
