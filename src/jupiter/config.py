@@ -93,15 +93,38 @@ class FilterConfig(Strict):
 
 
 class ModelSection(Strict):
-    preset: Literal["tiny", "small", "125m", "500m", "1b"] = "tiny"
+    preset: Literal["tiny", "small", "125m", "500m", "1b"] = "tiny"  # from scratch
+    # or fine-tune an existing HF causal-LM dir (Llama, Mistral, Qwen2 …); relative to the YAML.
+    # With a base model, its own tokenizer and chat template are used and `preset`,
+    # `vocab_size` are ignored.
+    base: str | None = None
     vocab_size: int = Field(default=4096, ge=300)
     context_length: int = Field(default=256, ge=16)
+    attention: Literal["auto", "sdpa", "flash_attention_2", "eager"] = "auto"
+
+
+class LoraConfig(Strict):
+    """LoRA (Hu et al. 2021) defaults from the docs: r 64, alpha 128, dropout 0.05, on every
+    attention and MLP projection ("all-linear" excludes the output head)."""
+
+    r: int = Field(default=64, ge=1)
+    alpha: int = Field(default=128, ge=1)
+    dropout: float = Field(default=0.05, ge=0.0, lt=1.0)
+    target_modules: list[str] | Literal["all-linear"] = "all-linear"
 
 
 class TrainConfig(Strict):
-    max_steps: int = Field(default=300, ge=1)
-    micro_batch_size: int = Field(default=16, ge=1)
+    method: Literal["full", "lora", "qlora"] = "full"
+    lora: LoraConfig = Field(default_factory=LoraConfig)
+    # Length: max_steps when set; else `epochs` over the data ("auto": 5 below 1k examples,
+    # 4 to 10k, 3 to 50k, 2 to 100k, 1 above).
+    epochs: int | Literal["auto"] = "auto"
+    max_steps: int | None = Field(default=None, ge=1)
+    # "auto": from the node's memory, the model size and the method (see models/memory.py)
+    micro_batch_size: int | Literal["auto"] = "auto"
     grad_accum: int = Field(default=1, ge=1)
+    # when set, grad_accum = global_batch_size / (micro_batch_size × world size)
+    global_batch_size: int | None = Field(default=None, ge=1)
     lr: float = Field(default=3e-3, gt=0)
     min_lr: float = Field(default=3e-4, ge=0)
     warmup_steps: int = Field(default=30, ge=0)
@@ -110,13 +133,46 @@ class TrainConfig(Strict):
     beta1: float = 0.9
     beta2: float = 0.95
     raw_text_fraction: float = Field(default=0.5, ge=0.0, le=1.0)
-    precision: Literal["auto", "bf16", "fp32"] = "auto"
+    precision: Literal["auto", "bf16", "fp16", "fp32"] = "auto"
+    gradient_checkpointing: bool | Literal["auto"] = "auto"
     compile: bool = False
-    checkpoint_every: int = Field(default=100, ge=1)
-    keep_checkpoints: int = Field(default=2, ge=1)
+    distributed: Literal["ddp", "fsdp", "deepspeed"] = "ddp"  # with more than one process
+    zero_stage: Literal[2, 3] = 2  # for distributed: deepspeed
+    checkpoint_every: int = Field(default=100, ge=1)  # steps
+    checkpoint_every_epoch: bool = True
+    keep_checkpoints: int = Field(default=2, ge=1)  # the newest K, plus the best
+    resume: Literal["auto", "never"] = "auto"
+    eval_every: int = Field(default=50, ge=1)  # held-out loss every N steps
+    heldout_fraction: float = Field(default=0.02, ge=0.0, lt=0.5)  # examples kept out
     log_every: int = Field(default=10, ge=1)
+    metrics: list[Literal["tensorboard", "wandb", "mlflow"]] = Field(
+        default_factory=lambda: ["tensorboard"]
+    )  # metrics.jsonl is always written
+    wandb_project: str = ""
+    mlflow_tracking_uri: str = ""
+    memory_gb: float | None = Field(default=None, gt=0)  # default: the device's own memory
     seed: int = 1234
     init: Literal["scratch", "previous"] = "previous"  # cycle > 1 continues the last student
+
+    @model_validator(mode="after")
+    def _check(self) -> TrainConfig:
+        if self.epochs != "auto" and self.epochs < 1:
+            raise ValueError("train.epochs must be at least 1 (or auto)")
+        if self.micro_batch_size != "auto" and self.micro_batch_size < 1:
+            raise ValueError("train.micro_batch_size must be at least 1 (or auto)")
+        return self
+
+
+class CurriculumLevel(Strict):
+    """One level of hierarchical training: its datasets, run after the previous level and
+    starting from its weights."""
+
+    name: str = Field(pattern=r"^[A-Za-z0-9_\-]+$")
+    # JSONL files: {"messages": [...]} chats or {"text": ...} documents; relative to the YAML
+    datasets: list[str] = Field(min_length=1)
+    epochs: int | Literal["auto"] = "auto"
+    max_steps: int | None = Field(default=None, ge=1)
+    lr: float | None = Field(default=None, gt=0)  # default: train.lr
 
 
 class EvalConfig(Strict):
@@ -147,6 +203,7 @@ class DomainConfig(Strict):
     train: TrainConfig = Field(default_factory=TrainConfig)
     eval: EvalConfig = Field(default_factory=EvalConfig)
     promotion: PromotionConfig = Field(default_factory=PromotionConfig)
+    levels: list[CurriculumLevel] = Field(default_factory=list)  # curriculum, in order
     cycles: int = Field(default=1, ge=1)
     max_examples: int | None = Field(default=None, ge=1)  # cap on generated examples per cycle
     quick: dict[str, Any] = Field(default_factory=dict)  # overrides applied by --quick
@@ -158,6 +215,9 @@ class DomainConfig(Strict):
     def _check(self) -> DomainConfig:
         if self.filters.min_chars >= self.filters.max_chars:
             raise ValueError("filters.min_chars must be below filters.max_chars")
+        names = [lv.name for lv in self.levels]
+        if len(set(names)) != len(names):
+            raise ValueError("levels: every level needs its own name")
         return self
 
     def resolve(self, path: str) -> Path:
