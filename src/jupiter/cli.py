@@ -88,8 +88,9 @@ def config_cluster(
     console.print(yaml.safe_dump(data, sort_keys=False), end="", markup=False)
 
 
-def _run_stage(stage: str, domain: str, quick: bool) -> None:
+def _run_stage(stage: str, domain: str, quick: bool, launch: object = None) -> None:
     ws = workspace_for(domain, quick)
+    ws.launch = launch
     from jupiter.improve.cycle import current_cycle, run_stage
 
     try:
@@ -103,7 +104,6 @@ STAGE_COMMANDS = {
     "collect": "Collect the domain's documents into the store.",
     "generate": "Generate examples with the current generator into the queue.",
     "filter": "Filter the pending examples of the current cycle.",
-    "train": "Train the student on the accepted examples (resumes an interrupted run).",
     "eval": "Evaluate the student against the current generator.",
 }
 
@@ -117,6 +117,27 @@ def _stage_command(stage: str, doc: str) -> None:
 
 for _stage, _doc in STAGE_COMMANDS.items():
     _stage_command(_stage, _doc)
+
+
+@app.command()
+def train(
+    domain: Domain,
+    quick: Quick = False,
+    nproc: Annotated[int, typer.Option(help="Processes on this machine (GPUs, or CPU ranks).")] = 1,
+    nnodes: Annotated[int, typer.Option(help="Machines taking part.")] = 1,
+    node_rank: Annotated[int, typer.Option(help="This machine's index, 0 on the master.")] = 0,
+    master: Annotated[str, typer.Option(help="HOST:PORT of node 0 (with --nnodes > 1).")] = "",
+) -> None:
+    """Train the student on the accepted examples (resumes an interrupted run).
+
+    With --nproc/--nnodes it runs through torchrun: DDP (or FSDP2 / DeepSpeed, per
+    train.distributed) over NCCL on GPUs and gloo on CPUs.
+    """
+    from jupiter.train.launch import Launch
+
+    launch = Launch(nproc, nnodes, node_rank, master)
+    launch.check()
+    _run_stage("train", domain, quick, launch)
 
 
 @app.command()

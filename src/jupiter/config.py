@@ -113,6 +113,10 @@ class LoraConfig(Strict):
     target_modules: list[str] | Literal["all-linear"] = "all-linear"
 
 
+MetricsBackend = Literal["tensorboard", "wandb", "mlflow"]
+DEFAULT_METRICS: tuple[MetricsBackend, ...] = ("tensorboard",)
+
+
 class TrainConfig(Strict):
     method: Literal["full", "lora", "qlora"] = "full"
     lora: LoraConfig = Field(default_factory=LoraConfig)
@@ -145,9 +149,8 @@ class TrainConfig(Strict):
     eval_every: int = Field(default=50, ge=1)  # held-out loss every N steps
     heldout_fraction: float = Field(default=0.02, ge=0.0, lt=0.5)  # examples kept out
     log_every: int = Field(default=10, ge=1)
-    metrics: list[Literal["tensorboard", "wandb", "mlflow"]] = Field(
-        default_factory=lambda: ["tensorboard"]
-    )  # metrics.jsonl is always written
+    # metrics.jsonl is always written; these besides it
+    metrics: list[MetricsBackend] = Field(default_factory=lambda: list(DEFAULT_METRICS))
     wandb_project: str = ""
     mlflow_tracking_uri: str = ""
     memory_gb: float | None = Field(default=None, gt=0)  # default: the device's own memory

@@ -1,8 +1,10 @@
-"""PackedDataset and encode_examples: row shapes, no lost targets, deterministic order."""
+"""PackedDataset and encode_examples: whole examples per segment, every target once,
+deterministic order, rank slices, save/load."""
 
 from __future__ import annotations
 
 import pydoc_data.topics
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +15,7 @@ from transformers import PreTrainedTokenizerFast
 from jupiter.data.chat import IGNORE
 from jupiter.data.dataset import PackedDataset, encode_examples
 from jupiter.data.tokenizer import train_tokenizer
+from jupiter.errors import JupiterError
 from jupiter.records import Example
 
 TOPICS = [pydoc_data.topics.topics[k] for k in sorted(pydoc_data.topics.topics)[:10]]
@@ -23,12 +26,13 @@ def tok(tmp_path_factory: pytest.TempPathFactory) -> PreTrainedTokenizerFast:
     return train_tokenizer(TOPICS, 600, Path(tmp_path_factory.mktemp("tok")))
 
 
-def synthetic(n: int, seed: int = 0) -> list[tuple[list[int], list[int]]]:
-    """Sequences of distinct token values, some positions masked, lengths 1..40."""
+def synthetic(n: int, seed: int = 0, longest: int = 40) -> list[tuple[list[int], list[int]]]:
+    """Sequences of distinct token values (so every token names its sequence and place),
+    some positions masked, lengths 1..longest."""
     rng = np.random.default_rng(seed)
     out, next_id = [], 10
     for _ in range(n):
-        length = int(rng.integers(1, 41))
+        length = int(rng.integers(1, longest + 1))
         ids = list(range(next_id, next_id + length))
         next_id += length
         labels = [IGNORE if rng.random() < 0.3 else t for t in ids]
@@ -36,59 +40,183 @@ def synthetic(n: int, seed: int = 0) -> list[tuple[list[int], list[int]]]:
     return out
 
 
-def test_rows_are_context_plus_one_and_keep_every_target() -> None:
-    seqs = synthetic(50)
+Segment = tuple[list[int], list[int], list[int]]
+
+
+def row_segments(ds: PackedDataset, r: int) -> list[Segment]:
+    """The segments (ids, targets, positions) of row r, cut where positions restart."""
+    x, y, pos = (a.tolist() for a in ds.row(r))
+    starts = [t for t in range(len(pos)) if pos[t] == 0] + [len(pos)]
+    return [(x[a:b], y[a:b], pos[a:b]) for a, b in zip(starts, starts[1:], strict=False)]
+
+
+def segments(ds: PackedDataset) -> list[Segment]:
+    return [seg for r in range(ds.num_rows) for seg in row_segments(ds, r)]
+
+
+def test_every_target_lands_once_in_rows_of_whole_examples() -> None:
+    seqs = synthetic(60)
     ds = PackedDataset(seqs, context_length=16, pad_id=0, seed=3)
-    stream_ids = [t for ids, _ in seqs for t in ids]
-    stream_labels = [t for _, labels in seqs for t in labels]
-    assert ds.tokens == len(stream_ids)
-    assert ds.num_rows == -(-(len(stream_ids) - 1) // 16)
-    targets: list[int] = []
-    inputs: list[int] = []
-    for r in range(ds.num_rows):
-        x, y = ds.row(r)
-        assert x.shape == (16,) and y.shape == (16,)
-        inputs += x.tolist()
-        targets += y.tolist()
-    # every stream position after the first is a target exactly once, in order
-    n = len(stream_ids)
-    assert targets[: n - 1] == stream_labels[1:]
-    assert inputs[:n] == stream_ids
-    # only the tail of the last row is padding
-    assert all(t == IGNORE for t in targets[n - 1 :])
-    assert all(t == 0 for t in inputs[n:])
-    kept = sum(lab != IGNORE for lab in stream_labels[1:])
-    assert ds.label_tokens == kept == sum(t != IGNORE for t in targets)
+    kept = [s for s in seqs if len(s[0]) >= 2]
+    assert len(kept) < len(seqs)  # some 1-token sequences, dropped
+    assert ds.num_sequences == len(kept)
+    assert ds.tokens == sum(len(i) - 1 for i, _ in kept)
+    owner = {t: k for k, (ids, _) in enumerate(kept) for t in ids}
+    seen: list[Counter[int]] = [Counter() for _ in kept]
+    pad_segments = 0
+    for x, y, pos in segments(ds):
+        assert pos == list(range(len(pos)))
+        if x[0] == 0:  # padding: pad ids, no loss, at the end of its row
+            assert set(x) == {0} and set(y) == {IGNORE}
+            pad_segments += 1
+            continue
+        k = owner[x[0]]
+        ids, labels = kept[k]
+        i = ids.index(x[0])
+        # inputs are consecutive tokens of one sequence, targets its labels shifted by one
+        assert x == ids[i : i + len(x)] and y == labels[i + 1 : i + 1 + len(y)]
+        seen[k].update(range(i + 1, i + 1 + len(y)))  # target index within the sequence
+    for (ids, _), c in zip(kept, seen, strict=True):
+        assert c == Counter(range(1, len(ids)))  # each target exactly once
+    assert pad_segments > 0
+    assert ds.label_tokens == sum(lab != IGNORE for _, labels in kept for lab in labels[1:])
+    # packing is tight: 1206 tokens in 77 rows of 16 (76 would be the minimum)
+    assert (ds.tokens, ds.num_rows) == (1206, 77)
 
 
-def test_batch_order_is_a_pure_function_of_seed_and_epoch() -> None:
-    seqs = synthetic(80)
+def test_long_sequences_split_with_positions_restarting() -> None:
+    ids = list(range(100, 140))  # 40 tokens: 39 targets in pieces of 16, 16, 7
+    labels = [IGNORE, *ids[1:]]
+    ds = PackedDataset([(ids, labels)], context_length=16, pad_id=0)
+    assert ds.num_rows == 3 and ds.tokens == 39
+    got = sorted((s for s in segments(ds) if s[0][0] != 0), key=lambda s: s[0][0])
+    assert [len(x) for x, _, _ in got] == [16, 16, 7]
+    for k, (x, y, pos) in enumerate(got):
+        assert pos == list(range(len(x)))  # restart at 0 in every piece
+        assert x == ids[16 * k : 16 * k + len(x)]  # windows overlap by one token:
+        assert y == ids[16 * k + 1 : 16 * k + 1 + len(x)]  # x of the next starts at y's last
+    # the 7-token piece is padded: pad ids, IGNORE targets, positions 0.. of their own
+    x, y, pos = next(ds.row(r) for r in range(3) if ds.row(r)[0][0] == 132)
+    assert x[7:].tolist() == [0] * 9 and set(y[7:].tolist()) == {IGNORE}
+    assert pos.tolist() == list(range(7)) + list(range(9))
+
+
+def test_first_fit_fills_earlier_rows_in_order() -> None:
+    # targets per sequence: 6, 6, 2, 3, 1 with L=8. 6 opens row 0; 6 opens row 1; 2 fills
+    # row 0; 3 fits neither (room 0, 2): opens row 2; 1 goes to the first with room, row 1.
+    seqs = [(list(range(a, a + n + 1)), list(range(a, a + n + 1))) for a, n in
+            [(10, 6), (20, 6), (30, 2), (40, 3), (50, 1)]]  # fmt: skip
+    ds = PackedDataset(seqs, context_length=8, pad_id=0)
+    firsts = [[x[0] for x, _, _ in row_segments(ds, r)] for r in range(ds.num_rows)]
+    assert firsts == [[10, 30], [20, 50, 0], [40, 0]]  # 0: the padding segment
+    assert ds.tokens == 6 + 6 + 2 + 3 + 1
+
+
+def test_batches_are_int64_and_a_pure_function_of_seed_and_epoch() -> None:
+    seqs = synthetic(200)
     a = PackedDataset(seqs, 8, pad_id=0, seed=7)
     b = PackedDataset(seqs, 8, pad_id=0, seed=7)
     bs = 4
     per_epoch = a.batches_per_epoch(bs)
-    assert per_epoch == a.num_rows // bs
+    assert per_epoch == a.num_rows // bs > 2
     # reading epoch 1 first, in a different order, changes nothing
     later = [b.batch(1, i, bs) for i in reversed(range(per_epoch))][::-1]
     for i in range(per_epoch):
-        xa, ya = a.batch(1, i, bs)
-        assert xa.dtype == torch.int64 and xa.shape == (bs, 8)
-        assert torch.equal(xa, later[i][0]) and torch.equal(ya, later[i][1])
+        got = a.batch(1, i, bs)
+        for t in (got.input_ids, got.labels, got.position_ids):
+            assert t.dtype == torch.int64 and t.shape == (bs, 8)
+        assert torch.equal(got.input_ids, later[i].input_ids)
+        assert torch.equal(got.labels, later[i].labels)
+        assert torch.equal(got.position_ids, later[i].position_ids)
+        rows = a.rows_of(1, i, bs)
+        assert got.input_ids.tolist() == [a.row(int(r))[0].tolist() for r in rows]
+        assert got.labels.tolist() == [a.row(int(r))[1].tolist() for r in rows]
+        assert got.position_ids.tolist() == [a.row(int(r))[2].tolist() for r in rows]
     # one epoch visits distinct rows; epochs differ in order
-    first = torch.cat([a.batch(0, i, bs)[0] for i in range(per_epoch)])
-    assert len({tuple(r.tolist()) for r in first}) == per_epoch * bs
+    first = np.concatenate([a.rows_of(0, i, bs) for i in range(per_epoch)])
+    assert len(set(first.tolist())) == per_epoch * bs
     assert not np.array_equal(a.permutation(0), a.permutation(1))
     assert sorted(a.permutation(2).tolist()) == list(range(a.num_rows))
+    assert np.array_equal(a.permutation(3), b.permutation(3))
     assert not np.array_equal(a.permutation(0), PackedDataset(seqs, 8, 0, seed=8).permutation(0))
-    assert a.next_position(0, per_epoch - 1, bs) == (1, 0)
-    assert a.next_position(0, 0, bs) == (0, 1)
+
+
+def test_next_position_wraps_to_the_next_epoch() -> None:
+    ds = PackedDataset(synthetic(200), 8, pad_id=0)
+    bs = 5
+    per_epoch = ds.batches_per_epoch(bs)
+    assert per_epoch == ds.num_rows // bs
+    pos, seen = (0, 0), []
+    for _ in range(2 * per_epoch + 1):
+        seen.append(pos)
+        pos = ds.next_position(*pos, bs)
+    assert seen[per_epoch - 1] == (0, per_epoch - 1) and seen[per_epoch] == (1, 0)
+    assert seen[2 * per_epoch] == (2, 0)
 
 
 def test_dataset_smaller_than_a_batch_wraps() -> None:
     ds = PackedDataset([([1, 2, 3, 4, 5], [IGNORE, 2, 3, 4, 5])], 4, pad_id=0)
     assert ds.num_rows == 1 and ds.batches_per_epoch(3) == 1
-    x, y = ds.batch(0, 0, 3)
-    assert x.tolist() == [[1, 2, 3, 4]] * 3 and y.tolist() == [[2, 3, 4, 5]] * 3
+    assert ds.rows_of(0, 0, 3).tolist() == [0, 0, 0]
+    got = ds.batch(0, 0, 3)
+    assert got.input_ids.tolist() == [[1, 2, 3, 4]] * 3
+    assert got.labels.tolist() == [[2, 3, 4, 5]] * 3
+    assert got.position_ids.tolist() == [[0, 1, 2, 3]] * 3
+    assert ds.next_position(0, 0, 3) == (1, 0)
+    assert ds.target_count(0, 0, 3) == 12
+
+
+def test_ranks_split_the_global_batch_in_order() -> None:
+    ds = PackedDataset(synthetic(300, seed=1), 8, pad_id=0, seed=2)
+    bs = 6
+    for index in range(ds.batches_per_epoch(bs)):
+        whole = ds.batch(1, index, bs)
+        for world in (2, 3):
+            parts = [ds.batch(1, index, bs, rank=r, world=world) for r in range(world)]
+            assert all(p.input_ids.shape == (bs // world, 8) for p in parts)
+            for name in ("input_ids", "labels", "position_ids"):
+                joined = torch.cat([getattr(p, name) for p in parts])
+                assert torch.equal(joined, getattr(whole, name))
+        count = ds.target_count(1, index, bs)
+        assert count == int((whole.labels != IGNORE).sum())
+        halves = [ds.batch(1, index, bs, r, 2) for r in range(2)]
+        assert count == sum(int((h.labels != IGNORE).sum()) for h in halves)
+
+
+def test_bad_world_size_is_a_clear_error() -> None:
+    ds = PackedDataset(synthetic(50), 8, pad_id=0)
+    with pytest.raises(JupiterError, match="multiple of 4"):
+        ds.batch(0, 0, 6, rank=0, world=4)
+    with pytest.raises(JupiterError, match="rank 2"):
+        ds.batch(0, 0, 4, rank=2, world=2)
+
+
+def test_no_usable_sequence_is_a_clear_error() -> None:
+    with pytest.raises(JupiterError, match="no training data"):
+        PackedDataset([([5], [5]), ([], [])], 8, pad_id=0)
+    with pytest.raises(JupiterError, match="as many labels"):
+        PackedDataset([([5, 6], [5])], 8, pad_id=0)
+
+
+def test_save_load_round_trip(tmp_path: Path) -> None:
+    ds = PackedDataset(synthetic(120), 16, pad_id=3, seed=5)
+    path = tmp_path / "sub" / "packed"  # no .npz suffix: written exactly there
+    ds.save(path)
+    assert path.is_file() and not list(path.parent.glob("*.tmp"))
+    back = PackedDataset.load(path)
+    for name in ("context_length", "pad_id", "seed", "tokens", "num_rows", "num_sequences"):
+        assert getattr(back, name) == getattr(ds, name)
+    assert back.label_tokens == ds.label_tokens
+    for r in range(ds.num_rows):
+        for a, b in zip(ds.row(r), back.row(r), strict=True):
+            assert a.dtype == b.dtype == np.int32 and np.array_equal(a, b)
+    assert np.array_equal(back.permutation(4), ds.permutation(4))
+    a, b = ds.batch(2, 1, 4), back.batch(2, 1, 4)
+    assert torch.equal(a.input_ids, b.input_ids) and torch.equal(a.labels, b.labels)
+    with np.load(path, allow_pickle=False) as data:  # nothing pickled
+        assert sorted(data.files) == ["ids", "meta", "positions", "targets"]
+    with pytest.raises(JupiterError, match="no packed dataset"):
+        PackedDataset.load(tmp_path / "missing.npz")
 
 
 def qa(i: int) -> Example:

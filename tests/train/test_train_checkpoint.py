@@ -43,6 +43,12 @@ def tiny(seed: int, vocab: int = 400) -> LlamaForCausalLM:
     return build_model(config, seed)
 
 
+def osd(model: torch.nn.Module, opt: torch.optim.Optimizer) -> dict:
+    from torch.distributed.checkpoint.state_dict import get_optimizer_state_dict
+
+    return get_optimizer_state_dict(model, opt)
+
+
 def trained_pair(seed: int) -> tuple[LlamaForCausalLM, torch.optim.AdamW]:
     """A model and optimizer with non-trivial state (two steps taken)."""
     model = tiny(seed)
@@ -62,7 +68,9 @@ def test_round_trip_restores_weights_optimizer_rng_and_state(
     torch.manual_seed(99)
     random.seed(99)
     np.random.seed(99)
-    path = save_checkpoint(tmp_path, 7, model, tok, opt, {"epoch": 1, "index": 3, "losses": [2.5]})
+    path = save_checkpoint(
+        tmp_path, 7, model, tok, osd(model, opt), {"epoch": 1, "index": 3, "losses": [2.5]}
+    )
     expect = (torch.rand(3), random.random(), np.random.rand())
     assert path == tmp_path / "step-000007"
     names = {p.relative_to(path).as_posix() for p in path.rglob("*") if p.is_file()}
@@ -98,8 +106,8 @@ def test_tampered_checkpoint_is_skipped_and_refused(
     tmp_path: Path, tok: PreTrainedTokenizerFast
 ) -> None:
     model, opt = trained_pair(0)
-    good = save_checkpoint(tmp_path, 1, model, tok, opt, {})
-    bad = save_checkpoint(tmp_path, 2, model, tok, opt, {})
+    good = save_checkpoint(tmp_path, 1, model, tok, osd(model, opt), {})
+    bad = save_checkpoint(tmp_path, 2, model, tok, osd(model, opt), {})
     weights = bad / "model" / "model.safetensors"
     blob = bytearray(weights.read_bytes())
     blob[-1] ^= 0xFF
@@ -116,12 +124,23 @@ def test_tampered_checkpoint_is_skipped_and_refused(
 def test_retention_keeps_the_newest_k(tmp_path: Path, tok: PreTrainedTokenizerFast) -> None:
     model, opt = trained_pair(0)
     for step in (10, 20, 30, 40):
-        save_checkpoint(tmp_path, step, model, tok, opt, {}, keep=2)
+        save_checkpoint(tmp_path, step, model, tok, osd(model, opt), {}, keep=2)
     assert [p.name for p in list_checkpoints(tmp_path)] == ["step-000030", "step-000040"]
     # a leftover with a higher number never costs the checkpoint just written
-    save_checkpoint(tmp_path, 35, model, tok, opt, {}, keep=1)
+    save_checkpoint(tmp_path, 35, model, tok, osd(model, opt), {}, keep=1)
     assert [p.name for p in list_checkpoints(tmp_path)] == ["step-000035", "step-000040"]
     # saving the same step again replaces it whole
-    save_checkpoint(tmp_path, 40, model, tok, opt, {"again": True}, keep=5)
+    save_checkpoint(tmp_path, 40, model, tok, osd(model, opt), {"again": True}, keep=5)
     assert json.loads((tmp_path / "step-000040" / "state.json").read_text())["again"] is True
     assert latest_checkpoint(tmp_path) == tmp_path / "step-000040"
+
+
+def test_retention_keeps_the_best_besides_the_newest(
+    tmp_path: Path, tok: PreTrainedTokenizerFast
+) -> None:
+    model, opt = trained_pair(0)
+    best = tmp_path / "step-000010"
+    for step in (10, 20, 30, 40):
+        save_checkpoint(tmp_path, step, model, tok, osd(model, opt), {}, keep=2, best=best)
+    names = [p.name for p in list_checkpoints(tmp_path)]
+    assert names == ["step-000010", "step-000030", "step-000040"]

@@ -16,7 +16,8 @@ from jupiter.data.chat import IGNORE
 from jupiter.data.dataset import PackedDataset, encode_examples
 from jupiter.data.tokenizer import train_tokenizer
 from jupiter.train.checkpoint import list_checkpoints
-from jupiter.train.loop import TrainRun, run_steps, start, train
+from jupiter.train.loop import TrainRun, run_steps, start
+from jupiter.train.trainer import train
 
 # a few KB of the language reference: small enough that 8 steps cross an epoch boundary
 TEXTS = [pydoc_data.topics.topics[k][:400] for k in sorted(pydoc_data.topics.topics)[:12]]
@@ -58,6 +59,8 @@ def make_run(tok_dir: Path, out: Path, texts: list[str], **cfg: object) -> Train
         "keep_checkpoints": 2,
         "log_every": 2,
         "lr": 3e-3,
+        "checkpoint_every_epoch": False,
+        "metrics": [],
     }
     config = TrainConfig(**{**base, **cfg})
     return TrainRun(
@@ -73,10 +76,10 @@ def make_run(tok_dir: Path, out: Path, texts: list[str], **cfg: object) -> Train
 
 
 def batch_loss(model: torch.nn.Module, run: TrainRun) -> torch.Tensor:
-    x, y = run.dataset.batch(0, 0, 4)
+    b = run.dataset.batch(0, 0, 4)
     with torch.no_grad():
-        logits = model(input_ids=x).logits
-    return F.cross_entropy(logits.flatten(0, 1), y.flatten(), ignore_index=IGNORE)
+        logits = model(input_ids=b.input_ids, position_ids=b.position_ids, use_cache=False).logits
+    return F.cross_entropy(logits.flatten(0, 1), b.labels.flatten(), ignore_index=IGNORE)
 
 
 def test_resume_equals_uninterrupted(tmp_path: Path, tok_dir: Path) -> None:
@@ -85,7 +88,10 @@ def test_resume_equals_uninterrupted(tmp_path: Path, tok_dir: Path) -> None:
     full = train(straight, on_step=logged.append)
     assert full.finished and full.steps == 8 and len(full.losses) == 8
     assert [m["step"] for m in logged] == [2, 4, 6, 8]
-    assert set(logged[0]) == {"step", "loss", "lr", "grad_norm", "tokens_per_s", "elapsed"}
+    assert set(logged[0]) == {
+        "step", "loss", "ppl", "lr", "grad_norm", "tokens_per_s", "peak_mem_gb", "epoch",
+        "elapsed",
+    }  # fmt: skip
 
     broken = make_run(tok_dir, tmp_path / "b", TEXTS)
     part = train(broken, stop_after=4)
@@ -94,7 +100,7 @@ def test_resume_equals_uninterrupted(tmp_path: Path, tok_dir: Path) -> None:
     assert not (tmp_path / "b" / "final").exists()
     # a step-5 metric written before the "crash" is dropped on resume, not duplicated
     with (tmp_path / "b" / "metrics.jsonl").open("a") as f:
-        f.write(json.dumps({"step": 5, "loss": 0.0}) + "\n")
+        f.write(json.dumps({"step": 5, "kind": "train", "loss": 0.0}) + "\n")
     rest = train(make_run(tok_dir, tmp_path / "b", TEXTS))
     assert rest.finished and rest.steps == 8
     assert rest.losses == full.losses  # exact, not approximate

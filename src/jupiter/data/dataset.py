@@ -1,11 +1,18 @@
-"""Pack encoded sequences into fixed-length rows; the data position (epoch, index) alone
-decides the next batch, so a resumed run reads exactly what an uninterrupted one would.
+"""Pack encoded examples whole into fixed-length rows, with position ids that restart at
+every example so attention never crosses from one example into another.
+
+The data position (epoch, index) alone decides the next batch, so a resumed run reads
+exactly what an uninterrupted one would; every rank derives its share of a global batch
+from the same position, without communication.
 """
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -17,14 +24,74 @@ from jupiter.records import Example
 
 Encoded = tuple[list[int], list[int]]  # (input ids, labels aligned with them)
 
+# First-fit looks at this many open rows, so packing stays O(n). Measured on 50k lognormal
+# chat lengths (mean 200-400 tokens, L 512-2048): rows 97.9-98.8% full, against 98.6-99.1%
+# for unbounded first-fit (100x slower) and 78-81% for one open row.
+WINDOW = 64
+FORMAT = 1  # version of the .npz layout written by `save`
+
+
+@dataclass
+class Batch:
+    """One micro-batch of packed rows, all (b, L) int64."""
+
+    input_ids: torch.Tensor
+    labels: torch.Tensor  # ALREADY the next-token targets of input_ids; IGNORE = no loss
+    position_ids: torch.Tensor  # restart at 0 at every example (and at the padding)
+
+    def to(self, device: torch.device | str) -> Batch:
+        return Batch(
+            self.input_ids.to(device), self.labels.to(device), self.position_ids.to(device)
+        )
+
+
+def _pieces(lengths: Sequence[int], context_length: int) -> list[tuple[int, int, int]]:
+    """(sequence, start, length) of every piece, in input/target coordinates.
+
+    A sequence of n tokens has n - 1 (input, target) pairs; they are cut into runs of at
+    most context_length, i.e. token windows of context_length + 1 overlapping by one.
+    """
+    out = []
+    for s, n in enumerate(lengths):
+        for start in range(0, n - 1, context_length):
+            out.append((s, start, min(context_length, n - 1 - start)))
+    return out
+
+
+def _first_fit(
+    lengths: Sequence[int], context_length: int
+) -> tuple[list[int], list[int], list[int]]:
+    """Row and offset of each piece (first-fit, in order, over the WINDOW oldest open rows),
+    and the tokens filled in each row."""
+    rows: list[int] = []
+    offsets: list[int] = []
+    fill: list[int] = []
+    open_rows: list[int] = []  # rows with room left, oldest first
+    for m in lengths:
+        r = next((o for o in open_rows if context_length - fill[o] >= m), -1)
+        if r < 0:
+            r = len(fill)
+            fill.append(0)
+            open_rows.append(r)
+            if len(open_rows) > WINDOW:
+                open_rows.pop(0)  # the oldest stays as it is, padded
+        rows.append(r)
+        offsets.append(fill[r])
+        fill[r] += m
+        if fill[r] == context_length:
+            open_rows.remove(r)
+    return rows, offsets, fill
+
 
 class PackedDataset:
-    """Sequences concatenated into one stream and cut into rows of context_length + 1 tokens.
+    """Encoded sequences as inputs/targets/positions rows of exactly context_length.
 
-    Row r is stream[r*L : r*L + L + 1] (L = context_length): consecutive rows overlap by one
-    token, so every stream position after the first is a target exactly once (nanoGPT's
-    `x = data[i:i+L]`, `y = data[i+1:i+1+L]`). Documents run across row boundaries, as in
-    GPT-style pretraining; only the last row is padded (pad id, label -100).
+    Sequence (ids, labels) becomes inputs ids[:-1], targets labels[1:], positions 0..n-2
+    (longer than context_length + 1 tokens: pieces overlapping by one token, positions
+    restarting, so every target is covered once). Pieces are packed first-fit; the free end
+    of a row is padding (pad_id, target IGNORE, positions 0, 1, ... of its own). HF Llama,
+    Mistral and Qwen2 turn position resets into a block-causal mask when called with
+    `position_ids` and no attention_mask (transformers' find_packed_sequence_indices).
     """
 
     def __init__(
@@ -34,33 +101,51 @@ class PackedDataset:
             raise JupiterError("context_length must be at least 1")
         if any(len(i) != len(lab) for i, lab in sequences):
             raise JupiterError("every encoded sequence needs as many labels as ids")
-        n = sum(len(i) for i, _ in sequences)
-        if n < 2:
-            raise JupiterError("no training data: the encoded examples hold fewer than 2 tokens")
-        self.context_length = context_length
+        kept = [s for s in sequences if len(s[0]) >= 2]
+        if not kept:
+            raise JupiterError("no training data: every encoded example holds fewer than 2 tokens")
+        L = context_length
+        pieces = _pieces([len(i) for i, _ in kept], L)
+        rows, offsets, fill = _first_fit([m for _, _, m in pieces], L)
+        n_rows = len(fill)
+        ids = np.full((n_rows, L), pad_id, dtype=np.int32)
+        targets = np.full((n_rows, L), IGNORE, dtype=np.int32)
+        positions = np.zeros((n_rows, L), dtype=np.int32)
+        ar = np.arange(L, dtype=np.int32)
+        current = -1
+        for (s, start, m), r, off in zip(pieces, rows, offsets, strict=True):
+            if s != current:  # pieces come in sequence order: convert each sequence once
+                current = s
+                x = np.asarray(kept[s][0][:-1], dtype=np.int32)
+                y = np.asarray(kept[s][1][1:], dtype=np.int32)
+            ids[r, off : off + m] = x[start : start + m]
+            targets[r, off : off + m] = y[start : start + m]
+            positions[r, off : off + m] = ar[:m]
+        for r, f in enumerate(fill):  # the padding is a segment of its own
+            positions[r, f:] = ar[: L - f]
+        self.context_length = L
         self.pad_id = pad_id
         self.seed = seed
-        self.tokens = n
-        self.num_rows = -(-(n - 1) // context_length)  # ceil: every target covered
-        padded = self.num_rows * context_length + 1
-        # int64 so rows become torch.long tensors without a conversion copy per batch.
-        self._ids = np.full(padded, pad_id, dtype=np.int64)
-        self._labels = np.full(padded, IGNORE, dtype=np.int64)
-        self._ids[:n] = np.fromiter((t for i, _ in sequences for t in i), np.int64, n)
-        self._labels[:n] = np.fromiter((t for _, lab in sequences for t in lab), np.int64, n)
+        self.tokens = sum(fill)
+        self.num_sequences = len(kept)
+        self._set_rows(ids, targets, positions)
+
+    def _set_rows(self, ids: np.ndarray, targets: np.ndarray, positions: np.ndarray) -> None:
+        self._ids, self._targets, self._positions = ids, targets, positions
+        self.num_rows = int(ids.shape[0])
+        # per-row loss-token counts, so a global batch's count is a sum of b numbers
+        self._row_targets = (targets != IGNORE).sum(axis=1, dtype=np.int64)
         self._perm_epoch = -1
         self._perm = np.arange(self.num_rows)
 
     @property
     def label_tokens(self) -> int:
-        """Tokens that are loss targets (labels != -100, the first stream token excluded)."""
-        return int((self._labels[1:] != IGNORE).sum())
+        """Targets that carry loss (!= IGNORE) over all rows."""
+        return int(self._row_targets.sum())
 
-    def row(self, r: int) -> tuple[np.ndarray, np.ndarray]:
-        """Row r as (inputs, targets): targets[t] is the label of the token after inputs[t]."""
-        lo = r * self.context_length
-        hi = lo + self.context_length + 1
-        return self._ids[lo : hi - 1], self._labels[lo + 1 : hi]
+    def row(self, r: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Row r as int32 (ids, targets, positions); targets[t] is what follows ids[t]."""
+        return self._ids[r], self._targets[r], self._positions[r]
 
     def permutation(self, epoch: int) -> np.ndarray:
         """The row order of `epoch`: a pure function of (seed, epoch)."""
@@ -80,17 +165,83 @@ class PackedDataset:
             return epoch + 1, 0
         return epoch, index + 1
 
-    def batch(self, epoch: int, index: int, batch_size: int) -> tuple[torch.Tensor, torch.Tensor]:
-        """(input_ids, labels), both (batch_size, context_length) int64.
-
-        `labels` are already the next-token targets of `input_ids` (shifted): compute
-        cross-entropy of logits[:, t] against labels[:, t] directly; do not pass them to an
-        HF model's `labels=`, which would shift them a second time.
-        """
+    def rows_of(self, epoch: int, index: int, batch_size: int) -> np.ndarray:
+        """Row ids of global batch (epoch, index), wrapping when there are fewer rows."""
+        if batch_size < 1:
+            raise JupiterError(f"batch size must be at least 1, got {batch_size}")
         perm = self.permutation(epoch)
-        picks = perm[(index * batch_size + np.arange(batch_size)) % self.num_rows]
-        xs, ys = zip(*(self.row(int(r)) for r in picks), strict=True)
-        return torch.from_numpy(np.stack(xs)), torch.from_numpy(np.stack(ys))
+        return perm[(index * batch_size + np.arange(batch_size)) % self.num_rows]
+
+    def batch(
+        self, epoch: int, index: int, batch_size: int, rank: int = 0, world: int = 1
+    ) -> Batch:
+        """Rank `rank`'s share of global batch (epoch, index): batch_size // world rows.
+
+        batch_size is the global micro-batch (per-process micro-batch x world); rank r takes
+        the r-th contiguous slice of `rows_of`, so world=1 reads the same rows in one piece.
+        """
+        if world < 1 or batch_size % world != 0:
+            raise JupiterError(
+                f"the global micro-batch of {batch_size} rows does not split over {world} "
+                f"processes: make the batch size a multiple of {world}"
+            )
+        if not 0 <= rank < world:
+            raise JupiterError(f"rank {rank} is outside a world of {world} processes")
+        rows = self.rows_of(epoch, index, batch_size)
+        mine = rows[rank * batch_size // world : (rank + 1) * batch_size // world]
+
+        def take(a: np.ndarray) -> torch.Tensor:
+            return torch.from_numpy(a[mine].astype(np.int64))
+
+        return Batch(take(self._ids), take(self._targets), take(self._positions))
+
+    def target_count(self, epoch: int, index: int, batch_size: int) -> int:
+        """Loss targets in the whole global batch: every rank's normaliser, no all-reduce."""
+        return int(self._row_targets[self.rows_of(epoch, index, batch_size)].sum())
+
+    def save(self, path: Path) -> None:
+        """One .npz (written to a temp file and renamed): the rows and a JSON meta."""
+        meta = {
+            "format": FORMAT,
+            "context_length": self.context_length,
+            "pad_id": self.pad_id,
+            "seed": self.seed,
+            "tokens": self.tokens,
+            "num_sequences": self.num_sequences,
+        }
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp")
+        with tmp.open("wb") as f:  # a file object: np.savez would append .npz to a path
+            np.savez(
+                f,
+                ids=self._ids,
+                targets=self._targets,
+                positions=self._positions,
+                meta=np.array(json.dumps(meta)),
+            )
+        tmp.replace(path)
+
+    @classmethod
+    def load(cls, path: Path) -> PackedDataset:
+        if not path.is_file():
+            raise JupiterError(f"no packed dataset at {path}: build it again from the examples")
+        with np.load(path, allow_pickle=False) as data:
+            meta = json.loads(str(data["meta"][()]))
+            ids, targets, positions = data["ids"], data["targets"], data["positions"]
+        shape = (ids.shape[0], meta.get("context_length"))
+        if (
+            meta.get("format") != FORMAT
+            or not ids.shape == targets.shape == positions.shape == shape
+        ):
+            raise JupiterError(f"{path} is not a packed dataset of format {FORMAT}: build it again")
+        ds = cls.__new__(cls)
+        ds.context_length = int(meta["context_length"])
+        ds.pad_id = int(meta["pad_id"])
+        ds.seed = int(meta["seed"])
+        ds.tokens = int(meta["tokens"])
+        ds.num_sequences = int(meta["num_sequences"])
+        ds._set_rows(ids, targets, positions)
+        return ds
 
 
 def _chat_messages(example: Example, system_prompt: str) -> list[Message]:
@@ -112,7 +263,8 @@ def encode_examples(
 
     Raw text comes from "text" examples and `texts`, drawn in a seeded random order until the
     raw tokens reach the fraction of the total (the last one cut to fit; all of them if
-    there is not enough).
+    there is not enough). A raw text longer than the context is kept whole here:
+    `PackedDataset` splits it into context-length pieces (positions restarting in each).
     Fraction 0 uses no raw text; fraction 1 uses only raw text. The result is shuffled so
     packed rows mix both kinds.
     """

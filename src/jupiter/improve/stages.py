@@ -192,6 +192,6 @@ def init_model_dir(ws: Workspace, cycle: int) -> Path | None:
         return None
     for n in range(cycle - 1, 0, -1):
         d = ws.student_dir(n)
-        if (d / "config.json").is_file():
+        if (d / "config.json").is_file() or (d / "adapter_config.json").is_file():
             return d
     return None

@@ -1,9 +1,14 @@
-"""The train stage: the domain tokenizer, the packed dataset of accepted examples mixed with
-raw domain text, and one training run per cycle (resumed if it was interrupted)."""
+"""The train stage: the tokenizer (the domain's own BPE, or the base model's), the packed
+datasets (accepted examples mixed with raw domain text, a held-out share apart), and one
+training run per cycle — or per curriculum level, in order, each from the last one's
+weights — in this process or in several through torchrun."""
 
 from __future__ import annotations
 
+import json
 import time
+import zlib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,82 +24,220 @@ def training_examples(ws: Workspace) -> list[Example]:
     return [e for s in ("accepted", "used") for e in ws.store.iter_examples(status=s)]
 
 
-def save_untrained(ws: Workspace, model_config: Any) -> Path:
+def save_untrained(ws: Workspace, model_config: Any, tok_dir: Path) -> Path:
     """The from-scratch model at step 0 (same seed as training), kept for comparison."""
-    from jupiter.data.tokenizer import load_tokenizer
     from jupiter.models.presets import build_model
     from jupiter.train.checkpoint import save_model_dir
+    from jupiter.train.trainer import load_run_tokenizer
 
     out = ws.root / "untrained"
     if not (out / "config.json").is_file():
         model = build_model(model_config, ws.cfg.train.seed)
-        save_model_dir(out, model, load_tokenizer(ws.tokenizer_dir))
+        save_model_dir(out, model, load_run_tokenizer(tok_dir))
     return out
 
 
-def train_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
+def is_heldout(key: str, fraction: float) -> bool:
+    """A stable share of examples kept out of training (by a hash of their id)."""
+    return fraction > 0 and zlib.crc32(key.encode()) % 10_000 < fraction * 10_000
+
+
+@dataclass
+class Datasets:
+    train: Any  # PackedDataset
+    heldout: Any  # PackedDataset | None
+    n_examples: int
+
+
+def pack(ws: Workspace, tokenizer: Any, examples: list[Example], texts: list[str]) -> Datasets:
+    """Encode and pack the examples (and raw texts), holding out train.heldout_fraction."""
+    from jupiter.data.chat import pad_id_for
     from jupiter.data.dataset import PackedDataset, encode_examples
-    from jupiter.data.tokenizer import load_tokenizer
-    from jupiter.models.presets import ModelConfig
-    from jupiter.train.loop import TrainRun, train
 
     cfg = ws.cfg
-    examples = training_examples(ws)
-    if not examples:
+    frac = cfg.train.heldout_fraction
+    held = [e for e in examples if is_heldout(e.id, frac)]
+    kept = [e for e in examples if not is_heldout(e.id, frac)] or examples
+    held_texts = [t for t in texts if is_heldout(t[:200], frac)]
+    kept_texts = [t for t in texts if not is_heldout(t[:200], frac)]
+    pad = pad_id_for(tokenizer)
+
+    def packed(exs: list[Example], txts: list[str]) -> Any:
+        seqs = encode_examples(tokenizer, exs, txts, cfg.train.raw_text_fraction,
+                               cfg.train.seed, cfg.system_prompt)  # fmt: skip
+        return PackedDataset(seqs, cfg.model.context_length, pad, cfg.train.seed)
+
+    train = packed(kept, kept_texts)
+    heldout = packed(held, held_texts) if (held or held_texts) else None
+    return Datasets(train, heldout, len(kept))
+
+
+def read_level_file(path: Path, cycle: int) -> list[Example]:
+    """A curriculum dataset: JSONL of {"messages": [...]} chats or {"text": ...} documents."""
+    if not path.is_file():
+        raise JupiterError(f"curriculum dataset not found: {path} (fix levels[].datasets)")
+    out: list[Example] = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError:
+            raise JupiterError(f"{path}:{n}: not a JSON line") from None
+        if isinstance(row, dict) and isinstance(row.get("messages"), list):
+            out.append(Example("qa", f"file:{path.name}", "", "dataset",
+                               messages=row["messages"], cycle=cycle))  # fmt: skip
+        elif isinstance(row, dict) and isinstance(row.get("text"), str):
+            out.append(Example("text", f"file:{path.name}", "", "dataset", text=row["text"],
+                               cycle=cycle))  # fmt: skip
+        else:
+            raise JupiterError(f'{path}:{n}: expected {{"messages": [...]}} or {{"text": ...}}')
+    if not out:
+        raise JupiterError(f"curriculum dataset {path} holds no examples")
+    return out
+
+
+def base_tokenizer(ws: Workspace) -> tuple[Path, Any]:
+    """(tokenizer dir, tokenizer): the base model's for fine-tuning, else the domain's BPE."""
+    from jupiter.train.trainer import load_run_tokenizer
+
+    if ws.cfg.model.base:
+        base = ws.cfg.resolve(ws.cfg.model.base)
+        if not (base / "config.json").is_file():
+            raise JupiterError(
+                f"model.base {base} is not a Hugging Face model dir (no config.json): point it "
+                "at a local model folder"
+            )
+        return base, load_run_tokenizer(base)
+    tok_dir = ensure_tokenizer(ws)
+    return tok_dir, load_run_tokenizer(tok_dir)
+
+
+def preflight(ws: Workspace, tokenizer: Any, examples: list[Example]) -> None:
+    """Show one rendered, masked chat and refuse a template that would not learn to stop."""
+    from jupiter.data.chat import preflight as check
+
+    chat = next((e for e in examples if e.kind == "qa" and e.messages), None)
+    if chat is None:
+        return
+    messages = list(chat.messages)
+    if ws.cfg.system_prompt and messages[0]["role"] != "system":
+        messages.insert(0, {"role": "system", "content": ws.cfg.system_prompt})
+    ws.console.print("train: one example as the model sees it (⟦trained⟧):", highlight=False)
+    ws.console.print(check(tokenizer, messages), markup=False, highlight=False)
+
+
+def run_training(ws: Workspace, cycle: int, run: Any) -> Any:
+    from jupiter.train.launch import launch_train
+    from jupiter.train.trainer import train
+
+    def log(m: dict[str, Any]) -> None:
+        ws.store.log_metrics(run.run_id, int(m["step"]),
+                             {k: v for k, v in m.items() if k != "step"})  # fmt: skip
+
+    if ws.launch is not None and ws.launch.distributed:
+        return launch_train(run, ws.launch)
+    return train(run, on_step=log)
+
+
+def train_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
+    from jupiter.models.presets import ModelConfig
+    from jupiter.train.loop import TrainRun
+
+    cfg = ws.cfg
+    t0 = time.perf_counter()
+    examples = training_examples(ws) if not cfg.levels else []
+    if not cfg.levels and not examples:
         raise JupiterError(
             f"no accepted examples to train on in {ws.store_path}: run `jupiter generate` and "
             f"`jupiter filter --domain {cfg.name}` first (or loosen the filters)"
         )
-    tok_dir = ensure_tokenizer(ws)
-    tokenizer = load_tokenizer(tok_dir)
-    has_text = any(e.kind == "text" for e in examples)
-    # without continuation examples, raw text comes straight from the training chunks
-    texts = [] if has_text else [c.text for c in train_chunks(ws)]
-    t0 = time.perf_counter()
-    with ws.console.status(f"encoding {len(examples)} examples…"):
-        seqs = encode_examples(
-            tokenizer, examples, texts, cfg.train.raw_text_fraction, cfg.train.seed,
-            cfg.system_prompt,
-        )  # fmt: skip
-        dataset = PackedDataset(seqs, cfg.model.context_length, tokenizer.pad_token_id,
-                                cfg.train.seed)  # fmt: skip
+    tok_dir, tokenizer = base_tokenizer(ws)
     init_dir = init_model_dir(ws, cycle)
+    if init_dir is None and cfg.model.base:
+        init_dir = cfg.resolve(cfg.model.base)
     model_config = None
     if init_dir is None:
         model_config = ModelConfig.from_preset(
             cfg.model.preset, len(tokenizer), cfg.model.context_length,
             tokenizer.pad_token_id, tokenizer.bos_token_id, tokenizer.eos_token_id,
         )  # fmt: skip
-        save_untrained(ws, model_config)
-    run_id = f"cycle-{cycle:03d}"
-    run = TrainRun(
-        dataset=dataset, config=cfg.train, out_dir=ws.train_dir(cycle), tokenizer_dir=tok_dir,
-        model_config=model_config, model_dir=init_dir, run_id=run_id,
-        progress=ws.console.is_terminal,
-    )  # fmt: skip
-    ws.console.print(
-        f"train: {len(examples)} examples → {dataset.tokens:,} tokens in {dataset.num_rows} rows"
-        f" of {cfg.model.context_length}; {cfg.model.preset} model "
-        + (f"continued from {init_dir}" if init_dir else "from scratch")
-    )
-
-    def log(m: dict[str, Any]) -> None:
-        ws.store.log_metrics(run_id, int(m["step"]),
-                             {k: v for k, v in m.items() if k != "step"})  # fmt: skip
-
-    result = train(run, on_step=log)
-    ws.store.mark_used([e.id for e in examples if e.status == "accepted"], run_id)
-    losses = result.losses
-    info = {
-        "run": run_id, "steps": result.steps, "examples": len(examples),
-        "tokens": dataset.tokens, "first_loss": losses[0] if losses else None,
-        "final_loss": losses[-1] if losses else None,
-        "tokens_per_s": round(result.tokens_per_s, 1), "model_dir": str(result.model_dir),
-        "init": str(init_dir) if init_dir else "scratch",
-        "seconds": round(time.perf_counter() - t0, 2),
-    }  # fmt: skip
-    ws.console.print(
-        f"train: {result.steps} steps, loss {info['first_loss']:.3f} → {info['final_loss']:.3f}, "
-        f"{result.tokens_per_s:,.0f} tokens/s → {result.model_dir}"
-    )
+        save_untrained(ws, model_config, tok_dir)
+    levels: list[Any] = list(cfg.levels) or [None]
+    result, infos = None, []
+    for level in levels:
+        lv_examples = examples
+        train_cfg = cfg.train
+        out_dir = ws.train_dir(cycle)
+        run_id = f"cycle-{cycle:03d}"
+        if level is not None:
+            lv_examples = [
+                e for p in level.datasets
+                for e in (training_examples(ws) if p == "queue" else
+                          read_level_file(cfg.resolve(p), cycle))
+            ]  # fmt: skip
+            update: dict[str, Any] = {"epochs": level.epochs, "max_steps": level.max_steps}
+            if level.lr is not None:
+                update["lr"] = level.lr
+            train_cfg = cfg.train.model_copy(update=update)
+            out_dir = ws.train_dir(cycle) / "levels" / level.name
+            run_id = f"{run_id}-{level.name}"
+        has_text = any(e.kind == "text" for e in lv_examples)
+        # without continuation examples, raw text comes straight from the training chunks
+        texts: list[str] = [] if (has_text or level is not None or cfg.model.base) else [
+            c.text for c in train_chunks(ws)
+        ]  # fmt: skip
+        preflight(ws, tokenizer, lv_examples)
+        with ws.console.status(f"encoding {len(lv_examples)} examples…"):
+            data = pack(ws, tokenizer, lv_examples, texts)
+        run = TrainRun(
+            dataset=data.train, config=train_cfg, out_dir=out_dir, tokenizer_dir=tok_dir,
+            model_config=model_config if result is None else None,
+            model_dir=init_dir if result is None else result.model_dir,
+            heldout=data.heldout, run_id=run_id, progress=ws.console.is_terminal,
+            attention=cfg.model.attention,
+        )  # fmt: skip
+        where = f"continued from {run.model_dir}" if run.model_dir else "from scratch"
+        name = cfg.model.base or cfg.model.preset
+        ws.console.print(
+            f"train{f' [{level.name}]' if level else ''}: {data.n_examples} examples → "
+            f"{data.train.tokens:,} tokens in {data.train.num_rows} rows of "
+            f"{cfg.model.context_length}; {name} ({train_cfg.method}) {where}"
+        )
+        result = run_training(ws, cycle, run)
+        infos.append(_summary(run_id, result, data))
+        ws.console.print(
+            f"train: {result.steps} steps, loss {infos[-1]['first_loss']:.3f} → "
+            f"{infos[-1]['final_loss']:.3f}, {result.tokens_per_s:,.0f} tokens/s → "
+            f"{result.model_dir}"
+        )
+    assert result is not None
+    if not cfg.levels:
+        ws.store.mark_used([e.id for e in examples if e.status == "accepted"], infos[-1]["run"])
+    _link_final(ws, cycle, result.model_dir)
+    info = {**infos[-1], "init": str(init_dir) if init_dir else "scratch",
+            "seconds": round(time.perf_counter() - t0, 2)}  # fmt: skip
+    if cfg.levels:
+        info["levels"] = infos
     return info
+
+
+def _summary(run_id: str, result: Any, data: Datasets) -> dict[str, Any]:
+    losses = result.losses
+    return {
+        "run": run_id, "steps": result.steps, "examples": data.n_examples,
+        "tokens": data.train.tokens, "first_loss": losses[0] if losses else float("nan"),
+        "final_loss": losses[-1] if losses else float("nan"),
+        "heldout_loss": result.heldout_loss,
+        "tokens_per_s": round(result.tokens_per_s, 1), "model_dir": str(result.model_dir),
+    }  # fmt: skip
+
+
+def _link_final(ws: Workspace, cycle: int, model_dir: Path) -> None:
+    """Curriculum runs end in their last level's dir; the cycle's student dir points there."""
+    student = ws.student_dir(cycle)
+    if model_dir.resolve() == student.resolve() or student.exists():
+        return
+    import shutil
+
+    shutil.copytree(model_dir, student)

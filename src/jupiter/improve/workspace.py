@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 
@@ -19,6 +20,7 @@ class Workspace:
     cfg: DomainConfig
     quick: bool = False
     console: Console = field(default_factory=Console)
+    launch: Any = None  # jupiter.train.launch.Launch for `jupiter train --nproc N`
     _store: Store | None = None
 
     @property

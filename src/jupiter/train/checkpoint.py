@@ -1,9 +1,12 @@
 """Training checkpoints: run_dir/step-NNNNNN/ written whole or not at all.
 
 Layout of one checkpoint:
-    model/            HF model dir (config.json, model.safetensors) + tokenizer files
-    optimizer.pt      optimizer.state_dict(), tensors and plain numbers only
-    rng.pt            torch / numpy / python RNG states as tensors and numbers
+    model/            HF model dir (config.json, model.safetensors), or the PEFT adapter
+                      (adapter_config.json, adapter_model.safetensors), + tokenizer files
+    optimizer.pt      full optimizer state keyed by parameter name (torch.distributed's
+                      state-dict API, so DDP, FSDP2 and one process read the same file)
+    scheduler.json    the learning-rate schedule and its position
+    rng.pt            torch / numpy / python RNG states of every rank
     state.json        step, data position, losses so far, config hash, ...
     checksums.json    SHA-256 of every other file
 
@@ -131,10 +134,13 @@ def _quiet_hf() -> Iterator[None]:
 
 
 def _write_hf_dir(
-    out: Path, model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase | None
+    out: Path,
+    model: PreTrainedModel,
+    tokenizer: PreTrainedTokenizerBase | None,
+    model_state: dict[str, torch.Tensor] | None = None,
 ) -> None:
     with _quiet_hf():
-        model.save_pretrained(out, safe_serialization=True)
+        model.save_pretrained(out, safe_serialization=True, state_dict=model_state)
     if tokenizer is not None:
         tokenizer.save_pretrained(out)
 
@@ -150,13 +156,16 @@ def _replace_dir(tmp: Path, final: Path) -> None:
 
 
 def save_model_dir(
-    out: Path, model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase | None
+    out: Path,
+    model: PreTrainedModel,
+    tokenizer: PreTrainedTokenizerBase | None,
+    model_state: dict[str, torch.Tensor] | None = None,
 ) -> Path:
     """A plain HF model dir (safetensors + tokenizer), written to a temp dir and renamed."""
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".tmp-{out.name}-{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
-    _write_hf_dir(tmp, model, tokenizer)
+    _write_hf_dir(tmp, model, tokenizer, model_state)
     _replace_dir(tmp, out)
     return out
 
@@ -166,24 +175,35 @@ def save_checkpoint(
     step: int,
     model: PreTrainedModel,
     tokenizer: PreTrainedTokenizerBase | None,
-    optimizer: torch.optim.Optimizer,
+    optimizer_state: dict[str, Any],
     state: dict[str, Any],
+    *,
+    rng_states: list[dict[str, Any]] | None = None,
+    model_state: dict[str, torch.Tensor] | None = None,
+    scheduler: dict[str, Any] | None = None,
     keep: int | None = None,
+    best: Path | None = None,
 ) -> Path:
-    """Write run_dir/step-NNNNNN/ atomically; then keep only the newest `keep` checkpoints."""
+    """Write run_dir/step-NNNNNN/ atomically; then keep the newest `keep` plus `best`.
+
+    `rng_states` holds one entry per rank (default: this process's); `model_state` is a
+    gathered full state dict for a sharded model (default: the model's own weights).
+    """
     run_dir.mkdir(parents=True, exist_ok=True)
     final = run_dir / step_dir_name(step)
     tmp = run_dir / f".tmp-{final.name}-{os.getpid()}"
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir()
-    _write_hf_dir(tmp / "model", model, tokenizer)
-    torch.save(optimizer.state_dict(), tmp / "optimizer.pt")
-    torch.save(rng_state(), tmp / "rng.pt")
+    _write_hf_dir(tmp / "model", model, tokenizer, model_state)
+    torch.save(optimizer_state, tmp / "optimizer.pt")
+    torch.save({"ranks": rng_states or [rng_state()]}, tmp / "rng.pt")
+    if scheduler is not None:
+        (tmp / "scheduler.json").write_text(json.dumps(scheduler, indent=1), encoding="utf-8")
     (tmp / "state.json").write_text(json.dumps({**state, "step": step}, indent=1), encoding="utf-8")
     write_checksums(tmp)
     _replace_dir(tmp, final)
     if keep is not None:
-        prune_checkpoints(run_dir, keep, protect=final)
+        prune_checkpoints(run_dir, keep, protect={final} | ({best} if best else set()))
     return final
 
 
@@ -195,13 +215,15 @@ def list_checkpoints(run_dir: Path) -> list[Path]:
     return [p for _, p in sorted(found)]
 
 
-def prune_checkpoints(run_dir: Path, keep: int, protect: Path | None = None) -> list[Path]:
+def prune_checkpoints(
+    run_dir: Path, keep: int, protect: set[Path] | frozenset[Path] = frozenset()
+) -> list[Path]:
     """Delete all but the newest `keep` (at least 1) checkpoints; returns what was deleted.
 
-    `protect` (the one just written) survives even when newer-numbered, corrupt leftovers
-    of an earlier attempt outrank it.
+    `protect` (the one just written, the best one) survives even when newer-numbered,
+    corrupt leftovers of an earlier attempt outrank it.
     """
-    old = [p for p in list_checkpoints(run_dir)[: -max(1, keep)] if p != protect]
+    old = [p for p in list_checkpoints(run_dir)[: -max(1, keep)] if p not in protect]
     for p in old:
         shutil.rmtree(p, ignore_errors=True)
     return old
@@ -219,8 +241,17 @@ def latest_checkpoint(run_dir: Path) -> Path | None:
     return None
 
 
+def is_adapter(model_dir: Path) -> bool:
+    return (model_dir / "adapter_config.json").is_file()
+
+
 def load_model_weights(model_dir: Path, model: torch.nn.Module) -> None:
-    """Copy the safetensors weights of an HF dir into `model` (tied weights may be absent)."""
+    """Copy the weights of an HF dir (or a PEFT adapter dir, into a PEFT model) into `model`."""
+    if is_adapter(model_dir):
+        from jupiter.models.loading import load_adapter_weights
+
+        load_adapter_weights(model, model_dir)  # type: ignore[arg-type]
+        return
     files = sorted(model_dir.glob("*.safetensors"))
     if not files:
         raise JupiterError(f"no .safetensors weights in {model_dir}")
@@ -237,18 +268,29 @@ def load_model_weights(model_dir: Path, model: torch.nn.Module) -> None:
         )
 
 
-def load_checkpoint(
-    path: Path, model: torch.nn.Module, optimizer: torch.optim.Optimizer | None
-) -> dict[str, Any]:
-    """Restore weights, optimizer and RNG from a checkpoint and return its state.json."""
+def read_checkpoint(path: Path) -> tuple[dict[str, Any], dict[str, Any], list[dict[str, Any]]]:
+    """(state.json, optimizer state, per-rank RNG states) of a verified checkpoint."""
     problem = verify_checksums(path)
     if problem is not None:
         raise JupiterError(
             f"checkpoint {path} is corrupt ({problem}): delete it to resume from an older one"
         )
+    state: dict[str, Any] = json.loads((path / "state.json").read_text(encoding="utf-8"))
+    optim: dict[str, Any] = torch.load(path / "optimizer.pt", weights_only=True)
+    rngs: list[dict[str, Any]] = torch.load(path / "rng.pt", weights_only=True)["ranks"]
+    return state, optim, rngs
+
+
+def load_checkpoint(
+    path: Path, model: torch.nn.Module, optimizer: torch.optim.Optimizer | None
+) -> dict[str, Any]:
+    """Restore weights, optimizer and rank 0's RNG from a checkpoint (one process, no
+    sharding) and return its state.json."""
+    from torch.distributed.checkpoint.state_dict import set_optimizer_state_dict
+
+    state, optim, rngs = read_checkpoint(path)
     load_model_weights(path / "model", model)
     if optimizer is not None:
-        optimizer.load_state_dict(torch.load(path / "optimizer.pt", weights_only=True))
-    set_rng_state(torch.load(path / "rng.pt", weights_only=True))
-    state: dict[str, Any] = json.loads((path / "state.json").read_text(encoding="utf-8"))
+        set_optimizer_state_dict(model, optimizer, optim)
+    set_rng_state(rngs[0])
     return state

@@ -1,0 +1,196 @@
+"""Everything decided before the first step: the model (scratch preset, fine-tuned base,
+LoRA/QLoRA), the optimizer, precision, and the plan (micro-batch, accumulation, steps,
+gradient checkpointing) from the config, the data and the device's memory."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+from transformers import PreTrainedModel
+
+from jupiter.config import TrainConfig
+from jupiter.data.dataset import PackedDataset
+from jupiter.errors import JupiterError
+from jupiter.models.presets import build_model
+from jupiter.train.dist import Dist
+
+# Epochs by dataset size when train.epochs is auto: small sets need more passes.
+AUTO_EPOCHS = ((1_000, 5), (10_000, 4), (50_000, 3), (100_000, 2))
+
+
+def auto_epochs(n_examples: int) -> int:
+    """5 below 1k examples, 4 below 10k, 3 below 50k, 2 up to 100k, 1 above."""
+    for limit, epochs in AUTO_EPOCHS:
+        if n_examples < limit:
+            return epochs
+    return 2 if n_examples == 100_000 else 1
+
+
+def autocast_dtype(precision: str, device: torch.device) -> torch.dtype | None:
+    """The autocast dtype: bf16 where the hardware does it natively, fp16 when asked, or
+    None for fp32."""
+    if precision == "fp32":
+        return None
+    if precision == "bf16":
+        return torch.bfloat16
+    if precision == "fp16":
+        return torch.float16
+    if device.type == "cuda":
+        return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+    if device.type == "cpu":
+        # AVX-512 (BF16) and AMX run bf16 matmuls natively; on older CPUs bf16 is emulated
+        # and slower than fp32.
+        cap = torch.backends.cpu.get_cpu_capability()
+        return torch.bfloat16 if ("AVX512" in cap or "AMX" in cap) else None
+    return None
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The run's shape, resolved from the config's autos."""
+
+    micro_batch: int  # sequences per forward pass per process
+    grad_accum: int  # micro-batches per optimizer step
+    world: int
+    max_steps: int
+    epochs: float  # passes over the data that max_steps amounts to
+    grad_ckpt: bool
+    amp: torch.dtype | None
+
+    @property
+    def global_micro(self) -> int:
+        return self.micro_batch * self.world
+
+    @property
+    def global_batch(self) -> int:
+        return self.micro_batch * self.world * self.grad_accum
+
+
+def shape_of(model: PreTrainedModel) -> dict[str, int]:
+    c = model.config
+    text = getattr(c, "text_config", None) or c
+    return {
+        "hidden_size": int(text.hidden_size),
+        "num_layers": int(text.num_hidden_layers),
+        "vocab_size": int(text.vocab_size),
+    }
+
+
+def make_plan(
+    cfg: TrainConfig,
+    data: PackedDataset,
+    model: PreTrainedModel,
+    d: Dist,
+    memory_gb: float | None,
+) -> Plan:
+    from jupiter.models.loading import trainable_parameters
+    from jupiter.models.memory import auto_batch, device_memory_gb
+
+    trainable, total = trainable_parameters(model)
+    shards = d.world if cfg.distributed in ("fsdp", "deepspeed") else 1
+    micro = cfg.micro_batch_size
+    ckpt = cfg.gradient_checkpointing
+    if micro == "auto" or ckpt == "auto":
+        mem = cfg.memory_gb or memory_gb or device_memory_gb(d.device)
+        amp = autocast_dtype(cfg.precision, d.device)
+        auto_micro, auto_ckpt = auto_batch(
+            mem, total, trainable, cfg.method, context_length=data.context_length,
+            shards=shards, precision="fp32" if amp is None else "bf16",
+            grad_ckpt=None if ckpt == "auto" else ckpt, **shape_of(model),
+        )  # fmt: skip
+        micro = auto_micro if micro == "auto" else micro
+        ckpt = auto_ckpt if ckpt == "auto" else ckpt
+    assert isinstance(micro, int) and isinstance(ckpt, bool)
+    accum = cfg.grad_accum
+    if cfg.global_batch_size is not None:
+        per_step = micro * d.world
+        if cfg.global_batch_size % per_step:
+            raise JupiterError(
+                f"train.global_batch_size {cfg.global_batch_size} is not a multiple of "
+                f"micro_batch_size × processes = {per_step}: change one of them"
+            )
+        accum = cfg.global_batch_size // per_step
+    per_epoch = data.batches_per_epoch(micro * d.world) / accum
+    if cfg.max_steps is not None:
+        steps = cfg.max_steps
+    else:
+        epochs = auto_epochs(data.num_sequences) if cfg.epochs == "auto" else cfg.epochs
+        steps = max(1, math.ceil(epochs * per_epoch))
+    return Plan(
+        micro_batch=micro, grad_accum=accum, world=d.world, max_steps=steps,
+        epochs=steps / per_epoch, grad_ckpt=ckpt, amp=autocast_dtype(cfg.precision, d.device),
+    )  # fmt: skip
+
+
+def build_model_for(
+    cfg: TrainConfig,
+    model_config: Any,
+    model_dir: Path | None,
+    d: Dist,
+    attention: str,
+) -> PreTrainedModel:
+    """A fresh preset (fp32, seeded) or an HF dir / adapter dir loaded for `cfg.method`."""
+    if (model_config is None) == (model_dir is None):
+        raise JupiterError("a training run needs exactly one of model_config or model_dir")
+    if model_config is not None:
+        if cfg.method != "full":
+            raise JupiterError(
+                f"train.method {cfg.method} needs a base model: set model.base to an HF model "
+                "dir (LoRA adapts a trained model; a from-scratch preset trains fully)"
+            )
+        fresh: PreTrainedModel = build_model(model_config, cfg.seed)
+        return fresh.to(d.device)  # type: ignore[arg-type,no-any-return]
+    from jupiter.models.loading import adapter_base, load_adapter_weights, load_for_training
+    from jupiter.train.checkpoint import is_adapter
+
+    assert model_dir is not None
+    base_dir, adapter = model_dir, None
+    if is_adapter(model_dir):  # a LoRA student continues: its base, then its adapter weights
+        base_dir, adapter = adapter_base(model_dir), model_dir
+        if cfg.method == "full":
+            raise JupiterError(
+                f"{model_dir} is a LoRA adapter: continue it with train.method lora, or merge "
+                "it first (jupiter export) to train fully"
+            )
+    # A frozen base in bf16 halves its memory on GPU; on CPU keep fp32 (exact, and bf16
+    # storage there saves memory only).
+    frozen_bf16 = d.device.type == "cuda" and cfg.method != "full"
+    base_dtype = torch.bfloat16 if frozen_bf16 else torch.float32
+    torch.manual_seed(cfg.seed)  # LoRA's A matrices start from the global generator
+    model = load_for_training(
+        base_dir, cfg.method, cfg.lora, attention=attention, device=d.device,
+        base_dtype=base_dtype,
+    )  # fmt: skip
+    if adapter is not None:
+        load_adapter_weights(model, adapter)
+    return model
+
+
+def enable_checkpointing(model: PreTrainedModel) -> None:
+    """Recompute each layer's activations in the backward (non-reentrant, so frozen inputs
+    under LoRA still get gradients)."""
+    model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+    if hasattr(model, "enable_input_require_grads"):
+        model.enable_input_require_grads()
+
+
+def build_optimizer(model: torch.nn.Module, cfg: TrainConfig, device: torch.device) -> Any:
+    """AdamW; weight decay on matrices only, not on norms, biases or embeddings."""
+    decay: list[torch.nn.Parameter] = []
+    no_decay: list[torch.nn.Parameter] = []
+    for name, p in model.named_parameters():
+        if not p.requires_grad:
+            continue
+        (decay if p.dim() >= 2 and "embed" not in name else no_decay).append(p)
+    if not decay and not no_decay:
+        raise JupiterError("the model has no trainable parameters")
+    groups = [
+        {"params": decay, "weight_decay": cfg.weight_decay},
+        {"params": no_decay, "weight_decay": 0.0},
+    ]
+    fused = device.type == "cuda"  # one kernel for the whole update on GPU
+    return torch.optim.AdamW(groups, lr=cfg.lr, betas=(cfg.beta1, cfg.beta2), eps=1e-8, fused=fused)

@@ -1,0 +1,248 @@
+"""`train(run)`: the loop's steps plus what happens between them — held-out loss, metrics,
+checkpoints every N steps and at each epoch's end, epoch_info.json, retention (the newest K
+plus the best), the final model dir and the learning-curve PNG."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import os
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from transformers import AutoTokenizer, PreTrainedTokenizerBase
+
+from jupiter.train import dist
+from jupiter.train.loop import (
+    StepHook,
+    TrainResult,
+    TrainRun,
+    TrainState,
+    config_hash,
+    heldout_loss,
+    run_steps,
+    start,
+)
+
+
+# ------------------------------------------------------------------------ metrics
+class Reporter:
+    """Turns per-step records into the progress bar, the metrics backends and the hook."""
+
+    def __init__(self, run: TrainRun, state: TrainState, hook: StepHook | None) -> None:
+        from jupiter.models.loading import trainable_parameters
+        from jupiter.train.metrics import MetricsLogger, flops_per_token, peak_flops
+        from jupiter.train.setup import shape_of
+
+        cfg, d = run.config, state.dist
+        self.run, self.state, self.hook = run, state, hook
+        self.mark = (state.tokens, state.elapsed)
+        trainable, total = trainable_parameters(state.model)
+        shape = shape_of(state.model)
+        self.flops = flops_per_token(total, shape["num_layers"], shape["hidden_size"],
+                                     run.dataset.context_length, trainable / max(1, total))  # fmt: skip
+        peak = peak_flops(d.device, state.plan.amp)
+        self.peak = peak * d.world if peak else None
+        self.logger = MetricsLogger(
+            run.out_dir, cfg.metrics, run_name=run.run_id or run.out_dir.name,
+            config=cfg.model_dump(mode="json"), wandb_project=cfg.wandb_project,
+            mlflow_tracking_uri=cfg.mlflow_tracking_uri, enabled=d.main,
+            resume_step=state.step,
+        )  # fmt: skip
+        self.bar: Any = None
+        self.task: Any = None
+
+    @contextlib.contextmanager
+    def progress(self) -> Iterator[None]:
+        if not (self.run.progress and self.state.dist.main and sys.stderr.isatty()):
+            yield
+            return
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeRemainingColumn,
+        )
+
+        self.bar = Progress(
+            TextColumn("train"), BarColumn(), MofNCompleteColumn(),
+            TextColumn("loss {task.fields[loss]:.3f}  {task.fields[tps]:,.0f} tok/s"),
+            TimeRemainingColumn(), console=Console(stderr=True),
+        )  # fmt: skip
+        with self.bar:
+            self.task = self.bar.add_task(
+                "train", total=self.state.plan.max_steps, completed=self.state.step,
+                loss=float("nan"), tps=0.0,
+            )  # fmt: skip
+            yield
+
+    def __call__(self, rec: dict[str, Any]) -> None:
+        from jupiter.train.metrics import mfu, peak_memory_gb
+
+        st, step = self.state, rec["step"]
+        tokens, elapsed = st.tokens - self.mark[0], st.elapsed - self.mark[1]
+        tps = tokens / elapsed if elapsed > 0 else 0.0
+        if self.bar is not None:
+            self.bar.update(self.task, completed=step, loss=rec["loss"], tps=tps)
+        if step % self.run.config.log_every and step != st.plan.max_steps:
+            return
+        self.mark = (st.tokens, st.elapsed)
+        per_epoch = self.run.dataset.batches_per_epoch(st.plan.global_micro)
+        metrics = {
+            "loss": rec["loss"], "ppl": math.exp(min(rec["loss"], 50.0)), "lr": rec["lr"],
+            "grad_norm": rec["grad_norm"], "tokens_per_s": tps,
+            "mfu": mfu(tps, self.flops, self.peak),
+            "peak_mem_gb": peak_memory_gb(st.dist.device),
+            "epoch": st.epoch + st.index / per_epoch, "elapsed": st.elapsed,
+        }  # fmt: skip
+        self.logger.log(step, metrics)
+        if self.hook is not None and st.dist.main:
+            self.hook({"step": step, **{k: v for k, v in metrics.items() if v is not None}})
+
+    def heldout(self, step: int, loss: float) -> None:
+        self.logger.log(step, {"loss": loss, "ppl": math.exp(min(loss, 50.0))}, kind="heldout")
+
+
+# --------------------------------------------------------------------- checkpoints
+def save(run: TrainRun, state: TrainState, tokenizer: PreTrainedTokenizerBase) -> Path:
+    """Every rank takes part (gathering sharded state, RNG); rank 0 writes."""
+    from torch.distributed.checkpoint.state_dict import (
+        StateDictOptions,
+        get_model_state_dict,
+        get_optimizer_state_dict,
+    )
+
+    from jupiter.train.checkpoint import rng_state, save_checkpoint, step_dir_name
+
+    cfg, d = run.config, state.dist
+    full = StateDictOptions(full_state_dict=True, cpu_offload=True)
+    fsdp = d.world > 1 and cfg.distributed == "fsdp"
+    model_state: Any = get_model_state_dict(state.model, options=full) if fsdp else None
+    optim = get_optimizer_state_dict(state.model, state.optimizer, options=full)
+    rngs = dist.gather_objects(d, rng_state())
+    path = run.out_dir / step_dir_name(state.step)
+    if d.main:
+        best = Path(state.best["path"]) if state.best.get("path") else None
+        extra = {"config_hash": config_hash(run, state.model, state.plan), "run_id": run.run_id,
+                 "max_steps": state.plan.max_steps, "world": d.world}  # fmt: skip
+        if state.scaler is not None:
+            extra["scaler"] = state.scaler.state_dict()
+        schedule = {"type": "warmup_cosine", "step": state.step, "max_steps": state.plan.max_steps,
+                    "lr": cfg.lr, "min_lr": cfg.min_lr, "warmup_steps": cfg.warmup_steps}  # fmt: skip
+        save_checkpoint(
+            run.out_dir, state.step, state.model, tokenizer, optim,
+            {**state.position(), **extra}, rng_states=rngs, model_state=model_state,
+            scheduler=schedule, keep=cfg.keep_checkpoints, best=best,
+        )  # fmt: skip
+    dist.barrier(d)
+    return path
+
+
+def write_epoch_info(run: TrainRun, state: TrainState) -> None:
+    if not state.dist.main:
+        return
+    path = run.out_dir / "epoch_info.json"
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(json.dumps({"epochs": state.epochs_done}, indent=1), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def load_run_tokenizer(path: Path) -> PreTrainedTokenizerBase:
+    tok: PreTrainedTokenizerBase = AutoTokenizer.from_pretrained(path)
+    return tok
+
+
+# --------------------------------------------------------------------------- train
+def train(
+    run: TrainRun, on_step: StepHook | None = None, stop_after: int | None = None
+) -> TrainResult:
+    """Train to the plan's max_steps (or global step `stop_after`), resuming if out_dir
+    holds a checkpoint."""
+    from jupiter.train.checkpoint import latest_checkpoint
+    from jupiter.train.metrics import plot_learning_curve
+
+    cfg, wall0 = run.config, time.perf_counter()
+    run.out_dir.mkdir(parents=True, exist_ok=True)
+    tokenizer = load_run_tokenizer(run.tokenizer_dir)
+    state = start(run)
+    d, plan = state.dist, state.plan
+    target = plan.max_steps if stop_after is None else min(stop_after, plan.max_steps)
+    first_step, tokens0, elapsed0 = state.step, state.tokens, state.elapsed
+    reporter = Reporter(run, state, on_step)
+    last_heldout: tuple[int, float | None] = (-1, None)
+    try:
+        with reporter.progress():
+            while state.step < target:
+                epoch = state.epoch
+                run_steps(run, state, 1, reporter)
+                step, ended = state.step, state.epoch > epoch
+                save_now = (step % cfg.checkpoint_every == 0 or step == target
+                            or (ended and cfg.checkpoint_every_epoch))  # fmt: skip
+                if step % cfg.eval_every == 0 or save_now or step == plan.max_steps:
+                    hl = heldout_loss(run, state)
+                    last_heldout = (step, hl)
+                    if hl is not None:
+                        reporter.heldout(step, hl)
+                path = run.out_dir / f"step-{step:06d}" if save_now else None
+                if ended:  # the epoch's row goes into the checkpoint written at its end
+                    mean = state.epoch_loss[0] / max(1.0, state.epoch_loss[1])
+                    state.epochs_done.append({
+                        "epoch": epoch + 1, "train_loss": mean,
+                        "lr": state.optimizer.param_groups[0]["lr"], "timestamp": time.time(),
+                        "checkpoint": str(path) if path else None, "global_step": step,
+                    })  # fmt: skip
+                    state.epoch_loss = [0.0, 0.0]
+                if path is not None:
+                    score = last_heldout[1] if last_heldout[1] is not None else state.losses[-1]
+                    if not state.best or score < state.best["loss"]:
+                        state.best = {"step": step, "loss": score, "path": str(path)}
+                    save(run, state, tokenizer)
+                if ended:
+                    write_epoch_info(run, state)
+    finally:
+        reporter.logger.close()
+    finished = state.step >= plan.max_steps
+    final = run.out_dir / "final"
+    if finished and (state.step > first_step or not final.is_dir()):
+        _save_final(run, state, tokenizer, final)
+    dist.barrier(d)
+    if d.main:
+        plot_learning_curve(run.out_dir / "metrics.jsonl", run.out_dir / "learning_curve.png",
+                            title=run.run_id)  # fmt: skip
+    stepping = state.elapsed - elapsed0
+    if finished:
+        model_dir = final
+    else:
+        ckpt = latest_checkpoint(run.out_dir)
+        model_dir = ckpt / "model" if ckpt else run.out_dir
+    best = state.best.get("path")
+    return TrainResult(
+        model_dir=model_dir, steps=state.step, max_steps=plan.max_steps,
+        losses=list(state.losses),
+        tokens_per_s=(state.tokens - tokens0) / stepping if stepping > 0 else 0.0,
+        wall_time_s=time.perf_counter() - wall0, finished=finished,
+        heldout_loss=last_heldout[1], best_checkpoint=Path(best) if best else None,
+    )  # fmt: skip
+
+
+def _save_final(
+    run: TrainRun, state: TrainState, tokenizer: PreTrainedTokenizerBase, final: Path
+) -> None:
+    """The final HF dir (or adapter): a sharded model is gathered first, rank 0 writes."""
+    from torch.distributed.checkpoint.state_dict import StateDictOptions, get_model_state_dict
+
+    from jupiter.train.checkpoint import save_model_dir
+
+    d = state.dist
+    model_state: Any = None
+    if d.world > 1 and run.config.distributed == "fsdp":
+        full = StateDictOptions(full_state_dict=True, cpu_offload=True)
+        model_state = get_model_state_dict(state.model, options=full)
+    if d.main:
+        save_model_dir(final, state.model, tokenizer, model_state)
