@@ -276,7 +276,10 @@ def read_checkpoint(path: Path) -> tuple[dict[str, Any], dict[str, Any], list[di
             f"checkpoint {path} is corrupt ({problem}): delete it to resume from an older one"
         )
     state: dict[str, Any] = json.loads((path / "state.json").read_text(encoding="utf-8"))
-    optim: dict[str, Any] = torch.load(path / "optimizer.pt", weights_only=True)
+    from jupiter.train.dist import deepspeed_safe_globals
+
+    with torch.serialization.safe_globals(deepspeed_safe_globals()):
+        optim: dict[str, Any] = torch.load(path / "optimizer.pt", weights_only=True)
     rngs: list[dict[str, Any]] = torch.load(path / "rng.pt", weights_only=True)["ranks"]
     return state, optim, rngs
 

@@ -159,6 +159,24 @@ def deepspeed_config(
     return cfg
 
 
+def is_deepspeed(forward: Any) -> bool:
+    return hasattr(forward, "get_global_grad_norm")
+
+
+def deepspeed_safe_globals() -> list[Any]:
+    """The plain-data classes DeepSpeed's ZeRO optimizer state holds (a loss scaler, an
+    enum, a slice address), allowed through torch.load(weights_only=True); nothing else."""
+    import sys
+
+    if "deepspeed" not in sys.modules:
+        return []
+    from deepspeed.runtime.fp16.loss_scaler import LossScaler
+    from deepspeed.runtime.zero.config import ZeroStageEnum
+    from deepspeed.utils.tensor_fragment import fragment_address
+
+    return [LossScaler, ZeroStageEnum, fragment_address]
+
+
 def deepspeed_engine(
     model: torch.nn.Module, optimizer: torch.optim.Optimizer, config: dict[str, Any]
 ) -> Any:

@@ -150,9 +150,11 @@ def start(run: TrainRun, d: Dist | None = None) -> TrainState:
     if plan.grad_ckpt:
         enable_checkpointing(model)
     model.train()
-    forward: Any = dist.wrap(model, d, cfg.distributed)  # FSDP shards `model` in place
+    use_ds = cfg.distributed == "deepspeed" and d.world > 1
+    # FSDP shards `model` in place; DeepSpeed wraps model and optimizer together below
+    forward: Any = model if use_ds else dist.wrap(model, d, cfg.distributed)
     optimizer = build_optimizer(model, cfg, d.device)
-    if cfg.distributed == "deepspeed" and d.world > 1:
+    if use_ds:
         precision = {torch.bfloat16: "bf16", torch.float16: "fp16"}.get(plan.amp, "fp32")  # type: ignore[arg-type]
         ds = dist.deepspeed_config(plan.micro_batch, plan.grad_accum, d.world, cfg.zero_stage,
                                    precision, cfg.grad_clip)  # fmt: skip
@@ -161,7 +163,7 @@ def start(run: TrainRun, d: Dist | None = None) -> TrainState:
     if cfg.compile:
         forward = torch.compile(forward)
     # fp16 needs dynamic loss scaling (DeepSpeed brings its own)
-    own_scaler = plan.amp == torch.float16 and not hasattr(forward, "get_global_grad_norm")
+    own_scaler = plan.amp == torch.float16 and not use_ds
     scaler = torch.amp.GradScaler(d.device.type) if own_scaler else None
     state = TrainState(model, forward, optimizer, plan, d, scaler)
     if ckpt is None:
@@ -170,9 +172,12 @@ def start(run: TrainRun, d: Dist | None = None) -> TrainState:
     saved, optim, rngs = read_checkpoint(ckpt)
     if saved.get("config_hash") != config_hash(run, model, plan):
         log.warning("resuming %s with a changed config or dataset", ckpt)
-    fsdp = d.world > 1 and cfg.distributed == "fsdp"
-    set_optimizer_state_dict(model, optimizer, optim,
-                             options=StateDictOptions(full_state_dict=fsdp))  # fmt: skip
+    if use_ds:  # ZeRO's own per-rank state; fp32 masters as saved, not re-cast from bf16
+        optimizer.load_state_dict(optim["ranks"], load_from_fp32_weights=True)
+    else:
+        fsdp = d.world > 1 and cfg.distributed == "fsdp"
+        set_optimizer_state_dict(model, optimizer, optim,
+                                 options=StateDictOptions(full_state_dict=fsdp))  # fmt: skip
     if scaler is not None and "scaler" in saved:
         scaler.load_state_dict(saved["scaler"])
     set_rng_state(rngs[d.rank] if d.rank < len(rngs) else rngs[0])
@@ -186,7 +191,7 @@ def start(run: TrainRun, d: Dist | None = None) -> TrainState:
 def _sync_context(state: TrainState, last: bool) -> contextlib.AbstractContextManager[Any]:
     """Skip the gradient all-reduce on all but the last micro-batch of a step."""
     fwd = state.forward
-    if hasattr(fwd, "get_global_grad_norm"):  # DeepSpeed accumulates on its own
+    if dist.is_deepspeed(fwd):  # DeepSpeed accumulates on its own
         return contextlib.nullcontext()
     if state.dist.world > 1 and not last and hasattr(fwd, "no_sync"):
         return fwd.no_sync()  # type: ignore[no-any-return]
@@ -217,10 +222,9 @@ def micro_loss(state: TrainState, b: Batch, n_targets: int) -> torch.Tensor:
 
 
 def _clip_and_step(state: TrainState, clip: float) -> float:
-    engine = state.forward if hasattr(state.forward, "get_global_grad_norm") else None
-    if engine is not None:  # DeepSpeed clips inside its own step
-        engine.step()
-        return float(engine.get_global_grad_norm() or 0.0)
+    if dist.is_deepspeed(state.forward):  # DeepSpeed clips inside its own step
+        state.forward.step()
+        return float(state.forward.get_global_grad_norm() or 0.0)
     if state.scaler is not None:
         state.scaler.unscale_(state.optimizer)
     params = [p for p in state.model.parameters() if p.requires_grad]
@@ -244,7 +248,7 @@ def run_steps(run: TrainRun, state: TrainState, k: int, on_step: StepHook | None
     accumulation with the same global batch computes the same gradient.
     """
     cfg, data, plan, d = run.config, run.dataset, state.plan, state.dist
-    ds_engine = hasattr(state.forward, "get_global_grad_norm")
+    ds_engine = dist.is_deepspeed(state.forward)
     for _ in range(min(k, plan.max_steps - state.step)):
         t0 = time.perf_counter()
         lr = lr_at(state.step, plan.max_steps, cfg.lr, cfg.min_lr, cfg.warmup_steps)

@@ -110,21 +110,35 @@ class Reporter:
 
 
 # --------------------------------------------------------------------- checkpoints
+def full_model_state(run: TrainRun, state: TrainState) -> Any:
+    """The whole model's weights gathered on rank 0 when they are sharded (FSDP2, ZeRO-3);
+    None when each rank holds them whole. Every rank must call it."""
+    from torch.distributed.checkpoint.state_dict import StateDictOptions, get_model_state_dict
+
+    cfg, d = run.config, state.dist
+    if d.world == 1:
+        return None
+    if cfg.distributed == "fsdp":
+        full = StateDictOptions(full_state_dict=True, cpu_offload=True)
+        return get_model_state_dict(state.model, options=full)
+    if dist.is_deepspeed(state.forward) and cfg.zero_stage == 3:
+        return state.forward._zero3_consolidated_16bit_state_dict()
+    return None
+
+
 def save(run: TrainRun, state: TrainState, tokenizer: PreTrainedTokenizerBase) -> Path:
     """Every rank takes part (gathering sharded state, RNG); rank 0 writes."""
-    from torch.distributed.checkpoint.state_dict import (
-        StateDictOptions,
-        get_model_state_dict,
-        get_optimizer_state_dict,
-    )
+    from torch.distributed.checkpoint.state_dict import StateDictOptions, get_optimizer_state_dict
 
     from jupiter.train.checkpoint import rng_state, save_checkpoint, step_dir_name
 
     cfg, d = run.config, state.dist
-    full = StateDictOptions(full_state_dict=True, cpu_offload=True)
-    fsdp = d.world > 1 and cfg.distributed == "fsdp"
-    model_state: Any = get_model_state_dict(state.model, options=full) if fsdp else None
-    optim = get_optimizer_state_dict(state.model, state.optimizer, options=full)
+    model_state = full_model_state(run, state)
+    if dist.is_deepspeed(state.forward):  # ZeRO's optimizer state is per rank, in its format
+        optim: Any = {"ranks": dist.gather_objects(d, state.optimizer.state_dict())}
+    else:
+        full = StateDictOptions(full_state_dict=True, cpu_offload=True)
+        optim = get_optimizer_state_dict(state.model, state.optimizer, options=full)
     rngs = dist.gather_objects(d, rng_state())
     path = run.out_dir / step_dir_name(state.step)
     if d.main:
@@ -235,14 +249,8 @@ def _save_final(
     run: TrainRun, state: TrainState, tokenizer: PreTrainedTokenizerBase, final: Path
 ) -> None:
     """The final HF dir (or adapter): a sharded model is gathered first, rank 0 writes."""
-    from torch.distributed.checkpoint.state_dict import StateDictOptions, get_model_state_dict
-
     from jupiter.train.checkpoint import save_model_dir
 
-    d = state.dist
-    model_state: Any = None
-    if d.world > 1 and run.config.distributed == "fsdp":
-        full = StateDictOptions(full_state_dict=True, cpu_offload=True)
-        model_state = get_model_state_dict(state.model, options=full)
-    if d.main:
+    model_state = full_model_state(run, state)
+    if state.dist.main:
         save_model_dir(final, state.model, tokenizer, model_state)
