@@ -194,8 +194,10 @@ def chat(
         model_dir = Path(model) if model else best_model(ws)
     finally:
         ws.close()
-    if not (model_dir / "config.json").is_file():
-        raise JupiterError(f"not a model dir (no config.json): {model_dir}")
+    from jupiter.models.loading import is_model_dir
+
+    if not is_model_dir(model_dir):
+        raise JupiterError(f"not a model dir (no config.json or adapter_config.json): {model_dir}")
     console.print(f"model: {model_dir}")
     session = ChatSession(model_dir, ws.cfg.system_prompt, max_new_tokens, temperature)
     chat_repl(session, console)

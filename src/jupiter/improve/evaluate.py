@@ -93,10 +93,12 @@ def untrained_report(ws: Workspace, items: list[Any], mc: list[Any]) -> dict[str
         cached = json.loads(cache.read_text())
         if cached.get("n_qa") == len(items):
             return cached
-    model_dir = ws.root / "untrained"
+    # fine-tuning compares with the base model as it came; from scratch, the step-0 model
+    base = ws.cfg.model.base
+    model_dir = ws.cfg.resolve(base) if base else ws.root / "untrained"
     if not (model_dir / "config.json").is_file():
         return None
-    report = evaluate_model(ws, model_dir, "untrained", items, mc)
+    report = evaluate_model(ws, model_dir, "base" if base else "untrained", items, mc)
     cache.write_text(json.dumps(report, indent=2))
     return report
 
@@ -108,9 +110,10 @@ def summary(report: dict[str, Any] | None) -> dict[str, Any] | None:
 def eval_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
     from jupiter.eval.report import comparison_table, write_report
     from jupiter.improve.decide import student_id
+    from jupiter.models.loading import is_model_dir
 
     student_dir = ws.student_dir(cycle)
-    if not (student_dir / "config.json").is_file():
+    if not is_model_dir(student_dir):
         raise JupiterError(
             f"cycle {cycle} has no trained student at {student_dir}: run `jupiter train "
             f"--domain {ws.cfg.name}` first"

@@ -268,6 +268,11 @@ def trainable_parameters(model: torch.nn.Module) -> tuple[int, int]:
     return trainable, total
 
 
+def is_model_dir(path: Path) -> bool:
+    """An HF model dir or a PEFT adapter dir: something load_for_inference reads."""
+    return (Path(path) / "config.json").is_file() or is_adapter_dir(path)
+
+
 def is_adapter_dir(path: Path) -> bool:
     return (Path(path) / ADAPTER_CONFIG).is_file()
 

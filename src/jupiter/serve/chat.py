@@ -8,6 +8,7 @@ from typing import Any
 import torch
 from rich.console import Console
 
+from jupiter.data.chat import pad_id_for
 from jupiter.errors import JupiterError
 from jupiter.improve.workspace import Workspace
 
@@ -44,12 +45,12 @@ class ChatSession:
 
     def __init__(self, model_dir: Path, system_prompt: str = "", max_new_tokens: int = 128,
                  temperature: float = 0.0) -> None:  # fmt: skip
-        from transformers import AutoModelForCausalLM
+        from jupiter.data.tokenizer import CHAT_TEMPLATE
+        from jupiter.models.loading import load_for_inference
 
-        from jupiter.data.tokenizer import load_tokenizer
-
-        self.tokenizer = load_tokenizer(model_dir)
-        self.model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32).eval()
+        self.model, self.tokenizer = load_for_inference(model_dir)
+        if self.tokenizer.chat_template is None:
+            self.tokenizer.chat_template = CHAT_TEMPLATE
         self.max_new_tokens = max_new_tokens
         self.temperature = temperature
         self.messages: list[dict[str, str]] = (
@@ -68,10 +69,10 @@ class ChatSession:
         if self.temperature > 0:
             kwargs = {"do_sample": True, "temperature": self.temperature, "top_p": 0.95}
         with torch.no_grad():
-            out = self.model.generate(
+            out = self.model.generate(  # type: ignore[operator]
                 ids, attention_mask=torch.ones_like(ids), max_new_tokens=self.max_new_tokens,
                 eos_token_id=self.tokenizer.eos_token_id,
-                pad_token_id=self.tokenizer.pad_token_id, **kwargs,
+                pad_token_id=pad_id_for(self.tokenizer), **kwargs,
             )  # fmt: skip
         text = str(self.tokenizer.decode(out[0, ids.shape[1] :], skip_special_tokens=True))
         text = text.strip()

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 from jupiter.config import GeneratorConfig
-from jupiter.data.tokenizer import load_tokenizer
 from jupiter.errors import JupiterError
 from jupiter.records import Chunk, Example
 from jupiter.synth.questions import Question, iter_questions
@@ -29,27 +28,29 @@ class ModelGenerator:
         device: str | None = None,
     ) -> None:
         import torch
-        from transformers import AutoModelForCausalLM
 
-        if not (Path(model_dir) / "config.json").is_file():
+        from jupiter.data.chat import pad_id_for
+        from jupiter.data.tokenizer import CHAT_TEMPLATE
+        from jupiter.models.loading import is_model_dir, load_for_inference
+
+        if not is_model_dir(Path(model_dir)):
             raise JupiterError(
                 f"generator model not found: {model_dir} has no config.json "
-                "(expected a Hugging Face model directory)"
+                "(expected a Hugging Face model directory or a LoRA adapter)"
             )
         self.id = gen_id
         self.max_new_tokens = max_new_tokens
         self.batch_size = max(1, batch_size)
         self.system_prompt = system_prompt
         self.device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
-        self.tokenizer = load_tokenizer(Path(model_dir))
-        model = AutoModelForCausalLM.from_pretrained(
-            model_dir, dtype=torch.float32, use_safetensors=True
-        )
-        self.model = model.to(self.device).eval()  # type: ignore[arg-type]
-        if self.tokenizer.eos_token_id is None or self.tokenizer.pad_token_id is None:
-            raise JupiterError(f"the tokenizer in {model_dir} needs both an eos and a pad token")
+        model, self.tokenizer = load_for_inference(Path(model_dir), device=self.device)
+        if self.tokenizer.chat_template is None:
+            self.tokenizer.chat_template = CHAT_TEMPLATE
+        self.model = model
+        if self.tokenizer.eos_token_id is None:
+            raise JupiterError(f"the tokenizer in {model_dir} has no eos token")
         self.eos_id: int = self.tokenizer.eos_token_id
-        self.pad_id: int = self.tokenizer.pad_token_id
+        self.pad_id: int = pad_id_for(self.tokenizer)
         self.context = int(getattr(self.model.config, "max_position_embeddings", 2048))
 
     # -------------------------------------------------------------------------- prompts
@@ -98,7 +99,7 @@ class ModelGenerator:
             ids[row, width - len(p) :] = torch.tensor(p, dtype=torch.long)
             mask[row, width - len(p) :] = 1
         with torch.inference_mode():
-            generated = self.model.generate(
+            generated = self.model.generate(  # type: ignore[operator]
                 input_ids=ids.to(self.device),
                 attention_mask=mask.to(self.device),
                 generation_config=self._greedy_config(new_tokens),
