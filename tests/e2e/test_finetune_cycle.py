@@ -1,0 +1,116 @@
+"""Fine-tuning end to end through the CLI: a tiny Mistral base, LoRA, trained by two
+processes through `jupiter train --nproc 2`, then evaluated and chatted with; and a
+curriculum whose levels run in order, each from the last one's weights."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+from rich.console import Console
+from safetensors.torch import load_file
+
+from jupiter.config import load_domain
+from jupiter.improve.training import train_stage
+from jupiter.improve.workspace import Workspace
+
+ROOT = Path(__file__).resolve().parents[2]
+JUPITER = str(Path(sys.executable).with_name("jupiter"))
+
+
+def domain(tmp_path: Path, base: Path, extra: str = "") -> str:
+    text = f"""
+name: ft
+sources:
+  - {{type: python_stdlib, modules: [json, textwrap]}}
+chunking: {{heldout_fraction: 0.1}}
+generator: {{max_questions_per_chunk: 2}}
+model: {{base: {base}, context_length: 96}}
+train: {{method: lora, lora: {{r: 8, alpha: 16, dropout: 0.0}}, max_steps: 4,
+        micro_batch_size: 2, warmup_steps: 1, checkpoint_every: 2, lr: 1.0e-3,
+        metrics: [], precision: fp32}}
+eval: {{qa_path: {ROOT / "config" / "domains" / "python_eval.jsonl"}, max_items: 6,
+        max_new_tokens: 6, heldout_max_bytes: 3000}}
+max_examples: 60
+{extra}
+"""
+    path = tmp_path / "ft.yaml"
+    path.write_text(text)
+    return str(path)
+
+
+@pytest.mark.slow
+def test_lora_fine_tune_with_two_processes_then_eval_and_chat(
+    tmp_path: Path, tiny_model_dirs: dict[str, Path]
+) -> None:
+    path = domain(tmp_path, tiny_model_dirs["mistral"])
+    env = dict(os.environ, JUPITER_HOME=str(tmp_path), COLUMNS="200")
+
+    def jupiter(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([JUPITER, *args, "--domain", path], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=600,
+                              input=stdin)  # fmt: skip
+
+    for stage in ("collect", "generate", "filter"):
+        r = jupiter(stage)
+        assert r.returncode == 0, r.stderr
+    r = jupiter("train", "--nproc", "2")
+    assert r.returncode == 0, r.stderr[-3000:]
+    # the pre-flight shows the Mistral rendering with the answer and </s> marked as trained
+    assert "[INST]" in r.stdout and "</s>⟧" in r.stdout
+    student = tmp_path / "runs" / "ft" / "cycles" / "cycle-001" / "train" / "final"
+    assert (student / "adapter_config.json").is_file()
+    state = json.loads((student.parent / "step-000004" / "state.json").read_text())
+    assert state["world"] == 2 and state["step"] == 4
+    r = jupiter("eval")
+    assert r.returncode == 0, r.stderr[-3000:]
+    report = json.loads((student.parent.parent / "eval.json").read_text())
+    assert report["student"]["n_qa"] == 6 and report["untrained"]["model"] == "base"
+    r = jupiter("chat", stdin="What does json.dumps do?\n/exit\n")
+    assert r.returncode == 0, r.stderr[-2000:]
+
+
+def test_curriculum_levels_run_in_order_each_from_the_last(
+    tmp_path: Path, tiny_model_dirs: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    base = tiny_model_dirs["llama"]
+    chats = [
+        {"messages": [{"role": "user", "content": f"What is {i} + {i}?"},
+                      {"role": "assistant", "content": f"{i} + {i} is {2 * i}."}]}
+        for i in range(12)
+    ]  # fmt: skip
+    (tmp_path / "basics.jsonl").write_text("".join(json.dumps(c) + "\n" for c in chats))
+    (tmp_path / "docs.jsonl").write_text(
+        "".join(json.dumps({"text": f"Python document number {i}."}) + "\n" for i in range(8))
+    )
+    levels = """
+levels:
+  - {name: basics, datasets: [basics.jsonl], max_steps: 3}
+  - {name: advanced, datasets: [docs.jsonl, basics.jsonl], max_steps: 1, lr: 1.0e-12}
+"""
+    path = domain(tmp_path, base, levels)
+    Path(path).write_text(Path(path).read_text().replace("method: lora", "method: full"))
+    monkeypatch.setenv("JUPITER_HOME", str(tmp_path))
+    ws = Workspace(load_domain(path), console=Console(file=io.StringIO(), width=120))
+    info = train_stage(ws, 1)
+    runs = [lv["run"] for lv in info["levels"]]
+    assert runs == ["cycle-001-basics", "cycle-001-advanced"]
+    levels_dir = ws.train_dir(1) / "levels"
+    first = load_file(levels_dir / "basics" / "final" / "model.safetensors")
+    second = load_file(levels_dir / "advanced" / "final" / "model.safetensors")
+    original = load_file(base / "model.safetensors")
+    name = "model.layers.0.self_attn.q_proj.weight"
+    assert not torch.equal(first[name], original[name])  # level 1 trained the base
+    # level 2 started from level 1's weights (its lr is ~0: one step barely moves them)
+    for k in first:
+        torch.testing.assert_close(second[k], first[k], atol=1e-6, rtol=0)
+    assert info["levels"][1]["examples"] >= 18
+    # the cycle's student is the last level's model
+    assert (ws.student_dir(1) / "model.safetensors").is_file()
+    ws.close()
