@@ -88,6 +88,30 @@ def config_cluster(
     console.print(yaml.safe_dump(data, sort_keys=False), end="", markup=False)
 
 
+@config_app.command("presets")
+def config_presets(
+    context: Annotated[int, typer.Option(help="Sequence length of the estimate.")] = 2048,
+    batch: Annotated[int, typer.Option(help="Micro-batch of the estimate.")] = 1,
+) -> None:
+    """Fine-tuning presets by model size (1B … 120B): method, LoRA rank, memory estimates."""
+    from rich.table import Table
+
+    from jupiter.models.memory import SIZE_PRESETS, presets_table
+
+    table = Table(
+        title=f"memory of one process (no sharding), context {context}, micro-batch {batch}, GiB"
+    )
+    for col in ("size", "params", "method", "LoRA r/alpha", "no checkpointing", "checkpointing"):
+        table.add_column(col, justify="left" if col in ("size", "method") else "right")
+    for row in presets_table(context, batch):
+        p = SIZE_PRESETS[str(row["size"])]
+        lora = "" if row["method"] == "full" else f"{p.lora_r}/{p.lora_alpha}"
+        star = " (recommended)" if row["recommended"] else ""
+        table.add_row(str(row["size"]), f"{row['params_b']}B", f"{row['method']}{star}", lora,
+                      str(row["gb"]), str(row["gb_ckpt"]))  # fmt: skip
+    console.print(table)
+
+
 def _run_stage(stage: str, domain: str, quick: bool, launch: object = None) -> None:
     ws = workspace_for(domain, quick)
     ws.launch = launch

@@ -68,7 +68,10 @@ def single(tok_dir: Path, tmp_path_factory: pytest.TempPathFactory):  # noqa: AN
 @pytest.mark.slow
 @pytest.mark.parametrize("strategy", ["ddp", "fsdp", "zero2", "zero3"])
 def test_two_processes_match_one(
-    strategy: str, single, tok_dir: Path, tmp_path: Path  # noqa: ANN001
+    strategy: str,
+    single,
+    tok_dir: Path,
+    tmp_path: Path,  # noqa: ANN001
 ) -> None:
     extra: dict[str, object] = {"distributed": strategy}
     if strategy.startswith("zero"):
@@ -92,7 +95,10 @@ def test_two_processes_match_one(
 @pytest.mark.slow
 @pytest.mark.parametrize("strategy", ["ddp", "fsdp", "deepspeed"])
 def test_distributed_resume_from_checkpoint(
-    strategy: str, single, tok_dir: Path, tmp_path: Path  # noqa: ANN001
+    strategy: str,
+    single,
+    tok_dir: Path,
+    tmp_path: Path,  # noqa: ANN001
 ) -> None:
     if strategy == "deepspeed":
         pytest.importorskip("deepspeed")

@@ -287,9 +287,10 @@ def run_steps(run: TrainRun, state: TrainState, k: int, on_step: StepHook | None
                 )
             grad_norm = _clip_and_step(state, cfg.grad_clip)
         except torch.OutOfMemoryError:
-            from jupiter.models.memory import oom_message
+            from jupiter.models.memory import device_memory_gb, oom_message
 
-            raise JupiterError(oom_message(f"training step {state.step + 1}", None, None)) from None
+            where = f"training step {state.step + 1}"
+            raise JupiterError(oom_message(where, None, device_memory_gb(d.device))) from None
         state.step += 1
         state.losses.append(step_loss)
         state.epoch_loss[0] += step_loss
