@@ -244,6 +244,7 @@ def main() -> None:
     ap.add_argument("--vocab", type=int, default=4096)
     ap.add_argument("--seed", type=int, default=0)
     a = ap.parse_args()
+    load_before = os.getloadavg()[0]  # other processes on 2 cores skew every figure
     transformers.logging.set_verbosity_error()
     datasets.disable_progress_bars()
     with tempfile.TemporaryDirectory() as tmp_dir:
@@ -270,6 +271,8 @@ def main() -> None:
             run_jupiter(mc, packed, "fp32", a, tmp / "jup-fp32", tmp / "tok"),
         ]
     print_table(results, a)
+    print(f"\n1-minute load average: {load_before:.2f} before, {os.getloadavg()[0]:.2f} after "
+          f"(this run's own threads count too)")
 
 
 def print_table(results: list[Result], a: argparse.Namespace) -> None:

@@ -187,3 +187,37 @@ def test_resume_skips_a_corrupt_newest_checkpoint(tmp_path: Path, tok_dir: Path)
         rest = train(make_run(tok_dir, out, TEXTS, checkpoint_every=2))
     assert rest.losses == full.losses  # redone from step 2, same result
     assert [p.name for p in list_checkpoints(out)] == ["step-000006", "step-000008"]
+
+
+def test_rounds_from_given_weights_hand_weights_back(tmp_path: Path, tok_dir: Path) -> None:
+    """What a cross-island driver does: load global weights, run k steps, read them back."""
+    from jupiter.train.loop import get_weights, set_weights
+
+    a = make_run(tok_dir, tmp_path / "a", TEXTS)
+    sa = start(a)
+    run_steps(a, sa, 2)
+    global_weights = get_weights(sa)
+    assert all(w.dtype == torch.float32 and w.device.type == "cpu" for w in global_weights.values())
+
+    b = make_run(tok_dir, tmp_path / "b", TEXTS, seed=99)  # another init
+    sb = start(b)
+    set_weights(sb, global_weights)
+    assert all(torch.equal(global_weights[n], w) for n, w in get_weights(sb).items())
+    run_steps(b, sb, 3)
+    after = get_weights(sb)
+    assert all(not torch.equal(after[n], global_weights[n]) for n in after)
+    global_weights["model.layers.0.mlp.up_proj.weight"].zero_()  # a copy, not a view
+    assert after["model.layers.0.mlp.up_proj.weight"].abs().sum() > 0
+    with pytest.raises(Exception, match="unknown"):
+        set_weights(sb, {"nope.weight": torch.zeros(1)})
+
+
+def test_node_memory_comes_from_cluster_yaml(tmp_path: Path) -> None:
+    from jupiter.improve.training import node_memory_gb
+
+    path = tmp_path / "cluster.yaml"
+    path.write_text("nodes:\n  - {host: far.example, memory_gb: 80}\n"
+                    "  - {host: localhost, memory_gb: 12.5}\n")  # fmt: skip
+    assert node_memory_gb(str(path)) == 12.5
+    path.write_text("nodes:\n  - {host: far.example, memory_gb: 80}\n")
+    assert node_memory_gb(str(path)) is None

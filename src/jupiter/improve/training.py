@@ -127,6 +127,21 @@ def preflight(ws: Workspace, tokenizer: Any, examples: list[Example]) -> None:
     ws.console.print(check(tokenizer, messages), markup=False, highlight=False)
 
 
+def node_memory_gb(cluster_path: str | None = None) -> float | None:
+    """`memory_gb` of this machine's node in cluster.yaml (host localhost or this host's
+    name), for the automatic micro-batch; None when the file does not list it."""
+    import socket
+
+    from jupiter.config import load_cluster
+
+    try:
+        cluster = load_cluster(cluster_path)
+    except JupiterError:
+        return None
+    here = {"localhost", "127.0.0.1", "::1", socket.gethostname(), socket.getfqdn()}
+    return next((n.memory_gb for n in cluster.nodes if n.host in here), None)
+
+
 def run_training(ws: Workspace, cycle: int, run: Any) -> Any:
     from jupiter.train.launch import launch_train
     from jupiter.train.trainer import train
@@ -195,7 +210,7 @@ def train_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
             model_config=model_config if result is None else None,
             model_dir=init_dir if result is None else result.model_dir,
             heldout=data.heldout, run_id=run_id, progress=ws.console.is_terminal,
-            attention=cfg.model.attention,
+            attention=cfg.model.attention, memory_gb=node_memory_gb(),
         )  # fmt: skip
         where = f"continued from {run.model_dir}" if run.model_dir else "from scratch"
         name = cfg.model.base or cfg.model.preset

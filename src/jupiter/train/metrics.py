@@ -352,7 +352,9 @@ def _open_mlflow(
     uri: str,
     resume_step: int | None,
 ) -> Any:
-    mlflow.set_tracking_uri(uri or (out_dir / "mlruns").resolve().as_uri())
+    # MLflow 3 keeps its file store in maintenance mode and refuses it by default; a SQLite
+    # file in the run folder is its recommended local backend.
+    mlflow.set_tracking_uri(uri or f"sqlite:///{(out_dir / 'mlflow.db').resolve()}")
     id_file = out_dir / "mlflow-run-id"
     run_id = _stored_id(id_file, resume_step)
     if run_id is not None:

@@ -173,7 +173,11 @@ def build_model_for(
 def enable_checkpointing(model: PreTrainedModel) -> None:
     """Recompute each layer's activations in the backward (non-reentrant, so frozen inputs
     under LoRA still get gradients)."""
-    model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+    kwargs = {"use_reentrant": False}
+    if hasattr(model, "activation_checkpointing_enable"):  # the name in transformers 5
+        model.activation_checkpointing_enable(activation_checkpointing_kwargs=kwargs)
+    else:
+        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs=kwargs)
     if hasattr(model, "enable_input_require_grads"):
         model.enable_input_require_grads()
 
