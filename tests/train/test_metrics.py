@@ -231,7 +231,7 @@ def test_unknown_backend(tmp_path: Path) -> None:
     assert not (tmp_path / "run").exists()
 
 
-# ---------------------------------------------------- W&B and MLflow against fakes
+# ------------------------------------------- W&B (offline) and MLflow (SQLite), real
 def test_wandb_offline_run_receives_the_metrics(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
