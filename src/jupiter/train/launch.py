@@ -63,6 +63,7 @@ def write_spec(run: TrainRun, spec_dir: Path) -> Path:
         "device": run.device,
         "attention": run.attention,
         "memory_gb": run.memory_gb,
+        "progress": run.progress,  # rank 0 draws the bar when its output is a terminal
     }
     path = spec_dir / "run.json"
     path.write_text(json.dumps(spec, indent=1), encoding="utf-8")
@@ -87,7 +88,7 @@ def read_spec(path: Path) -> TrainRun:
         heldout=PackedDataset.load(path.parent / "heldout.npz") if spec["heldout"] else None,
         run_id=spec["run_id"],
         device=spec["device"],
-        progress=False,
+        progress=bool(spec.get("progress", False)),
         attention=spec["attention"],
         memory_gb=spec["memory_gb"],
     )
