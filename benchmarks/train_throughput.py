@@ -3,11 +3,15 @@ each with its own defaults, on the same tiny Llama and the same chat examples, i
 
 The data is an SFT set built here from the standard library's docs: "What does X do?"
 answered with the opening paragraphs of X's docstring (and the language-reference topics
-of `pydoc_data`), a few thousand chats of very uneven length. The metric is useful tokens
-per second: the examples' own tokens (no padding) that went through training steps, over
-the wall time of those steps. Warm-up steps, model build and data preparation are not
-timed; the rate is the total over the timed steps (steps differ in length for the peers,
-so a total is fairer than a median). The raw rate counts padding too.
+of `pydoc_data`), a few thousand chats of very uneven length.
+
+The metric is useful tokens per second: the (token, next token) pairs inside examples
+that went through training steps (n - 1 for an example of n tokens, counted the same way
+on every side; padding never counts), over the wall time of those steps. The raw rate
+counts every position, padding included. Warm-up steps, model build and data preparation
+are not timed; rates are totals over the timed steps (the peers' steps differ in length,
+so a total is fairer than a median). A peer's step runs from on_step_begin to on_step_end
+(its collation comes before); Jupiter's is one `run_steps` call, its batch fetch included.
 
     python benchmarks/train_throughput.py [--preset tiny] [--batch 16] [--ctx 512]
         [--steps 20] [--warmup 3]
@@ -134,7 +138,8 @@ class BatchTally:
         batch = self.collate(features)
         ids = batch["input_ids"]
         mask = batch.get("attention_mask")
-        useful = int(mask.sum()) if mask is not None else ids.numel()
+        real = int(mask.sum()) if mask is not None else ids.numel()
+        useful = real - ids.shape[0]  # n - 1 of each example's n tokens predict another
         self.counts.append((useful, ids.numel()))
         return batch
 
@@ -163,7 +168,9 @@ def timed_train(name: str, trainer: Trainer, warmup: int, note: str) -> Result:
     clock = StepClock()
     trainer.add_callback(clock)
     trainer.train()
-    ckpt = bool(getattr(trainer.model, "is_gradient_checkpointing", False))
+    ckpt = getattr(trainer.model, "is_activation_checkpointing", None)  # transformers 5.x
+    if ckpt is None:
+        ckpt = bool(getattr(trainer.model, "is_gradient_checkpointing", False))
     amp = trainer.accelerator.mixed_precision  # "no", "bf16" or "fp16": autocast dtype
     note = f"{'fp32' if amp == 'no' else amp + ' autocast'}, grad ckpt {ckpt}, {note}"
     # Batches are collated in step order (the dataloader may run one batch ahead).
@@ -212,11 +219,8 @@ def run_jupiter(mc: Any, data: PackedDataset, precision: str, a: argparse.Namesp
                       precision=precision, metrics=[], seed=a.seed)  # type: ignore[arg-type]  # fmt: skip
     run = TrainRun(dataset=data, config=cfg, out_dir=out, tokenizer_dir=tok_dir,
                    model_config=mc, device="cpu", progress=False)  # fmt: skip
-    # A row's useful tokens: its non-padding positions plus one per example, since a
-    # packed example of n tokens fills n - 1 positions (its inputs; targets are shifted).
-    rows = [data.row(r) for r in range(data.num_rows)]
-    per_row = np.array([int((x != data.pad_id).sum() + ((p == 0) & (x != data.pad_id)).sum())
-                        for x, _, p in rows])  # fmt: skip
+    # A packed example of n tokens fills n - 1 positions: exactly its useful count.
+    per_row = np.array([int((data.row(r)[0] != data.pad_id).sum()) for r in range(data.num_rows)])
     state = start(run)
     useful = raw = 0
     seconds = 0.0
@@ -246,6 +250,7 @@ def main() -> None:
     a = ap.parse_args()
     load_before = os.getloadavg()[0]  # other processes on 2 cores skew every figure
     transformers.logging.set_verbosity_error()
+    warnings.filterwarnings("ignore", category=FutureWarning)  # renamed-argument notices
     datasets.disable_progress_bars()
     with tempfile.TemporaryDirectory() as tmp_dir:
         tmp = Path(tmp_dir)
@@ -271,8 +276,10 @@ def main() -> None:
             run_jupiter(mc, packed, "fp32", a, tmp / "jup-fp32", tmp / "tok"),
         ]
     print_table(results, a)
-    print(f"\n1-minute load average: {load_before:.2f} before, {os.getloadavg()[0]:.2f} after "
-          f"(this run's own threads count too)")
+    print(
+        f"\n1-minute load average: {load_before:.2f} before, {os.getloadavg()[0]:.2f} after "
+        f"(this run's own threads count too)"
+    )
 
 
 def print_table(results: list[Result], a: argparse.Namespace) -> None:
