@@ -323,16 +323,27 @@ def heldout_loss(run: TrainRun, state: TrainState, max_rows: int = 256) -> float
 
 
 def get_weights(state: TrainState) -> dict[str, torch.Tensor]:
-    """The trainable weights (the adapter under LoRA) as fp32 CPU copies, by name."""
-    return {n: p.detach().float().cpu().clone() for n, p in state.model.named_parameters()
-            if p.requires_grad}  # fmt: skip
+    """The trainable weights (the adapter under LoRA) as whole fp32 CPU copies, by name
+    (FSDP2 shards are gathered: every rank must call it)."""
+    out = {}
+    for n, p in state.model.named_parameters():
+        if p.requires_grad:
+            whole = p.full_tensor() if hasattr(p, "full_tensor") else p
+            out[n] = whole.detach().float().cpu().clone()
+    return out
 
 
 @torch.no_grad()
 def set_weights(state: TrainState, weights: dict[str, torch.Tensor]) -> None:
+    """Copy whole weights (from get_weights, or a global average) into the model."""
     params = dict(state.model.named_parameters())
     missing = [n for n in weights if n not in params]
     if missing:
         raise JupiterError(f"weights do not fit the model: unknown {missing[:3]}")
     for n, w in weights.items():
-        params[n].copy_(w.to(params[n].dtype))
+        p = params[n]
+        if hasattr(p, "device_mesh"):  # an FSDP2 shard: cut this rank's piece
+            from torch.distributed.tensor import distribute_tensor
+
+            w = distribute_tensor(w.to(p.device), p.device_mesh, p.placements)  # type: ignore[attr-defined]
+        p.copy_(w.to(device=p.device, dtype=p.dtype))
