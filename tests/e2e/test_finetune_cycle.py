@@ -114,3 +114,36 @@ levels:
     # the cycle's student is the last level's model
     assert (ws.student_dir(1) / "model.safetensors").is_file()
     ws.close()
+
+
+@pytest.mark.slow
+def test_training_input_errors_are_one_line(
+    tmp_path: Path, tiny_model_dirs: dict[str, Path]
+) -> None:
+    import shutil
+
+    base = tmp_path / "no-eos-base"
+    shutil.copytree(tiny_model_dirs["mistral"], base)
+    conf = json.loads((base / "tokenizer_config.json").read_text())
+    template = (base / "chat_template.jinja") if (base / "chat_template.jinja").is_file() else None
+    if template is not None:  # transformers 5 keeps the template in its own file
+        template.write_text(template.read_text().replace(" + eos_token", ""))
+    else:
+        conf["chat_template"] = conf["chat_template"].replace(" + eos_token", "")
+        (base / "tokenizer_config.json").write_text(json.dumps(conf))
+    path = domain(tmp_path, base)
+    env = dict(os.environ, JUPITER_HOME=str(tmp_path), COLUMNS="200")
+
+    def jupiter(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([JUPITER, *args], cwd=tmp_path, env=env, capture_output=True,
+                              text=True, timeout=300)  # fmt: skip
+
+    bad = jupiter("train", "--domain", path, "--nnodes", "2")
+    assert bad.returncode == 1 and "--master HOST:PORT" in bad.stderr
+    assert len(bad.stderr.strip().splitlines()) == 1
+    for stage in ("collect", "generate", "filter"):
+        assert jupiter(stage, "--domain", path).returncode == 0
+    r = jupiter("train", "--domain", path)
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert "eos" in r.stderr.lower() and len(r.stderr.strip().splitlines()) == 1
+    assert not list((tmp_path / "runs" / "ft").glob("cycles/*/train/step-*"))
