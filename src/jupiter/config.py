@@ -40,15 +40,75 @@ class LocalSource(Strict):
 
 
 class WebSource(Strict):
-    """Declared for domains that need the network; the web collector arrives in a later issue."""
+    """Documentation sites: start URLs, crawled breadth-first on the same site (or the
+    allowlist), robots.txt respected, pages cached so a re-run fetches nothing twice."""
 
     type: Literal["web"]
-    urls: list[str]
+    urls: list[str] = Field(min_length=1)
+    allow: list[str] = Field(default_factory=list)  # host names; [] = the start URLs' hosts
     max_pages: int = Field(default=200, ge=1)
     depth: int = Field(default=2, ge=0)
+    delay: float = Field(default=1.0, ge=0.0)  # seconds between requests to one host
+    user_agent: str = "JupiterBot/0.1 (+https://github.com/jupiter; domain-data collector)"
+    timeout: float = Field(default=20.0, gt=0.0)
+    include: list[str] = Field(default_factory=list)  # URL path globs to keep; [] = all
+    exclude: list[str] = Field(default_factory=list)
 
 
-Source = Annotated[PythonStdlibSource | LocalSource | WebSource, Field(discriminator="type")]
+class GitSource(Strict):
+    """A git repository (URL or local path) at a commit: docs and code by glob."""
+
+    type: Literal["git"]
+    url: str  # https://…, git@…, or a local path (relative to the YAML)
+    ref: str = "HEAD"  # a commit, tag or branch
+    include: list[str] = Field(
+        default_factory=lambda: ["*.md", "*.rst", "*.txt", "*.py", "*.js", "*.ts", "*.sql"]
+    )
+    exclude: list[str] = Field(default_factory=list)
+    max_documents: int | None = Field(default=None, ge=1)
+
+
+class DatasetSource(Strict):
+    """JSONL, Parquet or CSV files, or a Hugging Face `datasets` dir saved on disk."""
+
+    type: Literal["dataset"]
+    path: str  # a file, or a dir (save_to_disk output); relative to the YAML
+    # column mapping: the text, or a question/answer pair, or a messages column; plus id
+    columns: dict[str, str] = Field(default_factory=lambda: {"text": "text"})
+    max_documents: int | None = Field(default=None, ge=1)
+
+
+class PlaybookSource(Strict):
+    """Agent playbooks and interaction logs (JSONL: agent, domain, score, success_rate,
+    interactions, content), kept by quality and the top k per domain."""
+
+    type: Literal["playbooks"]
+    path: str
+    min_score: float = 0.0  # graduation score
+    min_interactions: int = Field(default=0, ge=0)
+    min_success_rate: float = Field(default=0.0, ge=0.0, le=1.0)
+    top_k: int = Field(default=5000, ge=1)  # per domain, by score
+
+
+class ExecLogSource(Strict):
+    """Code execution logs (JSONL: code, language, stdout, stderr, exit_code, timestamp)."""
+
+    type: Literal["exec_logs"]
+    path: str
+    languages: list[Literal["python", "javascript", "sql"]] = Field(
+        default_factory=lambda: ["python", "javascript", "sql"]
+    )
+    successful_only: bool = True
+    since: str | None = None  # ISO 8601 date or time; None = no bound
+    until: str | None = None
+    min_quality: float = Field(default=0.0, ge=0.0, le=1.0)
+
+
+Source = Annotated[
+    PythonStdlibSource | LocalSource | WebSource | GitSource | DatasetSource | PlaybookSource
+    | ExecLogSource,
+    Field(discriminator="type"),
+]
 
 
 class Chunking(Strict):

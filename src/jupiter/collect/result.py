@@ -1,0 +1,25 @@
+"""What a collector returns: the documents it kept, and every record it dropped, counted by
+reason (a bad JSON line, a binary file, an unreadable encoding, a filter threshold), with
+a few samples of each, so nothing is dropped silently."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from jupiter.records import Document
+
+MAX_SAMPLES = 3
+
+
+@dataclass
+class CollectResult:
+    documents: list[Document] = field(default_factory=list)
+    rejects: dict[str, int] = field(default_factory=dict)  # reason -> count
+    samples: dict[str, list[str]] = field(default_factory=dict)  # reason -> a few locations
+
+    def reject(self, reason: str, where: str) -> None:
+        """Count one dropped record; `where` says which (a path, path:line, a URL)."""
+        self.rejects[reason] = self.rejects.get(reason, 0) + 1
+        kept = self.samples.setdefault(reason, [])
+        if len(kept) < MAX_SAMPLES:
+            kept.append(where)
