@@ -90,14 +90,16 @@ class PlaybookSource(Strict):
     top_k: int = Field(default=5000, ge=1)  # per domain, by score
 
 
+CodeLanguage = Literal["python", "javascript", "sql"]
+CODE_LANGUAGES: tuple[CodeLanguage, ...] = ("python", "javascript", "sql")
+
+
 class ExecLogSource(Strict):
     """Code execution logs (JSONL: code, language, stdout, stderr, exit_code, timestamp)."""
 
     type: Literal["exec_logs"]
     path: str
-    languages: list[Literal["python", "javascript", "sql"]] = Field(
-        default_factory=lambda: ["python", "javascript", "sql"]
-    )
+    languages: list[CodeLanguage] = Field(default_factory=lambda: list(CODE_LANGUAGES))
     successful_only: bool = True
     since: str | None = None  # ISO 8601 date or time; None = no bound
     until: str | None = None
@@ -105,7 +107,12 @@ class ExecLogSource(Strict):
 
 
 Source = Annotated[
-    PythonStdlibSource | LocalSource | WebSource | GitSource | DatasetSource | PlaybookSource
+    PythonStdlibSource
+    | LocalSource
+    | WebSource
+    | GitSource
+    | DatasetSource
+    | PlaybookSource
     | ExecLogSource,
     Field(discriminator="type"),
 ]

@@ -55,20 +55,6 @@ def test_collects_every_source_dedups_and_chunks(
     assert not (tmp_path / "home").exists()  # collect writes nothing
 
 
-def test_web_source_is_refused_before_any_work(tmp_path: Path) -> None:
-    cfg = domain(
-        tmp_path,
-        {"type": "local", "path": "missing"},
-        {"type": "web", "urls": ["https://docs.python.org/3/"]},
-    )
-    with pytest.raises(JupiterError) as err:
-        collect(cfg)
-    assert str(err.value) == (
-        "source type 'web' needs the network and the web collector, which this version does"
-        " not have yet: remove sources[1] or use a local copy with type: local"
-    )
-
-
 def test_empty_corpus_names_the_sources_and_the_fix(tmp_path: Path) -> None:
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "image.md").write_bytes(b"\x00\x01binary")

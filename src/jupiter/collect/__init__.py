@@ -7,37 +7,42 @@ succeeded, so a failed collect leaves the store as it was.
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 from jupiter.collect.chunking import chunk_document
 from jupiter.collect.local import collect_local
+from jupiter.collect.result import CollectResult
 from jupiter.collect.stdlib import collect_stdlib
-from jupiter.config import DomainConfig, LocalSource, PythonStdlibSource, WebSource
+from jupiter.config import DomainConfig, LocalSource, PythonStdlibSource
 from jupiter.errors import JupiterError
-from jupiter.records import Chunk, Document
+from jupiter.records import Chunk, Document, Example
 
-__all__ = ["chunk_document", "collect", "collect_local", "collect_stdlib"]
+__all__ = [
+    "CollectResult", "chunk_document", "collect", "collect_local", "collect_stdlib",
+    "direct_examples",
+]  # fmt: skip
 
 Progress = Callable[[str, int], None]
 
 
 def collect(
-    cfg: DomainConfig, on_progress: Progress | None = None
+    cfg: DomainConfig,
+    on_progress: Progress | None = None,
+    cache_dir: Path | None = None,
+    rejects: CollectResult | None = None,
 ) -> tuple[list[Document], list[Chunk]]:
     """Documents (deduplicated by id, in source order) and their chunks.
 
     `on_progress(label, count)` is called once per source with its document count, then
-    with ("chunks", total chunks).
+    with ("chunks", total chunks). `cache_dir` holds fetched pages and cloned repositories
+    (a re-run fetches nothing twice); records a collector dropped are counted into
+    `rejects` by reason.
     """
-    # Refuse unsupported sources before spending time on the others.
-    for i, src in enumerate(cfg.sources):
-        if isinstance(src, WebSource):
-            raise JupiterError(
-                f"source type 'web' needs the network and the web collector, which this version"
-                f" does not have yet: remove sources[{i}] or use a local copy with type: local"
-            )
+    cache = cache_dir or Path(".jupiter-cache")
     docs: dict[str, Document] = {}
     for src in cfg.sources:
-        found = _collect_source(src, cfg)
+        found = _collect_source(src, cfg, cache, rejects)
         for doc in found:
             docs.setdefault(doc.id, doc)
         if on_progress is not None:
@@ -55,18 +60,68 @@ def collect(
 
 
 def _collect_source(
-    src: PythonStdlibSource | LocalSource | WebSource, cfg: DomainConfig
+    src: Any, cfg: DomainConfig, cache: Path, rejects: CollectResult | None
 ) -> list[Document]:
     if isinstance(src, PythonStdlibSource):
         return collect_stdlib(src)
     if isinstance(src, LocalSource):
         return collect_local(src, cfg)
+    result = _collect_other(src, cfg, cache)
+    if rejects is not None:
+        for reason, n in result.rejects.items():
+            rejects.rejects[reason] = rejects.rejects.get(reason, 0) + n
+            kept = rejects.samples.setdefault(reason, [])
+            kept.extend(result.samples.get(reason, [])[: max(0, 3 - len(kept))])
+    return result.documents
+
+
+def _collect_other(src: Any, cfg: DomainConfig, cache: Path) -> CollectResult:
+    """The collectors with their own modules, imported when a domain uses them."""
+    if src.type == "web":
+        from jupiter.collect.web import collect_web
+
+        return collect_web(src, cache / "web")
+    if src.type == "git":
+        from jupiter.collect.git import collect_git
+
+        return collect_git(src, cfg, cache / "git")
+    if src.type == "dataset":
+        from jupiter.collect.dataset import collect_dataset
+
+        return collect_dataset(src, cfg)
+    if src.type == "playbooks":
+        from jupiter.collect.agent_logs import collect_playbooks
+
+        return collect_playbooks(src, cfg)
+    if src.type == "exec_logs":
+        from jupiter.collect.exec_logs import collect_exec_logs
+
+        return collect_exec_logs(src, cfg)
     raise JupiterError(f"source type '{src.type}' is not supported by this version")
 
 
-def _describe(
-    src: PythonStdlibSource | LocalSource | WebSource, cfg: DomainConfig, empty: bool = False
-) -> str:
+def direct_examples(doc: Document, cycle: int) -> list[Example]:
+    """Training examples a document carries itself, beside what a generator makes of it:
+    an execution log's task / code / explanation, a dataset row that already is a chat or
+    a question-answer pair."""
+    if doc.source == "exec_logs":
+        from jupiter.collect.exec_logs import log_examples
+
+        out = log_examples(doc)
+    elif doc.source == "dataset" and isinstance(doc.meta.get("messages"), list):
+        out = [Example("qa", "dataset", "", "dataset", messages=list(doc.meta["messages"]))]
+    elif doc.source == "dataset" and doc.meta.get("question") and doc.meta.get("answer"):
+        msgs = [{"role": "user", "content": str(doc.meta["question"])},
+                {"role": "assistant", "content": str(doc.meta["answer"])}]  # fmt: skip
+        out = [Example("qa", "dataset", "", "dataset", messages=msgs)]
+    else:
+        return []
+    for ex in out:
+        ex.cycle = cycle
+    return out
+
+
+def _describe(src: Any, cfg: DomainConfig, empty: bool = False) -> str:
     """A short name for a source in progress lines and in the empty-corpus message."""
     if isinstance(src, LocalSource):
         where = f"local: {cfg.resolve(src.path)}"
@@ -79,4 +134,5 @@ def _describe(
         what = f"python_stdlib ({', '.join(parts) or 'topics and docstrings both off'}"
         what += f"; modules {src.modules})" if src.modules else ")"
         return what + (" gave nothing" if empty else "")
-    return f"{src.type}"
+    origin = getattr(src, "path", None) or getattr(src, "url", None) or getattr(src, "urls", "")
+    return f"{src.type}: {origin}" + (" gave nothing" if empty else "")

@@ -44,17 +44,21 @@ def progress_bar(ws: Workspace) -> Progress:
 def collect_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
     """Read every source, then write documents and chunks in one transaction. Collection
     happens before the store is touched, so a failed collect leaves the store as it was."""
-    from jupiter.collect import collect
+    from jupiter.collect import CollectResult, collect
 
     t0 = time.perf_counter()
+    rejects = CollectResult()
     with ws.console.status("collecting documents…"):
-        docs, chunks = collect(ws.cfg)
+        docs, chunks = collect(ws.cfg, cache_dir=ws.root / "cache", rejects=rejects)
     with ws.store.transaction():
         new_docs = ws.store.add_documents(docs)
         new_chunks = ws.store.add_chunks(chunks)
+    if rejects.rejects:  # what the collectors dropped, by reason, for `jupiter status`
+        ws.store.record_filter_stats(cycle, "collect", rejects.rejects, rejects.samples)
     heldout = sum(1 for c in chunks if c.split == "heldout")
-    info = {
+    info: dict[str, Any] = {
         "documents": len(docs), "new_documents": new_docs, "chunks": len(chunks),
+        "rejected_records": rejects.rejects,
         "new_chunks": new_chunks, "heldout_chunks": heldout,
         "bytes": sum(len(d.text.encode()) for d in docs),
         "seconds": round(time.perf_counter() - t0, 2),
@@ -115,8 +119,10 @@ def generate_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
             rate = made / max(time.perf_counter() - t0, 1e-9)
             bar.update(task, completed=made, rate=f"{rate:.0f} ex/s")
         new += ws.store.add_examples(batch)
+    direct, direct_new = queue_direct_examples(ws, cycle)
     info = {
         "generator": gen_row["id"], "made": made, "new": new,
+        "direct": direct, "direct_new": direct_new,
         "seconds": round(time.perf_counter() - t0, 2),
     }  # fmt: skip
     ws.console.print(
@@ -124,6 +130,22 @@ def generate_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
         f"({made - new} already there)"
     )
     return info
+
+
+def queue_direct_examples(ws: Workspace, cycle: int) -> tuple[int, int]:
+    """Examples documents carry themselves (execution logs, chat or Q&A dataset rows),
+    queued beside the generator's; returns (made, new)."""
+    from jupiter.collect import direct_examples
+
+    made = new = 0
+    for source in ("exec_logs", "dataset"):
+        batch = [ex for doc in ws.store.iter_documents(source=source)
+                 for ex in direct_examples(doc, cycle)]  # fmt: skip
+        made += len(batch)
+        new += ws.store.add_examples(batch) if batch else 0
+    if made:
+        ws.console.print(f"generate: {made} examples straight from logs and datasets, {new} new")
+    return made, new
 
 
 # ----------------------------------------------------------------------------- filter

@@ -1,0 +1,254 @@
+"""The `dataset` source: records from JSONL, Parquet or CSV files, or a Hugging Face
+`datasets` folder written by `save_to_disk`.
+
+`columns` maps roles to column names: a `text` column, or a `question` + `answer` pair,
+or a `messages` column (a chat: a list of {role, content}); `id` and `title` optionally.
+Files are read record by record (Parquet in batches), so a large file is never loaded
+whole; every record that yields no document is counted with its reason.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from jupiter.collect.result import CollectResult
+from jupiter.config import DatasetSource, DomainConfig
+from jupiter.errors import JupiterError
+from jupiter.records import Document
+
+SOURCE = "dataset"
+ROLES = ("text", "question", "answer", "messages", "id", "title")
+JSON_SUFFIXES = {".jsonl", ".json", ".ndjson"}
+SUFFIXES = JSON_SUFFIXES | {".parquet", ".csv"}
+HF_MARKERS = ("dataset_info.json", "state.json", "dataset_dict.json")
+PARQUET_BATCH = 1024
+# A record: its index in the file, where it is (for reject samples), and its fields.
+Row = tuple[int, str, dict[str, Any]]
+
+
+def collect_dataset(src: DatasetSource, cfg: DomainConfig) -> CollectResult:
+    """One document per usable record, in file then record order."""
+    columns = check_columns(src.columns)
+    root = cfg.resolve(src.path)
+    result = CollectResult()
+    for file, rows in _tables(root, columns, result):
+        for i, where, record in rows:
+            doc = to_document(file, i, where, record, columns, result)
+            if doc is not None:
+                result.documents.append(doc)
+                if src.max_documents and len(result.documents) >= src.max_documents:
+                    return result
+    return result
+
+
+def check_columns(columns: dict[str, str]) -> dict[str, str]:
+    """The mapping, refused at once when it names an unknown role or no content."""
+    unknown = sorted(set(columns) - set(ROLES))
+    if unknown:
+        raise JupiterError(
+            f"dataset source: unsupported columns key(s) {unknown}; use {', '.join(ROLES)}"
+        )
+    modes = [m for m in (("text",), ("question", "answer"), ("messages",)) if set(m) & set(columns)]
+    if len(modes) != 1 or not set(modes[0]) <= set(columns):
+        raise JupiterError(
+            "dataset source: columns must map exactly one of text, question + answer, or"
+            f" messages; got {sorted(columns)}"
+        )
+    return columns
+
+
+def to_document(
+    file: str,
+    i: int,
+    where: str,
+    record: dict[str, Any],
+    columns: dict[str, str],
+    result: CollectResult,
+) -> Document | None:
+    """The record as a document, or None after counting why it is dropped."""
+    if any(col not in record for col in columns.values()):
+        result.reject("missing_field", where)
+        return None
+    meta: dict[str, Any] = {"file": file, "row": i}
+    if "text" in columns:
+        text = record[columns["text"]]
+    elif "messages" in columns:
+        messages = _messages(record[columns["messages"]])
+        if messages is None:
+            result.reject("bad_messages", where)
+            return None
+        text = "\n\n".join(m["content"] for m in messages if m["content"].strip())
+        meta["messages"] = messages
+    else:
+        question, answer = record[columns["question"]], record[columns["answer"]]
+        if not _filled(question) or not _filled(answer):
+            result.reject("empty", where)
+            return None
+        text = f"{question.strip()}\n\n{answer.strip()}"
+        meta |= {"question": question, "answer": answer}
+    if not _filled(text):
+        result.reject("empty", where)
+        return None
+    rid = record.get(columns.get("id", ""))
+    rid = str(i) if rid is None else str(rid)
+    if "id" in columns:
+        meta["id"] = rid
+    title = record.get(columns.get("title", ""))
+    title = f"{Path(file).name}#{rid}" if title is None else str(title)
+    return Document(SOURCE, f"{file}#{rid}", title, text, meta)
+
+
+def _filled(value: Any) -> bool:
+    return isinstance(value, str) and bool(value.strip())
+
+
+def _messages(value: Any) -> list[dict[str, str]] | None:
+    """A chat as [{role, content}], or None when it is not one. CSV cells hold it as JSON."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError:
+            return None
+    if not isinstance(value, list):
+        return None
+    out = []
+    for m in value:
+        if not isinstance(m, dict):
+            return None
+        role, content = m.get("role"), m.get("content")
+        if not isinstance(role, str) or not isinstance(content, str):
+            return None
+        out.append({"role": role, "content": content})
+    return out
+
+
+# ---------------------------------------------------------------------------- readers
+def _tables(
+    root: Path, columns: dict[str, str], result: CollectResult
+) -> Iterator[tuple[str, Iterator[Row]]]:
+    """(file label, its records) for the file, the saved dataset or each file in the dir."""
+    if not root.exists():
+        raise JupiterError(
+            f"dataset source not found: {root} (fix sources[].path in the domain YAML)"
+        )
+    if root.is_dir() and any((root / m).is_file() for m in HF_MARKERS):
+        yield from _saved_dataset(root, columns)
+        return
+    if root.is_file():
+        files = [root]
+        if root.suffix.lower() not in SUFFIXES:
+            raise JupiterError(
+                f"dataset source {root}: unsupported file type; use .jsonl, .json, .parquet"
+                f" or .csv, or a datasets save_to_disk folder"
+            )
+    else:
+        files = sorted(
+            p for p in root.rglob("*")
+            if p.is_file() and p.suffix.lower() in SUFFIXES
+            and not any(part.startswith(".") for part in p.relative_to(root).parts)
+        )  # fmt: skip
+        if not files:
+            raise JupiterError(
+                f"dataset source {root}: no .jsonl, .json, .parquet or .csv files in this folder"
+            )
+    for f in files:
+        suffix = f.suffix.lower()
+        if suffix in JSON_SUFFIXES:
+            yield str(f), _json_rows(f, result)
+        elif suffix == ".csv":
+            yield str(f), _csv_rows(f)
+        else:
+            yield str(f), _parquet_rows(f, columns)
+
+
+def _json_rows(path: Path, result: CollectResult) -> Iterator[Row]:
+    """JSON lines, one at a time; a .json file holding one array is read whole."""
+    with path.open("rb") as fh:
+        head = fh.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
+    if path.suffix.lower() == ".json" and head.startswith(b"["):
+        yield from _json_array(path, result)
+        return
+    i = 0
+    with path.open("rb") as fh:
+        for n, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            where = f"{path}:{n}"
+            try:
+                record = json.loads(line.decode("utf-8-sig" if n == 1 else "utf-8"))
+            except (UnicodeDecodeError, json.JSONDecodeError):
+                record = None
+            if isinstance(record, dict):
+                yield i, where, record
+            else:
+                result.reject("bad_json", where)
+            i += 1
+
+
+def _json_array(path: Path, result: CollectResult) -> Iterator[Row]:
+    try:
+        records = json.loads(path.read_bytes().decode("utf-8-sig"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        result.reject("bad_json", str(path))
+        return
+    for i, record in enumerate(records):
+        if isinstance(record, dict):
+            yield i, f"{path}#{i}", record
+        else:
+            result.reject("bad_json", f"{path}#{i}")
+
+
+def _csv_rows(path: Path) -> Iterator[Row]:
+    # Documentation cells outgrow csv's default 128 KiB field limit.
+    csv.field_size_limit(max(csv.field_size_limit(), 2**31 - 1))
+    with path.open(encoding="utf-8-sig", errors="replace", newline="") as fh:
+        reader = csv.DictReader(fh)
+        for i, record in enumerate(reader):
+            # DictReader fills absent trailing cells with None: treat them as missing.
+            yield (
+                i,
+                f"{path}:{reader.line_num}",
+                {k: v for k, v in record.items() if k is not None and v is not None},
+            )
+
+
+def _parquet_rows(path: Path, columns: dict[str, str]) -> Iterator[Row]:
+    import pyarrow.parquet as pq
+
+    pf = pq.ParquetFile(path)
+    present = [c for c in dict.fromkeys(columns.values()) if c in pf.schema_arrow.names]
+    i = 0
+    for batch in pf.iter_batches(batch_size=PARQUET_BATCH, columns=present):
+        for record in batch.to_pylist():
+            yield i, f"{path}#{i}", record
+            i += 1
+
+
+def _saved_dataset(root: Path, columns: dict[str, str]) -> Iterator[tuple[str, Iterator[Row]]]:
+    """A `save_to_disk` folder: one Dataset, or a DatasetDict read split by split."""
+    try:
+        import datasets
+    except ImportError:
+        raise JupiterError(
+            f"dataset source {root} is a Hugging Face datasets folder: pip install datasets"
+        ) from None
+    loaded = datasets.load_from_disk(str(root))  # memory-mapped Arrow: nothing read yet
+    splits = loaded.items() if isinstance(loaded, datasets.DatasetDict) else [("", loaded)]
+    for name, ds in splits:
+        label = f"{root}/{name}" if name else str(root)
+        yield label, _dataset_rows(label, ds, columns)
+
+
+def _dataset_rows(label: str, ds: Any, columns: dict[str, str]) -> Iterator[Row]:
+    present = [c for c in dict.fromkeys(columns.values()) if c in ds.column_names]
+    total = len(ds)  # taken first: a dataset with no columns selected reports 0 rows
+    ds = ds.select_columns(present)  # unused columns are never read
+    for start in range(0, total, PARQUET_BATCH):
+        batch = ds[start : start + PARQUET_BATCH] if present else {}  # column -> values
+        for j in range(min(PARQUET_BATCH, total - start)):
+            i = start + j
+            yield i, f"{label}#{i}", {c: batch[c][j] for c in present}

@@ -1,0 +1,259 @@
+"""The `git` source: docs and code from a git repository, read at one commit.
+
+Files are read from git's object store (`ls-tree` + one `cat-file --batch` process), never
+from a checkout, so the result depends only on the commit: uncommitted edits and untracked
+files in a local repository are ignored. A remote repository is cloned once, blob-less
+(`--filter=blob:none`), into the cache; only the blobs of matching files are fetched.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Generator, Iterator
+from contextlib import closing
+from pathlib import Path, PurePosixPath
+
+from jupiter.collect.local import HTML_SUFFIXES, HtmlText, _matches, decode
+from jupiter.collect.result import CollectResult
+from jupiter.config import DomainConfig, GitSource
+from jupiter.errors import JupiterError
+from jupiter.records import Document
+
+SOURCE = "git"
+# scp-like remote addresses: git@github.com:org/repo.git
+_SCP_URL = re.compile(r"^[\w.+-]+@[\w.-]+:")
+# No password prompts (a private URL fails at once) and messages in English for the user.
+_QUIET = {"GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
+LANGUAGES = {
+    ".py": "python", ".pyi": "python", ".md": "markdown", ".markdown": "markdown",
+    ".rst": "restructuredtext", ".txt": "text", ".js": "javascript", ".mjs": "javascript",
+    ".jsx": "javascript", ".ts": "typescript", ".tsx": "typescript", ".sql": "sql",
+    ".html": "html", ".htm": "html", ".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp",
+    ".hpp": "cpp", ".rs": "rust", ".go": "go", ".java": "java", ".rb": "ruby", ".sh": "shell",
+    ".yaml": "yaml", ".yml": "yaml", ".toml": "toml", ".json": "json", ".ipynb": "jupyter",
+}  # fmt: skip
+
+
+def collect_git(src: GitSource, cfg: DomainConfig, cache_dir: Path) -> CollectResult:
+    """One document per matching text file at `src.ref`, in path order."""
+    if is_remote(src.url):
+        repo, git_dir = src.url, clone_once(src.url, cache_dir)
+    else:
+        git_dir = _local_repo(cfg.resolve(src.url))
+        repo = str(git_dir)
+    sha = resolve_ref(git_dir, src.ref, repo, remote=is_remote(src.url))
+    result = CollectResult()
+    wanted: list[tuple[str, str]] = []  # (object id, path)
+    for mode, kind, oid, path in _tree(git_dir, sha):
+        if not _matches(PurePosixPath(path).name, path, src.include, src.exclude):
+            continue
+        if kind != "blob" or mode == "120000":  # submodules and symlinks hold no text
+            result.reject("submodule" if kind == "commit" else "symlink", f"{repo}@{sha}:{path}")
+            continue
+        wanted.append((oid, path))
+    if _is_partial(git_dir):
+        _prefetch(git_dir, sha, {oid for oid, _ in wanted})
+    # Files with the same content share one object id: blobs are paired with paths by order.
+    with closing(_blobs(git_dir, [oid for oid, _ in wanted])) as blobs:
+        for (_, path), data in zip(wanted, blobs, strict=False):
+            doc = _document(repo, sha, path, data, result)
+            if doc is not None:
+                result.documents.append(doc)
+                if src.max_documents and len(result.documents) >= src.max_documents:
+                    break
+    return result
+
+
+def is_remote(url: str) -> bool:
+    return "://" in url or bool(_SCP_URL.match(url))
+
+
+def clone_once(url: str, cache_dir: Path) -> Path:
+    """The blob-less clone of `url` under `cache_dir`, made on first use only."""
+    dest = cache_dir / hashlib.sha256(url.encode("utf-8")).hexdigest()[:16]
+    if (dest / ".git").is_dir():
+        return dest.resolve()
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    # Cloned beside and renamed, so a killed clone never leaves a half repository in place.
+    tmp = dest.with_name(f"{dest.name}.tmp-{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    proc = _git(None, "clone", "--quiet", "--filter=blob:none", "--no-checkout", url, str(tmp))
+    if proc.returncode != 0:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise JupiterError(f"cannot clone git repository {url}: {_last_line(proc.stderr)}")
+    try:
+        tmp.rename(dest)
+    except OSError:  # another run finished the same clone first
+        shutil.rmtree(tmp, ignore_errors=True)
+    return dest.resolve()
+
+
+def resolve_ref(git_dir: Path, ref: str, repo: str, remote: bool = False) -> str:
+    """The full commit sha `ref` names; a clone fetches only when it lacks the ref."""
+    found = _rev_parse(git_dir, ref, remote)
+    if found is None and remote and not ref.startswith("-"):
+        _git(git_dir, "fetch", "--quiet", "--tags", "origin")
+        found = _rev_parse(git_dir, ref, remote)
+        if found is None:  # a commit or ref outside the branches and tags
+            if _git(git_dir, "fetch", "--quiet", "origin", ref).returncode == 0:
+                found = _rev_parse(git_dir, ref, remote) or _rev_parse(git_dir, "FETCH_HEAD")
+    if found is None:
+        raise JupiterError(
+            f"unknown ref '{ref}' in git repository {repo}: use a commit, tag or branch that"
+            f" exists there (sources[].ref)"
+        )
+    return found
+
+
+def _rev_parse(git_dir: Path, ref: str, remote: bool = False) -> str | None:
+    if ref.startswith("-"):  # would be read as an option
+        return None
+    # In a clone, branches other than the default one exist only as origin/<name>.
+    for name in [ref, f"origin/{ref}"] if remote else [ref]:
+        proc = _git(git_dir, "rev-parse", "--verify", "--quiet", f"{name}^{{commit}}")
+        if proc.returncode == 0:
+            return proc.stdout.decode().strip()
+    return None
+
+
+def _local_repo(path: Path) -> Path:
+    """`path` itself when it is a repository's root (or a bare repository)."""
+    if not path.exists():
+        raise JupiterError(f"git source not found: {path} (fix sources[].url in the domain YAML)")
+    root = path.resolve()
+    git_dir = _git(root, "rev-parse", "--absolute-git-dir")
+    if git_dir.returncode != 0:
+        raise JupiterError(f"not a git repository: {root} (sources[].url must be a repository)")
+    if Path(git_dir.stdout.decode().strip()).resolve() == root:
+        return root  # a bare repository, or its .git folder
+    top = Path(_git(root, "rev-parse", "--show-toplevel").stdout.decode().strip()).resolve()
+    if top != root:
+        raise JupiterError(
+            f"{root} is inside the git repository {top}, not its root: use url: {top} and an"
+            f" include glob for the folder"
+        )
+    return root
+
+
+def _tree(git_dir: Path, sha: str) -> Iterator[tuple[str, str, str, str]]:
+    """(mode, type, object id, path) of every entry in the commit's tree."""
+    proc = _git(git_dir, "ls-tree", "-r", "-z", "--full-tree", sha)
+    if proc.returncode != 0:
+        raise JupiterError(f"cannot list files of {sha} in {git_dir}: {_last_line(proc.stderr)}")
+    for entry in proc.stdout.split(b"\0"):
+        if entry:
+            info, _, path = entry.partition(b"\t")
+            mode, kind, oid = info.decode().split()
+            yield mode, kind, oid, path.decode("utf-8", errors="replace")
+
+
+def _is_partial(git_dir: Path) -> bool:
+    return _git(git_dir, "config", "--get", "remote.origin.promisor").stdout.strip() == b"true"
+
+
+def _prefetch(git_dir: Path, sha: str, oids: set[str]) -> None:
+    """Fetch the blobs a partial clone lacks in one request, not one request per file."""
+    listed = _git(git_dir, "rev-list", "--objects", "--no-walk", "--missing=print", sha)
+    heads = (line.split(" ", 1)[0] for line in listed.stdout.decode().splitlines())
+    missing = sorted(h[1:] for h in heads if h[:1] == "?" and h[1:] in oids)
+    if missing:
+        # The command git itself runs for lazy fetches (promisor-remote.c); should it fail,
+        # cat-file still fetches each missing blob on its own.
+        _git(
+            git_dir, "-c", "fetch.negotiationAlgorithm=noop", "fetch", "--quiet", "origin",
+            "--no-tags", "--no-write-fetch-head", "--recurse-submodules=no",
+            "--filter=blob:none", "--stdin", stdin="\n".join(missing).encode() + b"\n",
+        )  # fmt: skip
+
+
+def _blobs(git_dir: Path, oids: list[str]) -> Generator[bytes | None, None, None]:
+    """The content of each object, in order, from one `git cat-file --batch` process; None
+    for an object that cannot be had."""
+    proc = _popen(git_dir, "cat-file", "--batch")
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        # One request at a time, each answer read in full: no pipe can fill up and block.
+        for oid in oids:
+            proc.stdin.write(oid.encode() + b"\n")
+            proc.stdin.flush()
+            header = proc.stdout.readline().split()
+            if len(header) != 3:  # "<oid> missing", or the process died
+                yield None
+                continue
+            data = proc.stdout.read(int(header[2]))
+            proc.stdout.read(1)  # the newline after each object
+            yield data
+    finally:
+        proc.stdin.close()
+        proc.stdout.close()
+        proc.wait()
+
+
+def _document(
+    repo: str, sha: str, path: str, data: bytes | None, result: CollectResult
+) -> Document | None:
+    where = f"{repo}@{sha}:{path}"
+    if data is None:
+        result.reject("missing_blob", where)
+        return None
+    if b"\x00" in data:  # NULs do not occur in text files; they mark binary formats
+        result.reject("binary", where)
+        return None
+    text = decode(data)
+    if text is None:
+        result.reject("bad_encoding", where)
+        return None
+    suffix = PurePosixPath(path).suffix.lower()
+    if suffix in HTML_SUFFIXES:
+        page = HtmlText()
+        page.feed(text)
+        page.close()
+        text = page.text()
+    if not text.strip():
+        result.reject("empty", where)
+        return None
+    language = LANGUAGES.get(suffix, suffix.lstrip("."))
+    meta = {"repo": repo, "commit": sha, "path": path, "language": language}
+    return Document(SOURCE, where, path, text, meta)
+
+
+def _git(
+    cwd: Path | None, *args: str, stdin: bytes | None = None
+) -> subprocess.CompletedProcess[bytes]:
+    base = ["git"] if cwd is None else ["git", "-C", str(cwd)]
+    try:
+        return subprocess.run(
+            [*base, *args],
+            input=stdin,
+            capture_output=True,
+            env={**os.environ, **_QUIET},
+            check=False,
+        )
+    except FileNotFoundError:
+        raise _no_git() from None
+
+
+def _popen(cwd: Path, *args: str) -> subprocess.Popen[bytes]:
+    try:
+        return subprocess.Popen(
+            ["git", "-C", str(cwd), *args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env={**os.environ, **_QUIET},
+        )
+    except FileNotFoundError:
+        raise _no_git() from None
+
+
+def _no_git() -> JupiterError:
+    return JupiterError("git not found on PATH: install git to use sources of type: git")
+
+
+def _last_line(stderr: bytes) -> str:
+    lines = [ln.strip() for ln in stderr.decode(errors="replace").splitlines() if ln.strip()]
+    return lines[-1] if lines else "git failed"
