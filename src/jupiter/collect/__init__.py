@@ -80,7 +80,14 @@ def _collect_other(src: Any, cfg: DomainConfig, cache: Path) -> CollectResult:
     if src.type == "web":
         from jupiter.collect.web import collect_web
 
-        return collect_web(src, cache / "web")
+        result = collect_web(src, cache / "web")
+        unreachable = {"unreachable", "http_error", "timeout"} & set(result.rejects)
+        if not result.documents and unreachable:
+            raise JupiterError(
+                f"could not reach the web source {src.urls[0]}: collecting it needs the "
+                "network; offline, point a `type: local` source at a copy of the docs"
+            )
+        return result
     if src.type == "git":
         from jupiter.collect.git import collect_git
 

@@ -138,6 +138,7 @@ class WebClient:
         self.src = src
         self.cache_dir = cache_dir
         self.robots: dict[str, RobotFileParser] = {}
+        self.unreachable: set[str] = set()  # origins whose robots.txt got no answer at all
         self.last_request: dict[str, float] = {}  # host -> time.monotonic() of the last one
         # Redirects are followed by hand, so that each hop is checked against the
         # allowlist and robots.txt, cached, and spaced like any other request.
@@ -152,7 +153,8 @@ class WebClient:
                 result.reject("off_site", url)
                 return None
             if not self.allowed(url):
-                result.reject("robots_disallowed", url)
+                gone = _origin(url) in self.unreachable
+                result.reject("unreachable" if gone else "robots_disallowed", url)
                 return None
             resp, reason = self.fetch(url)
             if resp is None:
@@ -184,6 +186,8 @@ class WebClient:
         resp, _ = self.fetch(origin + "/robots.txt", any_type=True)
         # RFC 9309 §2.3.1: a missing file (4xx) allows everything; an unreachable one
         # (5xx, no answer) means the site cannot say, so nothing is fetched.
+        if resp is None:
+            self.unreachable.add(origin)
         if resp is None or resp.status >= 500 or resp.status in (401, 403):
             rules.parse(["User-agent: *", "Disallow: /"])  # 401/403: as robotparser.read()
         elif resp.status >= 300:  # redirects too: robots.txt is read at the origin only
