@@ -155,8 +155,26 @@ class FilterConfig(Strict):
     max_top_ngram_fraction: float = Field(default=0.2, ge=0.0, le=1.0)
     max_char_repeat_fraction: float = Field(default=0.3, ge=0.0, le=1.0)
     dedup: DedupConfig = Field(default_factory=DedupConfig)
+    # decontamination against the eval questions: "ngram13" = any shared 13-gram (an item
+    # under 13 words: the whole item), on text normalised so rewrapped lines still match;
+    # "overlap" = a share of the item's decontam_ngram-grams
+    decontam_method: Literal["ngram13", "overlap"] = "ngram13"
     decontam_ngram: int = Field(default=8, ge=3)
     decontam_threshold: float = Field(default=0.5, gt=0.0, le=1.0)
+    # document-quality rules (filters/quality.py cites each threshold's source)
+    gopher_quality: bool = False  # Gopher word, symbol, bullet, stop-word rules
+    gopher_min_words: int = Field(default=5, ge=0)  # Gopher's 50 is for web pages
+    gopher_repetition: bool = True  # Gopher duplicate line / paragraph / n-gram rules
+    fineweb: bool = False  # FineWeb line rules (punctuation, short lines, duplicates)
+    c4: bool = False  # C4 page rules (lorem ipsum, too few sentence lines)
+    c4_reject_curly_bracket: bool = False  # C4 drops pages with "{"; code needs braces
+    language_filter: bool = True  # keep text in the domain's `language`
+    language_min_confidence: float = Field(default=0.65, ge=0.0, le=1.0)
+    # shorter prose (code removed) is kept unjudged: on a signature and one sentence of API
+    # docs, character n-grams guess other languages (log10, factorial, as_uri: measured)
+    language_min_chars: int = Field(default=200, ge=0)
+    relevance: bool = False  # keep text about the domain's topics and keywords
+    relevance_min_score: float = Field(default=0.3, ge=0.0)
 
 
 class ModelSection(Strict):
@@ -264,6 +282,7 @@ class DomainConfig(Strict):
     description: str = ""
     language: str = "en"
     topics: list[str] = Field(default_factory=list)
+    keywords: list[str] = Field(default_factory=list)  # with topics, for the relevance filter
     system_prompt: str = ""
     sources: list[Source] = Field(min_length=1)
     chunking: Chunking = Field(default_factory=Chunking)

@@ -153,3 +153,32 @@ def test_decisions_apply_to_the_store(tmp_path: Path) -> None:
         stats = {s["reason"]: s for s in store.filter_stats(1)}
         assert stats["near_duplicate"]["count"] == 1
         assert stats["near_duplicate"]["samples"][0].startswith("The json module")
+
+
+def test_language_relevance_and_13gram_decontamination_in_the_runner() -> None:
+    spanish = (
+        "El módulo json convierte objetos de Python en texto JSON y vuelve a convertir el "
+        "texto en objetos. La función dumps devuelve una cadena y la función dump escribe "
+        "directamente en un archivo abierto. Ambas aceptan una sangría para imprimir de "
+        "forma legible y una opción para ordenar las claves."
+    )
+    off_topic = (
+        "The recipe needs two cups of flour, a spoon of sugar and three eggs. Whisk the eggs "
+        "first, fold in the flour slowly, then bake the batter for twenty minutes until the "
+        "top turns golden. Let it cool before slicing and serving with fresh fruit."
+    )
+    question = (
+        "Which function of the shutil module removes a whole directory tree, and what "
+        "happens to errors when ignore_errors is set to true?"
+    )
+    rewrapped = "Q: " + question.upper().replace(" a whole ", "\n  a  whole\n")
+    examples = [text(PARAGRAPH), text(spanish), text(off_topic),
+                qa(rewrapped, EVAL_ANSWER, system="")]  # fmt: skip
+    cfg = FilterConfig(relevance=True)
+    res = run_filters(examples, cfg, [question], language="en",
+                      keywords=["python", "json", "module", "shutil"])  # fmt: skip
+    assert [r for _, _, r in res.decisions] == ["", "wrong_language", "off_topic", "contaminated"]
+    # switched off, the same texts pass those filters
+    loose = FilterConfig(language_filter=False, relevance=False, decontam_method="overlap")
+    res = run_filters(examples[:3], loose, [question], language="en", keywords=["python"])
+    assert [d for _, d, _ in res.decisions] == [ACCEPTED] * 3

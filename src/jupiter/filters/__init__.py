@@ -9,11 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from jupiter.config import FilterConfig
+from jupiter.errors import JupiterError
 from jupiter.filters.decontam import CONTAMINATED, Decontaminator
 from jupiter.filters.dedup import ExactDedup, MinHashLSH
 from jupiter.filters.heuristics import REASONS, check_example
+from jupiter.filters.langid import LANGID_REASONS
+from jupiter.filters.quality import QUALITY_REASONS
+from jupiter.filters.relevance import RELEVANCE_REASONS
 from jupiter.filters.text import compare_text
 from jupiter.records import Example
 
@@ -21,7 +26,10 @@ ACCEPTED = "accepted"
 REJECTED = "rejected"
 EXACT_DUPLICATE = "exact_duplicate"
 NEAR_DUPLICATE = "near_duplicate"
-ALL_REASONS = (*REASONS, CONTAMINATED, EXACT_DUPLICATE, NEAR_DUPLICATE)
+ALL_REASONS = (
+    *REASONS, *QUALITY_REASONS, *LANGID_REASONS, *RELEVANCE_REASONS, CONTAMINATED,
+    EXACT_DUPLICATE, NEAR_DUPLICATE,
+)  # fmt: skip
 
 MAX_SAMPLES = 5
 SAMPLE_CHARS = 300
@@ -50,12 +58,53 @@ def _sample(ex: Example) -> str:
     return text if len(text) <= SAMPLE_CHARS else text[:SAMPLE_CHARS] + "…"
 
 
+def text_checks(cfg: FilterConfig, language: str | None, keywords: Sequence[str]) -> list[Any]:
+    """The configured quality, language and relevance filters, each with .check(text)."""
+    from jupiter.filters import quality
+
+    checks: list[Any] = []
+    if cfg.gopher_quality:
+        settings = quality.GopherQualitySettings(min_words=cfg.gopher_min_words)
+        checks.append(quality.GopherQuality(settings))
+    if cfg.gopher_repetition:
+        checks.append(quality.GopherRepetition())
+    if cfg.fineweb:
+        checks.append(quality.FineWebQuality())
+    if cfg.c4:
+        c4 = quality.C4Settings(reject_curly_bracket=cfg.c4_reject_curly_bracket)
+        checks.append(quality.C4Lines(c4))
+    if cfg.language_filter and language:
+        from jupiter.filters.langid import LanguageFilter
+
+        try:
+            checks.append(
+                LanguageFilter(language, cfg.language_min_confidence, cfg.language_min_chars)
+            )
+        except ValueError:
+            raise JupiterError(
+                f"language: '{language}' is not a language code the filter knows (use an ISO "
+                "639-1 code such as en, es, fr), or set filters.language_filter: false"
+            ) from None
+    if cfg.relevance and keywords:
+        from jupiter.filters.relevance import RelevanceFilter
+
+        checks.append(RelevanceFilter(list(keywords), cfg.relevance_min_score))
+    return checks
+
+
 def _first_pass(
     examples: Sequence[Example], cfg: FilterConfig, eval_texts: Sequence[str],
-    seen: Sequence[Example],
+    seen: Sequence[Example], checks: Sequence[Any],
 ) -> list[str]:  # fmt: skip
-    """Heuristics, decontamination and exact dedup: one reason ("" = keep) per example."""
-    decon = Decontaminator(eval_texts, cfg.decontam_ngram, cfg.decontam_threshold)
+    """Heuristics, quality / language / relevance, decontamination and exact dedup: one
+    reason ("" = keep) per example."""
+    decon: Any
+    if cfg.decontam_method == "ngram13":
+        from jupiter.filters.ngram_decontam import NGramDecontaminator
+
+        decon = NGramDecontaminator(eval_texts)
+    else:
+        decon = Decontaminator(eval_texts, cfg.decontam_ngram, cfg.decontam_threshold)
     exact = ExactDedup()
     if cfg.dedup.exact:
         for old in seen:
@@ -63,7 +112,10 @@ def _first_pass(
     reasons: list[str] = []
     for ex in examples:
         text = compare_text(ex)
-        reason = check_example(ex, cfg) or decon.check(text)
+        reason = check_example(ex, cfg)
+        for check in checks:
+            reason = reason or check.check(text)
+        reason = reason or decon.check(text)
         if reason is None and cfg.dedup.exact and exact.add(text):
             reason = EXACT_DUPLICATE
         reasons.append(reason or "")
@@ -88,12 +140,14 @@ def _near_pass(
 
 def run_filters(
     examples: Sequence[Example], cfg: FilterConfig, eval_texts: Sequence[str],
-    seen: Iterable[Example] = (),
+    seen: Iterable[Example] = (), language: str | None = None, keywords: Sequence[str] = (),
 ) -> FilterResult:  # fmt: skip
     """Decide every example; `seen` (accepted in earlier cycles) only seeds the dedup
-    indexes, so a copy of earlier data is rejected too. Deterministic for the same input."""
+    indexes, so a copy of earlier data is rejected too. `language` (the domain's) and
+    `keywords` (its topics and keywords) drive the language and relevance filters.
+    Deterministic for the same input."""
     seen = list(seen)
-    reasons = _first_pass(examples, cfg, eval_texts, seen)
+    reasons = _first_pass(examples, cfg, eval_texts, seen, text_checks(cfg, language, keywords))
     if cfg.dedup.near:
         _near_pass(examples, cfg, seen, reasons)
     result = FilterResult(counts={ACCEPTED: 0})

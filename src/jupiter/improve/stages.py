@@ -170,7 +170,11 @@ def filter_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
     ]  # fmt: skip
     t0 = time.perf_counter()
     with ws.console.status(f"filtering {len(pending)} examples…"):
-        result = run_filters(pending, ws.cfg.filters, eval_questions(ws), seen)
+        from jupiter.filters.relevance import domain_keywords
+
+        keywords = domain_keywords(ws.cfg.topics, ws.cfg.keywords)
+        result = run_filters(pending, ws.cfg.filters, eval_questions(ws), seen,
+                             ws.cfg.language, keywords)  # fmt: skip
     with ws.store.transaction():
         ws.store.set_status(result.decisions)
         ws.store.record_filter_stats(cycle, "filter", result.counts, result.samples)
