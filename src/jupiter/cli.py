@@ -24,6 +24,10 @@ app = typer.Typer(
 )
 config_app = typer.Typer(help="Inspect configuration.", no_args_is_help=True)
 app.add_typer(config_app, name="config")
+data_app = typer.Typer(
+    help="Inspect and export the data: what each stage kept and dropped.", no_args_is_help=True
+)
+app.add_typer(data_app, name="data")
 
 console = Console()
 err_console = Console(stderr=True)
@@ -110,6 +114,34 @@ def config_presets(
         table.add_row(str(row["size"]), f"{row['params_b']}B", f"{row['method']}{star}", lora,
                       str(row["gb"]), str(row["gb_ckpt"]))  # fmt: skip
     console.print(table)
+
+
+@data_app.command("report")
+def data_report_cmd(
+    domain: Domain,
+    quick: Quick = False,
+    html: Annotated[
+        Path | None, typer.Option("--html", help="Also write one self-contained HTML page here.")
+    ] = None,
+) -> None:
+    """Documents by source, examples by status and kind, and per cycle what collect and
+    filter kept and dropped, by reason, with samples."""
+    from jupiter.data.report import data_report, data_summary, report_tables, write_html
+
+    ws = workspace_for(domain, quick)
+    if not ws.has_store():
+        console.print(f"no workspace yet at {ws.root}: run `jupiter start --domain {domain}`")
+        return
+    try:
+        reports, summary = data_report(ws.store), data_summary(ws.store)
+    finally:
+        ws.close()
+    for table in report_tables(reports, summary):
+        console.print(table)
+    if html is not None:
+        extra = {"domain": ws.cfg.name, "workspace": str(ws.root)}
+        out = write_html(reports, html, f"{ws.cfg.name}: data report", extra, summary)
+        console.print(f"html report: {out}")
 
 
 def _run_stage(stage: str, domain: str, quick: bool, launch: object = None) -> None:
