@@ -144,3 +144,19 @@ def test_chat_answers(quick_run: tuple[Path, float, str]) -> None:
                 stdin="What does len do?\n/quit\n")  # fmt: skip
     assert r.returncode == 0, r.stderr
     assert "cycle-001" in r.stdout and r.stdout.count("jupiter>") == 1
+
+
+def test_data_report_terminal_and_html(quick_run: tuple[Path, float, str]) -> None:
+    ws, _, _ = quick_run
+    home = ws.parent.parent
+    out = home / "report.html"
+    r = jupiter(["data", "report", "--domain", "python", "--quick", "--html", str(out)], home)
+    assert r.returncode == 0, r.stderr
+    accepted = rows(
+        ws / "jupiter.sqlite",
+        "SELECT count FROM filter_stats WHERE stage='filter' AND reason='accepted'",
+    )
+    n = accepted[0][0]
+    assert "near_duplicate" in r.stdout and (f"{n:,}" in r.stdout or str(n) in r.stdout)
+    page = out.read_text()
+    assert page.startswith("<!DOCTYPE html>") and "near_duplicate" in page and str(n) in page
