@@ -6,7 +6,7 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, cast
 
 import typer
 import yaml
@@ -142,6 +142,72 @@ def data_report_cmd(
         extra = {"domain": ws.cfg.name, "workspace": str(ws.root)}
         out = write_html(reports, html, f"{ws.cfg.name}: data report", extra, summary)
         console.print(f"html report: {out}")
+
+
+@data_app.command("export")
+def data_export_cmd(
+    domain: Domain,
+    quick: Quick = False,
+    out: Annotated[
+        Path | None, typer.Option(help="Output folder (default: <workspace>/export).")
+    ] = None,
+    fmt: Annotated[
+        str,
+        typer.Option("--format", help="messages, alpaca, sharegpt, text, completions, mistral."),
+    ] = "messages",
+    split: Annotated[str, typer.Option(help="train,validation,test fractions.")] = "0.9,0.05,0.05",
+    seed: Annotated[int, typer.Option(help="Seed of the document split and of --balance.")] = 0,
+    balance: Annotated[bool, typer.Option("--balance", help="Even out easy/medium/hard.")] = False,
+    experts: Annotated[
+        bool,
+        typer.Option("--experts", help="Per-expert datasets (the YAML's experts:) and a router."),
+    ] = False,
+    status: Annotated[
+        str, typer.Option(help="Examples of these statuses (accepted, used: trained on).")
+    ] = "accepted,used",
+) -> None:
+    """Export the examples as train/validation/test JSONL, split by source document."""
+    from jupiter.data.experts import EXPERT_KEYWORDS, build_expert_datasets
+    from jupiter.data.export import doc_ids_of, export_examples
+    from jupiter.data.formats import FORMATS, Format
+
+    if fmt not in FORMATS:
+        raise JupiterError(f"unknown --format {fmt!r}: use one of {', '.join(FORMATS)}")
+    form = cast(Format, fmt)
+    try:
+        a, b, c = (float(x) for x in split.split(","))
+    except ValueError:
+        raise JupiterError(
+            f"--split takes three numbers like 0.9,0.05,0.05, got {split!r}"
+        ) from None
+    ws = workspace_for(domain, quick)
+    if not ws.has_store():
+        raise JupiterError(f"no workspace yet at {ws.root}: run `jupiter start --domain {domain}`")
+    try:
+        examples = [e for s in status.split(",") for e in ws.store.iter_examples(status=s.strip())]
+        doc_of = doc_ids_of(ws.store)
+    finally:
+        ws.close()
+    if not examples:
+        raise JupiterError(f"no {status} examples in {ws.store_path}: run the filter stage first")
+    out_dir, cfg = out or ws.root / "export", ws.cfg
+    if experts:
+        if not cfg.experts:
+            raise JupiterError("--experts needs an `experts:` list in the domain YAML")
+        names = [e.name for e in cfg.experts]
+        words = {e.name: EXPERT_KEYWORDS.get(e.name, []) + e.keywords for e in cfg.experts}
+        results = build_expert_datasets(
+            examples, doc_of, names, out_dir, (a, b, c), seed, words, form, cfg.system_prompt
+        )
+        for name, res in results.items():
+            console.print(f"{name}: {res.counts}")
+        return
+    res = export_examples(
+        examples, doc_of, out_dir, form, (a, b, c), seed, cfg.system_prompt, balance
+    )
+    console.print(f"{sum(res.counts.values())} examples → {out_dir}: {res.counts}")
+    if res.skipped:
+        console.print(f"skipped: {res.skipped}")
 
 
 def _run_stage(stage: str, domain: str, quick: bool, launch: object = None) -> None:

@@ -277,6 +277,15 @@ class PromotionConfig(Strict):
     margin: float = 0.0  # the student must beat the generator by more than this
 
 
+class ExpertConfig(Strict):
+    """One expert of a mixture: its examples are those matching its keywords best."""
+
+    name: str = Field(pattern=r"^[A-Za-z0-9_\-]+$")
+    # added to the built-in set of that name (python, sql, javascript, debug, ml, api;
+    # see data/experts.py); a custom name needs its own
+    keywords: list[str] = Field(default_factory=list)
+
+
 class DomainConfig(Strict):
     name: str = Field(pattern=r"^[A-Za-z0-9_\-]+$")
     description: str = ""
@@ -293,6 +302,7 @@ class DomainConfig(Strict):
     eval: EvalConfig = Field(default_factory=EvalConfig)
     promotion: PromotionConfig = Field(default_factory=PromotionConfig)
     levels: list[CurriculumLevel] = Field(default_factory=list)  # curriculum, in order
+    experts: list[ExpertConfig] = Field(default_factory=list)  # `jupiter data export --experts`
     cycles: int = Field(default=1, ge=1)
     max_examples: int | None = Field(default=None, ge=1)  # cap on generated examples per cycle
     quick: dict[str, Any] = Field(default_factory=dict)  # overrides applied by --quick
@@ -307,6 +317,9 @@ class DomainConfig(Strict):
         names = [lv.name for lv in self.levels]
         if len(set(names)) != len(names):
             raise ValueError("levels: every level needs its own name")
+        experts = [e.name for e in self.experts]
+        if len(set(experts)) != len(experts) or "router" in experts:
+            raise ValueError("experts: every expert needs its own name, and not 'router'")
         return self
 
     def resolve(self, path: str) -> Path:

@@ -160,3 +160,31 @@ def test_data_report_terminal_and_html(quick_run: tuple[Path, float, str]) -> No
     assert "near_duplicate" in r.stdout and (f"{n:,}" in r.stdout or str(n) in r.stdout)
     page = out.read_text()
     assert page.startswith("<!DOCTYPE html>") and "near_duplicate" in page and str(n) in page
+
+
+def test_data_export_splits_by_document_and_experts(quick_run: tuple[Path, float, str]) -> None:
+    ws, _, _ = quick_run
+    home = ws.parent.parent
+    out = home / "export"
+    r = jupiter(["data", "export", "--domain", "python", "--quick", "--format", "mistral",
+                 "--out", str(out)], home)  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    docs: dict[str, set[str]] = {}
+    total = 0
+    for split in ("train", "validation", "test"):
+        lines = (out / f"{split}.jsonl").read_text().splitlines()
+        total += len(lines)
+        docs[split] = {json.loads(ln)["source_document"] for ln in lines}
+        chats = [ln for ln in lines if json.loads(ln)["text"].startswith("<s>[INST] ")]
+        assert len(chats) > len(lines) / 3  # the chats; raw-text examples stay plain text
+    assert not (docs["train"] & docs["validation"] or docs["train"] & docs["test"]
+                or docs["validation"] & docs["test"])  # fmt: skip
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert sum(manifest["counts"].values()) == total > 500
+    r = jupiter(["data", "export", "--domain", "python", "--quick", "--experts",
+                 "--out", str(home / "experts")], home)  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    for name in ("python", "debug", "api", "router"):
+        assert (home / "experts" / name / "train.jsonl").is_file()
+    bad = jupiter(["data", "export", "--domain", "python", "--quick", "--format", "xml"], home)
+    assert bad.returncode == 1 and "unknown --format 'xml'" in bad.stderr
