@@ -145,6 +145,7 @@ class DedupConfig(Strict):
     num_perm: int = Field(default=128, ge=16)
     bands: int = Field(default=16, ge=1)
     shingle: int = Field(default=5, ge=1)  # word n-gram size
+    memory_mb: int = Field(default=256, ge=1)  # near-dedup index in memory; beyond it, on disk
 
 
 class FilterConfig(Strict):

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import random
+import tracemalloc
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from jupiter.filters.dedup import ExactDedup, MinHashLSH, jaccard, shingles
+from jupiter.filters import dedup, dedup_stream
+from jupiter.filters.dedup import ExactDedup, MinHashLSH, jaccard, shingles, word_hashes
+from jupiter.filters.dedup_stream import StreamingMinHashDedup
+from jupiter.filters.text import words
 
 PARAGRAPH = (
     "The json module encodes Python objects as JSON text and decodes JSON text back into "
@@ -131,3 +136,148 @@ def test_insert_many_indexes_without_checking() -> None:
 def test_bad_band_count_is_rejected() -> None:
     with pytest.raises(ValueError, match="bands"):
         MinHashLSH(num_perm=16, bands=32)
+
+
+# the numpy word splitter and hashes ------------------------------------------------------
+TRICKY = [
+    "Hello, World! snake_case and CamelCase 42x",
+    "ﬁne Ｆｕｌｌ-width ｌｅｔｔｅｒｓ",  # NFKC: ligature and full-width forms become plain
+    "Straße, ÉCOLE, naïve café; 東京 タワー 123 ٣٤",
+    "e\u0301 combining mark, tab\tand\nnewline",
+    "emoji 🙂 between words 🙂🙂",
+    "",
+    "...!!!",
+    "_ __ a",
+]
+
+
+def test_word_hashes_split_exactly_as_words_does() -> None:
+    hashes, counts = word_hashes(TRICKY)
+    assert counts.tolist() == [len(words(t)) for t in TRICKY]
+    # a word's hash depends on the word alone: hashing each word by itself gives the same
+    alone = [int(word_hashes([w])[0][0]) for t in TRICKY for w in words(t)]
+    assert hashes.tolist() == alone
+    same, _ = word_hashes(["Hello", "HELLO", "hello!"])
+    assert len(set(same.tolist())) == 1
+    distinct, _ = word_hashes(vocab_words(5000, seed=1))
+    assert len(set(distinct.tolist())) == len(set(vocab_words(5000, seed=1)))
+
+
+def test_exact_keys_in_batch_equal_key_one_by_one() -> None:
+    texts = TRICKY + [t.upper() + "  " for t in TRICKY] + [PARAGRAPH, PARAGRAPH.lower()]
+    assert ExactDedup.keys(texts) == [ExactDedup.key(t) for t in texts]
+    one, two = ExactDedup(), ExactDedup()
+    assert one.add_many(texts) == [two.add(t) for t in texts]
+    assert one.add_many([PARAGRAPH.replace(" ", "\n")]) == [True]
+
+
+def test_signatures_do_not_depend_on_batch_or_block_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    words_ = vocab_words(3000, seed=4)
+    texts = [" ".join(words_[i : i + 40 + i % 300]) for i in range(0, 2000, 37)]
+    texts += ["", "one", "two words", "!!!", " ".join(words_)]  # short, wordless and long texts
+    lsh = MinHashLSH(seed=1)
+    together = lsh.signatures(texts)
+    monkeypatch.setattr(dedup, "_BLOCK_SHINGLES", 50)  # many blocks, and texts larger than one
+    monkeypatch.setattr(dedup, "_BLOCK_CHARS", 300)
+    assert np.array_equal(lsh.signatures(texts), together)
+    alone = np.vstack([lsh.signatures([t]) for t in texts])
+    assert np.array_equal(alone, together)
+
+
+def test_near_duplicates_at_jaccard_090_are_found_for_every_seed() -> None:
+    # one word in 50 changed: 5 shingles of 96 in each: true Jaccard 91/101 ~ 0.90, where
+    # the estimate from 128 rows is >= 0.8 with probability ~0.999 (a single draw at 0.84,
+    # as in test_near_duplicate_with_one_word_changed_is_found, misses ~15 % of seeds)
+    base = vocab_words(100, seed=9)
+    original = " ".join(base)
+    changed = " ".join(base[:50] + ["changed"] + base[51:])
+    assert jaccard(shingles(original, 5), shingles(changed, 5)) == pytest.approx(91 / 101)
+    for seed in range(20):
+        lsh = MinHashLSH(seed=seed)
+        assert lsh.add_many(["a", "b"], [original, changed]) == [None, "a"], seed
+
+
+# streaming -------------------------------------------------------------------------------
+def planted_corpus(n: int, seed: int, length: int = 60) -> list[str]:
+    """n texts: originals, near copies (one word in `length` changed: Jaccard ~0.84 with
+    60 words) and exact copies of earlier texts, short and wordless texts."""
+    rng = random.Random(seed)
+    vocab = vocab_words(3000, seed=seed)
+    texts: list[str] = []
+    for _ in range(n):
+        roll = rng.random()
+        if texts and roll < 0.15:
+            doc = rng.choice(texts).split()
+            if doc:
+                doc[rng.randrange(len(doc))] = rng.choice(vocab)
+            texts.append(" ".join(doc))
+        elif texts and roll < 0.2:
+            texts.append(rng.choice(texts).upper())
+        elif roll < 0.21:
+            texts.append(rng.choice(["", "!!!", "one", "two words", "a b c d"]))
+        else:
+            texts.append(" ".join(rng.choice(vocab) for _ in range(length)))
+    return texts
+
+
+def reference(texts: list[str], seed: int = 0) -> list[int | None]:
+    lsh = MinHashLSH(seed=seed)
+    found = lsh.add_many([str(i) for i in range(len(texts))], texts)
+    return [None if k is None else int(k) for k in found]
+
+
+def test_streaming_makes_the_in_memory_decisions_while_spilling(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(dedup_stream, "_MIN_SLAB", 4096)  # merges sort several slabs
+    texts = planted_corpus(3000, seed=11)
+    expected = reference(texts)
+    assert 300 < sum(e is not None for e in expected) < 1000
+    # 712 bytes a kept text: ~1.8 MB kept in all, 30 times the budget
+    with StreamingMinHashDedup(
+        seed=0, memory_budget=60_000, spill_dir=tmp_path, batch=50, fan_in=3
+    ) as stream:
+        got: list[int | None] = []
+        for lo in range(0, len(texts), 700):  # add_many calls need not match batches
+            got += stream.add_many(texts[lo : lo + 700])
+            assert stream.bytes_in_memory <= 60_000
+        assert got == expected
+        kept = [e is None and words(t) != [] for e, t in zip(expected, texts, strict=True)]
+        assert len(stream) == sum(kept)
+        assert 1 <= stream.runs_on_disk < 3000 * 712 // 60_000  # runs were merged on disk
+        assert any(tmp_path.iterdir())
+    assert not any(tmp_path.iterdir())  # the spill directory is removed on close
+
+
+def test_streaming_in_memory_only_equals_reference_with_every_batch_size() -> None:
+    texts = planted_corpus(600, seed=12, length=30)
+    expected = reference(texts, seed=3)
+    for batch in (1, 7, 600):
+        with StreamingMinHashDedup(seed=3, batch=batch, fan_in=2) as stream:
+            assert stream.add_many(texts) == expected
+            assert stream.runs_on_disk == 0
+
+
+def test_streaming_memory_stays_under_its_budget(tmp_path: Path) -> None:
+    budget, batch, n = 1 << 20, 256, 20_000
+    vocab = vocab_words(5000, seed=13)
+    rng = random.Random(13)
+    stream = StreamingMinHashDedup(memory_budget=budget, spill_dir=tmp_path, batch=batch)
+    tracemalloc.start()
+    try:
+        for _ in range(n // batch):
+            texts = [" ".join(rng.choices(vocab, k=50)) for _ in range(batch)]
+            stream.add_many(texts)
+            assert stream.bytes_in_memory <= budget
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+        stream.close()
+    bound = budget + (6 << 20)  # + the 4 MiB signature block and ~2 MiB of smaller arrays
+    assert peak < bound, peak
+    assert len(stream) * (128 * 4 + 16 * 12 + 8) > 1.8 * bound  # the index is far larger
+
+
+def test_streaming_rejects_a_bad_fan_in() -> None:
+    with pytest.raises(ValueError, match="fan_in"):
+        StreamingMinHashDedup(fan_in=1)

@@ -126,13 +126,16 @@ def _near_pass(
     examples: Sequence[Example], cfg: FilterConfig, seen: Sequence[Example], reasons: list[str]
 ) -> None:
     """Mark near-duplicates among the survivors of the first pass (and of `seen`)."""
+    from jupiter.filters.dedup_stream import StreamingMinHashDedup
+
     d = cfg.dedup
-    lsh = MinHashLSH(d.num_perm, d.bands, d.shingle, d.threshold, seed=MINHASH_SEED)
-    # keys are positions, not example ids: only "is there a match" is used here, and
-    # hashing every id of a large `seen` set costs more than the MinHash itself
-    lsh.insert_many([f"seen:{j}" for j in range(len(seen))], [compare_text(s) for s in seen])
     alive = [i for i, r in enumerate(reasons) if not r]
-    dups = lsh.add_many([str(i) for i in alive], [compare_text(examples[i]) for i in alive])
+    # streaming: the index spills to sorted files past the memory budget, so memory stays
+    # bounded however many examples earlier cycles accepted
+    with StreamingMinHashDedup(d.num_perm, d.bands, d.shingle, d.threshold, seed=MINHASH_SEED,
+                               memory_budget=d.memory_mb << 20) as lsh:  # fmt: skip
+        lsh.add_many([compare_text(s) for s in seen])
+        dups = lsh.add_many([compare_text(examples[i]) for i in alive])
     for i, dup in zip(alive, dups, strict=True):
         if dup is not None:
             reasons[i] = NEAR_DUPLICATE
