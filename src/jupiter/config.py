@@ -257,7 +257,8 @@ class CurriculumLevel(Strict):
     starting from its weights."""
 
     name: str = Field(pattern=r"^[A-Za-z0-9_\-]+$")
-    # JSONL files: {"messages": [...]} chats or {"text": ...} documents; relative to the YAML
+    # JSONL files (messages, alpaca, sharegpt, completions, Mistral text or {"text": ...}
+    # documents), or "queue" for the cycle's accepted examples; relative to the YAML
     datasets: list[str] = Field(min_length=1)
     epochs: int | Literal["auto"] = "auto"
     max_steps: int | None = Field(default=None, ge=1)

@@ -68,10 +68,7 @@ def _collect_source(
         return collect_local(src, cfg)
     result = _collect_other(src, cfg, cache)
     if rejects is not None:
-        for reason, n in result.rejects.items():
-            rejects.rejects[reason] = rejects.rejects.get(reason, 0) + n
-            kept = rejects.samples.setdefault(reason, [])
-            kept.extend(result.samples.get(reason, [])[: max(0, 3 - len(kept))])
+        rejects.add_rejects(result)
     return result.documents
 
 

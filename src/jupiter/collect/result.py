@@ -23,3 +23,10 @@ class CollectResult:
         kept = self.samples.setdefault(reason, [])
         if len(kept) < MAX_SAMPLES:
             kept.append(where)
+
+    def add_rejects(self, other: CollectResult) -> None:
+        """Fold another collector's drop counts and samples into this one."""
+        for reason, n in other.rejects.items():
+            self.rejects[reason] = self.rejects.get(reason, 0) + n
+            kept = self.samples.setdefault(reason, [])
+            kept.extend(other.samples.get(reason, [])[: max(0, MAX_SAMPLES - len(kept))])

@@ -13,9 +13,7 @@ import fnmatch
 import hashlib
 import http.client
 import json
-import os
 import re
-import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -32,6 +30,7 @@ from urllib.robotparser import RobotFileParser
 
 import trafilatura
 
+from jupiter import atomic
 from jupiter.collect.result import CollectResult
 from jupiter.config import WebSource
 from jupiter.errors import JupiterError
@@ -327,19 +326,8 @@ def write_cache(cache_dir: Path, resp: Response) -> None:
     meta_path.parent.mkdir(parents=True, exist_ok=True)
     meta = {k: v for k, v in vars(resp).items() if k != "body"}
     meta["body_sha256"] = hashlib.sha256(resp.body).hexdigest()
-    _write_atomic(body_path, resp.body)
-    _write_atomic(meta_path, json.dumps(meta, sort_keys=True).encode("utf-8"))
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic.write_bytes(body_path, resp.body)
+    atomic.write_bytes(meta_path, json.dumps(meta, sort_keys=True).encode("utf-8"))
 
 
 # ----------------------------------------------------------------------------- URLs

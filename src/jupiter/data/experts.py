@@ -18,6 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from jupiter import atomic
 from jupiter.data.export import (
     SPLITS,
     ExportResult,
@@ -25,7 +26,6 @@ from jupiter.data.export import (
     export_examples,
     jsonl,
     split_of,
-    write_text_atomic,
 )
 from jupiter.data.formats import Format
 from jupiter.errors import JupiterError
@@ -216,7 +216,7 @@ def build_expert_datasets(
         "router": results["router"].counts,
         "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
     }
-    write_text_atomic(out_dir / "manifest.json", json.dumps(manifest, indent=2) + "\n")
+    atomic.write_text(out_dir / "manifest.json", json.dumps(manifest, indent=2) + "\n")
     return results
 
 
@@ -243,7 +243,7 @@ def _write_router(
     files = [out_dir / f"{s}.jsonl" for s in SPLITS]
     for split, path in zip(SPLITS, files, strict=True):
         # sorted by id: the router should not see the labels in blocks
-        write_text_atomic(path, jsonl(sorted(rows[split], key=lambda r: r["id"])))
+        atomic.write_text(path, jsonl(sorted(rows[split], key=lambda r: r["id"])))
     result = ExportResult(
         counts={s: len(rows[s]) for s in SPLITS},
         files=[*files, out_dir / "manifest.json"],
@@ -256,5 +256,5 @@ def _write_router(
         "seed": seed,
         "fractions": list(fractions),
     }
-    write_text_atomic(out_dir / "manifest.json", json.dumps(manifest, indent=2) + "\n")
+    atomic.write_text(out_dir / "manifest.json", json.dumps(manifest, indent=2) + "\n")
     return result

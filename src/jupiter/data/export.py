@@ -14,10 +14,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import random
 import re
-import tempfile
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -25,6 +23,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Literal
 
+from jupiter import atomic
 from jupiter.data.formats import FORMATS, Format, FormatError, from_messages
 from jupiter.errors import JupiterError
 from jupiter.records import Example
@@ -168,16 +167,6 @@ def quality_metrics(examples: list[Example], doc_of: Callable[[Example], str]) -
 
 
 # ---------------------------------------------------------------------------- writing
-def write_text_atomic(path: Path, text: str) -> None:
-    """Write to a temp file beside `path`, then rename: readers see the old file or the new."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.tmp-")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def jsonl(rows: Iterable[dict[str, Any]]) -> str:
@@ -244,7 +233,7 @@ def export_examples(
     out_dir.mkdir(parents=True, exist_ok=True)
     files = [out_dir / f"{s}.jsonl" for s in SPLITS]
     for split, path in zip(SPLITS, files, strict=True):
-        write_text_atomic(path, jsonl(rows[split]))
+        atomic.write_text(path, jsonl(rows[split]))
     result = ExportResult(
         counts={s: len(rows[s]) for s in SPLITS},
         files=[*files, out_dir / "manifest.json"],
@@ -264,5 +253,5 @@ def export_examples(
         "skipped_samples": dict(samples),
         "quality": quality_metrics(written, doc_of),
     }
-    write_text_atomic(out_dir / "manifest.json", json.dumps(manifest, indent=2) + "\n")
+    atomic.write_text(out_dir / "manifest.json", json.dumps(manifest, indent=2) + "\n")
     return result

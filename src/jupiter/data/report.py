@@ -9,8 +9,6 @@ the same records: rich tables for the terminal, one self-contained HTML page for
 from __future__ import annotations
 
 import html
-import os
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +17,7 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
+from jupiter import atomic
 from jupiter.filters import ACCEPTED, format_counts
 from jupiter.store import Store
 
@@ -259,13 +258,5 @@ def write_html(
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     page = render_html(reports, title, extra, summary)
-    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(page)
-        os.chmod(tmp, 0o644)  # mkstemp makes it owner-only; a report is for sharing
-        os.replace(tmp, out)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic.write_text(out, page)
     return out

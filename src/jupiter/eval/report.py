@@ -5,14 +5,13 @@ side-by-side table of untrained, trained and generator models.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
 from rich.table import Table
 
+from jupiter import atomic
 from jupiter.errors import JupiterError
 from jupiter.eval.qa import MCItem, QAItem, exact_match, token_f1
 
@@ -102,17 +101,7 @@ def write_report(path: Path, report: dict[str, Any]) -> None:
     """Write `report` as indented JSON, atomically: a temp file in the same folder, renamed."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(report, fh, indent=2, ensure_ascii=False)
-            fh.write("\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic.write_text(path, json.dumps(report, indent=2, ensure_ascii=False) + "\n")
 
 
 def _cell(value: Any) -> str:

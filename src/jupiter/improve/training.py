@@ -73,7 +73,10 @@ def pack(ws: Workspace, tokenizer: Any, examples: list[Example], texts: list[str
 
 
 def read_level_file(path: Path, cycle: int) -> list[Example]:
-    """A curriculum dataset: JSONL of {"messages": [...]} chats or {"text": ...} documents."""
+    """A curriculum dataset: JSONL in any format `jupiter data export` writes (messages,
+    alpaca, sharegpt, completions, Mistral text, or plain {"text": ...} documents)."""
+    from jupiter.data.formats import FormatError, to_messages
+
     if not path.is_file():
         raise JupiterError(f"curriculum dataset not found: {path} (fix levels[].datasets)")
     out: list[Example] = []
@@ -81,17 +84,16 @@ def read_level_file(path: Path, cycle: int) -> list[Example]:
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
+            parsed = to_messages(json.loads(line))
         except json.JSONDecodeError:
             raise JupiterError(f"{path}:{n}: not a JSON line") from None
-        if isinstance(row, dict) and isinstance(row.get("messages"), list):
-            out.append(Example("qa", f"file:{path.name}", "", "dataset",
-                               messages=row["messages"], cycle=cycle))  # fmt: skip
-        elif isinstance(row, dict) and isinstance(row.get("text"), str):
-            out.append(Example("text", f"file:{path.name}", "", "dataset", text=row["text"],
-                               cycle=cycle))  # fmt: skip
+        except FormatError as err:
+            raise JupiterError(f"{path}:{n}: {err}") from None
+        source = f"file:{path.name}"
+        if isinstance(parsed, str):
+            out.append(Example("text", source, "", "dataset", text=parsed, cycle=cycle))
         else:
-            raise JupiterError(f'{path}:{n}: expected {{"messages": [...]}} or {{"text": ...}}')
+            out.append(Example("qa", source, "", "dataset", messages=parsed, cycle=cycle))
     if not out:
         raise JupiterError(f"curriculum dataset {path} holds no examples")
     return out

@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -27,15 +25,13 @@ from transformers import (
     PreTrainedModel,
     PreTrainedTokenizerBase,
 )
-from transformers.utils import logging as hf_logging
 
 from jupiter.config import LoraConfig
 from jupiter.errors import JupiterError
 from jupiter.models.memory import Method
-from jupiter.train.checkpoint import save_model_dir
+from jupiter.train.checkpoint import ADAPTER_CONFIG, is_adapter_dir, quiet_hf, save_model_dir
 
 ATTENTION = ("sdpa", "flash_attention_2", "eager")
-ADAPTER_CONFIG = "adapter_config.json"
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "tokenizer.model", "vocab.json")
 PEFT_MISSING = "LoRA needs peft: pip install peft (or use train.method: full)"
 BNB_MISSING = "qlora needs bitsandbytes: pip install bitsandbytes (or use method: lora)"
@@ -43,18 +39,6 @@ FLASH_MISSING = (
     "model.attention: flash_attention_2 needs flash-attn: pip install flash-attn "
     "--no-build-isolation (or set model.attention: sdpa)"
 )
-
-
-@contextmanager
-def _quiet_hf() -> Iterator[None]:
-    """transformers 5 draws a progress bar per load; in a training log it is noise."""
-    was_on = hf_logging.is_progress_bar_enabled()
-    hf_logging.disable_progress_bar()
-    try:
-        yield
-    finally:
-        if was_on:
-            hf_logging.enable_progress_bar()
 
 
 @functools.lru_cache(maxsize=1)
@@ -157,7 +141,7 @@ def _load_base(
         )
         kwargs["dtype"] = torch.bfloat16
         kwargs["device_map"] = {"": _device_map_target(device)}
-    with _quiet_hf():
+    with quiet_hf():
         model: PreTrainedModel = AutoModelForCausalLM.from_pretrained(path, **kwargs)
     return model
 
@@ -273,10 +257,6 @@ def is_model_dir(path: Path) -> bool:
     return (Path(path) / "config.json").is_file() or is_adapter_dir(path)
 
 
-def is_adapter_dir(path: Path) -> bool:
-    return (Path(path) / ADAPTER_CONFIG).is_file()
-
-
 def adapter_base(adapter_dir: Path) -> Path:
     """The base model dir an adapter was trained on (relative paths are from the adapter)."""
     cfg_path = Path(adapter_dir) / ADAPTER_CONFIG
@@ -320,13 +300,13 @@ def load_for_inference(
     if is_adapter_dir(path):
         base = adapter_base(path)
         peft = _import_peft()
-        with _quiet_hf():
+        with quiet_hf():
             model = AutoModelForCausalLM.from_pretrained(base, dtype=dtype)
             model = peft.PeftModel.from_pretrained(model, path).merge_and_unload()
     else:
         _check_model_dir(path)
         base = path
-        with _quiet_hf():
+        with quiet_hf():
             model = AutoModelForCausalLM.from_pretrained(path, dtype=dtype)
     tok_dir = path if _has_tokenizer(path) else base
     if not _has_tokenizer(tok_dir):

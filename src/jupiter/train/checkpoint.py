@@ -122,8 +122,8 @@ def set_rng_state(state: dict[str, Any]) -> None:
 
 # ------------------------------------------------------------------------ save / load
 @contextmanager
-def _quiet_hf() -> Iterator[None]:
-    """transformers 5 draws a progress bar per save; in a training log it is noise."""
+def quiet_hf() -> Iterator[None]:
+    """transformers 5 draws a progress bar per load and save; in a training log it is noise."""
     was_on = hf_logging.is_progress_bar_enabled()
     hf_logging.disable_progress_bar()
     try:
@@ -139,7 +139,7 @@ def _write_hf_dir(
     tokenizer: PreTrainedTokenizerBase | None,
     model_state: dict[str, torch.Tensor] | None = None,
 ) -> None:
-    with _quiet_hf():
+    with quiet_hf():
         model.save_pretrained(out, safe_serialization=True, state_dict=model_state)
     if tokenizer is not None:
         tokenizer.save_pretrained(out)
@@ -241,13 +241,17 @@ def latest_checkpoint(run_dir: Path) -> Path | None:
     return None
 
 
-def is_adapter(model_dir: Path) -> bool:
-    return (model_dir / "adapter_config.json").is_file()
+ADAPTER_CONFIG = "adapter_config.json"
+
+
+def is_adapter_dir(path: Path) -> bool:
+    """A PEFT adapter dir (adapter_config.json + adapter weights), not a whole model."""
+    return (Path(path) / ADAPTER_CONFIG).is_file()
 
 
 def load_model_weights(model_dir: Path, model: torch.nn.Module) -> None:
     """Copy the weights of an HF dir (or a PEFT adapter dir, into a PEFT model) into `model`."""
-    if is_adapter(model_dir):
+    if is_adapter_dir(model_dir):
         from jupiter.models.loading import load_adapter_weights
 
         load_adapter_weights(model, model_dir)  # type: ignore[arg-type]

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from jupiter import atomic
 from jupiter.config import TrainConfig
 from jupiter.data.dataset import PackedDataset
 from jupiter.errors import JupiterError
@@ -158,9 +159,7 @@ def worker(spec: Path) -> int:
         dist.shutdown()
     if rank == 0:
         data = {k: (str(v) if isinstance(v, Path) else v) for k, v in result.__dict__.items()}
-        tmp = spec.parent / ".result.json.tmp"
-        tmp.write_text(json.dumps(data), encoding="utf-8")
-        os.replace(tmp, spec.parent / "result.json")
+        atomic.write_text(spec.parent / "result.json", json.dumps(data))
     return 0
 
 

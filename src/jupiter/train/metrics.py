@@ -6,6 +6,7 @@ The logger is the only writer of metrics.jsonl; every other reader goes through 
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import os
@@ -18,6 +19,7 @@ from typing import Any
 
 import torch
 
+from jupiter import atomic
 from jupiter.errors import JupiterError
 
 PEAK_ENV = "JUPITER_PEAK_TFLOPS"
@@ -174,18 +176,12 @@ def _flatten(config: Mapping[str, Any], prefix: str = "") -> dict[str, str]:
     return flat
 
 
-def _write_atomic(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
-
-
 def _truncate(path: Path, step: int) -> None:
     """Keep the rows logged at or before `step` (a torn last line is dropped too)."""
     if not path.is_file():
         return
     kept = [json.dumps(row) + "\n" for row in read_metrics(path) if row["step"] <= step]
-    _write_atomic(path, "".join(kept).encode("utf-8"))
+    atomic.write_text(path, "".join(kept))
 
 
 class MetricsLogger:
@@ -428,9 +424,6 @@ def plot_learning_curve(metrics_jsonl: Path, out_png: Path, title: str = "") -> 
     if title:
         ax.set_title(title)
     fig.tight_layout()
-    out_png = Path(out_png)
-    out_png.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out_png.with_name(f".{out_png.name}.tmp-{os.getpid()}")
-    fig.savefig(tmp, format="png")
-    os.replace(tmp, out_png)
-    return out_png
+    png = io.BytesIO()
+    fig.savefig(png, format="png")
+    return atomic.write_bytes(Path(out_png), png.getvalue())

@@ -145,11 +145,11 @@ def build_model_for(
         fresh: PreTrainedModel = build_model(model_config, cfg.seed)
         return fresh.to(d.device)  # type: ignore[arg-type,no-any-return]
     from jupiter.models.loading import adapter_base, load_adapter_weights, load_for_training
-    from jupiter.train.checkpoint import is_adapter
+    from jupiter.train.checkpoint import is_adapter_dir
 
     assert model_dir is not None
     base_dir, adapter = model_dir, None
-    if is_adapter(model_dir):  # a LoRA student continues: its base, then its adapter weights
+    if is_adapter_dir(model_dir):  # a LoRA student continues: its base, then its adapter weights
         base_dir, adapter = adapter_base(model_dir), model_dir
         if cfg.method == "full":
             raise JupiterError(

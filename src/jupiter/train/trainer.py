@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import json
 import math
-import os
 import sys
 import time
 from collections.abc import Iterator
@@ -16,6 +15,7 @@ from typing import Any
 
 from transformers import AutoTokenizer, PreTrainedTokenizerBase
 
+from jupiter import atomic
 from jupiter.train import dist
 from jupiter.train.loop import (
     StepHook,
@@ -161,10 +161,8 @@ def save(run: TrainRun, state: TrainState, tokenizer: PreTrainedTokenizerBase) -
 def write_epoch_info(run: TrainRun, state: TrainState) -> None:
     if not state.dist.main:
         return
-    path = run.out_dir / "epoch_info.json"
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps({"epochs": state.epochs_done}, indent=1), encoding="utf-8")
-    os.replace(tmp, path)
+    info = json.dumps({"epochs": state.epochs_done}, indent=1)
+    atomic.write_text(run.out_dir / "epoch_info.json", info)
 
 
 def load_run_tokenizer(path: Path) -> PreTrainedTokenizerBase:
