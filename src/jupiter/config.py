@@ -124,9 +124,50 @@ class Chunking(Strict):
     heldout_fraction: float = Field(default=0.05, ge=0.0, lt=1.0)  # documents kept for bpb
 
 
+class LLMConfig(Strict):
+    """An LLM behind one of the backends: an OpenAI-compatible server (Ollama, llama.cpp,
+    vLLM, LM Studio, mlx_lm.server, TGI, `jupiter serve`), a local model dir loaded with
+    transformers or mlx-lm, or the generator endpoints of cluster.yaml load-balanced."""
+
+    backend: Literal["openai", "transformers", "mlx", "cluster"] = "openai"
+    base_url: str = "http://127.0.0.1:11434/v1"  # openai: the server's /v1 root (Ollama's)
+    model: str = ""  # openai: the served model's name; transformers / mlx: a model dir
+    api: Literal["chat", "completions"] = "chat"  # openai: which endpoint
+    api_key_env: str = ""  # openai: environment variable holding the API key; "" = none
+    concurrency: int = Field(default=8, ge=1)  # requests in flight at once
+    max_batch: int = Field(default=16, ge=1)  # transformers / mlx: prompts per forward pass
+    timeout: float = Field(default=120.0, gt=0)  # seconds per request
+    max_retries: int = Field(default=5, ge=0)  # on timeouts, 429 and 5xx, backing off
+    temperature: float = Field(default=0.7, ge=0.0)
+    top_p: float = Field(default=1.0, gt=0.0, le=1.0)
+    max_tokens: int = Field(default=512, ge=1)
+
+
+Recipe = Literal["grounded_qa", "explanation", "code_exercise", "evol_instruct", "multi_turn"]
+
+
+class TaskConfig(Strict):
+    """One task recipe of an LLM generator: a prompt template and a strict output parser."""
+
+    recipe: Recipe
+    count: int | None = Field(default=None, ge=0)  # requests per cycle; else by weight
+    weight: float = Field(default=1.0, ge=0.0)  # share of generator.num_requests
+    topics: list[str] = Field(default_factory=list)  # [] = the domain's topics
+    system_prompt: str = ""  # the teacher's system message; "" = the recipe's own
+    language: str = ""  # the output language; "" = the domain's
+    template: str = ""  # an edited prompt template (Jinja2); "" = the shipped one
+    temperature: float | None = Field(default=None, ge=0.0)  # None: the llm's
+
+
 class GeneratorConfig(Strict):
-    type: Literal["extractive", "model"] = "extractive"
+    type: Literal["extractive", "model", "llm"] = "extractive"
     model_path: str | None = None  # for type "model": an HF model dir
+    # type llm: a local LLM teacher writes the data through task recipes
+    llm: LLMConfig = Field(default_factory=LLMConfig)
+    tasks: list[TaskConfig] = Field(
+        default_factory=lambda: [TaskConfig(recipe="grounded_qa")], min_length=1
+    )
+    num_requests: int = Field(default=200, ge=1)  # per cycle, shared by the tasks' weights
     templates: list[str] = Field(
         default_factory=lambda: [
             "what_does", "arguments", "returns", "difference", "explain_topic", "signature",
@@ -146,6 +187,15 @@ class DedupConfig(Strict):
     bands: int = Field(default=16, ge=1)
     shingle: int = Field(default=5, ge=1)  # word n-gram size
     memory_mb: int = Field(default=256, ge=1)  # near-dedup index in memory; beyond it, on disk
+
+
+class JudgeConfig(Strict):
+    """LLM-as-judge: a rubric score from 1 to 5 through any backend; below threshold, drop."""
+
+    enabled: bool = False
+    threshold: int = Field(default=3, ge=1, le=5)
+    llm: LLMConfig | None = None  # None: the generator's llm
+    template: str = ""  # an edited rubric prompt (Jinja2); "" = the shipped one
 
 
 class FilterConfig(Strict):
@@ -176,6 +226,7 @@ class FilterConfig(Strict):
     language_min_chars: int = Field(default=200, ge=0)
     relevance: bool = False  # keep text about the domain's topics and keywords
     relevance_min_score: float = Field(default=0.3, ge=0.0)
+    judge: JudgeConfig = Field(default_factory=JudgeConfig)
 
 
 class ModelSection(Strict):
@@ -339,6 +390,9 @@ class Node(Strict):
     role: Literal["generator", "trainer", "hybrid"] = "hybrid"
     connection_type: Literal["thunderbolt", "ethernet"] = "ethernet"
     ssh_user: str = ""
+    # a generator or hybrid node's LLM server; `generator.llm.backend: cluster` balances
+    # requests over every node that has one
+    generator: LLMConfig | None = None
 
 
 class ClusterConfig(Strict):

@@ -56,6 +56,10 @@ CREATE TABLE IF NOT EXISTS evals (
     cycle INTEGER NOT NULL, model TEXT NOT NULL, report TEXT NOT NULL, created_at REAL NOT NULL,
     PRIMARY KEY (cycle, model)
 );
+CREATE TABLE IF NOT EXISTS llm_cache (
+    key TEXT PRIMARY KEY, backend TEXT NOT NULL, model TEXT NOT NULL, request TEXT NOT NULL,
+    response TEXT NOT NULL, created_at REAL NOT NULL
+);
 CREATE TABLE IF NOT EXISTS metrics (
     run TEXT NOT NULL, step INTEGER NOT NULL, name TEXT NOT NULL, value REAL NOT NULL,
     PRIMARY KEY (run, step, name)
@@ -292,6 +296,32 @@ class Store:
     def generators(self) -> list[dict[str, Any]]:
         rows = self.db.execute("SELECT * FROM generators ORDER BY created_at").fetchall()
         return [dict(r) for r in rows]
+
+    # the llm call cache -------------------------------------------------------------------
+    def cached_response(self, key: str) -> dict[str, Any] | None:
+        r = self.db.execute("SELECT response FROM llm_cache WHERE key = ?", (key,)).fetchone()
+        return None if r is None else dict(json.loads(r[0]))
+
+    def cache_response(
+        self, key: str, backend: str, model: str, request: dict[str, Any], response: dict[str, Any]
+    ) -> None:
+        """Record one call's answer at once, in its own transaction: a run killed right after
+        loses nothing it paid for."""
+        with self.transaction() as db:
+            db.execute(
+                "INSERT OR IGNORE INTO llm_cache VALUES (?,?,?,?,?,?)",
+                (key, backend, model, json.dumps(request, ensure_ascii=False),
+                 json.dumps(response, ensure_ascii=False), time.time()),
+            )  # fmt: skip
+
+    def cache_size(self) -> int:
+        return int(self.db.execute("SELECT COUNT(*) FROM llm_cache").fetchone()[0])
+
+    def example_ids(self, cycle: int | None = None) -> set[str]:
+        q, args = "SELECT id FROM examples", ()
+        if cycle is not None:
+            q, args = q + " WHERE cycle = ?", (cycle,)
+        return {r[0] for r in self.db.execute(q, args).fetchall()}
 
     # evaluations and metrics ------------------------------------------------------------
     def add_eval(self, cycle: int, model: str, report: dict[str, Any]) -> None:

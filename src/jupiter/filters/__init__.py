@@ -37,7 +37,7 @@ MINHASH_SEED = 0  # fixed: the same examples give the same decisions on every ru
 
 __all__ = [
     "ACCEPTED", "ALL_REASONS", "CONTAMINATED", "EXACT_DUPLICATE", "NEAR_DUPLICATE", "REJECTED",
-    "Decontaminator", "ExactDedup", "FilterResult", "MinHashLSH", "check_example",
+    "Decontaminator", "ExactDedup", "ExampleFilter", "FilterResult", "MinHashLSH", "check_example",
     "format_counts", "run_filters",
 ]  # fmt: skip
 
@@ -92,48 +92,73 @@ def text_checks(cfg: FilterConfig, language: str | None, keywords: Sequence[str]
     return checks
 
 
-def _first_pass(
-    examples: Sequence[Example], cfg: FilterConfig, eval_texts: Sequence[str],
-    seen: Sequence[Example], checks: Sequence[Any],
-) -> list[str]:  # fmt: skip
-    """Heuristics, quality / language / relevance, decontamination and exact dedup: one
-    reason ("" = keep) per example."""
-    decon: Any
-    if cfg.decontam_method == "ngram13":
-        from jupiter.filters.ngram_decontam import NGramDecontaminator
+class ExampleFilter:
+    """The filters with their state, deciding examples one at a time as they arrive (the
+    generation stream) or in a batch (the filter stage). `seen` seeds the dedup indexes."""
 
-        decon = NGramDecontaminator(eval_texts)
-    else:
-        decon = Decontaminator(eval_texts, cfg.decontam_ngram, cfg.decontam_threshold)
-    exact = ExactDedup()
-    if cfg.dedup.exact:
-        for old in seen:
-            exact.add(compare_text(old))
-    reasons: list[str] = []
-    for ex in examples:
+    def __init__(
+        self, cfg: FilterConfig, eval_texts: Sequence[str], seen: Sequence[Example] = (),
+        language: str | None = None, keywords: Sequence[str] = (),
+    ) -> None:  # fmt: skip
+        self.cfg = cfg
+        self.checks = text_checks(cfg, language, keywords)
+        self.decon: Any
+        if cfg.decontam_method == "ngram13":
+            from jupiter.filters.ngram_decontam import NGramDecontaminator
+
+            self.decon = NGramDecontaminator(eval_texts)
+        else:
+            self.decon = Decontaminator(eval_texts, cfg.decontam_ngram, cfg.decontam_threshold)
+        self.exact = ExactDedup()
+        if cfg.dedup.exact:
+            for old in seen:
+                self.exact.add(compare_text(old))
+        self.seen = seen
+        self._lsh: Any = None
+
+    def first_reason(self, ex: Example) -> str:
+        """Heuristics, quality / language / relevance, decontamination and exact dedup;
+        "" = keep."""
         text = compare_text(ex)
-        reason = check_example(ex, cfg)
-        for check in checks:
+        reason = check_example(ex, self.cfg)
+        for check in self.checks:
             reason = reason or check.check(text)
-        reason = reason or decon.check(text)
-        if reason is None and cfg.dedup.exact and exact.add(text):
+        reason = reason or self.decon.check(text)
+        if reason is None and self.cfg.dedup.exact and self.exact.add(text):
             reason = EXACT_DUPLICATE
-        reasons.append(reason or "")
-    return reasons
+        return reason or ""
+
+    def decide(self, ex: Example) -> str:
+        """Every filter, near-duplicates included, for one more example; "" = keep."""
+        reason = self.first_reason(ex)
+        if reason or not self.cfg.dedup.near:
+            return reason
+        if self._lsh is None:
+            self._lsh = near_index(self.cfg)
+            self._lsh.add_many([compare_text(s) for s in self.seen])
+        return NEAR_DUPLICATE if self._lsh.add_many([compare_text(ex)])[0] is not None else ""
+
+    def close(self) -> None:
+        if self._lsh is not None:
+            self._lsh.close()
+
+
+def near_index(cfg: FilterConfig) -> Any:
+    from jupiter.filters.dedup_stream import StreamingMinHashDedup
+
+    d = cfg.dedup
+    # streaming: the index spills to sorted files past the memory budget, so memory stays
+    # bounded however many examples earlier cycles accepted
+    return StreamingMinHashDedup(d.num_perm, d.bands, d.shingle, d.threshold,
+                                 seed=MINHASH_SEED, memory_budget=d.memory_mb << 20)  # fmt: skip
 
 
 def _near_pass(
     examples: Sequence[Example], cfg: FilterConfig, seen: Sequence[Example], reasons: list[str]
 ) -> None:
     """Mark near-duplicates among the survivors of the first pass (and of `seen`)."""
-    from jupiter.filters.dedup_stream import StreamingMinHashDedup
-
-    d = cfg.dedup
     alive = [i for i, r in enumerate(reasons) if not r]
-    # streaming: the index spills to sorted files past the memory budget, so memory stays
-    # bounded however many examples earlier cycles accepted
-    with StreamingMinHashDedup(d.num_perm, d.bands, d.shingle, d.threshold, seed=MINHASH_SEED,
-                               memory_budget=d.memory_mb << 20) as lsh:  # fmt: skip
+    with near_index(cfg) as lsh:
         lsh.add_many([compare_text(s) for s in seen])
         dups = lsh.add_many([compare_text(examples[i]) for i in alive])
     for i, dup in zip(alive, dups, strict=True):
@@ -150,7 +175,8 @@ def run_filters(
     `keywords` (its topics and keywords) drive the language and relevance filters.
     Deterministic for the same input."""
     seen = list(seen)
-    reasons = _first_pass(examples, cfg, eval_texts, seen, text_checks(cfg, language, keywords))
+    first = ExampleFilter(cfg, eval_texts, seen, language, keywords)
+    reasons = [first.first_reason(ex) for ex in examples]
     if cfg.dedup.near:
         _near_pass(examples, cfg, seen, reasons)
     result = FilterResult(counts={ACCEPTED: 0})

@@ -80,6 +80,17 @@ def evaluate_generator(ws: Workspace, items: list[Any], mc: list[Any]) -> dict[s
     row = active_generator(ws)
     if row["kind"] == "model":
         return evaluate_model(ws, Path(row["path"]), f"generator:{row['id']}", items, mc)
+    if row["kind"] == "llm":
+        from jupiter.improve.generation import backend_for
+        from jupiter.synth.llm import LLMGenerator
+
+        llm = LLMGenerator(
+            backend_for(ws, row), row["id"], ws.store, ws.cfg.eval.max_new_tokens,
+            ws.cfg.system_prompt, ws.cfg.generator.llm.concurrency,
+        )  # fmt: skip
+        report = answer_with_progress(ws, llm, f"eval {row['id']}", items, mc)
+        report.update(model=f"generator:{row['id']}", bpb=None, path="")
+        return report
     gen = ExtractiveGenerator(train_chunks(ws))
     report = answer_with_progress(ws, gen, "eval extractive (retrieval)", items, mc)
     report.update(model=f"generator:{row['id']}", bpb=None, path="")

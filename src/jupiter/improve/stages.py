@@ -73,10 +73,13 @@ def collect_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
 # --------------------------------------------------------------------------- generate
 def active_generator(ws: Workspace) -> dict[str, Any]:
     """The generator of record; the extractive bootstrap generator until a student wins."""
+    from jupiter.improve.generation import initial_generator
+
     gen = ws.store.active_generator()
     if gen is None:
-        ws.store.add_generator(EXTRACTIVE, EXTRACTIVE, "", 0)
-        ws.store.activate_generator(EXTRACTIVE)
+        gen_id, kind, path = initial_generator(ws.cfg)
+        ws.store.add_generator(gen_id, kind, path, 0)
+        ws.store.activate_generator(gen_id)
         gen = ws.store.active_generator()
     assert gen is not None
     return gen
@@ -99,6 +102,16 @@ def generate_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
     gen_row = active_generator(ws)
     chunks = train_chunks(ws)
     gcfg = ws.cfg.generator.model_copy(update={"seed": ws.cfg.generator.seed + cycle - 1})
+    if ws.cfg.generator.type == "llm":
+        from jupiter.filters.relevance import domain_keywords
+        from jupiter.improve.generation import llm_generate_stage
+
+        info = llm_generate_stage(
+            ws, cycle, gen_row, chunks, gcfg.seed, eval_questions(ws),
+            domain_keywords(ws.cfg.topics, ws.cfg.keywords),
+        )  # fmt: skip
+        info["direct"], info["direct_new"] = queue_direct_examples(ws, cycle)
+        return info
     gen = load_generator(
         gen_row["kind"], chunks, gen_row["path"] or None, gen_row["id"], gcfg,
         ws.cfg.system_prompt,
@@ -164,10 +177,8 @@ def filter_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
     from jupiter.filters import run_filters
 
     pending = list(ws.store.iter_examples(status="pending", cycle=cycle))
-    seen = [
-        e for s in ("accepted", "used") for e in ws.store.iter_examples(status=s)
-        if e.cycle != cycle
-    ]  # fmt: skip
+    # everything kept so far, this cycle's LLM examples (decided as they streamed in) too
+    seen = [e for s in ("accepted", "used") for e in ws.store.iter_examples(status=s)]
     t0 = time.perf_counter()
     with ws.console.status(f"filtering {len(pending)} examples…"):
         from jupiter.filters.relevance import domain_keywords
@@ -175,6 +186,8 @@ def filter_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
         keywords = domain_keywords(ws.cfg.topics, ws.cfg.keywords)
         result = run_filters(pending, ws.cfg.filters, eval_questions(ws), seen,
                              ws.cfg.language, keywords)  # fmt: skip
+    if ws.cfg.filters.judge.enabled:
+        judge_survivors(ws, pending, result)
     with ws.store.transaction():
         ws.store.set_status(result.decisions)
         ws.store.record_filter_stats(cycle, "filter", result.counts, result.samples)
@@ -183,6 +196,28 @@ def filter_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
         "examined": len(pending), "counts": result.counts,
         "seconds": round(time.perf_counter() - t0, 2),
     }  # fmt: skip
+
+
+def judge_survivors(ws: Workspace, pending: list[Example], result: Any) -> None:
+    """LLM-as-judge over the Q&A examples the other filters kept; raw text is the documents'
+    own and is not judged. Updates `result`'s decisions, counts and samples in place."""
+    from jupiter.filters import ACCEPTED, REJECTED
+    from jupiter.improve.generation import judge_pending
+
+    by_id = {ex.id: ex for ex in pending}
+    keep = [i for i, (ex_id, status, _) in enumerate(result.decisions)
+            if status == ACCEPTED and by_id[ex_id].kind == "qa"]  # fmt: skip
+    reasons, _scores = judge_pending(ws, [by_id[result.decisions[i][0]] for i in keep])
+    for i, reason in zip(keep, reasons, strict=True):
+        if not reason:
+            continue
+        ex_id = result.decisions[i][0]
+        result.decisions[i] = (ex_id, REJECTED, reason)
+        result.counts[ACCEPTED] -= 1
+        result.counts[reason] = result.counts.get(reason, 0) + 1
+        samples = result.samples.setdefault(reason, [])
+        if len(samples) < 5:
+            samples.append(by_id[ex_id].content()[:300])
 
 
 def counts_table(title: str, counts: dict[str, int]) -> Table:

@@ -1,0 +1,133 @@
+"""The generate stage with an LLM teacher: the recipes through the configured backend (or,
+once a student has been promoted, through a local backend over its model dir), examples
+filtered and queued as they arrive, with a progress bar of done/total, tokens/s and ETA."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from jupiter.config import DomainConfig, LLMConfig
+from jupiter.improve.workspace import Workspace
+from jupiter.records import Chunk, Example
+from jupiter.synth.backend import Backend
+from jupiter.synth.engine import EngineStats
+
+LLM = "llm"
+
+
+def llm_config(cfg: DomainConfig, llm: LLMConfig) -> LLMConfig:
+    """Local model dirs resolve against the domain YAML's folder."""
+    if llm.backend in ("transformers", "mlx") and llm.model:
+        return llm.model_copy(update={"model": str(cfg.resolve(llm.model))})
+    return llm
+
+
+def backend_for(ws: Workspace, gen_row: dict[str, Any]) -> Backend:
+    """The teacher of record: the configured LLM, or a promoted student's dir through the
+    local backend the config names (mlx when llm.backend is mlx, else transformers)."""
+    from jupiter.synth.http import make_backend
+
+    llm = llm_config(ws.cfg, ws.cfg.generator.llm)
+    if gen_row["kind"] == LLM:
+        return make_backend(llm)
+    local = "mlx" if llm.backend == "mlx" else "transformers"
+    return make_backend(llm.model_copy(update={"backend": local, "model": gen_row["path"]}))
+
+
+def continuation_examples(chunks: list[Chunk], gen_id: str, cycle: int) -> list[Example]:
+    return [
+        Example(kind="text", generator=gen_id, chunk_id=c.id, template="continuation",
+                text=c.text, cycle=cycle)
+        for c in chunks if c.split == "train"
+    ]  # fmt: skip
+
+
+def llm_generate_stage(
+    ws: Workspace, cycle: int, gen_row: dict[str, Any], chunks: list[Chunk], seed: int,
+    eval_texts: list[str], keywords: list[str],
+) -> dict[str, Any]:  # fmt: skip
+    from jupiter.improve.stages import progress_bar
+    from jupiter.synth.llm import generate_with_llm
+
+    backend = backend_for(ws, gen_row)
+    t0 = time.perf_counter()
+    with progress_bar(ws) as bar:
+        task = bar.add_task(f"generate ({gen_row['id']})", total=None, rate="")
+
+        def show(s: EngineStats) -> None:
+            bar.update(task, total=s.requests, completed=s.done,
+                       rate=f"{s.tokens_per_s:,.0f} tok/s, {s.cache_hits} cached")  # fmt: skip
+
+        result = generate_with_llm(
+            ws.store, ws.cfg, chunks, backend, gen_row["id"], cycle, seed, eval_texts,
+            keywords, progress=show,
+        )  # fmt: skip
+    texts = continuation_examples(chunks, gen_row["id"], cycle) if ws.cfg.generator.continuation else []
+    text_new = ws.store.add_examples(texts) if texts else 0
+    s = result.stats
+    info = {
+        "generator": gen_row["id"], "requests": result.requests, "new": result.new,
+        "counts": result.counts, "failed": result.failed, "cache_hits": s.cache_hits,
+        "calls": s.calls, "retries": s.retries, "completion_tokens": s.completion_tokens,
+        "continuation": len(texts), "continuation_new": text_new,
+        "seconds": round(time.perf_counter() - t0, 2),
+    }  # fmt: skip
+    stats = generation_counts(ws, cycle, gen_row["id"])
+    ws.store.record_filter_stats(cycle, "generate", stats, sample_rows(ws, cycle, gen_row["id"]))
+    kept = stats.get("accepted", 0) + stats.get("pending", 0)
+    ws.console.print(
+        f"generate: {result.requests} requests to {gen_row['id']} ({s.cache_hits} from the "
+        f"cache, {s.calls} calls, {s.retries} retries, {result.failed} failed); {kept} "
+        f"examples kept of {sum(stats.values())}"
+    )
+    return info
+
+
+def generation_counts(ws: Workspace, cycle: int, gen_id: str) -> dict[str, int]:
+    """The cycle's LLM examples by outcome, over every run that wrote them (a resumed run
+    counts what the killed one decided too)."""
+    counts: dict[str, int] = {}
+    for ex in ws.store.iter_examples(cycle=cycle, kind="qa"):
+        if ex.generator == gen_id:
+            key = ex.reason if ex.status == "rejected" else ex.status
+            counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
+def sample_rows(ws: Workspace, cycle: int, gen_id: str, n: int = 5) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for ex in ws.store.iter_examples(cycle=cycle, kind="qa"):
+        if ex.generator != gen_id:
+            continue
+        key = ex.reason if ex.status == "rejected" else ex.status
+        kept = out.setdefault(key, [])
+        if len(kept) < n:
+            kept.append(ex.content()[:300])
+    return out
+
+
+def judge_pending(ws: Workspace, examples: list[Example]) -> tuple[list[str], list[int | None]]:
+    """The LLM judge over `examples` (the filter stage's survivors)."""
+    from jupiter.filters.judge import judge_examples, judge_llm
+    from jupiter.synth.http import make_backend
+
+    backend = make_backend(llm_config(ws.cfg, judge_llm(ws.cfg)))
+    chunks = {c.id: c for c in ws.store.iter_chunks()}
+    with ws.console.status(f"judging {len(examples)} examples…"):
+        return judge_examples(examples, ws.cfg, backend, ws.store, chunks)
+
+
+def initial_generator(cfg: DomainConfig) -> tuple[str, str, str]:
+    """(id, kind, path) of the generator a new workspace starts with."""
+    gen = cfg.generator
+    if gen.type == "llm":
+        name = gen.llm.model or gen.llm.base_url
+        if gen.llm.backend in ("transformers", "mlx"):
+            name = Path(gen.llm.model).name
+        return f"llm:{gen.llm.backend}:{name}", LLM, ""
+    if gen.type == "model" and gen.model_path:
+        path = cfg.resolve(gen.model_path)
+        return f"model:{path.name}", "model", str(path)
+    return "extractive", "extractive", ""
