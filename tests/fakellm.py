@@ -39,7 +39,7 @@ def teacher(body: dict[str, Any], malformed_every: int) -> str:
     if "<passage>" not in prompt and '"score"' not in prompt:
         return f"An answer to: {prompt[:60]}"
     if '"score"' in prompt:
-        return json.dumps({"score": 2 if "wrong" in prompt else 5, "reason": "graded"})
+        return json.dumps({"score": 2 if "wrong way" in prompt else 5, "reason": "graded"})
     m = PASSAGE.search(prompt)
     passage = m.group(1) if m else prompt
     sentences = [s.strip() for s in SENTENCE.findall(passage) if len(s.split()) >= 4]

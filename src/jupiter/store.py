@@ -318,10 +318,10 @@ class Store:
         return int(self.db.execute("SELECT COUNT(*) FROM llm_cache").fetchone()[0])
 
     def example_ids(self, cycle: int | None = None) -> set[str]:
-        q, args = "SELECT id FROM examples", ()
-        if cycle is not None:
-            q, args = q + " WHERE cycle = ?", (cycle,)
-        return {r[0] for r in self.db.execute(q, args).fetchall()}
+        if cycle is None:
+            return {r[0] for r in self.db.execute("SELECT id FROM examples").fetchall()}
+        rows = self.db.execute("SELECT id FROM examples WHERE cycle = ?", (cycle,))
+        return {r[0] for r in rows.fetchall()}
 
     # evaluations and metrics ------------------------------------------------------------
     def add_eval(self, cycle: int, model: str, report: dict[str, Any]) -> None:
