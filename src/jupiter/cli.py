@@ -325,6 +325,30 @@ def chat(
     chat_repl(session, console)
 
 
+@app.command()
+def serve(
+    model: Annotated[Path, typer.Option("--model", help="HF model dir or LoRA adapter dir.")],
+    host: Annotated[
+        str, typer.Option(help="Address to bind; other than loopback needs a key.")
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=0, max=65535)] = 8000,
+    api_key: Annotated[
+        str | None, typer.Option(envvar="JUPITER_API_KEY", help="Require Bearer KEY.")
+    ] = None,
+    max_batch: Annotated[int, typer.Option(min=1, help="Requests decoded together.")] = 16,
+    name: Annotated[
+        str | None, typer.Option(help="Model id clients send (default: dir name).")
+    ] = None,
+) -> None:
+    """Serve a model over an OpenAI-compatible HTTP API (/v1/chat/completions, /v1/completions)."""
+    from jupiter.serve.server import ServeOptions, run_server
+
+    opts = ServeOptions(model, host, port, api_key or None, max_batch, name)
+    run_server(
+        opts, log=lambda line: console.print(line, highlight=False, markup=False, soft_wrap=True)
+    )
+
+
 def quiet_libraries() -> None:
     """Jupiter never downloads weights at run time, and prints its own progress."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")

@@ -135,3 +135,23 @@ def test_llm_generator_sits_the_exam_through_the_cache(tmp_path: Path) -> None:
         assert gen.answer(["What is a cache?"]) == ["An answer to: What is a cache?"]
         n = llm.count
         assert gen.choose("Which one?", ["x", "y", "z"]) == 1 and llm.count == n
+
+
+def test_cluster_backend_balances_the_nodes_generator_servers(tmp_path: Path) -> None:
+    from jupiter.synth.http import make_backend
+
+    with FakeLLM() as a, FakeLLM() as b:
+        (tmp_path / "cluster.yaml").write_text(f"""
+nodes:
+  - {{host: localhost, name: g1, role: generator, generator: {{base_url: "{a.base_url}"}}}}
+  - {{host: localhost, name: h1, role: hybrid, generator: {{base_url: "{b.base_url}"}}}}
+  - {{host: localhost, name: t1, role: trainer, generator: {{base_url: "http://127.0.0.1:1/v1"}}}}
+  - {{host: localhost, name: n1, role: hybrid}}
+""")
+        be = make_backend(LLMConfig(backend="cluster"), str(tmp_path / "cluster.yaml"))
+        assert isinstance(be, BalancedBackend) and len(be.endpoints) == 2  # trainers serve none
+        stats, _ = run(Engine(be, None, 4), requests(8))
+        assert stats.calls == 8 and a.count + b.count == 8 and a.count and b.count
+    (tmp_path / "none.yaml").write_text("nodes: [{host: localhost, role: hybrid}]\n")
+    with pytest.raises(JupiterError, match="no node in cluster.yaml has a `generator:`"):
+        make_backend(LLMConfig(backend="cluster"), str(tmp_path / "none.yaml"))

@@ -243,11 +243,15 @@ def make_backend(cfg: LLMConfig, cluster_path: str | None = None) -> Backend:
     if cfg.backend == "cluster":
         from jupiter.config import load_cluster
 
-        nodes = load_cluster(cluster_path).nodes
-        return BalancedBackend(
-            [HTTPBackend(n.generator) for n in nodes
-             if n.generator is not None and n.role in ("generator", "hybrid")]  # fmt: skip
-        )
+        nodes = [n for n in load_cluster(cluster_path).nodes
+                 if n.generator is not None and n.role in ("generator", "hybrid")]  # fmt: skip
+        for n in nodes:
+            if n.generator is not None and n.generator.backend != "openai":
+                raise JupiterError(
+                    f"cluster.yaml: node '{n.name}': generator.backend must be openai (a "
+                    "server on that node, e.g. `jupiter serve --host 0.0.0.0 --api-key …`)"
+                )
+        return BalancedBackend([HTTPBackend(n.generator) for n in nodes if n.generator])
     if not cfg.model:
         raise JupiterError(f"llm.backend is {cfg.backend}: set llm.model to a model dir")
     if cfg.backend == "transformers":

@@ -1,0 +1,98 @@
+"""The OpenAI API's request bodies and error shape, as `jupiter serve` reads and answers
+them: unknown fields are accepted (clients send more than a local server uses), a bad
+body is a 400 with OpenAI's {"error": {message, type, param, code}}."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from fastapi import Request as HttpRequest
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from jupiter.synth.backend import Sampling
+
+COMPLETION_MAX_TOKENS = 16  # OpenAI's default for /v1/completions; chat defaults to the context
+
+
+@dataclass
+class ApiError(Exception):
+    """An error answered with OpenAI's body: {"error": {message, type, param, code}}."""
+
+    status: int
+    message: str
+    type: str = "invalid_request_error"
+    code: str | None = None
+    param: str | None = None
+
+    def body(self) -> dict[str, Any]:
+        return {"error": {k: v for k, v in vars(self).items() if k != "status"}}
+
+
+# ------------------------------------------------------------------------ request bodies
+class _Body(BaseModel):
+    # extra="allow": clients send fields this server does not use (user, logprobs …)
+    model_config = ConfigDict(extra="allow")
+    model: str | None = None
+    max_tokens: int | None = Field(None, ge=1)
+    max_completion_tokens: int | None = Field(None, ge=1)
+    temperature: float | None = Field(None, ge=0, le=2)
+    top_p: float | None = Field(None, gt=0, le=1)
+    seed: int | None = None
+    stop: str | list[str] | None = None
+    stream: bool | None = False
+    stream_options: dict[str, Any] | None = None
+    n: int | None = None
+
+    def sampling(self, default_max_tokens: int) -> Sampling:
+        if (self.n or 1) != 1:
+            raise ApiError(400, "n must be 1: this server returns one choice", param="n")
+        stop = [self.stop] if isinstance(self.stop, str) else list(self.stop or [])
+        return Sampling(
+            max_tokens=self.max_completion_tokens or self.max_tokens or default_max_tokens,
+            temperature=1.0 if self.temperature is None else self.temperature,  # OpenAI's default
+            top_p=1.0 if self.top_p is None else self.top_p,
+            seed=self.seed,
+            stop=tuple(s for s in stop if s),
+        )
+
+
+class _Message(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    role: str
+    content: str | list[dict[str, Any]] | None = None
+
+    def text(self) -> str:
+        if self.content is None or isinstance(self.content, str):
+            return self.content or ""
+        if any(part.get("type") != "text" for part in self.content):
+            raise ApiError(400, "only text content parts are supported", param="messages")
+        return "".join(str(part.get("text", "")) for part in self.content)
+
+
+class ChatBody(_Body):
+    messages: list[_Message] = Field(min_length=1)
+
+
+class CompletionBody(_Body):
+    prompt: str | list[str]
+
+    def text(self) -> str:
+        if isinstance(self.prompt, str):
+            return self.prompt
+        if len(self.prompt) != 1:
+            raise ApiError(400, "prompt must be one string (or a list of one)", param="prompt")
+        return self.prompt[0]
+
+
+async def _parse(http: HttpRequest, cls: type[_Body]) -> Any:
+    try:
+        data = await http.json()
+    except ValueError:
+        raise ApiError(400, "the request body is not valid JSON") from None
+    try:
+        return cls.model_validate(data)
+    except ValidationError as e:
+        first = e.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "body"
+        raise ApiError(400, f"{where}: {first['msg']}", param=where) from None

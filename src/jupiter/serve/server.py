@@ -1,0 +1,344 @@
+"""`jupiter serve`: an OpenAI-compatible HTTP server over a local model.
+
+Routes: GET /v1/models, POST /v1/chat/completions, POST /v1/completions (streamed or not),
+GET /health. One worker thread owns the model: concurrent requests wait in a queue and are
+decoded together as one batch, each one's text streamed back as it is produced.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import ipaddress
+import json
+import queue
+import socket
+import threading
+import time
+import uuid
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from contextlib import asynccontextmanager, suppress
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from fastapi import APIRouter, Depends, FastAPI
+from fastapi import Request as HttpRequest
+from fastapi.responses import JSONResponse, Response, StreamingResponse
+from starlette.exceptions import HTTPException
+
+from jupiter.errors import JupiterError
+from jupiter.serve.openai_api import (
+    COMPLETION_MAX_TOKENS,
+    ApiError,
+    ChatBody,
+    CompletionBody,
+    _Body,
+    _parse,
+)
+from jupiter.synth.backend import Request
+
+if TYPE_CHECKING:
+    from jupiter.models.decode import GenOutput, LocalLM
+
+BATCH_WAIT_S = 0.005  # how long a first request waits for others to share its batch
+Kind = Literal["chat", "text"]
+
+
+# ------------------------------------------------------------------------------ batching
+@dataclass
+class Job:
+    """One request on its way through the worker; events come back on its own loop."""
+
+    request: Request
+    loop: asyncio.AbstractEventLoop
+    events: asyncio.Queue[tuple[str, Any]] = field(default_factory=asyncio.Queue)
+
+    def send(self, kind: str, payload: Any = None) -> None:
+        with suppress(RuntimeError):  # a closed loop: the server is shutting down
+            self.loop.call_soon_threadsafe(self.events.put_nowait, (kind, payload))
+
+
+class BatchWorker:
+    """The thread that owns the model: takes every waiting job (up to max_batch) and runs
+    them as one LocalLM.generate call. Events per job: start, text…, then done or error."""
+
+    def __init__(self, lm: LocalLM, max_batch: int, wait_s: float = BATCH_WAIT_S) -> None:
+        self.lm, self.max_batch, self.wait_s = lm, max(1, max_batch), wait_s
+        self.counts = {"requests": 0, "batches": 0, "max_batch_seen": 0}
+        self._queue: queue.Queue[Job | None] = queue.Queue()
+        self._thread = threading.Thread(target=self._loop, name="jupiter-batcher", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._queue.put(None)
+        self._thread.join(timeout=30)
+
+    def submit(self, job: Job) -> None:
+        self.counts["requests"] += 1
+        self._queue.put(job)
+
+    def _take(self) -> list[Job | None]:
+        """What is waiting, after a few ms for late arrivals: None asks the thread to stop."""
+        batch, deadline = [self._queue.get()], time.monotonic() + self.wait_s
+        while len(batch) < self.max_batch:
+            try:
+                batch.append(self._queue.get(timeout=max(0.0, deadline - time.monotonic())))
+            except queue.Empty:
+                break
+        return batch
+
+    def _loop(self) -> None:
+        while True:
+            batch = self._take()
+            jobs = [job for job in batch if job is not None]
+            if jobs:
+                self._run(jobs)
+            if len(jobs) < len(batch):
+                return
+
+    def _run(self, batch: list[Job]) -> None:
+        ready: list[Job] = []
+        prompts: list[list[int]] = []
+        for job in batch:
+            try:
+                prompts.append(self.lm.request_ids(job.request))
+            except JupiterError as e:  # a bad prompt fails its own request, not the batch
+                job.send("error", ApiError(400, str(e)))
+                continue
+            ready.append(job)
+            job.send("start")
+        if not ready:
+            return
+        self.counts["batches"] += 1
+        self.counts["max_batch_seen"] = max(self.counts["max_batch_seen"], len(ready))
+        try:
+            outs = self.lm.generate(
+                prompts,
+                [job.request.sampling for job in ready],
+                on_text=lambda i, delta: ready[i].send("text", delta),
+            )
+        except Exception as e:  # noqa: BLE001 - a failed batch must not stop the worker
+            error = ApiError(500, f"generation failed: {type(e).__name__}: {e}", "server_error")
+            for job in ready:
+                job.send("error", error)
+            return
+        for job, out in zip(ready, outs, strict=True):
+            job.send("done", out)
+
+
+# ----------------------------------------------------------------------------- responses
+def _choice(kind: Kind, text: str | None, finish: str | None, stream: bool) -> dict[str, Any]:
+    choice: dict[str, Any] = {"index": 0}
+    if kind == "text":
+        choice["text"] = text or ""
+    elif stream:
+        choice["delta"] = {} if text is None else {"content": text}
+    else:
+        choice["message"] = {"role": "assistant", "content": text}
+    return {**choice, "logprobs": None, "finish_reason": finish}
+
+
+def _usage(out: GenOutput) -> dict[str, int]:
+    p, c = out.prompt_tokens, out.completion_tokens
+    return {"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c}
+
+
+def _sse(data: dict[str, Any] | str) -> str:
+    text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
+    return f"data: {text}\n\n"
+
+
+class Server:
+    """The routes, over one model and its batch worker."""
+
+    def __init__(self, lm: LocalLM, model_id: str, api_key: str | None, max_batch: int) -> None:
+        self.lm, self.model_id, self.api_key = lm, model_id, api_key
+        self.worker = BatchWorker(lm, max_batch)
+
+    async def authorize(self, http: HttpRequest) -> None:
+        if self.api_key is None:
+            return
+        scheme, _, token = http.headers.get("authorization", "").partition(" ")
+        if scheme.lower() != "bearer" or not hmac.compare_digest(
+            token.strip().encode(), self.api_key.encode()
+        ):
+            message = "invalid or missing API key: send Authorization: Bearer KEY"
+            raise ApiError(401, message, code="invalid_api_key")
+
+    def _check_model(self, name: str | None) -> None:
+        if name is not None and name not in (self.model_id, self.lm.name):
+            message = f"the model `{name}` does not exist: this server serves `{self.model_id}`"
+            raise ApiError(404, message, code="model_not_found", param="model")
+
+    async def models(self) -> dict[str, Any]:
+        card = {"id": self.model_id, "object": "model", "created": 0, "owned_by": "jupiter"}
+        return {"object": "list", "data": [card]}
+
+    async def health(self) -> dict[str, Any]:
+        return {"status": "ok", "model": self.model_id, **self.worker.counts}
+
+    async def chat(self, http: HttpRequest) -> Response:
+        body: ChatBody = await _parse(http, ChatBody)
+        self._check_model(body.model)
+        messages = tuple({"role": m.role, "content": m.text()} for m in body.messages)
+        request = Request(messages=messages, sampling=body.sampling(self.lm.context))
+        return await self._answer("chat", request, body)
+
+    async def completions(self, http: HttpRequest) -> Response:
+        body: CompletionBody = await _parse(http, CompletionBody)
+        self._check_model(body.model)
+        request = Request(prompt=body.text(), sampling=body.sampling(COMPLETION_MAX_TOKENS))
+        return await self._answer("text", request, body)
+
+    async def _answer(self, kind: Kind, request: Request, body: _Body) -> Response:
+        job = Job(request, asyncio.get_running_loop())
+        self.worker.submit(job)
+        event, payload = await job.events.get()  # "start" once the prompt is in a batch
+        if event == "error":
+            raise payload
+        rid = f"{'chatcmpl' if kind == 'chat' else 'cmpl'}-{uuid.uuid4().hex}"
+        obj = "text_completion" if kind == "text" else "chat.completion"
+        obj += ".chunk" if body.stream and kind == "chat" else ""
+        envelope = {"id": rid, "object": obj, "created": int(time.time()), "model": self.model_id}
+        if body.stream:
+            usage = bool((body.stream_options or {}).get("include_usage"))
+            chunks = self._chunks(kind, job, envelope, usage)
+            return StreamingResponse(chunks, media_type="text/event-stream")
+        while event != "done":  # the text deltas only matter when streaming
+            event, payload = await job.events.get()
+            if event == "error":
+                raise payload
+        out: GenOutput = payload
+        choice = _choice(kind, out.text, out.finish_reason, stream=False)
+        return JSONResponse({**envelope, "choices": [choice], "usage": _usage(out)})
+
+    async def _chunks(
+        self, kind: Kind, job: Job, envelope: dict[str, Any], usage: bool
+    ) -> AsyncIterator[str]:
+        def chunk(text: str | None, finish: str | None = None) -> str:
+            return _sse({**envelope, "choices": [_choice(kind, text, finish, stream=True)]})
+
+        if kind == "chat":  # the first delta names the role, as OpenAI's does
+            role = {"role": "assistant", "content": ""}
+            yield _sse({**envelope, "choices": [{**_choice(kind, "", None, True), "delta": role}]})
+        while True:
+            event, payload = await job.events.get()
+            if event == "text":
+                yield chunk(payload)
+            elif event == "done":
+                yield chunk(None if kind == "chat" else "", payload.finish_reason)
+                if usage:
+                    yield _sse({**envelope, "choices": [], "usage": _usage(payload)})
+                break
+            else:
+                yield _sse(payload.body())
+                break
+        yield _sse("[DONE]")
+
+
+def create_app(
+    lm: LocalLM, model_id: str, api_key: str | None = None, max_batch: int = 16
+) -> FastAPI:
+    """The FastAPI app; its worker thread runs between startup and shutdown."""
+    server = Server(lm, model_id, api_key, max_batch)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncGenerator[None, None]:
+        server.worker.start()
+        yield
+        server.worker.stop()
+
+    app = FastAPI(title="jupiter serve", lifespan=lifespan)
+    v1 = APIRouter(prefix="/v1", dependencies=[Depends(server.authorize)])
+    v1.add_api_route("/models", server.models, methods=["GET"])
+    v1.add_api_route("/chat/completions", server.chat, methods=["POST"])
+    v1.add_api_route("/completions", server.completions, methods=["POST"])
+    app.include_router(v1)
+    app.add_api_route("/health", server.health, methods=["GET"])
+
+    async def on_error(_: HttpRequest, exc: Exception) -> Response:
+        if not isinstance(exc, ApiError):  # starlette's own 404/405, in OpenAI's shape too
+            exc = ApiError(getattr(exc, "status_code", 500), str(getattr(exc, "detail", exc)))
+        return JSONResponse(exc.body(), status_code=exc.status)
+
+    app.add_exception_handler(ApiError, on_error)
+    app.add_exception_handler(HTTPException, on_error)
+    return app
+
+
+# ----------------------------------------------------------------------------- startup
+@dataclass(frozen=True)
+class ServeOptions:
+    model_dir: Path
+    host: str = "127.0.0.1"
+    port: int = 8000
+    api_key: str | None = None
+    max_batch: int = 16
+    name: str | None = None  # the model id clients send; default: the dir's name
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:  # a host name: it may resolve to anything
+        return False
+
+
+def check_options(opts: ServeOptions) -> None:
+    """Refuse, before loading anything, a model dir that is not one, or an open port
+    without an API key (anyone who reaches it could use the machine's accelerator)."""
+    if not opts.api_key and not is_loopback(opts.host):
+        raise JupiterError(
+            f"refusing to serve on {opts.host} without an API key: pass --api-key KEY "
+            "(or set JUPITER_API_KEY), or bind 127.0.0.1"
+        )
+    if not Path(opts.model_dir).is_dir():
+        raise JupiterError(f"model dir not found: {opts.model_dir}: pass --model an existing dir")
+    from jupiter.models.loading import is_model_dir  # imports torch: after the quick checks
+
+    if not is_model_dir(opts.model_dir):
+        raise JupiterError(
+            f"no model at {opts.model_dir} (no config.json or adapter_config.json): pass "
+            "--model a Hugging Face model dir or a LoRA adapter dir"
+        )
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    # Bound here, not by uvicorn, so a taken port is one clear error before the model loads.
+    try:
+        family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+        return socket.create_server((host, port), family=family)
+    except OSError as e:
+        raise JupiterError(
+            f"cannot listen on {host}:{port} ({e.strerror or e}): choose another --port"
+        ) from None
+
+
+def run_server(opts: ServeOptions, log: Callable[[str], None] = print) -> None:
+    """Serve until interrupted (Ctrl-C or SIGTERM)."""
+    import uvicorn
+
+    from jupiter.models.decode import LocalLM
+
+    check_options(opts)
+    sock = _listen(opts.host, opts.port)
+    lm = LocalLM(opts.model_dir, max_batch=opts.max_batch)
+    model_id = opts.name or Path(opts.model_dir).resolve().name
+    app = create_app(lm, model_id, opts.api_key, opts.max_batch)
+    port = sock.getsockname()[1]  # the one the system chose for --port 0
+    log(
+        f"serving {opts.model_dir} as '{model_id}' on http://{opts.host}:{port}/v1 "
+        f"({lm.device}, max batch {opts.max_batch}, "
+        f"{'API key required' if opts.api_key else 'no API key'})"
+    )
+    config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=5)
+    try:
+        uvicorn.Server(config).run(sockets=[sock])
+    except KeyboardInterrupt:  # uvicorn re-raises the Ctrl-C it shut down on
+        pass
+    log("stopped")
