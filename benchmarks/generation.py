@@ -9,7 +9,7 @@ standard library's docs) is served by `jupiter serve` on 127.0.0.1. The same cha
 The two alternate, `--repeats` times each; the medians are compared. Overhead is
 (engine wall time / bare wall time) − 1; the goal is 5 % or less.
 
-    python benchmarks/generation.py [--requests 48] [--max-tokens 64] [--repeats 3]
+    python benchmarks/generation.py [--requests 96] [--max-tokens 64] [--repeats 3]
         [--concurrency 1 4 16] [--preset small]
 """
 
@@ -124,7 +124,7 @@ def jupiter_engine(base_url: str, qs: list[str], c: int, max_tokens: int, seed0:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--requests", type=int, default=48)
+    ap.add_argument("--requests", type=int, default=96)
     ap.add_argument("--max-tokens", type=int, default=64)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--concurrency", type=int, nargs="+", default=[1, 4, 16])
@@ -149,11 +149,17 @@ def main() -> None:
             toks = [0, 0]
             for r in range(args.repeats):
                 seed0 = 1000 * r
-                wall, toks[0] = asyncio.run(bare_openai(base, "model", qs, c, args.max_tokens, seed0))
-                bare.append(wall)
-                wall, toks[1] = jupiter_engine(base, qs, c, args.max_tokens, seed0,
-                                               tmp / f"c{c}-r{r}.sqlite")  # fmt: skip
-                eng.append(wall)
+                # alternate which side goes first: the machine drifts between runs
+                for side in ("bare", "engine") if r % 2 == 0 else ("engine", "bare"):
+                    if side == "bare":
+                        wall, toks[0] = asyncio.run(
+                            bare_openai(base, "model", qs, c, args.max_tokens, seed0)
+                        )
+                        bare.append(wall)
+                    else:
+                        wall, toks[1] = jupiter_engine(base, qs, c, args.max_tokens, seed0,
+                                                       tmp / f"c{c}-r{r}.sqlite")  # fmt: skip
+                        eng.append(wall)
             b, e = statistics.median(bare), statistics.median(eng)
             print(f"{c:>4} {len(qs) / b:>10.2f} {toks[0] / b:>10.1f} {len(qs) / e:>12.2f} "
                   f"{toks[1] / e:>12.1f} {100 * (e / b - 1):>8.1f}%")  # fmt: skip

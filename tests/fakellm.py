@@ -107,8 +107,12 @@ class FakeLLM:
                     llm.paths.append(self.path)
                     if llm.log is not None:
                         with llm.log.open("a") as f:
-                            f.write(json.dumps({"n": n, "key": request_key(body),
-                                                "outcome": outcome or "ok"}) + "\n")
+                            f.write(
+                                json.dumps(
+                                    {"n": n, "key": request_key(body), "outcome": outcome or "ok"}
+                                )
+                                + "\n"
+                            )
                 if outcome == "500":
                     return self.send(500, {"error": {"message": "scheduled failure"}}, {})
                 if outcome == "429":

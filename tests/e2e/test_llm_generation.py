@@ -71,20 +71,29 @@ def outcome_counts(ws: Workspace) -> dict[str, int]:
     return {r[0]: r[1] for r in rows}
 
 
-def test_generate_stage_parses_filters_and_caches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_generate_stage_parses_filters_and_caches(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     with FakeLLM(malformed_every=7) as llm:
         ws = workspace(make_domain(tmp_path, llm.base_url, 30), tmp_path, monkeypatch)
         collect_stage(ws, 1)
         ws.store.start_cycle(1, "x")
         info = generate_stage(ws, 1)
-        assert (info["requests"], info["calls"], info["cache_hits"], info["failed"]) == (30, 30, 0, 0)
+        assert (info["requests"], info["calls"], info["cache_hits"], info["failed"]) == (
+            30,
+            30,
+            0,
+            0,
+        )
         counts = outcome_counts(ws)
         # seeds 0..29: the teacher answers prose to seeds 0, 7, 14, 21, 28
         assert counts["malformed:no_json"] == 5
         assert sum(counts.values()) == 30 and counts["accepted"] >= 15
         assert set(counts) <= {"accepted", "malformed:no_json", "near_duplicate", "exact_duplicate"}
         assert info["counts"] == counts
-        stats = {r["reason"]: r["count"] for r in ws.store.filter_stats(1) if r["stage"] == "generate"}
+        stats = {
+            r["reason"]: r["count"] for r in ws.store.filter_stats(1) if r["stage"] == "generate"
+        }
         assert stats == counts
         bad = next(e for e in ws.store.iter_examples(status="rejected")
                    if e.reason == "malformed:no_json")  # fmt: skip
@@ -101,8 +110,14 @@ def test_generate_stage_parses_filters_and_caches(tmp_path: Path, monkeypatch: p
 
 def run_cli(args: list[str], home: Path, **kw: object) -> subprocess.Popen[str]:
     env = os.environ | {"JUPITER_HOME": str(home)}
-    return subprocess.Popen([sys.executable, "-m", "jupiter.cli", *args], env=env, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, **kw)  # type: ignore[call-overload]
+    return subprocess.Popen(
+        [sys.executable, "-m", "jupiter.cli", *args],
+        env=env,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        **kw,
+    )  # type: ignore[call-overload]
 
 
 def accepted(db: Path) -> set[str]:
@@ -111,7 +126,9 @@ def accepted(db: Path) -> set[str]:
 
 
 @pytest.mark.slow
-def test_kill_9_mid_generation_repeats_no_answered_call(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_kill_9_mid_generation_repeats_no_answered_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     n = 40
     log = tmp_path / "calls.jsonl"
     with FakeLLM(log=log, delay=0.08, malformed_every=9) as llm:
@@ -158,12 +175,16 @@ def test_kill_9_mid_generation_repeats_no_answered_call(tmp_path: Path, monkeypa
     assert total == n  # one row per answer: nothing decided twice, nothing lost
 
 
-def test_llm_judge_drops_low_scores_in_the_filter_stage(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_llm_judge_drops_low_scores_in_the_filter_stage(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     with FakeLLM() as llm:
         yaml = make_domain(tmp_path, llm.base_url, 1)
         text = yaml.read_text().replace("type: llm", "type: extractive").replace(
             "continuation: false", "continuation: true")  # fmt: skip
-        yaml.write_text(text + "filters: {judge: {enabled: true, threshold: 3}, dedup: {near: false}}\n")
+        yaml.write_text(
+            text + "filters: {judge: {enabled: true, threshold: 3}, dedup: {near: false}}\n"
+        )
         ws = workspace(yaml, tmp_path, monkeypatch)
         collect_stage(ws, 1)
         ws.store.start_cycle(1, "x")
@@ -185,4 +206,64 @@ def test_llm_judge_drops_low_scores_in_the_filter_stage(tmp_path: Path, monkeypa
 
         reasons, scores = judge_pending(ws, judged)
         assert llm.count == calls and sorted(set(scores)) == [2, 5]
+        ws.close()
+
+
+def test_unreachable_teacher_is_one_clear_line(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    yaml = make_domain(tmp_path, f"http://127.0.0.1:{port}/v1", 5)
+    assert run_cli(["collect", "--domain", str(yaml)], tmp_path).wait(120) == 0
+    proc = run_cli(["generate", "--domain", str(yaml)], tmp_path)
+    out, _ = proc.communicate(timeout=120)
+    assert proc.returncode != 0 and "Traceback" not in out
+    assert f"the LLM server at http://127.0.0.1:{port}/v1 is unreachable" in out
+    with sqlite3.connect(tmp_path / "runs" / "llmgen" / "jupiter.sqlite") as con:
+        assert con.execute("SELECT COUNT(*) FROM examples").fetchone()[0] == 0
+
+
+def test_a_local_transformers_teacher_through_the_stage(
+    tmp_path: Path, tiny_model_dirs: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A model dir loaded in-process: its answers go through the same parser and queue. A
+    random tiny model writes no JSON, so every answer is a counted reject with its text."""
+    yaml = make_domain(tmp_path, "unused", 6)
+    text = yaml.read_text().replace(
+        'llm: {base_url: "unused", concurrency: 2, max_retries: 3}',
+        f'llm: {{backend: transformers, model: "{tiny_model_dirs["qwen2"]}", max_tokens: 8, '
+        "max_batch: 4, concurrency: 2}",
+    )  # fmt: skip
+    yaml.write_text(text)
+    ws = workspace(yaml, tmp_path, monkeypatch)
+    collect_stage(ws, 1)
+    ws.store.start_cycle(1, "x")
+    info = generate_stage(ws, 1)
+    assert (info["requests"], info["calls"]) == (6, 6) and info["generator"].startswith(
+        "llm:transformers:")  # fmt: skip
+    rows = list(ws.store.iter_examples(cycle=1))
+    assert len(rows) == 6 and all(r.status == "rejected" and r.reason.startswith("malformed:")
+                                  for r in rows)  # fmt: skip
+    assert info["completion_tokens"] > 0 and ws.store.cache_size() == 6
+    ws.close()
+
+
+def test_data_report_shows_the_generate_stage(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from jupiter.data.report import data_report
+
+    with FakeLLM(malformed_every=4) as llm:
+        ws = workspace(make_domain(tmp_path, llm.base_url, 12), tmp_path, monkeypatch)
+        collect_stage(ws, 1)
+        ws.store.start_cycle(1, "x")
+        generate_stage(ws, 1)
+        ws.store.mark_stage(1, "generate", {})
+        rep = {r.stage: r for r in data_report(ws.store)}["generate"]
+        counts = outcome_counts(ws)
+        assert rep.dropped["malformed:no_json"] == 3 == counts["malformed:no_json"]
+        assert rep.kept == counts["accepted"] and rep.total == 12
+        assert rep.samples["malformed:no_json"][0].startswith("Sure! Here is")
         ws.close()

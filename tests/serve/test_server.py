@@ -330,3 +330,43 @@ def test_missing_model_dir_is_refused(tmp_path: Path) -> None:
     assert (
         line == f"error: model dir not found: {tmp_path / 'nowhere'}: pass --model an existing dir"
     )
+
+
+def test_jupiter_http_backend_against_jupiter_serve(
+    servers: tuple[str, str], lm: LocalLM, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The generator's own HTTP backend and engine: chat and completions equal the local
+    greedy answers, a keyed server refuses a wrong key and accepts the right one."""
+    import asyncio
+
+    from jupiter.config import LLMConfig
+    from jupiter.errors import JupiterError
+    from jupiter.store import Store
+    from jupiter.synth.backend import Request
+    from jupiter.synth.engine import Engine
+    from jupiter.synth.http import HTTPBackend
+
+    open_url, keyed_url = servers
+    greedy = Sampling(max_tokens=12, temperature=0.0)
+    reqs = [Request(messages=tuple(CHAT), sampling=greedy),
+            Request(prompt="The split method", sampling=greedy)]  # fmt: skip
+    want = [local_chat(lm, CHAT, 12).text,
+            lm.generate([lm.prompt_ids("The split method")], [greedy])[0].text]  # fmt: skip
+
+    def answers(cfg: LLMConfig) -> list[str]:
+        got: dict[int, str] = {}
+        engine = Engine(HTTPBackend(cfg), Store(tmp_path / "s.sqlite"), 2)
+        asyncio.run(engine.run(reqs, lambda i, out, _: got.__setitem__(i, out.text if out else "")))
+        return [got[0], got[1]]
+
+    chat_cfg = LLMConfig(base_url=f"{open_url}/v1")
+    assert answers(chat_cfg)[0] == want[0]
+    text_cfg = LLMConfig(base_url=f"{open_url}/v1", api="completions")
+    assert answers(text_cfg)[1] == want[1]
+    monkeypatch.setenv("SERVE_KEY", "wrong")
+    bad = LLMConfig(base_url=f"{keyed_url}/v1", api_key_env="SERVE_KEY")
+    with pytest.raises(JupiterError, match="wants an API key: check SERVE_KEY"):
+        answers(bad)
+    monkeypatch.setenv("SERVE_KEY", KEY)
+    good = LLMConfig(base_url=f"{keyed_url}/v1", api_key_env="SERVE_KEY", model="tiny-chat")
+    assert answers(good)[0] == want[0]

@@ -18,7 +18,9 @@ from jupiter.synth.engine import CALL_FAILED, Engine, EngineStats, Retry
 from jupiter.synth.http import BalancedBackend, HTTPBackend, flatten
 from jupiter.synth.llm import LLMGenerator
 
-PASSAGE = "<passage>\nThe cache keeps results of earlier calls. Entries expire after a day.\n</passage>"
+PASSAGE = (
+    "<passage>\nThe cache keeps results of earlier calls. Entries expire after a day.\n</passage>"
+)
 
 
 def requests(n: int) -> list[Request]:
@@ -26,7 +28,9 @@ def requests(n: int) -> list[Request]:
                     sampling=Sampling(max_tokens=64, seed=i)) for i in range(n)]  # fmt: skip
 
 
-def run(engine: Engine, reqs: list[Request]) -> tuple[EngineStats, dict[int, tuple[Completion | None, str]]]:
+def run(
+    engine: Engine, reqs: list[Request]
+) -> tuple[EngineStats, dict[int, tuple[Completion | None, str]]]:
     out: dict[int, tuple[Completion | None, str]] = {}
     stats = asyncio.run(engine.run(reqs, lambda i, c, r: out.__setitem__(i, (c, r))))
     return stats, out

@@ -51,7 +51,9 @@ def test_plan_is_deterministic_weighted_and_renders_the_templates(tmp_path: Path
                             {"recipe": "multi_turn", "count": 2}])  # fmt: skip
     assert task_counts(cfg.generator.tasks, 10) == [8, 2, 2]
     jobs = plan(chunks(), cfg, seed=5)
-    assert [j.recipe for j in jobs] == ["grounded_qa"] * 8 + ["explanation"] * 2 + ["multi_turn"] * 2
+    assert [j.recipe for j in jobs] == ["grounded_qa"] * 8 + ["explanation"] * 2 + [
+        "multi_turn"
+    ] * 2
     assert [j.request for j in jobs] == [j.request for j in plan(chunks(), cfg, seed=5)]
     assert [j.request for j in jobs] != [j.request for j in plan(chunks(), cfg, seed=6)]
     seeds = {j.request.sampling.seed for j in jobs}
@@ -87,13 +89,20 @@ def test_grounded_qa_parses_strictly() -> None:
     ex = to_example(j, "```json\n" + json.dumps(good) + "\n```", "stop", "llm:t", 3)
     assert ex.messages == [{"role": "user", "content": good["question"]},
                            {"role": "assistant", "content": good["answer"]}]  # fmt: skip
-    assert (ex.template, ex.chunk_id, ex.cycle, ex.generator) == ("grounded_qa", j.chunk.id, 3, "llm:t")
+    assert (ex.template, ex.chunk_id, ex.cycle, ex.generator) == (
+        "grounded_qa",
+        j.chunk.id,
+        3,
+        "llm:t",
+    )
     assert reject(j, "Sure! The answer is that entries expire.") == outputs.NO_JSON
     assert reject(j, json.dumps(good) + " Hope this helps!") == outputs.EXTRA_TEXT
     assert reject(j, '{"question": "When', "length") == outputs.TRUNCATED
     assert reject(j, '{"question": "When" "answer"}') == outputs.INVALID_JSON
     assert reject(j, json.dumps({"question": "Q?"})) == "malformed:missing_field:answer"
-    assert reject(j, json.dumps({"question": " ", "answer": "x"})) == "malformed:empty_field:question"
+    assert (
+        reject(j, json.dumps({"question": " ", "answer": "x"})) == "malformed:empty_field:question"
+    )
     assert reject(j, json.dumps({"question": "Q?", "answer": 3})) == "malformed:not_text:answer"
     assert reject(j, "[1, 2]") == outputs.NO_JSON
     off = {"question": "Who won?", "answer": "Brazil won the football world championship final."}
@@ -102,11 +111,17 @@ def test_grounded_qa_parses_strictly() -> None:
 
 def test_code_exercise_needs_a_code_block_that_compiles() -> None:
     j = job("code_exercise")
-    ok = {"exercise": "Write f.", "solution": "```python\ndef f(x):\n    return x\n```\nIt returns x."}
+    ok = {
+        "exercise": "Write f.",
+        "solution": "```python\ndef f(x):\n    return x\n```\nIt returns x.",
+    }
     assert to_example(j, json.dumps(ok), "stop", "g", 1).messages[1]["content"] == ok["solution"]
     broken = {"exercise": "Write f.", "solution": "```python\ndef f(x) return x\n```"}
     assert reject(j, json.dumps(broken)) == outputs.CODE_SYNTAX
-    assert reject(j, json.dumps({"exercise": "Write f.", "solution": "just call f"})) == outputs.NO_CODE
+    assert (
+        reject(j, json.dumps({"exercise": "Write f.", "solution": "just call f"}))
+        == outputs.NO_CODE
+    )
     js = {"exercise": "Write f.", "solution": "```javascript\nconst f = (x) => x;\n```"}
     assert to_example(j, json.dumps(js), "stop", "g", 1).kind == "qa"
 
@@ -118,7 +133,10 @@ def test_evol_instruct_drops_instructions_that_did_not_evolve() -> None:
     evolved = {"instruction": "What does the clear function do to entries that have not yet "
                "expired, and when would you call it in a long-running service?",
                "response": "It removes them too; call it after a configuration change."}  # fmt: skip
-    assert to_example(j, json.dumps(evolved), "stop", "g", 1).messages[0]["content"] == evolved["instruction"]
+    assert (
+        to_example(j, json.dumps(evolved), "stop", "g", 1).messages[0]["content"]
+        == evolved["instruction"]
+    )
     assert "Seed instruction:" in j.request.messages[-1]["content"]  # type: ignore[index]
 
 
@@ -129,7 +147,9 @@ def test_multi_turn_and_judge_outputs() -> None:
     ex = to_example(j, json.dumps({"turns": turns}), "stop", "g", 1)
     assert [m["role"] for m in ex.messages] == ["user", "assistant"] * 2
     assert reject(j, json.dumps({"turns": turns[:1]})) == outputs.TOO_FEW_TURNS
-    assert reject(j, json.dumps({"turns": [{"user": "x"}] * 2})) == "malformed:missing_field:assistant"
+    assert (
+        reject(j, json.dumps({"turns": [{"user": "x"}] * 2})) == "malformed:missing_field:assistant"
+    )
     assert outputs.judge_score('{"score": 4, "reason": "fine"}') == (4, "fine")
     assert outputs.judge_score('{"score": "5"}') == (5, "")
     for bad in ('{"score": 7}', '{"score": 2.5}', '{"score": true}', '{"reason": "x"}'):

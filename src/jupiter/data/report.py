@@ -21,8 +21,10 @@ from jupiter import atomic
 from jupiter.filters import ACCEPTED, format_counts
 from jupiter.store import Store
 
-STAGES = ("collect", "filter")
-KEPT_LABEL = {"collect": "collected", "filter": ACCEPTED}
+# generate: an LLM teacher's answers, parsed and filtered as they arrived (kept = accepted
+# or waiting for the judge)
+STAGES = ("collect", "generate", "filter")
+KEPT_LABEL = {"collect": "collected", "generate": "kept", "filter": ACCEPTED}
 SAMPLE_CHARS = 100  # terminal tables: one line per reason stays readable
 
 
@@ -91,7 +93,8 @@ def _filter_kept(store: Store, cycle: int, counts: dict[str, int]) -> int:
 
 
 def data_report(store: Store) -> list[StageReport]:
-    """One report per cycle and stage that ran (collect, then filter), cycles in order."""
+    """One report per cycle and stage that ran (collect, an LLM's generate, filter), cycles
+    in order."""
     stats: dict[tuple[int, str], list[dict[str, Any]]] = {}
     for row in store.filter_stats():
         stats.setdefault((row["cycle"], row["stage"]), []).append(row)
@@ -101,12 +104,14 @@ def data_report(store: Store) -> list[StageReport]:
         done = store.stages(cycle)
         for stage in STAGES:
             rows = stats.get((cycle, stage))
-            if rows is None and stage not in done:
+            if rows is None and (stage not in done or stage == "generate"):
                 continue
             counts = {r["reason"]: int(r["count"]) for r in rows or []}
             samples = {r["reason"]: list(r["samples"]) for r in rows or [] if r["samples"]}
             if stage == "collect":
                 kept = _collect_kept(store, cycle)
+            elif stage == "generate":
+                kept = counts.pop(ACCEPTED, 0) + counts.pop("pending", 0)
             else:
                 kept = _filter_kept(store, cycle, counts)
             dropped = {r: n for r, n in counts.items() if r != ACCEPTED}

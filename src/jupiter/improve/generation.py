@@ -64,7 +64,9 @@ def llm_generate_stage(
             ws.store, ws.cfg, chunks, backend, gen_row["id"], cycle, seed, eval_texts,
             keywords, progress=show,
         )  # fmt: skip
-    texts = continuation_examples(chunks, gen_row["id"], cycle) if ws.cfg.generator.continuation else []
+    texts = (
+        continuation_examples(chunks, gen_row["id"], cycle) if ws.cfg.generator.continuation else []
+    )
     text_new = ws.store.add_examples(texts) if texts else 0
     s = result.stats
     info = {
@@ -104,7 +106,9 @@ def sample_rows(ws: Workspace, cycle: int, gen_id: str, n: int = 5) -> dict[str,
         key = ex.reason if ex.status == "rejected" else ex.status
         kept = out.setdefault(key, [])
         if len(kept) < n:
-            kept.append(ex.content()[:300])
+            # a malformed answer is shown as the teacher wrote it, without the long prompt
+            text = ex.messages[-1]["content"] if key.startswith("malformed") else ex.content()
+            kept.append(text[:300])
     return out
 
 

@@ -48,8 +48,17 @@ def collect_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
 
     t0 = time.perf_counter()
     rejects = CollectResult()
-    with ws.console.status("collecting documents…"):
-        docs, chunks = collect(ws.cfg, cache_dir=ws.root / "cache", rejects=rejects)
+    found = 0
+    with progress_bar(ws) as bar:
+        task = bar.add_task("collect", total=len(ws.cfg.sources), rate="")
+
+        def advance(label: str, count: int) -> None:
+            nonlocal found
+            if label != "chunks":  # one call per source, then one for the chunk total
+                found += count
+                bar.update(task, advance=1, rate=f"{found} documents")
+
+        docs, chunks = collect(ws.cfg, advance, cache_dir=ws.root / "cache", rejects=rejects)
     with ws.store.transaction():
         new_docs = ws.store.add_documents(docs)
         new_chunks = ws.store.add_chunks(chunks)

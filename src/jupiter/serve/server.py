@@ -41,7 +41,8 @@ from jupiter.synth.backend import Request
 if TYPE_CHECKING:
     from jupiter.models.decode import GenOutput, LocalLM
 
-BATCH_WAIT_S = 0.005  # how long a first request waits for others to share its batch
+BATCH_WAIT_S = 0.01  # how long a batch waits for one more request to share it
+BATCH_MAX_WAIT_S = 0.1  # and in all at most: the latency a lone request can pay
 Kind = Literal["chat", "text"]
 
 
@@ -66,6 +67,7 @@ class BatchWorker:
     def __init__(self, lm: LocalLM, max_batch: int, wait_s: float = BATCH_WAIT_S) -> None:
         self.lm, self.max_batch, self.wait_s = lm, max(1, max_batch), wait_s
         self.counts = {"requests": 0, "batches": 0, "max_batch_seen": 0}
+        self._last = 1  # size of the last batch taken
         self._queue: queue.Queue[Job | None] = queue.Queue()
         self._thread = threading.Thread(target=self._loop, name="jupiter-batcher", daemon=True)
 
@@ -81,13 +83,24 @@ class BatchWorker:
         self._queue.put(job)
 
     def _take(self) -> list[Job | None]:
-        """What is waiting, after a few ms for late arrivals: None asks the thread to stop."""
-        batch, deadline = [self._queue.get()], time.monotonic() + self.wait_s
+        """What is waiting. The clients of the last batch usually come straight back with
+        their next requests, spread over a few ms by both event loops: wait (up to
+        BATCH_MAX_WAIT_S) until as many are here, then `wait_s` after each arrival for more.
+        Without that, a batch once split stays split (4 → 3 + 1 → …, measured: half the
+        throughput). None asks the thread to stop."""
+        batch = [self._queue.get()]
+        start = time.monotonic()
+        target = min(self.max_batch, self._last)
         while len(batch) < self.max_batch:
+            left = start + BATCH_MAX_WAIT_S - time.monotonic()
+            timeout = left if len(batch) < target else min(self.wait_s, left)
+            if timeout <= 0:
+                break
             try:
-                batch.append(self._queue.get(timeout=max(0.0, deadline - time.monotonic())))
+                batch.append(self._queue.get(timeout=timeout))
             except queue.Empty:
                 break
+        self._last = max(1, sum(job is not None for job in batch))
         return batch
 
     def _loop(self) -> None:

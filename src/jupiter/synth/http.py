@@ -54,6 +54,8 @@ class HTTPBackend:
         self.base_url = cfg.base_url.rstrip("/")
         self.model = cfg.model
         self.api = cfg.api
+        # part of the cache key: the same request means another prompt through /completions
+        self.name = "openai" if cfg.api == "chat" else "openai-completions"
         self.timeout = cfg.timeout
         headers = {}
         self.key_env = cfg.api_key_env
@@ -193,9 +195,7 @@ class BalancedBackend:
         self.served = [0] * len(endpoints)  # requests answered, per endpoint
 
     async def check(self) -> None:
-        results = await asyncio.gather(
-            *(e.check() for e in self.endpoints), return_exceptions=True
-        )
+        results = await asyncio.gather(*(e.check() for e in self.endpoints), return_exceptions=True)
         alive = [e for e, r in zip(self.endpoints, results, strict=True) if r is None]
         if not alive:
             raise JupiterError(

@@ -160,9 +160,7 @@ class LLMGenerator:
 
     def choose(self, question: str, choices: Sequence[str]) -> int:
         options = "\n".join(f"{LETTERS[i]}. {c}" for i, c in enumerate(choices))
-        prompt = (
-            f"{question}\n\n{options}\n\nAnswer with the letter of the correct option only."
-        )
+        prompt = f"{question}\n\n{options}\n\nAnswer with the letter of the correct option only."
         reply = self._ask([prompt], 4)[0].upper()
         for ch in reply:
             if ch in LETTERS[: len(choices)]:
