@@ -15,9 +15,9 @@ import time
 from pathlib import Path
 
 import pytest
-from fakellm import FakeLLM, read_log
 from rich.console import Console
 
+from fakellm import FakeLLM, read_log
 from jupiter.config import load_domain
 from jupiter.improve.stages import collect_stage, filter_stage, generate_stage
 from jupiter.improve.workspace import Workspace

@@ -8,8 +8,8 @@ import socket
 from pathlib import Path
 
 import pytest
-from fakellm import FakeLLM
 
+from fakellm import FakeLLM
 from jupiter.config import LLMConfig
 from jupiter.errors import JupiterError
 from jupiter.store import Store

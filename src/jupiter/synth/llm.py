@@ -12,6 +12,7 @@ import asyncio
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+
 from jupiter.config import DomainConfig
 from jupiter.filters import ACCEPTED, REJECTED, ExampleFilter
 from jupiter.records import Chunk, Example
