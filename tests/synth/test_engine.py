@@ -139,6 +139,7 @@ def test_llm_generator_sits_the_exam_through_the_cache(tmp_path: Path) -> None:
         assert gen.answer(["What is a cache?"]) == ["An answer to: What is a cache?"]
         n = llm.count
         assert gen.choose("Which one?", ["x", "y", "z"]) == 1 and llm.count == n
+        gen.close()
 
 
 def test_cluster_backend_balances_the_nodes_generator_servers(tmp_path: Path) -> None:
@@ -159,3 +160,23 @@ nodes:
     (tmp_path / "none.yaml").write_text("nodes: [{host: localhost, role: hybrid}]\n")
     with pytest.raises(JupiterError, match="no node in cluster.yaml has a `generator:`"):
         make_backend(LLMConfig(backend="cluster"), str(tmp_path / "none.yaml"))
+
+
+def test_llm_generator_exam_on_a_local_model(
+    tmp_path: Path, tiny_model_dirs: dict[str, Path]
+) -> None:
+    from jupiter.models.decode import LocalLM
+    from jupiter.synth.transformers_backend import TransformersBackend
+
+    backend = TransformersBackend(tiny_model_dirs["llama"], device="cpu")
+    gen = LLMGenerator(backend, "llm:transformers:tiny", Store(tmp_path / "s.db"), max_tokens=6)
+    answers = gen.answer(["What is a cache?", "What is a queue?"])
+    lm = backend._lm
+    greedy = Sampling(max_tokens=6, temperature=0.0, seed=0)
+    local = LocalLM(tiny_model_dirs["llama"], device="cpu")
+    want = [local.generate([local.chat_ids([{"role": "user", "content": q}])], [greedy])[0].text.strip()
+            for q in ("What is a cache?", "What is a queue?")]  # fmt: skip
+    assert answers == want
+    assert 0 <= gen.choose("Which?", ["a", "b", "c", "d"]) < 4
+    assert backend._lm is lm  # the model was loaded once for the whole exam
+    gen.close()

@@ -88,7 +88,10 @@ def evaluate_generator(ws: Workspace, items: list[Any], mc: list[Any]) -> dict[s
             backend_for(ws, row), row["id"], ws.store, ws.cfg.eval.max_new_tokens,
             ws.cfg.system_prompt, ws.cfg.generator.llm.concurrency,
         )  # fmt: skip
-        report = answer_with_progress(ws, llm, f"eval {row['id']}", items, mc)
+        try:
+            report = answer_with_progress(ws, llm, f"eval {row['id']}", items, mc)
+        finally:
+            llm.close()
         report.update(model=f"generator:{row['id']}", bpb=None, path="")
         return report
     gen = ExtractiveGenerator(train_chunks(ws))

@@ -134,6 +134,9 @@ class LLMGenerator:
         self.max_tokens = max_tokens
         self.system_prompt = system_prompt
         self.concurrency = concurrency
+        # one loop for every question: the backend's connections, locks and loaded model
+        # live across calls; close() ends them
+        self._loop = asyncio.new_event_loop()
 
     def _ask(self, prompts: Sequence[str], max_tokens: int) -> list[str]:
         sampling = Sampling(max_tokens=max_tokens, temperature=0.0, seed=0)
@@ -147,14 +150,14 @@ class LLMGenerator:
         def done(i: int, out: Completion | None, _: str) -> None:
             answers[i] = out.text.strip() if out is not None else ""
 
-        async def go() -> None:
-            try:
-                await Engine(self.backend, self.store, self.concurrency).run(requests, done)
-            finally:
-                await self.backend.close()
-
-        asyncio.run(go())
+        engine = Engine(self.backend, self.store, self.concurrency)
+        self._loop.run_until_complete(engine.run(requests, done))
         return answers
+
+    def close(self) -> None:
+        if not self._loop.is_closed():
+            self._loop.run_until_complete(self.backend.close())
+            self._loop.close()
 
     def answer(self, questions: Sequence[str]) -> list[str]:
         return self._ask(questions, self.max_tokens)
