@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from rich.console import Console
@@ -64,6 +65,13 @@ def workspace(yaml: Path, home: Path, monkeypatch: pytest.MonkeyPatch) -> Worksp
     return Workspace(load_domain(str(yaml)), console=Console(file=io.StringIO()))
 
 
+def first_generation(ws: Workspace) -> dict[str, Any]:
+    """Collect, start cycle 1 and run its generate stage."""
+    collect_stage(ws, 1)
+    ws.store.start_cycle(1, "x")
+    return generate_stage(ws, 1)
+
+
 def outcome_counts(ws: Workspace) -> dict[str, int]:
     rows = ws.store.db.execute(
         "SELECT CASE status WHEN 'rejected' THEN reason ELSE status END, COUNT(*) "
@@ -76,9 +84,7 @@ def test_generate_stage_parses_filters_and_caches(
 ) -> None:
     with FakeLLM(malformed_every=7) as llm:
         ws = workspace(make_domain(tmp_path, llm.base_url, 30), tmp_path, monkeypatch)
-        collect_stage(ws, 1)
-        ws.store.start_cycle(1, "x")
-        info = generate_stage(ws, 1)
+        info = first_generation(ws)
         assert (info["requests"], info["calls"], info["cache_hits"], info["failed"]) == (
             30,
             30,
@@ -164,9 +170,7 @@ def test_kill_9_mid_generation_repeats_no_answered_call(
 
         ref_home = tmp_path / "reference"
         ws = workspace(yaml, ref_home, monkeypatch)
-        collect_stage(ws, 1)
-        ws.store.start_cycle(1, "x")
-        generate_stage(ws, 1)
+        first_generation(ws)
         ws.close()
         reference = accepted(ref_home / "runs" / "llmgen" / "jupiter.sqlite")
     assert resumed == reference and len(resumed) >= 15
@@ -186,9 +190,7 @@ def test_llm_judge_drops_low_scores_in_the_filter_stage(
             text + "filters: {judge: {enabled: true, threshold: 3}, dedup: {near: false}}\n"
         )
         ws = workspace(yaml, tmp_path, monkeypatch)
-        collect_stage(ws, 1)
-        ws.store.start_cycle(1, "x")
-        generate_stage(ws, 1)
+        first_generation(ws)
         info = filter_stage(ws, 1)
         chunks = {c.id: c for c in ws.store.iter_chunks()}
         judged = [e for e in ws.store.iter_examples(cycle=1) if e.kind == "qa"
@@ -238,9 +240,7 @@ def test_a_local_transformers_teacher_through_the_stage(
     )  # fmt: skip
     yaml.write_text(text)
     ws = workspace(yaml, tmp_path, monkeypatch)
-    collect_stage(ws, 1)
-    ws.store.start_cycle(1, "x")
-    info = generate_stage(ws, 1)
+    info = first_generation(ws)
     assert (info["requests"], info["calls"]) == (6, 6) and info["generator"].startswith(
         "llm:transformers:")  # fmt: skip
     rows = list(ws.store.iter_examples(cycle=1))
@@ -257,9 +257,7 @@ def test_data_report_shows_the_generate_stage(
 
     with FakeLLM(malformed_every=4) as llm:
         ws = workspace(make_domain(tmp_path, llm.base_url, 12), tmp_path, monkeypatch)
-        collect_stage(ws, 1)
-        ws.store.start_cycle(1, "x")
-        generate_stage(ws, 1)
+        first_generation(ws)
         ws.store.mark_stage(1, "generate", {})
         rep = {r.stage: r for r in data_report(ws.store)}["generate"]
         counts = outcome_counts(ws)

@@ -129,6 +129,31 @@ class _Row:
     finish: str | None = None
 
 
+def cut_left(ids: Sequence[int], budget: int, bos: int | None) -> list[int]:
+    """`ids` cut from the left to `budget` tokens; a leading bos survives the cut, so the
+    model still sees a well-formed start."""
+    ids = list(ids)
+    if len(ids) <= budget:
+        return ids
+    if bos is not None and ids[0] == bos and budget > 1:
+        return [bos, *ids[len(ids) - budget + 1 :]]
+    return ids[len(ids) - budget :]
+
+
+def left_pad(prompts: Sequence[Sequence[int]], pad_id: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """(ids, attention mask) with every prompt ending at the last column, where
+    generation starts."""
+    import torch
+
+    width = max(len(p) for p in prompts)
+    ids = torch.full((len(prompts), width), pad_id, dtype=torch.long)
+    mask = torch.zeros((len(prompts), width), dtype=torch.long)
+    for i, p in enumerate(prompts):
+        ids[i, width - len(p) :] = torch.tensor(list(p), dtype=torch.long)
+        mask[i, width - len(p) :] = 1
+    return ids, mask
+
+
 def nucleus(probs: torch.Tensor, top_p: float) -> torch.Tensor:
     """Probabilities with the tail outside the top-p mass zeroed (Holtzman et al. 2019);
     the most likely token always stays."""
@@ -218,15 +243,9 @@ class LocalLM:
 
     def _fit(self, prompt: Sequence[int]) -> list[int]:
         """The prompt cut from the left to context - 1 tokens, keeping a leading bos."""
-        ids, limit = list(prompt), self.context - 1
-        if not ids:
+        if not prompt:
             raise JupiterError("a prompt has no tokens: give it some text")
-        if len(ids) <= limit:
-            return ids
-        bos = self.tokenizer.bos_token_id
-        if bos is not None and ids[0] == bos:
-            return [bos, *ids[len(ids) - limit + 1 :]]
-        return ids[len(ids) - limit :]
+        return cut_left(prompt, self.context - 1, self.tokenizer.bos_token_id)
 
     # ------------------------------------------------------------------------ generate
     def generate(
@@ -274,7 +293,7 @@ class LocalLM:
         for row in rows:
             if row.budget == 0:
                 row.finish = "length"
-        ids, mask = self._left_pad(fitted)
+        ids, mask = (t.to(self.device) for t in left_pad(fitted, self.pad_id))
         # Left padding shifts each row; positions count real tokens only, so a row gets the
         # same rotary positions in a batch as alone.
         positions = (mask.cumsum(-1) - 1).clamp(min=0)
@@ -298,17 +317,6 @@ class LocalLM:
                 mask = torch.cat([mask, mask.new_ones((len(rows), 1))], dim=1)
                 positions = positions[:, -1:] + 1
         return [self._output(row) for row in rows]
-
-    def _left_pad(self, prompts: list[list[int]]) -> tuple[torch.Tensor, torch.Tensor]:
-        import torch
-
-        width = max(len(p) for p in prompts)
-        ids = torch.full((len(prompts), width), self.pad_id, dtype=torch.long)
-        mask = torch.zeros((len(prompts), width), dtype=torch.long)
-        for i, p in enumerate(prompts):
-            ids[i, width - len(p) :] = torch.tensor(p, dtype=torch.long)
-            mask[i, width - len(p) :] = 1
-        return ids.to(self.device), mask.to(self.device)
 
     def _choose(self, logits: torch.Tensor, rows: list[_Row]) -> list[int]:
         """The next token of every row: argmax when greedy, else a draw from the row's

@@ -11,6 +11,7 @@ from typing import Any
 
 from jupiter.config import GeneratorConfig
 from jupiter.errors import JupiterError
+from jupiter.models.decode import cut_left, left_pad
 from jupiter.records import Chunk, Example
 from jupiter.synth.questions import Question, iter_questions
 
@@ -69,12 +70,7 @@ class ModelGenerator:
         if not isinstance(text, str):
             raise JupiterError("the tokenizer's chat template did not render to text")
         ids: list[int] = self.tokenizer(text, add_special_tokens=False)["input_ids"]
-        if len(ids) <= budget:
-            return ids
-        bos = self.tokenizer.bos_token_id
-        if bos is not None and ids[0] == bos and budget > 1:
-            return [bos, *ids[len(ids) - budget + 1 :]]
-        return ids[len(ids) - budget :]
+        return cut_left(ids, budget, self.tokenizer.bos_token_id)
 
     # --------------------------------------------------------------------------- answer
     def answer(self, questions: Sequence[str]) -> list[str]:
@@ -91,13 +87,8 @@ class ModelGenerator:
             return []
         new_tokens = max(1, min(self.max_new_tokens, self.context - 1))
         prompts = [self.prompt_ids(q, self.context - new_tokens) for q in questions]
-        width = max(len(p) for p in prompts)
-        # left padding: every prompt ends at the same position, where generation starts
-        ids = torch.full((len(prompts), width), self.pad_id, dtype=torch.long)
-        mask = torch.zeros((len(prompts), width), dtype=torch.long)
-        for row, p in enumerate(prompts):
-            ids[row, width - len(p) :] = torch.tensor(p, dtype=torch.long)
-            mask[row, width - len(p) :] = 1
+        ids, mask = left_pad(prompts, self.pad_id)
+        width = ids.shape[1]
         with torch.inference_mode():
             generated = self.model.generate(  # type: ignore[operator]
                 input_ids=ids.to(self.device),
