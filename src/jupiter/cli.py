@@ -13,7 +13,7 @@ import yaml
 from rich.console import Console
 
 from jupiter import __version__
-from jupiter.config import config_root, domain_path, load_cluster, load_domain
+from jupiter.config import ClusterConfig, config_root, domain_path, load_cluster, load_domain
 from jupiter.errors import JupiterError
 
 app = typer.Typer(
@@ -28,6 +28,13 @@ data_app = typer.Typer(
     help="Inspect and export the data: what each stage kept and dropped.", no_args_is_help=True
 )
 app.add_typer(data_app, name="data")
+cluster_app = typer.Typer(
+    help="The machines of cluster.yaml: islands, launch plan, checks.", no_args_is_help=True
+)
+app.add_typer(cluster_app, name="cluster")
+ClusterFile = Annotated[
+    str | None, typer.Option("--cluster-file", help="cluster.yaml to use (default: config's).")
+]
 
 console = Console()
 err_console = Console(stderr=True)
@@ -249,17 +256,69 @@ def train(
     nnodes: Annotated[int, typer.Option(help="Machines taking part.")] = 1,
     node_rank: Annotated[int, typer.Option(help="This machine's index, 0 on the master.")] = 0,
     master: Annotated[str, typer.Option(help="HOST:PORT of node 0 (with --nnodes > 1).")] = "",
+    cluster: Annotated[
+        bool, typer.Option("--cluster", help="Train on every island of cluster.yaml.")
+    ] = False,
+    cluster_file: ClusterFile = None,
 ) -> None:
     """Train the student on the accepted examples (resumes an interrupted run).
 
     With --nproc/--nnodes it runs through torchrun: DDP (or FSDP2 / DeepSpeed, per
-    train.distributed) over NCCL on GPUs and gloo on CPUs.
+    train.distributed) over NCCL on GPUs and gloo on CPUs. With --cluster, every island of
+    cluster.yaml trains (torchrun on NVIDIA/CPU nodes, mlx.launch on Macs) and a DiLoCo
+    outer loop syncs them.
     """
     from jupiter.train.launch import Launch
 
     launch = Launch(nproc, nnodes, node_rank, master)
     launch.check()
-    _run_stage("train", domain, quick, launch)
+    if cluster and launch.distributed:
+        raise JupiterError("--cluster takes its processes from cluster.yaml: drop --nproc/--nnodes")
+    ws = workspace_for(domain, quick)
+    ws.launch = launch
+    ws.cluster = load_cluster(cluster_file) if cluster else None
+    from jupiter.improve.cycle import current_cycle, run_stage
+
+    try:
+        cycle = current_cycle(ws) if ws.has_store() else 1
+        ws.store.mark_stage(cycle, "train", run_stage(ws, cycle, "train"))
+    finally:
+        ws.close()
+
+
+@cluster_app.command("plan")
+def cluster_plan(domain: Domain, cluster_file: ClusterFile = None, quick: Quick = False) -> None:
+    """Islands, launch commands, per-node batch sizes and model placement."""
+    from jupiter.cluster.inventory import plan_cluster
+    from jupiter.cluster.report import plan_table
+
+    cfg = load_domain(domain, quick=quick)
+    cluster = load_cluster(cluster_file)
+    console.print(plan_table(plan_cluster(cluster, cfg)))
+    sync = cluster.sync
+    outer = ("plain averaging" if sync.outer == "average"
+             else f"Nesterov lr {sync.outer_lr} momentum {sync.outer_momentum}")  # fmt: skip
+    console.print(f"outer loop: {sync.inner_steps} inner steps a round, {sync.aggregate} of the "
+                  f"pseudo-gradients ({sync.dtype}), {outer}; store: {sync.store or '<run>/sync'}")  # fmt: skip
+    for line in cluster_launch_lines(domain, quick, cluster):
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
+
+
+def cluster_launch_lines(domain: str, quick: bool, cluster: ClusterConfig) -> list[str]:
+    from jupiter.cluster.launch import describe_commands
+
+    workdir = workspace_for(domain, quick).train_dir(1)
+    return describe_commands(cluster, cluster.sync.store or str(workdir / "sync"), workdir)
+
+
+@cluster_app.command("check")
+def cluster_check(cluster_file: ClusterFile = None) -> None:
+    """Every node: SSH, Python and Jupiter versions, device, free memory, clock skew."""
+    from jupiter.cluster.check import cluster_check_command
+
+    code = cluster_check_command(cluster_file)
+    if code:
+        raise typer.Exit(code)
 
 
 @app.command()

@@ -199,6 +199,27 @@ class PackedDataset:
         """Loss targets in the whole global batch: every rank's normaliser, no all-reduce."""
         return int(self._row_targets[self.rows_of(epoch, index, batch_size)].sum())
 
+    def shard(self, index: int, count: int) -> PackedDataset:
+        """Rows index, index + count, ... of a fixed shuffle: the disjoint share of one of
+        `count` islands (DiLoCo trains each worker on its own shard)."""
+        if not 0 <= index < count:
+            raise JupiterError(f"shard {index} is outside 0..{count - 1}")
+        if count == 1:
+            return self
+        if self.num_rows < count:
+            raise JupiterError(
+                f"{self.num_rows} packed rows cannot be shared by {count} islands: add data or "
+                "train on fewer islands"
+            )
+        order = np.random.default_rng([self.seed, 0x5EED]).permutation(self.num_rows)
+        mine = np.sort(order[index::count])
+        ds = PackedDataset.__new__(PackedDataset)
+        ds.context_length, ds.pad_id, ds.seed = self.context_length, self.pad_id, self.seed
+        ds.num_sequences = self.num_sequences  # of the whole set: sequences span rows
+        ds.tokens = int(self.tokens * len(mine) / self.num_rows)
+        ds._set_rows(self._ids[mine], self._targets[mine], self._positions[mine])
+        return ds
+
     def save(self, path: Path) -> None:
         """One .npz (written to a temp file and renamed): the rows and a JSON meta."""
         meta = {

@@ -152,9 +152,32 @@ def run_training(ws: Workspace, cycle: int, run: Any) -> Any:
         ws.store.log_metrics(run.run_id, int(m["step"]),
                              {k: v for k, v in m.items() if k != "step"})  # fmt: skip
 
+    if ws.cluster is not None:
+        return train_on_cluster(ws, run)
     if ws.launch is not None and ws.launch.distributed:
         return launch_train(run, ws.launch)
     return train(run, on_step=log)
+
+
+def train_on_cluster(ws: Workspace, run: Any) -> Any:
+    """Every island of cluster.yaml on the run; the sync store is the run's own folder
+    unless cluster.yaml names a shared one."""
+    from jupiter.cluster.launch import ClusterRun, read_report, run_cluster
+    from jupiter.cluster.report import summary
+
+    cluster = ws.cluster
+    store = cluster.sync.store or str(run.out_dir / "sync")
+    remote = [n.name for n in cluster.nodes if not n.is_local and n.role != "generator"]
+    if remote and not cluster.sync.store:
+        raise JupiterError(
+            f"nodes {', '.join(remote)} are other machines, but the sync store defaults to this "
+            "machine's run folder: set sync.store in cluster.yaml to a folder every node "
+            "mounts (NFS) or an fsspec URL (s3://…, sftp://…)"
+        )
+    result = run_cluster(ClusterRun(run, cluster, store, run.out_dir))
+    for line in summary(read_report(run.out_dir)):
+        ws.console.print(line, highlight=False)
+    return result
 
 
 def train_stage(ws: Workspace, cycle: int) -> dict[str, Any]:

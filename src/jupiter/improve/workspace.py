@@ -21,6 +21,7 @@ class Workspace:
     quick: bool = False
     console: Console = field(default_factory=Console)
     launch: Any = None  # jupiter.train.launch.Launch for `jupiter train --nproc N`
+    cluster: Any = None  # a ClusterConfig for `jupiter train --cluster`
     _store: Store | None = None
 
     @property

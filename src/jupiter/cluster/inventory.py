@@ -1,0 +1,164 @@
+"""cluster.yaml → islands and a plan.
+
+Nodes of one device type and engine form an *island* (or the nodes a user names into one
+with `island:`). Inside an island: data parallel on the engine that kind already has.
+Across islands: the DiLoCo outer loop. The plan says, per node, how many processes run,
+the micro-batch its memory affords and where the model lives.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from jupiter.config import ClusterConfig, DomainConfig, Node
+from jupiter.errors import JupiterError
+
+Engine = Literal["torch", "mlx"]
+
+
+@dataclass(frozen=True)
+class Island:
+    name: str
+    engine: Engine
+    nodes: tuple[Node, ...]
+
+    @property
+    def local(self) -> bool:
+        return all(n.is_local for n in self.nodes)
+
+
+def processes_of(node: Node, cluster: ClusterConfig) -> int | None:
+    """Training processes on the node; None for "one per GPU", decided there by torchrun."""
+    if node.processes != "auto":
+        return node.processes
+    if node.device_type == "nvidia" and cluster.engine_of(node) == "torch":
+        return None
+    return 1
+
+
+def islands(cluster: ClusterConfig) -> list[Island]:
+    """The trainer and hybrid nodes grouped into islands, in cluster.yaml's order."""
+    groups: dict[str, list[Node]] = {}
+    engines: dict[str, Engine] = {}
+    for node in cluster.nodes:
+        if node.role == "generator":
+            continue
+        engine = cluster.engine_of(node)
+        name = node.island or f"{node.device_type}-{engine}"
+        if engines.setdefault(name, engine) != engine:
+            raise JupiterError(
+                f"island {name} mixes {engines[name]} and {engine} nodes ({node.name}): give "
+                "the nodes of each engine their own island: name in cluster.yaml"
+            )
+        groups.setdefault(name, []).append(node)
+    if not groups:
+        raise JupiterError(
+            "cluster.yaml has no node to train on: give at least one node role trainer or hybrid"
+        )
+    return [Island(name, engines[name], tuple(nodes)) for name, nodes in groups.items()]
+
+
+# ----------------------------------------------------------------------------- plan
+@dataclass(frozen=True)
+class ModelShape:
+    n_params: int
+    trainable: int
+    hidden: int
+    layers: int
+    vocab: int
+    context_length: int
+    method: str
+
+
+def model_shape(cfg: DomainConfig) -> ModelShape:
+    """Sizes for the memory plan: the preset's, or the base model's config.json."""
+    from jupiter.models.memory import SIZE_PRESETS
+    from jupiter.models.presets import PRESETS, param_count
+
+    method = cfg.train.method
+    if cfg.model.base:
+        path = cfg.resolve(cfg.model.base) / "config.json"
+        if not path.is_file():
+            raise JupiterError(f"model.base has no config.json at {path}: point it at an HF dir")
+        c = json.loads(path.read_text(encoding="utf-8"))
+        c = c.get("text_config", c)
+        h, layers, vocab = int(c["hidden_size"]), int(c["num_hidden_layers"]), int(c["vocab_size"])
+        inter = int(c.get("intermediate_size", 4 * h))
+        n = vocab * h * (1 if c.get("tie_word_embeddings") else 2) + layers * (
+            4 * h * h + 3 * h * inter
+        )
+        preset = min(SIZE_PRESETS.values(), key=lambda p: abs(p.n_params - n))
+        trainable = n if method == "full" else preset.trainable(method)  # type: ignore[arg-type]
+        return ModelShape(n, trainable, h, layers, vocab, cfg.model.context_length, method)
+    s = PRESETS[cfg.model.preset]
+    n = param_count(cfg.model.preset, cfg.model.vocab_size)
+    return ModelShape(n, n, s.hidden, s.layers, cfg.model.vocab_size, cfg.model.context_length,
+                      "full")  # fmt: skip
+
+
+@dataclass(frozen=True)
+class NodePlan:
+    node: Node
+    island: str
+    engine: Engine
+    processes: int | None
+    micro_batch: int | None  # None: does not fit whole
+    grad_ckpt: bool
+    placement: str
+
+
+def plan_node(node: Node, island: Island, shape: ModelShape, cfg: DomainConfig,
+              cluster: ClusterConfig) -> NodePlan:  # fmt: skip
+    from jupiter.models.memory import auto_batch
+
+    procs = processes_of(node, cluster)
+    per_proc = node.memory_gb / (procs or 1)
+    precision = "fp32" if cfg.train.precision == "fp32" else "bf16"
+    args = dict(context_length=shape.context_length, hidden_size=shape.hidden,
+                num_layers=shape.layers, vocab_size=shape.vocab, precision=precision)  # fmt: skip
+    try:
+        mb, ckpt = auto_batch(per_proc, shape.n_params, shape.trainable, shape.method, **args)  # type: ignore[arg-type]
+        where = "the whole model on every process (data parallel)"
+        return NodePlan(node, island.name, island.engine, procs, mb, ckpt, where)
+    except JupiterError:
+        pass
+    ranks = sum(processes_of(n, cluster) or 1 for n in island.nodes)
+    if island.engine == "torch" and ranks > 1:
+        try:
+            mb, ckpt = auto_batch(per_proc, shape.n_params, shape.trainable, shape.method,
+                                  shards=ranks, **args)  # type: ignore[arg-type]  # fmt: skip
+            where = f"sharded over the island's {ranks} processes (train.distributed: fsdp)"
+            return NodePlan(node, island.name, island.engine, procs, mb, ckpt, where)
+        except JupiterError:
+            pass
+    return NodePlan(node, island.name, island.engine, procs, None, True,
+                    "does not fit: use train.method lora/qlora or a smaller preset")  # fmt: skip
+
+
+def plan_cluster(cluster: ClusterConfig, cfg: DomainConfig) -> list[NodePlan]:
+    shape = model_shape(cfg)
+    return [plan_node(n, isl, shape, cfg, cluster) for isl in islands(cluster) for n in isl.nodes]
+
+
+def island_micro_batch(plans: list[NodePlan], island: str) -> int | None:
+    """Ranks of one island step together, so the island takes its smallest node's batch."""
+    sizes = [p.micro_batch for p in plans if p.island == island]
+    return None if any(s is None for s in sizes) else min(s for s in sizes if s is not None)
+
+
+def write_hostfile(island: Island, cluster: ClusterConfig, path: Path) -> Path:
+    """mlx.launch's JSON hostfile: the host to reach by SSH and the IPs of the ring.
+
+    A local node is 127.0.0.1 there, which mlx.launch starts without SSH."""
+    hosts = []
+    for node in island.nodes:
+        ssh = "127.0.0.1" if node.is_local else node.host
+        ips = node.ips or [ssh]
+        for _ in range(processes_of(node, cluster) or 1):
+            hosts.append({"ssh": ssh, "ips": ips})
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"backend": "ring", "hosts": hosts}, indent=1), encoding="utf-8")
+    return path

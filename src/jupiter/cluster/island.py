@@ -1,0 +1,342 @@
+"""One island's side of the outer loop: every process of a torchrun or mlx.launch group runs
+`python -m jupiter.cluster.island STORE ISLAND WORKDIR`.
+
+Per round: rank 0 waits for the coordinator's next global weights and tells the others the
+round; every rank loads them, runs the round's inner steps (data parallel inside the
+island), and rank 0 publishes the pseudo-gradient (global − local) in bf16/fp16 with the
+round's tokens, tokens/s and barrier wait. The island checkpoints after each round, so a
+killed island, restarted, resumes its optimizer and data position: inside the round it died in, it
+finishes that round's steps; otherwise it rejoins at the newest global weights.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from jupiter.cluster import protocol as P
+from jupiter.cluster.syncstore import SyncStore, decode, encode, weights_digest
+from jupiter.errors import JupiterError
+from jupiter.train.loop import TrainRun
+
+
+# ------------------------------------------------------------------------- engines
+class TorchEngine:
+    """The PyTorch loop (DDP over gloo/NCCL inside the island) behind the round calls."""
+
+    def __init__(self, run: TrainRun) -> None:
+        from jupiter.train import loop
+        from jupiter.train.trainer import load_run_tokenizer
+
+        self.run, self.loop = run, loop
+        self.state = loop.start(run)
+        self.tokenizer = load_run_tokenizer(run.tokenizer_dir)
+        self.rank, self.world = self.state.dist.rank, self.state.dist.world
+
+    @property
+    def step(self) -> int:
+        return self.state.step
+
+    @property
+    def max_steps(self) -> int:
+        return self.state.plan.max_steps
+
+    @property
+    def step_tokens(self) -> int:
+        return self.state.plan.global_batch * self.run.dataset.context_length
+
+    def broadcast(self, value: int) -> int:
+        from jupiter.train import dist
+
+        return int(dist.broadcast_object(self.state.dist, value))
+
+    def set_weights(self, weights: dict[str, torch.Tensor]) -> None:
+        self.loop.set_weights(self.state, {torch_name(n, self.state.model): w
+                                           for n, w in weights.items()})  # fmt: skip
+
+    def get_weights(self) -> dict[str, torch.Tensor]:
+        return {canonical(n): w for n, w in self.loop.get_weights(self.state).items()}
+
+    def run_steps(self, k: int) -> list[float]:
+        before = len(self.state.losses)
+        self.loop.run_steps(self.run, self.state, k)
+        return self.state.losses[before:]
+
+    def save(self) -> None:
+        from jupiter.train.trainer import save
+
+        save(self.run, self.state, self.tokenizer)
+
+    def close(self) -> None:
+        from jupiter.train import dist
+
+        dist.shutdown()
+
+
+class MLXEngine:
+    """The MLX loop (mx.distributed ring/MPI/JACCL inside the island)."""
+
+    def __init__(self, run: TrainRun) -> None:
+        from jupiter.train import mlx_loop
+
+        self.run, self.loop = run, mlx_loop
+        self.state = mlx_loop.start(run)
+        self.rank, self.world = self.state.rank, self.state.world
+
+    @property
+    def step(self) -> int:
+        return int(self.state.step)
+
+    @property
+    def max_steps(self) -> int:
+        return int(self.state.plan.max_steps)
+
+    @property
+    def step_tokens(self) -> int:
+        return int(self.state.plan.global_batch * self.run.dataset.context_length)
+
+    def broadcast(self, value: int) -> int:
+        import mlx.core as mx
+
+        if self.world == 1:
+            return value
+        x = mx.array([value if self.rank == 0 else 0], dtype=mx.int64)
+        return int(mx.distributed.all_sum(x, group=self.state.group).item())
+
+    def set_weights(self, weights: dict[str, torch.Tensor]) -> None:
+        self.loop.set_weights(self.state, {n: w.numpy() for n, w in weights.items()})
+
+    def get_weights(self) -> dict[str, torch.Tensor]:
+        return {n: torch.from_numpy(np.asarray(w, dtype=np.float32))
+                for n, w in self.loop.get_weights(self.state).items()}  # fmt: skip
+
+    def run_steps(self, k: int) -> list[float]:
+        before = len(self.state.losses)
+        self.loop.run_steps(self.run, self.state, k)
+        return list(self.state.losses[before:])
+
+    def save(self) -> None:
+        self.loop.save(self.run, self.state)
+
+    def close(self) -> None:
+        pass
+
+
+Engine = TorchEngine | MLXEngine
+
+
+def canonical(name: str) -> str:
+    """Torch PEFT parameter names carry the adapter's name; the sync uses the saved names."""
+    return name.replace(".default.", ".")
+
+
+def torch_name(name: str, model: Any) -> str:
+    if ".lora_" in name and hasattr(model, "peft_config"):
+        head, _, tail = name.rpartition(".")
+        return f"{head}.default.{tail}"
+    return name
+
+
+# ------------------------------------------------------------------------ the spec
+@dataclass(frozen=True)
+class IslandSpec:
+    store: str
+    island: str
+    workdir: Path
+
+
+def fetch_spec(store: SyncStore, dest: Path) -> Path:
+    """The run's spec files from the store into dest (every rank may call: files are written
+    to a temp name and renamed, and a complete copy is kept)."""
+    for key in store.list(P.SPEC):
+        path = dest / key[len(P.SPEC) + 1 :]
+        if path.is_file():
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}")
+        tmp.write_bytes(store.get(key))
+        os.replace(tmp, path)
+    return dest / "run.json"
+
+
+def island_run(spec: IslandSpec, store: SyncStore) -> tuple[TrainRun, dict[str, Any]]:
+    from jupiter.train.launch import read_spec
+
+    run_json = fetch_spec(store, spec.workdir / "spec")
+    plan = store.get_json(P.PLAN)
+    names = [i["name"] for i in plan["islands"]]
+    if spec.island not in names:
+        raise JupiterError(f"island {spec.island} is not in this run's plan ({', '.join(names)})")
+    me = plan["islands"][names.index(spec.island)]
+    run = read_spec(run_json)
+    if run.model_dir is not None and not run.model_dir.exists():
+        raise JupiterError(
+            f"island {spec.island}: the base model {run.model_dir} is not on this machine: "
+            "copy it to the same path on every node (or put it on a shared disk)"
+        )
+    cfg = run.config.model_copy(update={"max_steps": me["max_steps"], "resume": "auto"})
+    if me.get("micro_batch"):
+        cfg = cfg.model_copy(update={"micro_batch_size": me["micro_batch"]})
+    dataset = run.dataset.shard(names.index(spec.island), len(names))
+    run = replace(run, dataset=dataset, config=cfg, tokenizer_dir=run_json.parent / "tokenizer",
+                  out_dir=spec.workdir / spec.island, progress=False,
+                  memory_gb=me.get("memory_gb"))  # fmt: skip
+    return run, plan
+
+
+def make_engine(engine: str, run: TrainRun) -> Engine:
+    return MLXEngine(run) if engine == "mlx" else TorchEngine(run)
+
+
+# ------------------------------------------------------------------------ the loop
+class Heartbeat:
+    """Rank 0 tells the coordinator every few seconds that the island is alive."""
+
+    def __init__(self, store: SyncStore, island: str, every_s: float) -> None:
+        self.store, self.island, self.every = store, island, every_s
+        self.info: dict[str, Any] = {"round": -1, "step": 0}
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._beat, daemon=True)
+        self.thread.start()
+
+    def _beat(self) -> None:
+        while not self.stop.is_set():
+            try:
+                self.store.put_json(P.heartbeat(self.island), {"time": time.time(), **self.info})
+            except Exception:  # noqa: BLE001 - a missed beat only makes the island look late
+                pass
+            self.stop.wait(self.every)
+
+    def close(self) -> None:
+        self.stop.set()
+
+
+def wait_round(store: SyncStore, after: int, poll_s: float = 0.2) -> tuple[int, bool]:
+    """(round, done) of the newest published global weights newer than `after`."""
+    while True:
+        if store.exists(P.LATEST):
+            latest = store.get_json(P.LATEST)
+            if latest["done"] or latest["round"] > after:
+                return int(latest["round"]), bool(latest["done"])
+        time.sleep(poll_s)
+
+
+def run_rounds(
+    spec: IslandSpec, store: SyncStore, engine: Engine, plan: dict[str, Any], beat: Heartbeat | None
+) -> None:
+    marker = engine.run.out_dir / "round.json"  # the round the island's checkpoint is inside
+    at = json.loads(marker.read_text()) if marker.is_file() else {"round": -1, "start": 0}
+    last, t0 = int(at["round"]) - 1, time.perf_counter()
+    while True:
+        # Every rank waits on the store (a collective would time out in a long wait);
+        # then rank 0's view of the round is everyone's.
+        rnd, done = wait_round(store, last)
+        # Restarted inside this round: the checkpoint already holds its first steps.
+        resumed = (rnd == at["round"] and engine.step > int(at["start"])
+                   and not store.exists(P.contribution_key(rnd, spec.island)))  # fmt: skip
+        code = engine.broadcast(-1 if done else 2 * rnd + int(resumed))  # rank 0 decides
+        if code < 0:
+            return
+        rnd, resumed = code // 2, bool(code % 2)
+        wait_s = time.perf_counter() - t0
+        weights, meta = decode(store.get(P.global_key(rnd)))
+        weights = {n: w.float() for n, w in weights.items()}
+        start_step = int(at["start"]) if resumed else engine.step
+        if not resumed:
+            engine.set_weights(weights)
+        info = {"island": spec.island, "round": rnd, "wait_s": wait_s,
+                "digest": "" if resumed else weights_digest(engine.get_weights()),
+                "global_digest": meta.get("digest", "")}  # fmt: skip
+        if beat is not None:
+            beat.info = {"round": rnd, "step": engine.step}
+        inner = int(json.loads(meta["plan"])["inner_steps"].get(spec.island, 0))
+        at = {"round": rnd, "start": start_step}
+        losses, train_s = train_round(engine, min(start_step + inner, engine.max_steps), marker, at)
+        if engine.rank == 0 and losses:
+            publish(store, engine, weights, info, losses, train_s, plan["sync"]["dtype"])
+        save_island(engine, marker, {"round": rnd + 1, "start": engine.step})
+        last, t0 = rnd, time.perf_counter()
+
+
+def train_round(
+    engine: Engine, until: int, marker: Path, at: dict[str, int]
+) -> tuple[list[float], float]:
+    """Inner steps up to global step `until`, with checkpoints inside long rounds too."""
+    every = engine.run.config.checkpoint_every
+    t1, losses = time.perf_counter(), []
+    while engine.step < until:
+        losses += engine.run_steps(min(until - engine.step, every - engine.step % every))
+        if engine.step < until:
+            save_island(engine, marker, at)
+    return losses, time.perf_counter() - t1
+
+
+def publish(store: SyncStore, engine: Engine, weights: dict[str, torch.Tensor],
+            info: dict[str, Any], losses: list[float], train_s: float, dtype: str) -> None:  # fmt: skip
+    """The pseudo-gradient (global − local), compressed, with the round's numbers."""
+    local = engine.get_weights()
+    pg = {n: weights[n] - local[n] for n in weights}
+    tokens = len(losses) * engine.step_tokens
+    info = {**info, "steps": len(losses), "tokens": tokens, "train_s": train_s,
+            "tokens_per_s": tokens / max(train_s, 1e-9), "loss": float(np.mean(losses)),
+            "step": engine.step}  # fmt: skip
+    blob = encode(pg, dtype, {"info": json.dumps(info)})
+    store.put(P.contribution_key(int(info["round"]), str(info["island"])), blob)
+    log(f"island {info['island']}: round {info['round']} published ({len(losses)} steps, "
+        f"loss {info['loss']:.4f}, {info['tokens_per_s']:,.0f} tok/s)")  # fmt: skip
+
+
+def save_island(engine: Engine, marker: Path, at: dict[str, int]) -> None:
+    """The island's checkpoint, then which round it is inside (rank 0 writes the marker)."""
+    engine.save()
+    if engine.rank == 0:
+        tmp = marker.with_name(".round.json.tmp")
+        tmp.write_text(json.dumps(at), encoding="utf-8")
+        os.replace(tmp, marker)
+
+
+def log(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 3:
+        print("usage: python -m jupiter.cluster.island STORE ISLAND WORKDIR", file=sys.stderr)
+        return 2
+    spec = IslandSpec(argv[0], argv[1], Path(argv[2]))
+    rank = int(os.environ.get("RANK", os.environ.get("MLX_RANK", "0")))
+    store = SyncStore(spec.store)
+    beat = None
+    try:
+        plan = store.get_json(P.PLAN)
+        if rank == 0:  # alive from the start, so a (re)starting island is waited for
+            beat = Heartbeat(store, spec.island, float(plan["sync"]["heartbeat_s"]))
+        run, plan = island_run(spec, store)
+        me = next(i for i in plan["islands"] if i["name"] == spec.island)
+        engine = make_engine(me["engine"], run)
+        try:
+            run_rounds(spec, store, engine, plan, beat)
+        finally:
+            engine.close()
+    except JupiterError as e:
+        if rank == 0:
+            store.put_json(P.error_key(spec.island), {"rank": rank, "error": str(e)})
+        print(f"error: island {spec.island} rank {rank}: {e}", file=sys.stderr)
+        return 1
+    finally:
+        if beat is not None:
+            beat.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

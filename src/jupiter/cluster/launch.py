@@ -1,0 +1,280 @@
+"""`jupiter train --cluster`: the run's spec into the sync store, then every island started
+(torchrun with a c10d rendezvous on NVIDIA/CPU nodes, mlx.launch from a written hostfile on
+Macs; over SSH, except on localhost) and the coordinator beside them on this machine.
+
+If an island fails the others go on; the run fails only when no island is left.
+Re-running the command resumes: the coordinator from the newest round in the store, each
+island from its own last checkpoint.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from jupiter.cluster import protocol as P
+from jupiter.cluster.inventory import Island, islands, processes_of, write_hostfile
+from jupiter.cluster.syncstore import SyncStore
+from jupiter.config import ClusterConfig, TrainConfig
+from jupiter.errors import JupiterError
+from jupiter.train.loop import TrainResult, TrainRun
+
+RDZV_PORT = 29400  # torchrun's default c10d port
+
+
+@dataclass(frozen=True)
+class ClusterRun:
+    run: TrainRun
+    cluster: ClusterConfig
+    store_url: str
+    workdir: Path  # on this machine: spec, coordinator state, final model, report
+
+
+# ------------------------------------------------------------------------ the plan
+def total_steps(cfg: TrainConfig, rows: int, n_islands: int, ranks: int) -> int:
+    """Inner steps each island runs: train.max_steps, or the epochs over its shard."""
+    if cfg.max_steps is not None:
+        return cfg.max_steps
+    micro = cfg.micro_batch_size if cfg.micro_batch_size != "auto" else 8
+    batch = cfg.global_batch_size or micro * cfg.grad_accum * ranks
+    epochs = 1 if cfg.epochs == "auto" else cfg.epochs
+    return max(1, math.ceil(epochs * rows / n_islands / batch))
+
+
+def run_plan(cr: ClusterRun) -> dict[str, Any]:
+    isls = islands(cr.cluster)
+    sync = cr.cluster.sync.model_dump(mode="json")
+    first = isls[0]
+    ranks = sum(processes_of(n, cr.cluster) or 1 for n in first.nodes)
+    steps = total_steps(cr.run.config, cr.run.dataset.num_rows, len(isls), ranks)
+    if len(isls) == 1:  # one island: one round of plain data-parallel training, exact
+        sync.update(inner_steps=steps, outer="average", dtype="fp32", speed_aware=False)
+    h = min(int(sync["inner_steps"]), steps)
+    sync["inner_steps"] = h
+    rounds = math.ceil(steps / h)
+    cap = 4 if sync["speed_aware"] else 1  # speed-aware islands may run up to 4H a round
+    return {
+        "fingerprint": fingerprint(cr.run),
+        "rounds": rounds,
+        "sync": sync,
+        "islands": [
+            {"name": i.name, "engine": i.engine, "max_steps": rounds * h * cap,
+             "memory_gb": min(n.memory_gb / (processes_of(n, cr.cluster) or 1) for n in i.nodes),
+             "nodes": [n.name for n in i.nodes]}
+            for i in isls
+        ],
+    }  # fmt: skip
+
+
+def fingerprint(run: TrainRun) -> str:
+    ds = run.dataset
+    cfg = run.config.model_dump(mode="json", exclude={"resume", "log_every", "metrics"})
+    blob = json.dumps([cfg, ds.num_rows, ds.tokens, ds.seed, ds.context_length,
+                       str(run.model_dir), run.model_config.to_dict() if run.model_config else None],
+                      sort_keys=True, default=str)  # fmt: skip
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def upload_spec(cr: ClusterRun, store: SyncStore) -> dict[str, Any]:
+    """The spec and plan into the store; an existing one of the same run is resumed."""
+    from jupiter.train.launch import write_spec
+
+    plan = run_plan(cr)
+    if store.exists(P.PLAN):
+        old = store.get_json(P.PLAN)
+        if old.get("fingerprint") != plan["fingerprint"]:
+            raise JupiterError(
+                f"the sync store {store.url} holds another run: give sync.store a new "
+                "location in cluster.yaml, or delete the old run's files there"
+            )
+        return old  # type: ignore[no-any-return]
+    spec_dir = write_spec(cr.run, cr.workdir / "spec").parent
+    files = {p.name: p for p in spec_dir.iterdir() if p.is_file()}
+    for name, path in files.items():
+        store.put(f"{P.SPEC}/{name}", path.read_bytes())
+    for path in sorted(cr.run.tokenizer_dir.iterdir()):
+        if path.is_file():
+            store.put(f"{P.SPEC}/tokenizer/{path.name}", path.read_bytes())
+    store.put_json(P.PLAN, plan)
+    return plan
+
+
+# -------------------------------------------------------------------- commands
+def python_of(node: Any) -> str:
+    from jupiter.cluster.ssh import node_python
+
+    return node_python(node)
+
+
+def torch_island_commands(
+    isl: Island, cluster: ClusterConfig, store_url: str, workdir: Path, port: int = RDZV_PORT
+) -> list[list[str]]:
+    """One torchrun per node; the first node hosts the c10d rendezvous."""
+    from jupiter.cluster.ssh import ssh_argv
+
+    args = [store_url, isl.name, str(workdir)]
+    head = isl.nodes[0]
+    endpoint = f"{'127.0.0.1' if head.is_local else head.host}:{port}"
+    cmds = []
+    for node in isl.nodes:
+        procs = processes_of(node, cluster)
+        run = [python_of(node), "-m", "torch.distributed.run",
+               "--nproc-per-node", str(procs) if procs else "gpu"]  # fmt: skip
+        if len(isl.nodes) == 1:
+            run += ["--standalone"]
+        else:
+            run += ["--nnodes", str(len(isl.nodes)), "--rdzv-backend", "c10d",
+                    "--rdzv-endpoint", endpoint, "--rdzv-id", f"jupiter-{isl.name}"]  # fmt: skip
+        run += ["-m", "jupiter.cluster.island", *args]
+        threads = max(1, (os.cpu_count() or 1) // max(1, procs or 1))
+        env = ["env", f"OMP_NUM_THREADS={threads}"]
+        cmds.append([*env, *run] if node.is_local else ssh_argv(node, cluster, [*env, *run]))
+    return cmds
+
+
+def mlx_island_command(
+    isl: Island, cluster: ClusterConfig, store_url: str, workdir: Path
+) -> tuple[list[str], dict[str, str]]:
+    """mlx.launch from a hostfile written from cluster.yaml (ring on loopback or the LAN)."""
+    from jupiter.cluster.ssh import ssh_shim
+
+    hostfile = write_hostfile(isl, cluster, workdir / f"hostfile-{isl.name}.json")
+    launcher = str(Path(sys.executable).with_name("mlx.launch"))
+    cmd = [launcher, "--hostfile", str(hostfile), "--backend", "ring",
+           "--python", python_of(isl.nodes[0]), "-m", "jupiter.cluster.island",
+           store_url, isl.name, str(workdir)]  # fmt: skip
+    env = dict(os.environ)
+    shim = ssh_shim(cluster, workdir / "ssh-shim")
+    if shim is not None:  # mlx.launch calls plain `ssh host`: give it cluster.yaml's options
+        env["PATH"] = f"{shim.parent}{os.pathsep}{env.get('PATH', '')}"
+    ranks = sum(processes_of(n, cluster) or 1 for n in isl.nodes if n.is_local)
+    env["OMP_NUM_THREADS"] = str(max(1, (os.cpu_count() or 1) // max(1, ranks)))
+    return cmd, env
+
+
+def coordinator_command(store_url: str, workdir: Path) -> list[str]:
+    return [sys.executable, "-m", "jupiter.cluster.coordinator", store_url, str(workdir)]
+
+
+def launch_commands(
+    cluster: ClusterConfig, store_url: str, workdir: Path
+) -> dict[str, list[tuple[list[str], dict[str, str]]]]:
+    """Per island, the commands this machine runs (and their environments)."""
+    out: dict[str, list[tuple[list[str], dict[str, str]]]] = {}
+    for isl in islands(cluster):
+        if isl.engine == "mlx":
+            out[isl.name] = [mlx_island_command(isl, cluster, store_url, workdir)]
+        else:
+            cmds = torch_island_commands(isl, cluster, store_url, workdir)
+            out[isl.name] = [(c, dict(os.environ)) for c in cmds]
+    return out
+
+
+# --------------------------------------------------------------------- the driver
+def start(cmd: list[str], env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(cmd, env=env, start_new_session=True)  # a group: killed whole
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        try:
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(timeout=10)
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            os.killpg(proc.pid, signal.SIGKILL)
+
+
+def run_cluster(cr: ClusterRun) -> TrainResult:
+    """Start the coordinator and every island; wait for the final model."""
+    wall0 = time.perf_counter()
+    cr.workdir.mkdir(parents=True, exist_ok=True)
+    store = SyncStore(cr.store_url)
+    plan = upload_spec(cr, store)
+    coord = start(coordinator_command(cr.store_url, cr.workdir))
+    cmds = launch_commands(cr.cluster, cr.store_url, cr.workdir)
+    procs = {name: [start(c, env) for c, env in group] for name, group in cmds.items()}
+    failed: dict[str, str] = {}
+    try:
+        while coord.poll() is None:
+            for name, ps in procs.items():
+                if name not in failed and any(p.poll() not in (None, 0) for p in ps):
+                    failed[name] = island_error(store, name, ps)
+                    print(f"island {name} stopped: {failed[name]}", file=sys.stderr)
+            if len(failed) == len(procs):
+                raise JupiterError("every island failed: " + "; ".join(
+                    f"{n}: {e}" for n, e in failed.items()))  # fmt: skip
+            time.sleep(0.5)
+        if coord.returncode != 0:
+            raise JupiterError(f"the coordinator exited with status {coord.returncode}: see above")
+        deadline = time.time() + 60
+        for ps in procs.values():
+            for p in ps:
+                p.wait(timeout=max(1.0, deadline - time.time()))
+    finally:
+        for p in [coord, *(p for ps in procs.values() for p in ps)]:
+            stop(p)
+    return cluster_result(cr, plan, time.perf_counter() - wall0)
+
+
+def island_error(store: SyncStore, name: str, procs: list[subprocess.Popen[bytes]]) -> str:
+    if store.exists(P.error_key(name)):
+        return str(store.get_json(P.error_key(name))["error"])
+    codes = [p.returncode for p in procs]
+    return f"exited with status {codes}"
+
+
+def read_report(workdir: Path) -> list[dict[str, Any]]:
+    """The coordinator's rows by round (the last of a round written twice; round -1 is the
+    starting weights' held-out loss)."""
+    path = workdir / "cluster_report.jsonl"
+    if not path.is_file():
+        return []
+    rows = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            row = json.loads(line)
+            rows[row["round"]] = row
+    return [rows[r] for r in sorted(rows) if r >= 0]
+
+
+def start_loss(workdir: Path) -> float | None:
+    """The held-out loss of the round-0 weights, before any training."""
+    path = workdir / "cluster_report.jsonl"
+    if not path.is_file():
+        return None
+    first = json.loads(path.read_text(encoding="utf-8").splitlines()[0])
+    return first.get("heldout_loss") if first.get("round") == -1 else None
+
+
+def cluster_result(cr: ClusterRun, plan: dict[str, Any], wall: float) -> TrainResult:
+    rows = read_report(cr.workdir)
+    losses = [sum(r["train_loss"].values()) / len(r["train_loss"]) for r in rows if r["train_loss"]]
+    tps = [sum(r["tokens_per_s"].values()) for r in rows]
+    steps = sum(int(plan["sync"]["inner_steps"]) for _ in rows)
+    return TrainResult(
+        model_dir=cr.workdir / "final", steps=steps,
+        max_steps=int(plan["rounds"]) * int(plan["sync"]["inner_steps"]), losses=losses,
+        tokens_per_s=sum(tps) / len(tps) if tps else 0.0, wall_time_s=wall,
+        finished=(cr.workdir / "final").is_dir(),
+        heldout_loss=rows[-1]["heldout_loss"] if rows else None,
+    )  # fmt: skip
+
+
+def describe_commands(cluster: ClusterConfig, store_url: str, workdir: Path) -> list[str]:
+    """The launch commands, as `jupiter cluster plan` prints them."""
+    lines = []
+    for name, cmds in launch_commands(cluster, store_url, workdir).items():
+        for cmd, _ in cmds:
+            lines.append(f"{name}: {shlex.join(cmd)}")
+    lines.append(f"coordinator: {shlex.join(coordinator_command(store_url, workdir))}")
+    return lines

@@ -1,0 +1,58 @@
+"""What `jupiter cluster plan` prints, and the summary of a finished cluster run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.table import Table
+
+from jupiter.cluster.inventory import NodePlan, island_micro_batch
+
+
+def plan_table(plans: list[NodePlan]) -> Table:
+    table = Table(title="islands: data parallel inside, DiLoCo rounds across")
+    for col in ("island", "engine", "node", "host", "memory GB", "processes", "micro-batch",
+                "island batch", "model"):  # fmt: skip
+        table.add_column(col)
+    for p in plans:
+        isl = island_micro_batch(plans, p.island)
+        mb = "—" if p.micro_batch is None else f"{p.micro_batch}{' +ckpt' if p.grad_ckpt else ''}"
+        table.add_row(
+            p.island, p.engine, p.node.name, p.node.host, f"{p.node.memory_gb:g}",
+            "1 per GPU" if p.processes is None else str(p.processes), mb,
+            "—" if isl is None else str(isl), p.placement,
+        )  # fmt: skip
+    return table
+
+
+def summary(rows: list[dict[str, Any]]) -> list[str]:
+    """Totals over the rounds: bytes sent and the reduction against per-step all-reduce,
+    tokens/s and barrier wait per island, the held-out loss curve."""
+    if not rows:
+        return ["no round finished yet"]
+    sent = sum(r["bytes"] for r in rows)
+    allreduce = sum(r["allreduce_bytes"] for r in rows)
+    lines = [
+        f"rounds: {len(rows)}; sent {sent / 2**20:,.1f} MiB in all "
+        f"({sent / len(rows) / 2**20:,.2f} MiB a round); all-reducing gradients every step "
+        f"across islands would send {allreduce / 2**20:,.1f} MiB: "
+        f"{allreduce / sent if sent else 0:.1f}× less",
+    ]
+    islands = sorted({n for r in rows for n in r["tokens_per_s"]})
+    for name in islands:
+        tps = [r["tokens_per_s"][name] for r in rows if name in r["tokens_per_s"]]
+        wait = sum(r["wait_s"].get(name, 0.0) for r in rows)
+        skipped = sum(name in r["skipped"] for r in rows)
+        lines.append(
+            f"island {name}: {sum(tps) / len(tps):,.0f} tokens/s, {len(tps)} rounds "
+            f"({skipped} skipped), {wait:,.1f} s waiting at round barriers"
+        )
+    curve = [f"{r['heldout_loss']:.4f}" for r in rows if r.get("heldout_loss") is not None]
+    if curve:
+        lines.append("held-out loss by round: " + " → ".join(curve))
+    return lines
+
+
+def report_path(workdir: Path) -> Path:
+    return workdir / "cluster_report.jsonl"
