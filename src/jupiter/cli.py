@@ -290,11 +290,12 @@ def train(
 def cluster_plan(domain: Domain, cluster_file: ClusterFile = None, quick: Quick = False) -> None:
     """Islands, launch commands, per-node batch sizes and model placement."""
     from jupiter.cluster.inventory import plan_cluster
-    from jupiter.cluster.report import plan_table
+    from jupiter.cluster.report import plan_notes, plan_table
 
     cfg = load_domain(domain, quick=quick)
     cluster = load_cluster(cluster_file)
-    console.print(plan_table(plan_cluster(cluster, cfg)))
+    plans = plan_cluster(cluster, cfg)
+    console.print(plan_table(plans))
     sync = cluster.sync
     outer = ("plain averaging" if sync.outer == "average"
              else f"Nesterov lr {sync.outer_lr} momentum {sync.outer_momentum}")  # fmt: skip
@@ -302,6 +303,8 @@ def cluster_plan(domain: Domain, cluster_file: ClusterFile = None, quick: Quick 
                   f"pseudo-gradients ({sync.dtype}), {outer}; store: {sync.store or '<run>/sync'}")  # fmt: skip
     for line in cluster_launch_lines(domain, quick, cluster):
         console.print(line, markup=False, highlight=False, soft_wrap=True)
+    for note in plan_notes(plans, cluster.sync.store or "<run>/sync"):
+        console.print(f"note: {note}", markup=False, highlight=False, soft_wrap=True)
 
 
 def cluster_launch_lines(domain: str, quick: bool, cluster: ClusterConfig) -> list[str]:

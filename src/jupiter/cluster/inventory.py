@@ -121,7 +121,7 @@ def plan_node(node: Node, island: Island, shape: ModelShape, cfg: DomainConfig,
                 num_layers=shape.layers, vocab_size=shape.vocab, precision=precision)  # fmt: skip
     try:
         mb, ckpt = auto_batch(per_proc, shape.n_params, shape.trainable, shape.method, **args)  # type: ignore[arg-type]
-        where = "the whole model on every process (data parallel)"
+        where = "replicated"
         return NodePlan(node, island.name, island.engine, procs, mb, ckpt, where)
     except JupiterError:
         pass
@@ -130,12 +130,12 @@ def plan_node(node: Node, island: Island, shape: ModelShape, cfg: DomainConfig,
         try:
             mb, ckpt = auto_batch(per_proc, shape.n_params, shape.trainable, shape.method,
                                   shards=ranks, **args)  # type: ignore[arg-type]  # fmt: skip
-            where = f"sharded over the island's {ranks} processes (train.distributed: fsdp)"
+            where = f"FSDP over {ranks}"
             return NodePlan(node, island.name, island.engine, procs, mb, ckpt, where)
         except JupiterError:
             pass
     return NodePlan(node, island.name, island.engine, procs, None, True,
-                    "does not fit: use train.method lora/qlora or a smaller preset")  # fmt: skip
+                    "does not fit")  # fmt: skip
 
 
 def plan_cluster(cluster: ClusterConfig, cfg: DomainConfig) -> list[NodePlan]:

@@ -136,9 +136,11 @@ def torch_island_commands(
             run += ["--nnodes", str(len(isl.nodes)), "--rdzv-backend", "c10d",
                     "--rdzv-endpoint", endpoint, "--rdzv-id", f"jupiter-{isl.name}"]  # fmt: skip
         run += ["-m", "jupiter.cluster.island", *args]
-        threads = max(1, (os.cpu_count() or 1) // max(1, procs or 1))
-        env = ["env", f"OMP_NUM_THREADS={threads}"]
-        cmds.append([*env, *run] if node.is_local else ssh_argv(node, cluster, [*env, *run]))
+        if node.is_local:  # share this machine's cores among its ranks
+            threads = max(1, (os.cpu_count() or 1) // max(1, procs or 1))
+            cmds.append(["env", f"OMP_NUM_THREADS={threads}", *run])
+        else:  # -tt: the remote processes end with the connection when the driver stops
+            cmds.append(ssh_argv(node, cluster, run, tty=True))
     return cmds
 
 

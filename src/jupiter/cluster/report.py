@@ -12,18 +12,36 @@ from jupiter.cluster.inventory import NodePlan, island_micro_batch
 
 def plan_table(plans: list[NodePlan]) -> Table:
     table = Table(title="islands: data parallel inside, DiLoCo rounds across")
-    for col in ("island", "engine", "node", "host", "memory GB", "processes", "micro-batch",
-                "island batch", "model"):  # fmt: skip
-        table.add_column(col)
+    for col in ("island", "engine", "node", "host", "GB", "procs", "micro", "island micro",
+                "model"):  # fmt: skip
+        table.add_column(col, overflow="fold")
     for p in plans:
         isl = island_micro_batch(plans, p.island)
         mb = "—" if p.micro_batch is None else f"{p.micro_batch}{' +ckpt' if p.grad_ckpt else ''}"
         table.add_row(
             p.island, p.engine, p.node.name, p.node.host, f"{p.node.memory_gb:g}",
-            "1 per GPU" if p.processes is None else str(p.processes), mb,
+            "per GPU" if p.processes is None else str(p.processes), mb,
             "—" if isl is None else str(isl), p.placement,
         )  # fmt: skip
     return table
+
+
+def plan_notes(plans: list[NodePlan], store: str) -> list[str]:
+    """What the table cannot say: nodes that do not fit, a store other machines cannot see."""
+    notes = []
+    for p in plans:
+        if p.micro_batch is None:
+            notes.append(
+                f"node {p.node.name}: the model does not fit in {p.node.memory_gb:g} GB: use "
+                "train.method lora or qlora, a smaller model.preset, or a shorter context_length"
+            )
+    remote = [p.node.name for p in plans if not p.node.is_local]
+    if remote and "://" not in store:
+        notes.append(
+            f"sync.store {store} must be the same shared folder (NFS) on {', '.join(remote)}; "
+            "otherwise set it to an fsspec URL every node reaches (s3://…, sftp://…)"
+        )
+    return notes
 
 
 def summary(rows: list[dict[str, Any]]) -> list[str]:

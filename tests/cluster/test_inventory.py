@@ -1,0 +1,120 @@
+"""cluster.yaml → islands, the plan's numbers, and the launch commands it prints."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from jupiter.cluster.inventory import island_micro_batch, islands, plan_cluster, write_hostfile
+from jupiter.cluster.launch import describe_commands, launch_commands, total_steps
+from jupiter.config import ClusterConfig, DomainConfig, TrainConfig
+from jupiter.data.dataset import PackedDataset
+from jupiter.errors import JupiterError
+
+DOCS = {
+    "nodes": [
+        {"host": "studio.local", "name": "studio1", "device_type": "mac", "memory_gb": 192,
+         "ips": ["169.254.1.1"]},
+        {"host": "mini.local", "name": "mini", "device_type": "mac", "memory_gb": 64},
+        {"host": "10.0.0.20", "name": "rtx1", "device_type": "nvidia", "memory_gb": 24,
+         "ssh_user": "ml"},
+        {"host": "10.0.0.21", "name": "rtx2", "device_type": "nvidia", "memory_gb": 48,
+         "ssh_user": "ml", "processes": 2, "ssh_port": 2222},
+        {"host": "gen.local", "name": "gen", "device_type": "nvidia", "role": "generator"},
+    ],
+    "sync": {"store": "s3://bucket/run"},
+}  # fmt: skip
+BIG = {"name": "d", "sources": [{"type": "python_stdlib"}],
+       "model": {"preset": "1b", "context_length": 2048}}  # fmt: skip
+
+
+def test_islands_group_by_device_and_engine() -> None:
+    isl = islands(ClusterConfig.model_validate(DOCS))
+    assert [(i.name, i.engine, [n.name for n in i.nodes]) for i in isl] == [
+        ("mac-mlx", "mlx", ["studio1", "mini"]),
+        ("nvidia-torch", "torch", ["rtx1", "rtx2"]),  # the generator node does not train
+    ]
+
+
+def test_an_island_mixing_engines_is_refused() -> None:
+    nodes = [{"name": "a", "backend": "mlx", "island": "x"},
+             {"name": "b", "backend": "torch", "island": "x"}]  # fmt: skip
+    with pytest.raises(JupiterError, match="island x mixes mlx and torch nodes"):
+        islands(ClusterConfig.model_validate({"nodes": nodes}))
+
+
+def test_plan_batches_follow_memory_and_the_island_takes_its_smallest() -> None:
+    cfg = DomainConfig.model_validate(BIG)
+    plans = plan_cluster(ClusterConfig.model_validate(DOCS), cfg)
+    by = {p.node.name: p for p in plans}
+    assert by["studio1"].micro_batch > by["mini"].micro_batch  # type: ignore[operator]
+    assert island_micro_batch(plans, "mac-mlx") == by["mini"].micro_batch
+    assert by["rtx2"].processes == 2 and by["rtx1"].processes is None  # one per GPU
+    assert by["studio1"].placement == "replicated"
+
+
+def test_a_model_too_big_for_a_node_is_sharded_or_refused() -> None:
+    cfg = DomainConfig.model_validate(BIG)
+    nodes = [{"name": "small", "device_type": "nvidia", "memory_gb": 32, "processes": 4},
+             {"name": "mac", "device_type": "mac", "memory_gb": 4}]  # fmt: skip
+    plans = {
+        p.node.name: p for p in plan_cluster(ClusterConfig.model_validate({"nodes": nodes}), cfg)
+    }
+    assert plans["small"].placement == "FSDP over 4" and plans["small"].micro_batch
+    assert plans["mac"].placement == "does not fit" and plans["mac"].micro_batch is None
+
+
+def test_hostfile_and_commands(tmp_path: Path) -> None:
+    cluster = ClusterConfig.model_validate(DOCS)
+    mac = islands(cluster)[0]
+    data = json.loads(write_hostfile(mac, cluster, tmp_path / "h.json").read_text())
+    assert data == {"backend": "ring", "hosts": [{"ssh": "studio.local", "ips": ["169.254.1.1"]},
+                                                 {"ssh": "mini.local", "ips": ["mini.local"]}]}  # fmt: skip
+    cmds = launch_commands(cluster, "s3://bucket/run", tmp_path)
+    ((mlx_cmd, _),) = cmds["mac-mlx"]
+    assert mlx_cmd[0].endswith("mlx.launch") and "--hostfile" in mlx_cmd
+    assert mlx_cmd[-4:] == ["jupiter.cluster.island", "s3://bucket/run", "mac-mlx", str(tmp_path)]
+    rtx1, rtx2 = (c for c, _ in cmds["nvidia-torch"])
+    assert rtx1[:1] == ["ssh"] and "ml@10.0.0.20" in rtx1 and "-tt" in rtx1
+    assert "-p" in rtx2 and rtx2[rtx2.index("-p") + 1] == "2222"
+    remote = rtx2[-1]
+    assert "--rdzv-endpoint 10.0.0.20:29400" in remote and "--nproc-per-node 2" in remote
+    assert "--nproc-per-node gpu" in rtx1[-1]
+    lines = describe_commands(cluster, "s3://bucket/run", tmp_path)
+    assert lines[-1].startswith("coordinator: ") and len(lines) == 4
+
+
+def test_localhost_runs_without_ssh(tmp_path: Path) -> None:
+    cluster = ClusterConfig.model_validate({"nodes": [{"name": "me", "processes": 2}]})
+    ((cmd, _),) = launch_commands(cluster, str(tmp_path), tmp_path)["cpu-torch"]
+    assert cmd[0] == "env" and "ssh" not in cmd and "--standalone" in cmd
+
+
+def test_total_steps_splits_the_epochs_over_islands() -> None:
+    cfg = TrainConfig(epochs=2, micro_batch_size=4)
+    assert total_steps(cfg, rows=800, n_islands=2, ranks=1) == 200
+    assert total_steps(TrainConfig(max_steps=30), 800, 2, 1) == 30
+
+
+def test_shards_are_disjoint_and_cover_the_rows() -> None:
+    seqs = [([i % 50 + 3] * 20, [i % 50 + 3] * 20) for i in range(60)]
+    data = PackedDataset(seqs, context_length=16, pad_id=0, seed=3)
+    shards = [data.shard(i, 3) for i in range(3)]
+    rows = [tuple(s.row(r)[0]) for s in shards for r in range(s.num_rows)]
+    assert sum(s.num_rows for s in shards) == data.num_rows
+    assert sorted(rows) == sorted(tuple(data.row(r)[0]) for r in range(data.num_rows))
+
+
+def test_cluster_plan_cli_prints_islands_and_commands(tmp_path: Path) -> None:
+    path = tmp_path / "cluster.yaml"
+    path.write_text(json.dumps(DOCS))
+    out = subprocess.run([sys.executable, "-m", "jupiter.cli", "cluster", "plan", "--domain",
+                          "python", "--cluster-file", str(path)], capture_output=True, text=True,
+                         env={"COLUMNS": "200", "PATH": "/usr/bin:/bin"}, check=False)  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert "mac-mlx" in out.stdout and "nvidia-torch" in out.stdout
+    assert "mlx.launch --hostfile" in out.stdout and "coordinator:" in out.stdout

@@ -1,0 +1,52 @@
+"""`jupiter train --cluster` reaching its nodes over SSH: a real sshd on loopback (tests/sshd.py)
+and nodes at 127.0.0.2, which Jupiter does not take for localhost. The PyTorch island starts
+as `ssh … torchrun …`, the MLX island through mlx.launch from a written hostfile, whose plain
+`ssh host` gets cluster.yaml's port, user and options from Jupiter's shim."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from diloco_setup import make_tokenizer, report, tiny_run
+
+from jupiter.cluster.launch import ClusterRun, run_cluster
+from jupiter.config import ClusterConfig
+from sshd import SSHServer
+
+pytestmark = [pytest.mark.slow]
+if not SSHServer.available():
+    pytest.skip("openssh-server is not installed (.ci/install-sshd)", allow_module_level=True)
+
+
+def ssh_cluster(server: SSHServer, store: Path, engines: dict[str, str]) -> ClusterConfig:
+    nodes = [{"host": server.alias_host, "name": f"{name}-node", "device_type": "cpu",
+              "backend": engine, "processes": 1, "island": name, "memory_gb": 8,
+              "ssh_port": server.port, "ssh_user": server.user, "python": sys.executable}
+             for name, engine in engines.items()]  # fmt: skip
+    sync = {"store": str(store), "inner_steps": 3, "heartbeat_s": 1, "round_timeout_s": 120}
+    return ClusterConfig.model_validate(
+        {"nodes": nodes, "sync": sync, "ssh_options": server.ssh_options}
+    )
+
+
+@pytest.mark.parametrize("engines", [{"torch": "torch", "torch2": "torch"},
+                                     {"mlx": "mlx", "torch": "torch"}], ids=["torch", "mlx+torch"])  # fmt: skip
+def test_islands_start_over_ssh(engines: dict[str, str], tmp_path: Path) -> None:
+    if "mlx" in engines.values():
+        pytest.importorskip("mlx.core")
+    tok = make_tokenizer(tmp_path / "tok")
+    run = tiny_run(tok, tmp_path / "train", max_steps=6)
+    with SSHServer() as server:
+        assert server.alias_host, "needs a second loopback address (Linux)"
+        cl = ssh_cluster(server, tmp_path / "sync", engines)
+        result = run_cluster(ClusterRun(run, cl, str(tmp_path / "sync"), tmp_path / "train"))
+        sessions = server.log().count("Accepted publickey")
+    assert result.finished
+    rows = report(tmp_path / "train")
+    assert [r["round"] for r in rows] == [0, 1]
+    for r in rows:
+        assert r["islands"] == sorted(engines)
+        assert len(set(r["digests"].values())) == 1 and r["global_digest"] in r["digests"].values()
+    assert sessions >= len(engines)  # every island came in through sshd
