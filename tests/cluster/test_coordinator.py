@@ -1,0 +1,138 @@
+"""The coordinator's round logic on a real directory store, with contributions written by
+the test: who is waited for, the deadline, the record of a closed round, speed-aware H and
+one outer step."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+import torch
+
+from jupiter.cluster import protocol as P
+from jupiter.cluster.coordinator import Coordinator, Round
+from jupiter.cluster.syncstore import SyncStore, encode
+from jupiter.config import SyncConfig
+
+NAMES = ["fast", "slow", "gone"]
+
+
+def make(tmp_path: Path, **sync: object) -> Coordinator:
+    store = SyncStore(str(tmp_path / "store"))
+    settings = SyncConfig(**{"heartbeat_s": 0.5, "round_timeout_s": 2.0, **sync})  # type: ignore[arg-type]
+    store.put_json(P.PLAN, {"rounds": 3, "sync": settings.model_dump(mode="json"),
+                            "islands": [{"name": n, "engine": "torch"} for n in NAMES]})  # fmt: skip
+    return Coordinator(store, tmp_path / "work", poll_s=0.05)
+
+
+def contribute(c: Coordinator, rnd: int, name: str, pg: torch.Tensor, tokens: int = 100,
+               tps: float = 1000.0) -> None:  # fmt: skip
+    info = {"island": name, "round": rnd, "steps": 4, "tokens": tokens, "train_s": 1.0,
+            "tokens_per_s": tps, "loss": 1.0, "wait_s": 0.5, "digest": "d", "step": 4}  # fmt: skip
+    c.store.put(
+        P.contribution_key(rnd, name), encode({"w": pg}, "bf16", {"info": json.dumps(info)})
+    )
+
+
+def beat(c: Coordinator, name: str, age: float = 0.0) -> None:
+    c.store.put_json(P.heartbeat(name), {"time": time.time() - age, "round": 0, "step": 0})
+
+
+def round0() -> Round:
+    return Round(0, {"w": torch.ones(4)}, {}, {"inner_steps": {}}, time.time())
+
+
+def test_live_islands_are_waited_for_and_dead_ones_are_not(tmp_path: Path) -> None:
+    c = make(tmp_path)
+    c.started -= 10  # past the start-up grace: an island without heartbeat counts as down
+    beat(c, "fast")
+    beat(c, "gone", age=60)  # stale: down
+    contribute(c, 0, "fast", torch.zeros(4))
+    t0 = time.time()
+    assert c.collect(round0()) == ["fast"]  # slow never beat, gone is stale: nobody to wait for
+    assert time.time() - t0 < 1.0
+    assert c.store.get_json(P.closed_key(0)) == {"islands": ["fast"]}
+
+
+def test_a_live_but_late_island_is_skipped_at_the_deadline(tmp_path: Path) -> None:
+    c = make(tmp_path)
+    for n in NAMES:
+        beat(c, n)
+    contribute(c, 0, "fast", torch.zeros(4))
+    contribute(c, 0, "gone", torch.zeros(4))
+    import threading
+
+    stop = threading.Event()
+
+    def keep_alive() -> None:  # slow keeps beating but never sends
+        while not stop.wait(0.2):
+            beat(c, "slow")
+
+    t = threading.Thread(target=keep_alive)
+    t.start()
+    t0 = time.time()
+    try:
+        names = c.collect(round0())
+    finally:
+        stop.set()
+        t.join()
+    assert names == ["fast", "gone"]
+    assert 1.8 < time.time() - t0 < 4.0  # the 2 s deadline
+
+
+def test_a_closed_round_is_taken_as_recorded(tmp_path: Path) -> None:
+    c = make(tmp_path)
+    c.store.put_json(P.closed_key(0), {"islands": ["slow"]})
+    contribute(c, 0, "fast", torch.zeros(4))  # arrived after the round closed: not taken
+    assert c.collect(round0()) == ["slow"]
+
+
+def test_outer_step_token_weighted_mean_and_nesterov(tmp_path: Path) -> None:
+    c = make(tmp_path)
+    contribute(c, 0, "fast", torch.full((4,), 1.0), tokens=300)
+    contribute(c, 0, "slow", torch.full((4,), -1.0), tokens=100)
+    nxt, row = c.step(round0(), ["fast", "slow"])
+    delta = 0.5  # (300 x 1 - 100 x 1) / 400, exact in bf16
+    # Nesterov, first step: v = g; update = g + 0.9 v; w = 1 - 0.7 x 1.9 x delta
+    assert torch.allclose(nxt.weights["w"], torch.full((4,), 1 - 0.7 * 1.9 * delta))
+    assert torch.allclose(nxt.momentum["w"], torch.full((4,), delta))
+    assert row["bytes_up"] > 0 and row["skipped"] == ["gone"]
+    assert row["allreduce_bytes"] == 4 * 2 * 2 * 4 * 4  # steps x 2(k-1) x 4 bytes x params
+
+
+def test_average_is_plain_weight_averaging(tmp_path: Path) -> None:
+    c = make(tmp_path, outer="average")
+    contribute(c, 0, "fast", torch.full((4,), 0.5))  # local = 0.5
+    contribute(c, 0, "slow", torch.full((4,), -1.0))  # local = 2.0
+    nxt, _ = c.step(round0(), ["fast", "slow"])
+    assert torch.equal(nxt.weights["w"], torch.full((4,), 1.25)) and nxt.momentum == {}
+
+
+def test_speed_aware_inner_steps(tmp_path: Path) -> None:
+    c = make(tmp_path, speed_aware=True, inner_steps=40)
+    contribute(c, 0, "fast", torch.zeros(4), tps=3000.0)
+    contribute(c, 0, "slow", torch.zeros(4), tps=1000.0)
+    nxt, _ = c.step(round0(), ["fast", "slow"])
+    assert nxt.plan["inner_steps"] == {"fast": 60, "slow": 20, "gone": 40}
+    plain = make(tmp_path / "plain")
+    contribute(plain, 0, "fast", torch.zeros(4), tps=3000.0)
+    assert plain.step(round0(), ["fast"])[0].plan["inner_steps"]["fast"] == 50
+
+
+def test_a_nan_contribution_is_rejected_and_the_round_goes_on(tmp_path: Path) -> None:
+    c = make(tmp_path, aggregate="median")
+    contribute(c, 0, "fast", torch.full((4,), 0.25))
+    contribute(c, 0, "slow", torch.full((4,), float("nan")))
+    nxt, row = c.step(round0(), ["fast", "slow"])
+    assert row["rejected"] == {"slow": "non_finite"}
+    assert torch.isfinite(nxt.weights["w"]).all()
+
+
+@pytest.mark.parametrize("aggregate", ["mean", "median"])
+def test_nothing_usable_changes_nothing(tmp_path: Path, aggregate: str) -> None:
+    c = make(tmp_path, aggregate=aggregate)
+    contribute(c, 0, "slow", torch.full((4,), float("nan")))
+    nxt, _ = c.step(round0(), ["slow"])
+    assert torch.equal(nxt.weights["w"], torch.ones(4)) and nxt.index == 1
