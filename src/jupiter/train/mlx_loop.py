@@ -1,0 +1,414 @@
+"""The MLX training loop (Apple silicon; mlx[cpu] on Linux): the PyTorch loop's semantics
+(loop.py, trainer.py) step for step, so a run on a Mac and one on a GPU box learn alike.
+
+Same schedule (lr_at), the same global batch read from the same data position, the loss
+as summed token cross-entropy over the whole step's target count, gradients summed over
+ranks (mx.distributed: ring, MPI or JACCL under `mlx.launch`), global-norm clipping and an
+AdamW written out to match torch.optim.AdamW, all in fp32. World size 1 is the same code
+path. A cross-island driver calls `start` once, then per round `set_weights`,
+`run_steps(run, state, H)` and `get_weights`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from jupiter import atomic
+from jupiter.config import TrainConfig
+from jupiter.data.chat import IGNORE
+from jupiter.errors import JupiterError
+from jupiter.train import mlx_checkpoint as ckpt
+from jupiter.train.loop import TrainResult, TrainRun
+from jupiter.train.mlx_model import (
+    ModelSpec,
+    batch_arrays,
+    flat,
+    loss_sum,
+    require_mlx,
+    set_arrays,
+    trainable_weights,
+)
+from jupiter.train.schedule import lr_at
+from jupiter.train.setup import Plan
+
+StepHook = Callable[[dict[str, Any]], None]
+
+
+@dataclass
+class MLXState:
+    """What `run_steps` advances; the position fields mean what they mean in TrainState."""
+
+    model: Any  # an mlx-lm model (its target linears LoRA-wrapped under method lora)
+    spec: ModelSpec
+    moments: dict[str, tuple[Any, Any]]  # AdamW (exp_avg, exp_avg_sq) by mlx parameter path
+    plan: Plan
+    rank: int
+    world: int
+    group: Any  # the mx.distributed group
+    step: int = 0  # optimizer steps done
+    epoch: int = 0  # data position: the next micro-batch is dataset.batch(epoch, index)
+    index: int = 0
+    tokens: int = 0  # input tokens processed since step 0, all ranks
+    elapsed: float = 0.0  # seconds spent stepping since step 0
+    losses: list[float] = field(default_factory=list)
+    epoch_loss: list[float] = field(default_factory=lambda: [0.0, 0.0])  # sum, steps
+    best: dict[str, Any] = field(default_factory=dict)  # {"step", "loss", "path"}
+    epochs_done: list[dict[str, Any]] = field(default_factory=list)  # epoch_info.json rows
+    lr: float = 0.0  # the last step's learning rate
+    tokenizer: Any = None  # loaded by the first save
+
+    def position(self) -> dict[str, Any]:
+        out = {k: getattr(self, k) for k in ckpt.POSITION_KEYS}
+        return out | {"best": self.best, "epochs_done": self.epochs_done}
+
+
+def start(run: TrainRun) -> MLXState:
+    """A fresh state, or the newest valid checkpoint in run.out_dir restored exactly."""
+    require_mlx()
+    import mlx.core as mx
+
+    from jupiter.train.checkpoint import latest_checkpoint
+    from jupiter.train.mlx_setup import build_model_for, make_plan, seed_everything
+
+    cfg = run.config
+    group = mx.distributed.init()  # a world of 1 unless started by mlx.launch
+    model, spec = build_model_for(cfg, run.model_config, run.model_dir)
+    plan = make_plan(cfg, run.dataset, model, spec, group.size(), run.memory_gb)
+    state = MLXState(model, spec, {}, plan, group.rank(), group.size(), group)
+    found = latest_checkpoint(run.out_dir) if cfg.resume == "auto" else None
+    if found is None:
+        seed_everything(cfg.seed + state.rank)
+    else:
+        ckpt.restore(run, state, found)
+    return state
+
+
+# ---------------------------------------------------------------------------- loop
+def _clip_and_step(state: MLXState, grads: dict[str, Any], lr: float, cfg: TrainConfig) -> float:
+    """torch's clip_grad_norm_, then torch.optim.AdamW's update written out (decoupled
+    decay, bias corrections, eps after the square root), with weight decay on >=2-D
+    non-embedding weights as build_optimizer groups them. Returns the pre-clip norm."""
+    import mlx.core as mx
+    from mlx.utils import tree_unflatten
+
+    norm = mx.linalg.norm(mx.stack([mx.linalg.norm(g.reshape(-1)) for g in grads.values()]))
+    coef = mx.minimum(cfg.grad_clip / (norm + 1e-6), 1.0)
+    b1, b2, t = cfg.beta1, cfg.beta2, state.step + 1
+    step_size = lr / (1 - b1**t)
+    bc2_sqrt = (1 - b2**t) ** 0.5
+    new, moments = [], {}
+    for path, p in flat(state.model.trainable_parameters()).items():
+        g = grads[path] * coef
+        m, v = state.moments.get(path, (mx.zeros_like(p), mx.zeros_like(p)))
+        if p.ndim >= 2 and "embed" not in path:
+            p = p * (1 - lr * cfg.weight_decay)
+        m = m + (1 - b1) * (g - m)  # torch's lerp_ for a weight below 0.5
+        v = v * b2 + (1 - b2) * (g * g)
+        p = p - step_size * (m / (mx.sqrt(v) / bc2_sqrt + 1e-8))
+        new.append((path, p))
+        moments[path] = (m, v)
+    state.model.update(tree_unflatten(new))
+    state.moments = moments
+    mx.eval(state.model.trainable_parameters(), moments, norm)
+    return norm.item()  # type: ignore[return-value]
+
+
+def run_steps(run: TrainRun, state: MLXState, k: int, on_step: StepHook | None = None) -> None:
+    """Run up to k optimizer steps (never past the plan's max_steps), advancing `state`.
+
+    Every rank reads its slice of each global micro-batch; the loss is a mean over the
+    whole step's target tokens on all ranks, so the gradients' sum over ranks is the
+    global gradient, for any world size, micro-batch and accumulation.
+    """
+    import mlx.core as mx
+    import mlx.nn as nn
+    from mlx.nn.utils import average_gradients
+
+    cfg, data, plan, model = run.config, run.dataset, state.plan, state.model
+    world = state.world
+    model.train()
+
+    def mean_loss(ids: Any, targets: Any, positions: Any, n_targets: int) -> Any:
+        # × world: average_gradients divides the sum over ranks by it, as DDP does in torch
+        return loss_sum(model, ids, targets, positions, plan.grad_ckpt) / n_targets * world
+
+    loss_and_grad = nn.value_and_grad(model, mean_loss)
+    for _ in range(min(k, plan.max_steps - state.step)):
+        t0 = time.perf_counter()
+        lr = lr_at(state.step, plan.max_steps, cfg.lr, cfg.min_lr, cfg.warmup_steps)
+        batches, n_targets = [], 0
+        for _ in range(plan.grad_accum):
+            batches.append(data.batch(state.epoch, state.index, plan.global_micro, state.rank,
+                                      state.world))  # fmt: skip
+            n_targets += data.target_count(state.epoch, state.index, plan.global_micro)
+            state.epoch, state.index = data.next_position(state.epoch, state.index,
+                                                          plan.global_micro)  # fmt: skip
+        grads: dict[str, Any] = {}
+        total = mx.array(0.0)
+        for b in batches:
+            loss, g = loss_and_grad(*batch_arrays(b), max(1, n_targets))
+            g = flat(g)
+            grads = {n: grads[n] + x for n, x in g.items()} if grads else g
+            total = total + loss
+            mx.eval(grads, total)  # one micro-batch's graph in memory at a time
+        if world > 1:  # the mean of the ranks' (× world) gradients: their sum
+            grads = flat(average_gradients(grads, group=state.group))
+        step_loss = float(np.array(ckpt.all_sum(state, total))) / world
+        if not math.isfinite(step_loss):
+            # Stop before the optimizer writes NaNs into the weights.
+            raise JupiterError(
+                f"training diverged at step {state.step + 1} (loss {step_loss}):"
+                " lower train.lr or raise train.warmup_steps, then resume"
+            )
+        grad_norm = _clip_and_step(state, grads, lr, cfg)
+        state.step += 1
+        state.lr = lr
+        state.losses.append(step_loss)
+        state.epoch_loss[0] += step_loss
+        state.epoch_loss[1] += 1
+        step_tokens = plan.global_batch * data.context_length
+        state.tokens += step_tokens
+        state.elapsed += time.perf_counter() - t0
+        if on_step is not None:
+            on_step({"step": state.step, "loss": step_loss, "lr": lr, "grad_norm": grad_norm,
+                     "tokens": step_tokens})  # fmt: skip
+
+
+def heldout_loss(run: TrainRun, state: MLXState, max_rows: int = 256) -> float | None:
+    """Mean next-token loss over (up to max_rows of) the held-out rows, all ranks together."""
+    import mlx.core as mx
+
+    data = run.heldout
+    if data is None or data.label_tokens == 0:
+        return None
+    per = state.plan.global_micro
+    n_batches = max(1, min(data.num_rows, max_rows) // per)  # the same count on every rank
+    state.model.eval()  # no LoRA dropout
+    total, count = 0.0, 0
+    for i in range(n_batches):
+        b = data.batch(0, i, per, state.rank, state.world)
+        total += float(np.array(loss_sum(state.model, *batch_arrays(b), False)))
+        count += int((b.labels != IGNORE).sum())
+    state.model.train()
+    both = np.array(ckpt.all_sum(state, mx.array([total, float(count)])))
+    return float(both[0] / both[1]) if both[1] > 0 else None
+
+
+def get_weights(state: MLXState) -> dict[str, np.ndarray]:
+    """The trainable weights as fp32 numpy copies: by transformers' names (full, as torch's
+    named_parameters; no lm_head when tied) or PEFT's saved-adapter names and shapes."""
+    return trainable_weights(state.model)
+
+
+def set_weights(state: MLXState, weights: dict[str, np.ndarray]) -> None:
+    """Copy whole weights (from get_weights, or a global average) into the model, exactly."""
+    set_arrays(state.model, weights)
+
+
+def save(run: TrainRun, state: MLXState) -> Path:
+    """A checkpoint out_dir/step-NNNNNN/ (every rank calls; rank 0 writes)."""
+    return ckpt.save(run, state)
+
+
+# --------------------------------------------------------------------------- train
+class Reporter:
+    """Per-step records into metrics.jsonl (and TensorBoard, W&B, MLflow) and the hook."""
+
+    def __init__(self, run: TrainRun, state: MLXState, hook: StepHook | None) -> None:
+        from jupiter.train.metrics import MetricsLogger
+
+        cfg = run.config
+        self.run, self.state, self.hook = run, state, hook
+        self.mark = (state.tokens, state.elapsed)
+        self.logger = MetricsLogger(
+            run.out_dir, cfg.metrics, run_name=run.run_id or run.out_dir.name,
+            config=cfg.model_dump(mode="json"), wandb_project=cfg.wandb_project,
+            mlflow_tracking_uri=cfg.mlflow_tracking_uri, enabled=state.rank == 0,
+            resume_step=state.step,
+        )  # fmt: skip
+
+    def __call__(self, rec: dict[str, Any]) -> None:
+        import mlx.core as mx
+
+        st, step = self.state, rec["step"]
+        if step % self.run.config.log_every and step != st.plan.max_steps:
+            return
+        tokens, elapsed = st.tokens - self.mark[0], st.elapsed - self.mark[1]
+        self.mark = (st.tokens, st.elapsed)
+        per_epoch = self.run.dataset.batches_per_epoch(st.plan.global_micro)
+        metrics = {
+            "loss": rec["loss"], "ppl": math.exp(min(rec["loss"], 50.0)), "lr": rec["lr"],
+            "grad_norm": rec["grad_norm"], "tokens_per_s": tokens / elapsed if elapsed else 0.0,
+            "peak_mem_gb": mx.get_peak_memory() / float(1 << 30),
+            "epoch": st.epoch + st.index / per_epoch, "elapsed": st.elapsed,
+        }  # fmt: skip
+        self.logger.log(step, metrics)
+        if self.hook is not None and st.rank == 0:
+            self.hook({"step": step, **metrics})
+
+
+def train(
+    run: TrainRun, on_step: StepHook | None = None, stop_after: int | None = None
+) -> TrainResult:
+    """Train to the plan's max_steps (or global step `stop_after`), resuming if out_dir holds
+    a checkpoint; checkpoints, held-out loss, metrics and final dir as trainer.train."""
+    from jupiter.train.checkpoint import latest_checkpoint
+    from jupiter.train.metrics import plot_learning_curve
+
+    cfg, wall0 = run.config, time.perf_counter()
+    run.out_dir.mkdir(parents=True, exist_ok=True)
+    state = start(run)
+    plan = state.plan
+    target = plan.max_steps if stop_after is None else min(stop_after, plan.max_steps)
+    first_step, tokens0, elapsed0 = state.step, state.tokens, state.elapsed
+    reporter = Reporter(run, state, on_step)
+    heldout: float | None = None
+    try:
+        while state.step < target:
+            epoch = state.epoch
+            run_steps(run, state, 1, reporter)
+            step, ended = state.step, state.epoch > epoch
+            save_now = (step % cfg.checkpoint_every == 0 or step == target
+                        or (ended and cfg.checkpoint_every_epoch))  # fmt: skip
+            if step % cfg.eval_every == 0 or save_now or step == plan.max_steps:
+                heldout = heldout_loss(run, state)
+                if heldout is not None:
+                    reporter.logger.log(step, {"loss": heldout, "ppl": math.exp(min(heldout, 50))},
+                                        kind="heldout")  # fmt: skip
+            path = run.out_dir / f"step-{step:06d}" if save_now else None
+            if ended:  # the epoch's row goes into the checkpoint written at its end
+                mean = state.epoch_loss[0] / max(1.0, state.epoch_loss[1])
+                state.epochs_done.append({
+                    "epoch": epoch + 1, "train_loss": mean, "lr": state.lr,
+                    "timestamp": time.time(), "checkpoint": str(path) if path else None,
+                    "global_step": step,
+                })  # fmt: skip
+                state.epoch_loss = [0.0, 0.0]
+            if path is not None:
+                score = heldout if heldout is not None else state.losses[-1]
+                if not state.best or score < state.best["loss"]:
+                    state.best = {"step": step, "loss": score, "path": str(path)}
+                save(run, state)
+            if ended and state.rank == 0:
+                info = json.dumps({"epochs": state.epochs_done}, indent=1)
+                atomic.write_text(run.out_dir / "epoch_info.json", info)
+    finally:
+        reporter.logger.close()
+    finished = state.step >= plan.max_steps
+    final = run.out_dir / "final"
+    if finished and (state.step > first_step or not final.is_dir()):
+        ckpt.save_final(run, state, final)
+    if state.rank == 0:
+        plot_learning_curve(run.out_dir / "metrics.jsonl", run.out_dir / "learning_curve.png",
+                            title=run.run_id)  # fmt: skip
+    stepping = state.elapsed - elapsed0
+    found = None if finished else latest_checkpoint(run.out_dir)
+    best = state.best.get("path")
+    return TrainResult(
+        model_dir=final if finished else (found / "model" if found else run.out_dir),
+        steps=state.step, max_steps=plan.max_steps, losses=list(state.losses),
+        tokens_per_s=(state.tokens - tokens0) / stepping if stepping > 0 else 0.0,
+        wall_time_s=time.perf_counter() - wall0, finished=finished, heldout_loss=heldout,
+        best_checkpoint=Path(best) if best else None,
+    )  # fmt: skip
+
+
+# -------------------------------------------------------------------------- launch
+def worker(spec: Path) -> int:
+    """One mlx.launch rank: rebuild the run, train, rank 0 writes result.json."""
+    from jupiter.train.launch import read_spec
+
+    rank = int(os.environ.get("MLX_RANK", "0"))
+    stop = os.environ.get("JUPITER_STOP_AFTER")
+    try:
+        result = train(read_spec(spec), stop_after=int(stop) if stop else None)
+    except JupiterError as e:
+        (spec.parent / f"error-rank{rank}.txt").write_text(f"rank {rank}: {e}\n", "utf-8")
+        print(f"error: rank {rank}: {e}", file=sys.stderr)
+        return 1
+    if rank == 0:
+        data = {k: (str(v) if isinstance(v, Path) else v) for k, v in result.__dict__.items()}
+        atomic.write_text(spec.parent / "result.json", json.dumps(data))
+    return 0
+
+
+def _free_port_range(n: int) -> int:
+    """A base port with n free ports from it: the ring backend listens on base + rank."""
+    for _ in range(50):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            base = int(s.getsockname()[1])
+        try:
+            for port in range(base, base + n):
+                with socket.socket() as s:
+                    s.bind(("127.0.0.1", port))
+        except OSError:
+            continue
+        return base
+    raise JupiterError("no free local ports for mlx.launch: free some, or give a hostfile")
+
+
+def launch_command(spec: Path, nproc: int, hostfile: Path | None, backend: str) -> list[str]:
+    """mlx.launch with this interpreter on every rank (it passes `-m module` through)."""
+    exe = Path(sys.executable).parent / "mlx.launch"
+    if not exe.is_file():
+        raise JupiterError(f"mlx.launch is not next to {sys.executable}: pip install mlx")
+    cmd = [str(exe), "--backend", backend]
+    if hostfile is not None:
+        cmd += ["--hostfile", str(hostfile)]
+    else:
+        cmd += ["-n", str(nproc), "--starting-port", str(_free_port_range(nproc))]
+    return [*cmd, "--python", sys.executable, "-m", "jupiter.train.mlx_loop", str(spec)]
+
+
+def launch_mlx(
+    run: TrainRun,
+    nproc: int,
+    hostfile: Path | None = None,
+    backend: str = "ring",
+    stop_after: int | None = None,
+) -> TrainResult:
+    """`train(run)` in nproc local processes (or on a hostfile's hosts) through mlx.launch;
+    returns rank 0's result."""
+    from jupiter.train.launch import write_spec
+
+    if nproc < 1:
+        raise JupiterError("--nproc must be at least 1")
+    spec_dir = run.out_dir / "launch"
+    spec = write_spec(run, spec_dir)
+    result_file = spec_dir / "result.json"
+    for stale in [result_file, *spec_dir.glob("error-rank*.txt")]:
+        stale.unlink(missing_ok=True)
+    env = dict(os.environ)
+    if stop_after is not None:
+        env["JUPITER_STOP_AFTER"] = str(stop_after)
+    # stdin: mlx.launch makes its stdin non-blocking, which must not leak into ours
+    cmd = launch_command(spec, nproc, hostfile, backend)
+    proc = subprocess.run(cmd, env=env, stdin=subprocess.DEVNULL, check=False)
+    errors = sorted(spec_dir.glob("error-rank*.txt"))
+    if errors:
+        raise JupiterError(errors[0].read_text(encoding="utf-8").strip())
+    if proc.returncode != 0 or not result_file.is_file():
+        raise JupiterError(
+            f"mlx.launch training exited with status {proc.returncode}: see the output above"
+        )
+    data = json.loads(result_file.read_text(encoding="utf-8"))
+    for key in ("model_dir", "best_checkpoint"):
+        data[key] = Path(data[key]) if data[key] else None
+    return TrainResult(**data)
+
+
+if __name__ == "__main__":
+    sys.exit(worker(Path(sys.argv[1])))
