@@ -2,7 +2,7 @@
 publishes, every round, the global weights scaled by 1e6 (mode scale) or NaNs (mode nan)
 in place of an honest pseudo-gradient.
 
-usage: python bad_island.py STORE ISLAND MODE
+usage: python bad_island.py STORE ISLAND MODE WORKDIR
 """
 
 from __future__ import annotations
@@ -10,17 +10,19 @@ from __future__ import annotations
 import json
 import sys
 import time
+from pathlib import Path
 
 import torch
 
 from jupiter.cluster import protocol as P
-from jupiter.cluster.island import Heartbeat, wait_round
+from jupiter.cluster.heartbeat import Heartbeat
+from jupiter.cluster.island import wait_round
 from jupiter.cluster.syncstore import SyncStore, decode, encode
 
 
-def main(url: str, island: str, mode: str) -> None:
+def main(url: str, island: str, mode: str, workdir: str) -> None:
     store = SyncStore(url)
-    beat = Heartbeat(store, island, 1.0)
+    beat = Heartbeat(url, island, 1.0, Path(workdir) / "heartbeat.json")
     last = -1
     while True:
         rnd, done = wait_round(store, last)
@@ -41,4 +43,4 @@ def main(url: str, island: str, mode: str) -> None:
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:4])
+    main(*sys.argv[1:5])

@@ -15,7 +15,15 @@ from typing import Any
 from transformers import AutoTokenizer
 
 from jupiter.cluster import protocol as P
-from jupiter.cluster.launch import ClusterRun, coordinator_command, launch_commands, upload_spec
+from jupiter.cluster.heartbeat import alive
+from jupiter.cluster.launch import (
+    ClusterRun,
+    coordinator_command,
+    descendants,
+    kill_tree,
+    launch_commands,
+    upload_spec,
+)
 from jupiter.cluster.syncstore import SyncStore
 from jupiter.config import ClusterConfig, TrainConfig
 from jupiter.data.dataset import PackedDataset, encode_examples
@@ -76,9 +84,13 @@ class Processes:
                                              start_new_session=True) for c, env in cmds]  # fmt: skip
 
     def kill(self, name: str) -> None:
+        """kill -9 of the island's processes, all of them (torchrun's workers too)."""
         for p in self.procs.pop(name):
-            os.killpg(p.pid, signal.SIGKILL)
+            tree = [p.pid, *descendants(p.pid)]
+            for pid in tree:
+                os.kill(pid, signal.SIGKILL)
             p.wait()
+            until(lambda t=tree: not any(alive(x) for x in t), 10, f"{name} to die", self)
 
     def wait(self, name: str, timeout: float) -> list[int]:
         return [p.wait(timeout=timeout) for p in self.procs[name]]
@@ -86,9 +98,8 @@ class Processes:
     def stop_all(self) -> None:
         for name in list(self.procs):
             for p in self.procs[name]:
-                if p.poll() is None:
-                    os.killpg(p.pid, signal.SIGKILL)
-                    p.wait()
+                kill_tree(p.pid, signal.SIGKILL)
+                p.wait()
 
     def latest(self) -> dict[str, Any]:
         return (

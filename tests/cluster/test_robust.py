@@ -45,7 +45,7 @@ def attacked(tok_dir: Path, root: Path, mode: str, aggregate: str) -> list[dict]
     try:
         for name in ("coordinator", "h1", "h2"):
             procs.start(name)
-        procs.cmds["bad"] = [([sys.executable, str(bad), cr.store_url, "bad", mode],
+        procs.cmds["bad"] = [([sys.executable, str(bad), cr.store_url, "bad", mode, str(root / "bad")],
                               dict(os.environ))]  # fmt: skip
         if mode == "absent":  # as an island that failed at its start reports itself
             procs.store.put_json(P.error_key("bad"), {"rank": 0, "error": "did not start"})

@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-import threading
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -24,6 +23,7 @@ import numpy as np
 import torch
 
 from jupiter.cluster import protocol as P
+from jupiter.cluster.heartbeat import Heartbeat
 from jupiter.cluster.syncstore import SyncStore, decode, encode, weights_digest
 from jupiter.errors import JupiterError
 from jupiter.train.loop import TrainRun
@@ -198,28 +198,6 @@ def make_engine(engine: str, run: TrainRun) -> Engine:
 
 
 # ------------------------------------------------------------------------ the loop
-class Heartbeat:
-    """Rank 0 tells the coordinator every few seconds that the island is alive."""
-
-    def __init__(self, store: SyncStore, island: str, every_s: float) -> None:
-        self.store, self.island, self.every = store, island, every_s
-        self.info: dict[str, Any] = {"round": -1, "step": 0}
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self._beat, daemon=True)
-        self.thread.start()
-
-    def _beat(self) -> None:
-        while not self.stop.is_set():
-            try:
-                self.store.put_json(P.heartbeat(self.island), {"time": time.time(), **self.info})
-            except Exception:  # noqa: BLE001 - a missed beat only makes the island look late
-                pass
-            self.stop.wait(self.every)
-
-    def close(self) -> None:
-        self.stop.set()
-
-
 def wait_round(store: SyncStore, after: int, poll_s: float = 0.2) -> tuple[int, bool]:
     """(round, done) of the newest published global weights newer than `after`."""
     while True:
@@ -319,7 +297,8 @@ def main(argv: list[str]) -> int:
     try:
         plan = store.get_json(P.PLAN)
         if rank == 0:  # alive from the start, so a (re)starting island is waited for
-            beat = Heartbeat(store, spec.island, float(plan["sync"]["heartbeat_s"]))
+            info = spec.workdir / spec.island / "heartbeat.json"
+            beat = Heartbeat(spec.store, spec.island, float(plan["sync"]["heartbeat_s"]), info)
         run, plan = island_run(spec, store)
         me = next(i for i in plan["islands"] if i["name"] == spec.island)
         engine = make_engine(me["engine"], run)

@@ -137,8 +137,7 @@ def torch_island_commands(
                     "--rdzv-endpoint", endpoint, "--rdzv-id", f"jupiter-{isl.name}"]  # fmt: skip
         run += ["-m", "jupiter.cluster.island", *args]
         if node.is_local:  # share this machine's cores among its ranks
-            threads = max(1, (os.cpu_count() or 1) // max(1, procs or 1))
-            cmds.append(["env", f"OMP_NUM_THREADS={threads}", *run])
+            cmds.append(["env", f"OMP_NUM_THREADS={local_threads(cluster)}", *run])
         else:  # -tt: the remote processes end with the connection when the driver stops
             cmds.append(ssh_argv(node, cluster, run, tty=True))
     return cmds
@@ -159,9 +158,16 @@ def mlx_island_command(
     shim = ssh_shim(cluster, workdir / "ssh-shim")
     if shim is not None:  # mlx.launch calls plain `ssh host`: give it cluster.yaml's options
         env["PATH"] = f"{shim.parent}{os.pathsep}{env.get('PATH', '')}"
-    ranks = sum(processes_of(n, cluster) or 1 for n in isl.nodes if n.is_local)
-    env["OMP_NUM_THREADS"] = str(max(1, (os.cpu_count() or 1) // max(1, ranks)))
+    env["OMP_NUM_THREADS"] = str(local_threads(cluster))
     return cmd, env
+
+
+def local_threads(cluster: ClusterConfig) -> int:
+    """This machine's cores shared by every training process it runs, of all islands
+    (more threads than cores makes every process wait on the others)."""
+    ranks = sum(processes_of(n, cluster) or 1 for n in cluster.nodes
+                if n.is_local and n.role != "generator")  # fmt: skip
+    return max(1, (os.cpu_count() or 1) // max(1, ranks))
 
 
 def coordinator_command(store_url: str, workdir: Path) -> list[str]:
@@ -187,13 +193,47 @@ def start(cmd: list[str], env: dict[str, str] | None = None) -> subprocess.Popen
     return subprocess.Popen(cmd, env=env, start_new_session=True)  # a group: killed whole
 
 
-def stop(proc: subprocess.Popen[bytes]) -> None:
-    if proc.poll() is None:
+def descendants(pid: int) -> list[int]:
+    """Every process below pid. torchrun starts its workers in sessions of their own, so
+    signalling its process group alone would leave them running."""
+    out = subprocess.run(["ps", "-A", "-o", "pid=,ppid="], capture_output=True, text=True,
+                         check=False).stdout  # fmt: skip
+    children: dict[int, list[int]] = {}
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 2:
+            children.setdefault(int(parts[1]), []).append(int(parts[0]))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def kill_tree(pid: int, sig: int) -> None:
+    for p in [pid, *descendants(pid)]:
         try:
-            os.killpg(proc.pid, signal.SIGTERM)
-            proc.wait(timeout=10)
-        except (ProcessLookupError, subprocess.TimeoutExpired):
-            os.killpg(proc.pid, signal.SIGKILL)
+            os.kill(p, sig)
+        except ProcessLookupError:
+            pass
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    """SIGTERM to the process and everything it started, SIGKILL to what is left after 10 s."""
+    if proc.poll() is not None:
+        return
+    tree = [proc.pid, *descendants(proc.pid)]
+    kill_tree(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        pass
+    for p in tree:
+        try:
+            os.kill(p, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
 
 
 def run_cluster(cr: ClusterRun) -> TrainResult:

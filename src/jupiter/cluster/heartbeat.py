@@ -1,0 +1,76 @@
+"""An island's heartbeat, from a small process of its own.
+
+A thread would starve whenever the training process holds the GIL for long (an MLX
+evaluation, a collective waiting on a slow peer), and the coordinator would take a busy
+island for a dead one. The beating process publishes the round and step its parent last
+wrote to a local file, and stops as soon as the parent is gone.
+
+usage: python -m jupiter.cluster.heartbeat STORE ISLAND EVERY_S PARENT_PID INFO_FILE
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from jupiter.cluster import protocol as P
+
+
+class Heartbeat:
+    """Start beating for `island`; set `info` to say where the island is."""
+
+    def __init__(self, store_url: str, island: str, every_s: float, info_file: Path) -> None:
+        self.info_file = info_file
+        self.info = {"round": -1, "step": 0}
+        cmd = [sys.executable, "-m", "jupiter.cluster.heartbeat", store_url, island,
+               str(every_s), str(os.getpid()), str(info_file)]  # fmt: skip
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL)
+
+    @property
+    def info(self) -> dict[str, Any]:
+        return dict(json.loads(self.info_file.read_text(encoding="utf-8")))
+
+    @info.setter
+    def info(self, value: dict[str, Any]) -> None:
+        self.info_file.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.info_file.with_name(f".{self.info_file.name}.tmp")
+        tmp.write_text(json.dumps(value), encoding="utf-8")
+        os.replace(tmp, self.info_file)
+
+    def close(self) -> None:
+        self.proc.terminate()
+        self.proc.wait()
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def main(argv: list[str]) -> int:
+    from jupiter.cluster.syncstore import SyncStore
+
+    url, island, every, parent, info_file = argv
+    store = SyncStore(url)
+    while alive(int(parent)) and os.getppid() == int(parent):
+        try:
+            info = json.loads(Path(info_file).read_text(encoding="utf-8"))
+            store.put_json(P.heartbeat(island), {**info, "time": time.time()})
+        except Exception:  # noqa: BLE001 - a missed beat only makes the island look late
+            pass
+        time.sleep(float(every))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
