@@ -17,6 +17,7 @@ from jupiter.config import ClusterConfig, DomainConfig, Node
 from jupiter.errors import JupiterError
 
 Engine = Literal["torch", "mlx"]
+Method = Literal["full", "lora", "qlora"]
 
 
 @dataclass(frozen=True)
@@ -70,7 +71,7 @@ class ModelShape:
     layers: int
     vocab: int
     context_length: int
-    method: str
+    method: Method
 
 
 def model_shape(cfg: DomainConfig) -> ModelShape:
@@ -91,7 +92,7 @@ def model_shape(cfg: DomainConfig) -> ModelShape:
             4 * h * h + 3 * h * inter
         )
         preset = min(SIZE_PRESETS.values(), key=lambda p: abs(p.n_params - n))
-        trainable = n if method == "full" else preset.trainable(method)  # type: ignore[arg-type]
+        trainable = n if method == "full" else preset.trainable(method)
         return ModelShape(n, trainable, h, layers, vocab, cfg.model.context_length, method)
     s = PRESETS[cfg.model.preset]
     n = param_count(cfg.model.preset, cfg.model.vocab_size)
@@ -110,32 +111,37 @@ class NodePlan:
     placement: str
 
 
-def plan_node(node: Node, island: Island, shape: ModelShape, cfg: DomainConfig,
-              cluster: ClusterConfig) -> NodePlan:  # fmt: skip
+def fit(
+    memory_gb: float, shape: ModelShape, precision: str, shards: int
+) -> tuple[int, bool] | None:
+    """(micro-batch, gradient checkpointing) that fits, or None."""
     from jupiter.models.memory import auto_batch
 
+    try:
+        return auto_batch(
+            memory_gb, shape.n_params, shape.trainable, shape.method,
+            context_length=shape.context_length, hidden_size=shape.hidden,
+            num_layers=shape.layers, vocab_size=shape.vocab, precision=precision, shards=shards,
+        )  # fmt: skip
+    except JupiterError:
+        return None
+
+
+def plan_node(node: Node, island: Island, shape: ModelShape, cfg: DomainConfig,
+              cluster: ClusterConfig) -> NodePlan:  # fmt: skip
+    """Replicated on every process when it fits; else FSDP over a PyTorch island's ranks."""
     procs = processes_of(node, cluster)
     per_proc = node.memory_gb / (procs or 1)
     precision = "fp32" if cfg.train.precision == "fp32" else "bf16"
-    args = dict(context_length=shape.context_length, hidden_size=shape.hidden,
-                num_layers=shape.layers, vocab_size=shape.vocab, precision=precision)  # fmt: skip
-    try:
-        mb, ckpt = auto_batch(per_proc, shape.n_params, shape.trainable, shape.method, **args)  # type: ignore[arg-type]
-        where = "replicated"
-        return NodePlan(node, island.name, island.engine, procs, mb, ckpt, where)
-    except JupiterError:
-        pass
     ranks = sum(processes_of(n, cluster) or 1 for n in island.nodes)
+    choices = [(1, "replicated")]
     if island.engine == "torch" and ranks > 1:
-        try:
-            mb, ckpt = auto_batch(per_proc, shape.n_params, shape.trainable, shape.method,
-                                  shards=ranks, **args)  # type: ignore[arg-type]  # fmt: skip
-            where = f"FSDP over {ranks}"
-            return NodePlan(node, island.name, island.engine, procs, mb, ckpt, where)
-        except JupiterError:
-            pass
-    return NodePlan(node, island.name, island.engine, procs, None, True,
-                    "does not fit")  # fmt: skip
+        choices.append((ranks, f"FSDP over {ranks}"))
+    for shards, where in choices:
+        got = fit(per_proc, shape, precision, shards)
+        if got is not None:
+            return NodePlan(node, island.name, island.engine, procs, got[0], got[1], where)
+    return NodePlan(node, island.name, island.engine, procs, None, True, "does not fit")
 
 
 def plan_cluster(cluster: ClusterConfig, cfg: DomainConfig) -> list[NodePlan]:

@@ -110,7 +110,7 @@ class MLXEngine:
         if self.world == 1:
             return value
         x = mx.array([value if self.rank == 0 else 0], dtype=mx.int64)
-        return int(mx.distributed.all_sum(x, group=self.state.group).item())
+        return int(np.array(mx.distributed.all_sum(x, group=self.state.group))[0])
 
     def set_weights(self, weights: dict[str, torch.Tensor]) -> None:
         self.loop.set_weights(self.state, {n: w.numpy() for n, w in weights.items()})
@@ -267,7 +267,7 @@ def publish(store: SyncStore, engine: Engine, weights: dict[str, torch.Tensor],
     info = {**info, "steps": len(losses), "tokens": tokens, "train_s": train_s,
             "tokens_per_s": tokens / max(train_s, 1e-9), "loss": float(np.mean(losses)),
             "step": engine.step}  # fmt: skip
-    blob = encode(pg, dtype, {"info": json.dumps(info)})
+    blob = encode(pg, dtype, {"info": json.dumps(info)})  # type: ignore[arg-type]
     store.put(P.contribution_key(int(info["round"]), str(info["island"])), blob)
     log(f"island {info['island']}: round {info['round']} published ({len(losses)} steps, "
         f"loss {info['loss']:.4f}, {info['tokens_per_s']:,.0f} tok/s)")  # fmt: skip

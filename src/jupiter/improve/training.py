@@ -129,9 +129,9 @@ def preflight(ws: Workspace, tokenizer: Any, examples: list[Example]) -> None:
     ws.console.print(check(tokenizer, messages), markup=False, highlight=False)
 
 
-def node_memory_gb(cluster_path: str | None = None) -> float | None:
-    """`memory_gb` of this machine's node in cluster.yaml (host localhost or this host's
-    name), for the automatic micro-batch; None when the file does not list it."""
+def local_node(cluster_path: str | None = None) -> tuple[Any, str]:
+    """This machine's node in cluster.yaml (host localhost or this host's name) and the
+    engine it trains with; (None, "torch") when the file does not list it."""
     import socket
 
     from jupiter.config import load_cluster
@@ -139,9 +139,16 @@ def node_memory_gb(cluster_path: str | None = None) -> float | None:
     try:
         cluster = load_cluster(cluster_path)
     except JupiterError:
-        return None
+        return None, "torch"
     here = {"localhost", "127.0.0.1", "::1", socket.gethostname(), socket.getfqdn()}
-    return next((n.memory_gb for n in cluster.nodes if n.host in here), None)
+    node = next((n for n in cluster.nodes if n.host in here), None)
+    return node, cluster.engine_of(node) if node is not None else "torch"
+
+
+def node_memory_gb(cluster_path: str | None = None) -> float | None:
+    """`memory_gb` of this machine's node, for the automatic micro-batch."""
+    node, _ = local_node(cluster_path)
+    return node.memory_gb if node is not None else None
 
 
 def run_training(ws: Workspace, cycle: int, run: Any) -> Any:
@@ -154,9 +161,25 @@ def run_training(ws: Workspace, cycle: int, run: Any) -> Any:
 
     if ws.cluster is not None:
         return train_on_cluster(ws, run)
+    if local_node()[1] == "mlx":  # a Mac (or backend: mlx): the MLX loop, same run
+        return train_with_mlx(ws, run, log)
     if ws.launch is not None and ws.launch.distributed:
         return launch_train(run, ws.launch)
     return train(run, on_step=log)
+
+
+def train_with_mlx(ws: Workspace, run: Any, log: Any) -> Any:
+    from jupiter.train import mlx_loop
+
+    launch = ws.launch
+    if launch is not None and launch.nnodes > 1:
+        raise JupiterError(
+            "several Macs train as one island through cluster.yaml: list them there and run "
+            "`jupiter train --cluster` (mlx.launch starts them from a written hostfile)"
+        )
+    if launch is not None and launch.nproc > 1:
+        return mlx_loop.launch_mlx(run, launch.nproc)
+    return mlx_loop.train(run, on_step=log)
 
 
 def train_on_cluster(ws: Workspace, run: Any) -> Any:

@@ -145,7 +145,7 @@ def _write_hf_dir(
         tokenizer.save_pretrained(out)
 
 
-def _replace_dir(tmp: Path, final: Path) -> None:
+def replace_dir(tmp: Path, final: Path) -> None:
     """Move tmp to final; an existing final is swapped out first (rename is atomic, rmtree not)."""
     old = final.with_name(f".old-{final.name}")
     if final.exists():
@@ -166,7 +166,7 @@ def save_model_dir(
     tmp = out.with_name(f".tmp-{out.name}-{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
     _write_hf_dir(tmp, model, tokenizer, model_state)
-    _replace_dir(tmp, out)
+    replace_dir(tmp, out)
     return out
 
 
@@ -201,7 +201,7 @@ def save_checkpoint(
         (tmp / "scheduler.json").write_text(json.dumps(scheduler, indent=1), encoding="utf-8")
     (tmp / "state.json").write_text(json.dumps({**state, "step": step}, indent=1), encoding="utf-8")
     write_checksums(tmp)
-    _replace_dir(tmp, final)
+    replace_dir(tmp, final)
     if keep is not None:
         prune_checkpoints(run_dir, keep, protect={final} | ({best} if best else set()))
     return final
@@ -280,6 +280,11 @@ def read_checkpoint(path: Path) -> tuple[dict[str, Any], dict[str, Any], list[di
             f"checkpoint {path} is corrupt ({problem}): delete it to resume from an older one"
         )
     state: dict[str, Any] = json.loads((path / "state.json").read_text(encoding="utf-8"))
+    if state.get("backend", "torch") != "torch":
+        raise JupiterError(
+            f"checkpoint {path} was written by the {state['backend']} backend: resume it there, "
+            "or start PyTorch from its weights (model/) in a new run folder"
+        )
     from jupiter.train.dist import deepspeed_safe_globals
 
     with torch.serialization.safe_globals(deepspeed_safe_globals()):

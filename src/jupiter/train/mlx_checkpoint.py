@@ -26,8 +26,8 @@ import numpy as np
 
 from jupiter.errors import JupiterError
 from jupiter.train.checkpoint import (
-    _replace_dir,
     prune_checkpoints,
+    replace_dir,
     step_dir_name,
     verify_checksums,
     write_checksums,
@@ -236,7 +236,7 @@ def save(run: TrainRun, state: MLXState) -> Path:
                  "max_steps": state.plan.max_steps, "world": state.world, "backend": "mlx"}  # fmt: skip
         (tmp / "state.json").write_text(json.dumps(saved, indent=1), encoding="utf-8")
         write_checksums(tmp)
-        _replace_dir(tmp, final)
+        replace_dir(tmp, final)
         best = {Path(state.best["path"])} if state.best.get("path") else set()
         prune_checkpoints(run.out_dir, cfg.keep_checkpoints, protect={final} | best)
     barrier(state)
@@ -252,7 +252,7 @@ def save_final(run: TrainRun, state: MLXState, final: Path) -> None:
         tmp = final.with_name(f".tmp-{final.name}-{os.getpid()}")
         shutil.rmtree(tmp, ignore_errors=True)
         write_model(tmp, run, state, dtype)
-        _replace_dir(tmp, final)
+        replace_dir(tmp, final)
     barrier(state)
 
 
