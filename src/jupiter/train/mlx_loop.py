@@ -83,6 +83,10 @@ def start(run: TrainRun) -> MLXState:
     from jupiter.train.mlx_setup import build_model_for, make_plan, seed_everything
 
     cfg = run.config
+    hostfile = os.environ.get("MLX_HOSTFILE", "")
+    if hostfile and not Path(hostfile).read_text(encoding="utf-8").strip():
+        # mlx.launch of a single process writes an empty ring hostfile, which init rejects
+        del os.environ["MLX_HOSTFILE"]
     group = mx.distributed.init()  # a world of 1 unless started by mlx.launch
     model, spec = build_model_for(cfg, run.model_config, run.model_dir)
     plan = make_plan(cfg, run.dataset, model, spec, group.size(), run.memory_gb)
