@@ -439,6 +439,9 @@ class SyncConfig(Strict):
 
 class ClusterConfig(Strict):
     backend: Literal["auto", "torch", "mlx", "mpi"] = "auto"
+    # how the Macs of an MLX island talk: ring (TCP over Ethernet or Thunderbolt) or mpi
+    # (backend: mpi implies it)
+    mlx_backend: Literal["ring", "mpi"] = "ring"
     # extra ssh arguments for every node, e.g. ["-i", "~/.ssh/cluster", "-J", "bastion"]
     ssh_options: list[str] = Field(default_factory=list)
     sync: SyncConfig = Field(default_factory=SyncConfig)

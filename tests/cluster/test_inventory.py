@@ -84,6 +84,10 @@ def test_hostfile_and_commands(tmp_path: Path) -> None:
     remote = rtx2[-1]
     assert "--rdzv-endpoint 10.0.0.20:29400" in remote and "--nproc-per-node 2" in remote
     assert "--nproc-per-node gpu" in rtx1[-1]
+    mpi = ClusterConfig.model_validate({**DOCS, "backend": "mpi"})
+    ((mpi_cmd, _),) = launch_commands(mpi, "s3://bucket/run", tmp_path)["mac-mlx"]
+    assert mpi_cmd[mpi_cmd.index("--backend") + 1] == "mpi"
+    assert json.loads((tmp_path / "hostfile-mac-mlx.json").read_text())["backend"] == "mpi"
     lines = describe_commands(cluster, "s3://bucket/run", tmp_path)
     assert lines[-1].startswith("coordinator: ") and len(lines) == 4
 

@@ -155,6 +155,10 @@ def island_micro_batch(plans: list[NodePlan], island: str) -> int | None:
     return None if any(s is None for s in sizes) else min(s for s in sizes if s is not None)
 
 
+def mlx_transport(cluster: ClusterConfig) -> str:
+    return "mpi" if cluster.backend == "mpi" else cluster.mlx_backend
+
+
 def write_hostfile(island: Island, cluster: ClusterConfig, path: Path) -> Path:
     """mlx.launch's JSON hostfile: the host to reach by SSH and the IPs of the ring.
 
@@ -166,5 +170,6 @@ def write_hostfile(island: Island, cluster: ClusterConfig, path: Path) -> Path:
         for _ in range(processes_of(node, cluster) or 1):
             hosts.append({"ssh": ssh, "ips": ips})
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"backend": "ring", "hosts": hosts}, indent=1), encoding="utf-8")
+    data = {"backend": mlx_transport(cluster), "hosts": hosts}
+    path.write_text(json.dumps(data, indent=1), encoding="utf-8")
     return path

@@ -23,7 +23,13 @@ from pathlib import Path
 from typing import Any
 
 from jupiter.cluster import protocol as P
-from jupiter.cluster.inventory import Island, islands, processes_of, write_hostfile
+from jupiter.cluster.inventory import (
+    Island,
+    islands,
+    mlx_transport,
+    processes_of,
+    write_hostfile,
+)
 from jupiter.cluster.syncstore import SyncStore
 from jupiter.config import ClusterConfig, TrainConfig
 from jupiter.errors import JupiterError
@@ -151,7 +157,7 @@ def mlx_island_command(
 
     hostfile = write_hostfile(isl, cluster, workdir / f"hostfile-{isl.name}.json")
     launcher = str(Path(sys.executable).with_name("mlx.launch"))
-    cmd = [launcher, "--hostfile", str(hostfile), "--backend", "ring",
+    cmd = [launcher, "--hostfile", str(hostfile), "--backend", mlx_transport(cluster),
            "--python", python_of(isl.nodes[0]), "-m", "jupiter.cluster.island",
            store_url, isl.name, str(workdir)]  # fmt: skip
     env = dict(os.environ)
