@@ -198,6 +198,9 @@ def make_engine(engine: str, run: TrainRun) -> Engine:
 
 
 # ------------------------------------------------------------------------ the loop
+PARENT = os.getppid()  # torchrun or mlx.launch: when it is gone, so is the island
+
+
 def wait_round(store: SyncStore, after: int, poll_s: float = 0.2) -> tuple[int, bool]:
     """(round, done) of the newest published global weights newer than `after`."""
     while True:
@@ -205,6 +208,9 @@ def wait_round(store: SyncStore, after: int, poll_s: float = 0.2) -> tuple[int, 
             latest = store.get_json(P.LATEST)
             if latest["done"] or latest["round"] > after:
                 return int(latest["round"]), bool(latest["done"])
+        if os.getppid() != PARENT:  # orphaned: the launcher was killed, and torchrun's
+            log("island: the launcher is gone; stopping")  # workers outlive it
+            raise SystemExit(1)
         time.sleep(poll_s)
 
 
@@ -297,6 +303,7 @@ def main(argv: list[str]) -> int:
     try:
         plan = store.get_json(P.PLAN)
         if rank == 0:  # alive from the start, so a (re)starting island is waited for
+            store.delete(P.error_key(spec.island))
             info = spec.workdir / spec.island / "heartbeat.json"
             beat = Heartbeat(spec.store, spec.island, float(plan["sync"]["heartbeat_s"]), info)
         run, plan = island_run(spec, store)
