@@ -61,7 +61,7 @@ def cluster(store: Path, islands: dict[str, tuple[str, int]], **sync: Any) -> Cl
     nodes = [{"host": "localhost", "name": f"{name}-node", "device_type": "cpu",
               "backend": engine, "processes": procs, "island": name, "memory_gb": 8}
              for name, (engine, procs) in islands.items()]  # fmt: skip
-    settings = {"store": str(store), "heartbeat_s": 1, "round_timeout_s": 120, **sync}
+    settings = {"store": str(store), "heartbeat_s": 2, "round_timeout_s": 300, **sync}
     return ClusterConfig.model_validate({"nodes": nodes, "sync": settings})
 
 

@@ -25,7 +25,7 @@ def ssh_cluster(server: SSHServer, store: Path, engines: dict[str, str]) -> Clus
               "backend": engine, "processes": 1, "island": name, "memory_gb": 8,
               "ssh_port": server.port, "ssh_user": server.user, "python": sys.executable}
              for name, engine in engines.items()]  # fmt: skip
-    sync = {"store": str(store), "inner_steps": 3, "heartbeat_s": 1, "round_timeout_s": 120}
+    sync = {"store": str(store), "inner_steps": 3, "heartbeat_s": 2, "round_timeout_s": 300}
     return ClusterConfig.model_validate(
         {"nodes": nodes, "sync": sync, "ssh_options": server.ssh_options}
     )

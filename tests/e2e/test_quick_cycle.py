@@ -188,3 +188,37 @@ def test_data_export_splits_by_document_and_experts(quick_run: tuple[Path, float
         assert (home / "experts" / name / "train.jsonl").is_file()
     bad = jupiter(["data", "export", "--domain", "python", "--quick", "--format", "xml"], home)
     assert bad.returncode == 1 and "unknown --format 'xml'" in bad.stderr
+
+
+@pytest.mark.slow
+def test_train_on_a_cluster_of_two_islands(
+    quick_run: tuple[Path, float, str], tmp_path: Path
+) -> None:
+    """`jupiter train --cluster`: the quick cycle's data, trained again by two PyTorch
+    islands on this machine under the DiLoCo outer loop; the student lands where the cycle
+    expects it, and the summary reports bytes, tokens/s and barrier waits."""
+    ws, _, _ = quick_run
+    home = tmp_path / "home"
+    copy = home / "runs" / "python-quick"
+    copy.mkdir(parents=True)
+    shutil.copy(ws / "jupiter.sqlite", copy / "jupiter.sqlite")
+    shutil.copytree(ws / "tokenizer", copy / "tokenizer")
+    cluster = tmp_path / "cluster.yaml"
+    cluster.write_text(
+        "sync: {inner_steps: 40, heartbeat_s: 2}\n"
+        "nodes:\n"
+        "  - {host: localhost, name: a, island: a, processes: 1, memory_gb: 8}\n"
+        "  - {host: localhost, name: b, island: b, processes: 1, memory_gb: 8}\n"
+    )
+    r = jupiter(["train", "--domain", "python", "--quick", "--cluster", "--cluster-file",
+                 str(cluster)], home, timeout=600)  # fmt: skip
+    assert r.returncode == 0, r.stdout + r.stderr[-3000:]
+    train = copy / "cycles" / "cycle-002" / "train"  # cycle 1 is done in the copied store
+    final = train / "final"
+    assert (final / "model.safetensors").is_file() and (final / "tokenizer.json").is_file()
+    assert "rounds: 3" in r.stdout and "less" in r.stdout
+    assert "island a:" in r.stdout and "island b:" in r.stdout and "waiting" in r.stdout
+    lines = (train / "cluster_report.jsonl").read_text()
+    rounds = [json.loads(x) for x in lines.splitlines()]
+    assert [x["round"] for x in rounds] == [-1, 0, 1, 2]
+    assert rounds[-1]["heldout_loss"] < rounds[0]["heldout_loss"]
