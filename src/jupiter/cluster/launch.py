@@ -248,7 +248,9 @@ def run_cluster(cr: ClusterRun) -> TrainResult:
     cr.workdir.mkdir(parents=True, exist_ok=True)
     store = SyncStore(cr.store_url)
     plan = upload_spec(cr, store)
-    coord = start(coordinator_command(cr.store_url, cr.workdir))
+    # its held-out evaluation shares the cores with this machine's islands
+    env = dict(os.environ, OMP_NUM_THREADS=str(local_threads(cr.cluster)))
+    coord = start(coordinator_command(cr.store_url, cr.workdir), env)
     cmds = launch_commands(cr.cluster, cr.store_url, cr.workdir)
     procs = {name: [start(c, env) for c, env in group] for name, group in cmds.items()}
     failed: dict[str, str] = {}
