@@ -157,7 +157,9 @@ def mlx_island_command(
 
     hostfile = write_hostfile(isl, cluster, workdir / f"hostfile-{isl.name}.json")
     launcher = str(Path(sys.executable).with_name("mlx.launch"))
+    ranks = sum(processes_of(n, cluster) or 1 for n in isl.nodes)
     cmd = [launcher, "--hostfile", str(hostfile), "--backend", mlx_transport(cluster),
+           "--starting-port", str(ring_port(isl, ranks, store_url)),
            "--python", python_of(isl.nodes[0]), "-m", "jupiter.cluster.island",
            store_url, isl.name, str(workdir)]  # fmt: skip
     env = dict(os.environ)
@@ -166,6 +168,34 @@ def mlx_island_command(
         env["PATH"] = f"{shim.parent}{os.pathsep}{env.get('PATH', '')}"
     env["OMP_NUM_THREADS"] = str(local_threads(cluster))
     return cmd, env
+
+
+def ring_port(isl: Island, ranks: int, store_url: str) -> int:
+    """The first of the ring's ports (one per rank). mlx.launch's fixed default would make
+    two runs on one machine collide: a local island takes a free run of ports, a remote one
+    a port derived from the run (its store), the same on every call."""
+    import socket
+
+    if isl.local:
+        for _ in range(50):
+            with socket.socket() as s:
+                s.bind(("127.0.0.1", 0))
+                first = int(s.getsockname()[1])
+            if first + ranks < 65536 and all(port_free(first + i) for i in range(ranks)):
+                return first
+    digest = int(hashlib.sha256(f"{store_url}:{isl.name}".encode()).hexdigest(), 16)
+    return 20000 + digest % 20000
+
+
+def port_free(port: int) -> bool:
+    import socket
+
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
 
 
 def local_threads(cluster: ClusterConfig) -> int:
