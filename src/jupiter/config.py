@@ -447,13 +447,6 @@ class ClusterConfig(Strict):
     sync: SyncConfig = Field(default_factory=SyncConfig)
     nodes: list[Node] = Field(default_factory=lambda: [Node()], min_length=1)
 
-    @model_validator(mode="after")
-    def _check(self) -> ClusterConfig:
-        names = [n.name for n in self.nodes]
-        if len(set(names)) != len(names):
-            raise ValueError("nodes: every node needs its own name")
-        return self
-
     def engine_of(self, node: Node) -> Literal["torch", "mlx"]:
         """The node's own backend, else the cluster's, else mlx on a Mac and torch elsewhere
         (backend: mpi is MLX over MPI)."""

@@ -296,10 +296,14 @@ def run_cluster(cr: ClusterRun) -> TrainResult:
             time.sleep(0.5)
         if coord.returncode != 0:
             raise JupiterError(f"the coordinator exited with status {coord.returncode}: see above")
-        deadline = time.time() + 60
-        for ps in procs.values():
+        deadline = time.time() + 60  # the islands see the last round and stop by themselves
+        for name, ps in procs.items():
             for p in ps:
-                p.wait(timeout=max(1.0, deadline - time.time()))
+                try:
+                    p.wait(timeout=max(1.0, deadline - time.time()))
+                except subprocess.TimeoutExpired:  # the model is written: stop them (finally)
+                    print(f"island {name} did not exit after the last round: stopping it",
+                          file=sys.stderr)  # fmt: skip
     finally:
         for p in [coord, *(p for ps in procs.values() for p in ps)]:
             stop(p)
