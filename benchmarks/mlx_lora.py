@@ -288,9 +288,10 @@ def shared(base: Path, seqs: list[list[int]], data: PackedDataset, a: argparse.N
     np.random.seed(a.seed)
     theirs = np.random.permutation(n_batches)  # mlx-lm's step k reads its batch theirs[k]
     mine = data.permutation(0)  # Jupiter's step k reads rows mine[k * batch : (k + 1) * batch]
-    order = list(range(len(seqs)))
+    order = [int(i) for i in mine]  # the tail (no whole batch) stays as Jupiter leaves it
     for k, j in enumerate(theirs):
         order[j * a.batch : (j + 1) * a.batch] = mine[k * a.batch : (k + 1) * a.batch]
+    assert sorted(order) == list(range(len(seqs)))
     return Shared(base, seqs, data, init, [(seqs[i], 0) for i in order])
 
 
@@ -326,6 +327,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     a = ap.parse_args()
     transformers.logging.set_verbosity_error()
+    transformers.logging.disable_progress_bar()  # the shard writing bar
     wall0, load0 = time.perf_counter(), os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp_dir:
         tmp = Path(tmp_dir)
