@@ -31,7 +31,8 @@ batch to the moment it asks for the next one (after the last step: its loss repo
 tokens over the total wall time, tokens of one step over the median step (less hit when
 the machine is busy for a while) and tokens over the process's CPU time. The sides
 alternate `--repeats` times (the first side swaps every repeat), each from a fresh model;
-the table gives medians of the repeats.
+the table gives medians of the repeats, and the ratio of each repeat's two runs (back to
+back, so less hit by the machine's load drifting) follows.
 
     python benchmarks/mlx_lora.py [--steps 8] [--warmup 2] [--repeats 3] [--batch 4]
         [--ctx 128] [--hidden 256] [--layers 4] [--r 8] [--alpha 16]
@@ -383,6 +384,12 @@ def main() -> None:
         print(f"{name:24s}" + "".join(f"{med[name, m]:19,.0f}" for m in measures))
     ratios = "".join(f"{med['Jupiter', m] / med['mlx-lm', m]:18.2f}x" for m in measures)
     print(f"{'ratio Jupiter / mlx-lm':24s}{ratios}")
+    # each repeat's two runs are back to back, so their ratio is less hit by a slow drift
+    pairs = [j.rate / m.rate for j, m in zip(*results.values(), strict=True)]
+    print(
+        f"per-repeat ratios (tok/s): {', '.join(f'{x:.2f}' for x in pairs)}; median "
+        f"{statistics.median(pairs):.2f}x"
+    )
     gap = max(abs(j.mean_loss - m.mean_loss) for j, m in zip(*results.values(), strict=True))
     print(f"same training on both sides: mean step losses differ by at most {gap:.1e}")
     print(
