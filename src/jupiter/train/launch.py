@@ -111,25 +111,35 @@ def torchrun_command(spec: Path, launch: Launch) -> list[str]:
 def launch_train(run: TrainRun, launch: Launch, stop_after: int | None = None) -> TrainResult:
     """Run `train(run)` in launch.nproc processes per node; returns rank 0's result."""
     launch.check()
-    spec_dir = run.out_dir / "launch"
-    spec = write_spec(run, spec_dir)
+    spec = write_spec(run, run.out_dir / "launch")
+    env = dict(os.environ)
+    # torchrun defaults every worker to one OpenMP thread; share the cores instead.
+    env.setdefault("OMP_NUM_THREADS", str(max(1, (os.cpu_count() or 1) // launch.nproc)))
+    # only node 0 writes the result
+    result = run_workers(torchrun_command(spec, launch), spec, env, stop_after, "distributed",
+                         result_expected=launch.node_rank == 0)  # fmt: skip
+    return result if result is not None else _empty_result(run)
+
+
+def run_workers(cmd: list[str], spec: Path, env: dict[str, str], stop_after: int | None,
+                what: str, result_expected: bool = True) -> TrainResult | None:  # fmt: skip
+    """Run a launcher's command over the spec; rank 0's result.json, or a worker's error.
+    stdin is closed: mlx.launch makes its stdin non-blocking, which must not leak into ours."""
+    spec_dir = spec.parent
     result_file = spec_dir / "result.json"
     for stale in [result_file, *spec_dir.glob("error-rank*.txt")]:
         stale.unlink(missing_ok=True)
-    env = dict(os.environ)
     if stop_after is not None:
-        env["JUPITER_STOP_AFTER"] = str(stop_after)
-    # torchrun defaults every worker to one OpenMP thread; share the cores instead.
-    env.setdefault("OMP_NUM_THREADS", str(max(1, (os.cpu_count() or 1) // launch.nproc)))
-    proc = subprocess.run(torchrun_command(spec, launch), env=env, check=False)
+        env = {**env, "JUPITER_STOP_AFTER": str(stop_after)}
+    proc = subprocess.run(cmd, env=env, stdin=subprocess.DEVNULL, check=False)
     errors = sorted(spec_dir.glob("error-rank*.txt"))
     if errors:
         raise JupiterError(errors[0].read_text(encoding="utf-8").strip())
     if proc.returncode != 0 or not result_file.is_file():
-        if launch.node_rank != 0 and proc.returncode == 0:
-            return _empty_result(run)  # only node 0 writes the result
+        if not result_expected and proc.returncode == 0:
+            return None
         raise JupiterError(
-            f"distributed training exited with status {proc.returncode}: see the output above"
+            f"{what} training exited with status {proc.returncode}: see the output above"
         )
     data = json.loads(result_file.read_text(encoding="utf-8"))
     for key in ("model_dir", "best_checkpoint"):

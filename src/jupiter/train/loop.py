@@ -110,14 +110,18 @@ class TrainState:
 # --------------------------------------------------------------------------- start
 def config_hash(run: TrainRun, model: PreTrainedModel, plan: Plan) -> str:
     """What must not change under a resumed run: hyper-parameters, model shape, data."""
+    return run_hash(run, model.config.to_dict(), plan.global_batch)
+
+
+def run_hash(run: TrainRun, model_config: dict[str, Any], global_batch: int) -> str:
+    """The hash behind config_hash, for either backend's model config."""
     cfg = run.config.model_dump(
         exclude={"max_steps", "checkpoint_every", "keep_checkpoints", "log_every", "compile",
                  "metrics", "eval_every", "resume"}
     )  # fmt: skip
     ds = run.dataset
     blob = json.dumps(
-        [cfg, model.config.to_dict(), ds.tokens, ds.num_rows, ds.seed, ds.context_length,
-         plan.global_batch],
+        [cfg, model_config, ds.tokens, ds.num_rows, ds.seed, ds.context_length, global_batch],
         sort_keys=True, default=str,
     )  # fmt: skip
     return hashlib.sha256(blob.encode()).hexdigest()[:16]

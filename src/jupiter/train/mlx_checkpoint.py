@@ -13,7 +13,6 @@ Nothing is pickled. Every rank calls `save` (the RNG states are gathered); rank 
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
@@ -175,18 +174,10 @@ def save_adapter_dir(
 
 # ----------------------------------------------------------------------------- save
 def config_hash(run: TrainRun, state: MLXState) -> str:
-    """What must not change under a resumed run: hyper-parameters, model shape, data."""
-    cfg = run.config.model_dump(
-        exclude={"max_steps", "checkpoint_every", "keep_checkpoints", "log_every", "compile",
-                 "metrics", "eval_every", "resume"}
-    )  # fmt: skip
-    ds = run.dataset
-    blob = json.dumps(
-        [cfg, state.spec.hf_config, ds.tokens, ds.num_rows, ds.seed, ds.context_length,
-         state.plan.global_batch],
-        sort_keys=True, default=str,
-    )  # fmt: skip
-    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+    """What must not change under a resumed run (the torch loop's hash, MLX's config)."""
+    from jupiter.train.loop import run_hash
+
+    return run_hash(run, state.spec.hf_config, state.plan.global_batch)
 
 
 def tokenizer_of(run: TrainRun, state: MLXState) -> Any:

@@ -15,7 +15,6 @@ import json
 import math
 import os
 import socket
-import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -386,32 +385,15 @@ def launch_mlx(
 ) -> TrainResult:
     """`train(run)` in nproc local processes (or on a hostfile's hosts) through mlx.launch;
     returns rank 0's result."""
-    from jupiter.train.launch import write_spec
+    from jupiter.train.launch import run_workers, write_spec
 
     if nproc < 1:
         raise JupiterError("--nproc must be at least 1")
-    spec_dir = run.out_dir / "launch"
-    spec = write_spec(run, spec_dir)
-    result_file = spec_dir / "result.json"
-    for stale in [result_file, *spec_dir.glob("error-rank*.txt")]:
-        stale.unlink(missing_ok=True)
-    env = dict(os.environ)
-    if stop_after is not None:
-        env["JUPITER_STOP_AFTER"] = str(stop_after)
-    # stdin: mlx.launch makes its stdin non-blocking, which must not leak into ours
+    spec = write_spec(run, run.out_dir / "launch")
     cmd = launch_command(spec, nproc, hostfile, backend)
-    proc = subprocess.run(cmd, env=env, stdin=subprocess.DEVNULL, check=False)
-    errors = sorted(spec_dir.glob("error-rank*.txt"))
-    if errors:
-        raise JupiterError(errors[0].read_text(encoding="utf-8").strip())
-    if proc.returncode != 0 or not result_file.is_file():
-        raise JupiterError(
-            f"mlx.launch training exited with status {proc.returncode}: see the output above"
-        )
-    data = json.loads(result_file.read_text(encoding="utf-8"))
-    for key in ("model_dir", "best_checkpoint"):
-        data[key] = Path(data[key]) if data[key] else None
-    return TrainResult(**data)
+    result = run_workers(cmd, spec, dict(os.environ), stop_after, "mlx.launch")
+    assert result is not None
+    return result
 
 
 if __name__ == "__main__":
