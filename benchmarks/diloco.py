@@ -43,7 +43,7 @@ import math
 import random
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -74,6 +74,14 @@ class Data:
     tok_dir: Path
     model_config: Any
     docs: tuple[int, int]  # training and held-out documents
+    start_dir: Path | None = None  # --warm-start: every setup continues from this model dir
+
+
+def initial(data: Data) -> dict[str, Any]:
+    """TrainRun's starting point: the preset from scratch (seeded), or the warm start."""
+    if data.start_dir is not None:
+        return {"model_dir": data.start_dir}
+    return {"model_config": data.model_config}
 
 
 @dataclass
@@ -116,7 +124,8 @@ def train_config(a: argparse.Namespace, micro: int) -> TrainConfig:
     """Like the cluster tests; checkpoints and held-out evals only at the end (the islands
     checkpoint after every round regardless: that is part of their wall time)."""
     return TrainConfig(
-        max_steps=a.steps, micro_batch_size=micro, lr=3e-3, min_lr=3e-4, warmup_steps=a.warmup,
+        max_steps=a.steps, micro_batch_size=micro, lr=a.lr, min_lr=a.lr / 10,
+        warmup_steps=a.warmup,
         checkpoint_every=a.steps, eval_every=a.steps, precision=a.precision,
         gradient_checkpointing=False, metrics=[], seed=a.seed,
     )  # fmt: skip
@@ -158,8 +167,8 @@ def run_torchrun(data: Data, a: argparse.Namespace, root: Path, alone: bool = Fa
     ranks, name = (1, "alone") if alone else (WORLD, "ddp")
     dataset = data.train.shard(0, WORLD) if alone else data.train
     run = TrainRun(dataset, train_config(a, a.batch // WORLD), root / name, data.tok_dir,
-                   model_config=data.model_config, heldout=data.heldout, device="cpu",
-                   progress=False)  # fmt: skip
+                   heldout=data.heldout, device="cpu", progress=False,
+                   **initial(data))  # fmt: skip
     t0 = time.perf_counter()
     result = launch_train(run, Launch(nproc=ranks))
     wall = time.perf_counter() - t0
@@ -194,8 +203,8 @@ def stepping_rate(rows: list[dict[str, Any]]) -> float:
 def run_islands(data: Data, a: argparse.Namespace, root: Path, outer: str) -> Result:
     workdir = root / outer
     run = TrainRun(data.train, train_config(a, a.batch // WORLD), workdir, data.tok_dir,
-                   model_config=data.model_config, heldout=data.heldout, device="cpu",
-                   progress=False)  # fmt: skip
+                   heldout=data.heldout, device="cpu", progress=False,
+                   **initial(data))  # fmt: skip
     cr = ClusterRun(run, cluster_config(root / f"{outer}-sync", a, outer),
                     str(root / f"{outer}-sync"), workdir)  # fmt: skip
     t0 = time.perf_counter()
@@ -225,16 +234,30 @@ def run_islands(data: Data, a: argparse.Namespace, root: Path, outer: str) -> Re
                   float(up + down), wall, tokens, notes)  # fmt: skip
 
 
+def warm_start(data: Data, a: argparse.Namespace, root: Path) -> Data:
+    """W steps of DDP from scratch (same schedule shape, W steps long); its final model dir
+    is every setup's starting point. The setups then read the rows from the start again."""
+    w = argparse.Namespace(**{**vars(a), "steps": a.warm_start})
+    run = TrainRun(data.train, train_config(w, a.batch // WORLD), root / "warm", data.tok_dir,
+                   model_config=data.model_config, heldout=data.heldout, device="cpu",
+                   progress=False)  # fmt: skip
+    result = launch_train(run, Launch(nproc=WORLD))
+    loss = heldout_loss(result.model_dir, data.heldout)
+    print(f"warm start: {a.warm_start} DDP steps, held-out loss {loss:.4f}", flush=True)
+    return replace(data, start_dir=result.model_dir)
+
+
 # ---------------------------------------------------------------------------- main
 def print_table(results: list[Result], a: argparse.Namespace, data: Data) -> None:
     rounds = math.ceil(a.steps / a.inner_steps)
     print(f"\ntiny preset, ctx {a.ctx}, vocab {a.vocab}; {a.steps} steps x {a.batch} rows "
           f"(islands: {a.batch // WORLD} rows each), H={a.inner_steps} ({rounds} rounds), lr "
-          f"3e-3 warmup {a.warmup}, precision {a.precision}; data: {data.docs[0]:,} training "
+          f"{a.lr:g} warmup {a.warmup}, precision {a.precision}; data: {data.docs[0]:,} training "
           f"documents in {data.train.num_rows:,} rows, {data.docs[1]:,} held-out documents in "
           f"{data.heldout.num_rows:,} rows ({data.heldout.label_tokens:,} target tokens); "
-          f"torch {torch.__version__}\n")  # fmt: skip
-    base = results[0]
+          f"torch {torch.__version__}"
+          + (f"; warm start: {a.warm_start} DDP steps" if a.warm_start else "") + "\n")  # fmt: skip
+    base = results[0]  # DDP, when it ran
     print(f"{'setup':33s} {'held-out loss':>13s} {'vs DDP':>7s} {'bytes':>15s} "
           f"{'reduction':>9s} {'wall s':>7s} {'tokens':>10s}")  # fmt: skip
     for r in results:
@@ -256,6 +279,20 @@ def main() -> None:
     ap.add_argument("--ctx", type=int, default=128)
     ap.add_argument("--vocab", type=int, default=2000)
     ap.add_argument("--warmup", type=int, default=20)
+    ap.add_argument("--lr", type=float, default=3e-3, help="peak inner lr (cosine to lr/10)")
+    ap.add_argument(
+        "--warm-start",
+        type=int,
+        default=0,
+        metavar="W",
+        help="first train W steps with DDP; every setup continues from there "
+        "(the DiLoCo paper's protocol: it starts from a pretrained model)",
+    )
+    ap.add_argument(
+        "--setups",
+        default="ddp,nesterov,average",
+        help="comma-separated, from ddp, nesterov, average, alone",
+    )
     ap.add_argument("--outer-lr", type=float, default=0.7, help="DiLoCo's (the paper's 0.7)")
     ap.add_argument("--outer-momentum", type=float, default=0.9, help="DiLoCo's (paper: 0.9)")
     ap.add_argument("--precision", default="fp32", choices=["fp32", "auto", "bf16"])
@@ -268,14 +305,22 @@ def main() -> None:
         a.steps, a.inner_steps = 60, 20
     if a.batch % WORLD:
         ap.error(f"--batch must be a multiple of {WORLD}")
+    setups = [x.strip() for x in a.setups.split(",") if x.strip()]
+    if a.alone and "alone" not in setups:
+        setups.append("alone")
+    unknown = set(setups) - {"ddp", "nesterov", "average", "alone"}
+    if unknown or not setups:
+        ap.error(f"--setups: unknown {sorted(unknown)}; choose from ddp, nesterov, average, alone")
     load_before = os.getloadavg()[0]
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="diloco-bench-") as tmp:
         root = Path(tmp)
         data = build_data(root, a)
         print(f"data ready in {time.perf_counter() - t0:.1f} s", flush=True)
+        if a.warm_start:
+            data = warm_start(data, a, root)
         results: list[Result] = []
-        for setup in ("ddp", "nesterov", "average", *(("alone",) if a.alone else ())):
+        for setup in setups:
             r = (run_torchrun(data, a, root, alone=setup == "alone")
                  if setup in ("ddp", "alone") else run_islands(data, a, root, setup))  # fmt: skip
             print(f"== {r.name}: held-out loss {r.loss:.4f}, {r.wall_s:.0f} s", flush=True)

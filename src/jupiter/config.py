@@ -403,6 +403,10 @@ class Node(Strict):
     # addresses other nodes of its island reach it at (MLX ring; e.g. the Thunderbolt
     # bridge's IP); empty = host
     ips: list[str] = Field(default_factory=list)
+    # JACCL (mlx_backend: jaccl, RDMA over Thunderbolt 5): this Mac's RDMA device toward
+    # each other Mac of its island, by node name, e.g. {mini: rdma_en3}; on macOS,
+    # `mlx.distributed_config --backend jaccl` finds them
+    rdma: dict[str, str] = Field(default_factory=dict)
     # a generator or hybrid node's LLM server; `generator.llm.backend: cluster` balances
     # requests over every node that has one
     generator: LLMConfig | None = None
@@ -439,9 +443,10 @@ class SyncConfig(Strict):
 
 class ClusterConfig(Strict):
     backend: Literal["auto", "torch", "mlx", "mpi"] = "auto"
-    # how the Macs of an MLX island talk: ring (TCP over Ethernet or Thunderbolt) or mpi
-    # (backend: mpi implies it)
-    mlx_backend: Literal["ring", "mpi"] = "ring"
+    # how the Macs of an MLX island talk: ring (TCP over Ethernet or Thunderbolt), mpi
+    # (backend: mpi implies it), or jaccl / jaccl-ring (RDMA over Thunderbolt 5: every node
+    # lists its `rdma` devices; one process a node)
+    mlx_backend: Literal["ring", "mpi", "jaccl", "jaccl-ring"] = "ring"
     # extra ssh arguments for every node, e.g. ["-i", "~/.ssh/cluster", "-J", "bastion"]
     ssh_options: list[str] = Field(default_factory=list)
     sync: SyncConfig = Field(default_factory=SyncConfig)

@@ -136,3 +136,27 @@ def test_nothing_usable_changes_nothing(tmp_path: Path, aggregate: str) -> None:
     contribute(c, 0, "slow", torch.full((4,), float("nan")))
     nxt, _ = c.step(round0(), ["slow"])
     assert torch.equal(nxt.weights["w"], torch.ones(4)) and nxt.index == 1
+
+
+def test_the_round_schedule_follows_the_run_not_the_island_step_count() -> None:
+    """Every island takes the same stretch of the nominal lr schedule (rounds x H) in a
+    round: H steps one to one, 2H steps (speed-aware) at half pace, and an island that
+    missed rounds where the others are."""
+    from jupiter.cluster.island import round_schedule
+    from jupiter.config import TrainConfig
+    from jupiter.train.schedule import lr_at
+
+    cfg = TrainConfig(lr=1e-3, min_lr=1e-4, warmup_steps=10)
+    plan = {"rounds": 4, "sync": {"inner_steps": 50}}
+
+    def nominal(x: float) -> float:
+        return lr_at(x, 200, 1e-3, 1e-4, 10)
+
+    even = round_schedule(cfg, plan, 1, 50, 50)
+    assert [even(s) for s in range(50, 100)] == [nominal(s) for s in range(50, 100)]
+    fast = round_schedule(cfg, plan, 1, 50, 100)  # twice the steps, same stretch
+    assert [fast(50 + 2 * j) for j in range(50)] == [nominal(50 + j) for j in range(50)]
+    assert nominal(99) > fast(149) > nominal(100)  # its last step: nominal 99.5
+    late = round_schedule(cfg, plan, 3, 20, 50)  # 20 steps done, rejoining at round 3
+    assert late(20) == nominal(150) and late(69) == nominal(199)
+    assert late(20) < lr_at(20, 200, 1e-3, 1e-4, 10)  # not its own step's (higher) lr

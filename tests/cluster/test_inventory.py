@@ -92,6 +92,53 @@ def test_hostfile_and_commands(tmp_path: Path) -> None:
     assert lines[-1].startswith("coordinator: ") and len(lines) == 4
 
 
+JACCL = {
+    "mlx_backend": "jaccl",
+    "nodes": [
+        {"host": "m1.local", "name": "m1", "device_type": "mac", "ips": ["10.0.1.1"],
+         "rdma": {"m2": "rdma_en3", "m3": "rdma_en4"}},
+        {"host": "m2.local", "name": "m2", "device_type": "mac",
+         "rdma": {"m1": "rdma_en3", "m3": "rdma_en5"}},
+        {"host": "m3.local", "name": "m3", "device_type": "mac",
+         "rdma": {"m1": "rdma_en4", "m2": "rdma_en5"}},
+    ],
+}  # fmt: skip
+
+
+def test_a_jaccl_hostfile_carries_the_rdma_matrix_mlx_launch_reads(tmp_path: Path) -> None:
+    from mlx._distributed_utils.common import Hostfile
+
+    cluster = ClusterConfig.model_validate(JACCL)
+    (mac,) = islands(cluster)
+    path = write_hostfile(mac, cluster, tmp_path / "h.json")
+    parsed = Hostfile.from_file(path)  # mlx.launch's own reader
+    assert parsed.backend == "jaccl"
+    assert [h.rdma for h in parsed.hosts] == [[None, "rdma_en3", "rdma_en4"],
+                                              ["rdma_en3", None, "rdma_en5"],
+                                              ["rdma_en4", "rdma_en5", None]]  # fmt: skip
+    assert parsed.hosts[0].ips == ["10.0.1.1"]  # rank 0's address: the JACCL coordinator
+    ((cmd, _),) = launch_commands(cluster, "s3://bucket/run", tmp_path)["mac-mlx"]
+    assert cmd[cmd.index("--backend") + 1] == "jaccl"
+
+
+def test_jaccl_without_a_device_or_with_two_processes_a_mac_is_refused(tmp_path: Path) -> None:
+    nodes = [dict(n) for n in JACCL["nodes"]]  # type: ignore[union-attr]
+    nodes[1]["rdma"] = {"m1": "rdma_en3"}  # m2 lists no device toward m3
+    cluster = ClusterConfig.model_validate({**JACCL, "nodes": nodes})
+    with pytest.raises(JupiterError, match=r"node m2: no RDMA device toward m3 .*rdma: \{m3"):
+        write_hostfile(islands(cluster)[0], cluster, tmp_path / "h.json")
+    # a ring of three needs only the neighbours: m2's are m1 and m3, so still refused; a
+    # ring of two (m1, m2) needs nothing more
+    two = ClusterConfig.model_validate({**JACCL, "mlx_backend": "jaccl-ring", "nodes": nodes[:2]})
+    data = json.loads(write_hostfile(islands(two)[0], two, tmp_path / "r.json").read_text())
+    assert [h["rdma"] for h in data["hosts"]] == [[None, "rdma_en3"], ["rdma_en3", None]]
+    nodes[0]["processes"] = 2
+    crowded = ClusterConfig.model_validate({**JACCL, "nodes": nodes})
+    with pytest.raises(JupiterError, match="one process a Mac, but m1 asks for more"):
+        write_hostfile(islands(crowded)[0], crowded, tmp_path / "c.json")
+    assert not (tmp_path / "c.json").exists()
+
+
 def test_localhost_runs_without_ssh(tmp_path: Path) -> None:
     cluster = ClusterConfig.model_validate({"nodes": [{"name": "me", "processes": 2}]})
     ((cmd, _),) = launch_commands(cluster, str(tmp_path), tmp_path)["cpu-torch"]

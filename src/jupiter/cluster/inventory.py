@@ -160,16 +160,48 @@ def mlx_transport(cluster: ClusterConfig) -> str:
 
 
 def write_hostfile(island: Island, cluster: ClusterConfig, path: Path) -> Path:
-    """mlx.launch's JSON hostfile: the host to reach by SSH and the IPs of the ring.
+    """mlx.launch's JSON hostfile: the host to reach by SSH and the IPs of the ring (for
+    JACCL, of rank 0's coordinator), and for JACCL each rank's RDMA device to every other.
 
     A local node is 127.0.0.1 there, which mlx.launch starts without SSH."""
+    transport = mlx_transport(cluster)
     hosts = []
     for node in island.nodes:
         ssh = "127.0.0.1" if node.is_local else node.host
         ips = node.ips or [ssh]
         for _ in range(processes_of(node, cluster) or 1):
             hosts.append({"ssh": ssh, "ips": ips})
+    if transport.startswith("jaccl"):
+        for host, devices in zip(hosts, rdma_matrix(island, cluster, transport), strict=True):
+            host["rdma"] = devices
     path.parent.mkdir(parents=True, exist_ok=True)
-    data = {"backend": mlx_transport(cluster), "hosts": hosts}
+    data = {"backend": transport, "hosts": hosts}
     path.write_text(json.dumps(data, indent=1), encoding="utf-8")
     return path
+
+
+def rdma_matrix(island: Island, cluster: ClusterConfig, transport: str) -> list[list[str | None]]:
+    """Row i: node i's RDMA device toward each node (None toward itself), from the nodes'
+    `rdma` maps; jaccl needs every pair, jaccl-ring each node's two ring neighbours."""
+    nodes = island.nodes
+    crowded = [n.name for n in nodes if (processes_of(n, cluster) or 1) > 1]
+    if crowded:
+        raise JupiterError(
+            f"island {island.name}: {transport} runs one process a Mac, but {', '.join(crowded)}"
+            " asks for more: set processes: 1 there (or mlx_backend: ring)"
+        )
+    n = len(nodes)
+    rows: list[list[str | None]] = []
+    for i, node in enumerate(nodes):
+        need = {(i - 1) % n, (i + 1) % n} if transport == "jaccl-ring" else set(range(n))
+        missing = [nodes[j].name for j in sorted(need - {i}) if nodes[j].name not in node.rdma]
+        if missing:
+            raise JupiterError(
+                f"node {node.name}: no RDMA device toward {', '.join(missing)} for "
+                f"mlx_backend: {transport}: add `rdma: {{{missing[0]}: rdma_enN}}` to the node "
+                "in cluster.yaml (`mlx.distributed_config --backend jaccl` lists them on macOS)"
+            )
+        rows.append(
+            [None if j == i else node.rdma.get(other.name) for j, other in enumerate(nodes)]
+        )
+    return rows

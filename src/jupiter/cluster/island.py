@@ -15,6 +15,7 @@ import json
 import os
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -25,8 +26,10 @@ import torch
 from jupiter.cluster import protocol as P
 from jupiter.cluster.heartbeat import Heartbeat
 from jupiter.cluster.syncstore import SyncStore, decode, encode, weights_digest
+from jupiter.config import TrainConfig
 from jupiter.errors import JupiterError
 from jupiter.train.loop import TrainRun
+from jupiter.train.schedule import lr_at
 
 
 # ------------------------------------------------------------------------- engines
@@ -244,11 +247,29 @@ def run_rounds(
             beat.info = {"round": rnd, "step": engine.step}
         inner = int(json.loads(meta["plan"])["inner_steps"].get(spec.island, 0))
         at = {"round": rnd, "start": start_step}
+        engine.state.lr_fn = round_schedule(engine.run.config, plan, rnd, start_step, inner)
         losses, train_s = train_round(engine, min(start_step + inner, engine.max_steps), marker, at)
         if engine.rank == 0 and losses:
             publish(store, engine, weights, info, losses, train_s, plan["sync"]["dtype"])
         save_island(engine, marker, {"round": rnd + 1, "start": engine.step})
         last, t0 = rnd, time.perf_counter()
+
+
+def round_schedule(
+    cfg: TrainConfig, plan: dict[str, Any], rnd: int, start: int, inner: int
+) -> Callable[[int], float]:
+    """The lr of the round's inner steps: the run's nominal schedule (rounds x H steps) over
+    this round's stretch of it, whatever the island's own step count. A speed-aware island
+    running 2H steps takes them at half the pace through the same stretch, and an island
+    that missed rounds takes up the schedule where the others are."""
+    h = int(plan["sync"]["inner_steps"])
+    total = int(plan["rounds"]) * h
+    pace = h / max(1, inner)
+
+    def lr(step: int) -> float:
+        return lr_at(rnd * h + (step - start) * pace, total, cfg.lr, cfg.min_lr, cfg.warmup_steps)
+
+    return lr
 
 
 def train_round(

@@ -99,6 +99,9 @@ class TrainState:
     epoch_loss: list[float] = field(default_factory=lambda: [0.0, 0.0])  # sum, steps
     best: dict[str, Any] = field(default_factory=dict)  # {"step", "loss", "path"}
     epochs_done: list[dict[str, Any]] = field(default_factory=list)  # epoch_info.json rows
+    # The lr of an optimizer step, when a driver sets the schedule (the cross-island loop:
+    # the round's place in the run); None: lr_at over the plan's max_steps.
+    lr_fn: Callable[[int], float] | None = None
 
     def position(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in POSITION_KEYS} | {
@@ -255,7 +258,8 @@ def run_steps(run: TrainRun, state: TrainState, k: int, on_step: StepHook | None
     ds_engine = dist.is_deepspeed(state.forward)
     for _ in range(min(k, plan.max_steps - state.step)):
         t0 = time.perf_counter()
-        lr = lr_at(state.step, plan.max_steps, cfg.lr, cfg.min_lr, cfg.warmup_steps)
+        lr = (state.lr_fn(state.step) if state.lr_fn is not None
+              else lr_at(state.step, plan.max_steps, cfg.lr, cfg.min_lr, cfg.warmup_steps))  # fmt: skip
         for group in state.optimizer.param_groups:
             group["lr"] = lr
         batches, n_targets = [], 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 
-def lr_at(step: int, max_steps: int, lr: float, min_lr: float, warmup_steps: int) -> float:
+def lr_at(step: float, max_steps: int, lr: float, min_lr: float, warmup_steps: int) -> float:
     """Linear warmup from lr/warmup_steps to lr, then cosine decay to min_lr at max_steps.
 
     `step` counts from 0 (the first optimizer step). The warmup never yields 0, so the
