@@ -41,6 +41,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 import argparse
 import math
 import random
+import sysconfig
 import tempfile
 import time
 from dataclasses import dataclass, field, replace
@@ -96,17 +97,28 @@ class Result:
 
 
 # ---------------------------------------------------------------------------- data
-def corpus(seed: int) -> tuple[list[str], list[str]]:
-    """(training texts, held-out texts): the stdlib docs, a seeded 5 % of documents held out."""
+def stdlib_sources() -> list[str]:
+    """The standard library's own Python source files (not its tests): --corpus docs+source."""
+    root = Path(sysconfig.get_paths()["stdlib"])
+    skip = {"test", "tests", "idlelib", "site-packages", "lib2to3"}
+    files = sorted(p for p in root.rglob("*.py") if not skip & set(p.relative_to(root).parts))
+    return [p.read_text(encoding="utf-8", errors="replace") for p in files]
+
+
+def corpus(seed: int, kind: str = "docs") -> tuple[list[str], list[str]]:
+    """(training texts, held-out texts): the stdlib docs (and with docs+source, the stdlib's
+    source files), a seeded 5 % of documents held out."""
     docs = collect_stdlib(PythonStdlibSource(type="python_stdlib"))
     texts = [d.text for d in docs if d.text.strip()]
+    if kind == "docs+source":
+        texts += [t for t in stdlib_sources() if t.strip()]
     random.Random(seed).shuffle(texts)
     n_held = max(1, round(HELDOUT_FRACTION * len(texts)))
     return texts[n_held:], texts[:n_held]
 
 
 def build_data(root: Path, a: argparse.Namespace) -> Data:
-    train_texts, held_texts = corpus(a.seed)
+    train_texts, held_texts = corpus(a.seed, a.corpus)
     # The tokenizer sees only the training documents: held-out text stays unseen.
     tok = train_tokenizer(train_texts, a.vocab, root / "tok")
     seqs = encode_examples(tok, [], train_texts, raw_text_fraction=1.0, seed=a.seed)
@@ -279,6 +291,12 @@ def main() -> None:
     ap.add_argument("--ctx", type=int, default=128)
     ap.add_argument("--vocab", type=int, default=2000)
     ap.add_argument("--warmup", type=int, default=20)
+    ap.add_argument(
+        "--corpus",
+        default="docs",
+        choices=["docs", "docs+source"],
+        help="the stdlib docs, or the docs and the stdlib's source (about 7x the tokens)",
+    )
     ap.add_argument("--lr", type=float, default=3e-3, help="peak inner lr (cosine to lr/10)")
     ap.add_argument(
         "--warm-start",
