@@ -406,3 +406,76 @@ def test_lora_steps_match_torch_from_the_same_adapter(
     assert max(float(np.abs(mw[n] - tw[n]).max()) for n in tw) < 1e-5
     held = mlx_loop.heldout_loss(run, ms)
     assert held is not None and abs(held - (loop.heldout_loss(run, ts) or 0.0)) < 1e-5
+
+
+# -------------------------------------------------------------------------- compile
+def two_rounds(run: TrainRun) -> dict[str, Any]:
+    """2 steps, set_weights (half the initial weights, as the cross-island driver sets new
+    ones between rounds), 2 more: the losses, norms, weights after each round, moments."""
+    state = mlx_loop.start(run)
+    norms: list[float] = []
+    first = mlx_loop.get_weights(state)
+    mlx_loop.run_steps(run, state, 2, lambda r: norms.append(r["grad_norm"]))
+    mid = mlx_loop.get_weights(state)
+    mlx_loop.set_weights(state, {n: w * 0.5 for n, w in first.items()})
+    mlx_loop.run_steps(run, state, 2, lambda r: norms.append(r["grad_norm"]))
+    assert state.fns is not None
+    moments = {f"{kind}/{p}": np.array(mv[i]) for p, mv in state.moments.items()
+               for i, kind in enumerate(("exp_avg", "exp_avg_sq"))}  # fmt: skip
+    end = mlx_loop.get_weights(state)
+    return {"losses": state.losses, "norms": norms, "mid": mid, "end": end, "moments": moments,
+            "compiled": state.fns.update is not mlx_loop._clip_adamw}  # fmt: skip
+
+
+@pytest.mark.parametrize("method", ["full", "lora"])
+def test_compiled_steps_equal_eager_ones(
+    method: str,
+    tok_dir: Path,
+    tiny_model_dirs: dict[str, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """mx.compile changes no bit of the training, 2 micro-batches accumulated a step, and
+    the compiled step sees weights set between rounds."""
+    got = {}
+    for mode in ("0", "1"):  # JUPITER_MLX_COMPILE: eager, then compiled
+        monkeypatch.setenv("JUPITER_MLX_COMPILE", mode)
+        if method == "full":  # micro-batch 4 × 2 accumulation
+            run = preset_run(tok_dir, tmp_path / mode)
+        else:  # dropout draws from mx.random: the RNG key goes through the compiled step
+            lora = LoraConfig(r=4, alpha=8, dropout=0.1)
+            run = chat_run(tiny_model_dirs["llama"], tmp_path / mode, max_steps=4, grad_accum=2,
+                           lora=lora)  # fmt: skip
+        assert run.config.grad_accum == 2
+        got[mode] = two_rounds(run)
+    eager, compiled = got["0"], got["1"]
+    assert compiled["compiled"] and not eager["compiled"]
+    print(f"eager losses    {eager['losses']}\ncompiled losses {compiled['losses']}")
+    assert compiled["losses"] == eager["losses"]  # exact
+    assert compiled["norms"] == eager["norms"]
+    for key in ("mid", "end", "moments"):
+        assert compiled[key].keys() == eager[key].keys()
+        assert all(np.array_equal(compiled[key][n], w) for n, w in eager[key].items()), key
+
+
+def test_both_loops_take_a_drivers_lr_schedule(tok_dir: Path, tmp_path: Path) -> None:
+    """lr_fn (the cross-island driver's round schedule) replaces lr_at in both loops: an lr
+    of 0 leaves every weight where it was (decoupled decay scales by 1 - lr x decay)."""
+    from jupiter.train import loop
+
+    seen: list[int] = []
+
+    def frozen(step: int) -> float:
+        seen.append(step)
+        return 0.0
+
+    for name, engine in (("mlx", mlx_loop), ("torch", loop)):
+        run = preset_run(tok_dir, tmp_path / name)
+        state = engine.start(run)
+        before = {n: np.array(w) for n, w in engine.get_weights(state).items()}
+        state.lr_fn = frozen
+        engine.run_steps(run, state, 2)
+        after = engine.get_weights(state)
+        assert all(np.array_equal(np.array(after[n]), w) for n, w in before.items()), name
+        assert state.step == 2 and state.lr_fn is frozen
+    assert seen == [0, 1, 0, 1]

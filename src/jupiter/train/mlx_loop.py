@@ -7,6 +7,11 @@ ranks (mx.distributed: ring, MPI or JACCL under `mlx.launch`), global-norm clipp
 AdamW written out to match torch.optim.AdamW, all in fp32. World size 1 is the same code
 path. A cross-island driver calls `start` once, then per round `set_weights`,
 `run_steps(run, state, H)` and `get_weights`.
+
+The step's array work (forward and backward, then clip + AdamW) runs under `mx.compile`,
+as in mlx-lm's trainer; the tests check that it gives eager execution's numbers bit for bit.
+JUPITER_MLX_COMPILE=0 in the environment runs it eagerly instead (read when a state takes
+its first step).
 """
 
 from __future__ import annotations
@@ -67,6 +72,8 @@ class MLXState:
     epochs_done: list[dict[str, Any]] = field(default_factory=list)  # epoch_info.json rows
     lr: float = 0.0  # the last step's learning rate
     tokenizer: Any = None  # loaded by the first save
+    fns: StepFns | None = None  # built by the first run_steps
+    lr_fn: Callable[[int], float] | None = None  # as TrainState.lr_fn: a driver's schedule
 
     def position(self) -> dict[str, Any]:
         out = {k: getattr(self, k) for k in ckpt.POSITION_KEYS}
@@ -99,33 +106,74 @@ def start(run: TrainRun) -> MLXState:
 
 
 # ---------------------------------------------------------------------------- loop
-def _clip_and_step(state: MLXState, grads: dict[str, Any], lr: float, cfg: TrainConfig) -> float:
+@dataclass
+class StepFns:
+    """A state's step functions, built once so that their compiled traces serve every step."""
+
+    loss_and_grad: Callable[..., tuple[Any, Any]]  # (ids, targets, positions, n_targets)
+    update: Callable[..., tuple[dict[str, Any], dict[str, Any], Any]]  # see _clip_adamw
+
+
+def _clip_adamw(
+    params: dict[str, Any],
+    grads: dict[str, Any],
+    moments: dict[str, tuple[Any, Any]],
+    c: dict[str, Any],
+) -> tuple[dict[str, Any], dict[str, tuple[Any, Any]], Any]:
     """torch's clip_grad_norm_, then torch.optim.AdamW's update written out (decoupled
     decay, bias corrections, eps after the square root), with weight decay on >=2-D
-    non-embedding weights as build_optimizer groups them. Returns the pre-clip norm."""
+    non-embedding weights as build_optimizer groups them; `c` holds the step's scalars
+    (_coefs). Returns the new weights, the new moments and the pre-clip norm."""
     import mlx.core as mx
-    from mlx.utils import tree_unflatten
 
     norm = mx.linalg.norm(mx.stack([mx.linalg.norm(g.reshape(-1)) for g in grads.values()]))
-    coef = mx.minimum(cfg.grad_clip / (norm + 1e-6), 1.0)
-    b1, b2, t = cfg.beta1, cfg.beta2, state.step + 1
-    step_size = lr / (1 - b1**t)
-    bc2_sqrt = (1 - b2**t) ** 0.5
-    new, moments = [], {}
-    for path, p in flat(state.model.trainable_parameters()).items():
+    coef = mx.minimum(c["clip"] / (norm + 1e-6), 1.0)
+    new, out = {}, {}
+    for path, p in params.items():
         g = grads[path] * coef
-        m, v = state.moments.get(path, (mx.zeros_like(p), mx.zeros_like(p)))
+        m, v = moments[path]
         if p.ndim >= 2 and "embed" not in path:
-            p = p * (1 - lr * cfg.weight_decay)
-        m = m + (1 - b1) * (g - m)  # torch's lerp_ for a weight below 0.5
-        v = v * b2 + (1 - b2) * (g * g)
-        p = p - step_size * (m / (mx.sqrt(v) / bc2_sqrt + 1e-8))
-        new.append((path, p))
-        moments[path] = (m, v)
-    state.model.update(tree_unflatten(new))
-    state.moments = moments
-    mx.eval(state.model.trainable_parameters(), moments, norm)
-    return norm.item()  # type: ignore[return-value]
+            p = p * c["decay"]
+        m = m + c["1-b1"] * (g - m)  # torch's lerp_ for a weight below 0.5
+        v = v * c["b2"] + c["1-b2"] * (g * g)
+        new[path] = p - c["step_size"] * (m / (mx.sqrt(v) / c["bc2_sqrt"] + 1e-8))
+        out[path] = (m, v)
+    return new, out, norm
+
+
+def _coefs(cfg: TrainConfig, lr: float, t: int) -> dict[str, Any]:
+    """Step t's scalars, worked out in float64 on the host (as torch does) and rounded to
+    fp32 as Python numbers in mlx arithmetic are; arrays, so that a new lr or step does not
+    retrace the compiled update."""
+    import mlx.core as mx
+
+    b1, b2 = cfg.beta1, cfg.beta2
+    values = {
+        "clip": cfg.grad_clip, "decay": 1 - lr * cfg.weight_decay, "1-b1": 1 - b1, "b2": b2,
+        "1-b2": 1 - b2, "step_size": lr / (1 - b1**t), "bc2_sqrt": (1 - b2**t) ** 0.5,
+    }  # fmt: skip
+    return {k: mx.array(v, dtype=mx.float32) for k, v in values.items()}
+
+
+def _step_fns(state: MLXState) -> StepFns:
+    """The state's step functions: compiled, or eager under JUPITER_MLX_COMPILE=0."""
+    import mlx.core as mx
+    import mlx.nn as nn
+
+    model, checkpoint, world = state.model, state.plan.grad_ckpt, state.world
+
+    def mean_loss(ids: Any, targets: Any, positions: Any, n_targets: Any) -> Any:
+        # × world: average_gradients divides the sum over ranks by it, as DDP does in torch
+        return loss_sum(model, ids, targets, positions, checkpoint) / n_targets * world
+
+    loss_and_grad = nn.value_and_grad(model, mean_loss)
+    if os.environ.get("JUPITER_MLX_COMPILE", "1") == "0":
+        return StepFns(loss_and_grad, _clip_adamw)
+    # The model's arrays go in on every call rather than being frozen into the trace
+    # (set_weights and restore replace them), and come back out (value_and_grad leaves the
+    # traced ones in the model); so does the RNG key, which LoRA dropout advances.
+    live = [model.state, mx.random.state]
+    return StepFns(mx.compile(loss_and_grad, inputs=live, outputs=live), mx.compile(_clip_adamw))
 
 
 def run_steps(run: TrainRun, state: MLXState, k: int, on_step: StepHook | None = None) -> None:
@@ -136,21 +184,19 @@ def run_steps(run: TrainRun, state: MLXState, k: int, on_step: StepHook | None =
     global gradient, for any world size, micro-batch and accumulation.
     """
     import mlx.core as mx
-    import mlx.nn as nn
     from mlx.nn.utils import average_gradients
+    from mlx.utils import tree_unflatten
 
     cfg, data, plan, model = run.config, run.dataset, state.plan, state.model
     world = state.world
     model.train()
-
-    def mean_loss(ids: Any, targets: Any, positions: Any, n_targets: int) -> Any:
-        # × world: average_gradients divides the sum over ranks by it, as DDP does in torch
-        return loss_sum(model, ids, targets, positions, plan.grad_ckpt) / n_targets * world
-
-    loss_and_grad = nn.value_and_grad(model, mean_loss)
+    if state.fns is None:
+        state.fns = _step_fns(state)
+    fns = state.fns
     for _ in range(min(k, plan.max_steps - state.step)):
         t0 = time.perf_counter()
-        lr = lr_at(state.step, plan.max_steps, cfg.lr, cfg.min_lr, cfg.warmup_steps)
+        lr = (state.lr_fn(state.step) if state.lr_fn is not None
+              else lr_at(state.step, plan.max_steps, cfg.lr, cfg.min_lr, cfg.warmup_steps))  # fmt: skip
         batches, n_targets = [], 0
         for _ in range(plan.grad_accum):
             batches.append(data.batch(state.epoch, state.index, plan.global_micro, state.rank,
@@ -158,24 +204,38 @@ def run_steps(run: TrainRun, state: MLXState, k: int, on_step: StepHook | None =
             n_targets += data.target_count(state.epoch, state.index, plan.global_micro)
             state.epoch, state.index = data.next_position(state.epoch, state.index,
                                                           plan.global_micro)  # fmt: skip
+        count = mx.array(max(1, n_targets), dtype=mx.float32)  # an array: no retrace per step
         grads: dict[str, Any] = {}
         total = mx.array(0.0)
-        for b in batches:
-            loss, g = loss_and_grad(*batch_arrays(b), max(1, n_targets))
+        for i, b in enumerate(batches):
+            if i:  # one micro-batch's graph in memory at a time
+                mx.eval(grads, total)
+            loss, g = fns.loss_and_grad(*batch_arrays(b), count)
             g = flat(g)
             grads = {n: grads[n] + x for n, x in g.items()} if grads else g
             total = total + loss
-            mx.eval(grads, total)  # one micro-batch's graph in memory at a time
         if world > 1:  # the mean of the ranks' (× world) gradients: their sum
             grads = flat(average_gradients(grads, group=state.group))
-        step_loss = float(np.array(ckpt.all_sum(state, total))) / world
+        params = flat(model.trainable_parameters())
+        moments = {
+            p: state.moments[p] if p in state.moments else (mx.zeros_like(w), mx.zeros_like(w))
+            for p, w in params.items()
+        }
+        new, moments, norm = fns.update(params, grads, moments, _coefs(cfg, lr, state.step + 1))
+        # The update is evaluated with the loss (one eval a step, without accumulation) but
+        # lands in the model and state.moments only once the loss is known to be finite.
+        both = mx.stack([ckpt.all_sum(state, total), norm])
+        mx.eval(new, moments, both)
+        step_loss, grad_norm = np.array(both).tolist()
+        step_loss /= world
         if not math.isfinite(step_loss):
             # Stop before the optimizer writes NaNs into the weights.
             raise JupiterError(
                 f"training diverged at step {state.step + 1} (loss {step_loss}):"
                 " lower train.lr or raise train.warmup_steps, then resume"
             )
-        grad_norm = _clip_and_step(state, grads, lr, cfg)
+        model.update(tree_unflatten(list(new.items())))
+        state.moments = moments
         state.step += 1
         state.lr = lr
         state.losses.append(step_loss)
