@@ -5,6 +5,7 @@ resume, two mlx.launch ring processes equal to one, and LoRA training on MLX."""
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -479,3 +480,27 @@ def test_both_loops_take_a_drivers_lr_schedule(tok_dir: Path, tmp_path: Path) ->
         assert all(np.array_equal(np.array(after[n]), w) for n, w in before.items()), name
         assert state.step == 2 and state.lr_fn is frozen
     assert seen == [0, 1, 0, 1]
+
+
+def test_training_shows_a_progress_bar_on_a_terminal(
+    tok_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a terminal the MLX loop draws the same rich bar as the torch loop: steps
+    done/total, loss, tokens/s and the time left; off a terminal, nothing."""
+    import dataclasses
+    import io
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    for tty, name in ((True, "tty"), (False, "pipe")):
+        err = Terminal() if tty else io.StringIO()
+        monkeypatch.setattr(sys, "stderr", err)
+        run = dataclasses.replace(preset_run(tok_dir, tmp_path / name), progress=True)
+        assert mlx_loop.train(run).steps == 6
+        out = err.getvalue()
+        if tty:
+            assert "train" in out and "6/6" in out and "tok/s" in out and "loss " in out, out
+        else:
+            assert "6/6" not in out

@@ -6,13 +6,14 @@ The logger is the only writer of metrics.jsonl; every other reader goes through 
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import math
 import os
 import re
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -427,3 +428,43 @@ def plot_learning_curve(metrics_jsonl: Path, out_png: Path, title: str = "") -> 
     png = io.BytesIO()
     fig.savefig(png, format="png")
     return atomic.write_bytes(Path(out_png), png.getvalue())
+
+
+class StepBar:
+    """The training progress bar: steps done/total, loss, tokens/s and ETA (rich, on
+    stderr, only when stderr is a terminal); updates are no-ops when it is not shown."""
+
+    def __init__(self) -> None:
+        self.bar: Any = None
+        self.task: Any = None
+
+    @contextlib.contextmanager
+    def show(self, enabled: bool, total: int, completed: int) -> Iterator[None]:
+        if not (enabled and sys.stderr.isatty()):
+            yield
+            return
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeRemainingColumn,
+        )
+
+        self.bar = Progress(
+            TextColumn("train"), BarColumn(), MofNCompleteColumn(),
+            TextColumn("loss {task.fields[loss]:.3f}  {task.fields[tps]:,.0f} tok/s"),
+            TimeRemainingColumn(), console=Console(stderr=True),
+        )  # fmt: skip
+        try:
+            with self.bar:
+                self.task = self.bar.add_task("train", total=total, completed=completed,
+                                              loss=float("nan"), tps=0.0)  # fmt: skip
+                yield
+        finally:
+            self.bar = self.task = None
+
+    def update(self, step: int, loss: float, tps: float) -> None:
+        if self.bar is not None:
+            self.bar.update(self.task, completed=step, loss=loss, tps=tps)

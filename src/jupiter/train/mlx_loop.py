@@ -16,6 +16,7 @@ its first step).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -290,7 +291,7 @@ class Reporter:
     """Per-step records into metrics.jsonl (and TensorBoard, W&B, MLflow) and the hook."""
 
     def __init__(self, run: TrainRun, state: MLXState, hook: StepHook | None) -> None:
-        from jupiter.train.metrics import MetricsLogger
+        from jupiter.train.metrics import MetricsLogger, StepBar
 
         cfg = run.config
         self.run, self.state, self.hook = run, state, hook
@@ -301,14 +302,20 @@ class Reporter:
             mlflow_tracking_uri=cfg.mlflow_tracking_uri, enabled=state.rank == 0,
             resume_step=state.step,
         )  # fmt: skip
+        self.steps = StepBar()
+
+    def progress(self) -> contextlib.AbstractContextManager[None]:
+        enabled = self.run.progress and self.state.rank == 0
+        return self.steps.show(enabled, self.state.plan.max_steps, self.state.step)
 
     def __call__(self, rec: dict[str, Any]) -> None:
         import mlx.core as mx
 
         st, step = self.state, rec["step"]
+        tokens, elapsed = st.tokens - self.mark[0], st.elapsed - self.mark[1]
+        self.steps.update(step, rec["loss"], tokens / elapsed if elapsed else 0.0)
         if step % self.run.config.log_every and step != st.plan.max_steps:
             return
-        tokens, elapsed = st.tokens - self.mark[0], st.elapsed - self.mark[1]
         self.mark = (st.tokens, st.elapsed)
         per_epoch = self.run.dataset.batches_per_epoch(st.plan.global_micro)
         metrics = {
@@ -339,34 +346,35 @@ def train(
     reporter = Reporter(run, state, on_step)
     heldout: float | None = None
     try:
-        while state.step < target:
-            epoch = state.epoch
-            run_steps(run, state, 1, reporter)
-            step, ended = state.step, state.epoch > epoch
-            save_now = (step % cfg.checkpoint_every == 0 or step == target
-                        or (ended and cfg.checkpoint_every_epoch))  # fmt: skip
-            if step % cfg.eval_every == 0 or save_now or step == plan.max_steps:
-                heldout = heldout_loss(run, state)
-                if heldout is not None:
-                    reporter.logger.log(step, {"loss": heldout, "ppl": math.exp(min(heldout, 50))},
-                                        kind="heldout")  # fmt: skip
-            path = run.out_dir / f"step-{step:06d}" if save_now else None
-            if ended:  # the epoch's row goes into the checkpoint written at its end
-                mean = state.epoch_loss[0] / max(1.0, state.epoch_loss[1])
-                state.epochs_done.append({
-                    "epoch": epoch + 1, "train_loss": mean, "lr": state.lr,
-                    "timestamp": time.time(), "checkpoint": str(path) if path else None,
-                    "global_step": step,
-                })  # fmt: skip
-                state.epoch_loss = [0.0, 0.0]
-            if path is not None:
-                score = heldout if heldout is not None else state.losses[-1]
-                if not state.best or score < state.best["loss"]:
-                    state.best = {"step": step, "loss": score, "path": str(path)}
-                save(run, state)
-            if ended and state.rank == 0:
-                info = json.dumps({"epochs": state.epochs_done}, indent=1)
-                atomic.write_text(run.out_dir / "epoch_info.json", info)
+        with reporter.progress():
+            while state.step < target:
+                epoch = state.epoch
+                run_steps(run, state, 1, reporter)
+                step, ended = state.step, state.epoch > epoch
+                save_now = (step % cfg.checkpoint_every == 0 or step == target
+                            or (ended and cfg.checkpoint_every_epoch))  # fmt: skip
+                if step % cfg.eval_every == 0 or save_now or step == plan.max_steps:
+                    heldout = heldout_loss(run, state)
+                    if heldout is not None:
+                        reporter.logger.log(step, {"loss": heldout, "ppl": math.exp(min(heldout, 50))},
+                                            kind="heldout")  # fmt: skip
+                path = run.out_dir / f"step-{step:06d}" if save_now else None
+                if ended:  # the epoch's row goes into the checkpoint written at its end
+                    mean = state.epoch_loss[0] / max(1.0, state.epoch_loss[1])
+                    state.epochs_done.append({
+                        "epoch": epoch + 1, "train_loss": mean, "lr": state.lr,
+                        "timestamp": time.time(), "checkpoint": str(path) if path else None,
+                        "global_step": step,
+                    })  # fmt: skip
+                    state.epoch_loss = [0.0, 0.0]
+                if path is not None:
+                    score = heldout if heldout is not None else state.losses[-1]
+                    if not state.best or score < state.best["loss"]:
+                        state.best = {"step": step, "loss": score, "path": str(path)}
+                    save(run, state)
+                if ended and state.rank == 0:
+                    info = json.dumps({"epochs": state.epochs_done}, indent=1)
+                    atomic.write_text(run.out_dir / "epoch_info.json", info)
     finally:
         reporter.logger.close()
     finished = state.step >= plan.max_steps

@@ -7,9 +7,7 @@ from __future__ import annotations
 import contextlib
 import json
 import math
-import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +33,7 @@ class Reporter:
 
     def __init__(self, run: TrainRun, state: TrainState, hook: StepHook | None) -> None:
         from jupiter.models.loading import trainable_parameters
-        from jupiter.train.metrics import MetricsLogger, flops_per_token, peak_flops
+        from jupiter.train.metrics import MetricsLogger, StepBar, flops_per_token, peak_flops
         from jupiter.train.setup import shape_of
 
         cfg, d = run.config, state.dist
@@ -53,34 +51,12 @@ class Reporter:
             mlflow_tracking_uri=cfg.mlflow_tracking_uri, enabled=d.main,
             resume_step=state.step,
         )  # fmt: skip
-        self.bar: Any = None
-        self.task: Any = None
+        self.steps = StepBar()
 
-    @contextlib.contextmanager
-    def progress(self) -> Iterator[None]:
-        if not (self.run.progress and self.state.dist.main and sys.stderr.isatty()):
-            yield
-            return
-        from rich.console import Console
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-            TimeRemainingColumn,
-        )
-
-        self.bar = Progress(
-            TextColumn("train"), BarColumn(), MofNCompleteColumn(),
-            TextColumn("loss {task.fields[loss]:.3f}  {task.fields[tps]:,.0f} tok/s"),
-            TimeRemainingColumn(), console=Console(stderr=True),
-        )  # fmt: skip
-        with self.bar:
-            self.task = self.bar.add_task(
-                "train", total=self.state.plan.max_steps, completed=self.state.step,
-                loss=float("nan"), tps=0.0,
-            )  # fmt: skip
-            yield
+    def progress(self) -> contextlib.AbstractContextManager[None]:
+        main = self.state.dist.main
+        return self.steps.show(self.run.progress and main, self.state.plan.max_steps,
+                               self.state.step)  # fmt: skip
 
     def __call__(self, rec: dict[str, Any]) -> None:
         from jupiter.train.metrics import mfu, peak_memory_gb
@@ -88,8 +64,7 @@ class Reporter:
         st, step = self.state, rec["step"]
         tokens, elapsed = st.tokens - self.mark[0], st.elapsed - self.mark[1]
         tps = tokens / elapsed if elapsed > 0 else 0.0
-        if self.bar is not None:
-            self.bar.update(self.task, completed=step, loss=rec["loss"], tps=tps)
+        self.steps.update(step, rec["loss"], tps)
         if step % self.run.config.log_every and step != st.plan.max_steps:
             return
         self.mark = (st.tokens, st.elapsed)
