@@ -336,45 +336,22 @@ def train(
     a checkpoint; checkpoints, held-out loss, metrics and final dir as trainer.train."""
     from jupiter.train.checkpoint import latest_checkpoint
     from jupiter.train.metrics import plot_learning_curve
+    from jupiter.train.trainer import drive
 
-    cfg, wall0 = run.config, time.perf_counter()
+    wall0 = time.perf_counter()
     run.out_dir.mkdir(parents=True, exist_ok=True)
     state = start(run)
     plan = state.plan
     target = plan.max_steps if stop_after is None else min(stop_after, plan.max_steps)
     first_step, tokens0, elapsed0 = state.step, state.tokens, state.elapsed
     reporter = Reporter(run, state, on_step)
-    heldout: float | None = None
     try:
         with reporter.progress():
-            while state.step < target:
-                epoch = state.epoch
-                run_steps(run, state, 1, reporter)
-                step, ended = state.step, state.epoch > epoch
-                save_now = (step % cfg.checkpoint_every == 0 or step == target
-                            or (ended and cfg.checkpoint_every_epoch))  # fmt: skip
-                if step % cfg.eval_every == 0 or save_now or step == plan.max_steps:
-                    heldout = heldout_loss(run, state)
-                    if heldout is not None:
-                        reporter.logger.log(step, {"loss": heldout, "ppl": math.exp(min(heldout, 50))},
-                                            kind="heldout")  # fmt: skip
-                path = run.out_dir / f"step-{step:06d}" if save_now else None
-                if ended:  # the epoch's row goes into the checkpoint written at its end
-                    mean = state.epoch_loss[0] / max(1.0, state.epoch_loss[1])
-                    state.epochs_done.append({
-                        "epoch": epoch + 1, "train_loss": mean, "lr": state.lr,
-                        "timestamp": time.time(), "checkpoint": str(path) if path else None,
-                        "global_step": step,
-                    })  # fmt: skip
-                    state.epoch_loss = [0.0, 0.0]
-                if path is not None:
-                    score = heldout if heldout is not None else state.losses[-1]
-                    if not state.best or score < state.best["loss"]:
-                        state.best = {"step": step, "loss": score, "path": str(path)}
-                    save(run, state)
-                if ended and state.rank == 0:
-                    info = json.dumps({"epochs": state.epochs_done}, indent=1)
-                    atomic.write_text(run.out_dir / "epoch_info.json", info)
+            heldout = drive(
+                run, state, target, reporter, step=lambda: run_steps(run, state, 1, reporter),
+                heldout=lambda: heldout_loss(run, state), save=lambda: save(run, state),
+                lr=lambda: state.lr, main=state.rank == 0,
+            )  # fmt: skip
     finally:
         reporter.logger.close()
     finished = state.step >= plan.max_steps

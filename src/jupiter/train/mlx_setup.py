@@ -29,8 +29,7 @@ def build_model_for(
     cfg: TrainConfig, model_config: Any, model_dir: Path | None
 ) -> tuple[Any, ModelSpec]:
     """(model, spec): a seeded preset, or an HF dir / adapter dir loaded for cfg.method."""
-    from jupiter.models.loading import adapter_base
-    from jupiter.train.checkpoint import is_adapter_dir
+    from jupiter.train.setup import split_adapter
 
     if (model_config is None) == (model_dir is None):
         raise JupiterError("a training run needs exactly one of model_config or model_dir")
@@ -49,14 +48,7 @@ def build_model_for(
     import mlx.core as mx
 
     assert model_dir is not None
-    base, adapter = Path(model_dir), None
-    if is_adapter_dir(base):  # a LoRA student continues: its base, then its adapter weights
-        base, adapter = adapter_base(base), base
-        if cfg.method == "full":
-            raise JupiterError(
-                f"{model_dir} is a LoRA adapter: continue it with train.method lora, or merge "
-                "it first (jupiter export) to train fully"
-            )
+    base, adapter = split_adapter(Path(model_dir), cfg.method)
     # Full fine-tuning keeps fp32 master weights; a frozen LoRA base stays in its stored
     # dtype (bf16 halves its memory on a Mac; adapters are fp32 either way).
     model, spec = load_hf_dir(base, mx.float32 if cfg.method == "full" else None)

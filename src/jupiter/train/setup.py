@@ -126,6 +126,22 @@ def make_plan(
     )  # fmt: skip
 
 
+def split_adapter(model_dir: Path, method: str) -> tuple[Path, Path | None]:
+    """(base dir, adapter dir or None): a LoRA adapter dir continues on its base, with its
+    adapter weights; full training refuses one (both backends)."""
+    from jupiter.models.loading import adapter_base
+    from jupiter.train.checkpoint import is_adapter_dir
+
+    if not is_adapter_dir(model_dir):
+        return model_dir, None
+    if method == "full":
+        raise JupiterError(
+            f"{model_dir} is a LoRA adapter: continue it with train.method lora, or merge "
+            "it first (jupiter export) to train fully"
+        )
+    return adapter_base(model_dir), model_dir
+
+
 def build_model_for(
     cfg: TrainConfig,
     model_config: Any,
@@ -144,18 +160,10 @@ def build_model_for(
             )
         fresh: PreTrainedModel = build_model(model_config, cfg.seed)
         return fresh.to(d.device)  # type: ignore[arg-type,no-any-return]
-    from jupiter.models.loading import adapter_base, load_adapter_weights, load_for_training
-    from jupiter.train.checkpoint import is_adapter_dir
+    from jupiter.models.loading import load_adapter_weights, load_for_training
 
     assert model_dir is not None
-    base_dir, adapter = model_dir, None
-    if is_adapter_dir(model_dir):  # a LoRA student continues: its base, then its adapter weights
-        base_dir, adapter = adapter_base(model_dir), model_dir
-        if cfg.method == "full":
-            raise JupiterError(
-                f"{model_dir} is a LoRA adapter: continue it with train.method lora, or merge "
-                "it first (jupiter export) to train fully"
-            )
+    base_dir, adapter = split_adapter(Path(model_dir), cfg.method)
     # A frozen base in bf16 halves its memory on GPU; on CPU keep fp32 (exact, and bf16
     # storage there saves memory only).
     frozen_bf16 = d.device.type == "cuda" and cfg.method != "full"

@@ -8,6 +8,7 @@ import contextlib
 import json
 import math
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -80,9 +81,6 @@ class Reporter:
         if self.hook is not None and st.dist.main:
             self.hook({"step": step, **{k: v for k, v in metrics.items() if v is not None}})
 
-    def heldout(self, step: int, loss: float) -> None:
-        self.logger.log(step, {"loss": loss, "ppl": math.exp(min(loss, 50.0))}, kind="heldout")
-
 
 # --------------------------------------------------------------------- checkpoints
 def full_model_state(run: TrainRun, state: TrainState) -> Any:
@@ -133,11 +131,53 @@ def save(run: TrainRun, state: TrainState, tokenizer: PreTrainedTokenizerBase) -
     return path
 
 
-def write_epoch_info(run: TrainRun, state: TrainState) -> None:
-    if not state.dist.main:
-        return
-    info = json.dumps({"epochs": state.epochs_done}, indent=1)
-    atomic.write_text(run.out_dir / "epoch_info.json", info)
+def drive(
+    run: TrainRun,
+    state: Any,
+    target: int,
+    reporter: Any,
+    *,
+    step: Callable[[], None],
+    heldout: Callable[[], float | None],
+    save: Callable[[], Any],
+    lr: Callable[[], float],
+    main: bool,
+) -> float | None:
+    """The step loop of `train`, for either backend's state (TrainState, MLXState): one
+    optimizer step at a time up to `target`, held-out loss at eval_every and before each
+    save, checkpoints at checkpoint_every / the target / epoch ends, epoch rows into
+    epoch_info.json (rank 0), the best checkpoint by held-out (else training) loss.
+    Returns the last held-out loss."""
+    cfg, plan = run.config, state.plan
+    last: float | None = None
+    while state.step < target:
+        epoch = state.epoch
+        step()
+        at, ended = state.step, state.epoch > epoch
+        save_now = (at % cfg.checkpoint_every == 0 or at == target
+                    or (ended and cfg.checkpoint_every_epoch))  # fmt: skip
+        if at % cfg.eval_every == 0 or save_now or at == plan.max_steps:
+            last = heldout()
+            if last is not None:
+                reporter.logger.log(at, {"loss": last, "ppl": math.exp(min(last, 50.0))},
+                                    kind="heldout")  # fmt: skip
+        path = run.out_dir / f"step-{at:06d}" if save_now else None
+        if ended:  # the epoch's row goes into the checkpoint written at its end
+            mean = state.epoch_loss[0] / max(1.0, state.epoch_loss[1])
+            state.epochs_done.append({
+                "epoch": epoch + 1, "train_loss": mean, "lr": lr(), "timestamp": time.time(),
+                "checkpoint": str(path) if path else None, "global_step": at,
+            })  # fmt: skip
+            state.epoch_loss = [0.0, 0.0]
+        if path is not None:
+            score = last if last is not None else state.losses[-1]
+            if not state.best or score < state.best["loss"]:
+                state.best = {"step": at, "loss": score, "path": str(path)}
+            save()
+        if ended and main:
+            info = json.dumps({"epochs": state.epochs_done}, indent=1)
+            atomic.write_text(run.out_dir / "epoch_info.json", info)
+    return last
 
 
 def load_run_tokenizer(path: Path) -> PreTrainedTokenizerBase:
@@ -154,7 +194,7 @@ def train(
     from jupiter.train.checkpoint import latest_checkpoint
     from jupiter.train.metrics import plot_learning_curve
 
-    cfg, wall0 = run.config, time.perf_counter()
+    wall0 = time.perf_counter()
     run.out_dir.mkdir(parents=True, exist_ok=True)
     tokenizer = load_run_tokenizer(run.tokenizer_dir)
     state = start(run)
@@ -162,36 +202,14 @@ def train(
     target = plan.max_steps if stop_after is None else min(stop_after, plan.max_steps)
     first_step, tokens0, elapsed0 = state.step, state.tokens, state.elapsed
     reporter = Reporter(run, state, on_step)
-    last_heldout: tuple[int, float | None] = (-1, None)
     try:
         with reporter.progress():
-            while state.step < target:
-                epoch = state.epoch
-                run_steps(run, state, 1, reporter)
-                step, ended = state.step, state.epoch > epoch
-                save_now = (step % cfg.checkpoint_every == 0 or step == target
-                            or (ended and cfg.checkpoint_every_epoch))  # fmt: skip
-                if step % cfg.eval_every == 0 or save_now or step == plan.max_steps:
-                    hl = heldout_loss(run, state)
-                    last_heldout = (step, hl)
-                    if hl is not None:
-                        reporter.heldout(step, hl)
-                path = run.out_dir / f"step-{step:06d}" if save_now else None
-                if ended:  # the epoch's row goes into the checkpoint written at its end
-                    mean = state.epoch_loss[0] / max(1.0, state.epoch_loss[1])
-                    state.epochs_done.append({
-                        "epoch": epoch + 1, "train_loss": mean,
-                        "lr": state.optimizer.param_groups[0]["lr"], "timestamp": time.time(),
-                        "checkpoint": str(path) if path else None, "global_step": step,
-                    })  # fmt: skip
-                    state.epoch_loss = [0.0, 0.0]
-                if path is not None:
-                    score = last_heldout[1] if last_heldout[1] is not None else state.losses[-1]
-                    if not state.best or score < state.best["loss"]:
-                        state.best = {"step": step, "loss": score, "path": str(path)}
-                    save(run, state, tokenizer)
-                if ended:
-                    write_epoch_info(run, state)
+            heldout = drive(
+                run, state, target, reporter, step=lambda: run_steps(run, state, 1, reporter),
+                heldout=lambda: heldout_loss(run, state),
+                save=lambda: save(run, state, tokenizer),
+                lr=lambda: state.optimizer.param_groups[0]["lr"], main=d.main,
+            )  # fmt: skip
     finally:
         reporter.logger.close()
     finished = state.step >= plan.max_steps
@@ -214,7 +232,7 @@ def train(
         losses=list(state.losses),
         tokens_per_s=(state.tokens - tokens0) / stepping if stepping > 0 else 0.0,
         wall_time_s=time.perf_counter() - wall0, finished=finished,
-        heldout_loss=last_heldout[1], best_checkpoint=Path(best) if best else None,
+        heldout_loss=heldout, best_checkpoint=Path(best) if best else None,
     )  # fmt: skip
 
 
