@@ -116,6 +116,18 @@ def test_report_numbers(quick_run: tuple[Path, float, str]) -> None:
     assert 0 <= student["mc_accuracy"] <= 1 and 0 <= student["qa_f1"] <= 1
     # the extractive generator answers by retrieval over the collected docs
     assert gen["qa_f1"] > 0.15 and gen["mc_accuracy"] > 0.4 and gen["bpb"] is None
+    # every figure has its 95% interval; the paired differences have a verdict
+    lo, hi = student["bpb_ci"]
+    assert lo < student["bpb"] < hi and student["mc_chance"] == 0.25
+    assert all(len(student[k]) == 2 for k in ("qa_f1_ci", "qa_exact_ci", "mc_accuracy_ci"))
+    vs_base = report["comparisons"]["student_vs_untrained"]["metrics"]
+    assert set(vs_base) == {"bpb", "qa_f1", "qa_exact", "mc_accuracy"}
+    assert vs_base["bpb"]["verdict"] == "better" and vs_base["bpb"]["ci"][1] < 0
+    vs_gen = report["comparisons"]["student_vs_generator"]["metrics"]
+    assert set(vs_gen) == {"qa_f1", "qa_exact", "mc_accuracy"}  # retrieval has no bpb
+    assert "item_scores" not in student  # per-item scores live beside eval.json
+    items = json.loads((ws / "cycles" / "cycle-001" / "eval_items.json").read_text())
+    assert len(items["student"]["item_scores"]["qa_f1"]) == 40
     metrics = (ws / "cycles" / "cycle-001" / "train" / "metrics.jsonl").read_text().splitlines()
     first, last = json.loads(metrics[0]), json.loads(metrics[-1])
     assert last["loss"] < first["loss"]

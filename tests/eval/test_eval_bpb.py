@@ -13,6 +13,7 @@ from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 from jupiter.data.tokenizer import train_tokenizer
 from jupiter.errors import JupiterError
 from jupiter.eval.bpb import bits_per_byte, take_bytes
+from jupiter.eval.stats import ratio_ci
 
 TRAIN_KEYS = ["for", "while", "if", "try", "with", "class", "function", "lambda"]
 SCORE_KEYS = ["assert", "break", "continue", "del", "global", "pass", "raise", "return"]
@@ -112,3 +113,20 @@ def test_bpb_without_text_is_an_error(
 ) -> None:
     with pytest.raises(JupiterError, match="no held-out text"):
         bits_per_byte(model, tok, ["", ""], context_length=32, max_bytes=1000)
+
+
+def test_per_document_bits_and_bytes_add_up_to_the_total(
+    model: LlamaForCausalLM, tok: PreTrainedTokenizerFast
+) -> None:
+    texts = _texts()
+    res = bits_per_byte(model, tok, texts, context_length=32, max_bytes=3000, batch_size=3)
+    scored = take_bytes(texts, 3000)
+    assert res["doc_bytes"] == [len(t.encode("utf-8")) for t in scored]
+    assert sum(res["doc_bytes"]) == res["bytes"]
+    assert sum(res["doc_bits"]) == pytest.approx(res["nll_nats"] / math.log(2), rel=1e-9)
+    # each document's bits are that document's own cross-entropy, whatever the batching
+    for text, bits in zip(scored, res["doc_bits"], strict=True):
+        nll, _ = _hand_nll(model, tok, [text], ctx=32)
+        assert bits == pytest.approx(nll / math.log(2), rel=1e-4)
+    ci = ratio_ci(res["doc_bits"], res["doc_bytes"])
+    assert ci is not None and ci[0] < res["bpb"] < ci[1]

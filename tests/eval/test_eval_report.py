@@ -15,9 +15,11 @@ from jupiter.eval.qa import MCItem, QAItem, build_mc
 from jupiter.eval.report import (
     chance_mc_accuracy,
     comparison_table,
+    difference_table,
     evaluate_answerer,
     write_report,
 )
+from jupiter.eval.stats import mean_ci
 
 ITEMS = [
     QAItem(
@@ -158,3 +160,86 @@ def test_chance_accuracy() -> None:
     assert chance_mc_accuracy(4) == 0.25
     with pytest.raises(ValueError):
         chance_mc_accuracy(0)
+
+
+class EvenRight(Oracle):
+    """Right on the even-numbered items (QA and MC), silent and wrong on the odd ones."""
+
+    id = "even"
+
+    def answer(self, questions: Sequence[str]) -> list[str]:
+        return [self.ref[q] if int(q.split("_")[1].split()[0]) % 2 == 0 else "" for q in questions]
+
+    def choose(self, question: str, choices: Sequence[str]) -> int:
+        right = super().choose(question, choices)
+        return right if int(question.split("_")[1].split()[0]) % 2 == 0 else (right + 1) % 4
+
+
+def test_report_keeps_item_scores_and_95_intervals() -> None:
+    mc = build_mc(ITEMS, 4, seed=0)
+    rep = evaluate_answerer(EvenRight(ITEMS), ITEMS, mc)
+    expected = [float(k % 2 == 0) for k in range(12)]
+    assert rep["qa_f1"] == rep["qa_exact"] == rep["mc_accuracy"] == 0.5
+    scores = rep["item_scores"]
+    assert list(scores["qa_f1"]) == [it.id for it in ITEMS]  # item order, keyed by id
+    assert list(scores["qa_f1"].values()) == expected
+    assert list(scores["qa_exact"].values()) == expected
+    assert scores["mc_accuracy"] == {m.id: e for m, e in zip(mc, expected, strict=True)}
+    ci = mean_ci(expected)
+    assert ci is not None
+    for key in ("qa_f1_ci", "qa_exact_ci", "mc_accuracy_ci"):
+        assert rep[key] == list(ci)
+        assert rep[key][0] < 0.5 < rep[key][1]
+    assert rep["mc_chance"] == 0.25  # still shown
+    assert json.loads(json.dumps(rep)) == rep  # JSON-ready: lists, not tuples
+
+
+def test_intervals_need_two_items() -> None:
+    rep = evaluate_answerer(Oracle(ITEMS[:1]), ITEMS[:1], [])
+    assert rep["qa_f1"] == 1.0 and rep["qa_f1_ci"] is None and rep["mc_accuracy_ci"] is None
+
+
+def _render(table: object) -> str:
+    out = io.StringIO()
+    Console(file=out, width=160, color_system=None).print(table)
+    return out.getvalue()
+
+
+def test_comparison_table_shows_intervals_and_chance() -> None:
+    rows = [
+        {"model": "student", "bpb": 2.5, "bpb_ci": [2.41, 2.6], "qa_f1": 0.512,
+         "qa_f1_ci": [0.47, 0.55], "mc_accuracy": 0.5, "mc_accuracy_ci": [0.3, 0.7],
+         "mc_chance": 0.25},
+        {"model": "extractive", "qa_f1": 0.61, "mc_chance": 0.25},
+    ]  # fmt: skip
+    text = _render(comparison_table(rows))
+    lines = {ln.split()[1]: ln for ln in text.splitlines() if ln.strip().startswith("│")}
+    assert "2.500 [2.41, 2.60]" in lines["student"]
+    assert "0.512 [0.47, 0.55]" in lines["student"]
+    assert "0.500 [0.30, 0.70] (chance 0.25)" in lines["student"]
+    assert "0.610" in lines["extractive"] and "[" not in lines["extractive"]
+
+
+def test_difference_table_lists_each_paired_difference() -> None:
+    comps = {
+        "student_vs_generator": {
+            "model": "student:cycle-001", "against": "generator:extractive",
+            "metrics": {
+                "mc_accuracy": {"difference": 0.1, "ci": [-0.05, 0.25], "higher_is_better": True,
+                                "verdict": "no difference (inside the noise)"},
+            },
+        },
+        "student_vs_untrained": {
+            "model": "student:cycle-001", "against": "untrained",
+            "metrics": {
+                "bpb": {"difference": -1.2, "ci": [-1.4, -1.0], "higher_is_better": False,
+                        "verdict": "better"},
+            },
+        },
+    }  # fmt: skip
+    table = difference_table(comps)
+    assert table.row_count == 2
+    text = _render(table)
+    assert "+0.100 [-0.05, +0.25]" in text and "inside the noise" in text
+    assert "-1.200 [-1.40, -1.00]" in text and "lower is better" in text
+    assert "student:cycle-001 − untrained" in text

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import torch
 import torch.nn.functional as F
@@ -67,8 +68,8 @@ def _batch_nll(
     batch: Sequence[tuple[list[int], list[int]]],
     pad_id: int,
     device: str | torch.device,
-) -> float:
-    """Summed NLL (nats) of the targets of a batch of windows, right-padded."""
+) -> list[float]:
+    """Summed NLL (nats) of the targets of each window of a batch, right-padded."""
     width = max(len(inp) for inp, _ in batch)
     inputs = torch.full((len(batch), width), pad_id, dtype=torch.long)
     targets = torch.full((len(batch), width), IGNORE, dtype=torch.long)
@@ -83,9 +84,9 @@ def _batch_nll(
         logits.reshape(-1, logits.size(-1)),
         targets.to(device).reshape(-1),
         ignore_index=IGNORE,
-        reduction="sum",
+        reduction="none",  # padding scores 0; summed per row for per-document figures
     )
-    return float(nll.item())
+    return [float(v) for v in nll.reshape(len(batch), width).sum(dim=1).tolist()]
 
 
 def bits_per_byte(
@@ -96,11 +97,13 @@ def bits_per_byte(
     max_bytes: int,
     device: str | torch.device = "cpu",
     batch_size: int = 8,
-) -> dict[str, float | int]:
+) -> dict[str, Any]:
     """Score `texts` (in order, up to `max_bytes` UTF-8 bytes) with a causal LM on `device`.
 
-    The model must already be on `device`. Returns {"bpb", "bytes", "tokens", "nll_nats"},
-    where `tokens` counts the predicted tokens. The loss is taken in fp32; on a GPU, call it
+    The model must already be on `device`. Returns {"bpb", "bytes", "tokens", "nll_nats",
+    "doc_bits", "doc_bytes"}, where `tokens` counts the predicted tokens and doc_bits /
+    doc_bytes are per scored text, in order (for a bootstrap interval over documents, see
+    eval/stats.py ratio_ci). The loss is taken in fp32; on a GPU, call it
     inside `torch.autocast(...)` for bf16 matmuls (on 2 CPU cores bf16 autocast changed bpb
     by ~1e-5 relative and was not reliably faster, so fp32 is the default).
     """
@@ -112,25 +115,34 @@ def bits_per_byte(
         raise JupiterError("no held-out text to measure bits-per-byte on (is the corpus empty?)")
     start = _start_id(tokenizer)
     windows: list[tuple[list[int], list[int]]] = []
-    for text in scored:
+    owner: list[int] = []  # the text each window belongs to
+    for doc, text in enumerate(scored):
         ids = tokenizer.encode(text, add_special_tokens=False)
-        windows += _windows(([start] if start is not None else []) + ids, context_length)
-    # longest first, so each batch pads little; the sum does not depend on the order
-    windows.sort(key=lambda w: len(w[0]), reverse=True)
+        got = _windows(([start] if start is not None else []) + ids, context_length)
+        windows += got
+        owner += [doc] * len(got)
+    # longest first, so each batch pads little; the sums do not depend on the order
+    order = sorted(range(len(windows)), key=lambda k: len(windows[k][0]), reverse=True)
     pad_id = tokenizer.pad_token_id if isinstance(tokenizer.pad_token_id, int) else 0
     was_training = model.training
     model.eval()
-    nll = 0.0
+    doc_nll = [0.0] * len(scored)
     try:
         with torch.no_grad():
-            for i in range(0, len(windows), batch_size):
-                nll += _batch_nll(model, windows[i : i + batch_size], pad_id, device)
+            for i in range(0, len(order), batch_size):
+                part = order[i : i + batch_size]
+                got_nll = _batch_nll(model, [windows[k] for k in part], pad_id, device)
+                for k, v in zip(part, got_nll, strict=True):
+                    doc_nll[owner[k]] += v
     finally:
         model.train(was_training)
+    nll = sum(doc_nll)
     n_tokens = sum(len(t) for _, t in windows)
     return {
         "bpb": nll / math.log(2) / n_bytes,
         "bytes": n_bytes,
         "tokens": n_tokens,
         "nll_nats": nll,
+        "doc_bits": [v / math.log(2) for v in doc_nll],
+        "doc_bytes": [len(t.encode("utf-8")) for t in scored],
     }

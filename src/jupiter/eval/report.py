@@ -14,6 +14,7 @@ from rich.table import Table
 from jupiter import atomic
 from jupiter.errors import JupiterError
 from jupiter.eval.qa import MCItem, QAItem, exact_match, token_f1
+from jupiter.eval.stats import Interval, mean_ci
 
 ProgressFn = Callable[[int, int], None]  # (done, total) over QA items then MC items
 
@@ -41,6 +42,12 @@ def chance_mc_accuracy(n_choices: int) -> float:
 
 def _mean(values: Sequence[float]) -> float | None:
     return sum(values) / len(values) if values else None
+
+
+def _ci(values: Sequence[float]) -> list[float] | None:
+    """The 95% bootstrap interval as a JSON-ready [lo, hi]; None under two items."""
+    ci = mean_ci(values)
+    return None if ci is None else list(ci)
 
 
 def _answers(gen: Answerer, items: Sequence[QAItem], progress: Callable[[int], None]) -> list[str]:
@@ -88,12 +95,21 @@ def evaluate_answerer(
     return {
         "model": gen.id,
         "qa_f1": _mean(f1s),
+        "qa_f1_ci": _ci(f1s),
         "qa_exact": _mean(exact),
+        "qa_exact_ci": _ci(exact),
         "mc_accuracy": _mean(hits),
+        "mc_accuracy_ci": _ci(hits),
         "mc_chance": _mean([chance_mc_accuracy(len(m.choices)) for m in mc]),
         "n_qa": len(items),
         "n_mc": len(mc),
         "samples": samples,
+        # per-item scores, in item order, so two models can be compared item by item
+        "item_scores": {
+            "qa_f1": {it.id: f for it, f in zip(items, f1s, strict=True)},
+            "qa_exact": {it.id: e for it, e in zip(items, exact, strict=True)},
+            "mc_accuracy": {m.id: h for m, h in zip(mc, hits, strict=True)},
+        },
     }
 
 
@@ -114,8 +130,21 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
+def _figure(row: dict[str, Any], key: str) -> str:
+    """`0.512 [0.47, 0.55]`: the figure and its 95% interval; MC adds its chance level."""
+    value = row.get(key)
+    text = _cell(value)
+    ci = row.get(f"{key}_ci")
+    if value is not None and ci:
+        text += f" [{ci[0]:.2f}, {ci[1]:.2f}]"
+    if key == "mc_accuracy" and value is not None and row.get("mc_chance") is not None:
+        text += f" (chance {row['mc_chance']:.2f})"
+    return text
+
+
 def comparison_table(rows: list[dict[str, Any]], title: str | None = None) -> Table:
-    """One row per model (untrained, trained, generator ...): model, bpb, qa_f1, mc_accuracy.
+    """One row per model (untrained, trained, generator ...): model, bpb, qa_f1, mc_accuracy,
+    each with its 95% interval where the row has one, and MC with its chance level.
 
     A value a row lacks (a generator has no bpb) shows as "—".
     """
@@ -126,6 +155,28 @@ def comparison_table(rows: list[dict[str, Any]], title: str | None = None) -> Ta
     for row in rows:
         table.add_row(
             str(row.get("model", MISSING)),
-            *(_cell(row.get(k)) for k in ("bpb", "qa_f1", "mc_accuracy")),
+            *(_figure(row, k) for k in ("bpb", "qa_f1", "mc_accuracy")),
         )
+    return table
+
+
+def _difference(entry: dict[str, Any]) -> str:
+    text = f"{entry['difference']:+.3f}"
+    ci: Interval | list[float] | None = entry.get("ci")
+    return text + (f" [{ci[0]:+.2f}, {ci[1]:+.2f}]" if ci else "")
+
+
+def difference_table(comparisons: dict[str, dict[str, Any]], title: str | None = None) -> Table:
+    """Paired differences (eval/compare.py compare_reports), one row per comparison and metric:
+    `model − against`, the difference with its paired 95% interval, and the verdict."""
+    table = Table(title=title)
+    table.add_column("comparison")
+    table.add_column("metric")
+    table.add_column("difference [95% CI]", justify="right")
+    table.add_column("verdict")
+    for comp in comparisons.values():
+        label = f"{comp.get('model', MISSING)} − {comp.get('against', MISSING)}"
+        for metric, entry in comp.get("metrics", {}).items():
+            better = "" if entry.get("higher_is_better", True) else " (lower is better)"
+            table.add_row(label, metric + better, _difference(entry), entry["verdict"])
     return table

@@ -9,11 +9,15 @@ from typing import Any
 
 import torch
 
+from jupiter import atomic
 from jupiter.errors import JupiterError
 from jupiter.improve.stages import active_generator, progress_bar, train_chunks
 from jupiter.improve.workspace import Workspace
 
-SUMMARY_KEYS = ("model", "path", "bpb", "qa_f1", "qa_exact", "mc_accuracy", "n_qa", "n_mc")
+SUMMARY_KEYS = (
+    "model", "path", "bpb", "qa_f1", "qa_exact", "mc_accuracy", "n_qa", "n_mc",
+    "bpb_ci", "qa_f1_ci", "qa_exact_ci", "mc_accuracy_ci", "mc_chance",
+)  # fmt: skip
 
 
 def eval_items(ws: Workspace) -> tuple[list[Any], list[Any]]:
@@ -53,6 +57,7 @@ def evaluate_model(ws: Workspace, model_dir: Path, name: str, items: list[Any],
                    mc: list[Any]) -> dict[str, Any]:  # fmt: skip
     """bpb + QA + MC for an HF model dir, answered by greedy generation and log-likelihood."""
     from jupiter.eval.bpb import bits_per_byte
+    from jupiter.eval.stats import ratio_ci
     from jupiter.synth.model import ModelGenerator
 
     gen = ModelGenerator(
@@ -68,7 +73,12 @@ def evaluate_model(ws: Workspace, model_dir: Path, name: str, items: list[Any],
                     gen.model, gen.tokenizer, texts, ws.cfg.model.context_length,
                     ws.cfg.eval.heldout_max_bytes,
                 )  # fmt: skip
-            report.update(bpb=bpb["bpb"], heldout_bytes=bpb["bytes"])
+            ci = ratio_ci(bpb["doc_bits"], bpb["doc_bytes"])  # bootstrap over documents
+            report.update(
+                bpb=bpb["bpb"], bpb_ci=None if ci is None else list(ci),
+                heldout_bytes=bpb["bytes"],
+                bpb_docs={"bits": bpb["doc_bits"], "bytes": bpb["doc_bytes"]},
+            )  # fmt: skip
     report["path"] = str(model_dir)
     return report
 
@@ -92,11 +102,11 @@ def evaluate_generator(ws: Workspace, items: list[Any], mc: list[Any]) -> dict[s
             report = answer_with_progress(ws, llm, f"eval {row['id']}", items, mc)
         finally:
             llm.close()
-        report.update(model=f"generator:{row['id']}", bpb=None, path="")
+        report.update(model=f"generator:{row['id']}", bpb=None, bpb_ci=None, path="")
         return report
     gen = ExtractiveGenerator(train_chunks(ws))
     report = answer_with_progress(ws, gen, "eval extractive (retrieval)", items, mc)
-    report.update(model=f"generator:{row['id']}", bpb=None, path="")
+    report.update(model=f"generator:{row['id']}", bpb=None, bpb_ci=None, path="")
     return report
 
 
@@ -105,7 +115,8 @@ def untrained_report(ws: Workspace, items: list[Any], mc: list[Any]) -> dict[str
     cache = ws.root / "untrained_eval.json"
     if cache.is_file():
         cached = json.loads(cache.read_text())
-        if cached.get("n_qa") == len(items):
+        # a cache from before per-item scores were kept cannot be paired: recompute it
+        if cached.get("n_qa") == len(items) and "item_scores" in cached:
             return cached
     # fine-tuning compares with the base model as it came; from scratch, the step-0 model
     base = ws.cfg.model.base
@@ -121,8 +132,33 @@ def summary(report: dict[str, Any] | None) -> dict[str, Any] | None:
     return None if report is None else {k: report.get(k) for k in SUMMARY_KEYS}
 
 
+def paired_comparisons(student: dict[str, Any], untrained: dict[str, Any] | None,
+                       generator: dict[str, Any]) -> dict[str, Any]:  # fmt: skip
+    """student - untrained and student - generator, each metric with its paired 95% CI."""
+    from jupiter.eval.compare import compare_reports
+
+    out = {"student_vs_generator": compare_reports(student, generator)}
+    if untrained is not None:
+        out = {"student_vs_untrained": compare_reports(student, untrained)} | out
+    return out
+
+
+def write_eval(ws: Workspace, cycle: int, report: dict[str, Any]) -> None:
+    """eval.json without per-item scores (readable), and eval_items.json beside it with them
+    (compact: one line per model), for pairing these reports with later ones."""
+    from jupiter.eval.compare import items_of, without_items
+    from jupiter.eval.report import write_report
+
+    models = ("student", "generator", "untrained")
+    slim = {k: (without_items(v) if k in models and v else v) for k, v in report.items()}
+    write_report(ws.cycle_dir(cycle) / "eval.json", slim)
+    lines = [f"{json.dumps(k)}: {json.dumps(items_of(report[k]))}" for k in models if report[k]]
+    text = "{\n" + ",\n".join(lines) + "\n}\n"  # valid JSON, one model a line
+    atomic.write_text(ws.cycle_dir(cycle) / "eval_items.json", text)
+
+
 def eval_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
-    from jupiter.eval.report import comparison_table, write_report
+    from jupiter.eval.report import comparison_table, difference_table
     from jupiter.improve.decide import student_id
     from jupiter.models.loading import is_model_dir
 
@@ -138,16 +174,19 @@ def eval_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
         ws, student_dir, "student:" + student_id(cycle).split(":")[1], items, mc
     )
     generator = evaluate_generator(ws, items, mc)
+    comparisons = paired_comparisons(student, untrained, generator)
     report = {
         "cycle": cycle, "domain": ws.cfg.name, "promotion_metric": ws.cfg.promotion.metric,
         "student": student, "generator": generator, "untrained": untrained,
+        "comparisons": comparisons,
     }  # fmt: skip
-    write_report(ws.cycle_dir(cycle) / "eval.json", report)
+    write_eval(ws, cycle, report)
     with ws.store.transaction():
         for r in (student, generator, untrained):
             if r is not None:
                 ws.store.add_eval(cycle, r["model"], summary(r) or {})
     rows = [r for r in (untrained, student, generator) if r is not None]
     ws.console.print(comparison_table([summary(r) or {} for r in rows]))
+    ws.console.print(difference_table(comparisons, title="paired differences, 95% CI"))
     return {"student": summary(student), "generator": summary(generator),
-            "untrained": summary(untrained)}  # fmt: skip
+            "untrained": summary(untrained), "comparisons": comparisons}  # fmt: skip
