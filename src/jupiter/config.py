@@ -11,7 +11,14 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from jupiter.errors import JupiterError
 
@@ -131,7 +138,9 @@ class LLMConfig(Strict):
 
     backend: Literal["openai", "transformers", "mlx", "cluster"] = "openai"
     base_url: str = "http://127.0.0.1:11434/v1"  # openai: the server's /v1 root (Ollama's)
-    model: str = ""  # openai: the served model's name; transformers / mlx: a model dir
+    # openai: the served model's name; transformers / mlx: a model reference (a folder
+    # relative to the YAML, a Hub id, a .gguf file or ollama:NAME; see models/reference.py)
+    model: str = ""
     api: Literal["chat", "completions"] = "chat"  # openai: which endpoint
     api_key_env: str = ""  # openai: environment variable holding the API key; "" = none
     concurrency: int = Field(default=8, ge=1)  # requests in flight at once
@@ -161,7 +170,8 @@ class TaskConfig(Strict):
 
 class GeneratorConfig(Strict):
     type: Literal["extractive", "model", "llm"] = "extractive"
-    model_path: str | None = None  # for type "model": an HF model dir
+    # for type "model": a model reference (folder, Hub id, .gguf or ollama:NAME)
+    model_path: str | None = None
     # type llm: a local LLM teacher writes the data through task recipes
     llm: LLMConfig = Field(default_factory=LLMConfig)
     tasks: list[TaskConfig] = Field(
@@ -229,15 +239,35 @@ class FilterConfig(Strict):
     judge: JudgeConfig = Field(default_factory=JudgeConfig)
 
 
+# model.chat_template names (data/templates.py writes them), or a path to a .jinja file
+CHAT_TEMPLATES = ("auto", "chatml", "gemma", "llama3", "mistral")
+
+
 class ModelSection(Strict):
     preset: Literal["tiny", "small", "125m", "500m", "1b"] = "tiny"  # from scratch
-    # or fine-tune an existing HF causal-LM dir (Llama, Mistral, Qwen2 …); relative to the YAML.
-    # With a base model, its own tokenizer and chat template are used and `preset`,
-    # `vocab_size` are ignored.
+    # or fine-tune an existing causal LM (Llama, Mistral, Qwen2, Gemma …): an HF folder
+    # (relative to the YAML), a Hub id from the local HF cache, a .gguf file or ollama:NAME,
+    # a GGUF imported once into runs/<domain>/models/ (models/reference.py). With a base
+    # model, its own tokenizer and chat template are used and `preset`, `vocab_size` are
+    # ignored.
     base: str | None = None
     vocab_size: int = Field(default=4096, ge=300)
     context_length: int = Field(default=256, ge=16)
     attention: Literal["auto", "sdpa", "flash_attention_2", "eager"] = "auto"
+    # auto: the tokenizer's own template; a base model without one gets its family's
+    # (gemma, llama3, mistral, chatml) or Jupiter's generic one. A name forces it; a
+    # PATH.jinja (relative to the YAML) is read.
+    chat_template: str = "auto"
+
+    @field_validator("chat_template")
+    @classmethod
+    def _check_template(cls, value: str) -> str:
+        if value not in CHAT_TEMPLATES and not value.endswith(".jinja"):
+            raise ValueError(
+                f"unknown chat template: choose {', '.join(CHAT_TEMPLATES)}, or a path to a "
+                ".jinja file"
+            )
+        return value
 
 
 class LoraConfig(Strict):
@@ -277,6 +307,10 @@ class TrainConfig(Strict):
     precision: Literal["auto", "bf16", "fp16", "fp32"] = "auto"
     gradient_checkpointing: bool | Literal["auto"] = "auto"
     compile: bool = False
+    # the next-token loss: "fused" projects hidden states chunk by chunk and never holds the
+    # whole vocabulary's logits (train/loss.py); "auto" takes it wherever the head allows
+    # (not under FSDP or DeepSpeed, which shard it); "plain" = logits + cross_entropy
+    loss: Literal["auto", "fused", "plain"] = "auto"
     distributed: Literal["ddp", "fsdp", "deepspeed"] = "ddp"  # with more than one process
     zero_stage: Literal[2, 3] = 2  # for distributed: deepspeed
     checkpoint_every: int = Field(default=100, ge=1)  # steps
@@ -378,6 +412,20 @@ class DomainConfig(Strict):
     def resolve(self, path: str) -> Path:
         p = Path(os.path.expanduser(path))
         return p if p.is_absolute() else (self.base_dir / p).resolve()
+
+    def chat_template(self) -> str:
+        """model.chat_template with a .jinja path resolved against the YAML; JupiterError
+        when that file is missing."""
+        choice = self.model.chat_template
+        if choice in CHAT_TEMPLATES:
+            return choice
+        path = self.resolve(choice)
+        if not path.is_file():
+            raise JupiterError(
+                f"model.chat_template: {path} not found: write the Jinja template there, or "
+                f"set it to one of {', '.join(CHAT_TEMPLATES)}"
+            )
+        return str(path)
 
 
 # --------------------------------------------------------------------------- cluster
@@ -574,6 +622,10 @@ def load_domain(
     except ValidationError as err:
         raise _explain(path, err) from None
     cfg.base_dir = path.parent
+    try:
+        cfg.chat_template()  # a missing template file is a config error, found now
+    except JupiterError as err:
+        raise JupiterError(f"{path}: {err}") from None
     return cfg
 
 

@@ -35,6 +35,7 @@ from jupiter.data.dataset import Batch, PackedDataset
 from jupiter.errors import JupiterError
 from jupiter.train import dist
 from jupiter.train.dist import Dist
+from jupiter.train.loss import fused_linear_ce, head_of, no_logits
 from jupiter.train.schedule import lr_at
 from jupiter.train.setup import (
     Plan,
@@ -102,6 +103,9 @@ class TrainState:
     # The lr of an optimizer step, when a driver sets the schedule (the cross-island loop:
     # the round's place in the run); None: lr_at over the plan's max_steps.
     lr_fn: Callable[[int], float] | None = None
+    # (output weight, logit softcap) for the fused loss, or None: the plain loss on logits
+    head: tuple[torch.Tensor, float | None] | None = None
+    head_checked: bool = False  # the hidden states were checked to give the model's logits
 
     def position(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in POSITION_KEYS} | {
@@ -173,6 +177,12 @@ def start(run: TrainRun, d: Dist | None = None) -> TrainState:
     own_scaler = plan.amp == torch.float16 and not use_ds
     scaler = torch.amp.GradScaler(d.device.type) if own_scaler else None
     state = TrainState(model, forward, optimizer, plan, d, scaler)
+    state.head = None if (use_ds or cfg.loss == "plain") else head_of(model)
+    if cfg.loss == "fused" and state.head is None:
+        raise JupiterError(
+            "train.loss: fused needs an unsharded linear output head (not FSDP or DeepSpeed"
+            " with several processes): set train.loss: auto"
+        )
     if ckpt is None:
         seed_everything(cfg.seed + d.rank)
         return state
@@ -215,17 +225,47 @@ def micro_loss(state: TrainState, b: Batch, n_targets: int) -> torch.Tensor:
         if state.plan.amp is not None
         else contextlib.nullcontext()
     )
-    with amp:
-        out = state.forward(
-            input_ids=b.input_ids.to(dev),
-            position_ids=b.position_ids.to(dev),  # packed rows: attention stays per example
-            use_cache=False,
-        )
+    inputs = {
+        "input_ids": b.input_ids.to(dev),
+        "position_ids": b.position_ids.to(dev),  # packed rows: attention stays per example
+        "use_cache": False,
+    }
     labels = b.labels.to(dev)
+    if state.head is not None:
+        with amp:
+            # no logits (the last position's once, for the check): the fused loss projects
+            # the hidden states itself
+            keep = 1 if not state.head_checked else no_logits(labels)
+            out = state.forward(**inputs, output_hidden_states=True, logits_to_keep=keep)
+            hidden = out.hidden_states[-1]
+            if not state.head_checked:
+                _check_hidden(state, hidden, out.logits)
+            if state.head is not None:
+                weight, cap = state.head
+                return fused_linear_ce(hidden, weight, labels, cap) / n_targets
+    with amp:
+        out = state.forward(**inputs)
     loss = F.cross_entropy(
         out.logits.float().flatten(0, 1), labels.flatten(), ignore_index=IGNORE, reduction="sum"
     )
     return loss / n_targets
+
+
+@torch.no_grad()
+def _check_hidden(state: TrainState, hidden: torch.Tensor, logits: torch.Tensor) -> None:
+    """Use the fused loss only if the last hidden states are what the head projects (the
+    final norm applied): the model's own last-position logits must come out of them."""
+    assert state.head is not None
+    weight, cap = state.head
+    mine = hidden[:, -1].to(weight.dtype) @ weight.t()
+    if cap is not None:
+        mine = torch.tanh(mine / cap) * cap
+    theirs = logits[:, -1].to(mine.dtype)
+    scale = theirs.abs().max().clamp(min=1.0)
+    if mine.shape != theirs.shape or float((mine - theirs).abs().max() / scale) > 2e-2:
+        log.warning("the model's hidden states do not give its logits: plain loss instead")
+        state.head = None
+    state.head_checked = True
 
 
 def _clip_and_step(state: TrainState, clip: float) -> float:

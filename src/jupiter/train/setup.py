@@ -164,9 +164,11 @@ def build_model_for(
 
     assert model_dir is not None
     base_dir, adapter = split_adapter(Path(model_dir), cfg.method)
-    # A frozen base in bf16 halves its memory on GPU; on CPU keep fp32 (exact, and bf16
-    # storage there saves memory only).
-    frozen_bf16 = d.device.type == "cuda" and cfg.method != "full"
+    # A frozen base is stored in bf16 wherever the steps compute in bf16 anyway (CUDA, and
+    # CPUs with native bf16): half the memory and no per-step casts of the weights. The
+    # adapters stay fp32. With precision fp32 the base stays fp32 (exact).
+    amp = autocast_dtype(cfg.precision, d.device)
+    frozen_bf16 = cfg.method != "full" and amp == torch.bfloat16
     base_dtype = torch.bfloat16 if frozen_bf16 else torch.float32
     torch.manual_seed(cfg.seed)  # LoRA's A matrices start from the global generator
     model = load_for_training(

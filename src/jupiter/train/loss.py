@@ -1,0 +1,174 @@
+"""Next-token cross-entropy without the whole vocabulary's logits in memory.
+
+With a large vocabulary the logits dominate a step: Gemma 3's 262,144 entries make a
+4 × 256-token micro-batch hold 1 GiB of fp32 logits, twice over with their gradient, and
+the output projection is the largest matmul of a 270M model. The fused loss here (the idea
+of Liger's fused linear cross-entropy, Hsu et al. 2024, and of Wijmans et al. 2024, "Cut
+your losses") takes the final hidden states instead of the logits, keeps only the positions
+that have a target, and walks them in chunks: each chunk's logits are made, turned into its
+loss and its gradient at once, and dropped. Backward then only scales the stored gradient,
+so the head's matmul runs twice per step instead of three times (forward, and the backward
+matmul of the head), and peak memory holds one chunk of logits.
+
+On CUDA, Liger's Triton kernel does the same when liger-kernel is installed.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import torch
+
+from jupiter.data.chat import IGNORE
+
+# Logit elements per chunk: 256 rows of a 262k vocabulary, 256 MiB in fp32 (with the
+# softmax made in place). Smaller chunks cost more kernel launches for no memory gain.
+CHUNK_ELEMENTS = 64 * 1024 * 1024
+
+
+def chunk_rows(vocab: int) -> int:
+    return max(16, CHUNK_ELEMENTS // max(1, vocab))
+
+
+class _FusedLinearCE(torch.autograd.Function):
+    """sum over target rows of -log softmax(cap(h W^T))[y], with the gradients made in
+    forward; rows whose label is IGNORE are skipped entirely."""
+
+    @staticmethod
+    def forward(  # type: ignore[override]
+        ctx: Any,
+        hidden: torch.Tensor,
+        weight: torch.Tensor,
+        labels: torch.Tensor,
+        compute_dtype: torch.dtype,
+        softcap: float | None,
+        need_grad: bool,
+    ) -> torch.Tensor:
+        flat_h = hidden.reshape(-1, hidden.shape[-1])
+        flat_y = labels.reshape(-1)
+        rows = (flat_y != IGNORE).nonzero().squeeze(1)
+        grad_h = torch.zeros_like(flat_h, dtype=torch.float32) if need_grad else None
+        need_w = need_grad and weight.requires_grad
+        grad_w = torch.zeros_like(weight, dtype=torch.float32) if need_w else None
+        w = weight.to(compute_dtype)
+        total = torch.zeros((), dtype=torch.float32, device=hidden.device)
+        step = chunk_rows(weight.shape[0])
+        with torch.autocast(hidden.device.type, enabled=False):
+            for start in range(0, rows.numel(), step):
+                idx = rows[start : start + step]
+                h = flat_h.index_select(0, idx).to(compute_dtype)
+                y = flat_y.index_select(0, idx)
+                z = (h @ w.t()).float()
+                if softcap is not None:
+                    t = torch.tanh(z / softcap)
+                    z = t * softcap
+                logp = torch.log_softmax(z, dim=-1)
+                del z
+                total -= logp.gather(1, y[:, None]).sum()
+                if grad_h is None:
+                    continue
+                # d loss / d z = softmax(z) - onehot(y), made in place in logp's storage
+                g = logp.exp_()
+                g[torch.arange(idx.numel(), device=g.device), y] -= 1.0
+                if softcap is not None:
+                    g.mul_(1.0 - t * t)  # d cap·tanh(x/cap) / dx
+                gc = g.to(compute_dtype)
+                grad_h.index_copy_(0, idx, (gc @ w).float())
+                if grad_w is not None:
+                    grad_w.addmm_(gc.t().float(), h.float())
+        empty = torch.empty(0)
+        ctx.save_for_backward(
+            grad_h if grad_h is not None else empty, grad_w if grad_w is not None else empty
+        )
+        ctx.shapes = (hidden.shape, hidden.dtype, weight.dtype, need_w)
+        return total
+
+    @staticmethod
+    def backward(ctx: Any, grad_out: torch.Tensor) -> tuple[Any, ...]:  # type: ignore[override]
+        grad_h, grad_w = ctx.saved_tensors
+        shape, h_dtype, w_dtype, need_w = ctx.shapes
+        dh = (grad_h * grad_out).reshape(shape).to(h_dtype)
+        dw = (grad_w * grad_out).to(w_dtype) if need_w else None
+        return dh, dw, None, None, None, None
+
+
+def fused_linear_ce(
+    hidden: torch.Tensor,
+    weight: torch.Tensor,
+    labels: torch.Tensor,
+    softcap: float | None = None,
+    compute_dtype: torch.dtype | None = None,
+) -> torch.Tensor:
+    """Summed cross-entropy of the logits `cap(hidden @ weight.T)` against `labels`
+    (aligned with hidden's positions, IGNORE where no loss is taken), never holding more
+    than one chunk of logits. `compute_dtype` is the matmul dtype (default: the autocast
+    dtype when autocast is on, else the weight's)."""
+    if compute_dtype is None:
+        dev = hidden.device.type
+        on = torch.is_autocast_enabled(dev)
+        compute_dtype = torch.get_autocast_dtype(dev) if on else weight.dtype
+    if hidden.device.type == "cuda" and _liger() is not None:
+        return _liger_loss(hidden, weight, labels, softcap)
+    need_grad = torch.is_grad_enabled() and (hidden.requires_grad or weight.requires_grad)
+    result: torch.Tensor = _FusedLinearCE.apply(
+        hidden, weight, labels, compute_dtype, softcap, need_grad
+    )
+    return result
+
+
+@functools.lru_cache(maxsize=1)
+def _liger() -> Any:
+    try:
+        from liger_kernel.transformers.fused_linear_cross_entropy import (
+            LigerFusedLinearCrossEntropyLoss,
+        )
+    except Exception:  # not installed, or no Triton for this GPU
+        return None
+    return LigerFusedLinearCrossEntropyLoss
+
+
+def _liger_loss(
+    hidden: torch.Tensor, weight: torch.Tensor, labels: torch.Tensor, softcap: float | None
+) -> torch.Tensor:
+    loss_cls = _liger()
+    fn = loss_cls(ignore_index=IGNORE, reduction="sum", softcap=softcap)
+    flat = hidden.reshape(-1, hidden.shape[-1])
+    result: torch.Tensor = fn(weight, flat, labels.reshape(-1))
+    return result
+
+
+def head_of(model: torch.nn.Module) -> tuple[torch.Tensor, float | None] | None:
+    """(output projection weight, final logit softcap) when the fused loss can use them: a
+    bias-free linear head whose weight is a whole local tensor (not an FSDP2 shard or a
+    ZeRO-3 partition, which exist only inside the module's own forward)."""
+    get = getattr(model, "get_output_embeddings", None)
+    head = get() if callable(get) else None
+    if not isinstance(head, torch.nn.Linear) or head.bias is not None:
+        return None
+    w = head.weight
+    sharded = hasattr(w, "device_mesh") or hasattr(w, "ds_id")
+    if type(w) is not torch.nn.Parameter or w.numel() == 0 or sharded:
+        return None
+    cfg = getattr(model, "config", None)
+    text = getattr(cfg, "text_config", None) or cfg
+    cap = getattr(text, "final_logit_softcapping", None)
+    return w, (float(cap) if cap else None)
+
+
+@functools.lru_cache(maxsize=1)
+def _mask_keep() -> bool:
+    """transformers 5 takes a boolean (batch, seq) mask as logits_to_keep."""
+    import transformers.modeling_utils as mu
+
+    return hasattr(mu, "slice_logits_to_keep")
+
+
+def no_logits(labels: torch.Tensor) -> int | torch.Tensor:
+    """A `logits_to_keep` that makes the model compute no logits: an all-False mask where
+    transformers takes one; else the last position (an int 0 would mean all of them).
+    Even that one row is costly under autograd: a (B, 1, D) input that needs grad is not
+    folded into one matmul, and the (V, D) head weight is copied once per row."""
+    if _mask_keep():
+        return torch.zeros(labels.shape, dtype=torch.bool, device=labels.device)
+    return 1
