@@ -19,10 +19,10 @@ from collections.abc import Sequence
 from typing import Any
 
 import torch
-import torch.nn.functional as F
 from transformers import PreTrainedTokenizerBase
 
 from jupiter.errors import JupiterError
+from jupiter.models.scoring import target_nll
 
 IGNORE = -100  # target id that cross_entropy skips (padding)
 
@@ -78,15 +78,10 @@ def _batch_nll(
         inputs[row, : len(inp)] = torch.tensor(inp)
         targets[row, : len(tgt)] = torch.tensor(tgt)
         mask[row, : len(inp)] = 1
-    out = model(input_ids=inputs.to(device), attention_mask=mask.to(device), use_cache=False)
-    logits = out.logits.float()  # fp32 log-softmax, whatever the model's dtype
-    nll = F.cross_entropy(
-        logits.reshape(-1, logits.size(-1)),
-        targets.to(device).reshape(-1),
-        ignore_index=IGNORE,
-        reduction="none",  # padding scores 0; summed per row for per-document figures
-    )
-    return [float(v) for v in nll.reshape(len(batch), width).sum(dim=1).tolist()]
+    # fp32 log-softmax whatever the model's dtype; padding scores 0; summed per row for
+    # per-document figures, without the vocabulary-wide logits
+    nll = target_nll(model, inputs.to(device), mask.to(device), targets.to(device))
+    return [float(v) for v in nll.tolist()]
 
 
 def bits_per_byte(
