@@ -362,10 +362,20 @@ def status(domain: Domain, quick: Quick = False) -> None:
         ws.close()
 
 
+def user_model(ref: str) -> Path:
+    """A --model reference as a local dir; a GGUF is imported once into the user's cache."""
+    from jupiter.models.reference import resolve_model, user_cache_dir
+
+    return resolve_model(ref, base_dir=None, cache_dir=user_cache_dir(), console=err_console)
+
+
 @app.command()
 def chat(
     domain: Domain = "python",
-    model: Annotated[str | None, typer.Option(help="A model dir instead of the best one.")] = None,
+    model: Annotated[
+        str | None,
+        typer.Option(help="Instead of the best one: a model dir, Hub id, .gguf or ollama:NAME."),
+    ] = None,
     max_new_tokens: Annotated[int, typer.Option(min=1)] = 128,
     temperature: Annotated[float, typer.Option(min=0.0)] = 0.0,
     quick: Quick = False,
@@ -375,7 +385,7 @@ def chat(
 
     ws = workspace_for(domain, quick)
     try:
-        model_dir = Path(model) if model else best_model(ws)
+        model_dir = user_model(model) if model else best_model(ws)
     finally:
         ws.close()
     from jupiter.models.loading import is_model_dir
@@ -389,7 +399,12 @@ def chat(
 
 @app.command()
 def serve(
-    model: Annotated[Path, typer.Option("--model", help="HF model dir or LoRA adapter dir.")],
+    model: Annotated[
+        str,
+        typer.Option(
+            "--model", help="HF model dir, LoRA adapter dir, Hub id, .gguf file or ollama:NAME."
+        ),
+    ],
     host: Annotated[
         str, typer.Option(help="Address to bind; other than loopback needs a key.")
     ] = "127.0.0.1",

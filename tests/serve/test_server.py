@@ -307,7 +307,7 @@ def test_api_key_from_environment(tmp_path: Path) -> None:
     # with JUPITER_API_KEY set, an open host passes the key check and fails on the next one
     missing = tmp_path / "nowhere"
     line = one_line_error(cli("serve", "--model", str(missing), "--host", "0.0.0.0", key=KEY))
-    assert line.startswith(f"error: model dir not found: {missing}")
+    assert line.startswith(f"error: model not found: {missing} (no such file or folder)")
 
 
 def one_line_error(proc: subprocess.Popen[str]) -> str:
@@ -327,8 +327,9 @@ def test_open_host_without_key_is_refused(model_dir: Path) -> None:
 
 def test_missing_model_dir_is_refused(tmp_path: Path) -> None:
     line = one_line_error(cli("serve", "--model", str(tmp_path / "nowhere")))
-    assert (
-        line == f"error: model dir not found: {tmp_path / 'nowhere'}: pass --model an existing dir"
+    assert line == (
+        f"error: model not found: {tmp_path / 'nowhere'} (no such file or folder): point at a "
+        "model folder, a .gguf file, a Hugging Face id (org/name) or ollama:NAME[:TAG]"
     )
 
 

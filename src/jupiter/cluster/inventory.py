@@ -74,16 +74,28 @@ class ModelShape:
     method: Method
 
 
-def model_shape(cfg: DomainConfig) -> ModelShape:
-    """Sizes for the memory plan: the preset's, or the base model's config.json."""
+def model_shape(cfg: DomainConfig, base: Path | None = None) -> ModelShape:
+    """Sizes for the memory plan: the preset's, or the base model's config.json (`base`: the
+    resolved model.base; by default resolved here, a GGUF imported into the workspace)."""
+    from jupiter.config import workspace
     from jupiter.models.memory import SIZE_PRESETS
     from jupiter.models.presets import PRESETS, param_count
+    from jupiter.models.reference import resolve_model, workspace_cache_dir
 
     method = cfg.train.method
     if cfg.model.base:
-        path = cfg.resolve(cfg.model.base) / "config.json"
+        if base is None:
+            cache = workspace_cache_dir(workspace(cfg))
+            try:
+                base = resolve_model(cfg.model.base, base_dir=cfg.base_dir, cache_dir=cache)
+            except JupiterError as err:
+                raise JupiterError(f"model.base: {err}") from None
+        path = base / "config.json"
         if not path.is_file():
-            raise JupiterError(f"model.base has no config.json at {path}: point it at an HF dir")
+            raise JupiterError(
+                f"model.base has no config.json at {path}: point it at a model folder, a Hub "
+                "id, a .gguf file or ollama:NAME"
+            )
         c = json.loads(path.read_text(encoding="utf-8"))
         c = c.get("text_config", c)
         h, layers, vocab = int(c["hidden_size"]), int(c["num_hidden_layers"]), int(c["vocab_size"])

@@ -32,6 +32,7 @@ Choice = Literal["run", "skip", "stop"]
 def run_stage(ws: Workspace, cycle: int, name: str) -> dict[str, Any]:
     """Run one stage and return its summary (the caller records it)."""
     t0 = time.perf_counter()
+    ws.check_models()  # a wrong model reference stops here, before the stage writes anything
     info = STAGES[name](ws, cycle)
     if name == "collect":
         # the cycle row is written after collect succeeds: a failed first collect

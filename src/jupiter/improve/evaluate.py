@@ -120,7 +120,7 @@ def untrained_report(ws: Workspace, items: list[Any], mc: list[Any]) -> dict[str
             return cached
     # fine-tuning compares with the base model as it came; from scratch, the step-0 model
     base = ws.cfg.model.base
-    model_dir = ws.cfg.resolve(base) if base else ws.root / "untrained"
+    model_dir = ws.model(base) if base else ws.root / "untrained"
     if not (model_dir / "config.json").is_file():
         return None
     report = evaluate_model(ws, model_dir, "base" if base else "untrained", items, mc)

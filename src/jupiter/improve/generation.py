@@ -5,11 +5,11 @@ filtered and queued as they arrive, with a progress bar of done/total, tokens/s 
 from __future__ import annotations
 
 import time
-from pathlib import Path
 from typing import Any
 
-from jupiter.config import DomainConfig, LLMConfig
+from jupiter.config import LLMConfig
 from jupiter.improve.workspace import Workspace
+from jupiter.models.reference import model_label
 from jupiter.records import Chunk, Example
 from jupiter.synth.backend import Backend
 from jupiter.synth.engine import EngineStats
@@ -17,10 +17,11 @@ from jupiter.synth.engine import EngineStats
 LLM = "llm"
 
 
-def llm_config(cfg: DomainConfig, llm: LLMConfig) -> LLMConfig:
-    """Local model dirs resolve against the domain YAML's folder."""
+def llm_config(ws: Workspace, llm: LLMConfig) -> LLMConfig:
+    """A local backend's model reference (a folder relative to the domain YAML, a Hub id, a
+    GGUF file, ollama:NAME) as the model dir it loads."""
     if llm.backend in ("transformers", "mlx") and llm.model:
-        return llm.model_copy(update={"model": str(cfg.resolve(llm.model))})
+        return llm.model_copy(update={"model": str(ws.model(llm.model))})
     return llm
 
 
@@ -29,7 +30,7 @@ def backend_for(ws: Workspace, gen_row: dict[str, Any]) -> Backend:
     local backend the config names (mlx when llm.backend is mlx, else transformers)."""
     from jupiter.synth.http import make_backend
 
-    llm = llm_config(ws.cfg, ws.cfg.generator.llm)
+    llm = llm_config(ws, ws.cfg.generator.llm)
     if gen_row["kind"] == LLM:
         return make_backend(llm)
     local = "mlx" if llm.backend == "mlx" else "transformers"
@@ -117,21 +118,22 @@ def judge_pending(ws: Workspace, examples: list[Example]) -> tuple[list[str], li
     from jupiter.filters.judge import judge_examples, judge_llm
     from jupiter.synth.http import make_backend
 
-    backend = make_backend(llm_config(ws.cfg, judge_llm(ws.cfg)))
+    backend = make_backend(llm_config(ws, judge_llm(ws.cfg)))
     chunks = {c.id: c for c in ws.store.iter_chunks()}
     with ws.console.status(f"judging {len(examples)} examples…"):
         return judge_examples(examples, ws.cfg, backend, ws.store, chunks)
 
 
-def initial_generator(cfg: DomainConfig) -> tuple[str, str, str]:
+def initial_generator(ws: Workspace) -> tuple[str, str, str]:
     """(id, kind, path) of the generator a new workspace starts with."""
+    cfg = ws.cfg
     gen = cfg.generator
     if gen.type == "llm":
         name = gen.llm.model or gen.llm.base_url
         if gen.llm.backend in ("transformers", "mlx"):
-            name = Path(gen.llm.model).name
+            name = model_label(gen.llm.model, base_dir=cfg.base_dir)
         return f"llm:{gen.llm.backend}:{name}", LLM, ""
     if gen.type == "model" and gen.model_path:
-        path = cfg.resolve(gen.model_path)
-        return f"model:{path.name}", "model", str(path)
+        path = ws.model(gen.model_path)  # before the store records it: a bad one changes nothing
+        return f"model:{model_label(gen.model_path, base_dir=cfg.base_dir)}", "model", str(path)
     return "extractive", "extractive", ""

@@ -86,7 +86,7 @@ def active_generator(ws: Workspace) -> dict[str, Any]:
 
     gen = ws.store.active_generator()
     if gen is None:
-        gen_id, kind, path = initial_generator(ws.cfg)
+        gen_id, kind, path = initial_generator(ws)
         ws.store.add_generator(gen_id, kind, path, 0)
         ws.store.activate_generator(gen_id)
         gen = ws.store.active_generator()

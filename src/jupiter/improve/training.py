@@ -104,11 +104,11 @@ def base_tokenizer(ws: Workspace) -> tuple[Path, Any]:
     from jupiter.train.trainer import load_run_tokenizer
 
     if ws.cfg.model.base:
-        base = ws.cfg.resolve(ws.cfg.model.base)
+        base = ws.model(ws.cfg.model.base)
         if not (base / "config.json").is_file():
             raise JupiterError(
                 f"model.base {base} is not a Hugging Face model dir (no config.json): point it "
-                "at a local model folder"
+                "at a model folder, a Hub id, a .gguf file or ollama:NAME"
             )
         return base, load_run_tokenizer(base)
     tok_dir = ensure_tokenizer(ws)
@@ -218,7 +218,7 @@ def train_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
     tok_dir, tokenizer = base_tokenizer(ws)
     init_dir = init_model_dir(ws, cycle)
     if init_dir is None and cfg.model.base:
-        init_dir = cfg.resolve(cfg.model.base)
+        init_dir = ws.model(cfg.model.base)
     model_config = None
     if init_dir is None:
         model_config = ModelConfig.from_preset(

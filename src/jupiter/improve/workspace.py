@@ -9,6 +9,8 @@ from typing import Any
 from rich.console import Console
 
 from jupiter.config import DomainConfig, workspace
+from jupiter.errors import JupiterError
+from jupiter.models.reference import locate_model, resolve_model, workspace_cache_dir
 from jupiter.store import Store
 
 
@@ -23,6 +25,7 @@ class Workspace:
     launch: Any = None  # jupiter.train.launch.Launch for `jupiter train --nproc N`
     cluster: Any = None  # a ClusterConfig for `jupiter train --cluster`
     _store: Store | None = None
+    _models: dict[str, Path] = field(default_factory=dict)
 
     @property
     def root(self) -> Path:
@@ -56,6 +59,47 @@ class Workspace:
 
     def student_dir(self, n: int) -> Path:
         return self.train_dir(n) / "final"
+
+    @property
+    def models_dir(self) -> Path:
+        # the full run's folder even under --quick: imports are named by the GGUF's hash, so
+        # both runs can share them instead of importing the same file twice
+        return workspace_cache_dir(workspace(self.cfg))
+
+    def model_refs(self) -> list[tuple[str, str]]:
+        """(YAML key, reference) of every model the config loads locally."""
+        cfg, gen = self.cfg, self.cfg.generator
+        refs = [("model.base", cfg.model.base or "")]
+        if gen.type == "model":
+            refs.append(("generator.model_path", gen.model_path or ""))
+        local = ("transformers", "mlx")
+        if gen.type == "llm" and gen.llm.backend in local:
+            refs.append(("generator.llm.model", gen.llm.model))
+        judge = cfg.filters.judge
+        if judge.enabled:  # the judge without an llm of its own asks the generator's
+            key, llm = ("filters.judge.llm.model", judge.llm) if judge.llm else (
+                "generator.llm.model", gen.llm)  # fmt: skip
+            if llm.backend in local:
+                refs.append((key, llm.model))
+        return [(key, ref) for key, ref in refs if ref]
+
+    def check_models(self) -> None:
+        """Every model reference of the config found, nothing loaded: a wrong one stops the
+        command before any stage writes to the store."""
+        for key, ref in self.model_refs():
+            try:
+                locate_model(ref, base_dir=self.cfg.base_dir)
+            except JupiterError as err:
+                raise JupiterError(f"{key}: {err}") from None
+
+    def model(self, ref: str) -> Path:
+        """A model reference of the YAML as a local HF dir (or adapter dir); a GGUF or an
+        Ollama model is imported into models_dir the first time."""
+        if ref not in self._models:
+            self._models[ref] = resolve_model(
+                ref, base_dir=self.cfg.base_dir, cache_dir=self.models_dir, console=self.console
+            )
+        return self._models[ref]
 
     def close(self) -> None:
         if self._store is not None:

@@ -29,6 +29,7 @@ from transformers import (
 from jupiter.config import LoraConfig
 from jupiter.errors import JupiterError
 from jupiter.models.memory import Method
+from jupiter.models.reference import HUB_ID
 from jupiter.train.checkpoint import ADAPTER_CONFIG, is_adapter_dir, quiet_hf, save_model_dir
 
 ATTENTION = ("sdpa", "flash_attention_2", "eager")
@@ -269,6 +270,11 @@ def adapter_base(adapter_dir: Path) -> Path:
         raise JupiterError(f"{cfg_path} names no base_model_name_or_path: set it to the base dir")
     base = Path(name).expanduser()
     base = base if base.is_absolute() else (Path(adapter_dir) / base)
+    if not base.exists() and HUB_ID.match(name):
+        # an adapter from the Hub names its base by Hub id: the local HF cache may hold it
+        from jupiter.models.reference import locate_model
+
+        base = locate_model(name, base_dir=Path(adapter_dir)).path
     if not (base / "config.json").is_file():
         raise JupiterError(
             f"adapter {adapter_dir} needs its base model {base}, which is missing: put the base"

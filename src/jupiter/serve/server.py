@@ -285,7 +285,7 @@ def create_app(
 # ----------------------------------------------------------------------------- startup
 @dataclass(frozen=True)
 class ServeOptions:
-    model_dir: Path
+    model_dir: str | Path  # a model reference: folder, Hub id, .gguf, ollama:NAME
     host: str = "127.0.0.1"
     port: int = 8000
     api_key: str | None = None
@@ -303,22 +303,16 @@ def is_loopback(host: str) -> bool:
 
 
 def check_options(opts: ServeOptions) -> None:
-    """Refuse, before loading anything, a model dir that is not one, or an open port
-    without an API key (anyone who reaches it could use the machine's accelerator)."""
+    """Refuse, before loading anything, an open port without an API key (anyone who reaches
+    it could use the machine's accelerator), or a model reference that points nowhere."""
     if not opts.api_key and not is_loopback(opts.host):
         raise JupiterError(
             f"refusing to serve on {opts.host} without an API key: pass --api-key KEY "
             "(or set JUPITER_API_KEY), or bind 127.0.0.1"
         )
-    if not Path(opts.model_dir).is_dir():
-        raise JupiterError(f"model dir not found: {opts.model_dir}: pass --model an existing dir")
-    from jupiter.models.loading import is_model_dir  # imports torch: after the quick checks
+    from jupiter.models.reference import locate_model
 
-    if not is_model_dir(opts.model_dir):
-        raise JupiterError(
-            f"no model at {opts.model_dir} (no config.json or adapter_config.json): pass "
-            "--model a Hugging Face model dir or a LoRA adapter dir"
-        )
+    locate_model(str(opts.model_dir), base_dir=None)  # found; a GGUF is imported later
 
 
 def _listen(host: str, port: int) -> socket.socket:
@@ -337,11 +331,14 @@ def run_server(opts: ServeOptions, log: Callable[[str], None] = print) -> None:
     import uvicorn
 
     from jupiter.models.decode import LocalLM
+    from jupiter.models.reference import model_label, resolve_model, user_cache_dir
 
     check_options(opts)
     sock = _listen(opts.host, opts.port)
-    lm = LocalLM(opts.model_dir, max_batch=opts.max_batch)
-    model_id = opts.name or Path(opts.model_dir).resolve().name
+    ref = str(opts.model_dir)
+    model_dir = resolve_model(ref, base_dir=None, cache_dir=user_cache_dir())
+    lm = LocalLM(model_dir, max_batch=opts.max_batch)
+    model_id = opts.name or model_label(ref, base_dir=None)
     app = create_app(lm, model_id, opts.api_key, opts.max_batch)
     port = sock.getsockname()[1]  # the one the system chose for --port 0
     log(

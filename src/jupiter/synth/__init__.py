@@ -48,7 +48,8 @@ def load_generator(
         if not model_path:
             raise JupiterError(
                 f"generator '{gen_id}' is a model generator without a model path: "
-                "set generator.model_path to a Hugging Face model directory"
+                "set generator.model_path to a model folder, a Hub id, a .gguf file or "
+                "ollama:NAME"
             )
         if not Path(model_path).is_dir():
             raise JupiterError(f"generator '{gen_id}': model directory not found: {model_path}")

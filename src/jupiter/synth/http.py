@@ -253,7 +253,10 @@ def make_backend(cfg: LLMConfig, cluster_path: str | None = None) -> Backend:
                 )
         return BalancedBackend([HTTPBackend(n.generator) for n in nodes if n.generator])
     if not cfg.model:
-        raise JupiterError(f"llm.backend is {cfg.backend}: set llm.model to a model dir")
+        raise JupiterError(
+            f"llm.backend is {cfg.backend}: set llm.model to a model folder, a Hub id, a .gguf "
+            "file or ollama:NAME"
+        )
     if cfg.backend == "transformers":
         from jupiter.synth.transformers_backend import TransformersBackend
 
