@@ -147,3 +147,64 @@ def save_tiny(family: Family, out: Path, seed: int = 0) -> Path:
     model.save_pretrained(out, safe_serialization=True)
     tok.save_pretrained(out)
     return out
+
+
+# Base (pretrained, not instruct) tokenizers: the turn tokens are in the vocabulary, but no
+# chat template comes with them (Gemma 3 270M base, Llama 3 8B base).
+BaseKind = Literal["gemma", "llama3"]
+BASE_SPECIALS: dict[BaseKind, dict[str, str]] = {
+    "gemma": {"bos": "<bos>", "eos": "<eos>", "pad": "<pad>"},
+    "llama3": {"bos": "<|begin_of_text|>", "eos": "<|end_of_text|>", "pad": "<|reserved_0|>"},
+}
+BASE_EXTRA: dict[BaseKind, list[str]] = {
+    "gemma": ["<start_of_turn>", "<end_of_turn>"],
+    "llama3": ["<|start_header_id|>", "<|end_header_id|>", "<|eot_id|>"],
+}
+
+
+def tiny_base_tokenizer(kind: BaseKind, vocab_size: int = 400) -> PreTrainedTokenizerFast:
+    """A byte-level BPE with a base model's specials and turn tokens, and no chat template."""
+    sp = BASE_SPECIALS[kind]
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        special_tokens=[sp["pad"], sp["eos"], sp["bos"], *BASE_EXTRA[kind]],
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+    )
+    tok.train_from_iterator(CORPUS, trainer)
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=tok,
+        bos_token=sp["bos"],
+        eos_token=sp["eos"],
+        pad_token=sp["pad"],
+        additional_special_tokens=BASE_EXTRA[kind],
+    )
+    assert fast.chat_template is None
+    return fast
+
+
+def save_tiny_base(kind: BaseKind, out: Path, seed: int = 0) -> Path:
+    """A tiny random model dir with a base tokenizer (no chat template): Gemma 3 text
+    (model_type gemma3_text) for "gemma", Llama (model_type llama) for "llama3"."""
+    from transformers import Gemma3ForCausalLM, Gemma3TextConfig
+
+    tok = tiny_base_tokenizer(kind)
+    torch.manual_seed(seed)
+    if kind == "gemma":
+        cfg = Gemma3TextConfig(
+            vocab_size=len(tok), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+            num_attention_heads=4, num_key_value_heads=2, head_dim=16,
+            max_position_embeddings=256, sliding_window=64, tie_word_embeddings=False,
+        )  # fmt: skip
+        model: PreTrainedModel = Gemma3ForCausalLM(cfg)
+    else:
+        model = tiny_model("llama", len(tok), seed)
+    for config in (model.config, model.generation_config):
+        config.eos_token_id = tok.eos_token_id
+        config.bos_token_id = tok.bos_token_id
+        config.pad_token_id = tok.pad_token_id
+    model.save_pretrained(out, safe_serialization=True)
+    tok.save_pretrained(out)
+    return out

@@ -362,6 +362,16 @@ def status(domain: Domain, quick: Quick = False) -> None:
         ws.close()
 
 
+# `jupiter chat` and `jupiter serve`: the template a model without one renders chats with
+ChatTemplate = Annotated[
+    str,
+    typer.Option(
+        help="auto (the model's own, else its family's) | chatml | gemma | llama3 | mistral "
+        "| PATH.jinja"
+    ),
+]
+
+
 def user_model(ref: str) -> Path:
     """A --model reference as a local dir; a GGUF is imported once into the user's cache."""
     from jupiter.models.reference import resolve_model, user_cache_dir
@@ -378,6 +388,7 @@ def chat(
     ] = None,
     max_new_tokens: Annotated[int, typer.Option(min=1)] = 128,
     temperature: Annotated[float, typer.Option(min=0.0)] = 0.0,
+    chat_template: ChatTemplate = "auto",
     quick: Quick = False,
 ) -> None:
     """Chat with the domain's best model."""
@@ -393,7 +404,9 @@ def chat(
     if not is_model_dir(model_dir):
         raise JupiterError(f"not a model dir (no config.json or adapter_config.json): {model_dir}")
     console.print(f"model: {model_dir}")
-    session = ChatSession(model_dir, ws.cfg.system_prompt, max_new_tokens, temperature)
+    session = ChatSession(
+        model_dir, ws.cfg.system_prompt, max_new_tokens, temperature, chat_template
+    )
     chat_repl(session, console)
 
 
@@ -416,11 +429,12 @@ def serve(
     name: Annotated[
         str | None, typer.Option(help="Model id clients send (default: dir name).")
     ] = None,
+    chat_template: ChatTemplate = "auto",
 ) -> None:
     """Serve a model over an OpenAI-compatible HTTP API (/v1/chat/completions, /v1/completions)."""
     from jupiter.serve.server import ServeOptions, run_server
 
-    opts = ServeOptions(model, host, port, api_key or None, max_batch, name)
+    opts = ServeOptions(model, host, port, api_key or None, max_batch, name, chat_template)
     run_server(
         opts, log=lambda line: console.print(line, highlight=False, markup=False, soft_wrap=True)
     )

@@ -247,3 +247,18 @@ def test_missing_mlx_names_the_install(monkeypatch: pytest.MonkeyPatch) -> None:
         require_mlx()
     if sys.platform.startswith("linux"):
         assert '"mlx[cpu]"' in str(err.value)
+
+
+def test_a_base_model_gets_its_family_template_and_stops_at_its_turn_end(
+    tmp_path: Path,
+) -> None:
+    from jupiter.data.templates import NAMED
+    from tinyhf import save_tiny_base
+
+    backend = MLXBackend(save_tiny_base("llama3", tmp_path / "base"))
+    asyncio.run(backend.check())
+    assert backend._loaded is not None
+    _, tok = backend._loaded
+    assert tok.chat_template == NAMED["llama3"]
+    assert tok.convert_tokens_to_ids("<|eot_id|>") in tok.eos_token_ids
+    assert tok.eos_token_id in tok.eos_token_ids

@@ -14,6 +14,7 @@ from itertools import groupby
 from jinja2.exceptions import TemplateError
 from transformers import PreTrainedTokenizerBase
 
+from jupiter.data.templates import stop_token_ids, turn_end_token
 from jupiter.errors import JupiterError
 
 IGNORE = -100  # torch.nn.functional.cross_entropy's default ignore_index
@@ -93,15 +94,15 @@ def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
     return n
 
 
-def _answer_end(ids: Sequence[int], start: int, end: int, eos_id: int | None) -> int:
-    """End of the trained span: just past the last end-of-turn token in ids[start:end].
+def _answer_end(ids: Sequence[int], start: int, end: int, stops: Sequence[int]) -> int:
+    """End of the trained span: just past the last stop token (eos or the template's
+    turn-end token) in ids[start:end].
 
     Whatever the template writes after it (here a newline) is formatting, not answer.
     """
-    if eos_id is not None:
-        for i in range(end - 1, start - 1, -1):
-            if ids[i] == eos_id:
-                return i + 1
+    for i in range(end - 1, start - 1, -1):
+        if ids[i] in stops:
+            return i + 1
     return end
 
 
@@ -110,7 +111,7 @@ def _label_turns(
 ) -> tuple[list[int], list[int]]:
     ids = _tokenize(tokenizer, _render_text(tokenizer, messages, False))
     labels = [IGNORE] * len(ids)
-    eos_id = tokenizer.eos_token_id
+    stops = stop_token_ids(tokenizer)
     for i, m in enumerate(messages):
         if m["role"] != "assistant":
             continue
@@ -121,7 +122,7 @@ def _label_turns(
         # template renders a turn differently depending on what follows it.
         if ids[: len(upto)] != upto:
             raise JupiterError("the chat template does not render turns as a stable prefix")
-        end = _answer_end(ids, start, len(upto), eos_id)
+        end = _answer_end(ids, start, len(upto), stops)
         labels[start:end] = ids[start:end]
     return ids, labels
 
@@ -162,15 +163,16 @@ def pad_id_for(tokenizer: PreTrainedTokenizerBase) -> int:
     """The id that fills the unused end of packed rows.
 
     Padding is masked by position ids and IGNORE targets, so any id is safe for the model;
-    it must never be eos, because tools that mask labels by the pad id would then stop
-    teaching the model to stop. Order: pad, unk, then the lowest id that is not eos or bos.
+    it must never be a stop token (eos, the turn end), because tools that mask labels by the
+    pad id would then stop teaching the model to stop. Order: pad, unk, then the lowest id
+    that is not a stop token or bos.
     """
-    eos, bos = tokenizer.eos_token_id, tokenizer.bos_token_id
+    stops, bos = stop_token_ids(tokenizer), tokenizer.bos_token_id
     for candidate in (tokenizer.pad_token_id, tokenizer.unk_token_id):
-        if isinstance(candidate, int) and candidate != eos:
+        if isinstance(candidate, int) and candidate not in stops:
             return candidate
     for i in range(len(tokenizer)):
-        if i not in (eos, bos):
+        if i not in stops and i != bos:
             return i
     raise JupiterError("the tokenizer has no token to pad with besides eos and bos")
 
@@ -187,9 +189,12 @@ def _marked(tokenizer: PreTrainedTokenizerBase, ids: list[int], labels: list[int
 def preflight(tokenizer: PreTrainedTokenizerBase, messages: Sequence[Message]) -> str:
     """Encode one example and show which tokens are trained (inside ⟦ ⟧), with counts.
 
-    Refuses (JupiterError) a setup that would train a model that cannot stop: no eos token,
-    nothing trained, or assistant turns that do not end with eos.
+    Refuses (JupiterError) a setup that would train a model that cannot stop: no stop token,
+    nothing trained, or assistant turns that end with neither eos nor the template's
+    turn-end token (Gemma's <end_of_turn>, Llama 3's <|eot_id|>).
     """
+    # eos is needed even when the template ends turns with its own token: raw text
+    # documents end with eos, and tools that know nothing of the template stop on it.
     eos = tokenizer.eos_token_id
     if eos is None:
         raise JupiterError(
@@ -206,20 +211,30 @@ def preflight(tokenizer: PreTrainedTokenizerBase, messages: Sequence[Message]) -
             "no token of the example is trained: give it an assistant message, with roles "
             "the chat template renders (user/assistant)"
         )
-    if eos not in trained:
+    stops = stop_token_ids(tokenizer)
+    ended = [t for t in trained if t in stops]
+    if not ended:
+        turn_end = turn_end_token(tokenizer)
+        also = (
+            f" or its turn-end token {turn_end!r}"
+            if turn_end not in (None, tokenizer.eos_token)
+            else ""
+        )
         raise JupiterError(
             f"the chat template does not end assistant turns with the eos token "
-            f"{tokenizer.eos_token!r}, so the model would not learn to stop: use a template "
-            "that writes eos_token after each assistant message, or set eos_token to the "
-            "template's end-of-turn token"
+            f"{tokenizer.eos_token!r}{also}, so the model would not learn to stop: set "
+            "model.chat_template to a template that writes eos_token (or a special turn-end "
+            "token) after each assistant message"
         )
     lines = [_marked(tokenizer, ids, labels)]
     if folded:
         lines.append(
             "(system message folded into the first user message: the template has no system role)"
         )
+    stop = tokenizer.convert_ids_to_tokens(ended[-1])
+    kind = "eos" if ended[-1] == tokenizer.eos_token_id else "turn end"
     lines.append(
         f"{len(ids)} tokens, {len(trained)} trained ({100 * len(trained) / len(ids):.0f}%), "
-        f"eos {tokenizer.eos_token!r} trained: yes"
+        f"{kind} {stop!r} trained: yes"
     )
     return "\n".join(lines)

@@ -16,10 +16,12 @@ SPECIAL_TOKENS = [PAD, BOS, EOS, *ROLE_TOKENS]
 
 # One turn is "<|role|>\n{content}<|end|>\n". EOS is the end-of-turn token, so a model
 # trained on it learns to stop after its answer; pad is a different token (pad != eos).
+# Written as eos_token (<|end|> here), so any tokenizer without a template of its own can
+# take this one and still end turns with its eos.
 CHAT_TEMPLATE = (
     "{{ bos_token }}"
     "{% for message in messages %}"
-    "{{ '<|' + message['role'] + '|>\n' + message['content'] + '<|end|>\n' }}"
+    "{{ '<|' + message['role'] + '|>\n' + message['content'] + eos_token + '\n' }}"
     "{% endfor %}"
     "{% if add_generation_prompt %}{{ '<|assistant|>\n' }}{% endif %}"
 )

@@ -60,9 +60,10 @@ def evaluate_model(ws: Workspace, model_dir: Path, name: str, items: list[Any],
     from jupiter.eval.stats import ratio_ci
     from jupiter.synth.model import ModelGenerator
 
+    # the domain's chat template: a base model without one renders as training renders
     gen = ModelGenerator(
         model_dir, name, max_new_tokens=ws.cfg.eval.max_new_tokens,
-        system_prompt=ws.cfg.system_prompt,
+        system_prompt=ws.cfg.system_prompt, chat_template=ws.cfg.chat_template(),
     )  # fmt: skip
     report = answer_with_progress(ws, gen, f"eval {name}", items, mc)
     with ws.console.status(f"bits-per-byte of {name} on held-out text…"):

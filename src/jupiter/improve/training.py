@@ -101,6 +101,7 @@ def read_level_file(path: Path, cycle: int) -> list[Example]:
 
 def base_tokenizer(ws: Workspace) -> tuple[Path, Any]:
     """(tokenizer dir, tokenizer): the base model's for fine-tuning, else the domain's BPE."""
+    from jupiter.data.templates import model_type_of
     from jupiter.train.trainer import load_run_tokenizer
 
     if ws.cfg.model.base:
@@ -110,9 +111,25 @@ def base_tokenizer(ws: Workspace) -> tuple[Path, Any]:
                 f"model.base {base} is not a Hugging Face model dir (no config.json): point it "
                 "at a model folder, a Hub id, a .gguf file or ollama:NAME"
             )
-        return base, load_run_tokenizer(base)
+        return with_chat_template(ws, base, load_run_tokenizer(base), model_type_of(base))
     tok_dir = ensure_tokenizer(ws)
-    return tok_dir, load_run_tokenizer(tok_dir)
+    return with_chat_template(ws, tok_dir, load_run_tokenizer(tok_dir), None)
+
+
+def with_chat_template(
+    ws: Workspace, tok_dir: Path, tokenizer: Any, model_type: str | None
+) -> tuple[Path, Any]:
+    """The tokenizer with model.chat_template applied; when that changed its template, it is
+    saved into the workspace and that dir is used, so every checkpoint carries the template."""
+    from jupiter.data.templates import set_chat_template
+
+    before = tokenizer.chat_template
+    set_chat_template(tokenizer, ws.cfg.chat_template(), model_type)
+    if tokenizer.chat_template == before:
+        return tok_dir, tokenizer
+    out = ws.root / "tokenizer-chat"
+    tokenizer.save_pretrained(out)
+    return out, tokenizer
 
 
 def preflight(ws: Workspace, tokenizer: Any, examples: list[Example]) -> None:

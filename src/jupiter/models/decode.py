@@ -169,22 +169,25 @@ class LocalLM:
     """A Hugging Face causal LM (or LoRA adapter) that completes batches of token prompts."""
 
     def __init__(
-        self, model_dir: Path, device: str | None = None, dtype: str = "auto", max_batch: int = 16
+        self,
+        model_dir: Path,
+        device: str | None = None,
+        dtype: str = "auto",
+        max_batch: int = 16,
+        chat_template: str = "auto",
     ) -> None:
         import torch
 
         from jupiter.data.chat import pad_id_for
-        from jupiter.data.tokenizer import CHAT_TEMPLATE
         from jupiter.models.loading import load_for_inference
 
         self.name = str(model_dir)
         self.device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
         self.max_batch = max(1, max_batch)
         self.model, self.tokenizer = load_for_inference(
-            Path(model_dir), device=self.device, dtype=torch_dtype(dtype, self.device)
-        )
-        if self.tokenizer.chat_template is None:
-            self.tokenizer.chat_template = CHAT_TEMPLATE
+            Path(model_dir), device=self.device, dtype=torch_dtype(dtype, self.device),
+            chat_template=chat_template,
+        )  # fmt: skip
         self.pad_id = pad_id_for(self.tokenizer)
         self.context = int(getattr(self.model.config, "max_position_embeddings", 2048))
         self.eos_ids = self._eos_ids()
@@ -192,16 +195,11 @@ class LocalLM:
             raise JupiterError(f"the tokenizer in {model_dir} has no eos token: set eos_token")
 
     def _eos_ids(self) -> set[int]:
-        ids: set[int] = set()
-        for value in (
-            self.tokenizer.eos_token_id,
-            getattr(self.model.generation_config, "eos_token_id", None),
-        ):
-            if isinstance(value, int):
-                ids.add(value)
-            elif isinstance(value, list | tuple):
-                ids.update(v for v in value if isinstance(v, int))
-        return ids
+        """eos, the chat template's turn-end token and generation_config's eos ids."""
+        from jupiter.data.templates import stop_token_ids
+
+        saved = getattr(self.model.generation_config, "eos_token_id", None)
+        return set(stop_token_ids(self.tokenizer, [saved]))
 
     # ------------------------------------------------------------------------- prompts
     def chat_ids(self, messages: Sequence[Message]) -> list[int]:

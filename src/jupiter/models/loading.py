@@ -296,10 +296,20 @@ def _stored_dtype(model_dir: Path) -> torch.dtype:
 
 
 def load_for_inference(
-    path: Path, *, device: torch.device | str = "cpu", dtype: torch.dtype = torch.float32
+    path: Path,
+    *,
+    device: torch.device | str = "cpu",
+    dtype: torch.dtype = torch.float32,
+    chat_template: str = "auto",
 ) -> tuple[PreTrainedModel, PreTrainedTokenizerBase]:
     """(model in eval() mode, tokenizer) from a plain HF dir or a PEFT adapter dir; an adapter
-    is applied to its base and merged in, so the result is a plain transformers model."""
+    is applied to its base and merged in, so the result is a plain transformers model.
+
+    The tokenizer gets `chat_template` (data/templates.py): a base model without a template
+    renders chats as training rendered them.
+    """
+    from jupiter.data.templates import set_chat_template
+
     path = Path(path)
     if not path.is_dir():
         raise JupiterError(f"model dir not found: {path}")
@@ -318,6 +328,7 @@ def load_for_inference(
     if not _has_tokenizer(tok_dir):
         raise JupiterError(f"no tokenizer files in {path} or {base}")
     tokenizer = AutoTokenizer.from_pretrained(tok_dir)
+    set_chat_template(tokenizer, chat_template, getattr(model.config, "model_type", None))
     return model.to(device).eval(), tokenizer  # type: ignore[arg-type]
 
 

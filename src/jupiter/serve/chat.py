@@ -44,13 +44,14 @@ class ChatSession:
     """Holds the model and the conversation so far."""
 
     def __init__(self, model_dir: Path, system_prompt: str = "", max_new_tokens: int = 128,
-                 temperature: float = 0.0) -> None:  # fmt: skip
-        from jupiter.data.tokenizer import CHAT_TEMPLATE
+                 temperature: float = 0.0, chat_template: str = "auto") -> None:  # fmt: skip
+        from jupiter.data.templates import stop_token_ids
         from jupiter.models.loading import load_for_inference
 
-        self.model, self.tokenizer = load_for_inference(model_dir)
-        if self.tokenizer.chat_template is None:
-            self.tokenizer.chat_template = CHAT_TEMPLATE
+        self.model, self.tokenizer = load_for_inference(model_dir, chat_template=chat_template)
+        # eos and the template's turn-end token (Gemma's <end_of_turn>) both end a reply
+        saved = getattr(self.model.generation_config, "eos_token_id", None)
+        self.stop_ids = stop_token_ids(self.tokenizer, [saved])
         self.max_new_tokens = max_new_tokens
         self.temperature = temperature
         self.messages: list[dict[str, str]] = (
@@ -58,9 +59,12 @@ class ChatSession:
         )
 
     def reply(self, user: str) -> str:
+        from jupiter.data.chat import fit_template
+
         self.messages.append({"role": "user", "content": user})
+        fitted, _ = fit_template(self.tokenizer, self.messages)  # folds a system prompt
         prompt = self.tokenizer.apply_chat_template(
-            self.messages, add_generation_prompt=True, tokenize=False
+            fitted, add_generation_prompt=True, tokenize=False
         )
         ids = self.tokenizer(prompt, add_special_tokens=False, return_tensors="pt")["input_ids"]
         limit = self.model.config.max_position_embeddings - self.max_new_tokens
@@ -71,10 +75,12 @@ class ChatSession:
         with torch.no_grad():
             out = self.model.generate(  # type: ignore[operator]
                 ids, attention_mask=torch.ones_like(ids), max_new_tokens=self.max_new_tokens,
-                eos_token_id=self.tokenizer.eos_token_id,
+                eos_token_id=self.stop_ids,
                 pad_token_id=pad_id_for(self.tokenizer), **kwargs,
             )  # fmt: skip
-        text = str(self.tokenizer.decode(out[0, ids.shape[1] :], skip_special_tokens=True))
+        new = out[0, ids.shape[1] :].tolist()
+        new = new[: next((i for i, t in enumerate(new) if t in self.stop_ids), len(new))]
+        text = str(self.tokenizer.decode(new, skip_special_tokens=True))
         text = text.strip()
         self.messages.append({"role": "assistant", "content": text})
         return text

@@ -291,6 +291,7 @@ class ServeOptions:
     api_key: str | None = None
     max_batch: int = 16
     name: str | None = None  # the model id clients send; default: the dir's name
+    chat_template: str = "auto"  # data/templates.py: auto, a name or a .jinja path
 
 
 def is_loopback(host: str) -> bool:
@@ -337,7 +338,7 @@ def run_server(opts: ServeOptions, log: Callable[[str], None] = print) -> None:
     sock = _listen(opts.host, opts.port)
     ref = str(opts.model_dir)
     model_dir = resolve_model(ref, base_dir=None, cache_dir=user_cache_dir())
-    lm = LocalLM(model_dir, max_batch=opts.max_batch)
+    lm = LocalLM(model_dir, max_batch=opts.max_batch, chat_template=opts.chat_template)
     model_id = opts.name or model_label(ref, base_dir=None)
     app = create_app(lm, model_id, opts.api_key, opts.max_batch)
     port = sock.getsockname()[1]  # the one the system chose for --port 0

@@ -192,10 +192,11 @@ class MLXBackend:
 
     name = "mlx"
 
-    def __init__(self, model_dir: Path, max_batch: int = 16) -> None:
+    def __init__(self, model_dir: Path, max_batch: int = 16, chat_template: str = "auto") -> None:
         self.model_dir = Path(model_dir)
         self.model = str(model_dir)
         self.max_batch = max(1, max_batch)
+        self.chat_template = chat_template  # data/templates.py: auto, a name or a .jinja path
         self._lock = asyncio.Lock()  # one generation at a time: mlx-lm's state is shared
         self._loaded: tuple[Any, Any] | None = None
         self._merged: Path | None = None
@@ -244,7 +245,7 @@ class MLXBackend:
         require_mlx()
         from mlx_lm import load
 
-        from jupiter.data.tokenizer import CHAT_TEMPLATE
+        from jupiter.data.templates import model_type_of, set_chat_template, stop_token_ids
 
         path = self._weights_dir()
         try:
@@ -256,8 +257,10 @@ class MLXBackend:
                 f"mlx-lm cannot load {self.model_dir}: {err}: use a safetensors model of a "
                 "family mlx-lm supports (Llama, Mistral, Qwen2 …) or the transformers backend"
             ) from None
-        if not tokenizer.has_chat_template:
-            tokenizer.chat_template = CHAT_TEMPLATE
+        hf = tokenizer._tokenizer  # mlx-lm's wrapper delegates rendering to it
+        set_chat_template(hf, self.chat_template, model_type_of(path))
+        for tid in stop_token_ids(hf):  # the turn end (Gemma's <end_of_turn>) stops too
+            tokenizer.add_eos_token(tid)
         self._loaded = (model, tokenizer)
         return self._loaded
 

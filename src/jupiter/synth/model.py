@@ -27,11 +27,12 @@ class ModelGenerator:
         batch_size: int = 16,
         system_prompt: str = "",
         device: str | None = None,
+        chat_template: str = "auto",
     ) -> None:
         import torch
 
         from jupiter.data.chat import pad_id_for
-        from jupiter.data.tokenizer import CHAT_TEMPLATE
+        from jupiter.data.templates import stop_token_ids
         from jupiter.models.loading import is_model_dir, load_for_inference
 
         if not is_model_dir(Path(model_dir)):
@@ -44,13 +45,16 @@ class ModelGenerator:
         self.batch_size = max(1, batch_size)
         self.system_prompt = system_prompt
         self.device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
-        model, self.tokenizer = load_for_inference(Path(model_dir), device=self.device)
-        if self.tokenizer.chat_template is None:
-            self.tokenizer.chat_template = CHAT_TEMPLATE
+        model, self.tokenizer = load_for_inference(
+            Path(model_dir), device=self.device, chat_template=chat_template
+        )
         self.model = model
         if self.tokenizer.eos_token_id is None:
             raise JupiterError(f"the tokenizer in {model_dir} has no eos token")
         self.eos_id: int = self.tokenizer.eos_token_id
+        # eos and the template's turn-end token (Gemma's <end_of_turn>) both end an answer
+        saved = getattr(model.generation_config, "eos_token_id", None)
+        self.stop_ids: list[int] = stop_token_ids(self.tokenizer, [saved])
         self.pad_id: int = pad_id_for(self.tokenizer)
         self.context = int(getattr(self.model.config, "max_position_embeddings", 2048))
 
@@ -59,13 +63,17 @@ class ModelGenerator:
         """The chat prompt for `question`, cut from the left to `budget` tokens.
 
         Rendered to text and tokenized without specials: the template writes bos itself.
-        The leading bos survives the cut, so the model still sees a well-formed start.
+        The leading bos survives the cut, so the model still sees a well-formed start. A
+        system prompt the template rejects is folded into the question, as in training.
         """
+        from jupiter.data.chat import fit_template
+
         messages = [{"role": "user", "content": question}]
         if self.system_prompt:
             messages.insert(0, {"role": "system", "content": self.system_prompt})
+        fitted, _ = fit_template(self.tokenizer, messages)
         text = self.tokenizer.apply_chat_template(
-            messages, add_generation_prompt=True, tokenize=False
+            fitted, add_generation_prompt=True, tokenize=False
         )
         if not isinstance(text, str):
             raise JupiterError("the tokenizer's chat template did not render to text")
@@ -98,10 +106,10 @@ class ModelGenerator:
         return [self.decode_answer(row) for row in generated[:, width:].tolist()]
 
     def decode_answer(self, new_ids: Sequence[int]) -> str:
-        """Text of the generated tokens up to the first end-of-turn, specials dropped."""
+        """Text of the generated tokens up to the first stop token, specials dropped."""
         ids = list(new_ids)
-        if self.eos_id in ids:
-            ids = ids[: ids.index(self.eos_id)]
+        end = next((i for i, t in enumerate(ids) if t in self.stop_ids), len(ids))
+        ids = ids[:end]
         return str(self.tokenizer.decode(ids, skip_special_tokens=True)).strip()
 
     def _greedy_config(self, new_tokens: int) -> Any:
@@ -110,7 +118,7 @@ class ModelGenerator:
         # a fresh config: sampling settings saved with the model must not leak in
         return GenerationConfig(
             max_new_tokens=new_tokens, do_sample=False, num_beams=1,
-            eos_token_id=self.eos_id, pad_token_id=self.pad_id,
+            eos_token_id=list(self.stop_ids), pad_token_id=self.pad_id,
             bos_token_id=self.tokenizer.bos_token_id,
         )  # fmt: skip
 

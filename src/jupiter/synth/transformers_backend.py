@@ -30,12 +30,14 @@ class TransformersBackend:
         max_batch: int = 16,
         device: str | None = None,
         dtype: str = "auto",
+        chat_template: str = "auto",
     ) -> None:
         self.model_dir = Path(model_dir)
         self.model = str(model_dir)
         self.max_batch = max(1, max_batch)
         self.device = device
         self.dtype = dtype
+        self.chat_template = chat_template  # data/templates.py: auto, a name or a .jinja path
         self._lm: LocalLM | None = None
         # A threading lock, not an asyncio one: batches run in worker threads, and the
         # backend may be driven by several event loops in turn (one asyncio.run each).
@@ -53,8 +55,9 @@ class TransformersBackend:
                     "model dir or a LoRA adapter dir"
                 )
             self._lm = LocalLM(
-                self.model_dir, device=self.device, dtype=self.dtype, max_batch=self.max_batch
-            )
+                self.model_dir, device=self.device, dtype=self.dtype, max_batch=self.max_batch,
+                chat_template=self.chat_template,
+            )  # fmt: skip
         return self._lm
 
     def _load(self) -> None:

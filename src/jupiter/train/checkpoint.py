@@ -36,6 +36,7 @@ from safetensors.torch import load_file
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
 from transformers.utils import logging as hf_logging
 
+from jupiter.data.templates import write_stop_tokens
 from jupiter.errors import JupiterError
 
 log = logging.getLogger(__name__)
@@ -143,6 +144,7 @@ def _write_hf_dir(
         model.save_pretrained(out, safe_serialization=True, state_dict=model_state)
     if tokenizer is not None:
         tokenizer.save_pretrained(out)
+        write_stop_tokens(out, tokenizer)  # other tools stop at the template's turn end too
 
 
 def replace_dir(tmp: Path, final: Path) -> None:

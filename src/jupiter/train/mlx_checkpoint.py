@@ -146,7 +146,10 @@ def save_hf_dir(
         hf = AutoConfig.for_model(spec.hf_config["model_type"], **conf)
         GenerationConfig.from_model_config(hf).save_pretrained(out)
     if tokenizer is not None:
+        from jupiter.data.templates import write_stop_tokens
+
         tokenizer.save_pretrained(out)
+        write_stop_tokens(out, tokenizer)  # other tools stop at the template's turn end too
 
 
 def save_adapter_dir(
