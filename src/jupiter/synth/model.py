@@ -148,28 +148,26 @@ class ModelGenerator:
             c_ids = c_ids[: self.context - 1]
             prompt = self.prompt_ids(question, max(1, self.context - len(c_ids)))
             rows.append((prompt + c_ids, len(c_ids)))
+        from jupiter.data.chat import IGNORE
+        from jupiter.models.scoring import target_nll
+
         width = max(len(r) for r, _ in rows)
-        # right padding: positions stay 0..n-1 for every row, the mask hides the padding
+        # right padding: positions stay 0..n-1 for every row, the mask hides the padding;
+        # the token at position p is predicted at p - 1, so a choice's targets sit one
+        # position to the left of its tokens
         ids = torch.full((len(rows), width), self.pad_id, dtype=torch.long)
         mask = torch.zeros((len(rows), width), dtype=torch.long)
-        for row, (r, _) in enumerate(rows):
+        targets = torch.full((len(rows), width), IGNORE, dtype=torch.long)
+        for row, (r, n) in enumerate(rows):
             ids[row, : len(r)] = torch.tensor(r, dtype=torch.long)
             mask[row, : len(r)] = 1
+            if n:
+                targets[row, len(r) - n - 1 : len(r) - 1] = torch.tensor(r[len(r) - n :])
         with torch.inference_mode():
-            logits = self.model(
-                input_ids=ids.to(self.device), attention_mask=mask.to(self.device)
-            ).logits.float()
-        out: list[float] = []
-        for row, (r, n) in enumerate(rows):
-            if n == 0:
-                out.append(float("-inf"))
-                continue
-            # the token at position p is predicted by the logits at p - 1
-            start = len(r) - n
-            logp = torch.log_softmax(logits[row, start - 1 : len(r) - 1], dim=-1)
-            target = ids[row, start : len(r)].to(logp.device)
-            out.append(float(logp.gather(1, target[:, None]).mean()))
-        return out
+            nll = target_nll(
+                self.model, ids.to(self.device), mask.to(self.device), targets.to(self.device)
+            )
+        return [float(-nll[row]) / n if n else float("-inf") for row, (_, n) in enumerate(rows)]
 
     # ------------------------------------------------------------------------- generate
     def generate(
