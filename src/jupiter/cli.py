@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import sys
+import warnings
 from pathlib import Path
 from typing import Annotated, cast
 
@@ -448,6 +450,10 @@ def quiet_libraries() -> None:
     # read by transformers and huggingface_hub at import: no import cost for quick commands
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    # bitsandbytes on an AVX-512 CPU asks for an optional kernel package at import, and
+    # peft asks transformers a deprecated question on every LoRA load: noise in a run's log
+    logging.getLogger("bitsandbytes").setLevel(logging.ERROR)
+    warnings.filterwarnings("ignore", message="`is_gradient_checkpointing` is deprecated")
 
 
 def main() -> None:

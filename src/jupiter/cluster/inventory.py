@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from jupiter.config import ClusterConfig, DomainConfig, Node
 from jupiter.errors import JupiterError
@@ -177,7 +177,7 @@ def write_hostfile(island: Island, cluster: ClusterConfig, path: Path) -> Path:
 
     A local node is 127.0.0.1 there, which mlx.launch starts without SSH."""
     transport = mlx_transport(cluster)
-    hosts = []
+    hosts: list[dict[str, Any]] = []
     for node in island.nodes:
         ssh = "127.0.0.1" if node.is_local else node.host
         ips = node.ips or [ssh]

@@ -22,7 +22,7 @@ def _plain_nll(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
     return nll.reshape(targets.shape).sum(dim=1)
 
 
-def _last_logits_match(
+def last_logits_match(
     hidden: torch.Tensor, logits: torch.Tensor, weight: torch.Tensor, cap: float | None
 ) -> bool:
     """The final hidden states are what the head projects (the final norm applied): the
@@ -52,7 +52,7 @@ def target_nll(
     # one position's logits, to check that the hidden states are the head's input
     out = model(**kwargs, output_hidden_states=True, logits_to_keep=1)
     hidden = out.hidden_states[-1]
-    if not _last_logits_match(hidden, out.logits, weight, cap):
+    if not last_logits_match(hidden, out.logits, weight, cap):
         return _plain_nll(model(**kwargs).logits, targets)
     dtype = weight.dtype if weight.dtype != torch.float16 else torch.float32
     rows = [
