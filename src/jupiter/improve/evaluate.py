@@ -64,6 +64,7 @@ def evaluate_model(ws: Workspace, model_dir: Path, name: str, items: list[Any],
     gen = ModelGenerator(
         model_dir, name, max_new_tokens=ws.cfg.eval.max_new_tokens,
         system_prompt=ws.cfg.system_prompt, chat_template=ws.cfg.chat_template(),
+        dtype=ws.cfg.eval.dtype,
     )  # fmt: skip
     report = answer_with_progress(ws, gen, f"eval {name}", items, mc)
     with ws.console.status(f"bits-per-byte of {name} on held-out text…"):

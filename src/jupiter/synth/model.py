@@ -28,11 +28,13 @@ class ModelGenerator:
         system_prompt: str = "",
         device: str | None = None,
         chat_template: str = "auto",
+        dtype: str = "float32",  # or "auto": bf16 on CUDA
     ) -> None:
         import torch
 
         from jupiter.data.chat import pad_id_for
         from jupiter.data.templates import stop_token_ids
+        from jupiter.models.decode import torch_dtype
         from jupiter.models.loading import is_model_dir, load_for_inference
 
         if not is_model_dir(Path(model_dir)):
@@ -46,8 +48,9 @@ class ModelGenerator:
         self.system_prompt = system_prompt
         self.device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
         model, self.tokenizer = load_for_inference(
-            Path(model_dir), device=self.device, chat_template=chat_template
-        )
+            Path(model_dir), device=self.device, chat_template=chat_template,
+            dtype=torch_dtype(dtype, self.device),
+        )  # fmt: skip
         self.model = model
         if self.tokenizer.eos_token_id is None:
             raise JupiterError(f"the tokenizer in {model_dir} has no eos token")
