@@ -83,10 +83,8 @@ CORPUS = [
 ] * 4
 
 
-def tiny_tokenizer(family: Family, vocab_size: int = 400) -> PreTrainedTokenizerFast:
-    """A byte-level BPE trained on a few KB, with the family's specials and chat template."""
-    sp = SPECIALS[family]
-    specials = [t for t in (sp["bos"], sp["eos"], sp["unk"], sp["pad"]) if t] + EXTRA[family]
+def _bpe(specials: list[str], vocab_size: int) -> Tokenizer:
+    """A byte-level BPE trained on CORPUS with these special tokens first."""
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
@@ -96,6 +94,14 @@ def tiny_tokenizer(family: Family, vocab_size: int = 400) -> PreTrainedTokenizer
         initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
     )
     tok.train_from_iterator(CORPUS, trainer)
+    return tok
+
+
+def tiny_tokenizer(family: Family, vocab_size: int = 400) -> PreTrainedTokenizerFast:
+    """A byte-level BPE trained on a few KB, with the family's specials and chat template."""
+    sp = SPECIALS[family]
+    specials = [t for t in (sp["bos"], sp["eos"], sp["unk"], sp["pad"]) if t] + EXTRA[family]
+    tok = _bpe(specials, vocab_size)
     fast = PreTrainedTokenizerFast(
         tokenizer_object=tok,
         bos_token=sp["bos"],
@@ -165,15 +171,7 @@ BASE_EXTRA: dict[BaseKind, list[str]] = {
 def tiny_base_tokenizer(kind: BaseKind, vocab_size: int = 400) -> PreTrainedTokenizerFast:
     """A byte-level BPE with a base model's specials and turn tokens, and no chat template."""
     sp = BASE_SPECIALS[kind]
-    tok = Tokenizer(models.BPE())
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(
-        vocab_size=vocab_size,
-        special_tokens=[sp["pad"], sp["eos"], sp["bos"], *BASE_EXTRA[kind]],
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-    )
-    tok.train_from_iterator(CORPUS, trainer)
+    tok = _bpe([sp["pad"], sp["eos"], sp["bos"], *BASE_EXTRA[kind]], vocab_size)
     fast = PreTrainedTokenizerFast(
         tokenizer_object=tok,
         bos_token=sp["bos"],

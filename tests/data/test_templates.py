@@ -10,6 +10,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from test_chat_templates import A1, A2, CHAT
+from test_chat_templates import Q1 as U1
+from test_chat_templates import Q2 as U2
+from test_chat_templates import SYSTEM as S
 from transformers import PreTrainedTokenizerFast
 
 from jupiter.config import CHAT_TEMPLATES, load_domain
@@ -24,21 +28,6 @@ from jupiter.data.templates import (
 from jupiter.data.tokenizer import CHAT_TEMPLATE
 from jupiter.errors import JupiterError
 from tinyhf import tiny_base_tokenizer, tiny_tokenizer
-
-S, U1, A1, U2, A2 = (
-    "You are a Python expert.",
-    "What does list.append do?",
-    "It adds one item to the end of a list.",
-    "And dict.get?",
-    "It returns a default when a key is missing.",
-)
-CHAT = [
-    {"role": "system", "content": S},
-    {"role": "user", "content": U1},
-    {"role": "assistant", "content": A1},
-    {"role": "user", "content": U2},
-    {"role": "assistant", "content": A2},
-]
 
 
 def gemma() -> PreTrainedTokenizerFast:
