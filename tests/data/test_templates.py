@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from test_chat_templates import A1, A2, CHAT
+from test_chat_templates import A1, A2, CHAT, trained_spans
 from test_chat_templates import Q1 as U1
 from test_chat_templates import Q2 as U2
 from test_chat_templates import SYSTEM as S
@@ -46,20 +46,6 @@ def render(tok: PreTrainedTokenizerFast, chat: list[dict[str, str]], prompt: boo
     text = tok.apply_chat_template(chat, tokenize=False, add_generation_prompt=prompt)
     assert isinstance(text, str)
     return text
-
-
-def trained_spans(tok: PreTrainedTokenizerFast, ids: list[int], labels: list[int]) -> list[str]:
-    """Decoded runs of consecutive trained tokens (specials kept)."""
-    spans: list[list[int]] = []
-    prev = False
-    for t, lab in zip(ids, labels, strict=True):
-        if lab != IGNORE:
-            assert lab == t
-            if not prev:
-                spans.append([])
-            spans[-1].append(t)
-        prev = lab != IGNORE
-    return [tok.decode(s) for s in spans]
 
 
 # ------------------------------------------------------------------------- rendering
