@@ -354,6 +354,9 @@ class EvalConfig(Strict):
     qa_path: str = ""  # JSONL of {id, question, answer, source}; relative to the YAML's folder
     max_items: int | None = Field(default=None, ge=1)
     mc_choices: int = Field(default=4, ge=2)
+    # hard: answers of the same type, source kind and topic, nearest to the question (BM25);
+    # random: any other items' answers, which a retriever tells apart by topic alone
+    mc_distractors: Literal["hard", "random"] = "hard"
     max_new_tokens: int = Field(default=48, ge=1)
     heldout_max_bytes: int = Field(default=200_000, ge=1000)
     seed: int = 0

@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 
 from jupiter.errors import JupiterError
+from jupiter.eval.mc import build_mc
 from jupiter.eval.qa import (
     QAItem,
-    build_mc,
     exact_match,
     load_eval_set,
     normalize_answer,

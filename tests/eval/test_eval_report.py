@@ -11,7 +11,8 @@ import pytest
 from rich.console import Console
 
 from jupiter.errors import JupiterError
-from jupiter.eval.qa import MCItem, QAItem, build_mc
+from jupiter.eval.mc import build_mc
+from jupiter.eval.qa import MCItem, QAItem
 from jupiter.eval.report import (
     chance_mc_accuracy,
     comparison_table,

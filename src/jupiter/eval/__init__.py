@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from jupiter.eval.mc import build_mc
 from jupiter.eval.qa import (
     MCItem,
     QAItem,
-    build_mc,
     exact_match,
     load_eval_set,
     normalize_answer,

@@ -1,5 +1,5 @@
-"""The domain QA eval set: loading it, SQuAD-style answer scoring, and multiple choice built
-from the set itself.
+"""The domain QA eval set: loading it and SQuAD-style answer scoring (multiple choice built
+from the set is in eval/mc.py).
 
 Scoring follows the SQuAD v1.1 evaluation script (Rajpurkar et al. 2016): answers are
 lowercased, stripped of punctuation and of the articles a/an/the, and whitespace-collapsed;
@@ -9,19 +9,17 @@ token F1 is the harmonic mean of precision and recall over the bag of normalized
 from __future__ import annotations
 
 import json
-import random
 import re
 import string
 from collections import Counter
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from jupiter.errors import JupiterError
 
-REQUIRED_FIELDS = ("id", "question", "answer")
-OPTIONAL_FIELDS = ("source", "topic")
+REQUIRED_FIELDS = ("id", "question", "answer")  # answer may be left out when choices are given
+OPTIONAL_FIELDS = ("source", "topic", "template", "doc")
 
 _PUNCT = frozenset(string.punctuation)
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
@@ -36,6 +34,11 @@ class QAItem:
     answer: str
     source: str = ""  # e.g. "json.dumps docstring" or "pydoc_data.topics['for']"
     topic: str = ""  # e.g. "json", "builtins", "language"
+    template: str = ""  # the question's type, e.g. "what_does", "arguments" (generated sets)
+    doc: str = ""  # the document it was made from (a document id, for generated sets)
+    # a multiple-choice item as written: used as given instead of built distractors
+    choices: tuple[str, ...] = ()
+    answer_index: int | None = None
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,23 @@ class MCItem:
 
 
 # ----------------------------------------------------------------------------- loading
+def _choices(where: str, obj: dict[str, Any]) -> tuple[tuple[str, ...], int | None]:
+    """The item's own choices and answer_index, checked; ((), None) when it has none."""
+    choices, index = obj.get("choices"), obj.get("answer_index")
+    if choices is None and index is None:
+        return (), None
+    if not isinstance(choices, list) or len(choices) < 2:
+        raise JupiterError(f"{where}: 'choices' must be a list of at least 2 strings")
+    if not all(isinstance(c, str) and c.strip() for c in choices):
+        raise JupiterError(f"{where}: every choice must be a non-empty string")
+    if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(choices):
+        raise JupiterError(
+            f"{where}: 'answer_index' must be an integer from 0 to {len(choices) - 1}"
+            " (the position of the right choice)"
+        )
+    return tuple(c.strip() for c in choices), index
+
+
 def _parse_line(path: Path, lineno: int, line: str) -> QAItem:
     where = f"{path}:{lineno}"
     try:
@@ -57,6 +77,9 @@ def _parse_line(path: Path, lineno: int, line: str) -> QAItem:
         raise JupiterError(f"{where}: malformed JSON: {e.msg} (one JSON object per line)") from None
     if not isinstance(obj, dict):
         raise JupiterError(f"{where}: expected a JSON object, got {type(obj).__name__}")
+    choices, index = _choices(where, obj)
+    if choices and index is not None and obj.get("answer") is None:
+        obj = {**obj, "answer": choices[index]}  # a multiple-choice item needs no answer text
     fields: dict[str, str] = {}
     for key in REQUIRED_FIELDS:
         value = obj.get(key)
@@ -72,11 +95,13 @@ def _parse_line(path: Path, lineno: int, line: str) -> QAItem:
         if not isinstance(value, str):
             raise JupiterError(f"{where}: field '{key}' must be a string")
         fields[key] = value.strip()
-    return QAItem(**fields)
+    return QAItem(**fields, choices=choices, answer_index=index)
 
 
 def load_eval_set(path: Path) -> list[QAItem]:
-    """Read a JSONL eval set: one {id, question, answer, source?, topic?} object per line.
+    """Read a JSONL eval set: one {id, question, answer, source?, topic?, template?, doc?}
+    object per line; a multiple-choice item adds choices (a list) and answer_index, and may
+    then leave out answer.
 
     Blank lines are skipped. A malformed line, a missing field or a repeated id raises a
     JupiterError naming the file and the line.
@@ -129,46 +154,12 @@ def token_f1(prediction: str, reference: str) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
-# ----------------------------------------------------------------------- multiple choice
-def _distractors(item: QAItem, pool: Sequence[QAItem], k: int, rng: random.Random) -> list[str]:
-    """k answers of other items, same topic first, none equal (normalized) to another choice."""
-    same = [o for o in pool if o.id != item.id and o.topic == item.topic]
-    other = [o for o in pool if o.id != item.id and o.topic != item.topic]
-    rng.shuffle(same)
-    rng.shuffle(other)
-    taken = {normalize_answer(item.answer)}
-    out: list[str] = []
-    for cand in [*same, *other]:
-        key = normalize_answer(cand.answer)
-        if key in taken:
-            continue
-        taken.add(key)
-        out.append(cand.answer)
-        if len(out) == k:
-            break
-    return out
-
-
-def build_mc(items: Sequence[QAItem], n_choices: int, seed: int) -> list[MCItem]:
-    """Turn QA items into multiple choice: distractors are other items' reference answers.
-
-    Distractors from the same topic are preferred (harder than random ones). Each item's
-    draw depends only on (seed, item id) and the set of items, not on their order.
-    """
-    if n_choices < 2:
-        raise JupiterError(f"eval.mc_choices must be at least 2, got {n_choices}")
-    pool = sorted(items, key=lambda it: it.id)  # order-independent draws
-    distinct = {normalize_answer(it.answer) for it in items}
-    if len(distinct) < n_choices:
-        raise JupiterError(
-            f"multiple choice needs at least {n_choices} distinct answers in the eval set,"
-            f" found {len(distinct)}: add items or lower eval.mc_choices"
-        )
-    out: list[MCItem] = []
-    for item in items:
-        rng = random.Random(f"{seed}:{item.id}")
-        choices = _distractors(item, pool, n_choices - 1, rng)
-        correct = rng.randrange(n_choices)
-        choices.insert(correct, item.answer)
-        out.append(MCItem(id=item.id, question=item.question, choices=choices, correct=correct))
+def item_record(item: QAItem) -> dict[str, Any]:
+    """The JSONL object `load_eval_set` reads back into the same item (empty fields left out)."""
+    out: dict[str, Any] = {"id": item.id, "question": item.question, "answer": item.answer}
+    for key in OPTIONAL_FIELDS:
+        if getattr(item, key):
+            out[key] = getattr(item, key)
+    if item.choices:
+        out["choices"], out["answer_index"] = list(item.choices), item.answer_index
     return out

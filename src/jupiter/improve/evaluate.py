@@ -21,7 +21,8 @@ SUMMARY_KEYS = (
 
 
 def eval_items(ws: Workspace) -> tuple[list[Any], list[Any]]:
-    from jupiter.eval.qa import build_mc, load_eval_set
+    from jupiter.eval.mc import build_mc
+    from jupiter.eval.qa import load_eval_set
 
     ecfg = ws.cfg.eval
     if not ecfg.qa_path:
@@ -31,7 +32,7 @@ def eval_items(ws: Workspace) -> tuple[list[Any], list[Any]]:
         )
     items = load_eval_set(ws.cfg.resolve(ecfg.qa_path))
     # distractors come from the whole set, so a small max_items still has varied choices
-    mc = build_mc(items, ecfg.mc_choices, ecfg.seed)
+    mc = build_mc(items, ecfg.mc_choices, ecfg.seed, ecfg.mc_distractors)
     if ecfg.max_items:
         items, mc = items[: ecfg.max_items], mc[: ecfg.max_items]
     return items, mc
