@@ -351,7 +351,10 @@ class CurriculumLevel(Strict):
 
 
 class EvalConfig(Strict):
-    qa_path: str = ""  # JSONL of {id, question, answer, source}; relative to the YAML's folder
+    # JSONL of {id, question, answer, source}; relative to the YAML's folder. Unset: an eval
+    # set is made from the held-out documents at the first eval and frozen in the workspace
+    qa_path: str = ""
+    auto_max_items: int = Field(default=300, ge=1)  # cap on that automatic set
     max_items: int | None = Field(default=None, ge=1)
     mc_choices: int = Field(default=4, ge=2)
     # hard: answers of the same type, source kind and topic, nearest to the question (BM25);

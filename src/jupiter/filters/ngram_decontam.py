@@ -130,6 +130,11 @@ class NGramDecontaminator:
         """Index (in the order given) of the first eval item found in `text`, or None."""
         return min(self._hits(text), default=None)
 
+    def matches(self, text: str) -> set[int]:
+        """Indexes of every eval item found in `text` (the eval set's own decontamination
+        drops each of them, not only the first)."""
+        return set(self._hits(text))
+
     def check(self, text: str) -> str | None:
         """Return "contaminated" when `text` holds an eval n-gram or a whole short item."""
         return CONTAMINATED if next(self._hits(text), None) is not None else None

@@ -4,6 +4,7 @@ held-out text (bits-per-byte) and QA set (token-F1, multiple-choice accuracy).""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,22 +21,113 @@ SUMMARY_KEYS = (
 )  # fmt: skip
 
 
-def eval_items(ws: Workspace) -> tuple[list[Any], list[Any]]:
-    from jupiter.eval.mc import build_mc
+def eval_set(ws: Workspace) -> tuple[list[Any], dict[str, Any]]:
+    """The eval items and what they are (path; version and hash of a frozen auto set): the
+    YAML's eval.qa_path, else the workspace's frozen set, built on first use."""
     from jupiter.eval.qa import load_eval_set
 
+    if ws.cfg.eval.qa_path:
+        path = ws.cfg.resolve(ws.cfg.eval.qa_path)
+        return load_eval_set(path), {"path": str(path), "auto": False}
+    items, manifest = auto_eval_set(ws)
+    about = {k: manifest[k] for k in ("version", "items", "sha256")}
+    return items, {"path": str(ws.root / "eval" / manifest["file"]), "auto": True, **about}
+
+
+def eval_items(ws: Workspace) -> tuple[list[Any], list[Any], dict[str, Any]]:
+    """(QA items, MC items, what the set is), cut to eval.max_items."""
+    from jupiter.eval.mc import build_mc
+
     ecfg = ws.cfg.eval
-    if not ecfg.qa_path:
-        raise JupiterError(
-            f"domain '{ws.cfg.name}' has no eval set: set eval.qa_path in its YAML to a JSONL "
-            "of {id, question, answer, source}"
-        )
-    items = load_eval_set(ws.cfg.resolve(ecfg.qa_path))
+    items, about = eval_set(ws)
     # distractors come from the whole set, so a small max_items still has varied choices
     mc = build_mc(items, ecfg.mc_choices, ecfg.seed, ecfg.mc_distractors)
     if ecfg.max_items:
         items, mc = items[: ecfg.max_items], mc[: ecfg.max_items]
-    return items, mc
+    if about["auto"]:  # training data added since the set was frozen may now hold some items
+        from jupiter.eval.autoset import contaminated
+
+        about["contaminated_now"] = len(contaminated(items, training_texts(ws)))
+    return items, mc, about
+
+
+# ------------------------------------------------------------------ the automatic eval set
+def training_texts(ws: Workspace) -> Iterator[str]:
+    """Everything the student trains on: the train-split chunks (raw text) and every
+    accepted or used example."""
+    for c in ws.store.iter_chunks(split="train"):
+        yield c.text
+    for status in ("accepted", "used"):
+        for ex in ws.store.iter_examples(status=status):
+            yield ex.content()
+
+
+def frozen_questions(ws: Workspace) -> list[str]:
+    """The frozen auto eval set's questions, for the filter's decontamination; [] before the
+    set exists (it is built at the first eval, against the training data of that time)."""
+    from jupiter.eval.autoset import load_frozen
+
+    got = load_frozen(ws.root / "eval")
+    return [] if got is None else [it.question for it in got[0]]
+
+
+def auto_eval_set(ws: Workspace) -> tuple[list[Any], dict[str, Any]]:
+    """The workspace's frozen eval set, or a new one from the held-out documents."""
+    from jupiter.eval.autoset import load_frozen
+
+    got = load_frozen(ws.root / "eval")
+    return got if got is not None else build_auto_set(ws)
+
+
+def build_auto_set(ws: Workspace) -> tuple[list[Any], dict[str, Any]]:
+    """Questions from the held-out chunks by the generator's templates, less any item whose
+    question or answer is in the training data or whose document is also trained on;
+    frozen as eval/eval-vN.jsonl with its manifest."""
+    from jupiter.eval.autoset import contaminated, freeze, heldout_items, spread
+
+    ecfg, gcfg = ws.cfg.eval, ws.cfg.generator
+    chunks = list(ws.store.iter_chunks())
+    held_ids = {c.id for c in chunks if c.split == "heldout"}
+    if not held_ids:
+        raise JupiterError(
+            f"domain '{ws.cfg.name}' has no eval set and no held-out documents to build one "
+            f"from: raise chunking.heldout_fraction (now {ws.cfg.chunking.heldout_fraction}) "
+            "and collect again, or set eval.qa_path to a JSONL of {id, question, answer}"
+        )
+    made = heldout_items(chunks, gcfg.templates, gcfg.max_questions_per_chunk, ecfg.seed)
+    # documents are split whole, so this is a guard: a document trained on is never asked
+    train_docs = {c.doc_id for c in chunks if c.split == "train"}
+    fresh = [it for it in made if it.doc not in train_docs]
+    with ws.console.status(f"decontaminating {len(fresh)} eval items against the training data"):
+        dirty = contaminated(fresh, training_texts(ws))
+    clean = [it for it in fresh if it.id not in dirty]
+    items = spread(clean, ecfg.auto_max_items)
+    # the other way round: no training example may come from a held-out chunk
+    leaked = sum(1 for s in ("accepted", "used") for e in ws.store.iter_examples(status=s)
+                 if e.chunk_id in held_ids)  # fmt: skip
+    if not items:
+        raise JupiterError(
+            f"the {len(held_ids)} held-out chunks gave no usable question ({len(made)} made, "
+            f"{len(dirty)} found in the training data): add documents or raise "
+            "chunking.heldout_fraction, or set eval.qa_path to a JSONL of {id, question, answer}"
+        )
+    info = {
+        "heldout_chunks": len(held_ids), "made": len(made), "seed": ecfg.seed,
+        "dropped": {"contaminated": len(dirty), "document_trained_on": len(made) - len(fresh),
+                    "over_cap": len(clean) - len(items)},
+        "heldout_chunk_examples_in_training": leaked,
+    }  # fmt: skip
+    manifest = freeze(ws.root / "eval", items, info)
+    ws.console.print(
+        f"eval set v{manifest['version']}: {len(items)} items from "
+        f"{len(manifest['source_docs'])} held-out documents ({len(dirty)} dropped as found "
+        f"in the training data), frozen in {ws.root / 'eval' / manifest['file']}"
+    )
+    if leaked:
+        ws.console.print(
+            f"[yellow]warning:[/] {leaked} training examples come from held-out chunks"
+        )
+    return items, manifest
 
 
 def heldout_texts(ws: Workspace) -> list[str]:
@@ -118,8 +210,10 @@ def untrained_report(ws: Workspace, items: list[Any], mc: list[Any]) -> dict[str
     cache = ws.root / "untrained_eval.json"
     if cache.is_file():
         cached = json.loads(cache.read_text())
-        # a cache from before per-item scores were kept cannot be paired: recompute it
-        if cached.get("n_qa") == len(items) and "item_scores" in cached:
+        # a cache from before per-item scores were kept, or of other items, cannot be
+        # paired: recompute it
+        scored = set((cached.get("item_scores") or {}).get("qa_f1") or {})
+        if scored == {it.id for it in items}:
             return cached
     # fine-tuning compares with the base model as it came; from scratch, the step-0 model
     base = ws.cfg.model.base
@@ -171,7 +265,7 @@ def eval_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
             f"cycle {cycle} has no trained student at {student_dir}: run `jupiter train "
             f"--domain {ws.cfg.name}` first"
         )
-    items, mc = eval_items(ws)
+    items, mc, about = eval_items(ws)
     untrained = untrained_report(ws, items, mc)
     student = evaluate_model(
         ws, student_dir, "student:" + student_id(cycle).split(":")[1], items, mc
@@ -181,7 +275,7 @@ def eval_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
     report = {
         "cycle": cycle, "domain": ws.cfg.name, "promotion_metric": ws.cfg.promotion.metric,
         "student": student, "generator": generator, "untrained": untrained,
-        "comparisons": comparisons,
+        "comparisons": comparisons, "eval_set": about,
     }  # fmt: skip
     write_eval(ws, cycle, report)
     with ws.store.transaction():
@@ -192,4 +286,5 @@ def eval_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
     ws.console.print(comparison_table([summary(r) or {} for r in rows]))
     ws.console.print(difference_table(comparisons, title="paired differences, 95% CI"))
     return {"student": summary(student), "generator": summary(generator),
-            "untrained": summary(untrained), "comparisons": comparisons}  # fmt: skip
+            "untrained": summary(untrained), "comparisons": comparisons,
+            "eval_set": about}  # fmt: skip
