@@ -13,6 +13,7 @@ from rich.table import Table
 
 from jupiter import atomic
 from jupiter.errors import JupiterError
+from jupiter.eval.breakdown import breakdown
 from jupiter.eval.qa import MCItem, QAItem, exact_match, token_f1
 from jupiter.eval.stats import Interval, mean_ci
 
@@ -92,6 +93,11 @@ def evaluate_answerer(
         {"question": it.question, "reference": it.answer, "prediction": p, "f1": f}
         for it, p, f in list(zip(items, predictions, f1s, strict=True))[:N_SAMPLES]
     ]
+    item_scores = {
+        "qa_f1": {it.id: f for it, f in zip(items, f1s, strict=True)},
+        "qa_exact": {it.id: e for it, e in zip(items, exact, strict=True)},
+        "mc_accuracy": {m.id: h for m, h in zip(mc, hits, strict=True)},
+    }
     return {
         "model": gen.id,
         "qa_f1": _mean(f1s),
@@ -104,12 +110,10 @@ def evaluate_answerer(
         "n_qa": len(items),
         "n_mc": len(mc),
         "samples": samples,
+        # per topic, template, source kind and document, each figure with its interval
+        "breakdown": breakdown(items, item_scores),
         # per-item scores, in item order, so two models can be compared item by item
-        "item_scores": {
-            "qa_f1": {it.id: f for it, f in zip(items, f1s, strict=True)},
-            "qa_exact": {it.id: e for it, e in zip(items, exact, strict=True)},
-            "mc_accuracy": {m.id: h for m, h in zip(mc, hits, strict=True)},
-        },
+        "item_scores": item_scores,
     }
 
 
@@ -179,4 +183,29 @@ def difference_table(comparisons: dict[str, dict[str, Any]], title: str | None =
         for metric, entry in comp.get("metrics", {}).items():
             better = "" if entry.get("higher_is_better", True) else " (lower is better)"
             table.add_row(label, metric + better, _difference(entry), entry["verdict"])
+    return table
+
+
+def breakdown_table(
+    rows: list[dict[str, Any]], grouping: str, metric: str, title: str | None = None
+) -> Table | None:
+    """One row per group of `grouping` (topic, template, source, doc), one column per model:
+    `metric` with its 95% interval; None when no report has that grouping."""
+    groups: dict[str, int] = {}
+    for row in rows:
+        for group, fig in (row.get("breakdown") or {}).get(grouping, {}).items():
+            groups.setdefault(group, fig["n"])
+    if not groups:
+        return None
+    table = Table(title=title or f"{metric} by {grouping}, 95% CI")
+    table.add_column(grouping)
+    table.add_column("n", justify="right")
+    for row in rows:
+        table.add_column(str(row.get("model", MISSING)), justify="right")
+    for group, n in groups.items():
+        cells = []
+        for row in rows:
+            fig = (row.get("breakdown") or {}).get(grouping, {}).get(group)
+            cells.append(MISSING if fig is None else _figure(fig, metric))
+        table.add_row(group, str(n), *cells)
     return table

@@ -255,7 +255,7 @@ def write_eval(ws: Workspace, cycle: int, report: dict[str, Any]) -> None:
 
 
 def eval_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
-    from jupiter.eval.report import comparison_table, difference_table
+    from jupiter.eval.report import breakdown_table, comparison_table, difference_table
     from jupiter.improve.decide import student_id
     from jupiter.models.loading import is_model_dir
 
@@ -285,6 +285,10 @@ def eval_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
     rows = [r for r in (untrained, student, generator) if r is not None]
     ws.console.print(comparison_table([summary(r) or {} for r in rows]))
     ws.console.print(difference_table(comparisons, title="paired differences, 95% CI"))
+    for grouping in ("topic", "source"):
+        table = breakdown_table(rows, grouping, ws.cfg.promotion.metric)
+        if table is not None:
+            ws.console.print(table)
     return {"student": summary(student), "generator": summary(generator),
             "untrained": summary(untrained), "comparisons": comparisons,
             "eval_set": about}  # fmt: skip
