@@ -364,6 +364,48 @@ def status(domain: Domain, quick: Quick = False) -> None:
         ws.close()
 
 
+@app.command()
+def generators(domain: Domain, quick: Quick = False) -> None:
+    """The lineage: every generator and rejected student, its parent, cycle, figures, the
+    data it was trained on, and why it was promoted or kept out; then the activations."""
+    from jupiter.improve.lineage import lineage_tables
+
+    ws = workspace_for(domain, quick)
+    if not ws.has_store():
+        console.print(f"no workspace yet at {ws.root}: run `jupiter start --domain {domain}`")
+        return
+    try:
+        for table in lineage_tables(ws):
+            console.print(table)
+    finally:
+        ws.close()
+
+
+@app.command(name="rollback")
+def rollback_cmd(
+    domain: Domain,
+    to: Annotated[
+        str | None,
+        typer.Option("--to", help="Generator id (see `jupiter generators`); default: the "
+                     "active one's parent."),
+    ] = None,
+    quick: Quick = False,
+) -> None:  # fmt: skip
+    """Make an earlier generator active again; recorded in the lineage."""
+    from jupiter.improve.lineage import rollback
+
+    ws = workspace_for(domain, quick)
+    try:
+        done = rollback(ws, to)
+    finally:
+        ws.close()
+    console.print(
+        f"rolled back: {done['to']} is the active generator again (was {done['from']}); "
+        "the next cycle's data comes from it",
+        highlight=False,
+    )
+
+
 # `jupiter chat` and `jupiter serve`: the template a model without one renders chats with
 ChatTemplate = Annotated[
     str,

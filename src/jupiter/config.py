@@ -326,7 +326,9 @@ class TrainConfig(Strict):
     mlflow_tracking_uri: str = ""
     memory_gb: float | None = Field(default=None, gt=0)  # default: the device's own memory
     seed: int = 1234
-    init: Literal["scratch", "previous"] = "previous"  # cycle > 1 continues the last student
+    # previous: cycle > 1 continues the last student; base (or scratch): every cycle's
+    # student starts again from model.base, or from fresh weights without one (anti-collapse)
+    init: Literal["previous", "base", "scratch"] = "previous"
 
     @model_validator(mode="after")
     def _check(self) -> TrainConfig:
@@ -370,8 +372,23 @@ class EvalConfig(Strict):
 
 
 class PromotionConfig(Strict):
+    """The gate (improve/decide.py) and the loop's guards against collapse."""
+
     metric: Literal["qa_f1", "mc_accuracy"] = "mc_accuracy"
-    margin: float = 0.0  # the student must beat the generator by more than this
+    # the lower end of the paired 95% bootstrap CI of student - generator on `metric` must
+    # be above this (and the point estimate too): a gain inside the noise is no gain
+    margin: float = 0.0
+    # general ability: the student's bits-per-byte on out-of-domain text may exceed the
+    # generator's (the base's when the generator is no model) by at most this many bits per
+    # byte, absolute, on the point estimate; null = not checked. Not measured: not checked.
+    max_general_drop: float | None = Field(default=0.05, ge=0.0)
+    # stop `jupiter start` after this many rejected students in a row; 0 = never stop
+    patience: int = Field(default=3, ge=0)
+    # anti-collapse: at least this share of each cycle's training examples is grounded in
+    # the documents (extractive Q&A, raw text, dataset rows); model-written ones beyond it
+    # are set aside by a seeded draw. Shumailov et al. 2024 (Nature): keeping even 10% of
+    # the original data keeps recursive training from collapsing; 0.25 leaves a margin.
+    real_data_fraction: float = Field(default=0.25, ge=0.0, le=1.0)
 
 
 class ExpertConfig(Strict):

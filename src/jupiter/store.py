@@ -52,6 +52,10 @@ CREATE TABLE IF NOT EXISTS generators (
     id TEXT PRIMARY KEY, kind TEXT NOT NULL, path TEXT NOT NULL, cycle INTEGER NOT NULL,
     active INTEGER NOT NULL DEFAULT 0, created_at REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS generator_events (
+    at REAL NOT NULL, cycle INTEGER NOT NULL, action TEXT NOT NULL, generator TEXT NOT NULL,
+    previous TEXT NOT NULL, reason TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS evals (
     cycle INTEGER NOT NULL, model TEXT NOT NULL, report TEXT NOT NULL, created_at REAL NOT NULL,
     PRIMARY KEY (cycle, model)
@@ -74,6 +78,23 @@ def _example_row(ex: Example, now: float) -> tuple[Any, ...]:
     )  # fmt: skip
 
 
+# the lineage columns of generators, added to older workspaces by ALTER TABLE
+GENERATOR_COLUMNS = {
+    "parent": "TEXT NOT NULL DEFAULT ''",  # the generator it was compared with and replaces
+    "status": "TEXT NOT NULL DEFAULT ''",  # initial | promoted | rejected
+    "reason": "TEXT NOT NULL DEFAULT ''",  # why it was promoted or kept out
+    "figures": "TEXT NOT NULL DEFAULT '{}'",  # JSON: the gate's figures at the decision
+    "data": "TEXT NOT NULL DEFAULT '{}'",  # JSON: what it was trained on
+}
+
+
+def _generator_row(row: sqlite3.Row) -> dict[str, Any]:
+    out = dict(row)
+    for key in ("figures", "data"):
+        out[key] = json.loads(out.get(key) or "{}")
+    return out
+
+
 def _row_example(row: sqlite3.Row) -> Example:
     return Example(
         kind=row["kind"], generator=row["generator"], chunk_id=row["chunk_id"],
@@ -94,6 +115,7 @@ class Store:
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.execute("PRAGMA foreign_keys=ON")
         self.db.executescript(SCHEMA)
+        self._migrate_generators()
 
     def __enter__(self) -> Store:
         return self
@@ -277,25 +299,78 @@ class Store:
         )
         return {r[0]: json.loads(r[1]) for r in rows.fetchall()}
 
-    # generators -------------------------------------------------------------------------
-    def add_generator(self, gen_id: str, kind: str, path: str, cycle: int) -> None:
+    # generators: the lineage -------------------------------------------------------------
+    def _migrate_generators(self) -> None:
+        """Add the lineage columns a workspace from an earlier version lacks (new workspaces
+        take the same path). Rows from then were the first generator (cycle 0) or promoted
+        students: their status says so."""
+        have = {r[1] for r in self.db.execute("PRAGMA table_info(generators)").fetchall()}
+        missing = [(c, d) for c, d in GENERATOR_COLUMNS.items() if c not in have]
+        if not missing:
+            return
         with self.transaction() as db:
+            for column, decl in missing:
+                db.execute(f"ALTER TABLE generators ADD COLUMN {column} {decl}")
             db.execute(
-                "INSERT OR IGNORE INTO generators VALUES (?,?,?,?,0,?)",
-                (gen_id, kind, path, cycle, time.time()),
+                "UPDATE generators SET status = CASE WHEN cycle = 0 THEN 'initial' "
+                "ELSE 'promoted' END WHERE status = ''"
             )
 
-    def activate_generator(self, gen_id: str) -> None:
+    def add_generator(
+        self, gen_id: str, kind: str, path: str, cycle: int, *, parent: str = "",
+        status: str = "initial", reason: str = "", figures: dict[str, Any] | None = None,
+        data: dict[str, Any] | None = None,
+    ) -> None:  # fmt: skip
+        """Record a generator (or a rejected student) in the lineage; a second call for the
+        same id updates its lineage fields (a decision taken again), never `active`."""
+        row = (gen_id, kind, path, cycle, time.time(), parent, status, reason,
+               json.dumps(figures or {}), json.dumps(data or {}))  # fmt: skip
         with self.transaction() as db:
+            db.execute(
+                "INSERT INTO generators (id, kind, path, cycle, active, created_at, parent, "
+                "status, reason, figures, data) VALUES (?,?,?,?,0,?,?,?,?,?,?) "
+                "ON CONFLICT(id) DO UPDATE SET kind = excluded.kind, path = excluded.path, "
+                "cycle = excluded.cycle, parent = excluded.parent, status = excluded.status, "
+                "reason = excluded.reason, figures = excluded.figures, data = excluded.data",
+                row,
+            )
+
+    def activate_generator(
+        self, gen_id: str, *, cycle: int = 0, action: str = "initial", reason: str = ""
+    ) -> None:
+        """Make `gen_id` the generator of record; the change is logged in generator_events."""
+        with self.transaction() as db:
+            before = self.active_generator()
             db.execute("UPDATE generators SET active = (id = ?)", (gen_id,))
+            db.execute(
+                "INSERT INTO generator_events VALUES (?,?,?,?,?,?)",
+                (time.time(), cycle, action, gen_id, before["id"] if before else "", reason),
+            )
 
     def active_generator(self) -> dict[str, Any] | None:
         r = self.db.execute("SELECT * FROM generators WHERE active = 1").fetchone()
-        return dict(r) if r else None
+        return _generator_row(r) if r else None
+
+    def generator(self, gen_id: str) -> dict[str, Any] | None:
+        r = self.db.execute("SELECT * FROM generators WHERE id = ?", (gen_id,)).fetchone()
+        return _generator_row(r) if r else None
 
     def generators(self) -> list[dict[str, Any]]:
-        rows = self.db.execute("SELECT * FROM generators ORDER BY created_at").fetchall()
+        """Every generator and rejected student, in the order they were first recorded."""
+        rows = self.db.execute("SELECT * FROM generators ORDER BY created_at, rowid").fetchall()
+        return [_generator_row(r) for r in rows]
+
+    def generator_events(self) -> list[dict[str, Any]]:
+        """Activations in order: the first generator, promotions, rollbacks."""
+        rows = self.db.execute("SELECT * FROM generator_events ORDER BY at, rowid").fetchall()
         return [dict(r) for r in rows]
+
+    def decisions(self) -> list[dict[str, Any]]:
+        """The decide stage of every cycle that has one: {cycle, info, at}, by cycle."""
+        rows = self.db.execute(
+            "SELECT cycle, info, finished_at FROM stages WHERE stage = 'decide' ORDER BY cycle"
+        ).fetchall()
+        return [{"cycle": r[0], "info": json.loads(r[1]), "at": r[2]} for r in rows]
 
     # the llm call cache -------------------------------------------------------------------
     def cached_response(self, key: str) -> dict[str, Any] | None:

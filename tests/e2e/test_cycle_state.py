@@ -90,7 +90,13 @@ def test_student_promoted_generates_next_cycle(
             "SELECT generator, COUNT(*) FROM examples WHERE cycle=2 GROUP BY generator"
         ).fetchall()
     )
-    assert set(gens) == {"model:cycle-001"} and gens["model:cycle-001"] > 0
+    # the promoted student wrote cycle 2's Q&A; the extractive generator's quoted pairs and
+    # raw text were queued beside them (promotion.real_data_fraction, anti-collapse)
+    assert set(gens) <= {"model:cycle-001", "extractive"} and gens["model:cycle-001"] > 0
+    assert ws.store.stages(2)["generate"]["grounded"] > 0
+    assert ws.store.stages(2)["train"]["data"]["grounded_share"] >= 0.25
+    lineage = {g["id"]: g for g in ws.store.generators()}
+    assert lineage["model:cycle-002"]["parent"] == "model:cycle-001"
     # cycle 2 continued from cycle 1's student and trained on both cycles' data
     train2 = ws.store.stages(2)["train"]
     assert train2["init"].endswith("cycle-001/train/final")

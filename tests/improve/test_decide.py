@@ -1,18 +1,12 @@
-"""Promotion: a gain must clear the margin and its paired 95% interval must be above 0."""
+"""The promotion gate: the lower end of the paired 95% interval of student - generator must
+be above the margin, and general ability may not drop by more than max_general_drop."""
 
 from __future__ import annotations
 
-import io
-from contextlib import nullcontext
-from pathlib import Path
-from types import SimpleNamespace
-from typing import Any
-
 import pytest
-from rich.console import Console
+from gate_records import MakeWorkspace, eval_record, hits, printed
 
-from jupiter.eval.compare import compare_reports
-from jupiter.improve.decide import decide_stage, promotion_rule
+from jupiter.improve.decide import decide_stage, general_rule, promotion_rule
 
 
 def test_gain_outside_the_noise_promotes() -> None:
@@ -25,6 +19,15 @@ def test_gain_inside_the_noise_is_refused() -> None:
     assert not ok and "a gain inside the noise is no gain" in why
     ok, _ = promotion_rule(0.45, 0.4, 0.0, [0.0, 0.15], recorded=True)  # touching 0 is no gain
     assert not ok
+
+
+def test_the_lower_bound_must_clear_the_margin_not_just_zero() -> None:
+    # point +0.2 clears the margin 0.1 and the CI is above 0, but its lower end is not
+    # above the margin: refused
+    ok, why = promotion_rule(0.6, 0.4, 0.1, [0.05, 0.35], recorded=True)
+    assert not ok and "reaches 0.1" in why
+    ok, why = promotion_rule(0.6, 0.4, 0.1, [0.12, 0.35], recorded=True)
+    assert ok and "is above 0.1" in why
 
 
 def test_margin_still_applies_to_the_point_estimate() -> None:
@@ -47,82 +50,85 @@ def test_no_interval_from_too_few_items_refuses_but_old_evals_use_the_point() ->
     assert ok and "no paired interval" in why
 
 
-class FakeStore:
-    def __init__(self, ev: dict[str, Any]) -> None:
-        self.ev = ev
-        self.generators: list[str] = []
-
-    def stages(self, cycle: int) -> dict[str, Any]:
-        return {"eval": self.ev}
-
-    def transaction(self) -> nullcontext[None]:
-        return nullcontext()
-
-    def add_generator(self, gen_id: str, kind: str, path: str, cycle: int) -> None:
-        self.generators.append(gen_id)
-
-    def activate_generator(self, gen_id: str) -> None:
-        pass
+def test_general_rule_is_an_absolute_rise_in_bpb() -> None:
+    ok, why = general_rule(1.10, 1.00, "generator:m", 0.05)
+    assert not ok and "+0.100" in why and "max_general_drop 0.05" in why
+    ok, why = general_rule(1.04, 1.00, "generator:m", 0.05)
+    assert ok and "within 0.05" in why
+    assert general_rule(0.90, 1.00, "generator:m", 0.0)[0]  # better general ability
+    ok, why = general_rule(None, 1.00, "generator:m", 0.05)
+    assert ok and "not measured" in why
+    ok, why = general_rule(9.0, 1.00, "generator:m", None)
+    assert ok and "not checked" in why
 
 
-def _eval(student_hits: list[float], generator_hits: list[float]) -> dict[str, Any]:
-    """The eval stage's record for two models' MC hits on the same items."""
-
-    def report(model: str, hits: list[float]) -> dict[str, Any]:
-        scores = {f"q{k}": h for k, h in enumerate(hits)}
-        return {"model": model, "mc_accuracy": sum(hits) / len(hits),
-                "item_scores": {"mc_accuracy": scores}}  # fmt: skip
-
-    student = report("student:cycle-001", student_hits)
-    generator = report("generator:extractive", generator_hits)
-    comp = compare_reports(student, generator)
-    return {"student": student, "generator": generator,
-            "comparisons": {"student_vs_generator": comp}}  # fmt: skip
+# ------------------------------------------------------------------ through decide_stage
+def _decide(make_ws: MakeWorkspace, ev: dict, **promotion: object) -> tuple[dict, object]:
+    ws = make_ws(**promotion)
+    ws.store.mark_stage(1, "eval", ev)
+    return decide_stage(ws, 1), ws
 
 
-def _decide(ev: dict[str, Any], margin: float = 0.0) -> tuple[dict[str, Any], FakeStore, str]:
-    out = io.StringIO()
-    store = FakeStore(ev)
-    ws = SimpleNamespace(
-        store=store,
-        cfg=SimpleNamespace(name="t", promotion=SimpleNamespace(metric="mc_accuracy",
-                                                                margin=margin)),
-        console=Console(file=out, width=200, color_system=None),
-        student_dir=lambda cycle: Path("/tmp/student"),
-    )  # fmt: skip
-    info = decide_stage(ws, 1)  # type: ignore[arg-type]
-    return info, store, out.getvalue()
+def test_decide_refuses_a_student_better_by_noise(make_ws: MakeWorkspace) -> None:
+    # seeded per-item scores: the student's true accuracy is 0.05 above, on 60 items; this
+    # draw puts it 0.067 above, with the paired interval across 0
+    ev = eval_record(hits(60, 0.55, seed=13), hits(60, 0.50, seed=14))
+    info, ws = _decide(make_ws, ev)
+    assert info["student"] > info["generator"]  # better on the point estimate …
+    assert info["difference_ci"][0] <= 0 < info["difference_ci"][1]  # … inside the noise
+    assert not info["promoted"]
+    assert ws.store.active_generator() is None  # nothing activated
+    row = ws.store.generator("model:cycle-001")
+    assert row["status"] == "rejected" and "inside the noise is no gain" in row["reason"]
+    assert "kept generator:extractive" in printed(ws)
 
 
-def test_decide_refuses_a_gain_inside_the_noise() -> None:
-    # one more right answer out of 10: above the margin 0, but inside the noise
-    student = [1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
-    generator = [1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
-    info, store, text = _decide(_eval(student, generator))
-    assert info["student"] > info["generator"]
-    assert not info["promoted"] and store.generators == []
-    assert info["difference_ci"][0] <= 0 < info["difference_ci"][1]
-    assert "kept generator:extractive" in text and "inside the noise is no gain" in text
+def test_decide_accepts_a_student_clearly_better(make_ws: MakeWorkspace) -> None:
+    ev = eval_record(hits(200, 0.8, seed=3), hits(200, 0.3, seed=4))
+    info, ws = _decide(make_ws, ev)
+    assert info["promoted"] and info["difference_ci"][0] > 0
+    assert ws.store.active_generator()["id"] == "model:cycle-001"
+    assert "general ability not measured" in info["reason"]  # absent: said, not blocking
+    assert "promoted" in printed(ws) and "paired 95% CI" in printed(ws)
 
 
-def test_decide_promotes_a_clear_gain() -> None:
-    student = [1.0] * 30 + [0.0] * 10
-    generator = [0.0] * 30 + [1.0] * 2 + [0.0] * 8
-    info, store, text = _decide(_eval(student, generator))
-    assert info["promoted"] and store.generators == ["model:cycle-001"]
-    assert info["difference_ci"][0] > 0
-    assert "promoted" in text and "paired 95% CI" in text
+def test_decide_the_same_clear_gain_below_a_high_margin(make_ws: MakeWorkspace) -> None:
+    ev = eval_record(hits(200, 0.8, seed=3), hits(200, 0.3, seed=4))
+    info, _ = _decide(make_ws, ev, margin=0.4)  # +0.42, CI [+0.325, +0.51]
+    assert info["student"] - info["generator"] > 0.4 >= info["difference_ci"][0] > 0
+    assert not info["promoted"] and "reaches 0.4" in info["reason"]
 
 
-def test_decide_on_an_eval_recorded_before_intervals() -> None:
-    ev = _eval([1.0, 1.0, 0.0], [0.0, 1.0, 0.0])
+def test_decide_general_drop_blocks_a_clear_gain(make_ws: MakeWorkspace) -> None:
+    ev = eval_record(hits(200, 0.8, seed=3), hits(200, 0.3, seed=4), general=(1.30, 1.10))
+    info, ws = _decide(make_ws, ev, max_general_drop=0.05)
+    assert not info["promoted"] and info["general"]["kept"] is False
+    assert "general ability dropped" in info["reason"]
+    assert ws.store.generator("model:cycle-001")["status"] == "rejected"
+    # within the allowed drop: promoted, and the reason says general ability was checked
+    ev = eval_record(hits(200, 0.8, seed=3), hits(200, 0.3, seed=4), general=(1.13, 1.10))
+    info, _ = _decide(make_ws, ev, max_general_drop=0.05)
+    assert info["promoted"] and "general ability kept" in info["reason"]
+
+
+def test_decide_general_reference_falls_back_to_the_base(make_ws: MakeWorkspace) -> None:
+    # an extractive generator has no bpb: the untrained/base model is the reference
+    ev = eval_record(hits(200, 0.8, seed=3), hits(200, 0.3, seed=4))
+    ev["student"]["general_bpb"] = 1.5
+    ev["untrained"] = {"model": "base:gemma", "general_bpb": 1.2}
+    info, _ = _decide(make_ws, ev)
+    assert not info["promoted"] and "of base:gemma" in info["reason"]
+
+
+def test_decide_on_an_eval_recorded_before_intervals(make_ws: MakeWorkspace) -> None:
+    ev = eval_record([1.0, 1.0, 0.0], [0.0, 1.0, 0.0])
     del ev["comparisons"]
-    info, _, text = _decide(ev)
+    info, ws = _decide(make_ws, ev)
     assert info["promoted"] and info["difference_ci"] is None
-    assert "no paired interval" in text
+    assert "no paired interval" in printed(ws)
 
 
 @pytest.mark.parametrize("margin", [0.0, 0.05])
-def test_decide_keeps_a_worse_student(margin: float) -> None:
-    info, store, _ = _decide(_eval([0.0] * 10, [1.0] * 10), margin)
-    assert not info["promoted"] and store.generators == []
+def test_decide_keeps_a_worse_student(make_ws: MakeWorkspace, margin: float) -> None:
+    info, ws = _decide(make_ws, eval_record([0.0] * 10, [1.0] * 10), margin=margin)
+    assert not info["promoted"] and ws.store.active_generator() is None

@@ -9,11 +9,13 @@ import time
 from collections.abc import Callable
 from typing import Any, Literal
 
+from rich.markup import escape
 from rich.prompt import Prompt
 
 from jupiter.improve import stages
 from jupiter.improve.decide import decide_stage
 from jupiter.improve.evaluate import eval_stage
+from jupiter.improve.lineage import patience_message
 from jupiter.improve.training import train_stage
 from jupiter.improve.workspace import Workspace
 
@@ -49,7 +51,8 @@ def current_cycle(ws: Workspace) -> int:
 
 
 def run_cycles(ws: Workspace, interactive: bool = False) -> list[int]:
-    """Run cycles until the YAML's `cycles` are done; returns the cycles finished now."""
+    """Run cycles until the YAML's `cycles` are done, or until `promotion.patience`
+    students in a row were kept out; returns the cycles finished now."""
     finished: list[int] = []
     cycle = current_cycle(ws) if ws.has_store() else 1
     if cycle > ws.cfg.cycles:
@@ -59,6 +62,10 @@ def run_cycles(ws: Workspace, interactive: bool = False) -> list[int]:
         )
         return finished
     while cycle <= ws.cfg.cycles:
+        stop = patience_message(ws)
+        if stop:  # checked before each cycle: a resumed run stops too, until something changes
+            ws.console.print(f"[bold yellow]{escape(stop)}[/]")
+            return finished
         ws.console.rule(f"[bold]cycle {cycle}/{ws.cfg.cycles}")
         if not run_one_cycle(ws, cycle, interactive):
             ws.console.print("stopped; `jupiter start` continues from here.")

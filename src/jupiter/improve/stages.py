@@ -87,8 +87,10 @@ def active_generator(ws: Workspace) -> dict[str, Any]:
     gen = ws.store.active_generator()
     if gen is None:
         gen_id, kind, path = initial_generator(ws)
-        ws.store.add_generator(gen_id, kind, path, 0)
-        ws.store.activate_generator(gen_id)
+        why = "the first generator: generator.type in the domain YAML"
+        with ws.store.transaction():
+            ws.store.add_generator(gen_id, kind, path, 0, reason=why)
+            ws.store.activate_generator(gen_id, reason=why)
         gen = ws.store.active_generator()
     assert gen is not None
     return gen
@@ -141,9 +143,13 @@ def generate_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
             rate = made / max(time.perf_counter() - t0, 1e-9)
             bar.update(task, completed=made, rate=f"{rate:.0f} ex/s")
         new += ws.store.add_examples(batch)
+    from jupiter.improve.grounding import queue_grounded_examples
+
+    grounded, grounded_new = queue_grounded_examples(ws, cycle, gen_row, chunks, gcfg)
     direct, direct_new = queue_direct_examples(ws, cycle)
     info = {
         "generator": gen_row["id"], "made": made, "new": new,
+        "grounded": grounded, "grounded_new": grounded_new,
         "direct": direct, "direct_new": direct_new,
         "seconds": round(time.perf_counter() - t0, 2),
     }  # fmt: skip
@@ -259,8 +265,8 @@ def ensure_tokenizer(ws: Workspace) -> Path:
 
 
 def init_model_dir(ws: Workspace, cycle: int) -> Path | None:
-    """Cycle > 1 continues from the last student unless train.init is scratch."""
-    if ws.cfg.train.init == "scratch":
+    """Cycle > 1 continues from the last student unless train.init is base (or scratch)."""
+    if ws.cfg.train.init in ("base", "scratch"):
         return None
     for n in range(cycle - 1, 0, -1):
         d = ws.student_dir(n)

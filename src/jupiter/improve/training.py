@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from jupiter.errors import JupiterError
+from jupiter.improve.grounding import data_summary, grounded_examples
 from jupiter.improve.stages import ensure_tokenizer, init_model_dir, train_chunks
 from jupiter.improve.workspace import Workspace
 from jupiter.records import Example
@@ -20,8 +21,10 @@ from jupiter.records import Example
 
 def training_examples(ws: Workspace) -> list[Example]:
     """Every accepted example so far: this cycle's new ones and the ones earlier runs used,
-    so a continued student does not forget the earlier data."""
-    return [e for s in ("accepted", "used") for e in ws.store.iter_examples(status=s)]
+    so a continued student does not forget the earlier data; model-written ones beyond
+    promotion.real_data_fraction set aside (improve/grounding.py)."""
+    examples = [e for s in ("accepted", "used") for e in ws.store.iter_examples(status=s)]
+    return grounded_examples(ws, examples)
 
 
 def save_untrained(ws: Workspace, model_config: Any, tok_dir: Path) -> Path:
@@ -297,6 +300,8 @@ def train_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
     _link_final(ws, cycle, result.model_dir)
     info = {**infos[-1], "init": str(init_dir) if init_dir else "scratch",
             "seconds": round(time.perf_counter() - t0, 2)}  # fmt: skip
+    # what the student learnt from, for the lineage (`jupiter generators`)
+    info["data"] = data_summary(ws, cycle, examples or lv_examples)
     if cfg.levels:
         info["levels"] = infos
     return info
