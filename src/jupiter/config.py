@@ -303,7 +303,13 @@ class TrainConfig(Strict):
     grad_clip: float = Field(default=1.0, gt=0)
     beta1: float = 0.9
     beta2: float = 0.95
+    # The mix (data/dataset.py mix_examples): raw domain text is capped at raw_text_fraction
+    # of the trained tokens (0: none; 1: raw text only), but the cap never cuts it below
+    # min_corpus_share of the train-split corpus per epoch, so scarce Q&A cannot starve it.
+    # 1: every raw text, every epoch (as Axolotl and torchtune use each dataset whole);
+    # 0: the bare cap, i.e. raw text cut to the chats' size.
     raw_text_fraction: float = Field(default=0.5, ge=0.0, le=1.0)
+    min_corpus_share: float = Field(default=1.0, ge=0.0, le=1.0)
     precision: Literal["auto", "bf16", "fp16", "fp32"] = "auto"
     gradient_checkpointing: bool | Literal["auto"] = "auto"
     compile: bool = False

@@ -1,5 +1,5 @@
 """PackedDataset and encode_examples: whole examples per segment, every target once,
-deterministic order, rank slices, save/load."""
+deterministic order, rank slices, save/load; the raw-text mix rule and its token budget."""
 
 from __future__ import annotations
 
@@ -12,8 +12,14 @@ import pytest
 import torch
 from transformers import PreTrainedTokenizerFast
 
-from jupiter.data.chat import IGNORE
-from jupiter.data.dataset import PackedDataset, encode_examples
+from jupiter.data.chat import IGNORE, encode_text
+from jupiter.data.dataset import (
+    PackedDataset,
+    TokenBudget,
+    encode_examples,
+    mix_examples,
+    raw_budget,
+)
 from jupiter.data.tokenizer import train_tokenizer
 from jupiter.errors import JupiterError
 from jupiter.records import Example
@@ -227,21 +233,79 @@ def qa(i: int) -> Example:
     return Example(kind="qa", generator="t", chunk_id="c", template="t", messages=msgs)
 
 
-def test_encode_examples_mixes_raw_text_to_the_fraction(tok: PreTrainedTokenizerFast) -> None:
+def chat_and_raw(tok: PreTrainedTokenizerFast, out: list) -> tuple[int, int]:
+    """(chat tokens, raw tokens) of encoded examples: chats start <|bos|><|user|>."""
+    chat = sum(len(ids) for ids, _ in out if tok.convert_ids_to_tokens(ids[1]) == "<|user|>")
+    return chat, sum(len(ids) for ids, _ in out) - chat
+
+
+def corpus_tokens(tok: PreTrainedTokenizerFast, texts: list[str]) -> int:
+    return sum(len(encode_text(tok, t)[0]) for t in texts)
+
+
+def test_the_bare_cap_mixes_raw_text_to_the_fraction(tok: PreTrainedTokenizerFast) -> None:
     examples = [qa(i) for i in range(40)]
-    out = encode_examples(tok, examples, TOPICS, raw_text_fraction=0.5, seed=0)
+    out = encode_examples(tok, examples, TOPICS, 0.5, seed=0, min_corpus_share=0.0)
     chat = [ids for ids, _ in out if tok.convert_ids_to_tokens(ids[1]) == "<|user|>"]
-    chat_tokens = sum(len(ids) for ids in chat)
-    raw_tokens = sum(len(ids) for ids, _ in out) - chat_tokens
+    chat_tokens, raw_tokens = chat_and_raw(tok, out)
     assert len(chat) == 40
     assert out != sorted(out, key=lambda s: tok.convert_ids_to_tokens(s[0][1]) != "<|user|>")
     assert abs(raw_tokens / (raw_tokens + chat_tokens) - 0.5) < 0.02
-    assert encode_examples(tok, examples, TOPICS, 0.5, seed=0) == out  # deterministic
+    assert encode_examples(tok, examples, TOPICS, 0.5, seed=0, min_corpus_share=0.0) == out
     none = encode_examples(tok, examples, TOPICS, 0.0, seed=0)
     assert len(none) == 40
     only = encode_examples(tok, examples, TOPICS, 1.0, seed=0)
     assert len(only) == len(TOPICS)
     assert all(tok.convert_ids_to_tokens(ids[1]) != "<|user|>" for ids, _ in only)
+
+
+def test_scarce_qa_never_starves_raw_text(tok: PreTrainedTokenizerFast) -> None:
+    """2 Q&A pairs beside ~10k tokens of raw text: every raw token is trained on (the bare
+    cap, the old rule, cut it to the chats' size)."""
+    examples = [qa(1), qa(2)]
+    corpus = corpus_tokens(tok, TOPICS)
+    out, budget = mix_examples(tok, examples, TOPICS, 0.5, seed=0)
+    chat_tokens, raw_tokens = chat_and_raw(tok, out)
+    assert corpus > 50 * chat_tokens  # scarce indeed
+    assert (raw_tokens, chat_tokens) == (corpus, budget.chat_tokens)
+    assert budget == TokenBudget(corpus_tokens=corpus, raw_tokens=corpus, chat_tokens=chat_tokens)
+    assert budget.corpus_share == 1.0 and budget.epoch_tokens == corpus + chat_tokens
+    assert sorted(ids for ids, _ in out if tok.convert_ids_to_tokens(ids[1]) != "<|user|>") == (
+        sorted(encode_text(tok, t)[0] for t in TOPICS)  # whole, none cut
+    )
+    capped, low = mix_examples(tok, examples, TOPICS, 0.5, seed=0, min_corpus_share=0.0)
+    assert low.raw_tokens == chat_tokens == chat_and_raw(tok, capped)[1]  # raw = chats at 0.5
+    half, mid = mix_examples(tok, examples, TOPICS, 0.5, seed=0, min_corpus_share=0.5)
+    assert corpus // 2 - 2 <= mid.raw_tokens == chat_and_raw(tok, half)[1] <= corpus // 2
+
+
+def test_plentiful_qa_keeps_the_fraction(tok: PreTrainedTokenizerFast) -> None:
+    """When the chats outweigh the corpus at the fraction, the rule is the old one: all raw
+    text, its share at most the fraction; a bigger corpus under the bare cap sits on it."""
+    texts = TOPICS[:2]
+    examples = [qa(i) for i in range(400)]
+    out, budget = mix_examples(tok, examples, texts, 0.3, seed=0)
+    chat_tokens, raw_tokens = chat_and_raw(tok, out)
+    assert raw_tokens == budget.raw_tokens == corpus_tokens(tok, texts)
+    assert 0.2 < raw_tokens / (raw_tokens + chat_tokens) <= 0.3
+    assert out == encode_examples(tok, examples, texts, 0.3, seed=0, min_corpus_share=0.0)
+    for fraction in (0.1, 0.3):
+        capped = encode_examples(tok, examples, TOPICS, fraction, seed=0, min_corpus_share=0.0)
+        chat_tokens, raw_tokens = chat_and_raw(tok, capped)
+        assert abs(raw_tokens / (raw_tokens + chat_tokens) - fraction) < 0.01
+
+
+def test_raw_budget_rule() -> None:
+    assert raw_budget(0.5, chat_tokens=100, corpus_tokens=1000, min_corpus_share=1.0) == 1000
+    assert raw_budget(0.5, chat_tokens=100, corpus_tokens=1000, min_corpus_share=0.0) == 100
+    assert raw_budget(0.5, chat_tokens=100, corpus_tokens=1000, min_corpus_share=0.3) == 300
+    assert raw_budget(0.5, chat_tokens=5000, corpus_tokens=1000, min_corpus_share=1.0) == 5000
+    assert raw_budget(0.2, chat_tokens=400, corpus_tokens=50, min_corpus_share=0.0) == 100
+    assert raw_budget(0.0, chat_tokens=100, corpus_tokens=1000, min_corpus_share=1.0) == 0
+    assert raw_budget(1.0, chat_tokens=100, corpus_tokens=1000, min_corpus_share=0.0) == 1000
+    assert raw_budget(0.5, chat_tokens=0, corpus_tokens=1000, min_corpus_share=0.0) == 1000
+    with pytest.raises(JupiterError, match="min_corpus_share"):
+        encode_examples(None, [], [], 0.5, seed=0, min_corpus_share=1.5)  # type: ignore[arg-type]
 
 
 def test_encode_examples_prepends_the_system_prompt(tok: PreTrainedTokenizerFast) -> None:

@@ -272,6 +272,40 @@ def _chat_messages(example: Example, system_prompt: str) -> list[Message]:
     return messages
 
 
+@dataclass(frozen=True)
+class TokenBudget:
+    """One epoch's tokens as encoded (before packing): the raw text available and what of it,
+    and of the chats, one epoch trains on."""
+
+    corpus_tokens: int  # every raw text given (the train split), whole
+    raw_tokens: int  # the raw text one epoch trains on
+    chat_tokens: int  # the chats one epoch trains on
+
+    @property
+    def epoch_tokens(self) -> int:
+        return self.raw_tokens + self.chat_tokens
+
+    @property
+    def corpus_share(self) -> float | None:
+        """The share of the corpus one epoch trains on; None when there is no raw text."""
+        return self.raw_tokens / self.corpus_tokens if self.corpus_tokens else None
+
+
+def raw_budget(
+    raw_text_fraction: float, chat_tokens: int, corpus_tokens: int, min_corpus_share: float
+) -> float:
+    """The raw-text tokens of one epoch: `raw_text_fraction` of the tokens beside the chats,
+    raised to `min_corpus_share` of the corpus when that is more (scarce chats cannot starve
+    it). Fraction 0: none; fraction 1, or no chats: all of it."""
+    if raw_text_fraction <= 0.0:
+        return 0.0
+    if raw_text_fraction >= 1.0 or chat_tokens == 0:
+        return float(corpus_tokens)
+    # raw / (raw + chat) = f  =>  raw = f / (1 - f) * chat
+    balanced = raw_text_fraction / (1.0 - raw_text_fraction) * chat_tokens
+    return max(balanced, min_corpus_share * corpus_tokens)
+
+
 def encode_examples(
     tokenizer: PreTrainedTokenizerBase,
     examples: Sequence[Example],
@@ -279,18 +313,38 @@ def encode_examples(
     raw_text_fraction: float,
     seed: int,
     system_prompt: str = "",
+    min_corpus_share: float = 1.0,
 ) -> list[Encoded]:
-    """Encode "qa" examples as chats and mix in raw text to about `raw_text_fraction` of tokens.
+    """`mix_examples` without the budget."""
+    return mix_examples(tokenizer, examples, texts, raw_text_fraction, seed, system_prompt,
+                        min_corpus_share)[0]  # fmt: skip
 
-    Raw text comes from "text" examples and `texts`, drawn in a seeded random order until the
-    raw tokens reach the fraction of the total (the last one cut to fit; all of them if
-    there is not enough). A raw text longer than the context is kept whole here:
-    `PackedDataset` splits it into context-length pieces (positions restarting in each).
-    Fraction 0 uses no raw text; fraction 1 uses only raw text. The result is shuffled so
-    packed rows mix both kinds.
+
+def mix_examples(
+    tokenizer: PreTrainedTokenizerBase,
+    examples: Sequence[Example],
+    texts: Sequence[str],
+    raw_text_fraction: float,
+    seed: int,
+    system_prompt: str = "",
+    min_corpus_share: float = 1.0,
+) -> tuple[list[Encoded], TokenBudget]:
+    """Encode "qa" examples as chats, mix in raw text ("text" examples and `texts`), and say
+    how many tokens of each one epoch holds.
+
+    The mix rule: raw text is capped at `raw_text_fraction` of the tokens, but the cap never
+    cuts it below `min_corpus_share` of the corpus (`raw_budget`). With the default 1 every
+    raw text is used whole, once per epoch, as Axolotl or torchtune use every dataset they
+    are given: many chats keep raw text at or under the fraction, few chats never shrink the
+    corpus to their size. min_corpus_share 0 is the bare cap. Raw texts are taken in a seeded
+    random order, the last one cut at the budget. A raw text longer than the context is kept
+    whole here: `PackedDataset` splits it into context-length pieces. Fraction 0 uses no raw
+    text; fraction 1 only raw text. The result is shuffled so packed rows mix both kinds.
     """
     if not 0.0 <= raw_text_fraction <= 1.0:
         raise JupiterError(f"raw_text_fraction must be in [0, 1], got {raw_text_fraction}")
+    if not 0.0 <= min_corpus_share <= 1.0:
+        raise JupiterError(f"min_corpus_share must be in [0, 1], got {min_corpus_share}")
     rng = random.Random(seed)
     chats: list[Encoded] = []
     if raw_text_fraction < 1.0:
@@ -301,27 +355,20 @@ def encode_examples(
         ]
     pool = [e.text for e in examples if e.kind == "text" and e.text] + [t for t in texts if t]
     rng.shuffle(pool)
+    corpus = [encode_text(tokenizer, text) for text in pool]  # all of it, for the budget
+    corpus_tokens = sum(len(ids) for ids, _ in corpus)
     chat_tokens = sum(len(ids) for ids, _ in chats)
-    if raw_text_fraction <= 0.0:
-        budget = 0.0
-    elif raw_text_fraction >= 1.0 or chat_tokens == 0:
-        budget = float("inf")
-    else:
-        # raw / (raw + chat) = f  =>  raw = f / (1 - f) * chat
-        budget = raw_text_fraction / (1.0 - raw_text_fraction) * chat_tokens
+    budget = raw_budget(raw_text_fraction, chat_tokens, corpus_tokens, min_corpus_share)
     raws: list[Encoded] = []
     raw_tokens = 0
-    for text in pool:
-        if raw_tokens >= budget:
-            break
-        ids, labels = encode_text(tokenizer, text)
+    for ids, labels in corpus:
         # Cut the last text at the budget so one long document cannot skew the mix; a cut
         # text ends without eos, so the model is not taught to stop mid-document.
-        keep = min(len(ids), int(budget - raw_tokens)) if budget != float("inf") else len(ids)
+        keep = min(len(ids), int(budget - raw_tokens))
         if keep < 2:
             break
         raws.append((ids[:keep], labels[:keep]))
         raw_tokens += keep
     out = chats + raws
     rng.shuffle(out)
-    return out
+    return out, TokenBudget(corpus_tokens, raw_tokens, chat_tokens)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from typing import Any
 
 from rich.table import Table
 
@@ -17,6 +18,16 @@ def _fmt(v: object) -> str:
     return str(v)
 
 
+def last_budget(ws: Workspace) -> dict[str, Any] | None:
+    """The token budget the newest train stage recorded (improve/budget.py)."""
+    for c in reversed(ws.store.cycles()):
+        train = ws.store.stages(c["n"]).get("train")
+        if train and train.get("budget"):
+            budget: dict[str, Any] = train["budget"]
+            return budget
+    return None
+
+
 def status_tables(ws: Workspace) -> list[Table]:
     store = ws.store
     overview = Table(title=f"{ws.cfg.name}: {ws.root}")
@@ -28,6 +39,13 @@ def status_tables(ws: Workspace) -> list[Table]:
                      f"{store.count('chunks', 'split = ?', ('train',))} / "
                      f"{store.count('chunks', 'split = ?', ('heldout',))}")  # fmt: skip
     overview.add_row("current generator", gen["id"] if gen else "extractive (not yet used)")
+    budget = last_budget(ws)
+    if budget is not None:
+        share = budget["corpus_share"]
+        used = (
+            "no raw text" if share is None else f"{share:.1%} of {budget['corpus_tokens']:,} tokens"
+        )
+        overview.add_row("corpus trained on (last train)", used)
 
     cycles = Table(title="cycles")
     for col in ("cycle", "status", "generator", "stages done", "started"):

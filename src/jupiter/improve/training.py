@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from jupiter.errors import JupiterError
+from jupiter.improve.budget import budget_info, print_budget
 from jupiter.improve.grounding import data_summary, grounded_examples
 from jupiter.improve.stages import ensure_tokenizer, init_model_dir, train_chunks
 from jupiter.improve.workspace import Workspace
@@ -50,12 +51,13 @@ class Datasets:
     train: Any  # PackedDataset
     heldout: Any  # PackedDataset | None
     n_examples: int
+    budget: Any  # TokenBudget of the train split
 
 
 def pack(ws: Workspace, tokenizer: Any, examples: list[Example], texts: list[str]) -> Datasets:
     """Encode and pack the examples (and raw texts), holding out train.heldout_fraction."""
     from jupiter.data.chat import pad_id_for
-    from jupiter.data.dataset import PackedDataset, encode_examples
+    from jupiter.data.dataset import PackedDataset, mix_examples
 
     cfg = ws.cfg
     frac = cfg.train.heldout_fraction
@@ -65,14 +67,15 @@ def pack(ws: Workspace, tokenizer: Any, examples: list[Example], texts: list[str
     kept_texts = [t for t in texts if not is_heldout(t[:200], frac)]
     pad = pad_id_for(tokenizer)
 
-    def packed(exs: list[Example], txts: list[str]) -> Any:
-        seqs = encode_examples(tokenizer, exs, txts, cfg.train.raw_text_fraction,
-                               cfg.train.seed, cfg.system_prompt)  # fmt: skip
-        return PackedDataset(seqs, cfg.model.context_length, pad, cfg.train.seed)
+    def packed(exs: list[Example], txts: list[str]) -> tuple[Any, Any]:
+        t = cfg.train
+        seqs, budget = mix_examples(tokenizer, exs, txts, t.raw_text_fraction, t.seed,
+                                    cfg.system_prompt, t.min_corpus_share)  # fmt: skip
+        return PackedDataset(seqs, cfg.model.context_length, pad, cfg.train.seed), budget
 
-    train = packed(kept, kept_texts)
-    heldout = packed(held, held_texts) if (held or held_texts) else None
-    return Datasets(train, heldout, len(kept))
+    train, budget = packed(kept, kept_texts)
+    heldout = packed(held, held_texts)[0] if (held or held_texts) else None
+    return Datasets(train, heldout, len(kept), budget)
 
 
 def read_level_file(path: Path, cycle: int) -> list[Example]:
@@ -294,6 +297,8 @@ def train_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
             f"{infos[-1]['final_loss']:.3f}, {result.tokens_per_s:,.0f} tokens/s → "
             f"{result.model_dir}"
         )
+        steps_key = f"the max_steps of level {level.name}" if level else "train.max_steps"
+        print_budget(ws.console, infos[-1]["budget"], train_cfg, steps_key)
     assert result is not None
     if not cfg.levels:
         ws.store.mark_used([e.id for e in examples if e.status == "accepted"], infos[-1]["run"])
@@ -315,6 +320,7 @@ def _summary(run_id: str, result: Any, data: Datasets) -> dict[str, Any]:
         "final_loss": losses[-1] if losses else float("nan"),
         "heldout_loss": result.heldout_loss,
         "tokens_per_s": round(result.tokens_per_s, 1), "model_dir": str(result.model_dir),
+        "budget": budget_info(data.budget, result.epochs, result.max_steps),
     }  # fmt: skip
 
 

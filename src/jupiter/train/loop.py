@@ -79,6 +79,7 @@ class TrainResult:
     finished: bool  # reached the plan's max_steps
     heldout_loss: float | None = None
     best_checkpoint: Path | None = None
+    epochs: float | None = None  # passes over the data the plan's max_steps amount to
 
 
 @dataclass

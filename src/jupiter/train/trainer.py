@@ -233,6 +233,7 @@ def train(
         tokens_per_s=(state.tokens - tokens0) / stepping if stepping > 0 else 0.0,
         wall_time_s=time.perf_counter() - wall0, finished=finished,
         heldout_loss=heldout, best_checkpoint=Path(best) if best else None,
+        epochs=plan.epochs,
     )  # fmt: skip
 
 
