@@ -370,6 +370,10 @@ class EvalConfig(Strict):
     mc_distractors: Literal["hard", "random"] = "hard"
     max_new_tokens: int = Field(default=48, ge=1)
     heldout_max_bytes: int = Field(default=200_000, ge=1000)
+    # general ability (forgetting shows here): bits-per-byte on text outside the domain, a
+    # file or a folder of .txt/.md/.rst relative to the YAML; "" = the bundled English sample
+    general_path: str = ""
+    general_max_bytes: int = Field(default=40_000, ge=0)  # 0: not measured
     seed: int = 0
     # the weights' dtype while models sit the exam (every model of a comparison takes the
     # same one): "auto" is bf16 on CUDA, fp32 elsewhere; on an AVX-512 CPU without AMX,

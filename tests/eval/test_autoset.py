@@ -6,10 +6,10 @@ from __future__ import annotations
 import io
 import json
 import random
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from evaldocs import COPIED, chunk_of, make_docs
 from rich.console import Console
 
 from jupiter.config import load_domain
@@ -19,61 +19,7 @@ from jupiter.eval.qa import QAItem, load_eval_set
 from jupiter.improve.evaluate import auto_eval_set, eval_items
 from jupiter.improve.stages import eval_questions
 from jupiter.improve.workspace import Workspace
-from jupiter.records import Chunk, Document, Example
-
-COPIED = (
-    "Every request is logged with its origin, its size and the time it took, so that a slow "
-    "path can be found later without a debugger attached."
-)
-
-
-def _word(rng: random.Random) -> str:
-    return "".join(rng.choice("bcdfghjklmnprstvz") + rng.choice("aeiou") for _ in range(3))
-
-
-def _docs(n: int, rng: random.Random) -> list[Document]:
-    """Half API docstrings, half markdown guides, each with words of its own."""
-    out = []
-    for k in range(n):
-        w = [_word(rng) for _ in range(12)]
-        if k % 2:
-            name = f"pkg{k}.{w[0]}"
-            text = (f"{name}(value, count=1)\n\nReturn the {w[1]} {w[2]} of value, computed "
-                    f"with the {w[3]} {w[4]} method.\n\nThe count argument says how many "
-                    f"times the {w[5]} step is applied.")  # fmt: skip
-            out.append(Document("python_stdlib", f"python:{name}", name, text))
-        else:
-            text = (f"# The {w[0]} guide\n\nThis guide explains how {w[1]} {w[2]} works and "
-                    f"why the {w[3]} matters for every {w[4]} in the system.\n\n## Setup of "
-                    f"{w[5]}\n\nInstall the {w[6]} package first, then configure the {w[7]} "
-                    f"file with the {w[8]} option set.\n")  # fmt: skip
-            out.append(Document("local", f"/docs/guides/{w[0]}.md", w[0], text))
-    return out
-
-
-def _chunk(doc: Document, split: str) -> Chunk:
-    return Chunk(doc.id, doc.source, doc.uri, doc.title, 0, len(doc.text), doc.text, split)  # type: ignore[arg-type]
-
-
-@pytest.fixture
-def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Workspace]:
-    monkeypatch.setenv("JUPITER_HOME", str(tmp_path / "home"))
-    (tmp_path / "t.yaml").write_text("name: t\nsources: [{type: local, path: docs}]\n")
-    cfg = load_domain(str(tmp_path / "t.yaml"))
-    w = Workspace(cfg, console=Console(file=io.StringIO(), width=200))
-    rng = random.Random(0)
-    train, held = _docs(12, rng), _docs(8, rng)
-    # a held-out guide whose section quotes a training guide word for word
-    dup_train = Document("local", "/docs/guides/logging.md", "logging",
-                         f"# Logging\n\n{COPIED}\n")  # fmt: skip
-    dup_held = Document("local", "/docs/guides/tracing.md", "tracing",
-                        f"# Tracing requests\n\n{COPIED}\n")  # fmt: skip
-    train.append(dup_train)
-    held.append(dup_held)
-    w.store.add_documents(train + held)
-    w.store.add_chunks([_chunk(d, "train") for d in train] + [_chunk(d, "heldout") for d in held])
-    yield w
-    w.close()
+from jupiter.records import Example
 
 
 def _train_docs(ws: Workspace) -> set[str]:
@@ -114,9 +60,9 @@ def test_a_second_cycle_reuses_the_frozen_file(ws: Workspace, tmp_path: Path) ->
     first = path.read_bytes()
     # the next cycle: a new workspace object, more held-out documents collected meanwhile
     again = Workspace(ws.cfg, console=Console(file=io.StringIO()))
-    extra = _docs(4, random.Random(9))
+    extra = make_docs(4, random.Random(9))
     again.store.add_documents(extra)
-    again.store.add_chunks([_chunk(d, "heldout") for d in extra])
+    again.store.add_chunks([chunk_of(d, "heldout") for d in extra])
     items2, mc2, about2 = eval_items(again)
     again.close()
     assert about2["sha256"] == about["sha256"] and path.read_bytes() == first
@@ -139,9 +85,9 @@ def test_no_heldout_documents_is_a_clear_error(
     monkeypatch.setenv("JUPITER_HOME", str(tmp_path / "home"))
     (tmp_path / "t.yaml").write_text("name: t\nsources: [{type: local, path: docs}]\n")
     w = Workspace(load_domain(str(tmp_path / "t.yaml")), console=Console(file=io.StringIO()))
-    docs = _docs(2, random.Random(1))
+    docs = make_docs(2, random.Random(1))
     w.store.add_documents(docs)
-    w.store.add_chunks([_chunk(d, "train") for d in docs])
+    w.store.add_chunks([chunk_of(d, "train") for d in docs])
     with pytest.raises(JupiterError, match="no held-out documents.*chunking.heldout_fraction"):
         auto_eval_set(w)
     w.close()

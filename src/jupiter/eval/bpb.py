@@ -141,3 +141,27 @@ def bits_per_byte(
         "doc_bits": [v / math.log(2) for v in doc_nll],
         "doc_bytes": [len(t.encode("utf-8")) for t in scored],
     }
+
+
+def bpb_figures(
+    model: torch.nn.Module,
+    tokenizer: PreTrainedTokenizerBase,
+    texts: Sequence[str],
+    context_length: int,
+    max_bytes: int,
+    device: str | torch.device = "cpu",
+) -> dict[str, Any]:
+    """`bits_per_byte` as a report's figures: {"bpb", "bpb_ci", "bytes", "docs"}, the interval
+    a bootstrap over the scored texts (eval/stats.py ratio_ci) and docs the per-text bits and
+    bytes that a paired comparison resamples."""
+    from jupiter.eval.stats import ratio_ci
+
+    with torch.no_grad():
+        got = bits_per_byte(model, tokenizer, texts, context_length, max_bytes, device)
+    ci = ratio_ci(got["doc_bits"], got["doc_bytes"])
+    return {
+        "bpb": got["bpb"],
+        "bpb_ci": None if ci is None else list(ci),
+        "bytes": got["bytes"],
+        "docs": {"bits": got["doc_bits"], "bytes": got["doc_bytes"]},
+    }

@@ -2,8 +2,9 @@
 against the generator): for each metric both measured on the same items, the difference of
 means, its paired 95% bootstrap interval (eval/stats.py) and a verdict.
 
-Items are matched by id (QA and MC) and held-out documents by position, with their byte
-counts checked equal, so a report over other items is never paired by accident.
+Items are matched by id (QA and MC), and the texts scored for bits-per-byte (held-out domain
+text, general text) by position, with their byte counts checked equal, so a report over
+other items is never paired by accident.
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ from jupiter.eval.stats import (
 )
 
 ITEM_METRICS = ("qa_f1", "qa_exact", "mc_accuracy")  # higher is better
-PER_ITEM_KEYS = ("item_scores", "bpb_docs")  # the bulky per-item parts of a report
+# bits-per-byte on the held-out domain text and on general text: lower is better
+RATIO_METRICS = {"bpb": "bpb_docs", "general_bpb": "general_bpb_docs"}
+PER_ITEM_KEYS = ("item_scores", *RATIO_METRICS.values())  # the bulky per-item parts
 
 
 def _entry(
@@ -67,11 +70,12 @@ def compare_reports(model: dict[str, Any], other: dict[str, Any]) -> dict[str, A
             entry = _item_metric(scores_a[name], scores_b[name])
             if entry is not None:
                 metrics[name] = entry
-    docs_a, docs_b = model.get("bpb_docs"), other.get("bpb_docs")
-    if docs_a and docs_b:
-        entry = _bpb(docs_a, docs_b)
-        if entry is not None:
-            metrics["bpb"] = entry
+    for name, key in RATIO_METRICS.items():
+        docs_a, docs_b = model.get(key), other.get(key)
+        if docs_a and docs_b:
+            entry = _bpb(docs_a, docs_b)
+            if entry is not None:
+                metrics[name] = entry
     return {"model": model.get("model"), "against": other.get("model"), "metrics": metrics}
 
 

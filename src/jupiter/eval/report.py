@@ -22,6 +22,7 @@ ProgressFn = Callable[[int, int], None]  # (done, total) over QA items then MC i
 QA_BATCH = 16  # questions per answer() call: big enough to batch, small enough for progress
 N_SAMPLES = 5
 MISSING = "—"
+TABLE_FIGURES = ("bpb", "qa_f1", "mc_accuracy", "general_bpb")
 
 
 class Answerer(Protocol):
@@ -147,20 +148,19 @@ def _figure(row: dict[str, Any], key: str) -> str:
 
 
 def comparison_table(rows: list[dict[str, Any]], title: str | None = None) -> Table:
-    """One row per model (untrained, trained, generator ...): model, bpb, qa_f1, mc_accuracy,
-    each with its 95% interval where the row has one, and MC with its chance level.
+    """One row per model (untrained, trained, generator ...): model, bpb, qa_f1, mc_accuracy
+    and general_bpb (when measured), each with its 95% interval where the row has one, and MC
+    with its chance level.
 
     A value a row lacks (a generator has no bpb) shows as "—".
     """
     table = Table(title=title)
     table.add_column("model", style="bold")
-    for name in ("bpb", "qa_f1", "mc_accuracy"):
+    names = [k for k in TABLE_FIGURES if k != "general_bpb" or any(r.get(k) for r in rows)]
+    for name in names:
         table.add_column(name, justify="right")
     for row in rows:
-        table.add_row(
-            str(row.get("model", MISSING)),
-            *(_figure(row, k) for k in ("bpb", "qa_f1", "mc_accuracy")),
-        )
+        table.add_row(str(row.get("model", MISSING)), *(_figure(row, k) for k in names))
     return table
 
 
@@ -187,10 +187,15 @@ def difference_table(comparisons: dict[str, dict[str, Any]], title: str | None =
 
 
 def breakdown_table(
-    rows: list[dict[str, Any]], grouping: str, metric: str, title: str | None = None
+    rows: list[dict[str, Any]],
+    grouping: str,
+    metric: str,
+    title: str | None = None,
+    max_rows: int = 12,
 ) -> Table | None:
-    """One row per group of `grouping` (topic, template, source, doc), one column per model:
-    `metric` with its 95% interval; None when no report has that grouping."""
+    """One row per group of `grouping` (topic, template, source, doc), largest first, at most
+    `max_rows` (eval.json has them all), one column per model: `metric` with its 95%
+    interval; None when no report has that grouping."""
     groups: dict[str, int] = {}
     for row in rows:
         for group, fig in (row.get("breakdown") or {}).get(grouping, {}).items():
@@ -202,7 +207,7 @@ def breakdown_table(
     table.add_column("n", justify="right")
     for row in rows:
         table.add_column(str(row.get("model", MISSING)), justify="right")
-    for group, n in groups.items():
+    for group, n in list(groups.items())[:max_rows]:
         cells = []
         for row in rows:
             fig = (row.get("breakdown") or {}).get(grouping, {}).get(group)

@@ -1,5 +1,6 @@
 """The eval stage: the student, the untrained model and the current generator on the domain's
-held-out text (bits-per-byte) and QA set (token-F1, multiple-choice accuracy)."""
+held-out text and on general text (bits-per-byte) and QA set (token-F1, multiple-choice
+accuracy)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,6 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-
-import torch
 
 from jupiter import atomic
 from jupiter.errors import JupiterError
@@ -18,7 +17,10 @@ from jupiter.improve.workspace import Workspace
 SUMMARY_KEYS = (
     "model", "path", "bpb", "qa_f1", "qa_exact", "mc_accuracy", "n_qa", "n_mc",
     "bpb_ci", "qa_f1_ci", "qa_exact_ci", "mc_accuracy_ci", "mc_chance",
+    "general_bpb", "general_bpb_ci",
 )  # fmt: skip
+LOWER_IS_BETTER = ("bpb", "general_bpb")  # bits per byte; every other figure: higher is better
+NOT_A_MODEL = {"bpb": None, "bpb_ci": None, "general_bpb": None, "general_bpb_ci": None}
 
 
 def eval_set(ws: Workspace) -> tuple[list[Any], dict[str, Any]]:
@@ -149,8 +151,6 @@ def answer_with_progress(ws: Workspace, gen: Any, label: str, items: list[Any],
 def evaluate_model(ws: Workspace, model_dir: Path, name: str, items: list[Any],
                    mc: list[Any]) -> dict[str, Any]:  # fmt: skip
     """bpb + QA + MC for an HF model dir, answered by greedy generation and log-likelihood."""
-    from jupiter.eval.bpb import bits_per_byte
-    from jupiter.eval.stats import ratio_ci
     from jupiter.synth.model import ModelGenerator
 
     # the domain's chat template: a base model without one renders as training renders
@@ -160,22 +160,41 @@ def evaluate_model(ws: Workspace, model_dir: Path, name: str, items: list[Any],
         dtype=ws.cfg.eval.dtype,
     )  # fmt: skip
     report = answer_with_progress(ws, gen, f"eval {name}", items, mc)
-    with ws.console.status(f"bits-per-byte of {name} on held-out text…"):
-        texts = heldout_texts(ws)
-        if texts:
-            with torch.no_grad():
-                bpb = bits_per_byte(
-                    gen.model, gen.tokenizer, texts, ws.cfg.model.context_length,
-                    ws.cfg.eval.heldout_max_bytes,
-                )  # fmt: skip
-            ci = ratio_ci(bpb["doc_bits"], bpb["doc_bytes"])  # bootstrap over documents
-            report.update(
-                bpb=bpb["bpb"], bpb_ci=None if ci is None else list(ci),
-                heldout_bytes=bpb["bytes"],
-                bpb_docs={"bits": bpb["doc_bits"], "bytes": bpb["doc_bytes"]},
-            )  # fmt: skip
+    report.update(model_bpb(ws, gen, name))
     report["path"] = str(model_dir)
     return report
+
+
+def general_texts(ws: Workspace) -> list[str]:
+    """Out-of-domain text for general_bpb: eval.general_path, else the bundled sample; none
+    when eval.general_max_bytes is 0."""
+    from jupiter.eval.general import general_texts as read
+
+    ecfg = ws.cfg.eval
+    if not ecfg.general_max_bytes:
+        return []
+    return read(ws.cfg.resolve(ecfg.general_path) if ecfg.general_path else None)
+
+
+def model_bpb(ws: Workspace, gen: Any, name: str) -> dict[str, Any]:
+    """Bits-per-byte of a loaded model (a ModelGenerator) on the held-out domain text and on
+    general text, each with its bootstrap interval and per-text figures for pairing."""
+    from jupiter.eval.bpb import bpb_figures
+
+    out: dict[str, Any] = {}
+    ctx = ws.cfg.model.context_length
+    for key, texts, max_bytes in (
+        ("", heldout_texts(ws), ws.cfg.eval.heldout_max_bytes),
+        ("general_", general_texts(ws), ws.cfg.eval.general_max_bytes),
+    ):
+        if not texts:
+            continue
+        what = "general" if key else "held-out"
+        with ws.console.status(f"bits-per-byte of {name} on {what} text…"):
+            got = bpb_figures(gen.model, gen.tokenizer, texts, ctx, max_bytes, gen.device)
+        out |= {f"{key}bpb": got["bpb"], f"{key}bpb_ci": got["bpb_ci"]}
+        out |= {f"{key or 'heldout_'}bytes": got["bytes"], f"{key}bpb_docs": got["docs"]}
+    return out
 
 
 def evaluate_generator(ws: Workspace, items: list[Any], mc: list[Any]) -> dict[str, Any]:
@@ -197,11 +216,11 @@ def evaluate_generator(ws: Workspace, items: list[Any], mc: list[Any]) -> dict[s
             report = answer_with_progress(ws, llm, f"eval {row['id']}", items, mc)
         finally:
             llm.close()
-        report.update(model=f"generator:{row['id']}", bpb=None, bpb_ci=None, path="")
+        report.update(NOT_A_MODEL, model=f"generator:{row['id']}", path="")
         return report
     gen = ExtractiveGenerator(train_chunks(ws))
     report = answer_with_progress(ws, gen, "eval extractive (retrieval)", items, mc)
-    report.update(model=f"generator:{row['id']}", bpb=None, bpb_ci=None, path="")
+    report.update(NOT_A_MODEL, model=f"generator:{row['id']}", path="")
     return report
 
 
@@ -213,7 +232,8 @@ def untrained_report(ws: Workspace, items: list[Any], mc: list[Any]) -> dict[str
         # a cache from before per-item scores were kept, or of other items, cannot be
         # paired: recompute it
         scored = set((cached.get("item_scores") or {}).get("qa_f1") or {})
-        if scored == {it.id for it in items}:
+        general = "general_bpb" in cached or not ws.cfg.eval.general_max_bytes
+        if scored == {it.id for it in items} and general:
             return cached
     # fine-tuning compares with the base model as it came; from scratch, the step-0 model
     base = ws.cfg.model.base
@@ -275,7 +295,7 @@ def eval_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
     report = {
         "cycle": cycle, "domain": ws.cfg.name, "promotion_metric": ws.cfg.promotion.metric,
         "student": student, "generator": generator, "untrained": untrained,
-        "comparisons": comparisons, "eval_set": about,
+        "comparisons": comparisons, "eval_set": about, "lower_is_better": list(LOWER_IS_BETTER),
     }  # fmt: skip
     write_eval(ws, cycle, report)
     with ws.store.transaction():
