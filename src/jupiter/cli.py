@@ -8,7 +8,7 @@ import re
 import sys
 import warnings
 from pathlib import Path
-from typing import Annotated, cast
+from typing import Annotated, Literal, cast
 
 import typer
 import yaml
@@ -235,7 +235,6 @@ STAGE_COMMANDS = {
     "collect": "Collect the domain's documents into the store.",
     "generate": "Generate examples with the current generator into the queue.",
     "filter": "Filter the pending examples of the current cycle.",
-    "eval": "Evaluate the student against the current generator.",
 }
 
 
@@ -421,6 +420,58 @@ def user_model(ref: str) -> Path:
     from jupiter.models.reference import resolve_model, user_cache_dir
 
     return resolve_model(ref, base_dir=None, cache_dir=user_cache_dir(), console=err_console)
+
+
+@app.command(name="eval")
+def eval_cmd(
+    domain: Annotated[
+        str | None, typer.Option("--domain", "-d", help="Domain name or path to its YAML.")
+    ] = None,
+    quick: Quick = False,
+    model: Annotated[
+        str | None,
+        typer.Option(help="Score this model instead (dir, Hub id, .gguf, ollama:NAME); with --qa."),
+    ] = None,
+    qa: Annotated[
+        Path | None, typer.Option("--qa", help="JSONL of {id, question, answer} (or choices).")
+    ] = None,
+    out: Annotated[Path | None, typer.Option(help="Write the JSON report here.")] = None,
+    mc_choices: Annotated[int, typer.Option(min=2, help="Choices per built MC item.")] = 4,
+    distractors: Annotated[str, typer.Option(help="hard | random")] = "hard",
+    max_items: Annotated[int | None, typer.Option(min=1)] = None,
+    max_new_tokens: Annotated[int, typer.Option(min=1)] = 48,
+    general: Annotated[
+        Path | None, typer.Option(help="Out-of-domain text file or folder (default: bundled).")
+    ] = None,
+    general_max_bytes: Annotated[int, typer.Option(min=0, help="0: no general_bpb.")] = 40_000,
+    chat_template: ChatTemplate = "auto",
+    system_prompt: str = "",
+    seed: int = 0,
+) -> None:
+    """Evaluate the student against the current generator (--domain), or score any model on
+    any QA set (--model M --qa FILE), with 95% intervals."""
+    if model is None and qa is None:
+        if domain is None:
+            raise JupiterError("give --domain NAME, or --model MODEL --qa FILE.jsonl")
+        _run_stage("eval", domain, quick)
+        return
+    if model is None or qa is None or domain is not None:
+        raise JupiterError("--model and --qa go together, without --domain")
+    if distractors not in ("hard", "random"):
+        raise JupiterError(f"--distractors must be hard or random, got {distractors!r}")
+    from jupiter.eval.report import write_report
+    from jupiter.eval.standalone import ScoreOptions, print_report, score_model
+    from jupiter.models.reference import user_cache_dir
+
+    opts = ScoreOptions(
+        model, qa, mc_choices, cast(Literal["hard", "random"], distractors), max_items,
+        max_new_tokens, seed, chat_template, system_prompt, general, general_max_bytes,
+    )  # fmt: skip
+    report = score_model(opts, user_cache_dir(), err_console)
+    print_report(report, console)
+    if out is not None:
+        write_report(out, report)
+        console.print(f"report: {out}")
 
 
 @app.command()

@@ -156,7 +156,8 @@ def comparison_table(rows: list[dict[str, Any]], title: str | None = None) -> Ta
     """
     table = Table(title=title)
     table.add_column("model", style="bold")
-    names = [k for k in TABLE_FIGURES if k != "general_bpb" or any(r.get(k) for r in rows)]
+    # bits-per-byte columns only where some model was scored on text
+    names = [k for k in TABLE_FIGURES if "bpb" not in k or any(r.get(k) for r in rows)]
     for name in names:
         table.add_column(name, justify="right")
     for row in rows:

@@ -1,0 +1,95 @@
+"""`jupiter eval --model M --qa FILE`: any model on any QA set, outside a workspace cycle.
+
+The same exam as the eval stage (QA by greedy answers, multiple choice by log-likelihood,
+hard distractors unless items carry their own choices, 95% intervals, the breakdown), plus
+general_bpb on out-of-domain text, so two models scored this way compare item by item
+(eval/compare.py compare_reports on their --out reports).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from jupiter.errors import JupiterError
+from jupiter.eval.mc import Distractors, build_mc
+from jupiter.eval.qa import load_eval_set
+from jupiter.eval.report import breakdown_table, comparison_table, evaluate_answerer
+
+MAX_CONTEXT = 1024  # bits-per-byte windows: a model's full context is seldom needed here
+
+
+@dataclass(frozen=True)
+class ScoreOptions:
+    model: str  # a model reference: folder, Hub id from the local cache, .gguf, ollama:NAME
+    qa: Path
+    mc_choices: int = 4
+    distractors: Distractors = "hard"
+    max_items: int | None = None
+    max_new_tokens: int = 48
+    seed: int = 0
+    chat_template: str = "auto"
+    system_prompt: str = ""
+    general_path: Path | None = None  # None: the bundled English sample
+    general_max_bytes: int = 40_000  # 0: no general_bpb
+    dtype: str = "auto"
+
+
+def _general_bpb(
+    gen: Any, texts: list[str], opts: ScoreOptions, console: Console
+) -> dict[str, Any]:
+    from jupiter.eval.bpb import bpb_figures
+
+    if not texts:
+        return {}
+    context = min(int(gen.context), MAX_CONTEXT)
+    with console.status("bits-per-byte on general text…"):
+        got = bpb_figures(
+            gen.model, gen.tokenizer, texts, context, opts.general_max_bytes, gen.device
+        )
+    return {
+        "general_bpb": got["bpb"], "general_bpb_ci": got["bpb_ci"],
+        "general_bytes": got["bytes"], "general_bpb_docs": got["docs"],
+    }  # fmt: skip
+
+
+def score_model(opts: ScoreOptions, cache_dir: Path, console: Console) -> dict[str, Any]:
+    """Load the model, sit the exam, and return the report (with per-item scores)."""
+    from jupiter.models.reference import model_label, resolve_model
+    from jupiter.synth.model import ModelGenerator
+
+    if opts.max_items is not None and opts.max_items < 1:
+        raise JupiterError(f"--max-items must be at least 1, got {opts.max_items}")
+    from jupiter.eval.general import general_texts
+
+    # inputs first: a bad file fails before a model loads
+    items = load_eval_set(opts.qa)
+    general = general_texts(opts.general_path) if opts.general_max_bytes else []
+    mc = build_mc(items, opts.mc_choices, opts.seed, opts.distractors)
+    if opts.max_items:
+        items, mc = items[: opts.max_items], mc[: opts.max_items]
+    model_dir = resolve_model(opts.model, base_dir=None, cache_dir=cache_dir, console=console)
+    label = model_label(opts.model, base_dir=None)
+    with console.status(f"loading {label}…"):
+        gen = ModelGenerator(
+            model_dir, label, max_new_tokens=opts.max_new_tokens,
+            system_prompt=opts.system_prompt, chat_template=opts.chat_template, dtype=opts.dtype,
+        )  # fmt: skip
+    with console.status(f"{label}: {len(items)} questions, {len(mc)} multiple choice…"):
+        report = evaluate_answerer(gen, items, mc)
+    report |= _general_bpb(gen, general, opts, console)
+    report |= {"path": str(model_dir), "qa_path": str(opts.qa), "seed": opts.seed,
+               "mc_distractors": opts.distractors, "lower_is_better": ["general_bpb"]}  # fmt: skip
+    return report
+
+
+def print_report(report: dict[str, Any], console: Console) -> None:
+    """The figures with their intervals (MC with its chance level), then per topic/source."""
+    console.print(comparison_table([report], title=f"{report['qa_path']}"))
+    for grouping in ("topic", "source"):
+        table = breakdown_table([report], grouping, "qa_f1")
+        if table is not None:
+            console.print(table)

@@ -1,0 +1,109 @@
+"""`jupiter eval --model M --qa FILE`: any model on any QA set, with intervals, a JSON report,
+and one-line errors for bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from jupiter import cli
+from jupiter.eval.compare import compare_reports
+from tinyhf import save_tiny
+
+JUPITER = shutil.which("jupiter", path=str(Path(sys.executable).parent)) or "jupiter"
+ITEMS = [
+    {"id": f"q{k}", "question": f"What does tool_{k} print?", "answer": f"tool_{k} prints {k}.",
+     "topic": "tools" if k % 2 else "files", "source": f"/docs/{'ab'[k % 2]}/t{k}.md"}
+    for k in range(8)
+] + [{"id": "m", "question": "Pick two", "choices": ["one", "two", "three"], "answer_index": 1}]  # fmt: skip
+
+
+def _main(monkeypatch: pytest.MonkeyPatch, *args: str) -> int:
+    monkeypatch.setattr(sys, "argv", ["jupiter", *args])
+    try:
+        cli.main()
+    except SystemExit as e:
+        return int(e.code or 0)
+    return 0
+
+
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return save_tiny("llama", tmp_path_factory.mktemp("m") / "tiny")
+
+
+def _qa(tmp_path: Path, rows: list[dict] | None = None) -> Path:
+    path = tmp_path / "set.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows or ITEMS))
+    return path
+
+
+def test_scores_any_model_on_any_set_with_intervals(
+    model_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    out = tmp_path / "r.json"
+    args = ["eval", "--model", str(model_dir), "--qa", str(_qa(tmp_path)), "--out", str(out),
+            "--max-new-tokens", "3", "--general-max-bytes", "2000"]  # fmt: skip
+    assert _main(monkeypatch, *args) == 0
+    printed = capsys.readouterr().out
+    assert "qa_f1" in printed and "general_bpb" in printed and "(chance" in printed
+    report = json.loads(out.read_text())
+    assert report["n_qa"] == 9 and report["n_mc"] == 9 and report["model"] == "tiny"
+    assert len(report["qa_f1_ci"]) == 2 and len(report["mc_accuracy_ci"]) == 2
+    # eight built items with 4 choices, one with its own 3: chance is their mean
+    assert report["mc_chance"] == pytest.approx((8 / 4 + 1 / 3) / 9)
+    assert report["general_bpb"] > 1 and len(report["general_bpb_ci"]) == 2
+    assert set(report["breakdown"]["topic"]) == {"tools", "files", "(none)"}
+    assert report["lower_is_better"] == ["general_bpb"]
+    # two such reports pair item by item
+    same = compare_reports(report, report)["metrics"]
+    assert same["qa_f1"]["difference"] == 0 and same["general_bpb"]["difference"] == 0
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--model", "MODEL", "--qa", "missing.jsonl"], "eval set not found"),
+        (["--model", "MODEL", "--qa", "BAD"], r"set\.jsonl:2: malformed JSON"),
+        (["--model", "no/such/dir", "--qa", "GOOD"], "model not found"),
+        (["--model", "MODEL"], "--model and --qa go together"),
+        ([], "give --domain NAME, or --model MODEL --qa FILE"),
+        (["--model", "MODEL", "--qa", "GOOD", "--distractors", "easy"], "hard or random"),
+        (["--model", "MODEL", "--qa", "GOOD", "--general", "nope"], "general text not found"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_1(
+    args: list[str], message: str, model_dir: Path, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture,
+) -> None:  # fmt: skip
+    good = _qa(tmp_path)
+    bad = tmp_path / "set.jsonl" if "BAD" in args else good
+    if "BAD" in args:
+        bad.write_text(json.dumps(ITEMS[0]) + "\n{oops\n")
+    subs = {"MODEL": str(model_dir), "GOOD": str(good), "BAD": str(bad)}
+    monkeypatch.chdir(tmp_path)
+    code = _main(
+        monkeypatch, "eval", "--general-max-bytes", "1000", *[subs.get(a, a) for a in args]
+    )
+    err = capsys.readouterr().err
+    assert code == 1
+    assert re.search(message, err) and len(err.strip().splitlines()) == 1
+    assert "Traceback" not in err
+
+
+def test_real_command_bad_set_no_traceback(tmp_path: Path) -> None:
+    env = dict(os.environ, COLUMNS="200")
+    bad = tmp_path / "s.jsonl"
+    bad.write_text('{"id": "a", "question": "Q?"}\n')
+    got = subprocess.run([JUPITER, "eval", "--model", str(tmp_path), "--qa", str(bad)],
+                         env=env, capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert got.returncode == 1
+    assert "s.jsonl:1: missing field 'answer'" in got.stderr
+    assert "Traceback" not in got.stderr and len(got.stderr.strip().splitlines()) == 1
