@@ -374,6 +374,10 @@ class EvalConfig(Strict):
     # file or a folder of .txt/.md/.rst relative to the YAML; "" = the bundled English sample
     general_path: str = ""
     general_max_bytes: int = Field(default=40_000, ge=0)  # 0: not measured
+    # pairwise LLM-as-judge of the student's answers against the generator's, both orders
+    # judged (position bias cancels); judge_llm None: filters.judge.llm, else generator.llm
+    judge: bool = False
+    judge_llm: LLMConfig | None = None
     seed: int = 0
     # the weights' dtype while models sit the exam (every model of a comparison takes the
     # same one): "auto" is bf16 on CUDA, fp32 elsewhere; on an AVX-512 CPU without AMX,

@@ -21,7 +21,8 @@ from jupiter.eval.stats import (
 ITEM_METRICS = ("qa_f1", "qa_exact", "mc_accuracy")  # higher is better
 # bits-per-byte on the held-out domain text and on general text: lower is better
 RATIO_METRICS = {"bpb": "bpb_docs", "general_bpb": "general_bpb_docs"}
-PER_ITEM_KEYS = ("item_scores", *RATIO_METRICS.values())  # the bulky per-item parts
+# the bulky per-item parts of a report
+PER_ITEM_KEYS = ("item_scores", *RATIO_METRICS.values(), "predictions")
 
 
 def _entry(

@@ -115,6 +115,8 @@ def evaluate_answerer(
         "breakdown": breakdown(items, item_scores),
         # per-item scores, in item order, so two models can be compared item by item
         "item_scores": item_scores,
+        # the answers themselves, for a judge comparing two models' answers
+        "predictions": {it.id: p for it, p in zip(items, predictions, strict=True)},
     }
 
 

@@ -274,6 +274,25 @@ def write_eval(ws: Workspace, cycle: int, report: dict[str, Any]) -> None:
     atomic.write_text(ws.cycle_dir(cycle) / "eval_items.json", text)
 
 
+def judge_student(ws: Workspace, items: list[Any], student: dict[str, Any],
+                  generator: dict[str, Any]) -> dict[str, Any] | None:  # fmt: skip
+    """eval.judge: the student's answers against the generator's, each pair judged in both
+    orders by an LLM (eval.judge_llm, else filters.judge.llm, else generator.llm)."""
+    from jupiter.eval.judge import judge_pairs
+    from jupiter.improve.generation import llm_config
+    from jupiter.synth.http import make_backend
+
+    if not ws.cfg.eval.judge:
+        return None
+    a, b = student.get("predictions") or {}, generator.get("predictions") or {}
+    shared = [it for it in items if it.id in a and it.id in b]
+    llm = ws.cfg.eval.judge_llm or ws.cfg.filters.judge.llm or ws.cfg.generator.llm
+    backend = make_backend(llm_config(ws, llm))
+    with ws.console.status(f"judging {len(shared)} answer pairs, both orders…"):
+        return judge_pairs(backend, shared, [a[it.id] for it in shared],
+                           [b[it.id] for it in shared], ws.store, llm.concurrency)  # fmt: skip
+
+
 def eval_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
     from jupiter.eval.report import breakdown_table, comparison_table, difference_table
     from jupiter.improve.decide import student_id
@@ -292,6 +311,13 @@ def eval_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
     )
     generator = evaluate_generator(ws, items, mc)
     comparisons = paired_comparisons(student, untrained, generator)
+    judged = judge_student(ws, items, student, generator)
+    if judged is not None:
+        from jupiter.eval.judge import win_entry
+
+        entry = win_entry(judged)
+        if entry is not None:
+            comparisons["student_vs_generator"]["metrics"]["judge_win"] = entry
     report = {
         "cycle": cycle, "domain": ws.cfg.name, "promotion_metric": ws.cfg.promotion.metric,
         "student": student, "generator": generator, "untrained": untrained,
