@@ -181,6 +181,7 @@ class GeneratorConfig(Strict):
     templates: list[str] = Field(
         default_factory=lambda: [
             "what_does", "arguments", "returns", "difference", "explain_topic", "signature",
+            "define", "example", "cloze",
         ]
     )  # fmt: skip
     max_questions_per_chunk: int = Field(default=3, ge=1)

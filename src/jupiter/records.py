@@ -72,6 +72,8 @@ class Example:
     cycle: int = 0
     status: ExampleStatus = "pending"
     reason: str = ""
+    # the characters of the chunk's document the answer quotes: (start, end) in doc.text
+    span: tuple[int, int] | None = None
 
     @property
     def id(self) -> str:

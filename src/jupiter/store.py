@@ -75,6 +75,7 @@ def _example_row(ex: Example, now: float) -> tuple[Any, ...]:
     return (
         ex.id, ex.kind, ex.generator, ex.chunk_id, ex.template,
         json.dumps(ex.messages, ensure_ascii=False), ex.text, ex.cycle, ex.status, ex.reason, now,
+        json.dumps(list(ex.span)) if ex.span else "",
     )  # fmt: skip
 
 
@@ -96,10 +97,12 @@ def _generator_row(row: sqlite3.Row) -> dict[str, Any]:
 
 
 def _row_example(row: sqlite3.Row) -> Example:
+    span = row["span"] if "span" in row.keys() else ""
     return Example(
         kind=row["kind"], generator=row["generator"], chunk_id=row["chunk_id"],
         template=row["template"], messages=json.loads(row["messages"]), text=row["text"],
         cycle=row["cycle"], status=row["status"], reason=row["reason"],
+        span=tuple(json.loads(span)) if span else None,
     )  # fmt: skip
 
 
@@ -116,6 +119,7 @@ class Store:
         self.db.execute("PRAGMA foreign_keys=ON")
         self.db.executescript(SCHEMA)
         self._migrate_generators()
+        self._migrate_examples()
 
     def __enter__(self) -> Store:
         return self
@@ -202,7 +206,7 @@ class Store:
             before = db.total_changes
             db.executemany(
                 "INSERT OR IGNORE INTO examples (id, kind, generator, chunk_id, template, messages,"
-                " text, cycle, status, reason, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                " text, cycle, status, reason, created_at, span) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                 rows,
             )
             return db.total_changes - before
@@ -300,6 +304,13 @@ class Store:
         return {r[0]: json.loads(r[1]) for r in rows.fetchall()}
 
     # generators: the lineage -------------------------------------------------------------
+    def _migrate_examples(self) -> None:
+        """Add examples.span (the document characters an answer quotes, as JSON [start,
+        end]) to a workspace from an earlier version."""
+        have = {r[1] for r in self.db.execute("PRAGMA table_info(examples)").fetchall()}
+        if "span" not in have:
+            self.db.execute("ALTER TABLE examples ADD COLUMN span TEXT NOT NULL DEFAULT ''")
+
     def _migrate_generators(self) -> None:
         """Add the lineage columns a workspace from an earlier version lacks (new workspaces
         take the same path). Rows from then were the first generator (cycle 0) or promoted

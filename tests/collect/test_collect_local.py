@@ -79,10 +79,10 @@ def test_html_visible_text(tmp_path: Path) -> None:
     assert doc.title == "The Widget Guide"
     assert doc.meta == {"kind": "file", "suffix": ".html"}
     assert doc.text == (
-        "Widgets\n\n"
+        "# Widgets\n\n"
         "A widget is small & useful <really>.\n\n"
         "First line\nsecond line\n\n"
-        "def f():\n    return 1"
+        "```\ndef f():\n    return 1\n```"
     )
     for hidden in ("secret", "alert", "color", "Home", "The Widget Guide"):
         assert hidden not in doc.text

@@ -115,9 +115,15 @@ BLOCKS = {
 }  # fmt: skip
 
 
+HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
+
+
 class HtmlText(HTMLParser):
-    """Collects the visible text of a page: one paragraph per block element, headings on
-    lines of their own, whitespace collapsed except inside <pre>; entities unescaped."""
+    """Collects the visible text of a page, Markdown-shaped so its structure survives:
+    one paragraph per block element, headings as `#` lines, list items as `- ` lines,
+    <pre> as fenced code, inline <code> in backticks, and a definition list's <dd> indented
+    under its <dt> (the way reStructuredText writes one). Whitespace is collapsed except
+    inside <pre>; entities unescaped."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
@@ -125,6 +131,9 @@ class HtmlText(HTMLParser):
         self.line: list[str] = []
         self.hidden = 0  # depth inside hidden elements
         self.pre = 0
+        self.code = 0  # inline <code> depth (outside <pre>)
+        self.prefix = ""  # "# ", "- ": what the block being collected starts with
+        self.in_dd = False
         self.in_title = False
         self.title = ""
 
@@ -141,16 +150,30 @@ class HtmlText(HTMLParser):
             self._flush()
         if tag == "pre":
             self.pre += 1
+        elif tag == "code" and not self.pre:
+            self.code += 1
+            self.line.append("`")
+        elif tag in HEADINGS:
+            self.prefix = "#" * int(tag[1]) + " "
+        elif tag == "li":
+            self.prefix = "- "
+        elif tag == "dd":
+            self.in_dd = True
 
     def handle_endtag(self, tag: str) -> None:
         if tag == "title":
             self.in_title = False
         if tag in HIDDEN and self.hidden:
             self.hidden -= 1
+        if tag == "code" and self.code and not self.pre:
+            self.code -= 1
+            self.line.append("`")
         if tag in BLOCKS:
             self._flush()
         if tag == "pre" and self.pre:
             self.pre -= 1
+        if tag == "dd":
+            self.in_dd = False
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag == "br":
@@ -169,12 +192,22 @@ class HtmlText(HTMLParser):
     def _flush(self) -> None:
         raw = "".join(self.line)
         self.line = []
+        prefix, self.prefix = self.prefix, ""
         if self.pre:
             block = raw.strip("\n")
-        else:  # <br> line breaks survive; spaces around them do not
-            block = "\n".join(line.strip() for line in raw.split("\n")).strip()
-        if block.strip():
-            self.blocks.append(block)
+            if block.strip():
+                self.blocks.append(f"```\n{block}\n```")
+            return
+        # <br> line breaks survive; spaces around them do not; an empty `` pair goes
+        block = "\n".join(line.strip() for line in raw.replace("``", "").split("\n")).strip()
+        if not block.strip():
+            self.prefix = prefix  # <li><p>text</p></li>: the item's text is still to come
+            return
+        if self.in_dd and self.blocks:
+            # under its term, indented, with no blank line between (a definition list)
+            self.blocks[-1] += "\n" + "\n".join("  " + ln for ln in block.split("\n"))
+            return
+        self.blocks.append(prefix + block)
 
     def text(self) -> str:
         self._flush()

@@ -80,6 +80,7 @@ class ExtractiveGenerator:
                         {"role": "assistant", "content": q.answer},
                     ],
                     cycle=cycle,
+                    span=(chunk.start + q.span[0], chunk.start + q.span[1]) if q.span else None,
                 )  # fmt: skip
             if cfg.continuation:
                 yield Example(

@@ -7,15 +7,19 @@ from __future__ import annotations
 import os.path
 import random
 import re
+import textwrap
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
+from functools import lru_cache
 
 from jupiter.errors import JupiterError
 from jupiter.records import Chunk
+from jupiter.synth.docparse import Block, Parsed, parse
 from jupiter.synth.parse import (
     ChunkView,
+    clip_sentences,
     headings,
     lead,
     parameters,
@@ -70,6 +74,33 @@ PHRASES: dict[str, list[str]] = {
         "What is {a}?", "Explain {a}.", "How does {a} work?",
         "What does the documentation say about {a}?",
     ],
+    # documentation of anything: a subject's description, options, keywords, terms
+    "about_subject": [
+        "What is `{a}`?", "What does `{a}` do?", "What is `{a}` for?", "Describe `{a}`.",
+    ],
+    "option": [
+        "What does the `{t}` option of `{s}` do?", "What is `{t}` for in `{s}`?",
+        "What happens when I pass `{t}` to `{s}`?", "Explain the `{t}` option of `{s}`.",
+    ],
+    "option_bare": ["What does the `{t}` option do?", "What is the `{t}` option for?"],
+    "keyword": [
+        "What does `{t}` do in `{s}`?", "What is `{t}` for in `{s}`?", "Explain `{t}` in `{s}`.",
+        "What does `{t}` mean for `{s}`?",
+    ],
+    "keyword_bare": ["What does `{t}` do?", "What is `{t}` for?", "Explain `{t}`."],
+    "param": [
+        "What is the `{t}` parameter of `{s}`?", "What should I pass as `{t}` to `{s}`?",
+        "What does the `{t}` argument of `{s}` mean?",
+    ],
+    "term": ["What is {t}?", "Define {t}.", "What does {t} mean?", "What is meant by {t}?"],
+    "term_in": ["What is {t} in {s}?", "What does {t} mean in {s}?", "Define {t} ({s})."],
+    "example": [
+        "Show an example of {a}.", "Give an example of using {a}.", "How is {a} used? Show an example.",
+    ],
+    "cloze": [
+        "Fill in the blank ({a}): {q}", "Complete this statement about {a}: {q}",
+        "What goes in the blank? ({a}) {q}",
+    ],
 }  # fmt: skip
 
 MIN_ANSWER_WORDS = 3  # an answer shorter than this is trivial ("Return.")
@@ -83,12 +114,14 @@ _RETURN = re.compile(r"^(?:Returns?\b|(?:\S+\s+){0,4}returns\b)")
 
 @dataclass(frozen=True)
 class Question:
-    """A templated question about one chunk, with its extractive answer when there is one."""
+    """A templated question about one chunk, with its extractive answer when there is one,
+    and the span of the chunk text the answer quotes (offsets into chunk.text)."""
 
     template: str
     question: str
     answer: str | None
     chunk_id: str
+    span: tuple[int, int] | None = None
 
 
 class Catalog:
@@ -143,8 +176,8 @@ def _nontrivial(answer: str) -> bool:
 
 
 # ----------------------------------------------------------------------------- templates
-# Each returns candidates as (phrase key, format arguments, answer).
-Candidate = tuple[str, dict[str, str], str]
+# Each returns candidates as (phrase key, format arguments, answer[, span in the chunk]).
+Candidate = tuple[str, dict[str, str], str] | tuple[str, dict[str, str], str, tuple[int, int]]
 
 
 def _what_does(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
@@ -229,6 +262,8 @@ def _signature(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
 def _explain_topic(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
     if v.kind == "api":
         return []
+    if v.kind == "doc":
+        return _explain_doc(v, catalog)
     key = "explain_topic" if v.kind == "topic" else "explain_doc"
     out: list[Candidate] = []
     marks = headings(v.body)
@@ -248,16 +283,6 @@ def _in_sentence(heading: str) -> str:
     if first in ("The", "A", "An") and rest:
         return f"{first.lower()} {rest}"
     return heading
-
-
-TEMPLATES: dict[str, Callable[[ChunkView, Catalog | None], list[Candidate]]] = {
-    "what_does": _what_does,
-    "arguments": _arguments,
-    "returns": _returns,
-    "difference": _difference,
-    "signature": _signature,
-    "explain_topic": _explain_topic,
-}
 
 
 def make_questions(
@@ -287,9 +312,9 @@ def make_questions(
     while len(out) < max_per_chunk and any(depth < len(c) for _, c in per_template):
         for template, cands in per_template:
             if depth < len(cands) and len(out) < max_per_chunk:
-                key, args, answer = cands[depth]
+                key, args, answer, *span = cands[depth]
                 text = rng.choice(PHRASES[key]).format(**args)
-                out.append(Question(template, text, answer, chunk.id))
+                out.append(Question(template, text, answer, chunk.id, span[0] if span else None))
         depth += 1
     return out
 
@@ -312,3 +337,208 @@ def iter_questions(
     catalog = Catalog(train) if "difference" in templates else None
     for c in train:
         yield c, make_questions(c, templates, max_per_chunk, chunk_rng(seed, c), catalog)
+
+
+# ----------------------------------------------------------------------------- any documentation
+# Templates for documents that are not docstrings: Markdown, reStructuredText, man pages,
+# plain text, HTML (see docparse.py). Answers quote the blocks they come from, with spans.
+MAX_DOC_ANSWER = 700  # characters of prose in an answer
+MAX_EXAMPLE_CODE = 900  # characters of code in an example's answer
+MAX_CLOZE = 2  # per chunk
+CLOZE_WORDS = (8, 45)
+# sections whose text is not what a reader asks about
+_SKIP_SECTIONS = frozenset(
+    {"synopsis", "see also", "author", "authors", "copyright", "reporting bugs", "bugs",
+     "history", "colophon", "contents", "license", "table of contents", "availability"}
+)  # fmt: skip
+# sections that describe the document's subject itself
+_SUBJECT_SECTIONS = frozenset({"name", "description", "overview", "introduction", "summary"})
+_CODE_HEADING = re.compile(r"^`([^`]+)`$")
+_BLANKABLE = re.compile(r"(?<![`'\w])`([^`'\s](?:[^`']{0,38}[^`'\s])?)`(?![`'\w])")
+
+
+@lru_cache(maxsize=32)
+def _parsed(text: str, title: str, head: bool) -> Parsed:
+    return parse(text, title, head)
+
+
+def _doc(v: ChunkView) -> Parsed | None:
+    return _parsed(v.body, v.name, v.is_head) if v.kind == "doc" else None
+
+
+def _api_name(section: str) -> str | None:
+    """`path.basename(path[, suffix])` -> "path.basename()"; None unless the heading is code."""
+    m = _CODE_HEADING.match(section)
+    if m is None:
+        return None
+    name = m.group(1).strip()
+    head = re.match(r"^(?:new\s+|class:\s*|static\s+)?([\w$.:#\[\]<>-]+)(\(.*\))?", name)
+    if head is None:
+        return name
+    return f"{head.group(1)}()" if head.group(2) is not None else head.group(1)
+
+
+def _about(section: str, subject: str) -> str:
+    """What a definition in `section` belongs to: the API the section documents, else the
+    document's subject."""
+    return _api_name(section) or subject
+
+
+def _clip(text: str, limit: int = MAX_DOC_ANSWER) -> str:
+    return clip_sentences(text, limit)
+
+
+def _explain_doc(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
+    """What a section explains: its first prose paragraphs (and the code a paragraph
+    introduces); the subject's own sections ask about the subject."""
+    p = _doc(v)
+    if p is None:
+        return []
+    out: list[Candidate] = []
+    blocks = p.blocks
+    for i, h in enumerate(blocks):
+        if h.kind != "heading" or h.text.lower() in _SKIP_SECTIONS:
+            continue
+        parts: list[Block] = []
+        for b in blocks[i + 1 :]:
+            if b.kind == "heading" or (b.kind == "definition" and parts):
+                break
+            if b.kind == "prose" and len(parts) < 2 and len(" ".join(x.text for x in parts)) < 500:
+                parts.append(b)
+            elif b.kind == "code" and parts and parts[-1].text.endswith(":"):
+                if len(b.text) <= 600:
+                    parts.append(b)
+                break
+            elif b.kind != "prose" or parts:
+                if parts:
+                    break
+        if not parts or parts[0].kind != "prose":
+            continue
+        answer = "\n\n".join(
+            _clip(b.text) if b.kind == "prose" else _dedent_code(v.body, b) for b in parts
+        )
+        if not (_nontrivial(answer) and len(answer) >= 40):
+            continue
+        span = (parts[0].start, parts[-1].end)
+        api = _api_name(h.text)
+        if api is not None:
+            out.append(("what_does", {"a": api}, answer, span))
+        elif h.text.lower() in _SUBJECT_SECTIONS and p.subject:
+            out.append(("about_subject", {"a": p.subject}, answer, span))
+        else:
+            subject = _in_sentence(h.text)
+            key = "explain_doc_the" if subject != h.text else "explain_doc"
+            out.append((key, {"a": subject}, answer, span))
+    return out
+
+
+def _dedent_code(text: str, b: Block) -> str:
+    return textwrap.dedent(text[b.start : b.end]).strip("\n")
+
+
+def _define(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
+    """Options and flags, keywords, parameters, return values and glossary terms, each
+    answered with its own description."""
+    p = _doc(v)
+    if p is None:
+        return []
+    out: list[Candidate] = []
+    seen: set[str] = set()
+    for b in p.blocks:
+        if b.kind != "definition" or not _nontrivial(b.text) or b.term in seen:
+            continue
+        seen.add(b.term)
+        about = _about(b.section, p.subject)
+        answer = _clip(b.text)
+        span = (b.start, b.end)
+        if b.def_kind == "option":
+            out.append(
+                ("option" if about else "option_bare", {"t": b.term, "s": about}, answer, span)
+            )
+        elif b.def_kind == "keyword":
+            out.append(
+                ("keyword" if about else "keyword_bare", {"t": b.term, "s": about}, answer, span)
+            )
+        elif b.def_kind == "param" and about:
+            out.append(("param", {"t": b.term, "s": about}, answer, span))
+        elif b.def_kind == "returns" and about:
+            out.append(("returns", {"a": about}, answer, span))
+        elif b.def_kind == "term":
+            key = "term_in" if about and about.lower() != b.term.lower() else "term"
+            out.append((key, {"t": b.term, "s": about}, answer, span))
+    return out
+
+
+def _example(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
+    """Code that a paragraph introduces ("For example:"), answered with both."""
+    p = _doc(v)
+    if p is None:
+        return []
+    out: list[Candidate] = []
+    asked: set[str] = set()
+    for prev, b in zip(p.blocks, p.blocks[1:], strict=False):
+        if b.kind != "code" or prev.kind != "prose" or not prev.text.endswith(":"):
+            continue
+        topic = _api_name(b.section) or (
+            b.section
+            if b.section
+            and b.section.lower() not in _SUBJECT_SECTIONS | {"examples", "example", "usage"}
+            else p.subject
+        )
+        code = _dedent_code(v.body, b)
+        if not topic or topic in asked or len(code) > MAX_EXAMPLE_CODE or len(code) < 10:
+            continue
+        asked.add(topic)
+        shown_topic = (
+            f"`{topic}`" if _api_name(b.section) or topic == p.subject else _in_sentence(topic)
+        )
+        out.append(
+            (
+                "example",
+                {"a": shown_topic},
+                f"{_clip(prev.text, 400)}\n\n{code}",
+                (prev.start, b.end),
+            )
+        )
+    return out
+
+
+def _cloze(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
+    """Key sentences with a code term blanked out; the answer is the term."""
+    p = _doc(v)
+    if p is None:
+        return []
+    out: list[Candidate] = []
+    about = p.subject
+    for b in p.blocks:
+        if b.kind not in ("prose", "definition") or len(out) >= MAX_CLOZE:
+            continue
+        for s in sentences(b.text):
+            n = len(s.split())
+            terms = [m for m in _BLANKABLE.finditer(s) if m.start() > 0]
+            if (
+                not (CLOZE_WORDS[0] <= n <= CLOZE_WORDS[1]) or not terms or s.endswith(":")
+                or not (s[0].isupper() or s[0] == "`") or not s.endswith((".", "!", "?"))
+            ):  # fmt: skip
+                continue
+            m = terms[0]
+            if m.group(1) == about or s.count(m.group(0)) > 1:
+                continue
+            blanked = f"{s[: m.start()]}____{s[m.end() :]}"
+            where = _api_name(b.section) or about or b.section
+            out.append(("cloze", {"a": where, "q": blanked}, m.group(0), (b.start, b.end)))
+            break
+    return out
+
+
+TEMPLATES: dict[str, Callable[[ChunkView, Catalog | None], list[Candidate]]] = {
+    "what_does": _what_does,
+    "arguments": _arguments,
+    "returns": _returns,
+    "difference": _difference,
+    "signature": _signature,
+    "explain_topic": _explain_topic,
+    "define": _define,
+    "example": _example,
+    "cloze": _cloze,
+}

@@ -1,0 +1,609 @@
+"""The structure of documentation text, for question templates that need no LLM.
+
+Reads Markdown, reStructuredText, manual pages rendered to text, plain text, and the text
+the collector makes of HTML pages (Markdown-like). A chunk becomes blocks: headings, prose
+paragraphs, code, and definitions (command-line options, keywords, glossary terms,
+parameters, return values). Every block keeps its span in the chunk text, so an answer
+taken from it can be traced to the characters it quotes.
+
+Only markup is removed from the answers (roles, emphasis, link targets, line-wrap
+hyphens): `clean(chunk.text[start:end])` of a block is its text.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Literal
+
+BlockKind = Literal["heading", "prose", "code", "definition"]
+DefKind = Literal["option", "keyword", "term", "param", "returns"]
+
+
+@dataclass(frozen=True)
+class Block:
+    kind: BlockKind
+    start: int  # span in the chunk text
+    end: int
+    text: str  # cleaned; for a definition, its body
+    section: str = ""  # the heading this block is under ("" before the first one)
+    term: str = ""  # definitions: the term as shown ("-a, --all", "ALL", "path")
+    def_kind: DefKind | None = None
+    indent: int = 0
+
+
+@dataclass
+class Parsed:
+    blocks: list[Block] = field(default_factory=list)
+    subject: str = ""  # what the document is about: a command, a page's name
+
+
+# ----------------------------------------------------------------------------- cleaning
+_ROLE = re.compile(r":[A-Za-z][\w:.+-]*:`([^`]*?)`")
+_ROLE_TARGET = re.compile(r"^[~!]?(.*?)\s*<[^<>]*>$")
+_LITERAL = re.compile(r"``(.+?)``")
+_RST_LINK = re.compile(r"`([^`<]+?)(?:\s*<[^<>`]*>)?`__?(?![\w`])")
+_MD_IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
+_MD_LINK = re.compile(r"\[([^\]]+)\](?:\([^)]*\)|\[[^\]]*\])")
+_BOLD = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
+_EM = re.compile(r"(?<![\w*\\])\*(?=[^\s*])([^*\n]+?)(?<=[^\s*])\*(?![\w*])")
+_TAG = re.compile(
+    r"</?(?:a|b|i|u|s|em|strong|code|span|div|p|br|sup|sub|kbd|img|hr|small|tt|del|ins|abbr|"
+    r"var|samp|cite|mark|font|center|details|summary|picture|source)(?:\s[^<>]*)?/?>|<!--.*?-->",
+    re.S,
+)
+_WRAP_HYPHEN = re.compile(r"(\w)[\u2010\u00ad]\s*\n\s*(\w)")
+_SUBST = re.compile(r"\|(\w[\w -]*)\|")
+
+
+def _role(m: re.Match[str]) -> str:
+    inner = m.group(1)
+    t = _ROLE_TARGET.match(inner)
+    if t is not None and t.group(1):
+        inner = t.group(1)
+    inner = inner.lstrip("~!")
+    return f"`{inner}`" if inner else ""
+
+
+def clean(text: str) -> str:
+    """Text without markup, on one line: what an answer quoting `text` says."""
+    text = _WRAP_HYPHEN.sub(r"\1\2", text)
+    text = _ROLE.sub(_role, text)
+    text = _LITERAL.sub(r"`\1`", text)
+    text = _RST_LINK.sub(r"\1", text)
+    text = _MD_IMAGE.sub("", text)
+    text = _MD_LINK.sub(r"\1", text)
+    text = _BOLD.sub(r"\2", text)
+    text = _EM.sub(r"\1", text)
+    text = _TAG.sub("", text)
+    text = _SUBST.sub(r"\1", text)
+    text = text.replace("\u2010", "-").replace("\u2212", "-")
+    out = " ".join(text.split())
+    return out[:-1] if out.endswith("::") else out
+
+
+# ----------------------------------------------------------------------------- lines
+@dataclass(frozen=True)
+class _Line:
+    text: str
+    start: int
+    indent: int
+
+    @property
+    def end(self) -> int:
+        return self.start + len(self.text)
+
+    @property
+    def blank(self) -> bool:
+        return not self.text.strip()
+
+    @property
+    def body(self) -> str:
+        return self.text.strip()
+
+
+def _lines(text: str) -> list[_Line]:
+    out: list[_Line] = []
+    pos = 0
+    for raw in text.split("\n"):
+        expanded = raw.expandtabs(8)
+        indent = len(expanded) - len(expanded.lstrip(" ")) if raw.strip() else 0
+        out.append(_Line(raw, pos, indent))
+        pos += len(raw) + 1
+    return out
+
+
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_ATX = re.compile(r"^\s{0,3}(#{1,6})\s+(.+?)\s*#*\s*$")
+_UNDER = re.compile(r"^\s{0,3}([=\-~^\"'`#*+.:_])\1{2,}\s*$")
+_DIRECTIVE = re.compile(r"^\s*\.\.\s+([\w:-]+)::(.*)$")
+_RST_COMMENT = re.compile(r"^\s*\.\.(\s|$)")
+_CODE_DIRECTIVES = {
+    "code-block",
+    "code",
+    "sourcecode",
+    "highlight",
+    "literalinclude",
+    "parsed-literal",
+}
+# directives whose indented content is not prose the reader sees as such
+_SKIPPED_DIRECTIVES = {
+    "toctree", "contents", "image", "figure", "include", "only", "raw", "index", "cmake-module",
+    "productionlist", "list-table", "csv-table", "table", "math", "graphviz", "autosummary",
+}  # fmt: skip
+_MAN_HEADING = re.compile(r"^[A-Z][A-Z0-9 ,/&()'-]{1,40}$")
+_MAN_PAGE_HEADER = re.compile(r"^\S+\(\w+\)\s{2,}.*\S+\(\w+\)\s*$")
+_BULLET = re.compile(r"^(\s*)([-*+\u2022]|\d{1,3}[.)])\s+(?=\S)")
+_FIELD = re.compile(
+    r"^\s*:(param|parameter|arg|argument|key|keyword|returns?|return|rtype|raises?|var|ivar|"
+    r"cvar|type)(?:\s+([^:]+?))?:\s*(.*)$"
+)
+_TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
+_TABLE_SEP = re.compile(r"^\s*\|?[\s:|-]+\|?\s*$")
+# "-a, --all", "--block-size=SIZE", "-o FILE", "+x": an option as written in its list
+_OPTION = re.compile(
+    r"^[-+]{1,2}[A-Za-z0-9?#@][\w.?#@-]*(?:[= ][\[<{]?[\w.|-]+[\]>}]?|\[=[\w.|-]+\])?"
+    r"(?:,\s*[-+]{1,2}[A-Za-z0-9?#@][\w.?#@-]*(?:[= ][\[<{]?[\w.|-]+[\]>}]?|\[=[\w.|-]+\])?)*$"
+)
+_OPTION_SAME_LINE = re.compile(
+    r"^(\s*)([-+]{1,2}[A-Za-z0-9?#@][^\s]*(?:,? [^\s]+){0,3}?)\s{2,}(\S.*)$"
+)
+_IDENT = re.compile(r"^[A-Za-z_][\w.:<>\[\]-]*(?:\(\))?$")
+_NUMPY_PARAM = re.compile(r"^([A-Za-z_*][\w*]*)\s+:\s+\S")
+_INLINE_DEF = re.compile(
+    r"^(?:\*\*(?P<b>[^*]{1,60})\*\*|`(?P<c>[^`]{1,60})`)\s*(?:\{[^}]*\}\s*)?"
+    r"(?:[:\u2014\u2013]|\s-)?\s*(?P<d>\S.*)$"
+)
+_PLAIN_DEF = re.compile(
+    r"^(?P<t>[A-Za-z][\w .'/()-]{0,48}?)\s*(?::|\u2014|\u2013| - )\s+(?P<d>\S.*)$"
+)
+# labels that read like terms in a list but name no concept ("* Type: {boolean} ...")
+_GENERIC_TERMS = frozenset(
+    """type default returns return extends stability note example examples value values
+    usage see also since added deprecated warning important tip""".split()
+)
+GENERIC_SECTIONS = frozenset(
+    """name synopsis description options option overview introduction usage examples example
+    notes note see also environment files exit status bugs author authors copyright
+    reporting history return value return values errors diagnostics conforming to
+    standards availability summary details arguments parameters returns contents
+    """.split()
+)
+
+
+def _is_underline(line: _Line, title: _Line) -> bool:
+    return (
+        _UNDER.match(line.text) is not None
+        and not title.blank
+        and title.indent <= 3
+        and len(line.body) >= max(3, 0.6 * len(title.body))
+        and not _UNDER.match(title.text)
+    )
+
+
+def _looks_like_code(lines: list[_Line]) -> bool:
+    text = "\n".join(ln.body for ln in lines)
+    first = lines[0].body
+    if len(lines) == 1 and first.endswith(":") and re.match(r"^[A-Z][\w ,.'-]*:$", first):
+        return False  # "On POSIX:", a label introducing what follows
+    if first.startswith(
+        ("$ ", "# ", ">>>", "% ", "#include", "import ", "from ", "def ", "const ")
+    ):
+        return True
+    if re.search(r"[;{}]\s*$", text, re.M) and len(
+        re.findall(r"[;{}()=<>\[\]]", text)
+    ) > 0.04 * len(text):
+        return True
+    symbols = len(re.findall(r"[(){}\[\];=<>$|\\]", text))
+    return symbols > 0.08 * max(1, len(text)) or re.search(r"\b[a-z]{2,}\b", text) is None
+
+
+def _term_like(line: _Line) -> bool:
+    s = line.body
+    if (
+        len(s) > 80
+        or len(s.split()) > 12
+        or s.endswith((".", ",", ";"))
+        or _BULLET.match(line.text)
+    ):
+        return False
+    return not s.startswith((">>>", "..", "|", "```", "$ "))
+
+
+def subject_of(title: str) -> str:
+    """The document's subject from its title: a file name loses its extensions and man
+    section ("ls.1.txt" -> "ls", "add_custom_target.rst" -> "add_custom_target")."""
+    name = re.split(r"\s+[|\u2014\u2013]\s+|\s+-\s+", title.strip(), maxsplit=1)[0]
+    p = PurePosixPath(name)
+    if re.search(r"\.(md|markdown|rst|txt|html?|\d\w?)$", name, re.I):
+        name = p.name
+        while re.search(r"\.(md|markdown|rst|txt|html?|gz|\d\w?)$", name, re.I):
+            name = name.rsplit(".", 1)[0]
+    return name
+
+
+# ----------------------------------------------------------------------------- parse
+class _Parser:
+    def __init__(self, text: str, title: str, head: bool = True) -> None:
+        self.text = text
+        self.lines = _lines(text)
+        self.first = 0 if head else _first_whole_line(self.lines)
+        self.blocks: list[Block] = []
+        self.section = ""
+        self.subject = subject_of(title)
+        self.man = self._man_like()
+        suffix = PurePosixPath(title).suffix.lower()
+        self.markup = suffix in (".md", ".markdown", ".rst") or self._has_markup()
+
+    def _man_like(self) -> bool:
+        nonblank = [ln for ln in self.lines if not ln.blank]
+        if len(nonblank) < 4:
+            return False
+        indented = sum(ln.indent >= 3 for ln in nonblank)
+        heads = sum(
+            ln.indent == 0 and _MAN_HEADING.match(ln.body) is not None for ln in nonblank
+        )  # fmt: skip
+        return indented >= 0.6 * len(nonblank) and (heads > 0 or indented >= 0.9 * len(nonblank))
+
+    def _has_markup(self) -> bool:
+        return any(
+            _ATX.match(ln.text) or _FENCE.match(ln.text) or _DIRECTIVE.match(ln.text)
+            for ln in self.lines
+        )
+
+    # ------------------------------------------------------------------ helpers
+    def add(self, kind: BlockKind, lines: list[_Line], **kw: object) -> None:
+        lines = [ln for ln in lines if not ln.blank] or lines
+        start, end = lines[0].start + lines[0].indent, lines[-1].end
+        start = min(start, end)
+        text = str(kw.pop("text", None) or clean(self.text[start:end]))
+        if not text:
+            return
+        self.blocks.append(
+            Block(kind, start, end, text, self.section, indent=lines[0].indent, **kw)  # type: ignore[arg-type]
+        )
+
+    def heading(self, title: str, line: _Line, span_end: int) -> None:
+        h = clean(title).strip("*_ ").rstrip(":").strip()
+        if self.man and line.indent == 0 and h.upper() == h and h.lower() != h:
+            h = h.title() if h.lower() in GENERIC_SECTIONS else h
+        if 2 <= len(h) <= 100:
+            self.section = h
+            self.blocks.append(Block("heading", line.start + line.indent, span_end, h, h))
+
+    def block_end(self, i: int, indent: int) -> int:
+        """Index past the lines indented more than `indent` from i on (blank lines inside)."""
+        n = len(self.lines)
+        j = i
+        last = i
+        while j < n:
+            ln = self.lines[j]
+            if ln.blank:
+                j += 1
+                continue
+            if ln.indent <= indent:
+                break
+            j += 1
+            last = j
+        return last
+
+    # ------------------------------------------------------------------ main loop
+    def parse(self) -> Parsed:
+        lines = self.lines
+        n = len(lines)
+        i = self.first
+        prev_prose_colon = False  # the last prose paragraph introduced a literal block
+        while i < n:
+            ln = lines[i]
+            nxt = lines[i + 1] if i + 1 < n else None
+            if ln.blank:
+                i += 1
+                continue
+            # fenced code
+            if _FENCE.match(ln.text):
+                j = i + 1
+                while j < n and not _FENCE.match(lines[j].text):
+                    j += 1
+                self.add(
+                    "code",
+                    lines[i : min(j + 1, n)],
+                    text=self.text[ln.start : lines[min(j, n - 1)].end],
+                )
+                i, prev_prose_colon = j + 1, False
+                continue
+            # HTML comments (Node's YAML history blocks), possibly over many lines
+            if ln.body.startswith("<!--"):
+                j = i
+                while j < n and "-->" not in lines[j].text:
+                    j += 1
+                i = j + 1
+                continue
+            # rst directives and comments
+            d = _DIRECTIVE.match(ln.text)
+            if d is not None:
+                name = d.group(1).split(":")[-1]
+                end = self.block_end(i + 1, ln.indent)
+                if name in _CODE_DIRECTIVES:
+                    body = lines[i + 1 : end]
+                    if any(not b.blank for b in body):
+                        self.add("code", body, text=self.text[body[0].start : body[-1].end])
+                    i = end
+                elif (
+                    name in _SKIPPED_DIRECTIVES
+                    or name.startswith(("version", "deprecated"))
+                    and not d.group(2).strip()
+                ):
+                    i = end
+                else:
+                    i += 1  # admonitions, versionadded: the content reads as text
+                prev_prose_colon = False
+                continue
+            if _RST_COMMENT.match(ln.text):
+                i = self.block_end(i + 1, ln.indent)
+                continue
+            # headings
+            m = _ATX.match(ln.text)
+            if m is not None and not self.man:
+                self.heading(m.group(2), ln, ln.end)
+                i += 1
+                continue
+            if (
+                _UNDER.match(ln.text)
+                and nxt is not None
+                and i + 2 < n
+                and _UNDER.match(lines[i + 2].text)
+            ):
+                self.heading(nxt.body, nxt, lines[i + 2].end)  # overlined title
+                i += 3
+                continue
+            if nxt is not None and _is_underline(nxt, ln):
+                self.heading(ln.body, ln, nxt.end)
+                i += 2
+                continue
+            if self.man and ln.indent == 0:
+                if _MAN_PAGE_HEADER.match(ln.body):
+                    i += 1
+                    continue
+                if _MAN_HEADING.match(ln.body):
+                    self.heading(ln.body, ln, ln.end)
+                    i += 1
+                    continue
+            if (
+                self.man and 1 <= ln.indent <= 4 and len(ln.body) <= 60
+                and not ln.body.endswith((".", ",")) and nxt is not None
+                and (nxt.blank or nxt.indent > ln.indent)
+                and not _OPTION.match(ln.body.split("  ")[0])
+            ):  # fmt: skip
+                self.heading(ln.body, ln, ln.end)  # a man page's subsection (.SS)
+                i += 1
+                continue
+            # field lists (":param x: ...", ":returns: ...")
+            f = _FIELD.match(ln.text)
+            if f is not None:
+                end = self.block_end(i + 1, ln.indent)
+                kind, name, first = f.group(1), (f.group(2) or "").split()[-1:] or [""], f.group(3)
+                body_lines = lines[i:end]
+                body_start = (
+                    ln.start + ln.text.index(first)
+                    if first
+                    else (body_lines[1].start if len(body_lines) > 1 else ln.end)
+                )
+                body_end = body_lines[-1].end if end > i else ln.end
+                if kind in ("param", "parameter", "arg", "argument", "key", "keyword") and name[0]:
+                    self._definition(name[0], "param", body_start, body_end, ln.indent)
+                elif kind in ("returns", "return"):
+                    self._definition("return value", "returns", body_start, body_end, ln.indent)
+                i = max(end, i + 1)
+                continue
+            # Markdown tables: | term | description |
+            if _TABLE_ROW.match(ln.text):
+                j = i
+                while j < n and _TABLE_ROW.match(lines[j].text):
+                    j += 1
+                self._table(lines[i:j])
+                i = j
+                continue
+            # list items: "- `term`: description" or a plain item
+            b = _BULLET.match(ln.text)
+            if b is not None:
+                j = i + 1
+                while (
+                    j < n
+                    and not lines[j].blank
+                    and lines[j].indent > ln.indent
+                    and not _BULLET.match(lines[j].text)
+                ):
+                    j += 1
+                self._item(lines[i:j], len(b.group(0)))
+                i = j
+                continue
+            # an option and its description on one line ("-c     with -lt: sort by ...")
+            o = _OPTION_SAME_LINE.match(ln.text)
+            if o is not None and _OPTION.match(o.group(2).rstrip(",")):
+                col = len(ln.text) - len(o.group(3))
+                j = i + 1
+                while (
+                    j < n and not lines[j].blank and lines[j].indent >= min(col - 1, ln.indent + 4)
+                ):
+                    j += 1
+                self._definition(o.group(2), "option", ln.start + col, lines[j - 1].end, ln.indent)
+                i = j
+                continue
+            # a term line over its indented description (rst definition lists, man options)
+            if nxt is not None and not nxt.blank and nxt.indent > ln.indent and _term_like(ln):
+                end = self.block_end(i + 1, ln.indent)
+                body = [x for x in lines[i + 1 : end] if not x.blank]
+                if ln.body.endswith(":") and not _OPTION.match(ln.body.rstrip(":")):
+                    # a label over a list ("Options:", "Args:"): its lines parse on their own
+                    self.section = clean(ln.body).rstrip(":") or self.section
+                    i += 1
+                    continue
+                if body and (_OPTION.match(ln.body.rstrip(",")) or not _looks_like_code(body[:3])):
+                    self._term(ln, lines[i + 1 : end])
+                    i = end
+                    continue
+            # a paragraph: lines up to a blank line or a line at a smaller indent
+            j = i + 1
+            while j < n and not lines[j].blank and lines[j].indent >= ln.indent - 1 and not (
+                _FENCE.match(lines[j].text) or _BULLET.match(lines[j].text)
+                or (j + 1 < n and _is_underline(lines[j + 1], lines[j]))
+            ):  # fmt: skip
+                if lines[j].indent > ln.indent + 1 and _term_like(lines[j - 1]) and j > i + 1:
+                    break
+                j += 1
+            para = lines[i:j]
+            indented_more = (
+                bool(self.blocks)
+                and self.blocks[-1].kind == "prose"
+                and ln.indent > self.blocks[-1].indent
+            )
+            if (
+                (prev_prose_colon and indented_more)
+                or _looks_like_code(para)
+                or (self.markup and not self.man and ln.indent >= 4 and indented_more)
+            ):
+                self.add("code", para, text=self.text[para[0].start : para[-1].end])
+                prev_prose_colon = False
+            else:
+                self.add("prose", para)
+                prev_prose_colon = para[-1].text.rstrip().endswith(":")
+            i = j
+        return Parsed(self.blocks, self._subject())
+
+    # ------------------------------------------------------------------ definitions
+    def _definition(self, term: str, kind: DefKind, start: int, end: int, indent: int) -> None:
+        """A definition whose description is text[start:end]: its first prose paragraphs
+        (directives such as versionadded, and code, left out) make the answer."""
+        spans: list[tuple[int, int]] = []  # the kept paragraphs, stripped, in the text
+        pos = start
+        for part in re.split(r"(\n[ \t]*\n)", self.text[start:end]):
+            a, pos = pos, pos + len(part)
+            s = part.strip()
+            if not s or part.startswith("\n") and not part.strip():
+                continue
+            if s.startswith(("..", "```", ">>>", "$ ")) or _looks_like_code(_lines(s)):
+                if spans:
+                    break
+                continue
+            a += len(part) - len(part.lstrip())
+            spans.append((a, a + len(s)))
+            if sum(y - x for x, y in spans) > 500:
+                break
+        if not spans:
+            return
+        a, b = spans[0][0], spans[-1][1]
+        text = clean(self.text[a:b])
+        shown = clean(term).strip("`*: ")
+        if shown and text:
+            self.blocks.append(Block("definition", a, b, text, self.section, shown, kind, indent))
+
+    def _term(self, head: _Line, body: list[_Line]) -> None:
+        raw = head.body
+        shown = clean(raw).strip()
+        np = _NUMPY_PARAM.match(shown)
+        if _OPTION.match(shown.rstrip(",")):
+            kind: DefKind = "option"
+        elif np is not None:
+            kind, shown = "param", np.group(1)
+        elif (
+            re.fullmatch(r"`[^`]+`", shown)
+            or _IDENT.match(shown)
+            and ("_" in shown or shown.isupper() or "." in shown or shown.islower())
+        ):
+            kind = "keyword"
+        elif re.search(r"[()\[\]{}=<>]", shown) or shown.lower() in _GENERIC_TERMS:
+            return  # a signature or a label over an indented block, not a term
+        else:
+            kind = "term"
+        first = next(x for x in body if not x.blank)
+        self._definition(shown, kind, first.start + first.indent, body[-1].end, head.indent)
+
+    def _item(self, lines: list[_Line], bullet: int) -> None:
+        first = lines[0]
+        content = first.text[bullet:]
+        m = _INLINE_DEF.match(content)
+        term = ""
+        if m is not None:
+            term = m.group("b") or m.group("c") or ""
+            desc = m.group("d")
+        else:
+            p = _PLAIN_DEF.match(content)
+            if (
+                p is not None
+                and len(p.group("t").split()) <= 5
+                and not content.startswith(("Returns", "Return"))
+            ):
+                term, desc = p.group("t"), p.group("d")
+        if content.startswith(("Returns:", "Returns ", "Return:")):
+            rest = re.sub(r"^Returns?:?\s*(\{[^}]*\}\s*)?", "", content)
+            if len(rest.split()) >= 3:
+                start = first.start + first.text.index(rest)
+                self._definition("return value", "returns", start, lines[-1].end, first.indent)
+                return
+        if term.lower() in _GENERIC_TERMS:
+            term = ""
+        if (
+            term
+            and len(desc.split()) >= 3
+            and (len(term.split()) <= 4 or m is not None and m.group("c"))
+        ):
+            start = first.start + bullet + content.index(desc)
+            kind: DefKind
+            t = clean(term).strip("`")
+            if _OPTION.match(t):
+                kind = "option"
+            elif self.section.lower() in ("parameters", "arguments", "args", "params") or (
+                m is not None and m.group("c") and "{" in content[: content.index(desc)]
+            ):
+                kind = "param"
+            elif m is not None and m.group("c"):
+                kind = "keyword"
+            else:
+                kind = "term"
+            self._definition(term, kind, start, lines[-1].end, first.indent)
+            return
+        self.add("prose", lines, text=clean(self.text[first.start + bullet : lines[-1].end]))
+
+    def _table(self, rows: list[_Line]) -> None:
+        cells = [[c.strip() for c in r.body.strip("|").split("|")] for r in rows]
+        if len(cells) < 3 or not _TABLE_SEP.match(rows[1].text) or len(cells[0]) < 2:
+            return
+        for r, c in zip(rows[2:], cells[2:], strict=True):
+            if len(c) < 2 or not c[0] or len(c[-1].split()) < 3:
+                continue
+            t = clean(c[0]).strip("`")
+            kind: DefKind = (
+                "option" if _OPTION.match(t) else "keyword" if _IDENT.match(t) else "term"
+            )
+            a = r.start + r.text.rindex(c[-1])
+            self.blocks.append(
+                Block("definition", a, a + len(c[-1]), clean(c[-1]), self.section, t, kind)
+            )
+
+    def _subject(self) -> str:
+        """A man page's NAME line names its command; otherwise the title's."""
+        for i, blk in enumerate(self.blocks):
+            if blk.kind == "heading" and blk.text.lower() == "name" and i + 1 < len(self.blocks):
+                name = re.split(
+                    r"\s+[-\u2010\u2013\u2014]\s+", self.blocks[i + 1].text, maxsplit=1
+                )[0]
+                if 0 < len(name) <= 60:
+                    return name.split(",")[0].strip()
+        return self.subject
+
+
+def _first_whole_line(lines: list[_Line]) -> int:
+    """A chunk that does not start its document starts mid-paragraph (chunks overlap by
+    words): its first lines, up to a blank line not far in, are the tail of a paragraph
+    the previous chunk holds; without a blank line nearby, only the first line is skipped."""
+    for i, ln in enumerate(lines[:12]):
+        if ln.blank:
+            return i
+    return 1
+
+
+def parse(text: str, title: str = "", head: bool = True) -> Parsed:
+    """The blocks of a chunk of documentation, in order. `head`: the chunk starts its
+    document (otherwise it starts inside a paragraph)."""
+    return _Parser(text, title, head).parse()

@@ -1,0 +1,311 @@
+"""Questions from documentation that is not docstrings: a Markdown doc set, a
+reStructuredText doc set, a manual page rendered to text and an HTML page. Every answer is
+quoted from its source: the span it carries, cleaned of markup, contains it."""
+
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+
+import pytest
+
+from jupiter.collect.chunking import chunk_document
+from jupiter.collect.local import read_document
+from jupiter.config import Chunking, GeneratorConfig
+from jupiter.records import Chunk, Document
+from jupiter.synth.docparse import clean, parse, subject_of
+from jupiter.synth.extractive import ExtractiveGenerator
+from jupiter.synth.questions import Question, make_questions
+
+DOC_TEMPLATES = ["explain_topic", "define", "example", "cloze"]
+
+MARKDOWN = {
+    "queue.md": """# Queue
+
+The `taskq` queue stores jobs on disk so that a crash never loses work.
+
+## Configuration
+
+Settings go in `taskq.toml` beside the project; every key has a default.
+
+- `workers`: how many jobs run at the same time, one process each.
+- `retries`: how many times a failed job is started again before it is dropped.
+- **Dead letter box**: the folder where jobs that failed every retry are kept.
+
+| Key | Meaning |
+| --- | ------- |
+| `timeout` | Seconds a job may run before the worker stops it. |
+
+## Enqueueing
+
+A job is a function name and its arguments. To add one from the shell, run:
+
+```sh
+taskq push resize --width 640 photo.png
+```
+
+The `push` command prints the job id, which `taskq status` accepts.
+""",
+    "workers.md": """# Workers
+
+Workers take jobs from the `taskq` queue in the order they were pushed.
+
+## Shutdown
+
+On SIGTERM a worker finishes its current job and then exits with status 0.
+A second SIGTERM stops the job at once; the job goes back to the queue.
+""",
+}
+
+RST = {
+    "add_job.rst": """add_job
+-------
+
+Add a job to the queue so a worker runs it.
+
+.. code-block:: text
+
+  add_job(<name> [PRIORITY <n>] [AFTER <job>...])
+
+The options are:
+
+``PRIORITY``
+  .. versionadded:: 2.1
+
+  Run the job before every job of a lower priority. The default priority
+  is 0, and negative numbers are allowed.
+
+``AFTER``
+  Start the job only when all the named jobs have finished.
+
+See :command:`remove_job` to take a job back out of the queue before it runs.
+""",
+    "glossary.rst": """Glossary
+========
+
+backoff
+  The waiting time between two attempts of a failed job, doubled after every
+  failure up to one hour.
+
+dead letter box
+  The folder that keeps the jobs that failed every attempt, for a person to inspect.
+""",
+}
+
+MAN = """TASKQ(1)                      User Commands                     TASKQ(1)
+
+NAME
+       taskq - run jobs from a durable queue
+
+SYNOPSIS
+       taskq [OPTION]... COMMAND [ARG]...
+
+DESCRIPTION
+       Run  jobs  from a queue kept on disk, so that jobs survive a crash of
+       the machine.  Jobs run in the order they were pushed.
+
+       -w, --workers=N
+              run N jobs at the same time instead of one per processor
+
+       -q, --quiet
+              print nothing but errors
+
+       --dry-run
+              show which jobs would run, and run none of them
+
+       -v     print every job as it starts and ends
+
+EXIT STATUS
+       0 if every job succeeded, 1 if a job failed, 2 for a usage error.
+
+SEE ALSO
+       cron(8)
+"""
+
+HTML = """<!DOCTYPE html><html><head><title>Retries | taskq manual</title></head><body>
+<nav>Home</nav>
+<h1>Retries</h1>
+<p>A failed job is started again after a <code>backoff</code> delay that doubles each time.</p>
+<h2>Options</h2>
+<dl><dt><code>--max-retries</code></dt>
+<dd>How many times a failed job is started again before it goes to the dead letter box.</dd>
+</dl>
+</body></html>
+"""
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split())
+
+
+def doc_chunks(tmp_path: Path, files: dict[str, str]) -> list[Chunk]:
+    out: list[Chunk] = []
+    for name, text in files.items():
+        path = tmp_path / name
+        path.write_text(text)
+        doc = read_document(path)
+        assert doc is not None
+        out += chunk_document(doc, Chunking(max_chars=1500, overlap=150, heldout_fraction=0.0))
+    return out
+
+
+def questions(chunks: list[Chunk]) -> list[tuple[Chunk, Question]]:
+    return [
+        (c, q)
+        for c in chunks
+        for q in make_questions(c, DOC_TEMPLATES, 20, random.Random(0))
+        if q.answer
+    ]
+
+
+def assert_quoted(pairs: list[tuple[Chunk, Question]]) -> None:
+    """Every answer carries a span of its chunk, and the span says what the answer says."""
+    for c, q in pairs:
+        assert q.span is not None, q
+        a, b = q.span
+        assert 0 <= a < b <= len(c.text), q
+        assert _norm(clean(q.answer or "")) in clean(c.text[a:b]), (q, c.text[a:b])
+
+
+def by_question(pairs: list[tuple[Chunk, Question]]) -> dict[str, str]:
+    return {q.question: q.answer or "" for _, q in pairs}
+
+
+def test_markdown_doc_set(tmp_path: Path) -> None:
+    pairs = questions(doc_chunks(tmp_path, MARKDOWN))
+    assert_quoted(pairs)
+    assert {q.template for _, q in pairs} == set(DOC_TEMPLATES)
+    qa = by_question(pairs)
+    workers = [a for q, a in qa.items() if "`workers`" in q and "queue" in q]
+    assert workers == ["how many jobs run at the same time, one process each."]
+    timeout = [a for q, a in qa.items() if "`timeout`" in q]
+    assert timeout == ["Seconds a job may run before the worker stops it."]
+    dead = [a for q, a in qa.items() if "Dead letter box" in q]
+    assert dead == ["the folder where jobs that failed every retry are kept."]
+    example = [a for q, a in qa.items() if "example" in q.lower()]
+    assert example == [
+        "A job is a function name and its arguments. To add one from the shell, run:\n\n"
+        "```sh\ntaskq push resize --width 640 photo.png\n```"
+    ]
+    cloze = [(c, q) for c, q in pairs if q.template == "cloze"]
+    assert len(cloze) == 3  # at most 2 a chunk; the first code term of a sentence
+    for c, q in cloze:
+        # the blank filled with the answer is the sentence of the source
+        sentence = re.split(r"\): |: |\) ", q.question.split("____")[0])[-1] + "____"
+        sentence += q.question.split("____")[1]
+        assert sentence.replace("____", q.answer or "") in clean(c.text)
+    assert {q.answer for _, q in cloze} == {"`taskq`", "`taskq.toml`"}
+    shutdown = [a for q, a in qa.items() if "Shutdown" in q]
+    assert len(shutdown) == 1 and shutdown[0].startswith("On SIGTERM a worker finishes")
+
+
+def test_rst_doc_set(tmp_path: Path) -> None:
+    pairs = questions(doc_chunks(tmp_path, RST))
+    assert_quoted(pairs)
+    qa = by_question(pairs)
+    priority = [a for q, a in qa.items() if "`PRIORITY`" in q]
+    # the versionadded directive is not part of the answer; the role is cleaned
+    assert priority == [
+        "Run the job before every job of a lower priority. The default priority is 0, "
+        "and negative numbers are allowed."
+    ]
+    assert any("`add_job`" in q for q in qa if "`AFTER`" in q)
+    backoff = [a for q, a in qa.items() if "backoff" in q and "____" not in q]
+    assert backoff == [
+        "The waiting time between two attempts of a failed job, doubled after every failure "
+        "up to one hour."
+    ]
+    assert any("dead letter box" in q for q in qa)
+    intro = [q for q, a in qa.items() if a.startswith("Add a job to the queue so a worker")]
+    assert len(intro) == 1 and "add_job" in intro[0]
+    cloze = [a for q, a in qa.items() if "____" in q]
+    assert cloze == ["`remove_job`"]
+
+
+def test_man_page_text(tmp_path: Path) -> None:
+    chunks = doc_chunks(tmp_path, {"taskq.1.txt": MAN})
+    assert parse(chunks[0].text, chunks[0].title).subject == "taskq"
+    pairs = questions(chunks)
+    assert_quoted(pairs)
+    qa = by_question(pairs)
+    options = {q: a for q, a in qa.items() if "option" in q or "pass" in q or " for in " in q}
+    assert len(options) == 4, options
+    workers = [a for q, a in qa.items() if "`-w, --workers=N`" in q]
+    assert workers == ["run N jobs at the same time instead of one per processor"]
+    assert all("`taskq`" in q for q in options)
+    verbose = [a for q, a in qa.items() if "`-v`" in q]
+    assert verbose == ["print every job as it starts and ends"]
+    about = [a for q, a in qa.items() if q in ("What is `taskq`?", "What does `taskq` do?",
+                                               "What is `taskq` for?", "Describe `taskq`.")]  # fmt: skip
+    assert about and about[0].startswith("Run jobs from a queue kept on disk")
+    # Synopsis and See also are not asked about
+    assert not any("Synopsis" in q or "See also" in q or "cron" in a for q, a in qa.items())
+
+
+def test_html_page_keeps_its_structure(tmp_path: Path) -> None:
+    chunks = doc_chunks(tmp_path, {"retries.html": HTML})
+    text = chunks[0].text
+    assert text.startswith("# Retries\n\nA failed job is started again after a `backoff`")
+    assert "`--max-retries`\n  How many times" in text
+    pairs = questions(chunks)
+    assert_quoted(pairs)
+    qa = by_question(pairs)
+    assert [a for q, a in qa.items() if "`--max-retries`" in q] == [
+        "How many times a failed job is started again before it goes to the dead letter box."
+    ]
+    assert subject_of("Retries | taskq manual") == "Retries"
+
+
+def test_mid_document_chunk_skips_its_partial_first_paragraph() -> None:
+    # a chunk that starts inside a wrapped line: the tail is not a term over a definition
+    text = "so the worker does not\n    have to guess the order.\n\nbackoff\n  The waiting time between two attempts of a job.\n"
+    blocks = parse(text, "notes.rst", head=False).blocks
+    assert [(b.kind, b.term) for b in blocks] == [("definition", "backoff")]
+    head = parse(text, "notes.rst", head=True).blocks
+    assert head[0].term == "so the worker does not"  # the same text read as a whole doc
+
+
+@pytest.mark.parametrize(
+    ("raw", "cleaned"),
+    [
+        (":command:`add_job`", "`add_job`"),
+        (":ref:`Jobs <job-list>`", "`Jobs`"),
+        ("``PRIORITY`` and **bold** and *em*", "`PRIORITY` and bold and em"),
+        ("see [the guide](guide.md) and `Jobs <https://x.org>`_", "see the guide and Jobs"),
+        ("speci\u2010\n       fied", "specified"),
+        ("a <b>tag</b> and a <placeholder> kept", "a tag and a <placeholder> kept"),
+    ],
+)
+def test_clean(raw: str, cleaned: str) -> None:
+    assert clean(raw) == cleaned
+
+
+def test_extractive_examples_carry_document_spans(tmp_path: Path) -> None:
+    chunks = doc_chunks(tmp_path, {**MARKDOWN, "taskq.1.txt": MAN})
+    texts = {
+        d.uri: d.text
+        for d in (read_document(tmp_path / n) for n in [*MARKDOWN, "taskq.1.txt"])
+        if d
+    }
+    cfg = GeneratorConfig(templates=DOC_TEMPLATES, max_questions_per_chunk=20, continuation=False)
+    examples = list(ExtractiveGenerator(chunks).generate(chunks, 1, cfg))
+    assert len(examples) >= 15
+    by_id = {c.id: c for c in chunks}
+    for ex in examples:
+        assert ex.span is not None
+        doc_text = texts[by_id[ex.chunk_id].uri]
+        assert _norm(clean(ex.answer)) in clean(doc_text[ex.span[0] : ex.span[1]])
+
+
+def test_chunk_yield_on_a_larger_man_page() -> None:
+    """Most chunks of an options-heavy page yield a pair (the issue's 60% goal)."""
+    opts = "\n".join(
+        f"       --opt{i}=VALUE\n              set the value of setting number {i} for the run\n"
+        for i in range(120)
+    )
+    text = MAN.replace("EXIT STATUS", f"OPTIONS\n{opts}\nEXIT STATUS")
+    doc = Document("local", "/man/taskq.1.txt", "taskq.1.txt", text)
+    chunks = chunk_document(doc, Chunking(heldout_fraction=0.0))
+    got = [bool(make_questions(c, DOC_TEMPLATES, 3, random.Random(0))) for c in chunks]
+    assert len(chunks) >= 5 and sum(got) / len(got) >= 0.8
