@@ -31,7 +31,7 @@ def main() -> None:
         out = {"losses": state.losses, "exact": exact,
                "sums": {n: float(w.double().sum()) for n, w in final.items()}}  # fmt: skip
         Path(sys.argv[2]).write_text(json.dumps(out))
-    dist.shutdown()
+    dist.exit_rank(0)  # like the launcher's ranks: no gloo teardown at exit
 
 
 if __name__ == "__main__":

@@ -80,9 +80,9 @@ class TorchEngine:
         save(self.run, self.state, self.tokenizer)
 
     def close(self) -> None:
-        from jupiter.train import dist
-
-        dist.shutdown()
+        # the process group lives until the rank exits (dist.exit_rank): destroying it here
+        # can hang the rank in gloo's teardown
+        pass
 
 
 class MLXEngine:
@@ -346,4 +346,9 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    from jupiter.train import dist
+
+    code = main(sys.argv[1:])
+    if "torch.distributed" in sys.modules:
+        dist.exit_rank(code)  # not a gloo teardown at exit (see dist.exit_rank)
+    sys.exit(code)

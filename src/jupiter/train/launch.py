@@ -153,7 +153,6 @@ def _empty_result(run: TrainRun) -> TrainResult:
 
 def worker(spec: Path) -> int:
     """One torchrun rank: rebuild the run, train, rank 0 writes result.json."""
-    from jupiter.train import dist
     from jupiter.train.trainer import train
 
     rank = int(os.environ.get("RANK", "0"))
@@ -165,8 +164,6 @@ def worker(spec: Path) -> int:
         (spec.parent / f"error-rank{rank}.txt").write_text(f"rank {rank}: {e}\n", "utf-8")
         print(f"error: rank {rank}: {e}", file=sys.stderr)
         return 1
-    finally:
-        dist.shutdown()
     if rank == 0:
         data = {k: (str(v) if isinstance(v, Path) else v) for k, v in result.__dict__.items()}
         atomic.write_text(spec.parent / "result.json", json.dumps(data))
@@ -174,4 +171,8 @@ def worker(spec: Path) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(worker(Path(sys.argv[1])))
+    from jupiter.train import dist as _dist
+
+    # a rank leaves with os._exit: a gloo process group torn down at exit can hang or
+    # abort the rank (see dist.exit_rank)
+    _dist.exit_rank(worker(Path(sys.argv[1])))
