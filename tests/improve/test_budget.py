@@ -19,6 +19,7 @@ from jupiter.improve.budget import budget_info, budget_line, budget_warning, pri
 from jupiter.improve.report import last_budget, status_tables
 from jupiter.improve.workspace import Workspace
 from jupiter.records import Example
+from jupiter.synth.passages import PassageIndex
 from jupiter.train.loop import TrainResult, TrainRun
 
 
@@ -146,6 +147,10 @@ def test_train_stage_stores_and_prints_the_budget(
     monkeypatch.setattr(training, "save_untrained", lambda *a: tmp_path)
     info = training.train_stage(ws, 1)
 
+    # the domain's retrieval index is saved beside the student, for open-book mode
+    passages = PassageIndex.load(ws.student_dir(1))
+    assert len(passages) == len(stages.train_chunks(ws))
+    assert passages.search("level of thing 7", k=1)[0].title.startswith("tool-7")
     _, tok = training.base_tokenizer(ws)
     corpus = sum(len(encode_text(tok, c.text)[0]) for c in stages.train_chunks(ws))
     chats = sum(len(encode_chat(tok, e.messages)[0]) for e in ws.store.iter_examples())

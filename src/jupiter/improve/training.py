@@ -303,6 +303,7 @@ def train_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
     if not cfg.levels:
         ws.store.mark_used([e.id for e in examples if e.status == "accepted"], infos[-1]["run"])
     _link_final(ws, cycle, result.model_dir)
+    save_passages(ws, ws.student_dir(cycle))
     info = {**infos[-1], "init": str(init_dir) if init_dir else "scratch",
             "seconds": round(time.perf_counter() - t0, 2)}  # fmt: skip
     # what the student learnt from, for the lineage (`jupiter generators`)
@@ -322,6 +323,14 @@ def _summary(run_id: str, result: Any, data: Datasets) -> dict[str, Any]:
         "tokens_per_s": round(result.tokens_per_s, 1), "model_dir": str(result.model_dir),
         "budget": budget_info(data.budget, result.epochs, result.max_steps),
     }  # fmt: skip
+
+
+def save_passages(ws: Workspace, model_dir: Path) -> None:
+    """The domain's retrieval index (BM25 over the training chunks) beside the student, so
+    `chat`, `serve` and eval can answer open-book from the model dir alone."""
+    from jupiter.synth.passages import PassageIndex
+
+    PassageIndex.from_chunks(train_chunks(ws)).save(model_dir)
 
 
 def _link_final(ws: Workspace, cycle: int, model_dir: Path) -> None:
