@@ -415,6 +415,16 @@ ChatTemplate = Annotated[
 ]
 
 
+OpenBook = Annotated[
+    bool,
+    typer.Option(
+        "--open-book",
+        help="Put the top-k passages of the model's retrieval index before each question.",
+    ),
+]
+TopK = Annotated[int, typer.Option(min=1, help="Passages per question with --open-book.")]
+
+
 def user_model(ref: str) -> Path:
     """A --model reference as a local dir; a GGUF is imported once into the user's cache."""
     from jupiter.models.reference import resolve_model, user_cache_dir
@@ -485,23 +495,31 @@ def chat(
     temperature: Annotated[float, typer.Option(min=0.0)] = 0.0,
     chat_template: ChatTemplate = "auto",
     quick: Quick = False,
+    open_book: OpenBook = False,
+    top_k: TopK = 3,
 ) -> None:
     """Chat with the domain's best model."""
-    from jupiter.serve.chat import ChatSession, best_model, chat_repl
+    from jupiter.serve.chat import ChatSession, best_model, chat_repl, open_book_index
 
     ws = workspace_for(domain, quick)
     try:
         model_dir = user_model(model) if model else best_model(ws)
+        from jupiter.models.loading import is_model_dir
+
+        if not is_model_dir(model_dir):
+            raise JupiterError(
+                f"not a model dir (no config.json or adapter_config.json): {model_dir}"
+            )
+        passages = open_book_index(model_dir, ws) if open_book else None
     finally:
         ws.close()
-    from jupiter.models.loading import is_model_dir
-
-    if not is_model_dir(model_dir):
-        raise JupiterError(f"not a model dir (no config.json or adapter_config.json): {model_dir}")
     console.print(f"model: {model_dir}")
+    if passages is not None:
+        console.print(f"open book: top {top_k} of {len(passages)} passages per question")
     session = ChatSession(
-        model_dir, ws.cfg.system_prompt, max_new_tokens, temperature, chat_template
-    )
+        model_dir, ws.cfg.system_prompt, max_new_tokens, temperature, chat_template,
+        passages, top_k,
+    )  # fmt: skip
     chat_repl(session, console)
 
 
@@ -525,11 +543,16 @@ def serve(
         str | None, typer.Option(help="Model id clients send (default: dir name).")
     ] = None,
     chat_template: ChatTemplate = "auto",
+    open_book: OpenBook = False,
+    top_k: TopK = 3,
 ) -> None:
-    """Serve a model over an OpenAI-compatible HTTP API (/v1/chat/completions, /v1/completions)."""
+    """Serve a model over an OpenAI-compatible HTTP API (/v1/chat/completions, /v1/completions).
+    A chat request may send "open_book": true (and "open_book_top_k") to get passages."""
     from jupiter.serve.server import ServeOptions, run_server
 
-    opts = ServeOptions(model, host, port, api_key or None, max_batch, name, chat_template)
+    opts = ServeOptions(
+        model, host, port, api_key or None, max_batch, name, chat_template, open_book, top_k
+    )
     run_server(
         opts, log=lambda line: console.print(line, highlight=False, markup=False, soft_wrap=True)
     )

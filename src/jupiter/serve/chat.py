@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 from rich.console import Console
@@ -11,6 +11,9 @@ from rich.console import Console
 from jupiter.data.chat import pad_id_for
 from jupiter.errors import JupiterError
 from jupiter.improve.workspace import Workspace
+
+if TYPE_CHECKING:
+    from jupiter.synth.passages import PassageIndex
 
 
 def best_model(ws: Workspace) -> Path:
@@ -40,11 +43,27 @@ def best_model(ws: Workspace) -> Path:
     return best[1]
 
 
+def open_book_index(model_dir: Path, ws: Workspace | None = None) -> PassageIndex:
+    """The retrieval index saved with the model; for a model without one (a base model, an
+    older student), the training chunks of the domain's workspace."""
+    from jupiter.synth.passages import PassageIndex, has_index
+
+    if has_index(model_dir) or ws is None or not ws.has_store():
+        return PassageIndex.load(model_dir)  # names the fix when it is missing
+    chunks = list(ws.store.iter_chunks(split="train"))
+    if not chunks:
+        return PassageIndex.load(model_dir)
+    return PassageIndex.from_chunks(chunks)
+
+
 class ChatSession:
-    """Holds the model and the conversation so far."""
+    """Holds the model and the conversation so far. With `passages`, each question is asked
+    open-book: its top-k passages go before it in that turn only (earlier turns keep the bare
+    question, so the conversation does not fill up with old passages)."""
 
     def __init__(self, model_dir: Path, system_prompt: str = "", max_new_tokens: int = 128,
-                 temperature: float = 0.0, chat_template: str = "auto") -> None:  # fmt: skip
+                 temperature: float = 0.0, chat_template: str = "auto",
+                 passages: PassageIndex | None = None, top_k: int = 3) -> None:  # fmt: skip
         from jupiter.data.templates import stop_token_ids
         from jupiter.models.loading import load_for_inference
 
@@ -54,15 +73,22 @@ class ChatSession:
         self.stop_ids = stop_token_ids(self.tokenizer, [saved])
         self.max_new_tokens = max_new_tokens
         self.temperature = temperature
+        self.passages, self.top_k = passages, top_k
         self.messages: list[dict[str, str]] = (
             [{"role": "system", "content": system_prompt}] if system_prompt else []
         )
 
+    def prompt_messages(self, user: str) -> list[dict[str, str]]:
+        """The conversation as the model sees it for the question `user`."""
+        asked = user if self.passages is None else self.passages.prompt(user, self.top_k)
+        return [*self.messages, {"role": "user", "content": asked}]
+
     def reply(self, user: str) -> str:
         from jupiter.data.chat import fit_template
 
+        shown = self.prompt_messages(user)
         self.messages.append({"role": "user", "content": user})
-        fitted, _ = fit_template(self.tokenizer, self.messages)  # folds a system prompt
+        fitted, _ = fit_template(self.tokenizer, shown)  # folds a system prompt
         prompt = self.tokenizer.apply_chat_template(
             fitted, add_generation_prompt=True, tokenize=False
         )

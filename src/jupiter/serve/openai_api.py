@@ -72,6 +72,11 @@ class _Message(BaseModel):
 
 class ChatBody(_Body):
     messages: list[_Message] = Field(min_length=1)
+    # Jupiter's own: answer with the top-k passages of the model's retrieval index before the
+    # last user message (None: the server's --open-book); not `top_k`, which some clients
+    # send as a sampling parameter
+    open_book: bool | None = None
+    open_book_top_k: int | None = Field(None, ge=1)
 
 
 class CompletionBody(_Body):

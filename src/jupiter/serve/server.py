@@ -40,6 +40,7 @@ from jupiter.synth.backend import Request
 
 if TYPE_CHECKING:
     from jupiter.models.decode import GenOutput, LocalLM
+    from jupiter.synth.passages import PassageIndex
 
 BATCH_WAIT_S = 0.01  # how long a batch waits for one more request to share it
 BATCH_MAX_WAIT_S = 0.1  # and in all at most: the latency a lone request can pay
@@ -164,11 +165,38 @@ def _sse(data: dict[str, Any] | str) -> str:
     return f"data: {text}\n\n"
 
 
+@dataclass(frozen=True)
+class OpenBook:
+    """Open-book answers: the model's retrieval index, whether chat requests get passages
+    unless they say "open_book": false, and how many."""
+
+    passages: PassageIndex | None = None
+    default: bool = False
+    top_k: int = 3
+
+    def messages(self, body: ChatBody) -> list[dict[str, str]]:
+        """The chat, its last user message given its top-k passages when asked open-book."""
+        messages = [{"role": m.role, "content": m.text()} for m in body.messages]
+        if not (self.default if body.open_book is None else body.open_book):
+            return messages
+        if self.passages is None:
+            message = "open_book needs a model with a retrieval index (saved by `jupiter train`)"
+            raise ApiError(400, message, param="open_book")
+        last = max((i for i, m in enumerate(messages) if m["role"] == "user"), default=None)
+        if last is not None:
+            question = messages[last]["content"]
+            prompt = self.passages.prompt(question, body.open_book_top_k or self.top_k)
+            messages[last] = {"role": "user", "content": prompt}
+        return messages
+
+
 class Server:
     """The routes, over one model and its batch worker."""
 
-    def __init__(self, lm: LocalLM, model_id: str, api_key: str | None, max_batch: int) -> None:
+    def __init__(self, lm: LocalLM, model_id: str, api_key: str | None, max_batch: int,
+                 book: OpenBook | None = None) -> None:  # fmt: skip
         self.lm, self.model_id, self.api_key = lm, model_id, api_key
+        self.book = book or OpenBook()
         self.worker = BatchWorker(lm, max_batch)
 
     async def authorize(self, http: HttpRequest) -> None:
@@ -196,7 +224,7 @@ class Server:
     async def chat(self, http: HttpRequest) -> Response:
         body: ChatBody = await _parse(http, ChatBody)
         self._check_model(body.model)
-        messages = tuple({"role": m.role, "content": m.text()} for m in body.messages)
+        messages = tuple(self.book.messages(body))
         request = Request(messages=messages, sampling=body.sampling(self.lm.context))
         return await self._answer("chat", request, body)
 
@@ -253,10 +281,14 @@ class Server:
 
 
 def create_app(
-    lm: LocalLM, model_id: str, api_key: str | None = None, max_batch: int = 16
+    lm: LocalLM,
+    model_id: str,
+    api_key: str | None = None,
+    max_batch: int = 16,
+    book: OpenBook | None = None,
 ) -> FastAPI:
     """The FastAPI app; its worker thread runs between startup and shutdown."""
-    server = Server(lm, model_id, api_key, max_batch)
+    server = Server(lm, model_id, api_key, max_batch, book)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncGenerator[None, None]:
@@ -292,6 +324,8 @@ class ServeOptions:
     max_batch: int = 16
     name: str | None = None  # the model id clients send; default: the dir's name
     chat_template: str = "auto"  # data/templates.py: auto, a name or a .jinja path
+    open_book: bool = False  # chat requests get passages unless they send "open_book": false
+    top_k: int = 3  # passages per question
 
 
 def is_loopback(host: str) -> bool:
@@ -327,6 +361,16 @@ def _listen(host: str, port: int) -> socket.socket:
         ) from None
 
 
+def open_book(model_dir: Path, opts: ServeOptions) -> OpenBook:
+    """The model's retrieval index when it has one (a request may then ask open-book);
+    --open-book without one is an error before the model loads."""
+    from jupiter.synth.passages import PassageIndex, has_index
+
+    if not (opts.open_book or has_index(model_dir)):
+        return OpenBook(top_k=opts.top_k)
+    return OpenBook(PassageIndex.load(model_dir), opts.open_book, opts.top_k)
+
+
 def run_server(opts: ServeOptions, log: Callable[[str], None] = print) -> None:
     """Serve until interrupted (Ctrl-C or SIGTERM)."""
     import uvicorn
@@ -338,14 +382,16 @@ def run_server(opts: ServeOptions, log: Callable[[str], None] = print) -> None:
     sock = _listen(opts.host, opts.port)
     ref = str(opts.model_dir)
     model_dir = resolve_model(ref, base_dir=None, cache_dir=user_cache_dir())
+    book = open_book(model_dir, opts)
     lm = LocalLM(model_dir, max_batch=opts.max_batch, chat_template=opts.chat_template)
     model_id = opts.name or model_label(ref, base_dir=None)
-    app = create_app(lm, model_id, opts.api_key, opts.max_batch)
+    app = create_app(lm, model_id, opts.api_key, opts.max_batch, book)
     port = sock.getsockname()[1]  # the one the system chose for --port 0
+    books = f", open book: top {book.top_k} passages" if book.default else ""
     log(
         f"serving {opts.model_dir} as '{model_id}' on http://{opts.host}:{port}/v1 "
         f"({lm.device}, max batch {opts.max_batch}, "
-        f"{'API key required' if opts.api_key else 'no API key'})"
+        f"{'API key required' if opts.api_key else 'no API key'}{books})"
     )
     config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=5)
     try:
