@@ -379,6 +379,11 @@ class EvalConfig(Strict):
     # judged (position bias cancels); judge_llm None: filters.judge.llm, else generator.llm
     judge: bool = False
     judge_llm: LLMConfig | None = None
+    # open book (RAFT, Zhang et al. 2024): every model answers with the top_k passages of
+    # the training chunks (BM25) before the question, like the extractive generator, which
+    # always answers by retrieval: the comparison is then like with like
+    open_book: bool = False
+    top_k: int = Field(default=3, ge=1)
     seed: int = 0
     # the weights' dtype while models sit the exam (every model of a comparison takes the
     # same one): "auto" is bf16 on CUDA, fp32 elsewhere; on an AVX-512 CPU without AMX,

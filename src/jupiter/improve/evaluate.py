@@ -8,6 +8,7 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from weakref import ref
 
 from jupiter import atomic
 from jupiter.errors import JupiterError
@@ -136,11 +137,40 @@ def heldout_texts(ws: Workspace) -> list[str]:
     return [c.text for c in ws.store.iter_chunks(split="heldout")]
 
 
+# one passage index per workspace, shared by every model of an eval (a Workspace is an
+# unhashable dataclass: keyed by id, checked by a weak reference)
+_PASSAGES: dict[int, tuple[ref[Workspace], Any]] = {}
+
+
+def open_book(ws: Workspace, items: list[Any], mc: list[Any]) -> tuple[list[Any], list[Any]]:
+    """With eval.open_book, the items with each question put after its top_k passages of the
+    training chunks (synth/passages.py); ids, answers and choices stay, so scores pair."""
+    from dataclasses import replace
+
+    from jupiter.synth.passages import PassageIndex
+
+    ecfg = ws.cfg.eval
+    if not ecfg.open_book:
+        return items, mc
+    held = _PASSAGES.get(id(ws))
+    if held is None or held[0]() is not ws:
+        held = _PASSAGES[id(ws)] = (ref(ws), PassageIndex.from_chunks(train_chunks(ws)))
+    index = held[1]
+    return (
+        [replace(it, question=index.prompt(it.question, ecfg.top_k)) for it in items],
+        [replace(m, question=index.prompt(m.question, ecfg.top_k)) for m in mc],
+    )
+
+
 def answer_with_progress(ws: Workspace, gen: Any, label: str, items: list[Any],
                          mc: list[Any]) -> dict[str, Any]:  # fmt: skip
-    """QA and MC for any answerer, with a progress bar."""
+    """QA and MC for any answerer, with a progress bar; models (not the extractive
+    generator, which retrieves for itself) answer open-book with eval.open_book."""
     from jupiter.eval.report import evaluate_answerer
+    from jupiter.synth.extractive import ExtractiveGenerator
 
+    if not isinstance(gen, ExtractiveGenerator):
+        items, mc = open_book(ws, items, mc)
     with progress_bar(ws) as bar:
         task = bar.add_task(label, total=len(items) + len(mc), rate="")
         return evaluate_answerer(
@@ -162,6 +192,7 @@ def evaluate_model(ws: Workspace, model_dir: Path, name: str, items: list[Any],
     report = answer_with_progress(ws, gen, f"eval {name}", items, mc)
     report.update(model_bpb(ws, gen, name))
     report["path"] = str(model_dir)
+    report["open_book"] = ws.cfg.eval.open_book
     return report
 
 
@@ -233,7 +264,8 @@ def untrained_report(ws: Workspace, items: list[Any], mc: list[Any]) -> dict[str
         # paired: recompute it
         scored = set((cached.get("item_scores") or {}).get("qa_f1") or {})
         general = "general_bpb" in cached or not ws.cfg.eval.general_max_bytes
-        if scored == {it.id for it in items} and general:
+        book = cached.get("open_book", False) == ws.cfg.eval.open_book
+        if scored == {it.id for it in items} and general and book:
             return cached
     # fine-tuning compares with the base model as it came; from scratch, the step-0 model
     base = ws.cfg.model.base
