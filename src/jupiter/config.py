@@ -168,6 +168,21 @@ class TaskConfig(Strict):
     temperature: float | None = Field(default=None, ge=0.0)  # None: the llm's
 
 
+class RaftConfig(Strict):
+    """RAFT examples (Zhang et al. 2024, "RAFT: Adapting Language Model to Domain Specific
+    RAG"): a share of Q&A pairs asked open-book, the gold passage among distractors."""
+
+    enabled: bool = False
+    fraction: float = Field(default=0.3, ge=0.0, le=1.0)  # of Q&A examples, seeded draw
+    distractors: int = Field(default=3, ge=0)  # BM25 neighbours of the question, other chunks
+    # the paper's P: with 1 - p_gold the gold passage is left out, so the model also learns
+    # to answer from what it knows when retrieval misses (RAFT found P = 0.8 best on most sets)
+    p_gold: float = Field(default=0.8, ge=0.0, le=1.0)
+    # characters per passage (the gold one centred on the quoted answer): 4 passages of a
+    # 1500-character chunk would pass filters.max_chars (4000); 0 = whole chunks
+    passage_chars: int = Field(default=700, ge=0)
+
+
 class GeneratorConfig(Strict):
     type: Literal["extractive", "model", "llm"] = "extractive"
     # for type "model": a model reference (folder, Hub id, .gguf or ollama:NAME)
@@ -186,6 +201,7 @@ class GeneratorConfig(Strict):
     )  # fmt: skip
     max_questions_per_chunk: int = Field(default=3, ge=1)
     continuation: bool = True  # also queue raw-text continuation examples
+    raft: RaftConfig = Field(default_factory=RaftConfig)  # extractive Q&A asked open-book
     max_new_tokens: int = Field(default=96, ge=1)  # for model generators
     seed: int = 0
 

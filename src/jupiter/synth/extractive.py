@@ -13,6 +13,7 @@ from jupiter.config import GeneratorConfig
 from jupiter.records import Chunk, Example
 from jupiter.synth.parse import lead, prose_paragraphs, sentences, view
 from jupiter.synth.questions import iter_questions
+from jupiter.synth.raft import raft_examples
 from jupiter.synth.retrieval import BM25Index, tokenize
 
 # Words that frame a question rather than say what it is about; the rest of the question,
@@ -62,8 +63,10 @@ class ExtractiveGenerator:
         cfg: GeneratorConfig,
         limit: int | None = None,
     ) -> Iterator[Example]:
-        """qa examples per train chunk, then its raw text when cfg.continuation."""
-        return islice(self._examples(chunks, cycle, cfg), limit)
+        """qa examples per train chunk, then its raw text when cfg.continuation; with
+        cfg.raft.enabled a share of the qa ones asked open-book (synth/raft.py)."""
+        examples = raft_examples(self._examples(chunks, cycle, cfg), chunks, cfg.raft, cfg.seed)
+        return islice(examples, limit)
 
     def _examples(
         self, chunks: Sequence[Chunk], cycle: int, cfg: GeneratorConfig
