@@ -121,8 +121,11 @@ def test_report_numbers(quick_run: tuple[Path, float, str]) -> None:
     assert lo < student["bpb"] < hi and student["mc_chance"] == 0.25
     assert all(len(student[k]) == 2 for k in ("qa_f1_ci", "qa_exact_ci", "mc_accuracy_ci"))
     vs_base = report["comparisons"]["student_vs_untrained"]["metrics"]
-    assert set(vs_base) == {"bpb", "qa_f1", "qa_exact", "mc_accuracy"}
+    assert set(vs_base) == {"bpb", "qa_f1", "qa_exact", "mc_accuracy", "general_bpb"}
     assert vs_base["bpb"]["verdict"] == "better" and vs_base["bpb"]["ci"][1] < 0
+    # general ability (text outside the domain) is measured for both, lower is better
+    assert vs_base["general_bpb"]["higher_is_better"] is False
+    assert student["general_bpb_ci"][0] < student["general_bpb"] < student["general_bpb_ci"][1]
     vs_gen = report["comparisons"]["student_vs_generator"]["metrics"]
     assert set(vs_gen) == {"qa_f1", "qa_exact", "mc_accuracy"}  # retrieval has no bpb
     assert "item_scores" not in student  # per-item scores live beside eval.json

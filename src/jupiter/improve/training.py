@@ -327,10 +327,13 @@ def _summary(run_id: str, result: Any, data: Datasets) -> dict[str, Any]:
 
 def save_passages(ws: Workspace, model_dir: Path) -> None:
     """The domain's retrieval index (BM25 over the training chunks) beside the student, so
-    `chat`, `serve` and eval can answer open-book from the model dir alone."""
+    `chat`, `serve` and eval can answer open-book from the model dir alone. A domain with no
+    document chunks (datasets or logs only) has nothing to retrieve: no index is saved."""
     from jupiter.synth.passages import PassageIndex
 
-    PassageIndex.from_chunks(train_chunks(ws)).save(model_dir)
+    chunks = list(ws.store.iter_chunks(split="train"))
+    if chunks:
+        PassageIndex.from_chunks(chunks).save(model_dir)
 
 
 def _link_final(ws: Workspace, cycle: int, model_dir: Path) -> None:

