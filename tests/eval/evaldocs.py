@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import random
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 
@@ -64,3 +65,20 @@ def doc_workspace(root: Path, yaml_extra: str = "") -> Workspace:
         [chunk_of(d, "train") for d in train] + [chunk_of(d, "heldout") for d in held]
     )
     return w
+
+
+def eval_with_tiny_models(root: Path, yaml_extra: str) -> tuple[Workspace, dict[str, Any]]:
+    """The eval stage of cycle 1 in a doc workspace, with a tiny random untrained model and
+    student (different seeds): the (closed) workspace, its console output kept, and the
+    stage's record."""
+    from jupiter.improve.evaluate import eval_stage
+    from tinyhf import save_tiny
+
+    ws = doc_workspace(root, yaml_extra)
+    ws.console = Console(file=io.StringIO(), width=250)
+    save_tiny("llama", ws.root / "untrained", seed=0)
+    save_tiny("llama", ws.student_dir(1), seed=1)
+    try:
+        return ws, eval_stage(ws, 1)
+    finally:
+        ws.close()

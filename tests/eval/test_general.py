@@ -4,19 +4,15 @@ comparisons, lower being better."""
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 
 import pytest
-from evaldocs import doc_workspace
-from rich.console import Console
+from evaldocs import eval_with_tiny_models
 
 from jupiter.errors import JupiterError
 from jupiter.eval.compare import compare_reports, without_items
 from jupiter.eval.general import bundled_text, general_texts, paragraphs
-from jupiter.improve.evaluate import eval_stage
-from tinyhf import save_tiny
 
 
 def test_bundled_sample_is_varied_prose_far_from_software() -> None:
@@ -60,12 +56,7 @@ def test_eval_stage_reports_general_bpb_for_every_model(
     monkeypatch.setenv("JUPITER_HOME", str(tmp_path / "home"))
     extra = ("eval: {auto_max_items: 6, max_new_tokens: 3, heldout_max_bytes: 1000,"
              " general_max_bytes: 3000}\nmodel: {context_length: 64}\n")  # fmt: skip
-    ws = doc_workspace(tmp_path, extra)
-    ws.console = Console(file=io.StringIO(), width=250)
-    save_tiny("llama", ws.root / "untrained", seed=0)
-    save_tiny("llama", ws.student_dir(1), seed=1)
-    ev = eval_stage(ws, 1)
-    ws.close()
+    ws, ev = eval_with_tiny_models(tmp_path, extra)
     for model in ("student", "untrained"):
         lo, hi = ev[model]["general_bpb_ci"]
         assert lo < ev[model]["general_bpb"] < hi and ev[model]["general_bpb"] > 1.0

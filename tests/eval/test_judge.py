@@ -4,19 +4,15 @@ whichever side it is shown on."""
 
 from __future__ import annotations
 
-import io
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
-from evaldocs import doc_workspace
-from rich.console import Console
+from evaldocs import eval_with_tiny_models
 
 from jupiter.eval.judge import judge_pairs, parse_verdict, win_entry
 from jupiter.eval.qa import QAItem
-from jupiter.improve.evaluate import eval_stage
 from jupiter.synth.backend import Completion, Request
-from tinyhf import save_tiny
 
 ITEMS = [QAItem(f"q{k}", f"What is {k} plus one?", f"{k + 1}") for k in range(12)]
 RIGHT = [it.answer for it in ITEMS]
@@ -100,12 +96,7 @@ def test_eval_stage_adds_the_judge_to_the_paired_comparison(
     monkeypatch.setattr("jupiter.synth.http.make_backend", lambda llm: judge)
     extra = ("eval: {auto_max_items: 5, max_new_tokens: 2, heldout_max_bytes: 1000,"
              " general_max_bytes: 0, judge: true}\nmodel: {context_length: 64}\n")  # fmt: skip
-    ws = doc_workspace(tmp_path, extra)
-    ws.console = Console(file=io.StringIO(), width=250)
-    save_tiny("llama", ws.root / "untrained", seed=0)
-    save_tiny("llama", ws.student_dir(1), seed=1)
-    ev = eval_stage(ws, 1)
-    ws.close()
+    ws, ev = eval_with_tiny_models(tmp_path, extra)
     entry = ev["comparisons"]["student_vs_generator"]["metrics"]["judge_win"]
     assert entry["model"] == 0.5 and entry["n"] == 5 and entry["consistent"] == 0.0
     assert len(judge.prompts) == 10
