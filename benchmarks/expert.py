@@ -43,7 +43,12 @@ METRICS = [  # (key, shown, higher is better)
 
 
 def domain_yaml(
-    name: str, cycles: int, real: bool, workdir: Path, open_book: bool = False
+    name: str,
+    cycles: int,
+    real: bool,
+    workdir: Path,
+    open_book: bool = False,
+    max_steps: int | None = None,
 ) -> Path | None:
     """The domain's YAML with the benchmark's overrides, written under `workdir`.
 
@@ -77,6 +82,8 @@ def domain_yaml(
         cfg.setdefault("eval", {})["open_book"] = True
         cfg.setdefault("generator", {})["raft"] = {"enabled": True}
         cfg["name"] = f"{cfg['name']}-open"
+    if max_steps is not None:
+        cfg.setdefault("train", {})["max_steps"] = max_steps
     cfg["cycles"] = cycles
     out = workdir / f"{cfg['name']}.yaml"
     out.write_text(yaml.safe_dump(cfg, sort_keys=False))
@@ -182,6 +189,7 @@ def main() -> None:
         default=["closed", "open"],
         help="closed book, and open book (passages in the prompt, RAFT training)",
     )
+    ap.add_argument("--max-steps", type=int, default=None, help="train.max_steps per cycle")
     ap.add_argument("--workdir", type=Path, default=Path("runs-expert"))
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args()
@@ -191,7 +199,9 @@ def main() -> None:
     results = []
     for d in args.domains:
         for mode in args.modes:
-            path = domain_yaml(d, args.cycles, args.real, args.workdir.resolve(), mode == "open")
+            path = domain_yaml(
+                d, args.cycles, args.real, args.workdir.resolve(), mode == "open", args.max_steps
+            )
             if path is None:
                 print(f"{d}: its documentation is not on this machine: skipped")
                 break
