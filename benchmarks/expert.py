@@ -34,6 +34,7 @@ from jupiter.store import Store
 
 ROOT = Path(__file__).resolve().parents[1]
 DOMAINS = ROOT / "config" / "domains"
+OPEN_BOOK_CONTEXT = 1280  # tokens: the passages must fit, with room for the answer
 METRICS = [  # (key, shown, higher is better)
     ("qa_f1", "QA F1", True),
     ("mc_accuracy", "MC", True),
@@ -81,6 +82,8 @@ def domain_yaml(
     if open_book:
         cfg.setdefault("eval", {})["open_book"] = True
         cfg.setdefault("generator", {})["raft"] = {"enabled": True}
+        # three 1,500-character passages and the question: about 1,000 tokens
+        cfg.setdefault("model", {})["context_length"] = OPEN_BOOK_CONTEXT
         cfg["name"] = f"{cfg['name']}-open"
     if max_steps is not None:
         cfg.setdefault("train", {})["max_steps"] = max_steps

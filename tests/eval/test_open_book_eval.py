@@ -73,3 +73,34 @@ def test_closed_book_by_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     answer_with_progress(ws, rec, "eval", *items())
     assert rec.asked == [QUESTION, QUESTION]
     ws.close()
+
+
+class Sized:
+    """A model-like answerer with a context and a tokenizer (one token a character)."""
+
+    def __init__(self, context: int) -> None:
+        self.context = context
+        self.tokenizer = lambda text: type("Enc", (), {"input_ids": list(text)})()
+
+
+def test_open_book_prompts_that_do_not_fit_are_reported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+
+    from rich.console import Console
+
+    from jupiter.improve.evaluate import open_book, warn_cut_prompts
+
+    monkeypatch.setenv("JUPITER_HOME", str(tmp_path / "home"))
+    ws = doc_workspace(tmp_path, "eval: {open_book: true, top_k: 2, max_new_tokens: 8}\n")
+    ws.console = Console(file=io.StringIO(), width=300)
+    qa = open_book(ws, *items())[0]
+    length = len(qa[0].question)
+    assert warn_cut_prompts(ws, Sized(length + 8), "student", qa) == 0  # fits, with the answer
+    assert ws.console.file.getvalue() == ""  # type: ignore[attr-defined]
+    assert warn_cut_prompts(ws, Sized(length + 7), "student", qa) == 1
+    out = ws.console.file.getvalue()  # type: ignore[attr-defined]
+    assert f"1 of 1 open-book questions do not fit student's context ({length + 7} tokens" in out
+    assert "Lower eval.top_k" in out
+    ws.close()

@@ -189,11 +189,29 @@ def evaluate_model(ws: Workspace, model_dir: Path, name: str, items: list[Any],
         system_prompt=ws.cfg.system_prompt, chat_template=ws.cfg.chat_template(),
         dtype=ws.cfg.eval.dtype,
     )  # fmt: skip
+    if ws.cfg.eval.open_book:
+        warn_cut_prompts(ws, gen, name, open_book(ws, items, mc)[0])
     report = answer_with_progress(ws, gen, f"eval {name}", items, mc)
     report.update(model_bpb(ws, gen, name))
     report["path"] = str(model_dir)
     report["open_book"] = ws.cfg.eval.open_book
     return report
+
+
+def warn_cut_prompts(ws: Workspace, gen: Any, name: str, items: list[Any]) -> int:
+    """Open-book prompts that do not fit the model's context with room for the answer are
+    cut from the left (passages lost) and leave the answer few tokens: say how many, with
+    the fix. Returns that count."""
+    room = gen.context - ws.cfg.eval.max_new_tokens
+    cut = sum(len(gen.tokenizer(it.question).input_ids) > room for it in items)
+    if cut:
+        ws.console.print(
+            f"[yellow]warning[/]: {cut} of {len(items)} open-book questions do not fit "
+            f"{name}'s context ({gen.context} tokens, {ws.cfg.eval.max_new_tokens} kept for "
+            "the answer): their passages are cut. Lower eval.top_k or chunking.max_chars, "
+            "or raise model.context_length"
+        )
+    return cut
 
 
 def general_texts(ws: Workspace) -> list[str]:
