@@ -82,8 +82,11 @@ def domain_yaml(
     if open_book:
         cfg.setdefault("eval", {})["open_book"] = True
         cfg.setdefault("generator", {})["raft"] = {"enabled": True}
-        # three 1,500-character passages and the question: about 1,000 tokens
-        cfg.setdefault("model", {})["context_length"] = OPEN_BOOK_CONTEXT
+        # three 1,500-character passages and the question: about 1,000 tokens; rows shrink
+        # to keep the tokens a step reads (and so the compute) the closed book's
+        open_book_context(cfg)
+        if "quick" in cfg:
+            open_book_context(cfg["quick"], cfg)
         cfg["name"] = f"{cfg['name']}-open"
     if max_steps is not None:
         cfg.setdefault("train", {})["max_steps"] = max_steps
@@ -91,6 +94,19 @@ def domain_yaml(
     out = workdir / f"{cfg['name']}.yaml"
     out.write_text(yaml.safe_dump(cfg, sort_keys=False))
     return out
+
+
+def open_book_context(section: dict[str, Any], parent: dict[str, Any] | None = None) -> None:
+    """Context OPEN_BOOK_CONTEXT in `section` (the YAML or its quick: part), with fewer rows
+    a micro-batch so a step reads as many tokens as before."""
+    base = parent or {}
+    model = section.setdefault("model", {})
+    train = section.setdefault("train", {})
+    ctx = model.get("context_length", base.get("model", {}).get("context_length", 256))
+    rows = train.get("micro_batch_size", base.get("train", {}).get("micro_batch_size", 16))
+    rows = 16 if rows == "auto" else int(rows)
+    train["micro_batch_size"] = max(1, round(rows * int(ctx) / OPEN_BOOK_CONTEXT))
+    model["context_length"] = OPEN_BOOK_CONTEXT
 
 
 def gemma_installed() -> bool:
