@@ -97,7 +97,7 @@ def _generator_row(row: sqlite3.Row) -> dict[str, Any]:
 
 
 def _row_example(row: sqlite3.Row) -> Example:
-    span = row["span"] if "span" in row.keys() else ""
+    span = row["span"]  # every store has the column (_migrate_examples)
     return Example(
         kind=row["kind"], generator=row["generator"], chunk_id=row["chunk_id"],
         template=row["template"], messages=json.loads(row["messages"]), text=row["text"],

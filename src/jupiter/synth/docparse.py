@@ -480,7 +480,7 @@ class _Parser:
         for part in re.split(r"(\n[ \t]*\n)", self.text[start:end]):
             a, pos = pos, pos + len(part)
             s = part.strip()
-            if not s or part.startswith("\n") and not part.strip():
+            if not s:  # a separator, or blank lines
                 continue
             if s.startswith(("..", "```", ">>>", "$ ")) or _looks_like_code(_lines(s)):
                 if spans:
