@@ -93,3 +93,33 @@ def test_local_collectors_through_the_stages(
     assert log_ex.messages[0]["content"] == "Write a function that squares a number."
     assert "def square" in log_ex.messages[1]["content"] and "16" in log_ex.messages[1]["content"]
     ws.close()
+
+
+def test_held_out_dataset_rows_never_become_training_examples(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from jupiter.collect.chunking import split_of
+
+    monkeypatch.setenv("JUPITER_HOME", str(tmp_path))
+    rows = [{"q": f"What does option number {i} of the tool set?",
+             "a": f"It sets the {i}th limit of the cache to a larger value."} for i in range(24)]
+    (tmp_path / "qa.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (tmp_path / "d.yaml").write_text("""
+name: heldout-rows
+sources:
+  - {type: dataset, path: qa.jsonl, columns: {question: q, answer: a}}
+chunking: {heldout_fraction: 0.5}
+max_examples: 50
+""")
+    ws = Workspace(load_domain(str(tmp_path / "d.yaml")), console=Console(file=io.StringIO()))
+    collect_stage(ws, 1)
+    docs = list(ws.store.iter_documents(source="dataset"))
+    held = {d.meta["question"] for d in docs if split_of(d.id, 0.5) == "heldout"}
+    kept = {d.meta["question"] for d in docs} - held
+    assert len(docs) == 24 and held and kept  # both splits are present
+    ws.store.start_cycle(1, "extractive")
+    gen = generate_stage(ws, 1)
+    queued = [e for e in ws.store.iter_examples(status="pending") if e.generator == "dataset"]
+    assert gen["direct"] == len(kept) == len(queued)
+    assert {e.question for e in queued} == kept  # no held-out question reaches training
+    ws.close()

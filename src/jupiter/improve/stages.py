@@ -162,12 +162,16 @@ def generate_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
 
 def queue_direct_examples(ws: Workspace, cycle: int) -> tuple[int, int]:
     """Examples documents carry themselves (execution logs, chat or Q&A dataset rows),
-    queued beside the generator's; returns (made, new)."""
+    queued beside the generator's; training-split documents only. Returns (made, new)."""
     from jupiter.collect import direct_examples
+    from jupiter.collect.chunking import split_of
 
+    frac = ws.cfg.chunking.heldout_fraction
     made = new = 0
     for source in ("exec_logs", "dataset"):
+        # a held-out document is the eval set's: its rows never become training examples
         batch = [ex for doc in ws.store.iter_documents(source=source)
+                 if split_of(doc.id, frac) == "train"
                  for ex in direct_examples(doc, cycle)]  # fmt: skip
         made += len(batch)
         new += ws.store.add_examples(batch) if batch else 0
