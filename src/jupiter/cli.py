@@ -457,6 +457,13 @@ def eval_cmd(
     chat_template: ChatTemplate = "auto",
     system_prompt: str = "",
     seed: int = 0,
+    open_book: OpenBook = False,
+    top_k: TopK = 3,
+    passages: Annotated[
+        Path | None,
+        typer.Option(help="With --open-book: the model dir whose retrieval index to use "
+                     "(default: the scored model's own)."),
+    ] = None,
 ) -> None:
     """Evaluate the student against the current generator (--domain), or score any model on
     any QA set (--model M --qa FILE), with 95% intervals."""
@@ -476,6 +483,7 @@ def eval_cmd(
     opts = ScoreOptions(
         model, qa, mc_choices, cast(Literal["hard", "random"], distractors), max_items,
         max_new_tokens, seed, chat_template, system_prompt, general, general_max_bytes,
+        open_book=open_book, top_k=top_k, passages=passages,
     )  # fmt: skip
     report = score_model(opts, user_cache_dir(), err_console)
     print_report(report, console)

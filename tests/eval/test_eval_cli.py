@@ -77,6 +77,7 @@ def test_scores_any_model_on_any_set_with_intervals(
         ([], "give --domain NAME, or --model MODEL --qa FILE"),
         (["--model", "MODEL", "--qa", "GOOD", "--distractors", "easy"], "hard or random"),
         (["--model", "MODEL", "--qa", "GOOD", "--general", "nope"], "general text not found"),
+        (["--model", "MODEL", "--qa", "GOOD", "--open-book"], "has no retrieval index"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_1(
@@ -107,3 +108,32 @@ def test_real_command_bad_set_no_traceback(tmp_path: Path) -> None:
     assert got.returncode == 1
     assert "s.jsonl:1: missing field 'answer'" in got.stderr
     assert "Traceback" not in got.stderr and len(got.stderr.strip().splitlines()) == 1
+
+
+def test_open_book_puts_the_saved_index_passages_before_each_question(
+    model_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from jupiter.eval.standalone import ScoreOptions, open_book_items
+    from jupiter.eval.qa import load_eval_set
+    from jupiter.synth.passages import Passage, PassageIndex
+
+    student = tmp_path / "student"
+    shutil.copytree(model_dir, student)
+    index = PassageIndex([Passage(f"c{k}", f"tool_{k}", f"Running tool_{k} prints {k} and exits.")
+                          for k in range(8)])  # fmt: skip
+    index.save(student)
+    qa = _qa(tmp_path)
+    items = load_eval_set(qa)
+    # a base model borrows the student's index with --passages
+    opts = ScoreOptions(str(model_dir), qa, open_book=True, top_k=2, passages=student)
+    got, _ = open_book_items(opts, model_dir, items, [])
+    assert got[3].question == index.prompt(items[3].question, 2)
+    assert "Running tool_3 prints 3" in got[3].question.split("Question:")[0]
+    assert [g.id for g in got] == [i.id for i in items] and got[3].answer == items[3].answer
+    out = tmp_path / "r.json"
+    args = ["eval", "--model", str(student), "--qa", str(qa), "--out", str(out), "--open-book",
+            "--top-k", "2", "--max-new-tokens", "3", "--general-max-bytes", "0"]  # fmt: skip
+    assert _main(monkeypatch, *args) == 0
+    report = json.loads(out.read_text())
+    assert report["open_book"] is True and report["top_k"] == 2
+    assert report["passages"] == str(student) and report["n_qa"] == 9

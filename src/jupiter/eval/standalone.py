@@ -36,6 +36,44 @@ class ScoreOptions:
     general_path: Path | None = None  # None: the bundled English sample
     general_max_bytes: int = 40_000  # 0: no general_bpb
     dtype: str = "auto"
+    open_book: bool = False
+    top_k: int = 3
+    passages: Path | None = None  # a model dir with retrieval/; None: the scored model's
+
+
+def open_book_items(
+    opts: ScoreOptions, model_dir: Path, items: list[Any], mc: list[Any]
+) -> tuple[list[Any], list[Any]]:
+    """With --open-book, each question after its top-k passages of the retrieval index
+    saved with --passages (a student dir), else with the scored model; ids, answers and
+    choices stay, so open-book reports pair item by item."""
+    from dataclasses import replace
+
+    from jupiter.synth.passages import PassageIndex
+
+    if not opts.open_book:
+        return items, mc
+    index = PassageIndex.load(opts.passages or model_dir)  # names the fix when missing
+    return (
+        [replace(it, question=index.prompt(it.question, opts.top_k)) for it in items],
+        [replace(m, question=index.prompt(m.question, opts.top_k)) for m in mc],
+    )
+
+
+def cut_prompts(gen: Any, items: list[Any], max_new_tokens: int) -> int:
+    """How many prompts leave the answer fewer than max_new_tokens of the model's context
+    (they are cut from the left, so open-book passages are lost)."""
+    room = gen.context - max_new_tokens
+    return sum(len(gen.tokenizer(it.question).input_ids) > room for it in items)
+
+
+def cut_warning(cut: int, total: int, name: str, context: int, max_new_tokens: int,
+                fix: str) -> str:  # fmt: skip
+    return (
+        f"[yellow]warning[/]: {cut} of {total} open-book questions do not fit {name}'s "
+        f"context ({context} tokens, {max_new_tokens} kept for the answer): their passages "
+        f"are cut. {fix}"
+    )
 
 
 def _general_bpb(
@@ -71,18 +109,28 @@ def score_model(opts: ScoreOptions, cache_dir: Path, console: Console) -> dict[s
     mc = build_mc(items, opts.mc_choices, opts.seed, opts.distractors)
     if opts.max_items:
         items, mc = items[: opts.max_items], mc[: opts.max_items]
+    if opts.open_book and opts.top_k < 1:
+        raise JupiterError(f"--top-k must be at least 1, got {opts.top_k}")
     model_dir = resolve_model(opts.model, base_dir=None, cache_dir=cache_dir, console=console)
+    items, mc = open_book_items(opts, model_dir, items, mc)  # a missing index fails early
     label = model_label(opts.model, base_dir=None)
     with console.status(f"loading {label}…"):
         gen = ModelGenerator(
             model_dir, label, max_new_tokens=opts.max_new_tokens,
             system_prompt=opts.system_prompt, chat_template=opts.chat_template, dtype=opts.dtype,
         )  # fmt: skip
+    cut = cut_prompts(gen, items, opts.max_new_tokens) if opts.open_book else 0
+    if cut:
+        console.print(cut_warning(cut, len(items), label, gen.context, opts.max_new_tokens,
+                                  "Lower --top-k."))  # fmt: skip
     with console.status(f"{label}: {len(items)} questions, {len(mc)} multiple choice…"):
         report = evaluate_answerer(gen, items, mc)
     report |= _general_bpb(gen, general, opts, console)
     report |= {"path": str(model_dir), "qa_path": str(opts.qa), "seed": opts.seed,
-               "mc_distractors": opts.distractors, "lower_is_better": ["general_bpb"]}  # fmt: skip
+               "mc_distractors": opts.distractors, "lower_is_better": ["general_bpb"],
+               "open_book": opts.open_book}  # fmt: skip
+    if opts.open_book:
+        report |= {"top_k": opts.top_k, "passages": str(opts.passages or model_dir)}
     return report
 
 

@@ -202,15 +202,14 @@ def warn_cut_prompts(ws: Workspace, gen: Any, name: str, items: list[Any]) -> in
     """Open-book prompts that do not fit the model's context with room for the answer are
     cut from the left (passages lost) and leave the answer few tokens: say how many, with
     the fix. Returns that count."""
-    room = gen.context - ws.cfg.eval.max_new_tokens
-    cut = sum(len(gen.tokenizer(it.question).input_ids) > room for it in items)
+    from jupiter.eval.standalone import cut_prompts, cut_warning
+
+    mnt = ws.cfg.eval.max_new_tokens
+    cut = cut_prompts(gen, items, mnt)
     if cut:
-        ws.console.print(
-            f"[yellow]warning[/]: {cut} of {len(items)} open-book questions do not fit "
-            f"{name}'s context ({gen.context} tokens, {ws.cfg.eval.max_new_tokens} kept for "
-            "the answer): their passages are cut. Lower eval.top_k or chunking.max_chars, "
-            "or raise model.context_length"
-        )
+        ws.console.print(cut_warning(cut, len(items), name, gen.context, mnt,
+                                     "Lower eval.top_k or chunking.max_chars, or raise "
+                                     "model.context_length"))  # fmt: skip
     return cut
 
 
