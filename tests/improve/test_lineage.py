@@ -106,6 +106,26 @@ def test_rollback_restores_the_parent_and_is_recorded(
         rollback(ws, "extractive")
 
 
+def test_after_a_rollback_training_goes_on_from_the_generator_rolled_back_to(
+    make_ws: MakeWorkspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake_stages(monkeypatch, [WIN, WIN])
+    ws = make_ws(cycles=2)
+    cycle_mod.run_cycles(ws)
+    for n in (1, 2):
+        (ws.student_dir(n) / "config.json").write_text("{}")
+    assert stages.init_model_dir(ws, 3) == ws.student_dir(2)  # train.init: previous
+    rollback(ws)  # to model:cycle-001
+    got = stages.init_model_dir(ws, 3)
+    assert got == Path(ws.store.generator("model:cycle-001")["path"])
+    assert got.resolve() == ws.student_dir(1).resolve()  # not cycle 2's, which was set aside
+    rollback(ws, "extractive")
+    assert stages.init_model_dir(ws, 3) is None  # the base (or scratch) again
+    (ws.student_dir(3) / "config.json").parent.mkdir(parents=True)
+    (ws.student_dir(3) / "config.json").write_text("{}")
+    assert stages.init_model_dir(ws, 4) == ws.student_dir(3)  # made after the rollback
+
+
 def run_cli(args: list[str], home: Path) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, JUPITER_HOME=str(home), COLUMNS="250")
     return subprocess.run(

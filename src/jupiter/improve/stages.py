@@ -269,9 +269,21 @@ def ensure_tokenizer(ws: Workspace) -> Path:
 
 
 def init_model_dir(ws: Workspace, cycle: int) -> Path | None:
-    """Cycle > 1 continues from the last student unless train.init is base (or scratch)."""
+    """Cycle > 1 continues from the last student unless train.init is base (or scratch).
+    After `jupiter rollback`, the students made before it are set aside: training goes on
+    from the generator rolled back to when it is a model, else from the base (or scratch)."""
     if ws.cfg.train.init in ("base", "scratch"):
         return None
+    rollbacks = [e["cycle"] for e in ws.store.generator_events() if e["action"] == "rollback"]
+    after = max(rollbacks, default=0)  # students of this cycle and before are set aside
+    for n in range(cycle - 1, after, -1):
+        d = ws.student_dir(n)
+        if (d / "config.json").is_file() or (d / "adapter_config.json").is_file():
+            return d
+    active = ws.store.active_generator() if rollbacks else None
+    if active is not None and active["kind"] == "model" and Path(active["path"]).is_dir():
+        return Path(active["path"])
+    return None
     for n in range(cycle - 1, 0, -1):
         d = ws.student_dir(n)
         if (d / "config.json").is_file() or (d / "adapter_config.json").is_file():
