@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import copy
 import os
+from datetime import date, datetime
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import (
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     ValidationError,
@@ -25,6 +27,16 @@ from jupiter.errors import JupiterError
 
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+
+def _iso_text(value: Any) -> Any:
+    """YAML reads an unquoted `2024-05-01` as a date and `2024-05-01 12:00:00` as a
+    datetime: both stand for their ISO 8601 text."""
+    return value.isoformat() if isinstance(value, date | datetime) else value
+
+
+# an ISO 8601 date or time, quoted or not in the YAML
+DateText = Annotated[str, BeforeValidator(_iso_text)]
 
 
 # ---------------------------------------------------------------------------- domain
@@ -108,8 +120,8 @@ class ExecLogSource(Strict):
     path: str
     languages: list[CodeLanguage] = Field(default_factory=lambda: list(CODE_LANGUAGES))
     successful_only: bool = True
-    since: str | None = None  # ISO 8601 date or time; None = no bound
-    until: str | None = None
+    since: DateText | None = None  # ISO 8601 date or time; None = no bound
+    until: DateText | None = None
     min_quality: float = Field(default=0.0, ge=0.0, le=1.0)
 
 

@@ -254,3 +254,25 @@ def test_epoch_and_iso_times_agree() -> None:
     assert parse_time("2024-05-10T14:00:00+02:00") == want
     assert parse_time("2024-05-10 12:00:00") == want
     assert parse_time("soon") is None and parse_time(True) is None
+
+
+def test_unquoted_yaml_dates_are_bounds(tmp_path: Path) -> None:
+    """YAML reads `since: 2024-05-01` as a date and a timestamp as a datetime: both are the
+    same bounds as their quoted ISO text (issue 18, defect 8)."""
+    from jupiter.config import load_domain
+
+    setup(tmp_path)  # writes runs.jsonl
+    yaml = tmp_path / "d.yaml"
+    yaml.write_text(
+        "name: t\nsources:\n  - type: exec_logs\n    path: runs.jsonl\n"
+        "    since: 2024-05-01\n    until: 2024-05-31 23:59:59\n"
+    )
+    src = load_domain(str(yaml)).sources[0]
+    assert isinstance(src, ExecLogSource)
+    assert (src.since, src.until) == ("2024-05-01", "2024-05-31T23:59:59")
+    quoted, cfg = setup(tmp_path, **MAY)
+    assert collect_exec_logs(src, cfg).rejects == collect_exec_logs(quoted, cfg).rejects
+    yaml.write_text(yaml.read_text().replace("2024-05-31 23:59:59", "2024-05-31T23:59:58Z"))
+    src = load_domain(str(yaml)).sources[0]
+    assert isinstance(src, ExecLogSource) and src.until == "2024-05-31T23:59:58+00:00"
+    assert collect_exec_logs(src, cfg).rejects["out_of_time_range"] == 3
