@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import torch
 import torch.nn.functional as F
 from transformers import AutoModelForCausalLM
@@ -36,3 +37,38 @@ def test_target_nll_equals_logits_path(tiny_model_dirs: dict[str, Path]) -> None
         assert got.shape == (3,)
         # fp32 both ways: the summed nats of each row agree to 1e-5 relative
         assert torch.allclose(got, want, rtol=1e-5, atol=1e-4), (family, got, want)
+
+
+def _whole_rows_nll(model: torch.nn.Module, prompt: list[int], conts: list[list[int]]) -> list:
+    """Each prompt + continuation run whole, one row at a time: the reference."""
+    out = []
+    for cont in conts:
+        ids = torch.tensor([prompt + cont])
+        with torch.no_grad():
+            logp = torch.log_softmax(model(input_ids=ids).logits[0].float(), dim=-1)
+        out.append(-sum(float(logp[len(prompt) - 1 + i, t]) for i, t in enumerate(cont)))
+    return out
+
+
+def test_shared_prefix_nll_equals_whole_rows(
+    tiny_model_dirs: dict[str, Path], tmp_path: Path
+) -> None:
+    from tinyhf import save_tiny_base
+
+    from jupiter.models.scoring import shared_prefix_nll
+
+    gemma = save_tiny_base("gemma", tmp_path / "gemma")  # sliding window 64
+    for path in (tiny_model_dirs["llama"], tiny_model_dirs["qwen2"], gemma):
+        model = AutoModelForCausalLM.from_pretrained(path).eval()
+        vocab = model.config.vocab_size
+        torch.manual_seed(1)
+        # a short prompt, and one longer than Gemma's sliding window
+        for length in (4, 150):
+            prompt = torch.randint(3, vocab, (length,)).tolist()
+            conts = [torch.randint(3, vocab, (n,)).tolist() for n in (5, 1, 9, 5)]
+            got = shared_prefix_nll(model, prompt, conts, pad_id=0)
+            assert got is not None and got.shape == (4,)
+            want = _whole_rows_nll(model, prompt, conts)
+            # fp32 both ways: the summed nats agree to 1e-4 relative
+            assert got.tolist() == pytest.approx(want, rel=1e-4, abs=1e-4), (path.name, length)
+    assert shared_prefix_nll(model, [5], [[6, 7]], pad_id=0) is None  # nothing to share

@@ -145,6 +145,20 @@ class ModelGenerator:
     def _score_batch(self, question: str, choices: Sequence[str]) -> list[float]:
         import torch
 
+        from jupiter.models.scoring import shared_prefix_nll
+
+        conts: list[list[int]] = [
+            self.tokenizer(c, add_special_tokens=False)["input_ids"][: self.context - 1]
+            for c in choices
+        ]
+        longest = max((len(c) for c in conts), default=0)
+        if longest:  # the prompt once, each choice after it (a cut prompt: cut for the longest)
+            prompt = self.prompt_ids(question, max(1, self.context - longest))
+            with torch.inference_mode():
+                nll = shared_prefix_nll(self.model, prompt, conts, self.pad_id)
+            if nll is not None:
+                return [float(-nll[r]) / len(c) if c else float("-inf")
+                        for r, c in enumerate(conts)]  # fmt: skip
         rows: list[tuple[list[int], int]] = []  # (ids, number of choice tokens at the end)
         for choice in choices:
             c_ids: list[int] = self.tokenizer(choice, add_special_tokens=False)["input_ids"]
