@@ -461,8 +461,10 @@ def eval_cmd(
     top_k: TopK = 3,
     passages: Annotated[
         Path | None,
-        typer.Option(help="With --open-book: the model dir whose retrieval index to use "
-                     "(default: the scored model's own)."),
+        typer.Option(
+            help="With --open-book: the model dir whose retrieval index to use "
+            "(default: the scored model's own)."
+        ),
     ] = None,
 ) -> None:
     """Evaluate the student against the current generator (--domain), or score any model on

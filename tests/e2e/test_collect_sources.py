@@ -101,8 +101,13 @@ def test_held_out_dataset_rows_never_become_training_examples(
     from jupiter.collect.chunking import split_of
 
     monkeypatch.setenv("JUPITER_HOME", str(tmp_path))
-    rows = [{"q": f"What does option number {i} of the tool set?",
-             "a": f"It sets the {i}th limit of the cache to a larger value."} for i in range(24)]
+    rows = [
+        {
+            "q": f"What does option number {i} of the tool set?",
+            "a": f"It sets the {i}th limit of the cache to a larger value.",
+        }
+        for i in range(24)
+    ]
     (tmp_path / "qa.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     (tmp_path / "d.yaml").write_text("""
 name: heldout-rows

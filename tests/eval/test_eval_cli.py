@@ -113,8 +113,8 @@ def test_real_command_bad_set_no_traceback(tmp_path: Path) -> None:
 def test_open_book_puts_the_saved_index_passages_before_each_question(
     model_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from jupiter.eval.standalone import ScoreOptions, open_book_items
     from jupiter.eval.qa import load_eval_set
+    from jupiter.eval.standalone import ScoreOptions, open_book_items
     from jupiter.synth.passages import Passage, PassageIndex
 
     student = tmp_path / "student"

@@ -53,9 +53,8 @@ def _whole_rows_nll(model: torch.nn.Module, prompt: list[int], conts: list[list[
 def test_shared_prefix_nll_equals_whole_rows(
     tiny_model_dirs: dict[str, Path], tmp_path: Path
 ) -> None:
-    from tinyhf import save_tiny_base
-
     from jupiter.models.scoring import shared_prefix_nll
+    from tinyhf import save_tiny_base
 
     gemma = save_tiny_base("gemma", tmp_path / "gemma")  # sliding window 64
     for path in (tiny_model_dirs["llama"], tiny_model_dirs["qwen2"], gemma):
