@@ -8,13 +8,13 @@ other line is counted by reason with a "file:line" sample, so nothing is dropped
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from jupiter.collect.jsonl import parse_line
 from jupiter.collect.result import CollectResult
 from jupiter.config import DomainConfig, PlaybookSource
 from jupiter.errors import JupiterError
@@ -79,8 +79,12 @@ def collect_playbooks(src: PlaybookSource, cfg: DomainConfig) -> PlaybookResult:
     domain name and then best first."""
     result = PlaybookResult()
     ranked: dict[str, list[Playbook]] = {}
-    for where, rec in read_jsonl(cfg.resolve(src.path), "playbooks"):
-        book = _check(rec, where, src, result)
+    for where, rec in read_jsonl(cfg.resolve(src.path), "playbooks", result):
+        try:
+            book = _check(rec, where, src, result)
+        except RecursionError:  # an agent or id nested too deep to print
+            result.reject("bad_json", where)
+            continue
         if book is not None:
             ranked.setdefault(book.domain, []).append(book)
     for domain in sorted(ranked):
@@ -192,9 +196,10 @@ def quality_report(result: CollectResult) -> list[dict[str, Any]]:
     return rows
 
 
-def read_jsonl(root: Path, what: str) -> Iterator[tuple[str, Any]]:
+def read_jsonl(root: Path, what: str, result: CollectResult) -> Iterator[tuple[str, Any]]:
     """("file:line", parsed value) for every non-blank line of a JSONL file, or of the
-    *.jsonl files under a folder in sorted order; the value is None for malformed JSON."""
+    *.jsonl files under a folder in sorted order. A line that does not parse, nests too
+    deep or holds a lone surrogate is counted into `result` (bad_json, bad_text) instead."""
     if not root.exists():
         raise JupiterError(f"{what} path not found: {root} (fix the source's path)")
     files = [root] if root.is_file() else sorted(p for p in root.rglob("*.jsonl") if p.is_file())
@@ -203,8 +208,8 @@ def read_jsonl(root: Path, what: str) -> Iterator[tuple[str, Any]]:
             for n, raw in enumerate(f, start=1):
                 if not raw.strip():
                     continue
-                try:
-                    value = json.loads(raw)
-                except json.JSONDecodeError:
-                    value = None
-                yield f"{path}:{n}", value
+                value, reason = parse_line(raw)
+                if reason:
+                    result.reject(reason, f"{path}:{n}")
+                else:
+                    yield f"{path}:{n}", value

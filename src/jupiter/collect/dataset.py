@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from jupiter.collect.jsonl import BAD_JSON, document_problem, parse_line, text_problem
 from jupiter.collect.result import CollectResult
 from jupiter.config import DatasetSource, DomainConfig
 from jupiter.errors import JupiterError
@@ -37,11 +38,20 @@ def collect_dataset(src: DatasetSource, cfg: DomainConfig) -> CollectResult:
     result = CollectResult()
     for file, rows in _tables(root, columns, result):
         for i, where, record in rows:
-            doc = to_document(file, i, where, record, columns, result)
-            if doc is not None:
-                result.documents.append(doc)
-                if src.max_documents and len(result.documents) >= src.max_documents:
-                    return result
+            try:
+                doc = to_document(file, i, where, record, columns, result)
+            except RecursionError:  # an id or title nested too deep to print
+                result.reject(BAD_JSON, where)
+                continue
+            if doc is None:
+                continue
+            problem = document_problem(doc)  # a lone surrogate the store cannot hold
+            if problem:
+                result.reject(problem, where)
+                continue
+            result.documents.append(doc)
+            if src.max_documents and len(result.documents) >= src.max_documents:
+                return result
     return result
 
 
@@ -111,7 +121,7 @@ def _messages(value: Any) -> list[dict[str, str]] | None:
     if isinstance(value, str):
         try:
             value = json.loads(value)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             return None
     if not isinstance(value, list):
         return None
@@ -179,27 +189,28 @@ def _json_rows(path: Path, result: CollectResult) -> Iterator[Row]:
                 continue
             where = f"{path}:{n}"
             try:
-                record = json.loads(line.decode("utf-8-sig" if n == 1 else "utf-8"))
-            except (UnicodeDecodeError, json.JSONDecodeError):
-                record = None
+                record, reason = parse_line(line.decode("utf-8-sig" if n == 1 else "utf-8"))
+            except UnicodeDecodeError:
+                record, reason = None, BAD_JSON
             if isinstance(record, dict):
                 yield i, where, record
             else:
-                result.reject("bad_json", where)
+                result.reject(reason or BAD_JSON, where)
             i += 1
 
 
 def _json_array(path: Path, result: CollectResult) -> Iterator[Row]:
     try:
         records = json.loads(path.read_bytes().decode("utf-8-sig"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        result.reject("bad_json", str(path))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        result.reject(BAD_JSON, str(path))
         return
     for i, record in enumerate(records):
-        if isinstance(record, dict):
-            yield i, f"{path}#{i}", record
+        problem = text_problem(record) if isinstance(record, dict) else BAD_JSON
+        if problem:
+            result.reject(problem, f"{path}#{i}")
         else:
-            result.reject("bad_json", f"{path}#{i}")
+            yield i, f"{path}#{i}", record
 
 
 def _csv_rows(path: Path) -> Iterator[Row]:

@@ -102,7 +102,7 @@ def collect_exec_logs(src: ExecLogSource, cfg: DomainConfig) -> CollectResult:
     """One document per kept run, in file and line order."""
     window = (_bound(src.since, "since", end=False), _bound(src.until, "until", end=True))
     result = CollectResult()
-    for where, rec in read_jsonl(cfg.resolve(src.path), "exec_logs"):
+    for where, rec in read_jsonl(cfg.resolve(src.path), "exec_logs", result):
         doc_or_reason = _check(rec, where, src, window)
         if isinstance(doc_or_reason, Document):
             result.documents.append(doc_or_reason)
