@@ -385,8 +385,21 @@ class Store:
 
     # the llm call cache -------------------------------------------------------------------
     def cached_response(self, key: str) -> dict[str, Any] | None:
+        """The cached answer as stored, None when there is none; a row that is no JSON
+        object reads as {} (no completion: the engine drops it and asks again)."""
         r = self.db.execute("SELECT response FROM llm_cache WHERE key = ?", (key,)).fetchone()
-        return None if r is None else dict(json.loads(r[0]))
+        if r is None:
+            return None
+        try:
+            value = json.loads(r[0])
+        except (ValueError, RecursionError):
+            return {}
+        return value if isinstance(value, dict) else {}
+
+    def drop_cached_response(self, key: str) -> None:
+        """Forget one cached answer (one that no longer parses): the next run asks again."""
+        with self.transaction() as db:
+            db.execute("DELETE FROM llm_cache WHERE key = ?", (key,))
 
     def cache_response(
         self, key: str, backend: str, model: str, request: dict[str, Any], response: dict[str, Any]

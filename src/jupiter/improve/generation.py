@@ -72,17 +72,20 @@ def llm_generate_stage(
     s = result.stats
     info = {
         "generator": gen_row["id"], "requests": result.requests, "new": result.new,
-        "counts": result.counts, "failed": result.failed, "cache_hits": s.cache_hits,
-        "calls": s.calls, "retries": s.retries, "completion_tokens": s.completion_tokens,
+        "counts": result.counts, "failed": result.failed, "malformed": result.malformed,
+        "cache_hits": s.cache_hits, "cache_dropped": s.cache_dropped, "calls": s.calls,
+        "retries": s.retries, "completion_tokens": s.completion_tokens,
         "continuation": len(texts), "continuation_new": text_new,
         "seconds": round(time.perf_counter() - t0, 2),
     }  # fmt: skip
     stats = generation_counts(ws, cycle, gen_row["id"])
     ws.store.record_filter_stats(cycle, "generate", stats, sample_rows(ws, cycle, gen_row["id"]))
     kept = stats.get("accepted", 0) + stats.get("pending", 0)
+    odd = f", {result.malformed} answers not text" if result.malformed else ""
+    odd += f", {s.cache_dropped} unreadable cache rows asked again" if s.cache_dropped else ""
     ws.console.print(
         f"generate: {result.requests} requests to {gen_row['id']} ({s.cache_hits} from the "
-        f"cache, {s.calls} calls, {s.retries} retries, {result.failed} failed); {kept} "
+        f"cache, {s.calls} calls, {s.retries} retries, {result.failed} failed{odd}); {kept} "
         f"examples kept of {sum(stats.values())}"
     )
     return info

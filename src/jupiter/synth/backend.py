@@ -11,7 +11,7 @@ import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 Message = dict[str, str]
 
@@ -64,6 +64,35 @@ class Completion:
     finish_reason: str = "stop"
     prompt_tokens: int = 0
     completion_tokens: int = 0
+
+    def well_formed(self) -> bool:
+        """Every field of its type: only such a completion is cached or parsed."""
+        counts = (self.prompt_tokens, self.completion_tokens)
+        return (
+            isinstance(self.text, str) and isinstance(self.finish_reason, str)
+            and all(isinstance(n, int) and not isinstance(n, bool) for n in counts)
+        )  # fmt: skip
+
+
+# the reject reason of an answer that is no completion: a number, a list or an object
+# where the text should be
+MALFORMED_CONTENT = "malformed:content_not_text"
+
+
+class MalformedAnswer(Exception):
+    """A server answered, but not with text; the message is the reject reason. Not worth a
+    retry (the server meant it) nor a cache row (a re-run asks again)."""
+
+
+def cached_completion(record: Any) -> Completion | None:
+    """A cached answer as a Completion, or None when the row no longer parses as one."""
+    if not isinstance(record, dict):
+        return None
+    try:
+        out = Completion(**record)
+    except TypeError:  # a missing text, or a key Completion does not have
+        return None
+    return out if out.well_formed() else None
 
 
 @runtime_checkable

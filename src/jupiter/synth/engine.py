@@ -4,6 +4,10 @@ for local backends, retries with exponential backoff, and every answer cached in
 The cache key is hash(backend, model, prompt, sampling params, seed) and an answer is
 written the moment it arrives, in its own transaction; a run killed at any point and
 re-run repeats only the calls that were in flight, never one that was answered.
+
+Only a well-formed answer is cached: one that is not text is reported as a reject
+(`malformed:*`) and asked again by a later run, and a cached row that no longer parses
+is dropped and asked again, so one bad answer never sticks in a workspace.
 """
 
 from __future__ import annotations
@@ -15,12 +19,20 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 
 from jupiter.store import Store
-from jupiter.synth.backend import Backend, Completion, Request
+from jupiter.synth.backend import (
+    Backend,
+    Completion,
+    MalformedAnswer,
+    Request,
+    cached_completion,
+)
 from jupiter.synth.http import BackendError, Retryable
 
 # (index of the request, its completion or None when it failed, failure reason or "")
 OnDone = Callable[[int, Completion | None, str], None]
 CALL_FAILED = "llm_call_failed"
+MALFORMED = "malformed:"  # the prefix of a reject reason: answered, but not usable
+MALFORMED_COMPLETION = "malformed:completion"  # a local backend's answer of the wrong types
 
 
 @dataclass
@@ -30,13 +42,15 @@ class EngineStats:
     calls: int = 0  # backend calls that answered (a batch of 16 on a local backend is 16)
     retries: int = 0
     failures: int = 0
+    malformed: int = 0  # answers that were not text (rejects, not cached)
+    cache_dropped: int = 0  # cached rows that no longer parsed, asked again
     prompt_tokens: int = 0
     completion_tokens: int = 0
     started: float = 0.0
 
     @property
     def done(self) -> int:
-        return self.cache_hits + self.calls + self.failures
+        return self.cache_hits + self.calls + self.failures + self.malformed
 
     @property
     def tokens_per_s(self) -> float:
@@ -88,10 +102,10 @@ class Engine:
         await self.backend.check()  # unreachable or misconfigured: a clear error up front
         todo: asyncio.Queue[int] = asyncio.Queue()
         for i, r in enumerate(requests):
-            hit = self.store.cached_response(self.key(r)) if self.store is not None else None
+            hit = self.cached(r)
             if hit is not None:
                 self.stats.cache_hits += 1
-                on_done(i, Completion(**hit), "")
+                on_done(i, hit, "")
             else:
                 todo.put_nowait(i)
         if progress is not None:
@@ -107,6 +121,20 @@ class Engine:
                 w.cancel()
         return self.stats
 
+    def cached(self, r: Request) -> Completion | None:
+        """The cached answer; a row that no longer parses is dropped, to be asked again."""
+        if self.store is None:
+            return None
+        key = self.key(r)
+        hit = self.store.cached_response(key)
+        if hit is None:
+            return None
+        out = cached_completion(hit)
+        if out is None:
+            self.store.drop_cached_response(key)
+            self.stats.cache_dropped += 1
+        return out
+
     async def _worker(
         self, requests: Sequence[Request], todo: asyncio.Queue[int], on_done: OnDone,
         progress: Callable[[EngineStats], None] | None,
@@ -117,9 +145,13 @@ class Engine:
                 batch.append(todo.get_nowait())
             results, reason = await self._call([requests[i] for i in batch])
             for i, out in zip(batch, results, strict=True):
-                if out is None:
-                    self.stats.failures += 1
-                    on_done(i, None, reason)
+                why = reason if out is None else "" if out.well_formed() else MALFORMED_COMPLETION
+                if out is None or why:
+                    if why.startswith(MALFORMED):
+                        self.stats.malformed += 1
+                    else:
+                        self.stats.failures += 1
+                    on_done(i, None, why)
                     continue
                 self.stats.calls += 1
                 self.stats.prompt_tokens += out.prompt_tokens
@@ -147,4 +179,6 @@ class Engine:
                 await asyncio.sleep(self.retry.delay(attempt, err.retry_after))
             except BackendError as err:
                 return [None] * len(batch), f"{CALL_FAILED}: {err}"
+            except MalformedAnswer as err:
+                return [None] * len(batch), str(err)
         return [None] * len(batch), CALL_FAILED

@@ -1,8 +1,10 @@
 """OpenAI-compatible HTTP backends: one server (Ollama, llama.cpp, vLLM, LM Studio,
 mlx_lm.server, TGI, `jupiter serve`), or several load-balanced.
 
-Failures are sorted for the engine: a timeout, a refused connection, 429 or 5xx is
-`Retryable` (the engine backs off and retries); any other 4xx is a `BackendError`.
+Failures are sorted for the engine: a timeout, a refused connection, 429, 5xx or a body
+that is no chat or completion response is `Retryable` (the engine backs off and retries);
+any other 4xx is a `BackendError`; a well-formed response whose content is not text is a
+`MalformedAnswer` (a reject, never cached).
 """
 
 from __future__ import annotations
@@ -16,7 +18,14 @@ import httpx
 
 from jupiter.config import LLMConfig
 from jupiter.errors import JupiterError
-from jupiter.synth.backend import Backend, Completion, Message, Request
+from jupiter.synth.backend import (
+    MALFORMED_CONTENT,
+    Backend,
+    Completion,
+    MalformedAnswer,
+    Message,
+    Request,
+)
 
 
 class BackendError(Exception):
@@ -35,6 +44,41 @@ def flatten(messages: Sequence[Message]) -> str:
     """A chat as plain text for a completions endpoint (base models without a template)."""
     parts = [f"{m['role'].capitalize()}: {m['content']}" for m in messages]
     return "\n\n".join(parts) + "\n\nAssistant:"
+
+
+def token_count(usage: Any, key: str) -> int:
+    """A usage count; a server's odd usage (a word, null, a list) counts 0, since the
+    answer itself may be fine and usage is only bookkeeping."""
+    value: Any = usage.get(key) if isinstance(usage, dict) else None
+    if isinstance(value, bool):
+        return 0
+    try:
+        return max(int(value), 0)
+    except (TypeError, ValueError, OverflowError):
+        return 0
+
+
+def completion_of(data: Any, chat: bool) -> Completion:
+    """The Completion in a response body. Raises KeyError when the body is no chat or
+    completion response, MalformedAnswer when its content is not text."""
+    choices = data.get("choices") if isinstance(data, dict) else None
+    choice = choices[0] if isinstance(choices, list) and choices else None
+    message = choice.get("message") if isinstance(choice, dict) and chat else choice
+    if not isinstance(choice, dict) or not isinstance(message, dict):
+        raise KeyError("choices")
+    key = "content" if chat else "text"
+    if key not in message:
+        raise KeyError(key)
+    text = message[key]  # null: a chat answer with no text (a tool call), read as ""
+    if text is not None and not isinstance(text, str):
+        raise MalformedAnswer(MALFORMED_CONTENT)
+    reason = choice.get("finish_reason")
+    usage = data.get("usage")
+    return Completion(
+        text=text or "", finish_reason=reason if isinstance(reason, str) and reason else "stop",
+        prompt_tokens=token_count(usage, "prompt_tokens"),
+        completion_tokens=token_count(usage, "completion_tokens"),
+    )  # fmt: skip
 
 
 def _retry_after(resp: httpx.Response) -> float | None:
@@ -152,17 +196,9 @@ class HTTPBackend:
         if resp.status_code >= 400:
             raise BackendError(f"HTTP {resp.status_code} from {self.base_url}: {resp.text[:200]}")
         try:
-            data = resp.json()
-            choice = data["choices"][0]
-            text = choice["message"]["content"] if self.api == "chat" else choice["text"]
-            usage = data.get("usage") or {}
-        except (ValueError, KeyError, IndexError, TypeError):
+            return completion_of(resp.json(), self.api == "chat")
+        except (ValueError, KeyError, RecursionError):
             raise Retryable(f"a malformed response body from {self.base_url}{path}") from None
-        return Completion(
-            text=text or "", finish_reason=choice.get("finish_reason") or "stop",
-            prompt_tokens=int(usage.get("prompt_tokens", 0)),
-            completion_tokens=int(usage.get("completion_tokens", 0)),
-        )  # fmt: skip
 
     async def complete(self, requests: Sequence[Request]) -> list[Completion]:
         return list(await asyncio.gather(*(self.complete_one(r) for r in requests)))

@@ -18,7 +18,7 @@ from jupiter.filters import ACCEPTED, REJECTED, ExampleFilter
 from jupiter.records import Chunk, Example
 from jupiter.store import Store
 from jupiter.synth.backend import Backend, Completion, Request, Sampling
-from jupiter.synth.engine import Engine, EngineStats, Retry
+from jupiter.synth.engine import MALFORMED, Engine, EngineStats, Retry
 from jupiter.synth.outputs import Malformed
 from jupiter.synth.recipes import Job, plan, to_example
 
@@ -32,6 +32,7 @@ class GenerationResult:
     new: int = 0  # examples decided in this run (the rest were decided by an earlier one)
     counts: dict[str, int] = field(default_factory=dict)  # this run's decisions, by reason
     failed: int = 0  # calls that failed after every retry (re-run to try them again)
+    malformed: int = 0  # answers that were not text: counted rejects, asked again next run
     stats: EngineStats = field(default_factory=EngineStats)
 
 
@@ -54,6 +55,10 @@ class QueueWriter:
         self.result.counts[reason] = self.result.counts.get(reason, 0) + 1
 
     def on_done(self, i: int, out: Completion | None, failure: str) -> None:
+        if out is None and failure.startswith(MALFORMED):
+            self.result.malformed += 1
+            self.count(failure)
+            return
         if out is None:
             self.result.failed += 1
             self.count(failure.split(":")[0])

@@ -55,6 +55,8 @@ def json_object(text: str, finish_reason: str = "stop") -> dict[str, Any]:
         value, end = json.JSONDecoder().raw_decode(body)
     except json.JSONDecodeError:
         raise Malformed(TRUNCATED if finish_reason == "length" else INVALID_JSON) from None
+    except RecursionError:  # nested deeper than the parser follows: no answer of ours
+        raise Malformed(INVALID_JSON) from None
     if body[end:].strip():
         raise Malformed(EXTRA_TEXT)
     if not isinstance(value, dict):
@@ -100,7 +102,8 @@ def check_code(solution: str) -> None:
         if lang.lower() in ("python", "py", "python3"):
             try:
                 compile(code, "<solution>", "exec")
-            except (SyntaxError, ValueError):
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                # RecursionError, MemoryError: an expression nested too deep to compile
                 raise Malformed(CODE_SYNTAX) from None
 
 
