@@ -58,9 +58,12 @@ class FakeLLM:
     def __init__(
         self, log: Path | None = None, fail: Callable[[int], str | None] | None = None,
         malformed_every: int = 0, slow_seconds: float = 3.0, delay: float = 0.0,
-        model: str = "teacher",
+        model: str = "teacher", reply: Callable[[dict[str, Any]], str] | None = None,
     ) -> None:  # fmt: skip
         self.log, self.fail = log, fail or (lambda n: None)
+        # the answer to a request body; None: the recipe teacher above
+        self.reply = reply or (lambda body: teacher(body, self.malformed_every))
+        self.gets = 0  # GET requests (the model list a client checks first)
         self.malformed_every, self.slow_seconds, self.delay = malformed_every, slow_seconds, delay
         self.model = model
         self.count = 0
@@ -92,6 +95,8 @@ class FakeLLM:
                     pass
 
             def do_GET(self) -> None:
+                with llm.lock:
+                    llm.gets += 1
                 if self.path.rstrip("/") == "/v1/models":
                     self.send(200, {"object": "list", "data": [{"id": llm.model}]}, {})
                 else:
@@ -122,7 +127,7 @@ class FakeLLM:
                     time.sleep(llm.slow_seconds)
                 if llm.delay:
                     time.sleep(llm.delay)
-                text = teacher(body, llm.malformed_every)
+                text = llm.reply(body)
                 chat = self.path.endswith("/chat/completions")
                 choice: dict[str, Any] = {"index": 0, "finish_reason": "stop"}
                 if chat:

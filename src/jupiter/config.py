@@ -395,8 +395,11 @@ class EvalConfig(Strict):
     max_items: int | None = Field(default=None, ge=1)
     mc_choices: int = Field(default=4, ge=2)
     # hard: answers of the same type, source kind and topic, nearest to the question (BM25);
-    # random: any other items' answers, which a retriever tells apart by topic alone
-    mc_distractors: Literal["hard", "random"] = "hard"
+    # random: any other items' answers, which a retriever tells apart by topic alone;
+    # llm: written by the LLM teacher (config/recipes/distractors.j2), checked, topped up
+    # with hard ones; auto: llm when the domain has a teacher (generator.type llm, or an
+    # eval.judge_llm), else hard (eval/distractors.py)
+    mc_distractors: Literal["auto", "hard", "random", "llm"] = "auto"
     max_new_tokens: int = Field(default=48, ge=1)
     heldout_max_bytes: int = Field(default=200_000, ge=1000)
     # general ability (forgetting shows here): bits-per-byte on text outside the domain, a

@@ -130,6 +130,19 @@ def _distractors(item: QAItem, order: Sequence[QAItem], k: int) -> list[str]:
     return out
 
 
+def hard_distractors(items: Sequence[QAItem], k: int, seed: int) -> dict[str, list[str]]:
+    """Up to `k` hard distractors for every item, best first, drawn as build_mc draws them
+    (so the first of them are the ones build_mc would pick): the top-ups of choices an LLM
+    teacher wrote too few of (eval/distractors.py)."""
+    pool = sorted(items, key=lambda it: it.id)
+    hard = _HardPool(pool)
+    out: dict[str, list[str]] = {}
+    for item in items:
+        rng = random.Random(f"{seed}:{item.id}")
+        out[item.id] = _distractors(item, [pool[i] for i in hard.ranked(item, rng)], k)
+    return out
+
+
 def build_mc(
     items: Sequence[QAItem], n_choices: int, seed: int, distractors: Distractors = "hard"
 ) -> list[MCItem]:

@@ -34,17 +34,18 @@ def eval_set(ws: Workspace) -> tuple[list[Any], dict[str, Any]]:
         return load_eval_set(path), {"path": str(path), "auto": False}
     items, manifest = auto_eval_set(ws)
     about = {k: manifest[k] for k in ("version", "items", "sha256")}
+    about["distractors"] = manifest.get("distractors")  # None: frozen before they were kept
     return items, {"path": str(ws.root / "eval" / manifest["file"]), "auto": True, **about}
 
 
 def eval_items(ws: Workspace) -> tuple[list[Any], list[Any], dict[str, Any]]:
     """(QA items, MC items, what the set is), cut to eval.max_items."""
-    from jupiter.eval.mc import build_mc
+    from jupiter.improve.eval_choices import mc_items
 
     ecfg = ws.cfg.eval
     items, about = eval_set(ws)
     # distractors come from the whole set, so a small max_items still has varied choices
-    mc = build_mc(items, ecfg.mc_choices, ecfg.seed, ecfg.mc_distractors)
+    items, mc, about["distractors"] = mc_items(ws, items, about)
     if ecfg.max_items:
         items, mc = items[: ecfg.max_items], mc[: ecfg.max_items]
     if about["auto"]:  # training data added since the set was frozen may now hold some items
@@ -87,6 +88,7 @@ def build_auto_set(ws: Workspace) -> tuple[list[Any], dict[str, Any]]:
     question or answer is in the training data or whose document is also trained on;
     frozen as eval/eval-vN.jsonl with its manifest."""
     from jupiter.eval.autoset import contaminated, freeze, heldout_items, spread
+    from jupiter.improve.eval_choices import frozen_choices
 
     ecfg, gcfg = ws.cfg.eval, ws.cfg.generator
     chunks = list(ws.store.iter_chunks())
@@ -114,11 +116,12 @@ def build_auto_set(ws: Workspace) -> tuple[list[Any], dict[str, Any]]:
             f"{len(dirty)} found in the training data): add documents or raise "
             "chunking.heldout_fraction, or set eval.qa_path to a JSONL of {id, question, answer}"
         )
+    items, distractors = frozen_choices(ws, items)  # the teacher's, when it writes them
     info = {
         "heldout_chunks": len(held_ids), "made": len(made), "seed": ecfg.seed,
         "dropped": {"contaminated": len(dirty), "document_trained_on": len(made) - len(fresh),
                     "over_cap": len(clean) - len(items)},
-        "heldout_chunk_examples_in_training": leaked,
+        "heldout_chunk_examples_in_training": leaked, "distractors": distractors,
     }  # fmt: skip
     manifest = freeze(ws.root / "eval", items, info)
     ws.console.print(
@@ -274,6 +277,8 @@ def evaluate_generator(ws: Workspace, items: list[Any], mc: list[Any]) -> dict[s
 
 def untrained_report(ws: Workspace, items: list[Any], mc: list[Any]) -> dict[str, Any] | None:
     """The untrained model's figures, computed once per workspace and cached."""
+    from jupiter.improve.eval_choices import mc_digest
+
     cache = ws.root / "untrained_eval.json"
     if cache.is_file():
         cached = json.loads(cache.read_text())
@@ -282,7 +287,8 @@ def untrained_report(ws: Workspace, items: list[Any], mc: list[Any]) -> dict[str
         scored = set((cached.get("item_scores") or {}).get("qa_f1") or {})
         general = "general_bpb" in cached or not ws.cfg.eval.general_max_bytes
         book = cached.get("open_book", False) == ws.cfg.eval.open_book
-        if scored == {it.id for it in items} and general and book:
+        same_mc = cached.get("mc_digest", mc_digest(mc)) == mc_digest(mc)
+        if scored == {it.id for it in items} and general and book and same_mc:
             return cached
     # fine-tuning compares with the base model as it came; from scratch, the step-0 model
     base = ws.cfg.model.base
@@ -290,6 +296,7 @@ def untrained_report(ws: Workspace, items: list[Any], mc: list[Any]) -> dict[str
     if not (model_dir / "config.json").is_file():
         return None
     report = evaluate_model(ws, model_dir, "base" if base else "untrained", items, mc)
+    report["mc_digest"] = mc_digest(mc)
     cache.write_text(json.dumps(report, indent=2))
     return report
 
@@ -343,6 +350,7 @@ def judge_student(ws: Workspace, items: list[Any], student: dict[str, Any],
 
 
 def eval_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
+    from jupiter.eval.distractors import describe
     from jupiter.eval.report import breakdown_table, comparison_table, difference_table
     from jupiter.improve.decide import student_id
     from jupiter.models.loading import is_model_dir
@@ -379,6 +387,7 @@ def eval_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
                 ws.store.add_eval(cycle, r["model"], summary(r) or {})
     rows = [r for r in (untrained, student, generator) if r is not None]
     ws.console.print(comparison_table([summary(r) or {} for r in rows]))
+    ws.console.print(describe(about.get("distractors")))
     ws.console.print(difference_table(comparisons, title="paired differences, 95% CI"))
     for grouping in ("topic", "source"):
         table = breakdown_table(rows, grouping, ws.cfg.promotion.metric)
