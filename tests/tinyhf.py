@@ -206,3 +206,51 @@ def save_tiny_base(kind: BaseKind, out: Path, seed: int = 0) -> Path:
     model.save_pretrained(out, safe_serialization=True)
     tok.save_pretrained(out)
     return out
+
+
+# A sentence-transformers embedder: a tiny random BERT (2 layers, hidden 32) under mean
+# pooling, with a WordPiece vocabulary of the given texts' words. Imported on call, so tests
+# that never embed do not pay for sentence-transformers.
+EMBED_DIM = 32
+
+
+def save_tiny_embedder(out: Path, texts: list[str], seed: int = 0) -> Path:
+    """A sentence-transformers model dir at `out` (modules.json, the BERT's config and
+    safetensors, its tokenizer, the pooling module) that knows every word of `texts`."""
+    import re
+
+    from sentence_transformers import SentenceTransformer
+    from tokenizers import normalizers, processors
+    from transformers import BertConfig, BertModel
+
+    try:  # sentence-transformers >= 6; older releases export them from .models
+        from sentence_transformers.sentence_transformer.modules import Pooling, Transformer
+    except ImportError:
+        from sentence_transformers.models import Pooling, Transformer
+
+    specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    words = sorted({w for t in texts for w in re.findall(r"\w+|[^\w\s]", t.lower())})
+    vocab = {w: i for i, w in enumerate(specials + words)}
+    tok = Tokenizer(models.WordPiece(vocab, unk_token="[UNK]"))
+    tok.normalizer = normalizers.BertNormalizer(lowercase=True)
+    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    tok.post_processor = processors.TemplateProcessing(
+        single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B [SEP]",
+        special_tokens=[("[CLS]", vocab["[CLS]"]), ("[SEP]", vocab["[SEP]"])],
+    )  # fmt: skip
+    tok.decoder = decoders.WordPiece()
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=tok, unk_token="[UNK]", pad_token="[PAD]", cls_token="[CLS]",
+        sep_token="[SEP]", mask_token="[MASK]",
+    )  # fmt: skip
+    torch.manual_seed(seed)
+    cfg = BertConfig(
+        vocab_size=len(vocab), hidden_size=EMBED_DIM, num_hidden_layers=2,
+        num_attention_heads=4, intermediate_size=64, max_position_embeddings=128,
+    )  # fmt: skip
+    bert = out.parent / f"{out.name}-bert"
+    BertModel(cfg).save_pretrained(bert, safe_serialization=True)
+    fast.save_pretrained(bert)
+    modules = [Transformer(str(bert), max_seq_length=128), Pooling(EMBED_DIM, "mean")]
+    SentenceTransformer(modules=modules, device="cpu").save(str(out))
+    return out

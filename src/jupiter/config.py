@@ -186,7 +186,7 @@ class RaftConfig(Strict):
 
     enabled: bool = False
     fraction: float = Field(default=0.3, ge=0.0, le=1.0)  # of Q&A examples, seeded draw
-    distractors: int = Field(default=3, ge=0)  # BM25 neighbours of the question, other chunks
+    distractors: int = Field(default=3, ge=0)  # the question's `retrieval` neighbours, other chunks
     # the paper's P: with 1 - p_gold the gold passage is left out, so the model also learns
     # to answer from what it knows when retrieval misses (RAFT found P = 0.8 best on most sets)
     p_gold: float = Field(default=0.8, ge=0.0, le=1.0)
@@ -411,8 +411,8 @@ class EvalConfig(Strict):
     judge: bool = False
     judge_llm: LLMConfig | None = None
     # open book (RAFT, Zhang et al. 2024): every model answers with the top_k passages of
-    # the training chunks (BM25) before the question, like the extractive generator, which
-    # always answers by retrieval: the comparison is then like with like
+    # the training chunks (`retrieval`) before the question, like the extractive generator,
+    # which always answers by retrieval: the comparison is then like with like
     open_book: bool = False
     top_k: int = Field(default=3, ge=1)
     seed: int = 0
@@ -420,6 +420,39 @@ class EvalConfig(Strict):
     # same one): "auto" is bf16 on CUDA, fp32 elsewhere; on an AVX-512 CPU without AMX,
     # bf16 decoding measured 2.6x slower than fp32 (Gemma 3 270M, batch 16)
     dtype: Literal["auto", "float32", "bfloat16", "float16"] = "auto"
+
+
+RetrievalKind = Literal["bm25", "embedding", "hybrid"]
+MISSING_EMBEDDINGS = 'needs the sentence-transformers package: pip install "jupiter[retrieval]"'
+
+
+class RetrievalConfig(Strict):
+    """The domain's retrieval index for open book (eval.open_book, RAFT examples, `jupiter
+    chat/serve --open-book`), saved with every student: BM25, a sentence-transformers
+    embedding index (cosine), or both fused by reciprocal rank (synth/embedding.py)."""
+
+    kind: RetrievalKind = "bm25"
+    # embedding / hybrid: a sentence-transformers model, a folder (relative to the YAML;
+    # copied beside each student) or a Hub id read from the local HF cache
+    embedding_model: str = ""
+    batch_size: int = Field(default=32, ge=1)  # passages per forward pass while indexing
+    # hybrid: score = sum of 1 / (rrf_k + rank); 60 is Cormack et al. 2009's constant
+    rrf_k: int = Field(default=60, ge=1)
+
+    @model_validator(mode="after")
+    def _check(self) -> RetrievalConfig:
+        import importlib.util
+
+        if self.kind == "bm25":
+            return self
+        if not self.embedding_model:
+            raise ValueError(
+                f"kind {self.kind} needs embedding_model: a sentence-transformers folder or "
+                "Hub id (e.g. sentence-transformers/all-MiniLM-L6-v2)"
+            )
+        if importlib.util.find_spec("sentence_transformers") is None:
+            raise ValueError(f"kind {self.kind} {MISSING_EMBEDDINGS}")
+        return self
 
 
 class PromotionConfig(Strict):
@@ -465,6 +498,7 @@ class DomainConfig(Strict):
     model: ModelSection = Field(default_factory=ModelSection)
     train: TrainConfig = Field(default_factory=TrainConfig)
     eval: EvalConfig = Field(default_factory=EvalConfig)
+    retrieval: RetrievalConfig = Field(default_factory=RetrievalConfig)  # open book's index
     promotion: PromotionConfig = Field(default_factory=PromotionConfig)
     levels: list[CurriculumLevel] = Field(default_factory=list)  # curriculum, in order
     experts: list[ExpertConfig] = Field(default_factory=list)  # `jupiter data export --experts`
@@ -504,6 +538,14 @@ class DomainConfig(Strict):
                 f"set it to one of {', '.join(CHAT_TEMPLATES)}"
             )
         return str(path)
+
+    def retrieval_config(self) -> RetrievalConfig:
+        """`retrieval` with an embedding_model folder resolved against the YAML (a Hub id,
+        no such folder, stays as written)."""
+        ref = self.retrieval.embedding_model
+        if not ref or not self.resolve(ref).is_dir():
+            return self.retrieval
+        return self.retrieval.model_copy(update={"embedding_model": str(self.resolve(ref))})
 
 
 # --------------------------------------------------------------------------- cluster

@@ -150,14 +150,14 @@ def open_book(ws: Workspace, items: list[Any], mc: list[Any]) -> tuple[list[Any]
     training chunks (synth/passages.py); ids, answers and choices stay, so scores pair."""
     from dataclasses import replace
 
-    from jupiter.synth.passages import PassageIndex
+    from jupiter.improve.stages import passage_index
 
     ecfg = ws.cfg.eval
     if not ecfg.open_book:
         return items, mc
     held = _PASSAGES.get(id(ws))
     if held is None or held[0]() is not ws:
-        held = _PASSAGES[id(ws)] = (ref(ws), PassageIndex.from_chunks(train_chunks(ws)))
+        held = _PASSAGES[id(ws)] = (ref(ws), passage_index(ws, train_chunks(ws)))
     index = held[1]
     return (
         [replace(it, question=index.prompt(it.question, ecfg.top_k)) for it in items],

@@ -79,7 +79,10 @@ def queue_grounded_examples(
 
     if gen_row["kind"] == "extractive" or ws.cfg.promotion.real_data_fraction <= 0:
         return 0, 0
-    gen = load_generator("extractive", chunks, None, "extractive", gcfg, ws.cfg.system_prompt)
+    gen = load_generator(
+        "extractive", chunks, None, "extractive", gcfg, ws.cfg.system_prompt,
+        ws.cfg.retrieval_config(),
+    )  # fmt: skip
     batch = list(gen.generate(chunks, cycle, gcfg, ws.cfg.max_examples))
     for ex in batch:
         ex.cycle = cycle

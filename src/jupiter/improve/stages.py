@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.progress import (
     BarColumn,
@@ -21,6 +21,9 @@ from rich.table import Table
 from jupiter.errors import JupiterError
 from jupiter.improve.workspace import Workspace
 from jupiter.records import Chunk, Example
+
+if TYPE_CHECKING:
+    from jupiter.synth.passages import PassageIndex
 
 EXTRACTIVE = "extractive"
 
@@ -38,6 +41,21 @@ def progress_bar(ws: Workspace) -> Progress:
         transient=False,
         disable=not ws.console.is_terminal,
     )
+
+
+def passage_index(ws: Workspace, chunks: list[Chunk]) -> PassageIndex:
+    """The domain's open-book index (`retrieval`) over `chunks`; embedding the passages
+    shows a progress bar."""
+    from jupiter.synth.passages import PassageIndex
+
+    retrieval = ws.cfg.retrieval_config()
+    if retrieval.kind == "bm25":
+        return PassageIndex.from_chunks(chunks)
+    with progress_bar(ws) as bar:
+        task = bar.add_task(f"embed passages ({retrieval.kind})", total=len(chunks), rate="")
+        return PassageIndex.from_chunks(
+            chunks, retrieval, on_progress=lambda done, _: bar.update(task, completed=done)
+        )
 
 
 # ---------------------------------------------------------------------------- collect
@@ -125,7 +143,7 @@ def generate_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
         return info
     gen = load_generator(
         gen_row["kind"], chunks, gen_row["path"] or None, gen_row["id"], gcfg,
-        ws.cfg.system_prompt,
+        ws.cfg.system_prompt, ws.cfg.retrieval_config(),
     )  # fmt: skip
     limit = ws.cfg.max_examples
     t0 = time.perf_counter()

@@ -326,14 +326,15 @@ def _summary(run_id: str, result: Any, data: Datasets) -> dict[str, Any]:
 
 
 def save_passages(ws: Workspace, model_dir: Path) -> None:
-    """The domain's retrieval index (BM25 over the training chunks) beside the student, so
-    `chat`, `serve` and eval can answer open-book from the model dir alone. A domain with no
-    document chunks (datasets or logs only) has nothing to retrieve: no index is saved."""
-    from jupiter.synth.passages import PassageIndex
+    """The domain's retrieval index (`retrieval` over the training chunks) beside the
+    student, so `chat`, `serve` and eval can answer open-book from the model dir alone. A
+    domain with no document chunks (datasets or logs only) has nothing to retrieve: no
+    index is saved."""
+    from jupiter.improve.stages import passage_index
 
     chunks = list(ws.store.iter_chunks(split="train"))
     if chunks:
-        PassageIndex.from_chunks(chunks).save(model_dir)
+        passage_index(ws, chunks).save(model_dir)
 
 
 def _link_final(ws: Workspace, cycle: int, model_dir: Path) -> None:

@@ -81,6 +81,8 @@ class Workspace:
                 "generator.llm.model", gen.llm)  # fmt: skip
             if llm.backend in local:
                 refs.append((key, llm.model))
+        if cfg.retrieval.kind != "bm25":  # open book's embedder
+            refs.append(("retrieval.embedding_model", cfg.retrieval.embedding_model))
         return [(key, ref) for key, ref in refs if ref]
 
     def check_models(self) -> None:

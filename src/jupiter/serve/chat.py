@@ -53,7 +53,7 @@ def open_book_index(model_dir: Path, ws: Workspace | None = None) -> PassageInde
     chunks = list(ws.store.iter_chunks(split="train"))
     if not chunks:
         return PassageIndex.load(model_dir)
-    return PassageIndex.from_chunks(chunks)
+    return PassageIndex.from_chunks(chunks, ws.cfg.retrieval_config())
 
 
 class ChatSession:

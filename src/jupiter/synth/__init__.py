@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from jupiter.config import GeneratorConfig
+from jupiter.config import GeneratorConfig, RetrievalConfig
 from jupiter.errors import JupiterError
 from jupiter.records import Chunk
 from jupiter.synth.base import Generator, Question, make_questions
@@ -40,10 +40,12 @@ def load_generator(
     gen_id: str,
     cfg: GeneratorConfig,
     system_prompt: str = "",
+    retrieval: RetrievalConfig | None = None,
 ) -> Generator:
-    """The generator of `kind`: "extractive" quotes `chunks`; "model" loads `model_path`."""
+    """The generator of `kind`: "extractive" quotes `chunks` (its RAFT examples retrieve
+    with `retrieval`); "model" loads `model_path`."""
     if kind == "extractive":
-        return ExtractiveGenerator(chunks)
+        return ExtractiveGenerator(chunks, retrieval)
     if kind == "model":
         if not model_path:
             raise JupiterError(

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from itertools import islice
 
-from jupiter.config import GeneratorConfig
+from jupiter.config import GeneratorConfig, RetrievalConfig
 from jupiter.records import Chunk, Example
 from jupiter.synth.parse import lead, prose_paragraphs, sentences, view
 from jupiter.synth.questions import iter_questions
@@ -34,12 +34,14 @@ def _stem(term: str) -> str:
 
 class ExtractiveGenerator:
     """Questions from templates, answers from the chunk text; retrieval over `chunks` for
-    `answer` and `choose`. Pass the chunks it may quote (normally the train split)."""
+    `answer` and `choose`. Pass the chunks it may quote (normally the train split);
+    `retrieval` is the index its RAFT examples find distractors with (default BM25)."""
 
     id = "extractive"
 
-    def __init__(self, chunks: Sequence[Chunk]) -> None:
+    def __init__(self, chunks: Sequence[Chunk], retrieval: RetrievalConfig | None = None) -> None:
         self.chunks = list(chunks)
+        self.retrieval = retrieval
         self._index: BM25Index | None = None
         self._heads: dict[str, int] = {}
         for i, c in enumerate(self.chunks):
@@ -65,7 +67,9 @@ class ExtractiveGenerator:
     ) -> Iterator[Example]:
         """qa examples per train chunk, then its raw text when cfg.continuation; with
         cfg.raft.enabled a share of the qa ones asked open-book (synth/raft.py)."""
-        examples = raft_examples(self._examples(chunks, cycle, cfg), chunks, cfg.raft, cfg.seed)
+        examples = raft_examples(
+            self._examples(chunks, cycle, cfg), chunks, cfg.raft, cfg.seed, self.retrieval
+        )
         return islice(examples, limit)
 
     def _examples(

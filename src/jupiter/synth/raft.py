@@ -13,7 +13,7 @@ import random
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 
-from jupiter.config import RaftConfig
+from jupiter.config import RaftConfig, RetrievalConfig
 from jupiter.records import Chunk, Example
 from jupiter.synth.passages import Passage, PassageIndex, open_book_prompt
 
@@ -45,13 +45,15 @@ def gold_passage(chunk: Chunk, span: tuple[int, int] | None, limit: int) -> Pass
 
 
 def raft_examples(
-    examples: Iterable[Example], chunks: Sequence[Chunk], cfg: RaftConfig, seed: int
-) -> Iterator[Example]:
+    examples: Iterable[Example], chunks: Sequence[Chunk], cfg: RaftConfig, seed: int,
+    retrieval: RetrievalConfig | None = None,
+) -> Iterator[Example]:  # fmt: skip
     """Each Q&A example whose gold chunk is in `chunks` becomes, with probability
-    cfg.fraction, a RAFT example: the question after cfg.distractors BM25 neighbours from
-    other chunks, and, with probability cfg.p_gold, the gold passage at a random place
-    among them. Draws are seeded per example (seed, example id), so they do not depend on
-    order. Its template gets a "raft:" prefix, so counts show the share."""
+    cfg.fraction, a RAFT example: the question after cfg.distractors neighbours from other
+    chunks (found by the `retrieval` index open-book inference uses; default BM25), and,
+    with probability cfg.p_gold, the gold passage at a random place among them. Draws are
+    seeded per example (seed, example id), so they do not depend on order. Its template
+    gets a "raft:" prefix, so counts show the share."""
     if not cfg.enabled:
         yield from examples
         return
@@ -64,7 +66,7 @@ def raft_examples(
             yield ex
             continue
         if index is None:
-            index = PassageIndex.from_chunks(chunks)
+            index = PassageIndex.from_chunks(chunks, retrieval)
         found = index.search(ex.question, cfg.distractors, exclude=frozenset({gold.id}))
         passages = [Passage(p.id, p.title, clip(p.text, cfg.passage_chars)) for p in found]
         if rng.random() < cfg.p_gold:
