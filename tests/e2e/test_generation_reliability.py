@@ -103,3 +103,45 @@ def test_malformed_answers_are_counted_rejects_never_cached_or_fatal(
         generate_stage(ws, 1)
         assert llm.asked == [3]  # the healed rows are read from the cache now
         ws.close()
+
+
+def test_start_asks_the_failed_requests_again_and_nothing_else(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Requests that fail every retry leave the generate stage unfinished: `start` stops
+    with the count and the commands, and the next `start` asks exactly those again."""
+    from jupiter.errors import JupiterError
+    from jupiter.improve import cycle, stages
+
+    filtered: list[int] = []
+
+    def filter_stage(ws: Any, n: int) -> dict[str, Any]:  # what comes after generate
+        filtered.append(n)
+        return {}
+
+    monkeypatch.setattr(cycle, "STAGES", {"collect": stages.collect_stage,
+                                          "generate": stages.generate_stage,
+                                          "filter": filter_stage})  # fmt: skip
+    failing = {2, 6, 7}
+    with ScriptedLLM(failing=failing) as llm:
+        yaml = make_domain(tmp_path, llm.base_url, 10)
+        yaml.write_text(yaml.read_text().replace("max_retries: 3", "max_retries: 1"))
+        ws = workspace(yaml, tmp_path, monkeypatch)
+        with pytest.raises(JupiterError) as err:
+            cycle.run_cycles(ws)
+        msg = str(err.value)
+        assert "3 of 10 requests" in msg and "HTTP 500" in msg
+        assert "`jupiter start --domain llmgen` asks the 3 again" in msg
+        assert "`jupiter generate --domain llmgen`" in msg
+        assert sorted(llm.asked) == sorted([*range(10), 2, 6, 7])  # each failing one retried
+        assert "generate" not in ws.store.stages(1) and not filtered
+        assert sum(outcome_counts(ws).values()) == 7
+
+        failing.clear()  # the server is back
+        llm.asked.clear()
+        assert cycle.run_cycles(ws) == [1]
+        assert sorted(llm.asked) == [2, 6, 7]  # the failed ones, and nothing else
+        info = ws.store.stages(1)["generate"]
+        assert (info["failed"], info["cache_hits"], info["calls"]) == (0, 7, 3)
+        assert filtered == [1] and sum(outcome_counts(ws).values()) == 10
+        ws.close()

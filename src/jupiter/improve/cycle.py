@@ -12,9 +12,11 @@ from typing import Any, Literal
 from rich.markup import escape
 from rich.prompt import Prompt
 
+from jupiter.errors import JupiterError
 from jupiter.improve import stages
 from jupiter.improve.decide import decide_stage
 from jupiter.improve.evaluate import eval_stage
+from jupiter.improve.generation import missing_requests
 from jupiter.improve.lineage import patience_message
 from jupiter.improve.training import train_stage
 from jupiter.improve.workspace import Workspace
@@ -90,7 +92,14 @@ def run_one_cycle(ws: Workspace, cycle: int, interactive: bool) -> bool:
                 ws.store.mark_stage(cycle, name, {"skipped": True})
                 break
             info = run_stage(ws, cycle, name)
+            # requests that failed every retry: the stage stays unfinished, so the next
+            # run asks them again (the answered ones come from the cache)
+            missing = missing_requests(ws, info) if name == "generate" else ""
+            if missing and not interactive:
+                raise JupiterError(missing)
             if interactive:
+                if missing:
+                    ws.console.print(f"[bold yellow]{escape(missing)}[/]")
                 after = ask_after(ws, name, cycle, info)
                 if after == "redo":
                     continue

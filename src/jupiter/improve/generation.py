@@ -72,7 +72,8 @@ def llm_generate_stage(
     s = result.stats
     info = {
         "generator": gen_row["id"], "requests": result.requests, "new": result.new,
-        "counts": result.counts, "failed": result.failed, "malformed": result.malformed,
+        "counts": result.counts, "failed": result.failed, "failure": result.failure,
+        "malformed": result.malformed,
         "cache_hits": s.cache_hits, "cache_dropped": s.cache_dropped, "calls": s.calls,
         "retries": s.retries, "completion_tokens": s.completion_tokens,
         "continuation": len(texts), "continuation_new": text_new,
@@ -89,6 +90,23 @@ def llm_generate_stage(
         f"examples kept of {sum(stats.values())}"
     )
     return info
+
+
+def missing_requests(ws: Workspace, info: dict[str, Any]) -> str:
+    """What a generate stage left unanswered and how to get it, or "" when nothing is
+    missing. `start` does not mark such a stage done, so its next run asks them again:
+    every answered request is cached, so that run asks exactly the failed ones."""
+    failed = int(info.get("failed") or 0)
+    if not failed:
+        return ""
+    domain = f"--domain {ws.cfg.name}" + (" --quick" if ws.quick else "")
+    return (
+        f"generate: {failed} of {info['requests']} requests to {info['generator']} failed "
+        f"after every retry ({info.get('failure') or 'no answer'}); the other answers are "
+        f"kept. `jupiter start {domain}` asks the {failed} again (and nothing else) and goes "
+        f"on; `jupiter generate {domain}` asks them once more and marks the stage done, "
+        "without those that still fail."
+    )
 
 
 def generation_counts(ws: Workspace, cycle: int, gen_id: str) -> dict[str, int]:

@@ -33,6 +33,7 @@ class GenerationResult:
     counts: dict[str, int] = field(default_factory=dict)  # this run's decisions, by reason
     failed: int = 0  # calls that failed after every retry (re-run to try them again)
     malformed: int = 0  # answers that were not text: counted rejects, asked again next run
+    failure: str = ""  # the last failed call's error, to show with the count
     stats: EngineStats = field(default_factory=EngineStats)
 
 
@@ -61,6 +62,7 @@ class QueueWriter:
             return
         if out is None:
             self.result.failed += 1
+            self.result.failure = failure
             self.count(failure.split(":")[0])
             return
         job = self.jobs[i]
