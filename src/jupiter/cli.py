@@ -13,6 +13,7 @@ from typing import Annotated, Literal, cast
 import typer
 import yaml
 from rich.console import Console
+from rich.markup import escape
 
 from jupiter import __version__
 from jupiter.config import ClusterConfig, config_root, domain_path, load_cluster, load_domain
@@ -591,7 +592,8 @@ def main() -> None:
     except JupiterError as e:
         if debug:
             raise
-        err_console.print(f"[bold red]error:[/] {e}", highlight=False, soft_wrap=True)
+        # the message may quote a server or a file: its brackets are text, not markup
+        err_console.print(f"[bold red]error:[/] {escape(str(e))}", highlight=False, soft_wrap=True)
         sys.exit(1)
     except (typer.Abort, KeyboardInterrupt):
         err_console.print("interrupted; `jupiter start` continues where it stopped")

@@ -145,3 +145,26 @@ def test_start_asks_the_failed_requests_again_and_nothing_else(
         assert (info["failed"], info["cache_hits"], info["calls"]) == (0, 7, 3)
         assert filtered == [1] and sum(outcome_counts(ws).values()) == 10
         ws.close()
+
+
+def test_an_error_quoting_a_server_is_printed_verbatim(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Error text carries what a server said (a 4xx body, a failed call's error): square
+    brackets in it are text, not rich markup, which would drop `[python]` and fail on a
+    stray closing tag such as `[/INST]`."""
+    from jupiter import cli
+    from jupiter.errors import JupiterError
+
+    said = 'HTTP 400 from http://x/v1: {"error": "[/INST] missing after [python]"}'
+
+    def app(**_: object) -> None:
+        raise JupiterError(f"generate: 1 of 2 requests failed ({said})")
+
+    monkeypatch.setattr(cli, "app", app)
+    monkeypatch.setattr("sys.argv", ["jupiter", "start"])
+    with pytest.raises(SystemExit) as stop:
+        cli.main()
+    assert stop.value.code == 1
+    err = " ".join(capsys.readouterr().err.split())
+    assert err == f"error: generate: 1 of 2 requests failed ({said})"
