@@ -184,8 +184,14 @@ def test_a_users_file_gets_a_sidecar_keyed_by_its_hash(
     _qa_file(qa, [*items, QAItem("q6", "Which colour does the widget 6 use?",
                                   "The widget 6 is painted white by default")])  # fmt: skip
     assert len(eval_items(ws)[1]) == 7 and llm.count == 6
-    ws.close()
     assert len(list((ws.root / "eval").glob("choices-*.jsonl"))) == 2
+    # cached answers that no longer parse (a number as text) are asked again, not fatal
+    with ws.store.transaction() as db:
+        db.execute("""UPDATE llm_cache SET response = '{"text": 7}'""")
+    for side in (ws.root / "eval").glob("choices-*"):
+        side.unlink()
+    assert eval_items(ws)[1][:5] == mc[:5] and llm.count == 12
+    ws.close()
 
 
 def test_auto_without_a_teacher_is_hard_and_calls_nothing(

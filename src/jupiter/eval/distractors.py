@@ -28,7 +28,7 @@ from jupiter.eval.mc import hard_distractors
 from jupiter.eval.qa import QAItem, normalize_answer
 from jupiter.store import Store
 from jupiter.synth import outputs
-from jupiter.synth.backend import Backend, Completion, Request, Sampling
+from jupiter.synth.backend import Backend, Completion, Request, Sampling, cached_completion
 from jupiter.synth.outputs import Malformed
 from jupiter.synth.recipes import load_template, render
 
@@ -153,9 +153,10 @@ def ask(teacher: Teacher, requests: Sequence[Request]) -> list[tuple[Completion 
     todo: list[int] = []
     for i, r in enumerate(requests):
         hit = store.cached_response(r.key(backend.name, backend.model)) if store else None
-        if hit is not None:
-            got[i] = (Completion(**hit), "")
-        else:
+        cached = cached_completion(hit) if hit is not None else None
+        if cached is not None:
+            got[i] = (cached, "")
+        else:  # a miss, or a row that no longer parses: the engine drops it and asks again
             todo.append(i)
 
     def done(j: int, out: Completion | None, failure: str) -> None:
