@@ -569,6 +569,110 @@ def serve(
     )
 
 
+# ----------------------------------------------------------------------------- merge
+def _merge_validation(spec, console_: Console):  # noqa: ANN001, ANN202 - lazily imported types
+    """The recipe's validation data: a domain's eval set and held-out chunks, or files."""
+    from jupiter.merge.validation import ValidationData, file_validation
+
+    if spec is None:
+        return None
+    if spec.domain is None:
+        return file_validation(spec.qa, spec.heldout, spec.max_items, spec.mc_choices,
+                               spec.max_bytes, spec.context)  # fmt: skip
+    from jupiter.improve.evaluate import eval_items, heldout_texts
+
+    ws = workspace_for(spec.domain, False)
+    if not ws.has_store():
+        raise JupiterError(f"no workspace yet at {ws.root} to validate on: run `jupiter start "
+                           f"--domain {spec.domain}`, or give --qa/--heldout files")  # fmt: skip
+    try:
+        _, mc, about = eval_items(ws)
+        texts = heldout_texts(ws)
+    finally:
+        ws.close()
+    max_bytes = min(spec.max_bytes, ws.cfg.eval.heldout_max_bytes)
+    mc = mc[: spec.max_items]
+    about = {"domain": spec.domain, "eval_set": about.get("path"), "n_mc": len(mc)}
+    return ValidationData(texts, mc, ws.cfg.model.context_length, max_bytes, about)
+
+
+def _flag_path(ref: str) -> str:
+    """A --model/--base path relative to the current dir (a recipe's are relative to it)."""
+    return str(Path(ref).resolve()) if Path(ref).expanduser().exists() else ref
+
+
+@app.command(name="merge")
+def merge_cmd(
+    recipe: Annotated[Path | None, typer.Option("--recipe", help="Merge recipe YAML.")] = None,
+    method: Annotated[
+        str | None,
+        typer.Option(help="linear | weighted | greedy_soup | convex | task_arithmetic | ties "
+                     "| dare_linear | dare_ties | slerp | median | trimmed_mean | krum"),
+    ] = None,
+    model: Annotated[
+        list[str] | None, typer.Option("--model", help="Input model or adapter, DIR[:WEIGHT]; repeat.")
+    ] = None,
+    base: Annotated[str | None, typer.Option(help="Base model (task vectors; adapters').")] = None,
+    out: Annotated[Path | None, typer.Option(help="Output dir (written whole or not at all).")] = None,
+    density: Annotated[float | None, typer.Option(help="TIES/DARE: share of entries kept.")] = None,
+    t: Annotated[float | None, typer.Option("--t", help="SLERP: 0 first model, 1 second.")] = None,
+    lam: Annotated[float | None, typer.Option("--lambda", help="Scale of the merged task vector.")] = None,
+    normalize: Annotated[bool | None, typer.Option("--normalize/--no-normalize")] = None,
+    seed: Annotated[int | None, typer.Option(help="DARE's masks.")] = None,
+    trim_fraction: Annotated[float | None, typer.Option(help="trimmed_mean: cut per end.")] = None,
+    byzantine: Annotated[int | None, typer.Option(help="krum: bad models tolerated.")] = None,
+    lora: Annotated[str | None, typer.Option(help="Adapters: delta (full model) | concat.")] = None,
+    dtype: Annotated[str | None, typer.Option(help="auto | float32 | bfloat16 | float16")] = None,
+    domain: Annotated[str | None, typer.Option("--domain", "-d", help="Validate on this domain's eval set.")] = None,
+    qa: Annotated[Path | None, typer.Option("--qa", help="Validation QA/MC JSONL.")] = None,
+    heldout: Annotated[Path | None, typer.Option(help="Validation held-out text (file or dir).")] = None,
+    max_items: Annotated[int | None, typer.Option(min=1, help="Validation MC items.")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Replace an existing --out.")] = False,
+) -> None:  # fmt: skip
+    """Merge models or LoRA adapters of one base into one (soups, task arithmetic, TIES,
+    DARE, SLERP, robust means), from a recipe YAML or flags; writes DIR/merge.json."""
+    from jupiter.merge.engine import merge_models
+    from jupiter.merge.recipe import load_recipe, parse_model_flag, parse_recipe
+    from jupiter.models.reference import user_cache_dir
+
+    data: dict = {}
+    base_dir = None
+    if recipe is not None:
+        loaded, base_dir = load_recipe(recipe)
+        data = loaded.model_dump(by_alias=True, exclude_unset=True)
+    if model:
+        data["models"] = [parse_model_flag(_flag_path(m)) for m in model]
+        for m in data["models"]:
+            m["model"] = _flag_path(m["model"])
+    flags = {"method": method, "base": base and _flag_path(base), "lora": lora, "dtype": dtype,
+             "out": out and str(out.expanduser().resolve())}  # fmt: skip
+    data |= {k: v for k, v in flags.items() if v is not None}
+    params = {"density": density, "t": t, "lambda": lam, "normalize": normalize, "seed": seed,
+              "trim_fraction": trim_fraction, "byzantine": byzantine}  # fmt: skip
+    data["params"] = data.get("params", {}) | {k: v for k, v in params.items() if v is not None}
+    val = {"domain": domain, "qa": qa and str(qa.resolve()),
+           "heldout": heldout and str(heldout.resolve()), "max_items": max_items}  # fmt: skip
+    if any(v is not None for v in val.values()):
+        data["validation"] = data.get("validation") or {}
+        data["validation"] |= {k: v for k, v in val.items() if v is not None}
+    if "method" not in data or "models" not in data:
+        raise JupiterError("give --recipe FILE, or --method and two or more --model DIR[:WEIGHT]")
+    where = str(recipe) if recipe else "jupiter merge"
+    spec = parse_recipe(data, where)
+    info = merge_models(spec, base_dir=base_dir, cache_dir=user_cache_dir(),
+                        data=_merge_validation(spec.validation, err_console), force=force,
+                        console=err_console)  # fmt: skip
+    weights = ", ".join(f"{Path(i['ref']).name} {w:.3g}"
+                        for i, w in zip(info["inputs"], info["weights"], strict=True))  # fmt: skip
+    console.print(f"{spec.method}: {weights} -> {info['out']} ({info['output']['kind']}, "
+                  f"{info['seconds']:.1f} s, peak RSS {info['peak_rss_mb']:.0f} MB)",
+                  highlight=False)  # fmt: skip
+    val_out = (info.get("validation") or {}).get("output")
+    if val_out:
+        figs = ", ".join(f"{k} {val_out[k]:.4f}" for k in ("bpb", "mc_accuracy") if k in val_out)
+        console.print(f"validation of the merge: {figs}", highlight=False)
+
+
 def quiet_libraries() -> None:
     """Jupiter never downloads weights at run time, and prints its own progress."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")

@@ -159,25 +159,44 @@ def trimmed_mean(contribs: Sequence[Contribution], fraction: float) -> dict[str,
 def krum_scores(contribs: Sequence[Contribution], byzantine: int) -> list[float]:
     """Krum scores (Blanchard et al. 2017): for each contribution, the sum of squared
     distances to its n - f - 2 nearest others, over all tensors flattened together."""
-    n, f = len(contribs), byzantine
+    n = len(contribs)
+    check_krum(n, byzantine)
+    dist = torch.zeros(n, n, dtype=torch.float64)
+    for name in contribs[0].tensors:
+        add_sq_distances(dist, [c.tensors[name] for c in contribs])
+    return krum_scores_of(dist, byzantine)
+
+
+def check_krum(n: int, byzantine: int) -> None:
+    f = byzantine
     if f < 0 or n <= 2 * f + 2:
         raise JupiterError(
             f"krum: tolerating byzantine={f} needs more than 2*{f}+2 = {2 * f + 2} "
             f"contributions, got {n}; lower sync.byzantine or use aggregate: median"
         )
-    dist = torch.zeros(n, n, dtype=torch.float64)
-    for name in contribs[0].tensors:
-        # one pair at a time keeps the memory at two tensors, however large the model
-        for i in range(n):
-            a = contribs[i].tensors[name].to(torch.float32)
-            for j in range(i + 1, n):
-                d = (a - contribs[j].tensors[name].to(torch.float32)).double().square().sum()
-                dist[i, j] += d
-                dist[j, i] += d
+
+
+def add_sq_distances(dist: torch.Tensor, tensors: Sequence[torch.Tensor]) -> None:
+    """Add the pairwise squared distances of one tensor of each contribution to `dist`
+    (n x n, fp64): a model streamed tensor by tensor builds Krum's distances this way."""
+    n = len(tensors)
+    # one pair at a time keeps the memory at two tensors, however large the model
+    for i in range(n):
+        a = tensors[i].to(torch.float32)
+        for j in range(i + 1, n):
+            d = (a - tensors[j].to(torch.float32)).double().square().sum()
+            dist[i, j] += d
+            dist[j, i] += d
+
+
+def krum_scores_of(dist: torch.Tensor, byzantine: int) -> list[float]:
+    """Krum scores from the full matrix of pairwise squared distances."""
+    n = dist.shape[0]
+    check_krum(n, byzantine)
     scores = []
     for i in range(n):
         others = torch.cat([dist[i, :i], dist[i, i + 1 :]])
-        scores.append(float(others.sort().values[: n - f - 2].sum()))
+        scores.append(float(others.sort().values[: n - byzantine - 2].sum()))
     return scores
 
 

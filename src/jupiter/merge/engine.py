@@ -1,0 +1,286 @@
+"""`jupiter merge`: inputs opened and checked, weights chosen (given, greedy soup, convex,
+Krum), the merged model streamed tensor by tensor into a temp dir, merge.json written, and
+the dir renamed into place. Nothing else is ever left at the output path.
+
+Memory: for each tensor name, the inputs' tensors of that name (plus the base's) are read,
+merged and written before the next name is read, so a merge holds n + 2 tensors, not n
+models. Validation adds one loaded model (and its gradients, for convex weights).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import resource
+import shutil
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import torch
+from rich.console import Console
+
+from jupiter import __version__
+from jupiter.errors import JupiterError
+from jupiter.merge import methods
+from jupiter.merge.aggregate import add_sq_distances, krum_scores_of
+from jupiter.merge.inputs import (
+    Inputs,
+    check_compatible,
+    copy_side_files,
+    file_hashes,
+    input_record,
+    open_inputs,
+    set_config_dtype,
+)  # fmt: skip
+from jupiter.merge.lora import AdapterWeights, concat_adapters
+from jupiter.merge.recipe import TASK_VECTOR, Recipe
+from jupiter.merge.shards import INDEX, ShardWriter, TensorSpec, parse_size
+from jupiter.merge.soup import fit_convex, greedy_soup
+from jupiter.merge.validation import ValidationData, Validator
+
+# methods whose result is a weighted mean of the inputs, with weights fixed before writing
+MEAN_METHODS = ("linear", "weighted", "greedy_soup", "convex", "krum")
+DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
+
+
+def peak_rss_mb() -> float:
+    """This process's peak resident set so far (ru_maxrss: KiB on Linux, bytes on macOS)."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / (1 << 20) if sys.platform == "darwin" else peak / 1024
+
+
+def _out_dtype(recipe: Recipe, ref_dtype: torch.dtype) -> torch.dtype:
+    if not ref_dtype.is_floating_point:
+        return ref_dtype
+    return DTYPES.get(recipe.dtype, ref_dtype)
+
+
+def combine(recipe: Recipe, name: str, inputs: Inputs, weights: list[float]) -> torch.Tensor:
+    """The merged tensor `name`; every input is read here and dropped on return."""
+    ref = inputs.reference
+    if not ref.dtype(name).is_floating_point:  # integer buffers are not averaged
+        return ref.read(name)
+    m, p = recipe.method, recipe.params
+    if m in MEAN_METHODS:
+        used = [(s, w) for s, w in zip(inputs.sources, weights, strict=True) if w]
+        return methods.linear([s.read(name) for s, _ in used], [w for _, w in used])
+    tensors = [s.read(name) for s in inputs.sources]
+    if m == "slerp":
+        return methods.slerp(tensors[0], tensors[1], p.t)
+    if m == "median":
+        return methods.coordinate_median(tensors)
+    if m == "trimmed_mean":
+        return methods.coordinate_trimmed_mean(tensors, p.trim_fraction)
+    assert m in TASK_VECTOR and inputs.base is not None
+    seeds = [methods.entry_seed(p.seed, name, i) for i in range(len(tensors))]
+    return methods.task_vectors(
+        inputs.base.read(name), tensors, weights, lam=p.lam, normalize=recipe.normalize(),
+        sparsify={"ties": "magnitude", "dare_linear": "random", "dare_ties": "random"}.get(m),
+        density=recipe.density(), elect_sign=m in ("ties", "dare_ties"), seeds=seeds,
+    )  # type: ignore[arg-type]  # fmt: skip
+
+
+def krum_weights(recipe: Recipe, inputs: Inputs, names: list[str]) -> tuple[list[float], dict]:
+    """Krum over whole models: pairwise distances streamed tensor by tensor, then the
+    `multi` lowest-scored models averaged uniformly."""
+    n = len(inputs.sources)
+    dist = torch.zeros(n, n, dtype=torch.float64)
+    for name in names:
+        if inputs.reference.dtype(name).is_floating_point:
+            add_sq_distances(dist, [s.read(name) for s in inputs.sources])
+    scores = krum_scores_of(dist, recipe.params.byzantine)
+    chosen = sorted(range(n), key=lambda i: (scores[i], i))[: recipe.params.multi]
+    weights = [1.0 / len(chosen) if i in chosen else 0.0 for i in range(n)]
+    return weights, {"krum_scores": scores, "selected": chosen}
+
+
+def choose_weights(
+    recipe: Recipe, inputs: Inputs, names: list[str], validator: Validator | None,
+    console: Console,
+) -> tuple[list[float], dict[str, Any]]:  # fmt: skip
+    """The weights the output is made with, and how they were chosen."""
+    n = len(inputs.sources)
+    m = recipe.method
+    given = recipe.weights()
+    if m in ("linear", "weighted"):
+        total = math.fsum(given)
+        return [w / total for w in given], {}
+    if m == "krum":
+        return krum_weights(recipe, inputs, names)
+    if m not in ("greedy_soup", "convex"):
+        return given, {}
+    assert validator is not None
+    readers = [s.read for s in inputs.sources]
+    if m == "greedy_soup":
+        metric = validator.data.metric(recipe.params.select_by)
+        individual = []
+        for i, src in enumerate(readers):
+            validator.load(src)
+            individual.append(validator.score(metric))
+            console.print(f"greedy soup: {inputs.refs[i]} alone: {metric} "
+                          f"{abs(individual[-1]):.4f}", highlight=False)  # fmt: skip
+
+        def score_soup(idx: list[int]) -> float:
+            validator.load(lambda name: _uniform(readers, idx, name))
+            return validator.score(metric)
+
+        kept, history = greedy_soup(individual, score_soup)
+        weights = [1.0 / len(kept) if i in kept else 0.0 for i in range(n)]
+        return weights, {"metric": metric, "individual": individual, "kept": kept,
+                         "history": history}  # fmt: skip
+    p = recipe.params
+    w, history = fit_convex(n, lambda w: validator.mix_loss_grad(readers, w), p.steps, p.lr)
+    return w, {"metric": "bpb", "history": history}
+
+
+def _uniform(
+    readers: list[Callable[[str], torch.Tensor]], idx: list[int], name: str
+) -> torch.Tensor:
+    return methods.linear([readers[i](name) for i in idx], [1.0] * len(idx))
+
+
+def write_model(recipe: Recipe, inputs: Inputs, names: list[str], weights: list[float],
+                out: Path) -> int:  # fmt: skip
+    """Stream the merged tensors into safetensors shards under `out`; returns their count."""
+    ref = inputs.reference
+    specs = [TensorSpec(n, _out_dtype(recipe, ref.dtype(n)), ref.shape(n)) for n in names]
+    writer = ShardWriter(out, specs, parse_size(recipe.shard_size))
+    for spec in writer.order:
+        merged = combine(recipe, spec.name, inputs, weights)
+        writer.write(spec.name, merged.to(spec.dtype))
+        del merged
+    writer.close()
+    return len(writer.shards)
+
+
+def _validation_figures(validator: Validator, inputs: Inputs, out: Path,
+                        kind: str) -> dict[str, Any]:  # fmt: skip
+    """Every input's figures and the output's, on the same items and text."""
+    from jupiter.merge.shards import ModelWeights
+
+    per_input = []
+    for src, ref in zip(inputs.sources, inputs.refs, strict=True):
+        validator.load(src.read)
+        per_input.append({"ref": ref, **validator.figures()})
+    if kind == "adapter":
+        assert inputs.base is not None
+        merged: Any = AdapterWeights(out, inputs.base)
+    else:
+        merged = ModelWeights(out)
+    validator.load(merged.read)
+    return {"data": validator.data.about, "inputs": per_input, "output": validator.figures()}
+
+
+def _prepare_out(out: Path, force: bool, inputs_dirs: list[Path]) -> Path:
+    out = out.expanduser().resolve()
+    if out in inputs_dirs:
+        raise JupiterError(f"--out {out} is one of the inputs: write the merge elsewhere")
+    if out.exists() and not force:
+        raise JupiterError(f"{out} already exists: choose another --out, or add --force to "
+                           "replace it")  # fmt: skip
+    return out
+
+
+def merge_models(
+    recipe: Recipe,
+    *,
+    base_dir: Path | None,
+    cache_dir: Path,
+    data: ValidationData | None = None,
+    force: bool = False,
+    console: Console | None = None,
+) -> dict[str, Any]:
+    """Run the recipe; returns merge.json's content (also written into the output dir)."""
+    from jupiter.train.checkpoint import replace_dir
+
+    console = console or Console(stderr=True)
+    start = time.perf_counter()
+    if recipe.out is None:
+        raise JupiterError("no output dir: give --out DIR (or out: in the recipe)")
+    out_path = recipe.out if recipe.out.is_absolute() else (base_dir or Path.cwd()) / recipe.out
+    inputs = open_inputs(recipe, base_dir, cache_dir, console)
+    dirs = [s.dir.resolve() for s in inputs.sources] + ([inputs.base.dir.resolve()]
+                                                        if inputs.base else [])  # fmt: skip
+    out = _prepare_out(out_path, force, dirs)
+    names = check_compatible(inputs)
+    validator = None
+    if data is not None:
+        validator = Validator(inputs.reference.dir, names, data, console)
+    weights, selection = choose_weights(recipe, inputs, names, validator, console)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".tmp-{out.name}-{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir()
+    try:
+        record = _write_output(recipe, inputs, names, weights, tmp)
+        record["sha256"] = output_hashes(tmp)
+        if validator is not None:
+            record["validation"] = _validation_figures(validator, inputs, tmp, record["kind"])
+        info = _merge_record(recipe, inputs, weights, selection, record, start)
+        (tmp / "merge.json").write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
+        replace_dir(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    info["out"] = str(out)
+    return info
+
+
+def _write_output(recipe: Recipe, inputs: Inputs, names: list[str], weights: list[float],
+                  tmp: Path) -> dict[str, Any]:  # fmt: skip
+    if recipe.lora == "concat":
+        assert inputs.base is not None
+        adapters = [s for s in inputs.sources if isinstance(s, AdapterWeights)]
+        coefs = weights if recipe.method in ("linear", "weighted") else [
+            recipe.params.lam * w for w in weights
+        ]  # fmt: skip
+        ranks = concat_adapters(adapters, coefs, inputs.base.dir.resolve(), tmp)
+        for f in sorted(adapters[0].dir.iterdir()):  # the adapter's own tokenizer, if any
+            if f.is_file() and f.name.startswith(("tokenizer", "special_tokens", "chat_template")):
+                shutil.copy2(f, tmp / f.name)
+        return {"kind": "adapter", "rank": max(ranks.values(), default=0), "shards": 1}
+    shards = write_model(recipe, inputs, names, weights, tmp)
+    copy_side_files(inputs, tmp)
+    set_config_dtype(tmp, recipe.dtype)
+    return {"kind": "model", "shards": shards}
+
+
+def _merge_record(recipe: Recipe, inputs: Inputs, weights: list[float],
+                  selection: dict[str, Any], record: dict[str, Any], start: float,
+                  ) -> dict[str, Any]:  # fmt: skip
+    params = recipe.params.model_dump(by_alias=True)
+    params |= {"density": recipe.density(), "normalize": recipe.normalize()}
+    info: dict[str, Any] = {
+        "jupiter_version": __version__,
+        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "method": recipe.method,
+        "params": params,
+        "inputs_kind": inputs.kind,
+        "lora": recipe.lora if inputs.kind == "adapter" else None,
+        "inputs": [
+            input_record(s, r, m.weight)
+            for s, r, m in zip(inputs.sources, inputs.refs, recipe.models, strict=True)
+        ],
+        "base": None if inputs.base is None else {
+            "ref": inputs.base_ref, "path": str(inputs.base.dir),
+            "sha256": file_hashes(list(inputs.base.files)),
+        },
+        "weights": weights,
+        "selection": selection,
+        "output": {k: v for k, v in record.items() if k != "validation"},
+        "validation": record.get("validation"),
+        "seconds": round(time.perf_counter() - start, 3),
+        "peak_rss_mb": round(peak_rss_mb(), 1),
+    }  # fmt: skip
+    return info
+
+
+def output_hashes(out: Path) -> dict[str, str]:
+    """SHA-256 of the output's weight files (what merge.json records for the output)."""
+    files = [p for p in sorted(out.iterdir())
+             if p.name.endswith(".safetensors") or p.name == INDEX]  # fmt: skip
+    return file_hashes(files)

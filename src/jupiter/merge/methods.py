@@ -1,0 +1,146 @@
+"""Merge methods, one tensor at a time: each function takes the inputs' tensor of one name
+(and the base's, for the methods that work on task vectors) and returns the merged tensor.
+
+Conventions follow mergekit where the two can be compared (tests/merge/test_mergekit.py):
+- linear: sum_i w_i x_i / sum_i w_i (Wortsman et al. 2022's uniform soup with w_i = 1);
+- task arithmetic (Ilharco et al. 2023): base + lambda * sum_i w_i (x_i - base), not
+  normalised unless asked;
+- TIES (Yadav et al. 2023): each task vector keeps its top-`density` share of entries by
+  magnitude, per tensor (k = max(1, int(density * numel))); the sign of each coordinate is
+  elected by the sign of sum_i w_i d_i (ties go to +), and the entries of that sign are
+  averaged with their weights (sum of agreeing w_i d_i / sum of agreeing w_i);
+- SLERP: the angle between the two whole tensors, flattened; when |cos| > 0.9995 (parallel
+  or antiparallel) it falls back to linear interpolation.
+DARE (Yu et al. 2024) drops each entry of a task vector with probability 1 - density and
+rescales the survivors by 1 / density, as the paper does (mergekit instead rescales to
+keep the L1 norm, so DARE is not compared with it).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Sequence
+from typing import Literal
+
+import torch
+
+from jupiter.merge.aggregate import Contribution, median, trimmed_mean
+
+Sparsify = Literal["magnitude", "random"]
+# SLERP's fallback threshold and the norm below which a tensor counts as zero (mergekit's)
+PARALLEL = 0.9995
+EPS = 1e-8
+
+
+def work_dtype(t: torch.Tensor) -> torch.dtype:
+    """The dtype merges compute in: fp64 for fp64 inputs, else fp32."""
+    return torch.float64 if t.dtype == torch.float64 else torch.float32
+
+
+def linear(tensors: Sequence[torch.Tensor], weights: Sequence[float]) -> torch.Tensor:
+    """sum_i w_i x_i / sum_i w_i."""
+    dtype = work_dtype(tensors[0])
+    acc = torch.zeros(tensors[0].shape, dtype=dtype)
+    for w, t in zip(weights, tensors, strict=True):
+        acc.add_(t.to(dtype), alpha=w)
+    return acc.div_(math.fsum(weights))
+
+
+def magnitude_mask(delta: torch.Tensor, density: float) -> torch.Tensor:
+    """1 on the k = max(1, int(density * numel)) largest |entries|, 0 elsewhere."""
+    if density >= 1:
+        return torch.ones_like(delta)
+    flat = delta.abs().reshape(-1)
+    k = max(1, int(density * flat.numel()))
+    mask = torch.zeros_like(flat)
+    mask[torch.topk(flat, k, sorted=False).indices] = 1
+    return mask.reshape(delta.shape)
+
+
+def entry_seed(seed: int, name: str, index: int) -> int:
+    """A seed per (run seed, tensor, input): DARE's masks do not depend on the order in
+    which tensors are merged, nor on how many there are."""
+    digest = hashlib.sha256(f"{seed}\0{name}\0{index}".encode()).digest()
+    return int.from_bytes(digest[:8], "little") & ((1 << 63) - 1)
+
+
+def random_mask(delta: torch.Tensor, density: float, seed: int) -> torch.Tensor:
+    """Bernoulli(density) entries, scaled by 1 / density (DARE's drop and rescale)."""
+    if density >= 1:
+        return torch.ones_like(delta)
+    gen = torch.Generator().manual_seed(seed)
+    keep = torch.rand(delta.shape, generator=gen, dtype=torch.float64) < density
+    return keep.to(delta.dtype) / density
+
+
+def task_vectors(
+    base: torch.Tensor,
+    tensors: Sequence[torch.Tensor],
+    weights: Sequence[float],
+    *,
+    lam: float = 1.0,
+    normalize: bool = False,
+    sparsify: Sparsify | None = None,
+    density: float = 1.0,
+    elect_sign: bool = False,
+    seeds: Sequence[int] = (),
+) -> torch.Tensor:
+    """Task arithmetic, TIES and DARE (linear or with TIES's sign election) in one function:
+    d_i = x_i - base, sparsified; base + lam * combine(w_i d_i)."""
+    dtype = work_dtype(base)
+    b = base.to(dtype)
+    deltas = []
+    for i, t in enumerate(tensors):
+        d = t.to(dtype) - b
+        if sparsify == "magnitude":
+            d = d * magnitude_mask(d, density)
+        elif sparsify == "random":
+            d = d * random_mask(d, density, seeds[i])
+        deltas.append(d * weights[i])
+    stacked = torch.stack(deltas)
+    w = torch.tensor(weights, dtype=dtype).reshape(-1, *([1] * base.dim()))
+    if elect_sign:
+        sign = torch.where(stacked.sum(dim=0) >= 0, 1.0, -1.0).to(dtype)
+        agree = (stacked.sign() == sign).to(dtype)
+        mixed = (stacked * agree).sum(dim=0)
+        divisor = (w * agree).sum(dim=0)
+        divisor[divisor == 0] = 1
+    else:
+        mixed = stacked.sum(dim=0)
+        divisor = w.sum(dim=0).expand(base.shape).clone()
+        divisor[divisor.abs() < EPS] = 1
+    if normalize:
+        mixed = mixed / divisor
+    return b + lam * mixed
+
+
+def slerp(a: torch.Tensor, b: torch.Tensor, t: float) -> torch.Tensor:
+    """Spherical interpolation from a (t = 0) to b (t = 1) along the great circle through
+    the two flattened tensors' directions, applied to the tensors themselves; linear when
+    they are (anti)parallel, where the circle is not defined."""
+    dtype = work_dtype(a)
+    x, y = a.to(dtype).reshape(-1), b.to(dtype).reshape(-1)
+    if x.numel() == 0:
+        return x.reshape(a.shape)
+    nx, ny = torch.linalg.vector_norm(x), torch.linalg.vector_norm(y)
+    nx = nx if nx > EPS else torch.ones_like(nx)
+    ny = ny if ny > EPS else torch.ones_like(ny)
+    dot = float(((x / nx) * (y / ny)).sum().clamp(-1, 1))
+    if abs(dot) > PARALLEL:
+        return ((1 - t) * x + t * y).reshape(a.shape)
+    theta = math.acos(dot)
+    s = math.sin(theta)
+    return (math.sin((1 - t) * theta) / s * x + math.sin(t * theta) / s * y).reshape(a.shape)
+
+
+def coordinate_median(tensors: Sequence[torch.Tensor]) -> torch.Tensor:
+    """Coordinate-wise median (aggregate.median: the mean of the middle two for even n)."""
+    contribs = [Contribution(str(i), {"t": t}) for i, t in enumerate(tensors)]
+    return median(contribs)["t"]
+
+
+def coordinate_trimmed_mean(tensors: Sequence[torch.Tensor], fraction: float) -> torch.Tensor:
+    """Coordinate-wise trimmed mean (aggregate.trimmed_mean)."""
+    contribs = [Contribution(str(i), {"t": t}) for i, t in enumerate(tensors)]
+    return trimmed_mean(contribs, fraction)["t"]

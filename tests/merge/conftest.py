@@ -1,0 +1,3 @@
+"""Fixtures of the merge tests (the helpers are in mergefamily.py)."""
+
+from mergefamily import family  # noqa: F401 - a pytest fixture
