@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 import torch
+from mergefamily import read
 
 from jupiter.errors import JupiterError
 from jupiter.merge.engine import merge_models
 from jupiter.merge.lora import AdapterWeights
 from jupiter.merge.recipe import parse_recipe
 from jupiter.merge.shards import ModelWeights
-from mergefamily import read
 
 
 def save_adapter(base: Path, out: Path, r: int, alpha: int, targets: list[str], seed: int) -> Path:
@@ -51,7 +51,10 @@ def ab(adapter: Path, module: str) -> tuple[torch.Tensor, torch.Tensor]:
 
 
 def test_delta_merge_by_hand(family: dict[str, Path], adapters: list[Path], tmp_path: Path) -> None:
-    models = [{"model": str(adapters[0]), "weight": 0.7}, {"model": str(adapters[1]), "weight": 0.3}]
+    models = [
+        {"model": str(adapters[0]), "weight": 0.7},
+        {"model": str(adapters[1]), "weight": 0.3},
+    ]
     info = merge({"method": "weighted", "models": models}, tmp_path / "delta")
     assert info["output"]["kind"] == "model" and info["inputs_kind"] == "adapter"
     out, base = read(tmp_path / "delta"), read(family["base"])
@@ -71,7 +74,10 @@ def test_delta_merge_by_hand(family: dict[str, Path], adapters: list[Path], tmp_
 
 def test_concat_equals_delta_merge(family: dict[str, Path], adapters: list[Path],
                                    tmp_path: Path) -> None:  # fmt: skip
-    models = [{"model": str(adapters[0]), "weight": 0.7}, {"model": str(adapters[1]), "weight": 0.3}]
+    models = [
+        {"model": str(adapters[0]), "weight": 0.7},
+        {"model": str(adapters[1]), "weight": 0.3},
+    ]
     merge({"method": "weighted", "models": models}, tmp_path / "delta")
     info = merge({"method": "weighted", "models": models, "lora": "concat"}, tmp_path / "cat")
     assert info["output"]["kind"] == "adapter" and info["output"]["rank"] == 4 + 2
@@ -93,7 +99,10 @@ def test_concat_equals_delta_merge(family: dict[str, Path], adapters: list[Path]
 
 def test_task_arithmetic_concat_and_ties_in_delta_space(family: dict[str, Path],
                                                         adapters: list[Path], tmp_path: Path) -> None:  # fmt: skip
-    models = [{"model": str(adapters[0]), "weight": 1.0}, {"model": str(adapters[1]), "weight": 0.5}]
+    models = [
+        {"model": str(adapters[0]), "weight": 1.0},
+        {"model": str(adapters[1]), "weight": 0.5},
+    ]
     recipe = {"method": "task_arithmetic", "models": models, "params": {"lambda": 0.8}}
     merge(recipe, tmp_path / "ta")
     merge({**recipe, "lora": "concat"}, tmp_path / "ta-cat")

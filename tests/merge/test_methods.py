@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 import torch
+from mergefamily import read
 from safetensors.torch import save_file
 
 from jupiter.merge import methods
 from jupiter.merge.engine import merge_models
 from jupiter.merge.recipe import parse_recipe
-from mergefamily import read
 
 T = torch.tensor
 

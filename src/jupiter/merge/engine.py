@@ -16,7 +16,7 @@ import resource
 import shutil
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -40,10 +40,13 @@ from jupiter.merge.lora import AdapterWeights, concat_adapters
 from jupiter.merge.recipe import TASK_VECTOR, Recipe
 from jupiter.merge.shards import INDEX, ShardWriter, TensorSpec, parse_size
 from jupiter.merge.soup import fit_convex, greedy_soup
-from jupiter.merge.validation import ValidationData, Validator
+from jupiter.merge.validation import TensorOf, ValidationData, Validator
 
 # methods whose result is a weighted mean of the inputs, with weights fixed before writing
 MEAN_METHODS = ("linear", "weighted", "greedy_soup", "convex", "krum")
+SPARSIFY: dict[str, methods.Sparsify] = {
+    "ties": "magnitude", "dare_linear": "random", "dare_ties": "random",
+}  # fmt: skip
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
 
 
@@ -79,9 +82,9 @@ def combine(recipe: Recipe, name: str, inputs: Inputs, weights: list[float]) -> 
     seeds = [methods.entry_seed(p.seed, name, i) for i in range(len(tensors))]
     return methods.task_vectors(
         inputs.base.read(name), tensors, weights, lam=p.lam, normalize=recipe.normalize(),
-        sparsify={"ties": "magnitude", "dare_linear": "random", "dare_ties": "random"}.get(m),
-        density=recipe.density(), elect_sign=m in ("ties", "dare_ties"), seeds=seeds,
-    )  # type: ignore[arg-type]  # fmt: skip
+        sparsify=SPARSIFY.get(m), density=recipe.density(),
+        elect_sign=m in ("ties", "dare_ties"), seeds=seeds,
+    )  # fmt: skip
 
 
 def krum_weights(recipe: Recipe, inputs: Inputs, names: list[str]) -> tuple[list[float], dict]:
@@ -114,7 +117,7 @@ def choose_weights(
     if m not in ("greedy_soup", "convex"):
         return given, {}
     assert validator is not None
-    readers = [s.read for s in inputs.sources]
+    readers: list[TensorOf] = [s.read for s in inputs.sources]
     if m == "greedy_soup":
         metric = validator.data.metric(recipe.params.select_by)
         individual = []
@@ -124,7 +127,7 @@ def choose_weights(
             console.print(f"greedy soup: {inputs.refs[i]} alone: {metric} "
                           f"{abs(individual[-1]):.4f}", highlight=False)  # fmt: skip
 
-        def score_soup(idx: list[int]) -> float:
+        def score_soup(idx: Sequence[int]) -> float:
             validator.load(lambda name: _uniform(readers, idx, name))
             return validator.score(metric)
 
@@ -137,9 +140,7 @@ def choose_weights(
     return w, {"metric": "bpb", "history": history}
 
 
-def _uniform(
-    readers: list[Callable[[str], torch.Tensor]], idx: list[int], name: str
-) -> torch.Tensor:
+def _uniform(readers: Sequence[TensorOf], idx: Sequence[int], name: str) -> torch.Tensor:
     return methods.linear([readers[i](name) for i in idx], [1.0] * len(idx))
 
 

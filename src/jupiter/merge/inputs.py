@@ -99,8 +99,8 @@ def open_inputs(
         raise JupiterError(f"{recipe.method} does not use a base model: drop --base (or base:), "
                            "or use task_arithmetic, ties or dare_*")  # fmt: skip
     models = [ModelWeights(d, label=r) for d, r in zip(dirs, refs, strict=True)]
-    base = ModelWeights(base_path, label=recipe.base) if base_path else None
-    return Inputs("model", list(models), refs, base, recipe.base)
+    base_weights = ModelWeights(base_path, label=recipe.base) if base_path else None
+    return Inputs("model", list(models), refs, base_weights, recipe.base)
 
 
 def _arch(model_dir: Path) -> dict[str, Any]:

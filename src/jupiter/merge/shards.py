@@ -64,12 +64,12 @@ def read_header(path: Path) -> dict[str, TensorInfo]:
         ) from None
     header.pop("__metadata__", None)
     out: dict[str, TensorInfo] = {}
-    for name, e in sorted(header.items(), key=lambda kv: kv[1]["data_offsets"][0]):
-        if e["dtype"] not in DTYPES:
-            raise JupiterError(f"{path}: tensor {name} has dtype {e['dtype']}, which Jupiter "
-                               "cannot merge; convert the model to fp32, fp16 or bf16")  # fmt: skip
-        begin, end = e["data_offsets"]
-        out[name] = TensorInfo(path, DTYPES[e["dtype"]], tuple(e["shape"]), 8 + n + begin,
+    for name, entry in sorted(header.items(), key=lambda kv: kv[1]["data_offsets"][0]):
+        if entry["dtype"] not in DTYPES:
+            raise JupiterError(f"{path}: tensor {name} has dtype {entry['dtype']}, which "
+                               "Jupiter cannot merge; convert the model to fp32, fp16 or bf16")  # fmt: skip
+        begin, end = entry["data_offsets"]
+        out[name] = TensorInfo(path, DTYPES[entry["dtype"]], tuple(entry["shape"]), 8 + n + begin,
                                end - begin)  # fmt: skip
     return out
 

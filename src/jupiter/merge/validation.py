@@ -171,7 +171,7 @@ class Validator:
                                       reduction="sum")  # fmt: skip
                 if grad:
                     (nll / (math.log(2) * n_bytes)).backward()
-                total += float(nll)
+                total += float(nll.detach())
         return total / math.log(2) / n_bytes
 
     def mix_loss_grad(
