@@ -30,9 +30,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")  # nothing here may reach the netwo
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 
 import argparse
-import contextlib
 import gc
-import re
 import tempfile
 import time
 import warnings
@@ -63,7 +61,7 @@ from jupiter.data.tokenizer import train_tokenizer
 from jupiter.errors import JupiterError
 from jupiter.models.loading import attention_impl, trainable_parameters
 from jupiter.train.loop import TrainRun, run_steps, start
-from jupiter.train.metrics import peak_memory_gb
+from jupiter.train.metrics import peak_memory_gb, reset_peak_memory
 
 SHAPE = ("hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads",
          "intermediate_size", "vocab_size")  # fmt: skip
@@ -82,22 +80,6 @@ def count(n: int) -> str:
 def sync(dev: torch.device) -> None:
     if dev.type == "cuda":
         torch.cuda.synchronize(dev)
-
-
-def reset_peak(dev: torch.device) -> None:
-    gc.collect()
-    if dev.type == "cuda":
-        torch.cuda.empty_cache()
-        torch.cuda.reset_peak_memory_stats(dev)
-        return
-    with contextlib.suppress(OSError):  # Linux: "5" resets the process's peak RSS (VmHWM)
-        Path("/proc/self/clear_refs").write_text("5")
-
-
-def peak_gb(dev: torch.device) -> float:
-    status = Path("/proc/self/status")  # VmHWM: the peak RSS since reset_peak
-    found = re.search(r"VmHWM:\s+(\d+) kB", status.read_text()) if status.is_file() else None
-    return int(found.group(1)) / 2**20 if dev.type != "cuda" and found else peak_memory_gb(dev)
 
 
 class CudaSync(TrainerCallback):
@@ -193,12 +175,12 @@ def run_jupiter(base: Path, data: PackedDataset, a: argparse.Namespace, out: Pat
 
 def side(fn: Any, dev: torch.device, *args: Any) -> tuple[Result | str, float]:
     """Run one side with its own peak memory; a failure (OOM) is reported, not raised."""
-    reset_peak(dev)
+    reset_peak_memory(dev)
     try:
         result: Result | str = fn(*args)
     except (torch.OutOfMemoryError, JupiterError) as err:
         result = f"failed: {str(err).splitlines()[0][:200]}"
-    mem = peak_gb(dev)
+    mem = peak_memory_gb(dev)
     gc.collect()  # the trainer and model go before the next side loads its own
     return result, mem
 

@@ -21,6 +21,7 @@ from jupiter.train.metrics import (
     peak_memory_gb,
     plot_learning_curve,
     read_metrics,
+    reset_peak_memory,
 )
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -131,6 +132,18 @@ def test_peak_flops_env_override(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_peak_memory_gb_cpu() -> None:
     gb = peak_memory_gb(torch.device("cpu"))
     assert 0.01 < gb < 4096  # this process holds torch: tens of MiB at least
+
+
+@pytest.mark.skipif(not Path("/proc/self/clear_refs").exists(), reason="Linux only")
+def test_reset_peak_memory_forgets_an_earlier_spike() -> None:
+    cpu = torch.device("cpu")
+    spike = torch.ones(96 * 2**20)  # 384 MiB, touched
+    during = peak_memory_gb(cpu)
+    del spike
+    reset_peak_memory(cpu)
+    after = peak_memory_gb(cpu)
+    # a training run started now reports its own peak, not the spike before it
+    assert after < during - 0.3, (during, after)
 
 
 # ---------------------------------------------------------------------------- logger

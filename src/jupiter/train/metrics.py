@@ -151,10 +151,16 @@ def mfu(tokens_per_s: float, flops_per_token: float, peak: float | None) -> floa
 
 
 def peak_memory_gb(device: torch.device) -> float:
-    """Peak memory in GiB (2**30 bytes): CUDA's max allocated on `device`, elsewhere the
-    process's max resident set size (MPS memory is unified, so RSS is the closer measure)."""
+    """Peak memory in GiB (2**30 bytes) since the last reset_peak_memory: CUDA's max
+    allocated on `device`; elsewhere the process's peak resident set (Linux: VmHWM, which
+    the reset clears; else the max RSS of the process's life. MPS memory is unified, so RSS
+    is the closer measure)."""
     if device.type == "cuda":
         return torch.cuda.max_memory_allocated(device) / 2**30
+    status = Path("/proc/self/status")
+    found = re.search(r"VmHWM:\s+(\d+) kB", status.read_text()) if status.is_file() else None
+    if found:
+        return int(found.group(1)) / 2**20
     try:
         import resource
     except ImportError:  # Windows has no resource module
@@ -162,6 +168,20 @@ def peak_memory_gb(device: torch.device) -> float:
     maxrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     # ru_maxrss is in KiB on Linux, in bytes on macOS
     return maxrss / 2**30 if sys.platform == "darwin" else maxrss / 2**20
+
+
+def reset_peak_memory(device: torch.device) -> None:
+    """Start the peak over from what is held now, so a training run reports its own peak
+    (weights included) and not an earlier stage's (a GGUF import, the filters)."""
+    import gc
+
+    gc.collect()
+    if device.type == "cuda":
+        torch.cuda.empty_cache()
+        torch.cuda.reset_peak_memory_stats(device)
+        return
+    with contextlib.suppress(OSError):  # Linux: "5" resets the process's peak RSS (VmHWM)
+        Path("/proc/self/clear_refs").write_text("5")
 
 
 # ---------------------------------------------------------------------------- logger

@@ -53,6 +53,9 @@ class Reporter:
             resume_step=state.step,
         )  # fmt: skip
         self.steps = StepBar()
+        from jupiter.train.metrics import reset_peak_memory
+
+        reset_peak_memory(d.device)  # peak_mem_gb: this run's, the loaded model included
 
     def progress(self) -> contextlib.AbstractContextManager[None]:
         main = self.state.dist.main
