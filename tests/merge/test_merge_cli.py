@@ -169,3 +169,28 @@ def test_recipe_through_the_real_command(family: dict[str, Path], tmp_path: Path
     want = methods.task_vectors(b[k], [a1[k], a2[k]], [0.7, 0.3], normalize=True,
                                 sparsify="magnitude", density=0.5, elect_sign=True)  # fmt: skip
     assert torch.equal(got[k], want)
+
+
+def test_domain_validation_uses_the_workspace_eval_set(
+    family: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    """--domain: MC items of the domain's eval set and its held-out chunks' text."""
+    sys.path.insert(0, str(Path(__file__).parents[1] / "eval"))
+    from evaldocs import doc_workspace
+
+    monkeypatch.setenv("JUPITER_HOME", str(tmp_path / "home"))
+    doc_workspace(tmp_path).close()
+    domain = str(tmp_path / "t.yaml")
+    code, out, err = run_main(
+        monkeypatch, capsys, "merge", "--method", "greedy_soup", "--model", str(family["ft1"]),
+        "--model", str(family["ft2"]), "--domain", domain, "--max-items", "3",
+        "--out", str(tmp_path / "soup"),
+    )  # fmt: skip
+    assert code == 0, err
+    assert "validation of the merge: bpb" in out
+    info = json.loads((tmp_path / "soup" / "merge.json").read_text())
+    val = info["validation"]
+    assert val["data"]["domain"] == domain and val["data"]["n_mc"] == 3
+    assert val["output"]["n_mc"] == 3 and val["output"]["bytes"] > 1000  # held-out chunks
+    assert info["selection"]["metric"] == "bpb" and info["selection"]["kept"][0] in (0, 1)
