@@ -48,14 +48,26 @@ def linear(tensors: Sequence[torch.Tensor], weights: Sequence[float]) -> torch.T
 
 
 def magnitude_mask(delta: torch.Tensor, density: float) -> torch.Tensor:
-    """1 on the k = max(1, int(density * numel)) largest |entries|, 0 elsewhere."""
+    """1 on the k = max(1, int(density * numel)) largest |entries|, 0 elsewhere.
+
+    Entries tied in magnitude at the k-th place are chosen as mergekit chooses them (the
+    first k of a descending argsort): fp32 deltas tie there often enough to matter (1 in
+    1e6 entries of a 2M-entry embedding differed by 6e-4 with another choice). The sort is
+    only paid when such a tie must be broken; otherwise the k-th value alone decides."""
+    flat = delta.abs().reshape(-1)
     if density >= 1:
         return torch.ones_like(delta)
-    flat = delta.abs().reshape(-1)
-    k = max(1, int(density * flat.numel()))
-    mask = torch.zeros_like(flat)
-    mask[torch.topk(flat, k, sorted=False).indices] = 1
-    return mask.reshape(delta.shape)
+    n = flat.numel()
+    k = max(1, int(density * n))
+    kth = torch.kthvalue(flat, n - k + 1).values
+    keep = flat > kth
+    tied = flat == kth
+    if int(keep.sum()) + int(tied.sum()) != k:
+        keep = torch.zeros_like(keep)
+        keep[torch.argsort(flat, descending=True)[:k]] = True
+    else:
+        keep |= tied
+    return keep.to(delta.dtype).reshape(delta.shape)
 
 
 def entry_seed(seed: int, name: str, index: int) -> int:
@@ -70,7 +82,7 @@ def random_mask(delta: torch.Tensor, density: float, seed: int) -> torch.Tensor:
     if density >= 1:
         return torch.ones_like(delta)
     gen = torch.Generator().manual_seed(seed)
-    keep = torch.rand(delta.shape, generator=gen, dtype=torch.float64) < density
+    keep = torch.rand(delta.shape, generator=gen) < density
     return keep.to(delta.dtype) / density
 
 
@@ -87,31 +99,36 @@ def task_vectors(
     seeds: Sequence[int] = (),
 ) -> torch.Tensor:
     """Task arithmetic, TIES and DARE (linear or with TIES's sign election) in one function:
-    d_i = x_i - base, sparsified; base + lam * combine(w_i d_i)."""
+    d_i = x_i - base, sparsified; base + lam * combine(w_i d_i). Written in place where it
+    can be: a 130 MB embedding merged from 3 inputs needs about n + 4 copies of it."""
     dtype = work_dtype(base)
     b = base.to(dtype)
-    deltas = []
+    deltas = torch.empty((len(tensors), *base.shape), dtype=dtype)
     for i, t in enumerate(tensors):
-        d = t.to(dtype) - b
+        d = torch.sub(t.to(dtype), b, out=deltas[i])
         if sparsify == "magnitude":
-            d = d * magnitude_mask(d, density)
+            d.mul_(magnitude_mask(d, density))
         elif sparsify == "random":
-            d = d * random_mask(d, density, seeds[i])
-        deltas.append(d * weights[i])
-    stacked = torch.stack(deltas)
-    w = torch.tensor(weights, dtype=dtype).reshape(-1, *([1] * base.dim()))
+            d.mul_(random_mask(d, density, seeds[i]))
+        d.mul_(weights[i])
     if elect_sign:
-        sign = torch.where(stacked.sum(dim=0) >= 0, 1.0, -1.0).to(dtype)
-        agree = (stacked.sign() == sign).to(dtype)
-        mixed = (stacked * agree).sum(dim=0)
-        divisor = (w * agree).sum(dim=0)
+        # the sign of sum_i w_i d_i wins (ties to +); entries of the other sign, and zeros,
+        # take no part in the sum nor in the divisor
+        positive = deltas.sum(dim=0) >= 0
+        mixed = torch.zeros_like(b)
+        divisor = torch.zeros_like(b)
+        for i in range(len(tensors)):
+            agree = torch.where(positive, deltas[i] > 0, deltas[i] < 0)
+            mixed.add_(torch.where(agree, deltas[i], 0.0))
+            divisor.add_(agree.to(dtype), alpha=weights[i])
         divisor[divisor == 0] = 1
     else:
-        mixed = stacked.sum(dim=0)
-        divisor = w.sum(dim=0).expand(base.shape).clone()
-        divisor[divisor.abs() < EPS] = 1
+        mixed = deltas.sum(dim=0)
+        total = math.fsum(weights)
+        divisor = torch.full_like(b, 1.0 if abs(total) < EPS else total)
+    del deltas
     if normalize:
-        mixed = mixed / divisor
+        mixed.div_(divisor)
     return b + lam * mixed
 
 
