@@ -59,6 +59,15 @@ def test_magnitude_mask_keeps_at_least_one() -> None:
     assert methods.magnitude_mask(T([0.1, -5.0, 2.0]), 0.1).tolist() == [0.0, 1.0, 0.0]
 
 
+def test_magnitude_ties_at_the_kth_place_are_broken_as_mergekit_does() -> None:
+    x = T([1.0, -2.0, 2.0, 3.0, 2.0, 0.5])  # k = 3: the 3, and two of the three 2s
+    got = methods.magnitude_mask(x, 0.5)
+    assert got.sum() == 3 and got[3] == 1 and got[0] == got[5] == 0
+    want = torch.zeros(6)
+    want[torch.argsort(x.abs(), descending=True)[:3]] = 1  # mergekit's sparsify.magnitude
+    assert torch.equal(got, want)
+
+
 def test_dare_drops_and_rescales_seeded() -> None:
     base = torch.zeros(20_000)
     x = torch.ones(20_000)
