@@ -570,15 +570,17 @@ def serve(
 
 
 # ----------------------------------------------------------------------------- merge
-def _merge_validation(spec, console_: Console):  # noqa: ANN001, ANN202 - lazily imported types
-    """The recipe's validation data: a domain's eval set and held-out chunks, or files."""
+def _merge_validation(spec, base_dir: Path | None):  # noqa: ANN001, ANN202 - lazy types
+    """The recipe's validation data: a domain's eval set and held-out chunks, or files
+    (relative to the recipe's folder)."""
     from jupiter.merge.validation import ValidationData, file_validation
 
     if spec is None:
         return None
     if spec.domain is None:
-        return file_validation(spec.qa, spec.heldout, spec.max_items, spec.mc_choices,
-                               spec.max_bytes, spec.context)  # fmt: skip
+        qa, held = ((base_dir or Path.cwd()) / p if p else None for p in (spec.qa, spec.heldout))
+        return file_validation(qa, held, spec.max_items, spec.mc_choices, spec.max_bytes,
+                               spec.context)  # fmt: skip
     from jupiter.improve.evaluate import eval_items, heldout_texts
 
     ws = workspace_for(spec.domain, False)
@@ -641,7 +643,7 @@ def merge_cmd(
         loaded, base_dir = load_recipe(recipe)
         data = loaded.model_dump(by_alias=True, exclude_unset=True)
     if model:
-        data["models"] = [parse_model_flag(_flag_path(m)) for m in model]
+        data["models"] = [parse_model_flag(m) for m in model]
         for m in data["models"]:
             m["model"] = _flag_path(m["model"])
     flags = {"method": method, "base": base and _flag_path(base), "lora": lora, "dtype": dtype,
@@ -660,7 +662,7 @@ def merge_cmd(
     where = str(recipe) if recipe else "jupiter merge"
     spec = parse_recipe(data, where)
     info = merge_models(spec, base_dir=base_dir, cache_dir=user_cache_dir(),
-                        data=_merge_validation(spec.validation, err_console), force=force,
+                        data=_merge_validation(spec.validation, base_dir), force=force,
                         console=err_console)  # fmt: skip
     weights = ", ".join(f"{Path(i['ref']).name} {w:.3g}"
                         for i, w in zip(info["inputs"], info["weights"], strict=True))  # fmt: skip

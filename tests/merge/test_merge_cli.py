@@ -194,3 +194,27 @@ def test_domain_validation_uses_the_workspace_eval_set(
     assert val["data"]["domain"] == domain and val["data"]["n_mc"] == 3
     assert val["output"]["n_mc"] == 3 and val["output"]["bytes"] > 1000  # held-out chunks
     assert info["selection"]["metric"] == "bpb" and info["selection"]["kept"][0] in (0, 1)
+
+
+def test_recipe_paths_are_relative_to_the_recipe(
+    family: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    from tinyhf import CORPUS
+
+    (tmp_path / "r").mkdir()
+    (tmp_path / "r" / "held.txt").write_text("\n\n".join(dict.fromkeys(CORPUS)))
+    recipe = tmp_path / "r" / "soup.yaml"
+    recipe.write_text(
+        f"method: linear\nmodels:\n  - model: {family['ft1']}\n  - model: {family['ft2']}\n"
+        "validation:\n  heldout: held.txt\n  max_bytes: 300\n  context: 64\nout: soup\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run_main(monkeypatch, capsys, "merge", "--recipe", str(recipe))
+    assert code == 0, err
+    info = json.loads((tmp_path / "r" / "soup" / "merge.json").read_text())
+    assert info["validation"]["data"]["heldout"] == str(tmp_path / "r" / "held.txt")
+    assert info["validation"]["output"]["bytes"] == 300  # max_bytes of the text
+    assert (
+        len(info["validation"]["inputs"]) == 2 and "mc_accuracy" not in info["validation"]["output"]
+    )
