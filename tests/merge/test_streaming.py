@@ -67,6 +67,10 @@ def test_sharded_in_and_out(family: dict[str, Path], tmp_path: Path) -> None:
     assert info["output"]["shards"] == len(files) > 1
     assert sorted(set(index["weight_map"].values())) == files
     assert set(info["output"]["sha256"]) == {*files, shards.INDEX}
+    from jupiter.train.checkpoint import sha256_file
+
+    # hashed as written, equal to a hash of the file on disk
+    assert all(sha256_file(out / f) == h for f, h in info["output"]["sha256"].items())
     assert shards.INDEX in info["inputs"][0]["sha256"]
     a, b, got = read(family["ft1"]), read(family["ft2"]), read(out)
     assert all(torch.allclose(got[k], (a[k] + b[k]) / 2) for k in a)

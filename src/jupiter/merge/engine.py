@@ -17,6 +17,7 @@ import shutil
 import sys
 import time
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -36,9 +37,9 @@ from jupiter.merge.inputs import (
     open_inputs,
     set_config_dtype,
 )  # fmt: skip
-from jupiter.merge.lora import AdapterWeights, concat_adapters
+from jupiter.merge.lora import ADAPTER_WEIGHTS, AdapterWeights, concat_adapters
 from jupiter.merge.recipe import TASK_VECTOR, Recipe
-from jupiter.merge.shards import INDEX, ShardWriter, TensorSpec, parse_size
+from jupiter.merge.shards import ShardWriter, TensorSpec, parse_size
 from jupiter.merge.soup import fit_convex, greedy_soup
 from jupiter.merge.validation import TensorOf, ValidationData, Validator
 
@@ -145,8 +146,8 @@ def _uniform(readers: Sequence[TensorOf], idx: Sequence[int], name: str) -> torc
 
 
 def write_model(recipe: Recipe, inputs: Inputs, names: list[str], weights: list[float],
-                out: Path) -> int:  # fmt: skip
-    """Stream the merged tensors into safetensors shards under `out`; returns their count."""
+                out: Path) -> ShardWriter:  # fmt: skip
+    """Stream the merged tensors into safetensors shards under `out`."""
     ref = inputs.reference
     specs = [TensorSpec(n, _out_dtype(recipe, ref.dtype(n)), ref.shape(n)) for n in names]
     writer = ShardWriter(out, specs, parse_size(recipe.shard_size))
@@ -155,7 +156,7 @@ def write_model(recipe: Recipe, inputs: Inputs, names: list[str], weights: list[
         writer.write(spec.name, merged.to(spec.dtype))
         del merged
     writer.close()
-    return len(writer.shards)
+    return writer
 
 
 def _validation_figures(validator: Validator, inputs: Inputs, out: Path,
@@ -208,25 +209,30 @@ def merge_models(
                                                         if inputs.base else [])  # fmt: skip
     out = _prepare_out(out_path, force, dirs)
     names = check_compatible(inputs)
-    validator = None
-    if data is not None:
-        validator = Validator(inputs.reference.dir, names, data, console)
-    weights, selection = choose_weights(recipe, inputs, names, validator, console)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".tmp-{out.name}-{os.getpid()}")
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir()
-    try:
-        record = _write_output(recipe, inputs, names, weights, tmp)
-        record["sha256"] = output_hashes(tmp)
-        if validator is not None:
-            record["validation"] = _validation_figures(validator, inputs, tmp, record["kind"])
-        info = _merge_record(recipe, inputs, weights, selection, record, start)
-        (tmp / "merge.json").write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
-        replace_dir(tmp, out)
-    except BaseException:
+    # the inputs' SHA-256 on a second thread (hashlib releases the GIL): reading a model to
+    # hash it costs about as much as merging it
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        hashes = pool.submit(_input_hashes, recipe, inputs)
+        validator = None
+        if data is not None:
+            validator = Validator(inputs.reference.dir, names, data, console)
+        weights, selection = choose_weights(recipe, inputs, names, validator, console)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = out.with_name(f".tmp-{out.name}-{os.getpid()}")
         shutil.rmtree(tmp, ignore_errors=True)
-        raise
+        tmp.mkdir()
+        try:
+            record = _write_output(recipe, inputs, names, weights, tmp)
+            if validator is not None:
+                record["validation"] = _validation_figures(validator, inputs, tmp,
+                                                           record["kind"])  # fmt: skip
+            info = _merge_record(recipe, inputs, weights, selection, record, start)
+            info |= hashes.result()
+            (tmp / "merge.json").write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
+            replace_dir(tmp, out)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
     info["out"] = str(out)
     return info
 
@@ -243,11 +249,12 @@ def _write_output(recipe: Recipe, inputs: Inputs, names: list[str], weights: lis
         for f in sorted(adapters[0].dir.iterdir()):  # the adapter's own tokenizer, if any
             if f.is_file() and f.name.startswith(("tokenizer", "special_tokens", "chat_template")):
                 shutil.copy2(f, tmp / f.name)
-        return {"kind": "adapter", "rank": max(ranks.values(), default=0), "shards": 1}
-    shards = write_model(recipe, inputs, names, weights, tmp)
+        return {"kind": "adapter", "rank": max(ranks.values(), default=0), "shards": 1,
+                "sha256": file_hashes([tmp / ADAPTER_WEIGHTS])}  # fmt: skip
+    writer = write_model(recipe, inputs, names, weights, tmp)
     copy_side_files(inputs, tmp)
     set_config_dtype(tmp, recipe.dtype)
-    return {"kind": "model", "shards": shards}
+    return {"kind": "model", "shards": len(writer.shards), "sha256": writer.sha256}
 
 
 def _merge_record(recipe: Recipe, inputs: Inputs, weights: list[float],
@@ -262,14 +269,8 @@ def _merge_record(recipe: Recipe, inputs: Inputs, weights: list[float],
         "params": params,
         "inputs_kind": inputs.kind,
         "lora": recipe.lora if inputs.kind == "adapter" else None,
-        "inputs": [
-            input_record(s, r, m.weight)
-            for s, r, m in zip(inputs.sources, inputs.refs, recipe.models, strict=True)
-        ],
-        "base": None if inputs.base is None else {
-            "ref": inputs.base_ref, "path": str(inputs.base.dir),
-            "sha256": file_hashes(list(inputs.base.files)),
-        },
+        "inputs": [],  # with their SHA-256, from _input_hashes
+        "base": None,
         "weights": weights,
         "selection": selection,
         "output": {k: v for k, v in record.items() if k != "validation"},
@@ -280,8 +281,12 @@ def _merge_record(recipe: Recipe, inputs: Inputs, weights: list[float],
     return info
 
 
-def output_hashes(out: Path) -> dict[str, str]:
-    """SHA-256 of the output's weight files (what merge.json records for the output)."""
-    files = [p for p in sorted(out.iterdir())
-             if p.name.endswith(".safetensors") or p.name == INDEX]  # fmt: skip
-    return file_hashes(files)
+def _input_hashes(recipe: Recipe, inputs: Inputs) -> dict[str, Any]:
+    """merge.json's inputs and base, each with the SHA-256 of its weight files."""
+    records = [input_record(s, r, m.weight)
+               for s, r, m in zip(inputs.sources, inputs.refs, recipe.models, strict=True)]  # fmt: skip
+    base = None if inputs.base is None else {
+        "ref": inputs.base_ref, "path": str(inputs.base.dir),
+        "sha256": file_hashes(list(inputs.base.files)),
+    }  # fmt: skip
+    return {"inputs": records, "base": base}

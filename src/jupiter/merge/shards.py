@@ -13,6 +13,7 @@ order; no shard is ever held whole in memory.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -213,15 +214,25 @@ class ShardWriter:
         self._next = 0
         self._file: IO[bytes] | None = None
         self._shard = -1
+        # each file's SHA-256, taken from the bytes as they are written (no second read)
+        self.sha256: dict[str, str] = {}
+        self._hash = hashlib.sha256()
 
     def _open_next_shard(self) -> None:
         self._close_file()
         self._shard += 1
         self._file = (self.out_dir / self.names[self._shard]).open("wb")
-        self._file.write(_header(self.shards[self._shard]))
+        self._hash = hashlib.sha256()
+        self._emit(_header(self.shards[self._shard]))
+
+    def _emit(self, data: bytes | memoryview) -> None:
+        assert self._file is not None
+        self._file.write(data)
+        self._hash.update(data)
 
     def _close_file(self) -> None:
         if self._file is not None:
+            self.sha256[self.names[self._shard]] = self._hash.hexdigest()
             self._file.flush()
             os.fsync(self._file.fileno())
             self._file.close()
@@ -235,10 +246,9 @@ class ShardWriter:
                                f"{tuple(tensor.shape)}")  # fmt: skip
         if self._next in self._starts:
             self._open_next_shard()
-        assert self._file is not None
         flat = tensor.detach().to("cpu").contiguous().reshape(-1)
         if flat.numel():
-            self._file.write(flat.view(torch.uint8).numpy().data)
+            self._emit(flat.view(torch.uint8).numpy().data)
         self._next += 1
 
     def close(self) -> None:
@@ -253,4 +263,6 @@ class ShardWriter:
                           for s in shard}  # fmt: skip
             total = sum(s.nbytes for s in self.order)
             index = {"metadata": {"total_size": total}, "weight_map": weight_map}
-            (self.out_dir / INDEX).write_text(json.dumps(index, indent=2), encoding="utf-8")
+            raw = json.dumps(index, indent=2).encode("utf-8")
+            (self.out_dir / INDEX).write_bytes(raw)
+            self.sha256[INDEX] = hashlib.sha256(raw).hexdigest()
