@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import (
+    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -35,8 +36,28 @@ def _iso_text(value: Any) -> Any:
     return value.isoformat() if isinstance(value, date | datetime) else value
 
 
+def _check_iso(value: str) -> str:
+    """An ISO 8601 date (2024-05-01) or date and time (2024-05-01T12:00:00Z); an epoch
+    number is refused, as the exec_logs collector refuses it."""
+    text = value.strip()
+    text = text[:-1] + "+00:00" if text.endswith(("Z", "z")) else text
+    try:
+        if text.isdigit():
+            raise ValueError
+        datetime.fromisoformat(text)
+    except ValueError:
+        raise ValueError(
+            "not an ISO 8601 date or time: write it like 2024-05-01 or 2024-05-01T12:00:00Z"
+        ) from None
+    return value
+
+
 # an ISO 8601 date or time, quoted or not in the YAML
-DateText = Annotated[str, BeforeValidator(_iso_text)]
+DateText = Annotated[str, BeforeValidator(_iso_text), AfterValidator(_check_iso)]
+# numpy's seeds are 32-bit: a larger one fails deep inside a stage (OverflowError)
+Seed = Annotated[int, Field(ge=0, le=2**32 - 1)]
+# a name that becomes a folder or file name (runs/<name>/): short and portable
+Name = Annotated[str, Field(pattern=r"^[A-Za-z0-9_\-]+$", max_length=64)]
 
 
 # ---------------------------------------------------------------------------- domain
@@ -87,6 +108,10 @@ class GitSource(Strict):
     max_documents: int | None = Field(default=None, ge=1)
 
 
+# what a dataset source's `columns` may map to column names
+DATASET_ROLES = ("text", "question", "answer", "messages", "id", "title")
+
+
 class DatasetSource(Strict):
     """JSONL, Parquet or CSV files, or a Hugging Face `datasets` dir saved on disk."""
 
@@ -95,6 +120,24 @@ class DatasetSource(Strict):
     # column mapping: the text, or a question/answer pair, or a messages column; plus id
     columns: dict[str, str] = Field(default_factory=lambda: {"text": "text"})
     max_documents: int | None = Field(default=None, ge=1)
+
+    @field_validator("columns")
+    @classmethod
+    def _check_columns(cls, columns: dict[str, str]) -> dict[str, str]:
+        unknown = sorted(set(columns) - set(DATASET_ROLES))
+        if unknown:
+            raise ValueError(
+                f"unknown role(s) {', '.join(unknown)}: map {', '.join(DATASET_ROLES)} to "
+                "column names"
+            )
+        modes = [m for m in (("text",), ("question", "answer"), ("messages",))
+                 if set(m) & set(columns)]  # fmt: skip
+        if len(modes) != 1 or not set(modes[0]) <= set(columns):
+            raise ValueError(
+                "map exactly one of text, question + answer, or messages to a column, "
+                f"got {', '.join(sorted(columns)) or 'none'}"
+            )
+        return columns
 
 
 class PlaybookSource(Strict):
@@ -125,6 +168,7 @@ class ExecLogSource(Strict):
     min_quality: float = Field(default=0.0, ge=0.0, le=1.0)
 
 
+SOURCE_TYPES = ("python_stdlib", "local", "web", "git", "dataset", "playbooks", "exec_logs")
 Source = Annotated[
     PythonStdlibSource
     | LocalSource
@@ -140,7 +184,9 @@ Source = Annotated[
 class Chunking(Strict):
     max_chars: int = Field(default=1500, ge=100)
     overlap: int = Field(default=150, ge=0)
-    heldout_fraction: float = Field(default=0.05, ge=0.0, lt=1.0)  # documents kept for bpb
+    # documents kept out of training for bpb and the auto eval set; at most half, so the
+    # student has something to train on
+    heldout_fraction: float = Field(default=0.05, ge=0.0, le=0.5)
 
 
 class LLMConfig(Strict):
@@ -195,6 +241,13 @@ class RaftConfig(Strict):
     passage_chars: int = Field(default=700, ge=0)
 
 
+# the extractive question templates (synth/questions.py TEMPLATES holds their code)
+QUESTION_TEMPLATES = (
+    "what_does", "arguments", "returns", "difference", "explain_topic", "signature", "define",
+    "example", "cloze",
+)  # fmt: skip
+
+
 class GeneratorConfig(Strict):
     type: Literal["extractive", "model", "llm"] = "extractive"
     # for type "model": a model reference (folder, Hub id, .gguf or ollama:NAME)
@@ -205,27 +258,50 @@ class GeneratorConfig(Strict):
         default_factory=lambda: [TaskConfig(recipe="grounded_qa")], min_length=1
     )
     num_requests: int = Field(default=200, ge=1)  # per cycle, shared by the tasks' weights
-    templates: list[str] = Field(
-        default_factory=lambda: [
-            "what_does", "arguments", "returns", "difference", "explain_topic", "signature",
-            "define", "example", "cloze",
-        ]
-    )  # fmt: skip
+    templates: list[str] = Field(default_factory=lambda: list(QUESTION_TEMPLATES))
     max_questions_per_chunk: int = Field(default=3, ge=1)
     continuation: bool = True  # also queue raw-text continuation examples
     raft: RaftConfig = Field(default_factory=RaftConfig)  # extractive Q&A asked open-book
     max_new_tokens: int = Field(default=96, ge=1)  # for model generators
-    seed: int = 0
+    seed: Seed = 0
+
+    @field_validator("templates")
+    @classmethod
+    def _check_templates(cls, value: list[str]) -> list[str]:
+        unknown = [t for t in value if t not in QUESTION_TEMPLATES]
+        if unknown or not value:
+            got = f"unknown template '{unknown[0]}'" if unknown else "no template"
+            raise ValueError(f"{got}: list one or more of {', '.join(QUESTION_TEMPLATES)}")
+        return value
+
+    @model_validator(mode="after")
+    def _check(self) -> GeneratorConfig:
+        if self.type == "model" and not self.model_path:
+            raise ValueError(
+                "type model needs model_path: a model folder, .gguf file, Hub id or "
+                "ollama:NAME (or set type: extractive or llm)"
+            )
+        return self
 
 
 class DedupConfig(Strict):
     exact: bool = True
     near: bool = True
     threshold: float = Field(default=0.8, gt=0.0, le=1.0)  # Jaccard similarity
-    num_perm: int = Field(default=128, ge=16)
-    bands: int = Field(default=16, ge=1)
+    num_perm: int = Field(default=128, ge=16, le=4096)  # 4096: 32x the default's work
+    bands: int = Field(default=16, ge=1)  # LSH bands of num_perm / bands rows each
     shingle: int = Field(default=5, ge=1)  # word n-gram size
     memory_mb: int = Field(default=256, ge=1)  # near-dedup index in memory; beyond it, on disk
+
+    @model_validator(mode="after")
+    def _check(self) -> DedupConfig:
+        if self.bands > self.num_perm or self.num_perm % self.bands:
+            fits = [b for b in (4, 8, 16, 32, 64) if self.num_perm % b == 0]
+            raise ValueError(
+                f"bands ({self.bands}) must divide num_perm ({self.num_perm}) into rows of "
+                f"equal size: e.g. bands {' or '.join(map(str, fits[:3])) or 1}"
+            )
+        return self
 
 
 class JudgeConfig(Strict):
@@ -280,8 +356,10 @@ class ModelSection(Strict):
     # model, its own tokenizer and chat template are used and `preset`, `vocab_size` are
     # ignored.
     base: str | None = None
-    vocab_size: int = Field(default=4096, ge=300)
-    context_length: int = Field(default=256, ge=16)
+    # upper bounds: Gemma 3's 262,144-token vocabulary, Llama 3.1's 128K context; beyond
+    # them a from-scratch model cannot be built in any memory
+    vocab_size: int = Field(default=4096, ge=300, le=262_144)
+    context_length: int = Field(default=256, ge=16, le=131_072)
     attention: Literal["auto", "sdpa", "flash_attention_2", "eager"] = "auto"
     # auto: the tokenizer's own template; a base model without one gets its family's
     # (gemma, llama3, mistral, chatml) or Jupiter's generic one. A name forces it; a
@@ -311,6 +389,22 @@ class LoraConfig(Strict):
 
 MetricsBackend = Literal["tensorboard", "wandb", "mlflow"]
 DEFAULT_METRICS: tuple[MetricsBackend, ...] = ("tensorboard",)
+MAX_STEPS = 10_000_000  # at 1 s a step, 116 days: 1e20 steps would never finish
+MAX_EPOCHS = 1000
+MAX_MICRO_BATCH = 4096
+
+
+def _step_cap(value: Any) -> Any:
+    """A number of steps beyond MAX_STEPS said as such (1e20 is a float too large for an
+    int, which pydantic would report as a parsing error)."""
+    if isinstance(value, int | float) and not isinstance(value, bool) and value > MAX_STEPS:
+        raise ValueError(
+            f"at most {MAX_STEPS:,} steps: lower it, or leave it unset to train by epochs"
+        )
+    return value
+
+
+StepCount = Annotated[int, BeforeValidator(_step_cap), Field(ge=1)]
 
 
 class TrainConfig(Strict):
@@ -319,7 +413,7 @@ class TrainConfig(Strict):
     # Length: max_steps when set; else `epochs` over the data ("auto": 5 below 1k examples,
     # 4 to 10k, 3 to 50k, 2 to 100k, 1 above).
     epochs: int | Literal["auto"] = "auto"
-    max_steps: int | None = Field(default=None, ge=1)
+    max_steps: StepCount | None = None
     # "auto": from the node's memory, the model size and the method (see models/memory.py)
     micro_batch_size: int | Literal["auto"] = "auto"
     grad_accum: int = Field(default=1, ge=1)
@@ -330,8 +424,8 @@ class TrainConfig(Strict):
     warmup_steps: int = Field(default=30, ge=0)
     weight_decay: float = Field(default=0.1, ge=0)
     grad_clip: float = Field(default=1.0, gt=0)
-    beta1: float = 0.9
-    beta2: float = 0.95
+    beta1: float = Field(default=0.9, ge=0.0, lt=1.0)  # Adam's betas lie in [0, 1)
+    beta2: float = Field(default=0.95, ge=0.0, lt=1.0)
     # The mix (data/dataset.py mix_examples): raw domain text is capped at raw_text_fraction
     # of the trained tokens (0: none; 1: raw text only), but the cap never cuts it below
     # min_corpus_share of the train-split corpus per epoch, so scarce Q&A cannot starve it.
@@ -360,17 +454,17 @@ class TrainConfig(Strict):
     wandb_project: str = ""
     mlflow_tracking_uri: str = ""
     memory_gb: float | None = Field(default=None, gt=0)  # default: the device's own memory
-    seed: int = 1234
+    seed: Seed = 1234
     # previous: cycle > 1 continues the last student; base (or scratch): every cycle's
     # student starts again from model.base, or from fresh weights without one (anti-collapse)
     init: Literal["previous", "base", "scratch"] = "previous"
 
     @model_validator(mode="after")
     def _check(self) -> TrainConfig:
-        if self.epochs != "auto" and self.epochs < 1:
-            raise ValueError("train.epochs must be at least 1 (or auto)")
-        if self.micro_batch_size != "auto" and self.micro_batch_size < 1:
-            raise ValueError("train.micro_batch_size must be at least 1 (or auto)")
+        if self.epochs != "auto" and not 1 <= self.epochs <= MAX_EPOCHS:
+            raise ValueError(f"epochs must be from 1 to {MAX_EPOCHS} (or auto)")
+        if self.micro_batch_size != "auto" and not 1 <= self.micro_batch_size <= MAX_MICRO_BATCH:
+            raise ValueError(f"micro_batch_size must be from 1 to {MAX_MICRO_BATCH} (or auto)")
         return self
 
 
@@ -378,13 +472,19 @@ class CurriculumLevel(Strict):
     """One level of hierarchical training: its datasets, run after the previous level and
     starting from its weights."""
 
-    name: str = Field(pattern=r"^[A-Za-z0-9_\-]+$")
+    name: Name
     # JSONL files (messages, alpaca, sharegpt, completions, Mistral text or {"text": ...}
     # documents), or "queue" for the cycle's accepted examples; relative to the YAML
     datasets: list[str] = Field(min_length=1)
     epochs: int | Literal["auto"] = "auto"
-    max_steps: int | None = Field(default=None, ge=1)
+    max_steps: StepCount | None = None
     lr: float | None = Field(default=None, gt=0)  # default: train.lr
+
+    @model_validator(mode="after")
+    def _check(self) -> CurriculumLevel:
+        if self.epochs != "auto" and not 1 <= self.epochs <= MAX_EPOCHS:
+            raise ValueError(f"epochs must be from 1 to {MAX_EPOCHS} (or auto)")
+        return self
 
 
 class EvalConfig(Strict):
@@ -393,7 +493,8 @@ class EvalConfig(Strict):
     qa_path: str = ""
     auto_max_items: int = Field(default=300, ge=1)  # cap on that automatic set
     max_items: int | None = Field(default=None, ge=1)
-    mc_choices: int = Field(default=4, ge=2)
+    # at most 10: the LLM teacher sits multiple choice by letter, A to J
+    mc_choices: int = Field(default=4, ge=2, le=10)
     # hard: answers of the same type, source kind and topic, nearest to the question (BM25);
     # random: any other items' answers, which a retriever tells apart by topic alone;
     # llm: written by the LLM teacher (config/recipes/distractors.j2), checked, topped up
@@ -415,7 +516,7 @@ class EvalConfig(Strict):
     # which always answers by retrieval: the comparison is then like with like
     open_book: bool = False
     top_k: int = Field(default=3, ge=1)
-    seed: int = 0
+    seed: Seed = 0
     # the weights' dtype while models sit the exam (every model of a comparison takes the
     # same one): "auto" is bf16 on CUDA, fp32 elsewhere; on an AVX-512 CPU without AMX,
     # bf16 decoding measured 2.6x slower than fp32 (Gemma 3 270M, batch 16)
@@ -478,14 +579,14 @@ class PromotionConfig(Strict):
 class ExpertConfig(Strict):
     """One expert of a mixture: its examples are those matching its keywords best."""
 
-    name: str = Field(pattern=r"^[A-Za-z0-9_\-]+$")
+    name: Name
     # added to the built-in set of that name (python, sql, javascript, debug, ml, api;
     # see data/experts.py); a custom name needs its own
     keywords: list[str] = Field(default_factory=list)
 
 
 class DomainConfig(Strict):
-    name: str = Field(pattern=r"^[A-Za-z0-9_\-]+$")
+    name: Name
     description: str = ""
     language: str = "en"
     topics: list[str] = Field(default_factory=list)
@@ -502,7 +603,7 @@ class DomainConfig(Strict):
     promotion: PromotionConfig = Field(default_factory=PromotionConfig)
     levels: list[CurriculumLevel] = Field(default_factory=list)  # curriculum, in order
     experts: list[ExpertConfig] = Field(default_factory=list)  # `jupiter data export --experts`
-    cycles: int = Field(default=1, ge=1)
+    cycles: int = Field(default=1, ge=1, le=1000)
     max_examples: int | None = Field(default=None, ge=1)  # cap on generated examples per cycle
     quick: dict[str, Any] = Field(default_factory=dict)  # overrides applied by --quick
 
@@ -683,14 +784,86 @@ def domain_path(domain: str) -> Path:
     )
 
 
-def _read_yaml(path: Path) -> dict[str, Any]:
+class _Refused(yaml.constructor.ConstructorError):
+    """YAML that parses but that a config must not hold (said without "malformed")."""
+
+
+class _ConfigLoader(yaml.SafeLoader):
+    """SafeLoader that refuses a key given twice in one mapping (PyYAML keeps the last
+    silently) and !!binary values (bytes, which no config key takes)."""
+
+
+def _unique_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict[Any, Any]:
+    first: dict[Any, int] = {}
+    for key_node, _ in node.value:
+        if key_node.tag == "tag:yaml.org,2002:merge":  # `<<: *anchor` may override, by design
+            continue
+        key = loader.construct_object(key_node, deep=True)
+        try:
+            seen = first.get(key)
+        except TypeError:  # an unhashable key: construct_mapping says so itself
+            continue
+        if seen is not None:
+            raise _Refused(
+                None, None, f"duplicate key '{key}' (first on line {seen + 1}): keep one",
+                key_node.start_mark,
+            )  # fmt: skip
+        first[key] = key_node.start_mark.line
+    loader.flatten_mapping(node)
+    return loader.construct_mapping(node, deep=True)
+
+
+def _no_binary(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
+    raise _Refused(
+        None, None, "a !!binary value: write the text itself, without the tag", node.start_mark
+    )
+
+
+def _timestamp(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> Any:
+    """An unquoted date; one like 2024-13-45 is refused with its line, not a ValueError."""
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        return loader.construct_yaml_timestamp(node)
+    except ValueError as err:
+        raise _Refused(
+            None, None, f"{node.value!r} is not a valid date ({err}): write it as YYYY-MM-DD",
+            node.start_mark,
+        ) from None  # fmt: skip
+
+
+_ConfigLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _unique_mapping)
+_ConfigLoader.add_constructor("tag:yaml.org,2002:binary", _no_binary)
+_ConfigLoader.add_constructor("tag:yaml.org,2002:timestamp", _timestamp)
+
+
+def _yaml_text(path: Path) -> str:
+    """The file as text: UTF-8 (with or without a BOM), else one line saying what it is."""
+    try:
+        raw = path.read_bytes()
+    except OSError as err:
+        raise JupiterError(f"{path}: cannot read it ({err.strerror or err})") from None
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+            what = "is UTF-16 text"
+        else:
+            line = raw.count(b"\n", 0, err.start) + 1
+            what = f"line {line}: byte 0x{raw[err.start]:02x} is not UTF-8"
+        raise JupiterError(f"{path}: {what}: save the file as UTF-8") from None
+
+
+def _read_yaml(path: Path) -> dict[str, Any]:
+    text = _yaml_text(path)
+    try:
+        data = yaml.load(text, Loader=_ConfigLoader)  # noqa: S506 - a SafeLoader
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f" line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(e, "problem", None) or str(e).splitlines()[0]
-        raise JupiterError(f"{path}:{where}: malformed YAML: {problem}") from None
+        problem = getattr(e, "problem", None) or (str(e).splitlines() or ["?"])[0]
+        what = "" if isinstance(e, _Refused) else "malformed YAML: "
+        raise JupiterError(f"{path}:{where}: {what}{problem}") from None
+    except RecursionError:
+        raise JupiterError(f"{path}: malformed YAML: nested too deeply") from None
     if data is None:
         return {}
     if not isinstance(data, dict):
@@ -698,20 +871,46 @@ def _read_yaml(path: Path) -> dict[str, Any]:
     return data
 
 
-def _explain(path: Path, err: ValidationError) -> JupiterError:
+# how a broken range or length reads: "must be at most 64", with the fix in the number
+_BOUNDS = {
+    "less_than_equal": "must be at most {le}",
+    "less_than": "must be below {lt}",
+    "greater_than_equal": "must be at least {ge}",
+    "greater_than": "must be above {gt}",
+    "string_too_long": "must be at most {max_length} characters",
+    "too_short": "needs at least {min_length} item(s)",
+}
+
+
+def _location(loc: tuple[int | str, ...]) -> str:
+    """The key path as written in the YAML: pydantic's tags of union members left out
+    (sources.0.local.path is sources.0.path)."""
+    parts = [p for p in loc if not str(p).startswith(("function-", "tagged-"))]
+    keep = [p for i, p in enumerate(parts)
+            if not (i >= 2 and parts[i - 2] == "sources" and isinstance(parts[i - 1], int))
+            or p not in SOURCE_TYPES]  # fmt: skip
+    return ".".join(str(p) for p in keep)
+
+
+def _explain(path: Path, err: ValidationError, where: str = "") -> JupiterError:
     e = err.errors()[0]
-    loc = ".".join(str(p) for p in e["loc"] if not str(p).startswith(("function-", "tagged-")))
-    loc = loc or "(top level)"
+    loc = _location(e["loc"]) or "(top level)"
     if e["type"] == "extra_forbidden":
         msg = f"unknown key '{loc}' (see config/domains/_template.yaml for the valid keys)"
     elif e["type"] == "missing":
         msg = f"missing required key '{loc}'"
     else:
         got = e.get("input")
-        got_s = "" if isinstance(got, dict | list) else f", got {got!r}"
-        msg = f"{loc}: {e['msg'].removeprefix('Value error, ')}{got_s}"
+        shown = repr(got) if len(repr(got)) <= 60 else repr(got)[:57] + "..."
+        got_s = "" if isinstance(got, dict | list) else f", got {shown}"
+        text = e["msg"].removeprefix("Value error, ")
+        if e["type"] in _BOUNDS:
+            text = _BOUNDS[e["type"]].format(**e.get("ctx", {}))
+        elif e["type"] == "string_pattern_mismatch":
+            text = "use only letters, digits, _ and -"
+        msg = f"{loc}: {text}{got_s}"
     more = f" (and {len(err.errors()) - 1} more)" if len(err.errors()) > 1 else ""
-    return JupiterError(f"{path}: {msg}{more}")
+    return JupiterError(f"{path}: {where}{msg}{more}")
 
 
 def deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
@@ -730,10 +929,11 @@ def load_domain(
     """Load and validate a domain; `quick` applies the YAML's `quick:` overrides."""
     path = domain_path(domain)
     data = _read_yaml(path)
+    q = data.get("quick") or {}
+    if not isinstance(q, dict):
+        raise JupiterError(f"{path}: quick: expected a mapping of overrides")
+    full = data
     if quick:
-        q = data.get("quick") or {}
-        if not isinstance(q, dict):
-            raise JupiterError(f"{path}: quick: expected a mapping of overrides")
         data = deep_merge(data, q)
     if overrides:
         data = deep_merge(data, overrides)
@@ -741,6 +941,11 @@ def load_domain(
         cfg = DomainConfig.model_validate(data)
     except ValidationError as err:
         raise _explain(path, err) from None
+    if q and not quick:  # the overrides are checked now, not first on a --quick run
+        try:
+            DomainConfig.model_validate(deep_merge(full, q))
+        except ValidationError as err:
+            raise _explain(path, err, "quick: ") from None
     cfg.base_dir = path.parent
     try:
         cfg.chat_template()  # a missing template file is a config error, found now

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
 from jupiter.collect.dataset import collect_dataset
 from jupiter.collect.result import CollectResult
@@ -159,11 +160,14 @@ def test_question_answer_and_messages(tmp_path: Path) -> None:
 
 def test_bad_configuration_fails_at_once(tmp_path: Path) -> None:
     (tmp_path / "d.jsonl").write_text(json.dumps(ROWS[0]) + "\n")
-    with pytest.raises(JupiterError, match=r"unsupported columns key\(s\) \['body'\]"):
+    # a wrong column mapping is a config error, found when the YAML is read
+    with pytest.raises(ValidationError, match=r"unknown role\(s\) body"):
         run(tmp_path, path="d.jsonl", columns={"text": "body", "body": "x"})
-    with pytest.raises(JupiterError, match="exactly one of text, question \\+ answer, or messages"):
+    with pytest.raises(
+        ValidationError, match="exactly one of text, question \\+ answer, or messages"
+    ):
         run(tmp_path, path="d.jsonl", columns={"question": "q"})
-    with pytest.raises(JupiterError, match="exactly one of"):
+    with pytest.raises(ValidationError, match="exactly one of"):
         run(tmp_path, path="d.jsonl", columns={"text": "body", "messages": "m"})
     with pytest.raises(JupiterError, match="dataset source not found"):
         run(tmp_path, path="missing.jsonl")

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
 from jupiter.collect.exec_logs import (
     collect_exec_logs,
@@ -18,7 +19,6 @@ from jupiter.collect.exec_logs import (
     quality_score,
 )
 from jupiter.config import DomainConfig, ExecLogSource
-from jupiter.errors import JupiterError
 from jupiter.records import Document
 
 PY_FUNC = '''import json
@@ -177,9 +177,11 @@ def test_time_range_bounds_are_inclusive(tmp_path: Path) -> None:
 
 
 def test_bad_bound_is_a_clear_error(tmp_path: Path) -> None:
-    src, cfg = setup(tmp_path, since="last week")
-    with pytest.raises(JupiterError, match="since: 'last week'"):
-        collect_exec_logs(src, cfg)
+    # refused when the config is read (issue 18): before any source is collected
+    with pytest.raises(ValidationError, match="(?s)since.*not an ISO 8601 date or time"):
+        setup(tmp_path, since="last week")
+    with pytest.raises(ValidationError, match="(?s)until.*not an ISO 8601 date or time"):
+        setup(tmp_path, until="2024-02-30")
 
 
 def test_languages_and_min_quality_select(tmp_path: Path) -> None:

@@ -1,7 +1,9 @@
 """Bad input through the real `jupiter` command: one line, non-zero exit, no traceback,
 nothing written to the store."""
 
+import hashlib
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -9,6 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from badinput import BAD_SURROUNDINGS, BAD_YAML, model_dir
 
 JUPITER = shutil.which("jupiter", path=str(Path(sys.executable).parent)) or "jupiter"
 
@@ -94,3 +98,72 @@ def test_web_domain_says_it_needs_the_network(tmp_path: Path) -> None:
 def test_auto_and_interactive_exclude_each_other(tmp_path: Path) -> None:
     r = run(["start", "--domain", "python", "--auto", "--interactive"], tmp_path)
     assert r.returncode == 1 and "exclude each other" in r.stderr
+
+
+def assert_one_line(r: subprocess.CompletedProcess[str], expected: str) -> None:
+    """Exit 1, one line on stderr matching `expected`, no traceback."""
+    assert r.returncode == 1, r.stdout + r.stderr
+    err = r.stderr.strip()
+    assert len(err.splitlines()) == 1, err
+    assert re.search(expected, err), err
+    assert "Traceback" not in r.stdout + r.stderr
+
+
+def start_with(home: Path, yaml_text: bytes | str) -> subprocess.CompletedProcess[str]:
+    (home / "docs").mkdir(exist_ok=True)
+    (home / "docs" / "a.md").write_text("# A note\n\nThe lever turns the widget twice.\n")
+    path = home / "bad.yaml"
+    path.write_bytes(yaml_text.encode() if isinstance(yaml_text, str) else yaml_text)
+    return run(["start", "--domain", str(path), "--auto"], home)
+
+
+@pytest.mark.parametrize("case", sorted(BAD_YAML))
+def test_bad_yaml_stops_start(tmp_path: Path, case: str) -> None:
+    """Issue 18 (defects 3, 4, 7): refused when the YAML is read; no workspace made."""
+    data, expected = BAD_YAML[case]
+    assert_one_line(start_with(tmp_path, data), expected)
+    assert not (tmp_path / "runs").exists()
+
+
+@pytest.mark.parametrize("case", sorted(BAD_SURROUNDINGS))
+def test_bad_surroundings_stop_start_before_any_stage(tmp_path: Path, case: str) -> None:
+    """Issue 18 (defects 3, 4, 6): an eval set, model, dataset or server the run needs is
+    found wrong before the first stage writes anything: no store, no workspace."""
+    prepare, expected = BAD_SURROUNDINGS[case]
+    assert_one_line(start_with(tmp_path, prepare(tmp_path)), expected)
+    assert not (tmp_path / "runs").exists()
+
+
+def test_bad_eval_set_leaves_an_existing_store_as_it_was(tmp_path: Path) -> None:
+    """Issue 18 (defect 6): a workspace with a store is not touched either."""
+    from jupiter.store import Store
+
+    db = tmp_path / "runs" / "bad" / "jupiter.sqlite"
+    db.parent.mkdir(parents=True)
+    with Store(db) as store:
+        store.mark_stage(1, "collect", {"documents": 1})
+    before = hashlib.sha256(db.read_bytes()).hexdigest()
+    prepare, expected = BAD_SURROUNDINGS["eval_qa_malformed"]
+    assert_one_line(start_with(tmp_path, prepare(tmp_path)), expected)
+    assert hashlib.sha256(db.read_bytes()).hexdigest() == before
+    assert sorted(p.name for p in db.parent.iterdir()) == ["jupiter.sqlite"]
+
+
+@pytest.mark.parametrize(
+    ("command", "damage", "expected"),
+    [
+        ("serve", {"config": "{not json"}, r"damaged model file .*config\.json: not valid JSON"),
+        ("serve", {"data_len": 3}, r"model\.safetensors: holds 3 bytes of tensor data"),
+        # well-formed files the loader still refuses: its error, with the dir and the fix
+        ("chat", {"config": '{"model_type": "no-such-family"}'},
+         r"cannot load the model in .*model \(ValueError: .*\): check that its files"),
+    ],
+    ids=["serve-config", "serve-safetensors", "chat-loader"],
+)  # fmt: skip
+def test_damaged_model_dir_in_serve_and_chat(
+    tmp_path: Path, command: str, damage: dict, expected: str
+) -> None:
+    """Issue 18 (defect 4): a corrupt config.json or safetensors is named with the fix."""
+    model = model_dir(tmp_path / "model", **damage)
+    args = [command, "--model", str(model)] + (["--port", "0"] if command == "serve" else [])
+    assert_one_line(run(args, tmp_path), expected)

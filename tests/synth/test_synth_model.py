@@ -122,7 +122,9 @@ def test_choice_logprobs_by_hand(gen: ModelGenerator) -> None:
 def test_generate_answers_the_template_questions(
     model_dir: Path, gen: ModelGenerator, stdlib_chunks: list[Chunk]
 ) -> None:
-    cfg = GeneratorConfig(type="model", max_questions_per_chunk=2, continuation=True)
+    cfg = GeneratorConfig(
+        type="model", model_path=str(model_dir), max_questions_per_chunk=2, continuation=True
+    )
     examples = list(gen.generate(stdlib_chunks, 2, cfg, limit=6))
     assert len(examples) == 6
     assert all(e.kind == "qa" and e.generator == "model:cycle-001" for e in examples)

@@ -54,6 +54,11 @@ def collect(
             f" check sources[].path and include"
         )
     chunks = [c for doc in docs.values() for c in chunk_document(doc, cfg.chunking)]
+    if chunks and not any(c.split == "train" for c in chunks):
+        raise JupiterError(
+            f"chunking.heldout_fraction {cfg.chunking.heldout_fraction} held out all "
+            f"{len(docs)} documents, so nothing is left to train on: lower it, or add documents"
+        )
     if on_progress is not None:
         on_progress("chunks", len(chunks))
     return list(docs.values()), chunks

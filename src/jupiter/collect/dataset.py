@@ -22,7 +22,6 @@ from jupiter.errors import JupiterError
 from jupiter.records import Document
 
 SOURCE = "dataset"
-ROLES = ("text", "question", "answer", "messages", "id", "title")
 JSON_SUFFIXES = {".jsonl", ".json", ".ndjson"}
 SUFFIXES = JSON_SUFFIXES | {".parquet", ".csv"}
 HF_MARKERS = ("dataset_info.json", "state.json", "dataset_dict.json")
@@ -33,7 +32,7 @@ Row = tuple[int, str, dict[str, Any]]
 
 def collect_dataset(src: DatasetSource, cfg: DomainConfig) -> CollectResult:
     """One document per usable record, in file then record order."""
-    columns = check_columns(src.columns)
+    columns = src.columns  # checked by the schema: one content mode, known roles
     root = cfg.resolve(src.path)
     result = CollectResult()
     for file, rows in _tables(root, columns, result):
@@ -53,22 +52,6 @@ def collect_dataset(src: DatasetSource, cfg: DomainConfig) -> CollectResult:
             if src.max_documents and len(result.documents) >= src.max_documents:
                 return result
     return result
-
-
-def check_columns(columns: dict[str, str]) -> dict[str, str]:
-    """The mapping, refused at once when it names an unknown role or no content."""
-    unknown = sorted(set(columns) - set(ROLES))
-    if unknown:
-        raise JupiterError(
-            f"dataset source: unsupported columns key(s) {unknown}; use {', '.join(ROLES)}"
-        )
-    modes = [m for m in (("text",), ("question", "answer"), ("messages",)) if set(m) & set(columns)]
-    if len(modes) != 1 or not set(modes[0]) <= set(columns):
-        raise JupiterError(
-            "dataset source: columns must map exactly one of text, question + answer, or"
-            f" messages; got {sorted(columns)}"
-        )
-    return columns
 
 
 def to_document(
@@ -230,13 +213,38 @@ def _csv_rows(path: Path) -> Iterator[Row]:
 def _parquet_rows(path: Path, columns: dict[str, str]) -> Iterator[Row]:
     import pyarrow.parquet as pq
 
-    pf = pq.ParquetFile(path)
-    present = [c for c in dict.fromkeys(columns.values()) if c in pf.schema_arrow.names]
     i = 0
-    for batch in pf.iter_batches(batch_size=PARQUET_BATCH, columns=present):
-        for record in batch.to_pylist():
-            yield i, f"{path}#{i}", record
-            i += 1
+    try:  # pyarrow says ArrowInvalid (a ValueError) or OSError for a corrupt file
+        pf = pq.ParquetFile(path)
+        present = [c for c in dict.fromkeys(columns.values()) if c in pf.schema_arrow.names]
+        for batch in pf.iter_batches(batch_size=PARQUET_BATCH, columns=present):
+            for record in batch.to_pylist():
+                yield i, f"{path}#{i}", record
+                i += 1
+    except (OSError, ValueError) as err:
+        raise JupiterError(
+            f"dataset source {path}: not a readable Parquet file after {i} records "
+            f"({_first_line(err)}): write it again, or move it out of the source folder"
+        ) from None
+
+
+def _first_line(err: BaseException) -> str:
+    return (str(err).strip().splitlines() or [type(err).__name__])[0][:200]
+
+
+def _check_saved_json(root: Path) -> None:
+    """A save_to_disk folder's JSON files parse: the loader's own error names none."""
+    for name in HF_MARKERS:
+        f = root / name
+        if not f.is_file():
+            continue
+        try:
+            json.loads(f.read_bytes().decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as err:
+            raise JupiterError(
+                f"dataset source {f}: not valid JSON ({_first_line(err)}): save the dataset "
+                "again with save_to_disk, or point sources[].path at its data files"
+            ) from None
 
 
 def _saved_dataset(root: Path, columns: dict[str, str]) -> Iterator[tuple[str, Iterator[Row]]]:
@@ -247,7 +255,14 @@ def _saved_dataset(root: Path, columns: dict[str, str]) -> Iterator[tuple[str, I
         raise JupiterError(
             f"dataset source {root} is a Hugging Face datasets folder: pip install datasets"
         ) from None
-    loaded = datasets.load_from_disk(str(root))  # memory-mapped Arrow: nothing read yet
+    _check_saved_json(root)
+    try:
+        loaded = datasets.load_from_disk(str(root))  # memory-mapped Arrow: nothing read yet
+    except (OSError, ValueError, KeyError, TypeError) as err:
+        raise JupiterError(
+            f"dataset source {root}: not a readable datasets folder ({type(err).__name__}: "
+            f"{_first_line(err)}): save it again with save_to_disk"
+        ) from None
     splits = loaded.items() if isinstance(loaded, datasets.DatasetDict) else [("", loaded)]
     for name, ds in splits:
         label = f"{root}/{name}" if name else str(root)
@@ -259,7 +274,13 @@ def _dataset_rows(label: str, ds: Any, columns: dict[str, str]) -> Iterator[Row]
     total = len(ds)  # taken first: a dataset with no columns selected reports 0 rows
     ds = ds.select_columns(present)  # unused columns are never read
     for start in range(0, total, PARQUET_BATCH):
-        batch = ds[start : start + PARQUET_BATCH] if present else {}  # column -> values
+        try:  # the Arrow files are read here, batch by batch
+            batch = ds[start : start + PARQUET_BATCH] if present else {}  # column -> values
+        except (OSError, ValueError) as err:
+            raise JupiterError(
+                f"dataset source {label}: its Arrow data is unreadable at record {start} "
+                f"({_first_line(err)}): save the dataset again with save_to_disk"
+            ) from None
         for j in range(min(PARQUET_BATCH, total - start)):
             i = start + j
             yield i, f"{label}#{i}", {c: batch[c][j] for c in present}

@@ -143,6 +143,20 @@ def hard_distractors(items: Sequence[QAItem], k: int, seed: int) -> dict[str, li
     return out
 
 
+def check_mc_choices(items: Sequence[QAItem], n_choices: int) -> None:
+    """JupiterError unless every item can get `n_choices` choices: its own, or its answer
+    among other items' distinct answers."""
+    if n_choices < 2:
+        raise JupiterError(f"eval.mc_choices must be at least 2, got {n_choices}")
+    if any(not it.choices for it in items):
+        distinct = {normalize_answer(it.answer) for it in items}
+        if len(distinct) < n_choices:
+            raise JupiterError(
+                f"multiple choice needs at least {n_choices} distinct answers in the eval set,"
+                f" found {len(distinct)}: add items or lower eval.mc_choices"
+            )
+
+
 def build_mc(
     items: Sequence[QAItem], n_choices: int, seed: int, distractors: Distractors = "hard"
 ) -> list[MCItem]:
@@ -151,16 +165,8 @@ def build_mc(
 
     Each item's draw depends only on (seed, item id) and the set of items, not on their order.
     """
-    if n_choices < 2:
-        raise JupiterError(f"eval.mc_choices must be at least 2, got {n_choices}")
+    check_mc_choices(items, n_choices)
     pool = sorted(items, key=lambda it: it.id)  # order-independent draws
-    if any(not it.choices for it in items):
-        distinct = {normalize_answer(it.answer) for it in items}
-        if len(distinct) < n_choices:
-            raise JupiterError(
-                f"multiple choice needs at least {n_choices} distinct answers in the eval set,"
-                f" found {len(distinct)}: add items or lower eval.mc_choices"
-            )
     hard = _HardPool(pool) if distractors == "hard" else None
     out: list[MCItem] = []
     for item in items:

@@ -75,6 +75,10 @@ def _parse_line(path: Path, lineno: int, line: str) -> QAItem:
         obj: Any = json.loads(line)
     except json.JSONDecodeError as e:
         raise JupiterError(f"{where}: malformed JSON: {e.msg} (one JSON object per line)") from None
+    except RecursionError:
+        raise JupiterError(
+            f"{where}: malformed JSON: nested too deeply (one flat object per line)"
+        ) from None
     if not isinstance(obj, dict):
         raise JupiterError(f"{where}: expected a JSON object, got {type(obj).__name__}")
     choices, index = _choices(where, obj)
@@ -107,24 +111,41 @@ def load_eval_set(path: Path) -> list[QAItem]:
     JupiterError naming the file and the line.
     """
     path = Path(path)
+    if path.is_dir():
+        raise JupiterError(
+            f"eval set {path} is a folder: point eval.qa_path (or --qa) at a JSONL file of {{id,"
+            " question, answer}} lines"
+        )
     if not path.is_file():
         raise JupiterError(f"eval set not found: {path} (set eval.qa_path in the domain YAML)")
     items: list[QAItem] = []
     first_line: dict[str, int] = {}
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            item = _parse_line(path, lineno, line)
-            if item.id in first_line:
-                raise JupiterError(
-                    f"{path}:{lineno}: duplicate id '{item.id}' (first on line {first_line[item.id]})"
-                )
-            first_line[item.id] = lineno
-            items.append(item)
+    for lineno, line in enumerate(_lines(path), start=1):
+        if not line.strip():
+            continue
+        item = _parse_line(path, lineno, line)
+        if item.id in first_line:
+            raise JupiterError(
+                f"{path}:{lineno}: duplicate id '{item.id}' (first on line {first_line[item.id]})"
+            )
+        first_line[item.id] = lineno
+        items.append(item)
     if not items:
-        raise JupiterError(f"{path}: the eval set is empty")
+        raise JupiterError(
+            f"{path}: the eval set is empty: write one {{id, question, answer}} JSON object a line"
+        )
     return items
+
+
+def _lines(path: Path) -> list[str]:
+    raw = path.read_bytes()
+    try:
+        return raw.decode("utf-8-sig").split("\n")  # JSON strings may hold U+2028
+    except UnicodeDecodeError as err:
+        line = raw.count(b"\n", 0, err.start) + 1
+        raise JupiterError(
+            f"{path}:{line}: byte 0x{raw[err.start]:02x} is not UTF-8: save the eval set as UTF-8"
+        ) from None
 
 
 # ----------------------------------------------------------------------------- scoring

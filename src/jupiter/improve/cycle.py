@@ -18,6 +18,7 @@ from jupiter.improve.decide import decide_stage
 from jupiter.improve.evaluate import eval_stage
 from jupiter.improve.generation import missing_requests
 from jupiter.improve.lineage import patience_message
+from jupiter.improve.preflight import preflight_checks
 from jupiter.improve.training import train_stage
 from jupiter.improve.workspace import Workspace
 
@@ -36,6 +37,7 @@ Choice = Literal["run", "skip", "stop"]
 def run_stage(ws: Workspace, cycle: int, name: str) -> dict[str, Any]:
     """Run one stage and return its summary (the caller records it)."""
     t0 = time.perf_counter()
+    preflight_checks(ws, [name])  # once: `jupiter start` checked every stage before the first
     ws.check_models()  # a wrong model reference stops here, before the stage writes anything
     info = STAGES[name](ws, cycle)
     if name == "collect":
@@ -63,6 +65,9 @@ def run_cycles(ws: Workspace, interactive: bool = False) -> list[int]:
             f"(raise `cycles:` in the domain YAML to run more)"
         )
         return finished
+    done = ws.store.stages(cycle) if ws.has_store() else {}
+    # a later cycle runs every stage; else the unfinished stages of this one
+    preflight_checks(ws, STAGES if cycle < ws.cfg.cycles else set(STAGES) - set(done))
     while cycle <= ws.cfg.cycles:
         stop = patience_message(ws)
         if stop:  # checked before each cycle: a resumed run stops too, until something changes

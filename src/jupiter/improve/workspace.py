@@ -10,6 +10,7 @@ from rich.console import Console
 
 from jupiter.config import DomainConfig, workspace
 from jupiter.errors import JupiterError
+from jupiter.models.integrity import check_model_files
 from jupiter.models.reference import locate_model, resolve_model, workspace_cache_dir
 from jupiter.store import Store
 
@@ -24,6 +25,7 @@ class Workspace:
     console: Console = field(default_factory=Console)
     launch: Any = None  # jupiter.train.launch.Launch for `jupiter train --nproc N`
     cluster: Any = None  # a ClusterConfig for `jupiter train --cluster`
+    checked: bool = False  # improve/preflight.py ran: the config in force is usable here
     _store: Store | None = None
     _models: dict[str, Path] = field(default_factory=dict)
 
@@ -90,7 +92,9 @@ class Workspace:
         command before any stage writes to the store."""
         for key, ref in self.model_refs():
             try:
-                locate_model(ref, base_dir=self.cfg.base_dir)
+                found = locate_model(ref, base_dir=self.cfg.base_dir)
+                if not found.gguf:  # a corrupt config.json or safetensors header: now
+                    check_model_files(found.path)
             except JupiterError as err:
                 raise JupiterError(f"{key}: {err}") from None
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import torch
+from safetensors import SafetensorError
 from transformers import (
     AutoModelForCausalLM,
     AutoTokenizer,
@@ -28,6 +29,7 @@ from transformers import (
 
 from jupiter.config import LoraConfig
 from jupiter.errors import JupiterError
+from jupiter.models.integrity import check_model_files, loader_error
 from jupiter.models.memory import Method
 from jupiter.models.reference import HUB_ID
 from jupiter.train.checkpoint import ADAPTER_CONFIG, is_adapter_dir, quiet_hf, save_model_dir
@@ -75,6 +77,23 @@ def attention_impl(requested: str, device: torch.device) -> str:
 def _check_model_dir(path: Path) -> None:
     if not (path / "config.json").is_file():
         raise JupiterError(f"not an HF model dir (no config.json): {path}")
+    check_model_files(path)
+
+
+# what transformers and safetensors raise for files they cannot read
+LOAD_ERRORS = (OSError, ValueError, KeyError, RuntimeError, SafetensorError)
+
+
+def _from_pretrained(path: Path, **kwargs: Any) -> PreTrainedModel:
+    """AutoModelForCausalLM.from_pretrained, a damaged dir said in one line."""
+    try:
+        with quiet_hf():
+            model: PreTrainedModel = AutoModelForCausalLM.from_pretrained(path, **kwargs)
+    except torch.OutOfMemoryError:
+        raise  # not the files' fault: the caller's memory advice applies
+    except LOAD_ERRORS as err:
+        raise loader_error(path, err) from None
+    return model
 
 
 def _import_peft() -> Any:
@@ -142,9 +161,7 @@ def _load_base(
         )
         kwargs["dtype"] = torch.bfloat16
         kwargs["device_map"] = {"": _device_map_target(device)}
-    with quiet_hf():
-        model: PreTrainedModel = AutoModelForCausalLM.from_pretrained(path, **kwargs)
-    return model
+    return _from_pretrained(path, **kwargs)
 
 
 def load_for_training(
@@ -316,18 +333,25 @@ def load_for_inference(
     if is_adapter_dir(path):
         base = adapter_base(path)
         peft = _import_peft()
-        with quiet_hf():
-            model = AutoModelForCausalLM.from_pretrained(base, dtype=dtype)
-            model = peft.PeftModel.from_pretrained(model, path).merge_and_unload()
+        check_model_files(base)
+        check_model_files(path)
+        model = _from_pretrained(base, dtype=dtype)
+        try:
+            with quiet_hf():
+                model = peft.PeftModel.from_pretrained(model, path).merge_and_unload()
+        except LOAD_ERRORS as err:
+            raise loader_error(path, err) from None
     else:
         _check_model_dir(path)
         base = path
-        with quiet_hf():
-            model = AutoModelForCausalLM.from_pretrained(path, dtype=dtype)
+        model = _from_pretrained(path, dtype=dtype)
     tok_dir = path if _has_tokenizer(path) else base
     if not _has_tokenizer(tok_dir):
         raise JupiterError(f"no tokenizer files in {path} or {base}")
-    tokenizer = AutoTokenizer.from_pretrained(tok_dir)
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(tok_dir)
+    except LOAD_ERRORS as err:
+        raise loader_error(tok_dir, err) from None
     set_chat_template(tokenizer, chat_template, getattr(model.config, "model_type", None))
     return model.to(device).eval(), tokenizer  # type: ignore[arg-type]
 

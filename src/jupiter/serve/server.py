@@ -373,15 +373,18 @@ def open_book(model_dir: Path, opts: ServeOptions) -> OpenBook:
 
 def run_server(opts: ServeOptions, log: Callable[[str], None] = print) -> None:
     """Serve until interrupted (Ctrl-C or SIGTERM)."""
-    import uvicorn
-
-    from jupiter.models.decode import LocalLM
+    from jupiter.models.integrity import check_model_files
     from jupiter.models.reference import model_label, resolve_model, user_cache_dir
 
     check_options(opts)
     sock = _listen(opts.host, opts.port)
     ref = str(opts.model_dir)
     model_dir = resolve_model(ref, base_dir=None, cache_dir=user_cache_dir())
+    check_model_files(model_dir)  # a damaged file said in one line, before torch loads
+    import uvicorn
+
+    from jupiter.models.decode import LocalLM
+
     book = open_book(model_dir, opts)
     lm = LocalLM(model_dir, max_batch=opts.max_batch, chat_template=opts.chat_template)
     model_id = opts.name or model_label(ref, base_dir=None)

@@ -1,0 +1,120 @@
+"""What the config needs from this machine and its surroundings, checked before the first
+stage runs, so a run that cannot finish stops with the store as it was:
+
+- every model reference found and its files intact (Workspace.check_models);
+- the YAML's eval set (eval.qa_path) readable and able to give eval.mc_choices choices;
+- the LLM servers the pending stages will call answering (a GET of /models each);
+- device-bound choices this machine cannot honour: flash_attention_2 and fp16 without a
+  CUDA GPU fall back, with a warning, to sdpa and to precision auto. Deliberately a
+  fallback, not an error: one YAML serves a GPU box and a laptop, and both fallbacks
+  compute the same model (sdpa is exact attention; auto picks bf16 or fp32).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Collection
+
+from rich.markup import escape
+
+from jupiter.config import LLMConfig
+from jupiter.errors import JupiterError
+from jupiter.improve.workspace import Workspace
+
+# the stages that read the eval set: decontamination (generate, filter) and the exam
+EVAL_SET_STAGES = ("generate", "filter", "eval")
+
+
+def preflight_checks(ws: Workspace, stages: Collection[str]) -> None:
+    """Check what `stages` (those about to run) need; JupiterError on the first problem.
+    Runs once per workspace object: later calls return at once."""
+    if ws.checked:
+        return
+    ws.check_models()
+    if set(EVAL_SET_STAGES) & set(stages):
+        check_eval_set(ws)
+    for key, llm in servers_to_call(ws, stages):
+        probe_server(key, llm)
+    if "train" in stages and ws.cluster is None:
+        device_fallbacks(ws)
+    ws.checked = True
+
+
+def check_eval_set(ws: Workspace) -> None:
+    """The YAML's eval set loads, and gives every item eval.mc_choices choices (its own, or
+    distinct answers of other items; the teacher writes them when distractors are llm)."""
+    from jupiter.eval.mc import check_mc_choices
+    from jupiter.eval.qa import load_eval_set
+    from jupiter.improve.eval_choices import distractor_mode
+
+    ecfg = ws.cfg.eval
+    if not ecfg.qa_path:  # the automatic set is built from the held-out documents later
+        return
+    try:
+        items = load_eval_set(ws.cfg.resolve(ecfg.qa_path))
+        if distractor_mode(ws.cfg, {"auto": False}) != "llm":
+            check_mc_choices(items, ecfg.mc_choices)
+    except JupiterError as err:
+        raise JupiterError(f"eval.qa_path: {err}") from None
+
+
+def servers_to_call(ws: Workspace, stages: Collection[str]) -> list[tuple[str, LLMConfig]]:
+    """(YAML key, llm) of each OpenAI-compatible server a pending stage will call."""
+    cfg, out = ws.cfg, []
+    gen = cfg.generator
+    if "generate" in stages and gen.type == "llm" and _teacher_is_configured(ws):
+        out.append(("generator.llm", gen.llm))
+    judge = cfg.filters.judge
+    if "filter" in stages and judge.enabled:
+        out.append(("filters.judge.llm", judge.llm) if judge.llm else ("generator.llm", gen.llm))
+    return [(key, llm) for key, llm in out if llm.backend == "openai"]
+
+
+def _teacher_is_configured(ws: Workspace) -> bool:
+    """The configured LLM writes the data: a new workspace, or no student promoted yet."""
+    if not ws.has_store():
+        return True
+    row = ws.store.active_generator()
+    return row is None or row["kind"] == "llm"
+
+
+def probe_server(key: str, llm: LLMConfig) -> None:
+    """GET /models of the server (and the model checked among those served)."""
+    from jupiter.synth.http import HTTPBackend
+
+    async def go() -> None:
+        backend = HTTPBackend(llm)
+        try:
+            await backend.check()
+        finally:
+            await backend.close()
+
+    try:
+        asyncio.run(go())
+    except JupiterError as err:
+        raise JupiterError(f"{key}: {err}") from None
+
+
+def device_fallbacks(ws: Workspace) -> None:
+    """flash_attention_2 and fp16 on a machine without CUDA: warn and train with sdpa and
+    precision auto (the config in force is changed, so every later step agrees)."""
+    model, train = ws.cfg.model, ws.cfg.train
+    if model.attention != "flash_attention_2" and train.precision != "fp16":
+        return
+    import torch
+
+    if torch.cuda.is_available():
+        return
+    if model.attention == "flash_attention_2":
+        _warn(ws, "model.attention: flash_attention_2 runs on CUDA GPUs only and this machine "
+                  "has none: training here uses sdpa (set model.attention: auto to silence this)")  # fmt: skip
+        model.attention = "sdpa"
+    if train.precision == "fp16":
+        _warn(ws, "train.precision: fp16 needs a CUDA GPU (on a CPU it is emulated and slow) "
+                  "and this machine has none: training here uses precision auto (bf16 where the "
+                  "CPU has it natively, else fp32; set train.precision: auto to silence this)")  # fmt: skip
+        train.precision = "auto"
+
+
+def _warn(ws: Workspace, text: str) -> None:
+    ws.console.print(f"[bold yellow]warning:[/] {escape(text)}", highlight=False, soft_wrap=True)
