@@ -13,6 +13,7 @@ growth of that peak over the RSS after imports. Memory-mapped input pages count 
 reader that maps whole files shows them there.
 
     python benchmarks/merge_speed.py [--quick] [--methods linear,ties,slerp] [--repeats 2]
+        [--breakdown]
         [--hidden 1024 --layers 12 --vocab 32000 --inter 2816] [--models 3] [--dir DIR]
 """
 
@@ -47,11 +48,14 @@ def status_mb(key):
 
 import torch
 torch.set_num_threads(1)
-if side == "jupiter":
+if side.startswith("jupiter"):
     from pathlib import Path
+    from jupiter.merge import engine
     from jupiter.merge.engine import merge_models
     from jupiter.merge.recipe import parse_recipe
     import jupiter.models.reference, jupiter.train.checkpoint
+    if side == "jupiter-nohash":  # what the inputs' SHA-256 costs (a second thread)
+        engine._input_hashes = lambda recipe, inputs: {"inputs": [], "base": None}
 else:
     from mergekit.config import MergeConfiguration
     from mergekit.merge import run_merge
@@ -60,7 +64,7 @@ with open("/proc/self/clear_refs", "w") as f:
     f.write("5")
 before = status_mb("VmRSS:")
 t0 = time.perf_counter()
-if side == "jupiter":
+if side.startswith("jupiter"):
     merge_models(parse_recipe({**spec["jupiter"], "out": out}), base_dir=None,
                  cache_dir=Path(work) / "cache")
 else:
@@ -175,6 +179,11 @@ def main() -> None:
     ap.add_argument("--inter", type=int, default=2816)
     ap.add_argument("--models", type=int, default=3, help="fine-tunes besides the base")
     ap.add_argument("--dir", type=Path, default=None, help="work dir (default: a temp dir)")
+    ap.add_argument(
+        "--breakdown",
+        action="store_true",
+        help="also Jupiter without hashing its inputs (merge.json's SHA-256)",
+    )
     args = ap.parse_args()
     if args.quick:
         args.hidden, args.layers, args.vocab, args.inter = 256, 4, 8000, 704
@@ -188,10 +197,10 @@ def main() -> None:
         rows = []
         for method in args.methods.split(","):
             spec = specs(method, dirs)
-            got: dict[str, list[dict[str, float]]] = {"jupiter": [], "mergekit": []}
+            sides = ["jupiter", "mergekit"] + (["jupiter-nohash"] if args.breakdown else [])
+            got: dict[str, list[dict[str, float]]] = {s: [] for s in sides}
             for rep in range(args.repeats):
-                order = ("jupiter", "mergekit") if rep % 2 == 0 else ("mergekit", "jupiter")
-                for side in order:
+                for side in sides if rep % 2 == 0 else sides[::-1]:
                     got[side].append(run_side(side, method, spec, work))
                     r = got[side][-1]
                     print(f"  {method} {side}: {r['seconds']:.2f} s, peak {r['peak_mb']:.0f} "
@@ -199,17 +208,18 @@ def main() -> None:
             diff = max_abs_diff(work / f"out-jupiter-{method}", work / f"out-mergekit-{method}")
             rows.append((method, got, diff))
         print(f"\n1-minute load: {load0:.2f} at the start, {os.getloadavg()[0]:.2f} at the end")
-        print(
-            "| merge | Jupiter s | mergekit s | time ratio J/mk | Jupiter peak MiB (growth) "
-            "| mergekit peak MiB (growth) | max abs diff |"
-        )
-        print("|---|---|---|---|---|---|---|")
+        extra = " Jupiter s, inputs not hashed |" if args.breakdown else ""
+        print("| merge | Jupiter s | mergekit s | time ratio J/mk | Jupiter peak MiB (growth) "
+              f"| mergekit peak MiB (growth) | max abs diff |{extra}")  # fmt: skip
+        print("|---|---|---|---|---|---|---|" + ("---|" if args.breakdown else ""))
         for method, got, diff in rows:
             j, m = (min(x["seconds"] for x in got[s]) for s in ("jupiter", "mergekit"))
             jp, mp = (max(got[s], key=lambda x: x["peak_mb"]) for s in ("jupiter", "mergekit"))
+            nohash = min((x["seconds"] for x in got.get("jupiter-nohash", [])), default=None)
+            tail = f" {nohash:.2f} |" if nohash is not None else ""
             print(f"| {method} | {j:.2f} | {m:.2f} | {j / m:.2f}x | {jp['peak_mb']:.0f} "
                   f"(+{jp['peak_mb'] - jp['before_mb']:.0f}) | {mp['peak_mb']:.0f} "
-                  f"(+{mp['peak_mb'] - mp['before_mb']:.0f}) | {diff:.1e} |")  # fmt: skip
+                  f"(+{mp['peak_mb'] - mp['before_mb']:.0f}) | {diff:.1e} |{tail}")  # fmt: skip
     finally:
         if args.dir is None:
             shutil.rmtree(work, ignore_errors=True)

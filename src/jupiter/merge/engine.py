@@ -71,7 +71,7 @@ def combine(recipe: Recipe, name: str, inputs: Inputs, weights: list[float]) -> 
     m, p = recipe.method, recipe.params
     if m in MEAN_METHODS:
         used = [(s, w) for s, w in zip(inputs.sources, weights, strict=True) if w]
-        return methods.linear([s.read(name) for s, _ in used], [w for _, w in used])
+        return methods.linear((s.read(name) for s, _ in used), [w for _, w in used])
     tensors = [s.read(name) for s in inputs.sources]
     if m == "slerp":
         return methods.slerp(tensors[0], tensors[1], p.t)
@@ -142,7 +142,7 @@ def choose_weights(
 
 
 def _uniform(readers: Sequence[TensorOf], idx: Sequence[int], name: str) -> torch.Tensor:
-    return methods.linear([readers[i](name) for i in idx], [1.0] * len(idx))
+    return methods.linear((readers[i](name) for i in idx), [1.0] * len(idx))
 
 
 def write_model(recipe: Recipe, inputs: Inputs, names: list[str], weights: list[float],

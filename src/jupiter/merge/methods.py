@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Literal
 
 import torch
@@ -38,12 +38,18 @@ def work_dtype(t: torch.Tensor) -> torch.dtype:
     return torch.float64 if t.dtype == torch.float64 else torch.float32
 
 
-def linear(tensors: Sequence[torch.Tensor], weights: Sequence[float]) -> torch.Tensor:
-    """sum_i w_i x_i / sum_i w_i."""
-    dtype = work_dtype(tensors[0])
-    acc = torch.zeros(tensors[0].shape, dtype=dtype)
-    for w, t in zip(weights, tensors, strict=True):
-        acc.add_(t.to(dtype), alpha=w)
+def linear(tensors: Iterable[torch.Tensor], weights: Sequence[float]) -> torch.Tensor:
+    """sum_i w_i x_i / sum_i w_i. `tensors` may be a generator: each input is added and
+    dropped before the next is read, so a mean holds two tensors, not n."""
+    acc: torch.Tensor | None = None
+    inputs = iter(tensors)
+    for w in weights:  # not zip: its reused result tuple would keep the last input alive
+        t = next(inputs)
+        if acc is None:
+            acc = torch.zeros(t.shape, dtype=work_dtype(t))
+        acc.add_(t.to(acc.dtype), alpha=w)
+        del t  # before the next input is read
+    assert acc is not None, "linear of no tensors"
     return acc.div_(math.fsum(weights))
 
 
