@@ -148,10 +148,12 @@ def slerp(a: torch.Tensor, b: torch.Tensor, t: float) -> torch.Tensor:
         return x.reshape(a.shape)
     cos = _cosine(x, y)
     if abs(cos) > PARALLEL:
-        return ((1 - t) * x + t * y).reshape(a.shape)
-    theta = math.acos(cos)
-    s = math.sin(theta)
-    return (math.sin((1 - t) * theta) / s * x + math.sin(t * theta) / s * y).reshape(a.shape)
+        ca, cb = 1 - t, t
+    else:
+        theta = math.acos(cos)
+        ca, cb = (math.sin((1 - t) * theta) / math.sin(theta),
+                  math.sin(t * theta) / math.sin(theta))  # fmt: skip
+    return (x * ca).add_(y, alpha=cb).reshape(a.shape)  # one new tensor, not three
 
 
 def _cosine(x: torch.Tensor, y: torch.Tensor, chunk: int = 1 << 20) -> float:
