@@ -70,7 +70,8 @@ def combine(recipe: Recipe, name: str, inputs: Inputs, weights: list[float]) -> 
         return ref.read(name)
     m, p = recipe.method, recipe.params
     if m in MEAN_METHODS:
-        used = [(s, w) for s, w in zip(inputs.sources, weights, strict=True) if w]
+        used = [(s, w) for s, w in zip(inputs.sources, _mean_weights(recipe, weights),
+                                       strict=True) if w]  # fmt: skip
         return methods.linear((s.read(name) for s, _ in used), [w for _, w in used])
     tensors = [s.read(name) for s in inputs.sources]
     if m == "slerp":
@@ -86,6 +87,17 @@ def combine(recipe: Recipe, name: str, inputs: Inputs, weights: list[float]) -> 
         sparsify=SPARSIFY.get(m), density=recipe.density(),
         elect_sign=m in ("ties", "dare_ties"), seeds=seeds,
     )  # fmt: skip
+
+
+def _mean_weights(recipe: Recipe, weights: list[float]) -> list[float]:
+    """The weights a mean is computed with: the given ones, or 1 for each chosen model;
+    `methods.linear` divides by their sum, as mergekit does (sum x_i / 3 and sum x_i * 1/3
+    differ in the last bit). merge.json reports them normalised."""
+    if recipe.method in ("linear", "weighted"):
+        return recipe.weights()
+    if recipe.method in ("greedy_soup", "krum"):
+        return [1.0 if w else 0.0 for w in weights]
+    return weights
 
 
 def krum_weights(recipe: Recipe, inputs: Inputs, names: list[str]) -> tuple[list[float], dict]:
