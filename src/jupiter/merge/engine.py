@@ -163,10 +163,14 @@ def write_model(recipe: Recipe, inputs: Inputs, names: list[str], weights: list[
     ref = inputs.reference
     specs = [TensorSpec(n, _out_dtype(recipe, ref.dtype(n)), ref.shape(n)) for n in names]
     writer = ShardWriter(out, specs, parse_size(recipe.shard_size))
-    for spec in writer.order:
-        merged = combine(recipe, spec.name, inputs, weights)
-        writer.write(spec.name, merged.to(spec.dtype))
-        del merged
+    try:
+        for spec in writer.order:
+            merged = combine(recipe, spec.name, inputs, weights)
+            writer.write(spec.name, merged.to(spec.dtype))
+            del merged
+    except BaseException:
+        writer.abort()
+        raise
     writer.close()
     return writer
 

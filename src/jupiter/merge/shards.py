@@ -18,6 +18,7 @@ import json
 import math
 import os
 from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -214,9 +215,13 @@ class ShardWriter:
         self._next = 0
         self._file: IO[bytes] | None = None
         self._shard = -1
-        # each file's SHA-256, taken from the bytes as they are written (no second read)
+        # each file's SHA-256, taken from the bytes as they are written (no second read);
+        # writing and hashing run on a second thread while the next tensor is merged
+        # (hashlib and file writes release the GIL), at most one tensor behind
         self.sha256: dict[str, str] = {}
         self._hash = hashlib.sha256()
+        self._worker = ThreadPoolExecutor(max_workers=1)
+        self._pending: Future[None] | None = None
 
     def _open_next_shard(self) -> None:
         self._close_file()
@@ -226,11 +231,22 @@ class ShardWriter:
         self._emit(_header(self.shards[self._shard]))
 
     def _emit(self, data: bytes | memoryview) -> None:
-        assert self._file is not None
-        self._file.write(data)
-        self._hash.update(data)
+        self._wait()
+        self._pending = self._worker.submit(self._write_and_hash, self._file, self._hash, data)
+
+    @staticmethod
+    def _write_and_hash(file: IO[bytes] | None, h: Any, data: bytes | memoryview) -> None:
+        assert file is not None
+        file.write(data)
+        h.update(data)
+
+    def _wait(self) -> None:
+        if self._pending is not None:
+            self._pending.result()  # a write error surfaces here
+            self._pending = None
 
     def _close_file(self) -> None:
+        self._wait()
         if self._file is not None:
             self.sha256[self.names[self._shard]] = self._hash.hexdigest()
             self._file.flush()
@@ -251,6 +267,16 @@ class ShardWriter:
             self._emit(flat.view(torch.uint8).numpy().data)
         self._next += 1
 
+    def abort(self) -> None:
+        """Stop after a failure: the pending write finished, the file and thread closed."""
+        try:
+            self._wait()
+        finally:
+            if self._file is not None:
+                self._file.close()
+                self._file = None
+            self._worker.shutdown(wait=True)
+
     def close(self) -> None:
         """Finish the last shard and write the index when there are several."""
         if self._next != len(self.order):
@@ -258,6 +284,7 @@ class ShardWriter:
         if self._shard < 0:  # a model without tensors still gets its (empty) file
             self._open_next_shard()
         self._close_file()
+        self._worker.shutdown(wait=True)
         if len(self.shards) > 1:
             weight_map = {s.name: self.names[i] for i, shard in enumerate(self.shards)
                           for s in shard}  # fmt: skip
