@@ -47,16 +47,24 @@ def open_book_items(
     """With --open-book, each question after its top-k passages of the retrieval index
     saved with --passages (a student dir), else with the scored model; ids, answers and
     choices stay, so open-book reports pair item by item."""
-    from dataclasses import replace
-
     from jupiter.synth.passages import PassageIndex
 
     if not opts.open_book:
         return items, mc
     index = PassageIndex.load(opts.passages or model_dir)  # names the fix when missing
+    return with_passages(index, opts.top_k, items, mc)
+
+
+def with_passages(
+    index: Any, k: int, items: list[Any], mc: list[Any]
+) -> tuple[list[Any], list[Any]]:
+    """QA and MC items with each question put after its top-k passages of `index`; ids,
+    answers and choices stay, so open-book scores pair with closed-book ones."""
+    from dataclasses import replace
+
     return (
-        [replace(it, question=index.prompt(it.question, opts.top_k)) for it in items],
-        [replace(m, question=index.prompt(m.question, opts.top_k)) for m in mc],
+        [replace(it, question=index.prompt(it.question, k)) for it in items],
+        [replace(m, question=index.prompt(m.question, k)) for m in mc],
     )
 
 

@@ -148,8 +148,7 @@ _PASSAGES: dict[int, tuple[ref[Workspace], Any]] = {}
 def open_book(ws: Workspace, items: list[Any], mc: list[Any]) -> tuple[list[Any], list[Any]]:
     """With eval.open_book, the items with each question put after its top_k passages of the
     training chunks (synth/passages.py); ids, answers and choices stay, so scores pair."""
-    from dataclasses import replace
-
+    from jupiter.eval.standalone import with_passages
     from jupiter.improve.stages import passage_index
 
     ecfg = ws.cfg.eval
@@ -158,11 +157,7 @@ def open_book(ws: Workspace, items: list[Any], mc: list[Any]) -> tuple[list[Any]
     held = _PASSAGES.get(id(ws))
     if held is None or held[0]() is not ws:
         held = _PASSAGES[id(ws)] = (ref(ws), passage_index(ws, train_chunks(ws)))
-    index = held[1]
-    return (
-        [replace(it, question=index.prompt(it.question, ecfg.top_k)) for it in items],
-        [replace(m, question=index.prompt(m.question, ecfg.top_k)) for m in mc],
-    )
+    return with_passages(held[1], ecfg.top_k, items, mc)
 
 
 def answer_with_progress(ws: Workspace, gen: Any, label: str, items: list[Any],
