@@ -53,7 +53,6 @@ os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 import argparse
-import contextlib
 import json
 import random
 import re
@@ -104,9 +103,12 @@ _LOAD_PEAK = [0.0, 0.0]  # VmHWM and VmRSS just before the reset: load's peak, r
 
 
 def _reset_hwm() -> None:
+    import torch
+
+    from jupiter.train.metrics import reset_peak_memory
+
     _LOAD_PEAK[:] = [_status_gb("VmHWM"), _status_gb("VmRSS")]
-    with contextlib.suppress(OSError):  # Linux: "5" resets the process's peak RSS (VmHWM)
-        Path("/proc/self/clear_refs").write_text("5")
+    reset_peak_memory(torch.device("cpu"))  # VmHWM starts over from what is resident
 
 
 class Turn:
