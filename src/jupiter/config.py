@@ -387,6 +387,43 @@ class LoraConfig(Strict):
     target_modules: list[str] | Literal["all-linear"] = "all-linear"
 
 
+# what a consensus member's train config may change (train.consensus.strategies)
+STRATEGY_KEYS = ("method", "lora", "lr", "min_lr", "warmup_steps", "epochs", "max_steps",
+                 "weight_decay", "raw_text_fraction", "grad_accum", "micro_batch_size")  # fmt: skip
+
+
+class ConsensusConfig(Strict):
+    """train.consensus: N members trained from the same start, voted on and merged
+    (improve/consensus.py). Each member differs by what `vary` names: its seed (seed + i),
+    its shard of the examples (i of N, by a hash of the example id), or its strategy
+    (strategies[i % len], train keys such as method, lr, lora)."""
+
+    members: int = Field(default=3, ge=2, le=16)
+    vary: list[Literal["seed", "shard", "strategy"]] = Field(default_factory=lambda: ["seed"])
+    strategies: list[dict[str, Any]] = Field(default_factory=list)
+    # the merge goes ahead when at least this share of the members agree (are not outliers)
+    threshold: float = Field(default=0.75, gt=0.0, le=1.0)
+    # a member is an outlier when its weights lie further than max_distance × the median
+    # member's distance from the coordinate-wise median, or its validation loss is above
+    # (1 + max_loss_gap) × the median member's, or either is not finite
+    max_distance: float = Field(default=3.0, gt=1.0)
+    max_loss_gap: float = Field(default=0.10, ge=0.0)
+    merge: Literal["linear", "median", "trimmed_mean", "ties"] = "linear"
+
+    @model_validator(mode="after")
+    def _check(self) -> ConsensusConfig:
+        if "strategy" in self.vary and not self.strategies:
+            raise ValueError("vary: strategy needs strategies: [{method: lora}, ...]")
+        if self.strategies and "strategy" not in self.vary:
+            raise ValueError("strategies are given but vary does not name strategy: add it")
+        for i, st in enumerate(self.strategies):
+            bad = [k for k in st if k not in STRATEGY_KEYS]
+            if bad:
+                raise ValueError(f"strategies[{i}]: '{bad[0]}' cannot vary between members "
+                                 f"(use {', '.join(STRATEGY_KEYS)})")  # fmt: skip
+        return self
+
+
 MetricsBackend = Literal["tensorboard", "wandb", "mlflow"]
 DEFAULT_METRICS: tuple[MetricsBackend, ...] = ("tensorboard",)
 MAX_STEPS = 10_000_000  # at 1 s a step, 116 days: 1e20 steps would never finish
@@ -458,6 +495,8 @@ class TrainConfig(Strict):
     # previous: cycle > 1 continues the last student; base (or scratch): every cycle's
     # student starts again from model.base, or from fresh weights without one (anti-collapse)
     init: Literal["previous", "base", "scratch"] = "previous"
+    # several members and a Byzantine-tolerant vote instead of one run (None: one run)
+    consensus: ConsensusConfig | None = None
 
     @model_validator(mode="after")
     def _check(self) -> TrainConfig:
@@ -465,7 +504,26 @@ class TrainConfig(Strict):
             raise ValueError(f"epochs must be from 1 to {MAX_EPOCHS} (or auto)")
         if self.micro_batch_size != "auto" and not 1 <= self.micro_batch_size <= MAX_MICRO_BATCH:
             raise ValueError(f"micro_batch_size must be from 1 to {MAX_MICRO_BATCH} (or auto)")
+        if self.consensus is not None:
+            for i in range(len(self.consensus.strategies)):
+                try:  # each member's train config must itself be valid
+                    self.member_config(i)
+                except ValidationError as err:
+                    e = err.errors()[0]
+                    where = ".".join(str(p) for p in e["loc"])
+                    raise ValueError(f"consensus.strategies[{i}]: {where}: {e['msg']}") from None
         return self
+
+    def member_config(self, i: int) -> TrainConfig:
+        """Consensus member i's train config: its seed and strategy applied, no consensus."""
+        c = self.consensus
+        assert c is not None
+        data = self.model_dump(exclude={"consensus"})
+        if "seed" in c.vary:
+            data["seed"] = self.seed + i
+        if "strategy" in c.vary:
+            data |= c.strategies[i % len(c.strategies)]
+        return TrainConfig.model_validate(data)
 
 
 class CurriculumLevel(Strict):
@@ -617,6 +675,9 @@ class DomainConfig(Strict):
         names = [lv.name for lv in self.levels]
         if len(set(names)) != len(names):
             raise ValueError("levels: every level needs its own name")
+        if self.levels and self.train.consensus is not None:
+            raise ValueError("train.consensus and curriculum levels cannot be combined: "
+                             "drop one of them")  # fmt: skip
         experts = [e.name for e in self.experts]
         if len(set(experts)) != len(experts) or "router" in experts:
             raise ValueError("experts: every expert needs its own name, and not 'router'")

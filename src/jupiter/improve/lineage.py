@@ -36,6 +36,13 @@ def _data(g: dict[str, Any]) -> str:
     lines += [f"{name} {n:,}" for name, n in d.get("by_generator", {}).items()]
     if d.get("ids_sha256"):
         lines.append(f"ids {d['ids_sha256'][:12]}")
+    cons = d.get("consensus")
+    if cons:
+        out = cons.get("outliers") or {}
+        kept = (f"{cons['merge']} merge of {cons['members_n'] - len(out)}" if cons["merged"]
+                else f"member {cons['best_member']} of")  # fmt: skip
+        lines.append(f"consensus: {kept} {cons['members_n']} members"
+                     + (f"; no weight: {', '.join(sorted(out))}" if out else ""))  # fmt: skip
     return "\n".join(lines)
 
 

@@ -6,6 +6,7 @@ weights — in this process or in several through torchrun."""
 from __future__ import annotations
 
 import json
+import shutil
 import time
 import zlib
 from dataclasses import dataclass
@@ -54,12 +55,17 @@ class Datasets:
     budget: Any  # TokenBudget of the train split
 
 
-def pack(ws: Workspace, tokenizer: Any, examples: list[Example], texts: list[str]) -> Datasets:
-    """Encode and pack the examples (and raw texts), holding out train.heldout_fraction."""
+def pack(
+    ws: Workspace, tokenizer: Any, examples: list[Example], texts: list[str],
+    train_cfg: Any = None,
+) -> Datasets:  # fmt: skip
+    """Encode and pack the examples (and raw texts), holding out train.heldout_fraction;
+    mixed and shuffled with `train_cfg`'s seed and mix (default: train:'s)."""
     from jupiter.data.chat import pad_id_for
     from jupiter.data.dataset import PackedDataset, mix_examples
 
     cfg = ws.cfg
+    t = train_cfg or cfg.train
     frac = cfg.train.heldout_fraction
     held = [e for e in examples if is_heldout(e.id, frac)]
     kept = [e for e in examples if not is_heldout(e.id, frac)] or examples
@@ -68,10 +74,9 @@ def pack(ws: Workspace, tokenizer: Any, examples: list[Example], texts: list[str
     pad = pad_id_for(tokenizer)
 
     def packed(exs: list[Example], txts: list[str]) -> tuple[Any, Any]:
-        t = cfg.train
         seqs, budget = mix_examples(tokenizer, exs, txts, t.raw_text_fraction, t.seed,
                                     cfg.system_prompt, t.min_corpus_share)  # fmt: skip
-        return PackedDataset(seqs, cfg.model.context_length, pad, cfg.train.seed), budget
+        return PackedDataset(seqs, cfg.model.context_length, pad, t.seed), budget
 
     train, budget = packed(kept, kept_texts)
     heldout = packed(held, held_texts)[0] if (held or held_texts) else None
@@ -249,6 +254,9 @@ def train_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
             tokenizer.pad_token_id, tokenizer.bos_token_id, tokenizer.eos_token_id,
         )  # fmt: skip
         save_untrained(ws, model_config, tok_dir)
+    if cfg.train.consensus is not None:
+        return consensus_stage(ws, cycle, tokenizer, tok_dir, init_dir, model_config,
+                               examples, t0)  # fmt: skip
     levels: list[Any] = list(cfg.levels) or [None]
     result, infos = None, []
     for level in levels:
@@ -311,6 +319,43 @@ def train_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
     if cfg.levels:
         info["levels"] = infos
     return info
+
+
+def consensus_stage(
+    ws: Workspace, cycle: int, tokenizer: Any, tok_dir: Path, init_dir: Path | None,
+    model_config: Any, examples: list[Example], t0: float,
+) -> dict[str, Any]:  # fmt: skip
+    """train.consensus: members, vote, merge (improve/consensus.py); the chosen model
+    becomes the cycle's student."""
+    from jupiter.improve.consensus import consensus_train
+
+    cfg = ws.cfg
+    has_text = any(e.kind == "text" for e in examples)
+    texts = [] if (has_text or cfg.model.base) else [c.text for c in train_chunks(ws)]
+    preflight(ws, tokenizer, examples)
+    chosen, record = consensus_train(ws, cycle, tokenizer, tok_dir, init_dir, model_config,
+                                     examples, texts)  # fmt: skip
+    ws.store.mark_used([e.id for e in examples if e.status == "accepted"], f"cycle-{cycle:03d}")
+    student = ws.student_dir(cycle)
+    if chosen.resolve() != student.resolve():
+        from jupiter.train.checkpoint import replace_dir
+
+        tmp = student.with_name(f".tmp-{student.name}")
+        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.copytree(chosen, tmp)
+        replace_dir(tmp, student)
+    save_passages(ws, student)
+    members = record["members"]
+    data = data_summary(ws, cycle, examples)
+    data["consensus"] = {k: record[k] for k in ("members_n", "merge", "merged", "reason",
+                                                 "best_member", "best_bpb", "merged_bpb")}  # fmt: skip
+    data["consensus"]["outliers"] = record["vote"]["outliers"]
+    return {
+        "run": f"cycle-{cycle:03d}", "steps": sum(m["steps"] for m in members),
+        "examples": len(examples), "model_dir": str(student),
+        "init": record["init"], "consensus": record, "data": data,
+        "seconds": round(time.perf_counter() - t0, 2),
+    }  # fmt: skip
 
 
 def _summary(run_id: str, result: Any, data: Datasets) -> dict[str, Any]:
