@@ -23,7 +23,7 @@ app = typer.Typer(
     help="Jupiter: one domain YAML in, a domain-expert language model out.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
-    add_completion=False,
+    add_completion=True,
 )
 config_app = typer.Typer(help="Inspect configuration.", no_args_is_help=True)
 app.add_typer(config_app, name="config")
@@ -324,6 +324,46 @@ def cluster_check(cluster_file: ClusterFile = None) -> None:
     code = cluster_check_command(cluster_file)
     if code:
         raise typer.Exit(code)
+
+
+JsonFlag = Annotated[
+    bool, typer.Option("--json", help="One JSON document on stdout (messages go to stderr).")
+]
+
+
+def print_json(doc: object) -> None:
+    """The whole of stdout for --json: one JSON document, nothing else."""
+    import json
+
+    sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False, default=str) + "\n")
+    sys.stdout.flush()
+
+
+@app.command()
+def doctor(
+    domain: Annotated[
+        str | None, typer.Option("--domain", "-d", help="Also check this domain's servers "
+                                 "and models.")
+    ] = None,
+    cluster_file: Annotated[
+        str | None, typer.Option("--cluster-file", help="Also probe the nodes of this file.")
+    ] = None,
+    timeout: Annotated[float, typer.Option(min=0.1, help="Seconds per network probe.")] = 3.0,
+    as_json: JsonFlag = False,
+) -> None:  # fmt: skip
+    """Check this machine and the domain's surroundings: Python, torch, GPUs, NCCL/gloo,
+    disk, memory, optional packages, LLM servers, HF cache, models, cluster nodes. One line
+    per check; every warn and fail with its fix; exit 1 when any check fails."""
+    from jupiter.doctor.run import context, failed, print_report, report_json, run_checks
+
+    cfg = load_domain(domain) if domain else None
+    checks = run_checks(context(cfg, cluster_file, timeout), debug=STATE["debug"])
+    if as_json:
+        print_json(report_json(checks))
+    else:
+        print_report(checks, console)
+    if failed(checks):
+        raise typer.Exit(1)
 
 
 @app.command()
@@ -694,7 +734,10 @@ def main() -> None:
     debug = "--debug" in sys.argv
     quiet_libraries()
     try:
-        app(standalone_mode=False)
+        # without standalone mode click returns typer.Exit's code instead of exiting with it
+        code = app(standalone_mode=False)
+        if isinstance(code, int) and code:
+            sys.exit(code)
     except JupiterError as e:
         if debug:
             raise
