@@ -268,6 +268,27 @@ def test_hub_id_from_the_local_cache(
 
 
 @pytest.mark.usefixtures("offline")
+def test_hub_id_at_a_revision(
+    tiny_model_dirs: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
+    main = fake_hub(tmp_path / "hub", "org/tiny", tiny_model_dirs["qwen2"])
+    root = main.parent.parent
+    commit = "fedcba9876543210fedcba9876543210fedcba98"
+    (root / "refs" / "v1").write_text(commit)
+    shutil.copytree(tiny_model_dirs["llama"], root / "snapshots" / commit)
+    assert locate_model("org/tiny", base_dir=None).path == main
+    assert locate_model("org/tiny@main", base_dir=None).path == main
+    assert locate_model("org/tiny@v1", base_dir=None).path == root / "snapshots" / commit
+    assert locate_model(f"org/tiny@{commit}", base_dir=None).path == root / "snapshots" / commit
+    with pytest.raises(JupiterError) as err:
+        locate_model("org/tiny@v2", base_dir=tmp_path)
+    line = str(err.value)
+    assert line.startswith("model 'org/tiny' at revision 'v2' is not in the local Hugging Face")
+    assert "`hf download org/tiny --revision v2`" in line and "\n" not in line
+
+
+@pytest.mark.usefixtures("offline")
 def test_hub_repo_of_one_gguf_is_imported(
     source: tuple[PreTrainedModel, Any, Path],
     imported: tuple[Path, Path],

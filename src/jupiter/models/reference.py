@@ -2,6 +2,7 @@
 generator.llm.model, `jupiter serve --model`, `jupiter chat --model`):
 
     models/base                an HF model dir (config.json) or a PEFT adapter dir
+    runs/x/…/train/step-000040 a training checkpoint: the model (or adapter) it holds
     google/gemma-3-270m-it     a Hugging Face Hub id, read from the local HF cache only
     models/gemma-3-270m.gguf   a GGUF file, imported once into an HF dir (gguf_import.py)
     ollama:gemma3:270m         a model pulled with Ollama: its GGUF blob, then as a GGUF file
@@ -27,7 +28,8 @@ from jupiter.models.gguf_import import import_gguf, is_gguf
 
 Kind = Literal["dir", "gguf", "hub", "ollama"]
 # the Hub's repo id shape: owner/name of letters, digits, '-', '_', '.'
-HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*$")
+# org/name, optionally @revision (a branch, tag or commit hash in the local cache)
+HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*(@[A-Za-z0-9_./-]+)?$")
 MODEL_FILES = ("config.json", "adapter_config.json")  # train.checkpoint's; it imports torch
 KINDS_HINT = "a model folder, a .gguf file, a Hugging Face id (org/name) or ollama:NAME[:TAG]"
 
@@ -92,6 +94,9 @@ def _gguf_in(folder: Path, ref: str, kind: Kind, label: str) -> Located | None:
 def _folder(ref: str, path: Path) -> Located:
     if _is_model_dir(path):
         return Located(ref, "dir", path, path.name)
+    # a training checkpoint (train/checkpoint.py: step-NNNNNN/ with state.json): its model/
+    if (path / "state.json").is_file() and _is_model_dir(path / "model"):
+        return Located(ref, "dir", path / "model", path.name)
     found = _gguf_in(path, ref, "gguf", path.name)
     if found is None:
         raise JupiterError(
@@ -109,23 +114,28 @@ def _file(ref: str, path: Path) -> Located:
     return Located(ref, "gguf", path, path.stem, gguf=True)
 
 
-def _hub_snapshot(repo_id: str, cache: Path) -> Path | None:
-    """The cached snapshot of the repo's main revision, or None; never a network call."""
+def _hub_snapshot(repo_id: str, cache: Path, revision: str | None = None) -> Path | None:
+    """The cached snapshot of the repo's revision (default main), or None; never a network
+    call."""
     from huggingface_hub import snapshot_download
 
     try:
-        return Path(snapshot_download(repo_id, cache_dir=cache, local_files_only=True))
+        return Path(snapshot_download(repo_id, cache_dir=cache, local_files_only=True,
+                                      revision=revision))  # fmt: skip
     except (OSError, ValueError):  # LocalEntryNotFoundError, HFValidationError
         return None
 
 
 def _hub(ref: str, tried: Path) -> Located:
     cache = hub_cache_dir()
-    snapshot = _hub_snapshot(ref, cache)
+    repo, _, revision = ref.partition("@")
+    snapshot = _hub_snapshot(repo, cache, revision or None)
     if snapshot is None:
+        what = f"model '{repo}'" + (f" at revision '{revision}'" if revision else "")
+        fetch = f"hf download {repo}" + (f" --revision {revision}" if revision else "")
         raise JupiterError(
-            f"model '{ref}' is not in the local Hugging Face cache ({cache}), nor a folder "
-            f"({tried}): fetch it once with `hf download {ref}`, or point at a local folder"
+            f"{what} is not in the local Hugging Face cache ({cache}), nor a folder "
+            f"({tried}): fetch it once with `{fetch}`, or point at a local folder"
         )
     if _is_model_dir(snapshot):
         return Located(ref, "hub", snapshot, ref)
