@@ -609,6 +609,27 @@ def serve(
     )
 
 
+@app.command()
+def dashboard(
+    domain: Domain,
+    quick: Quick = False,
+    host: Annotated[str, typer.Option(help="Address to bind.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=0, max=65535)] = 8765,
+) -> None:
+    """A local web page on the domain's run, updating live: cycles with their figures and
+    intervals, learning curves, the data queue, generation, the cluster, the lineage."""
+    from jupiter.dashboard.server import run_dashboard
+    from jupiter.improve.workspace import Workspace
+
+    cfg = load_domain(domain, quick=quick)
+    root = Workspace(cfg, quick=quick).root  # only its path: the store is opened read-only
+    start = f"jupiter start --domain {domain}" + (" --quick" if quick else "")
+    run_dashboard(
+        root, cfg.name, host, port, cfg.cycles, cfg.max_examples, start,
+        log=lambda line: console.print(line, highlight=False, markup=False, soft_wrap=True),
+    )  # fmt: skip
+
+
 # ----------------------------------------------------------------------------- merge
 def _merge_validation(spec, base_dir: Path | None):  # noqa: ANN001, ANN202 - lazy types
     """The recipe's validation data: a domain's eval set and held-out chunks, or files

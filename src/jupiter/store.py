@@ -121,6 +121,19 @@ class Store:
         self._migrate_generators()
         self._migrate_examples()
 
+    @classmethod
+    def read_only(cls, path: Path | str) -> Store:
+        """The store opened for reading only (SQLite mode=ro): no schema or migration is
+        written, so a viewer (`jupiter dashboard`) never blocks or changes a run writing to
+        it. Shared across threads: the caller serialises its use."""
+        store = cls.__new__(cls)
+        store.path = Path(path)
+        uri = f"{store.path.resolve().as_uri()}?mode=ro"
+        store.db = sqlite3.connect(uri, uri=True, timeout=30.0, isolation_level=None,
+                                   check_same_thread=False)  # fmt: skip
+        store.db.row_factory = sqlite3.Row
+        return store
+
     def __enter__(self) -> Store:
         return self
 

@@ -1,0 +1,91 @@
+"""`jupiter dashboard` as a real process: it serves the page, stops on Ctrl-C, and says in
+one line what is wrong with an unknown domain, a missing workspace or a taken port."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import JUPITER, get, jupiter
+from jupiter.records import Document
+from jupiter.store import Store
+
+YAML = "name: small\nsources: [{type: python_stdlib, modules: [json]}]\n"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def small(tmp_path: Path) -> Path:
+    """A domain YAML in tmp_path (JUPITER_HOME) with a workspace holding one document."""
+    (tmp_path / "small.yaml").write_text(YAML)
+    with Store(tmp_path / "runs" / "small" / "jupiter.sqlite") as s:
+        s.add_documents([Document("local", "/a.md", "a", "some text")])
+    return tmp_path
+
+
+def one_error_line(r: subprocess.CompletedProcess[str]) -> str:
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), r.stderr
+    return lines[0]
+
+
+def test_unknown_domain(tmp_path: Path) -> None:
+    line = one_error_line(jupiter(["dashboard", "--domain", "no_such_domain"], tmp_path))
+    assert "unknown domain 'no_such_domain'" in line
+
+
+def test_no_workspace_yet(tmp_path: Path) -> None:
+    (tmp_path / "fresh.yaml").write_text(YAML.replace("small", "fresh"))
+    r = jupiter(["dashboard", "--domain", "fresh.yaml", "--quick"], tmp_path)
+    line = one_error_line(r)
+    assert "no workspace yet for 'fresh'" in line
+    assert "run `jupiter start --domain fresh.yaml --quick` first" in line
+    assert not (tmp_path / "runs").exists()  # nothing created
+
+
+def test_port_in_use(small: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        r = jupiter(["dashboard", "--domain", "small.yaml", "--port", str(port)], small)
+    line = one_error_line(r)
+    assert f"port {port} on 127.0.0.1 is in use: choose another with --port" in line
+
+
+def test_serves_the_page_and_stops_on_ctrl_c(small: Path) -> None:
+    port = free_port()
+    env = dict(os.environ, JUPITER_HOME=str(small), COLUMNS="200")
+    proc = subprocess.Popen(
+        [JUPITER, "dashboard", "--domain", "small.yaml", "--port", str(port)],
+        cwd=small, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        deadline = time.time() + 60
+        while True:
+            try:
+                status, _, body = get(f"http://127.0.0.1:{port}/api/state")
+                break
+            except OSError:
+                assert proc.poll() is None and time.time() < deadline, proc.communicate()
+                time.sleep(0.2)
+        assert status == 200 and b'"documents": 1' in body
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    assert f"on http://127.0.0.1:{port}/" in out and out.strip().endswith("stopped")

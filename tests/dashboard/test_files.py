@@ -1,0 +1,122 @@
+"""The files the dashboard follows: metrics.jsonl read incrementally (whole lines only, a
+rewritten file read again), long curves thinned, and a cluster run's islands and rounds."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import Serve, state
+from jupiter.dashboard.files import JsonlTail, curve, thin
+from jupiter.store import Store
+from jupiter.train.metrics import MetricsLogger
+
+
+def test_tail_reads_whole_lines_and_rereads_a_rewritten_file(tmp_path: Path) -> None:
+    path = tmp_path / "metrics.jsonl"
+    tail = JsonlTail(path)
+    assert tail.read() == []
+    path.write_text('{"step": 1, "loss": 3.0}\n{"step": 2, "lo')  # the second being written
+    assert tail.read() == [{"step": 1, "loss": 3.0}]
+    with path.open("a") as f:
+        f.write('ss": 2.5}\nnot json\n[1, 2]\n')
+    assert tail.read() == [{"step": 1, "loss": 3.0}, {"step": 2, "loss": 2.5}]
+    # a resumed run rewrites the file (atomically: a new inode) with fewer rows
+    tmp = tmp_path / "new.jsonl"
+    tmp.write_text('{"step": 1, "loss": 3.5}\n')
+    os.replace(tmp, path)
+    assert tail.read() == [{"step": 1, "loss": 3.5}]
+    path.unlink()
+    assert tail.read() == []
+
+
+def test_thin_keeps_first_last_and_the_limit() -> None:
+    points = list(range(10_001))
+    shown = thin(points, 2000)
+    assert len(shown) == 2000 and shown[0] == 0 and shown[-1] == 10_000
+    assert shown == sorted(set(shown))
+    assert thin(points[:50], 2000) == points[:50]
+
+
+def test_curve_from_logger_rows(tmp_path: Path) -> None:
+    with MetricsLogger(tmp_path, [], run_name="r", config={}) as log:
+        for step in range(1, 5001):
+            log.log(step, {"loss": 10.0 / step, "tokens_per_s": 1000.0 + step, "lr": 1e-3})
+            if step % 1000 == 0:
+                log.log(step, {"loss": 20.0 / step}, kind="heldout")
+    rows = JsonlTail(tmp_path / "metrics.jsonl").read()
+    c = curve("cycle-001", "x", rows)
+    assert c["rows"] == 5005 and c["train_points"] == 5000
+    assert len(c["train"]["step"]) == 2000 and c["train"]["step"][-1] == 5000
+    assert c["last"]["loss"] == 10.0 / 5000 and c["last"]["tokens_per_s"] == 6000.0
+    assert c["heldout"]["step"] == [1000, 2000, 3000, 4000, 5000]
+    assert c["last_heldout"] == {"step": 5000, "loss": 20.0 / 5000}
+
+
+def report_row(rnd: int, islands: list[str], skipped: list[str], loss: float) -> dict[str, Any]:
+    """A row as the coordinator writes it (cluster/coordinator.py report_row)."""
+    return {
+        "round": rnd, "islands": islands, "rejected": {}, "skipped": skipped,
+        "aggregate": {"method": "mean"}, "bytes_up": 1000, "bytes_down": 3000, "bytes": 4000,
+        "allreduce_bytes": 40000, "reduction": 10.0,
+        "tokens_per_s": {n: 100.0 * (k + 1) for k, n in enumerate(islands)},
+        "train_loss": {n: loss + 0.1 for n in islands}, "wait_s": {n: 0.5 for n in islands},
+        "digests": {}, "global_digest": "", "heldout_loss": loss, "time": time.time(),
+    }  # fmt: skip
+
+
+def test_cluster_islands_and_rounds(tmp_path: Path, serve: Serve) -> None:
+    from jupiter.cluster import protocol as P
+    from jupiter.cluster.syncstore import SyncStore
+
+    root = tmp_path / "runs" / "c"
+    Store(root / "jupiter.sqlite").close()
+    train = root / "cycles" / "cycle-001" / "train"
+    sync = SyncStore(str(train / "sync"))  # the default store: the run's own folder
+    plan = {"rounds": 3, "sync": {"inner_steps": 20, "outer": "nesterov", "aggregate": "mean"},
+            "islands": [{"name": "gpu", "engine": "torch", "nodes": ["a", "b"], "max_steps": 60},
+                        {"name": "mac", "engine": "mlx", "nodes": ["m1"], "max_steps": 60}]}  # fmt: skip
+    sync.put_json(P.PLAN, plan)
+    sync.put_json(P.heartbeat("gpu"), {"round": 2, "step": 45, "time": time.time() - 3})
+    rows = [
+        {"round": -1, "heldout_loss": 6.0, "time": time.time()},
+        report_row(0, ["gpu", "mac"], [], 5.0),
+        report_row(1, ["gpu"], ["mac"], 4.5),
+        report_row(1, ["gpu"], ["mac"], 4.4),
+    ]  # round 1 written twice: the last wins
+    (train / "cluster_report.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    url = serve(root, "c")
+    (c,) = state(url)["cluster"]
+    assert c["cycle"] == 1 and c["planned_rounds"] == 3 and c["start_heldout_loss"] == 6.0
+    assert [(r["round"], r["heldout_loss"], r["skipped"]) for r in c["rounds"]] == [
+        (0, 5.0, []), (1, 4.4, ["mac"])]  # fmt: skip
+    assert c["rounds"][0]["tokens_per_s"] == 300.0 and c["rounds"][0]["reduction"] == 10.0
+    gpu, mac = c["islands"]
+    assert (gpu["name"], gpu["engine"], gpu["nodes"], gpu["rounds"], gpu["skipped"]) == (
+        "gpu", "torch", ["a", "b"], 2, 0)  # fmt: skip
+    assert gpu["tokens_per_s"] == 100.0 and gpu["wait_s"] == 1.0
+    assert gpu["train_loss"] == 4.4 + 0.1
+    assert gpu["heartbeat"]["round"] == 2 and gpu["heartbeat"]["step"] == 45
+    assert 2.5 < gpu["heartbeat"]["age_s"] < 60
+    assert (mac["rounds"], mac["skipped"], mac["tokens_per_s"], mac["heartbeat"]) == (
+        1, 1, 200.0, None)  # fmt: skip
+    assert c["sync"] == {"inner_steps": 20, "outer": "nesterov", "aggregate": "mean"}
+    # an island's own metrics.jsonl is a learning curve of its own
+    with MetricsLogger(train / "gpu", [], run_name="gpu", config={}) as log:
+        log.log(1, {"loss": 3.0, "tokens_per_s": 10.0})
+    doc = state(url)
+    assert [cv["run"] for cv in doc["curves"]] == ["cycle-001/gpu"]
+
+
+def test_no_workspace_is_one_line(tmp_path: Path) -> None:
+    from jupiter.dashboard.state import Board
+    from jupiter.errors import JupiterError
+
+    with pytest.raises(JupiterError, match=r"no workspace yet for 'x' .* run `jupiter start"):
+        Board(tmp_path / "runs" / "x", "x")
+    assert not (tmp_path / "runs").exists()
