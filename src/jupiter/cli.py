@@ -574,6 +574,49 @@ def chat(
     chat_repl(session, console)
 
 
+@app.command(name="test")
+def batch_test(
+    model: Annotated[
+        list[str],
+        typer.Option("--model", help="Model to test (dir, adapter, checkpoint step-N dir, "
+                     ".gguf, Hub id, ollama:NAME); repeat to compare."),
+    ],
+    prompts: Annotated[
+        Path, typer.Option("--prompts", help=".txt (one prompt a line) or .jsonl of "
+                           '{"prompt", "expected"?}.')
+    ],
+    out: Annotated[
+        Path | None, typer.Option(help="Output folder (default: test-results/<time>).")
+    ] = None,
+    max_new_tokens: Annotated[int, typer.Option(min=1)] = 128,
+    max_batch: Annotated[int, typer.Option(min=1, help="Prompts decoded together.")] = 16,
+    system_prompt: Annotated[str, typer.Option(help="A system message before each prompt.")] = "",
+    chat_template: ChatTemplate = "auto",
+) -> None:  # fmt: skip
+    """Run a list of prompts through each model (greedy, batched, chat template): writes
+    results.jsonl, a side-by-side results.md and summary.json; scored (token F1, exact
+    match, 95% CI) where the JSONL gives expected answers."""
+    import time
+
+    from jupiter.batch.prompts import read_prompts
+    from jupiter.batch.report import write_results
+    from jupiter.batch.run import BatchOptions, resolve_models, run_models
+    from jupiter.models.reference import user_cache_dir
+
+    items = read_prompts(prompts)
+    models = resolve_models(model, user_cache_dir(), err_console)
+    opts = BatchOptions(max_new_tokens, max_batch, chat_template, system_prompt)
+    runs = run_models(models, items, opts, console)
+    out_dir = out or Path("test-results") / time.strftime("%Y%m%d-%H%M%S")
+    doc = write_results(out_dir, items, runs)
+    for s in doc["models"]:
+        score = "" if not s["n_scored"] else (
+            f", token F1 {s['f1']:.3f}, exact {s['exact']:.3f} ({s['n_scored']} scored)")  # fmt: skip
+        console.print(f"{s['model']}: {s['n']} answers, {s['tokens_per_s'] or 0:g} tokens/s"
+                      f"{score}", highlight=False, markup=False)  # fmt: skip
+    console.print(f"results: {out_dir / 'results.md'}, {out_dir / 'results.jsonl'}", markup=False)
+
+
 @app.command()
 def serve(
     model: Annotated[
