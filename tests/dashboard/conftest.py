@@ -10,6 +10,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import time
 import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -141,6 +142,17 @@ def state(url: str, since: str = "") -> dict[str, Any]:
     assert status == 200, body
     doc: dict[str, Any] = json.loads(body)
     return doc
+
+
+def changed(url: str, since: str, timeout: float = 20.0) -> dict[str, Any]:
+    """The next document after version `since` (a slow store is rebuilt at most every
+    few build times: ask until it comes, as the page does)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        doc = state(url, since)
+        if not doc.get("unchanged") or time.monotonic() > deadline:
+            return doc
+        time.sleep(0.1)
 
 
 def qa(q: str, a: str, cycle: int = 1) -> Example:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from conftest import Serve, state
+from conftest import Serve, changed, qa, state
 from jupiter.dashboard.files import JsonlTail, curve, thin
 from jupiter.store import Store
 from jupiter.train.metrics import MetricsLogger
@@ -91,7 +91,8 @@ def test_cluster_islands_and_rounds(tmp_path: Path, serve: Serve) -> None:
     ]  # round 1 written twice: the last wins
     (train / "cluster_report.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     url = serve(root, "c")
-    (c,) = state(url)["cluster"]
+    before = state(url)
+    (c,) = before["cluster"]
     assert c["cycle"] == 1 and c["planned_rounds"] == 3 and c["start_heldout_loss"] == 6.0
     assert [(r["round"], r["heldout_loss"], r["skipped"]) for r in c["rounds"]] == [
         (0, 5.0, []), (1, 4.4, ["mac"])]  # fmt: skip
@@ -109,7 +110,7 @@ def test_cluster_islands_and_rounds(tmp_path: Path, serve: Serve) -> None:
     # an island's own metrics.jsonl is a learning curve of its own
     with MetricsLogger(train / "gpu", [], run_name="gpu", config={}) as log:
         log.log(1, {"loss": 3.0, "tokens_per_s": 10.0})
-    doc = state(url)
+    doc = changed(url, before["version"])
     assert [cv["run"] for cv in doc["curves"]] == ["cycle-001/gpu"]
 
 
@@ -120,3 +121,41 @@ def test_no_workspace_is_one_line(tmp_path: Path) -> None:
     with pytest.raises(JupiterError, match=r"no workspace yet for 'x' .* run `jupiter start"):
         Board(tmp_path / "runs" / "x", "x")
     assert not (tmp_path / "runs").exists()
+
+
+def test_generation_cost_cache_hits_and_the_running_cycle(tmp_path: Path, serve: Serve) -> None:
+    root = tmp_path / "runs" / "g"
+
+    def answer(s: Store, key: str, model: str, prompt: int, completion: int) -> None:
+        s.cache_response(key, "http", model, {"prompt": key},
+                         {"text": "a", "prompt_tokens": prompt, "completion_tokens": completion})  # fmt: skip
+
+    with Store(root / "jupiter.sqlite") as s:
+        s.start_cycle(1, "llm:http:teacher")
+        for i in range(4):
+            answer(s, f"k{i}", "teacher", 100, 10 + i)
+        s.add_examples([qa(f"q{i}", f"answer number {i}") for i in range(3)])
+        s.mark_stage(1, "generate", {"generator": "llm:http:teacher", "requests": 6,
+                                     "cache_hits": 2, "calls": 4, "retries": 1, "failed": 0,
+                                     "completion_tokens": 46, "seconds": 1.5})  # fmt: skip
+        s.finish_cycle(1)
+        time.sleep(0.01)
+        s.start_cycle(2, "llm:http:teacher")  # collected; generating now
+        s.mark_stage(2, "collect", {"documents": 1})
+        answer(s, "k9", "judge", 50, 5)
+        s.add_examples([qa("q9", "answer nine", cycle=2)])
+    doc = state(serve(root, "g", max_examples=500))
+    gen = doc["generation"]
+    c1, c2 = gen["cycles"]
+    assert c1["done"] and c1["stage"] == {"generator": "llm:http:teacher", "requests": 6,
+                                          "cache_hits": 2, "calls": 4, "retries": 1,
+                                          "failed": 0, "completion_tokens": 46, "seconds": 1.5}  # fmt: skip
+    assert (c1["llm_calls"], c1["prompt_tokens"], c1["completion_tokens"]) == (4, 400, 46)
+    assert c1["queued"] == [{"generator": "extractive", "status": "pending", "count": 3}]
+    assert not c2["done"] and c2["stage"] == {} and c2["queued_total"] == 1
+    assert (c2["llm_calls"], c2["prompt_tokens"], c2["completion_tokens"]) == (1, 50, 5)
+    assert [(m["model"], m["calls"], m["prompt_tokens"], m["completion_tokens"])
+            for m in gen["llm"]] == [("judge", 1, 50, 5), ("teacher", 4, 400, 46)]  # fmt: skip
+    assert gen["cache_hits"] == 2 and gen["max_examples"] == 500
+    assert gen["last_minute"] == {"calls": 5, "completion_tokens": 51}
+    assert doc["overview"]["current_cycle"] == 2 and doc["overview"]["next_stage"] == "generate"

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from conftest import Run, Serve, get, qa, query, state
+from conftest import Run, Serve, changed, get, qa, query, state
 from jupiter.dashboard.state import Board
 from jupiter.store import Store
 from jupiter.train.metrics import MetricsLogger, read_metrics
@@ -119,13 +119,13 @@ def test_unchanged_answer_then_new_version_when_the_run_writes(run_copy: Run, se
     assert state(url, first["version"]) == {"version": first["version"], "unchanged": True}
     with Store(run_copy.db) as writer:  # the run writing while the page is open
         writer.add_examples([qa("What does json.loads do?", "It parses a JSON document.", 2)])
-    second = state(url, first["version"])
+    second = changed(url, first["version"])
     assert second["version"] != first["version"]
     assert second["queue"]["by_status"]["pending"] == 1
     logger = MetricsLogger(run_copy.metrics.parent, [], run_name="cycle-001", config={})
     with logger:
         logger.log(14, {"loss": 4.25, "tokens_per_s": 54321.0})
-    third = state(url, second["version"])
+    third = changed(url, second["version"])
     (c,) = third["curves"]
     assert (c["last"]["step"], c["last"]["loss"], c["last"]["tokens_per_s"]) == (14, 4.25, 54321.0)
     assert c["train"]["step"][-2:] == [12, 14]

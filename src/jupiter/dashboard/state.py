@@ -20,12 +20,17 @@ from pathlib import Path
 from typing import Any
 
 from jupiter.dashboard.files import RunFiles
+from jupiter.data.report import KEPT_LABEL, data_report
 from jupiter.errors import JupiterError
 from jupiter.store import Store
 
 STAGE_ORDER = ("collect", "generate", "filter", "train", "eval", "decide")
 FIGURES = ("bpb", "qa_f1", "qa_exact", "mc_accuracy", "general_bpb")
 MODEL_ORDER = ("untrained", "base", "student:", "generator:")  # as `jupiter eval` prints them
+# a big store under a live run changes at every look: after a build of t seconds (over
+# 50 ms) the next waits 4t, so the page costs at most a fifth of a core (200k examples and
+# 90k LLM answers: 0.25 s a build)
+REBUILD_PAUSE = 4.0
 SAMPLES = 3  # examples shown per status and per drop reason
 SAMPLE_CHARS = 400
 TRAIN_KEYS = ("run", "steps", "examples", "tokens", "first_loss", "final_loss", "heldout_loss",
@@ -120,6 +125,7 @@ class Board:
         self._lock = threading.Lock()
         self._key: tuple[Any, ...] | None = None
         self._doc: dict[str, Any] = {}
+        self._next_build = 0.0
 
     def close(self) -> None:
         self.store.close()
@@ -149,11 +155,16 @@ class Board:
     def document(self) -> dict[str, Any]:
         """The page's data; rebuilt only when the store or a followed file changed."""
         with self._lock:
+            if self._doc and time.monotonic() < self._next_build:
+                return self._doc
             key = self._fingerprint()
             if key != self._key:
+                t0 = time.monotonic()
                 doc = self._build()
                 doc["version"] = hashlib.sha256(repr(key).encode()).hexdigest()[:16]
                 self._key, self._doc = key, doc
+                took = time.monotonic() - t0
+                self._next_build = time.monotonic() + (REBUILD_PAUSE * took if took > 0.05 else 0)
             return self._doc
 
     # --------------------------------------------------------------------------- build
@@ -161,10 +172,11 @@ class Board:
         db = self.store.db
         db.execute("BEGIN")  # one snapshot of the store for every section
         try:
+            counts = self._queue_counts()
             doc: dict[str, Any] = {
                 "domain": self.name, "workspace": str(self.root),
                 "overview": self.overview(), "cycles": self.cycles(),
-                "queue": self.queue(), "generation": self.generation(),
+                "queue": self.queue(counts), "generation": self.generation(counts),
                 "lineage": self.lineage(),
             }  # fmt: skip
         finally:
@@ -216,33 +228,34 @@ class Board:
             })  # fmt: skip
         return out
 
-    def _samples(self, column: str) -> dict[str, list[str]]:
-        """Up to SAMPLES examples' text per value of `column` (status, or the reason of
-        rejected examples), the first ones queued."""
-        where = "" if column == "status" else "WHERE status = 'rejected'"
+    def _samples(self, where: str, args: tuple[Any, ...]) -> list[str]:
+        """The text of the first SAMPLES examples matching `where` (the status index finds
+        them without reading the whole queue)."""
         rows = self.store.db.execute(
-            f"SELECT key, kind, messages, text FROM (SELECT {column} AS key, kind, messages, "
-            f"text, ROW_NUMBER() OVER (PARTITION BY {column} ORDER BY created_at, rowid) AS k "
-            f"FROM examples {where}) WHERE k <= ? ORDER BY key, k",
-            (SAMPLES,),
+            f"SELECT kind, messages, text FROM examples WHERE {where} LIMIT ?", (*args, SAMPLES)
         ).fetchall()
-        out: dict[str, list[str]] = {}
-        for r in rows:
-            out.setdefault(r["key"], []).append(content(r["kind"], r["messages"], r["text"]))
-        return out
+        return [content(r["kind"], r["messages"], r["text"]) for r in rows]
 
-    def queue(self) -> dict[str, Any]:
-        from jupiter.data.report import KEPT_LABEL, data_report
+    def _queue_counts(self) -> list[dict[str, Any]]:
+        """Examples by (cycle, generator, status): one pass over the queue for both the
+        queue and the generation sections."""
+        rows = self.store.db.execute(
+            "SELECT cycle, generator, status, COUNT(*) AS count FROM examples "
+            "GROUP BY cycle, generator, status ORDER BY cycle, generator, status"
+        ).fetchall()
+        return [dict(r) for r in rows]
 
-        db = self.store.db
-        by_status = dict(
-            db.execute(
-                "SELECT status, COUNT(*) FROM examples GROUP BY status ORDER BY status"
-            ).fetchall()
-        )
-        by_cycle = [dict(r) for r in db.execute(
-            "SELECT cycle, status, COUNT(*) AS count FROM examples GROUP BY cycle, status "
-            "ORDER BY cycle, status").fetchall()]  # fmt: skip
+    def queue(self, counts: list[dict[str, Any]]) -> dict[str, Any]:
+        by_status: dict[str, int] = {}
+        by_cycle: dict[tuple[int, str], int] = {}
+        for r in counts:
+            by_status[r["status"]] = by_status.get(r["status"], 0) + r["count"]
+            key = (r["cycle"], r["status"])
+            by_cycle[key] = by_cycle.get(key, 0) + r["count"]
+        reasons = self.store.db.execute(
+            "SELECT reason, COUNT(*) FROM examples WHERE status = 'rejected' "
+            "GROUP BY reason ORDER BY reason"
+        ).fetchall()
         stages = []
         for rep in data_report(self.store):
             kept = KEPT_LABEL.get(rep.stage, "accepted")
@@ -251,62 +264,70 @@ class Board:
                     for r, n, pct in rep.rows()]  # fmt: skip
             stages.append({"stage": rep.stage, "cycle": rep.cycle, "total": rep.total,
                            "kept": rep.kept, "rows": rows})  # fmt: skip
-        reasons = [
-            {"status": st, "reason": reason, "count": n}
-            for (st, reason), n in self.store.example_counts().items()
-            if reason
-        ]
         return {
-            "by_status": by_status, "by_cycle": by_cycle, "by_reason": reasons,
-            "status_samples": self._samples("status"), "reason_samples": self._samples("reason"),
+            "by_status": dict(sorted(by_status.items())),
+            "by_cycle": [{"cycle": c, "status": st, "count": n}
+                         for (c, st), n in sorted(by_cycle.items())],
+            "by_reason": [{"status": "rejected", "reason": r, "count": n}
+                          for r, n in reasons],
+            "status_samples": {st: self._samples("status = ?", (st,)) for st in by_status},
+            "reason_samples": {r: self._samples("status = 'rejected' AND reason = ?", (r,))
+                               for r, _ in reasons},
             "stages": stages,
         }  # fmt: skip
 
-    def generation(self) -> dict[str, Any]:
-        db = self.store.db
-        cycles = []
-        for c in self.store.cycles():
+    def _llm_answers(self, cycles: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The cached LLM answers by (cycle they were written in, backend, model), with
+        their token counts and how many came in the last minute: one pass over the cache."""
+        now = time.time()
+        window = " ".join("WHEN created_at >= ? AND created_at < ? THEN ?" for _ in cycles)
+        args: list[Any] = [
+            a for c in cycles for a in (c["started_at"], c["finished_at"] or now + 1.0, c["n"])
+        ]
+        cycle_of = f"CASE {window} ELSE NULL END" if cycles else "NULL"
+        rows = self.store.db.execute(
+            f"SELECT {cycle_of} AS cycle, backend, model, COUNT(*) AS calls, "
+            "COALESCE(SUM(json_extract(response, '$.prompt_tokens')), 0) AS prompt_tokens, "
+            "COALESCE(SUM(json_extract(response, '$.completion_tokens')), 0) AS completion_tokens,"
+            " MAX(created_at) AS last, SUM(created_at >= ?) AS recent_calls, "
+            "COALESCE(SUM(CASE WHEN created_at >= ? THEN "
+            "json_extract(response, '$.completion_tokens') END), 0) AS recent_tokens "
+            "FROM llm_cache GROUP BY 1, backend, model",
+            (*args, now - 60.0, now - 60.0),
+        ).fetchall()  # fmt: skip
+        return [dict(r) for r in rows]
+
+    def generation(self, counts: list[dict[str, Any]]) -> dict[str, Any]:
+        cycles = self.store.cycles()
+        answers = self._llm_answers(cycles)
+        out = []
+        for c in cycles:
             info = self.store.stages(c["n"]).get("generate") or {}
-            queued = [
-                dict(r)
-                for r in db.execute(
-                    "SELECT generator, status, COUNT(*) AS count FROM examples WHERE cycle = ? "
-                    "GROUP BY generator, status ORDER BY generator, status",
-                    (c["n"],),
-                ).fetchall()
-            ]
-            until = c["finished_at"] or time.time() + 1.0
-            calls = db.execute(
-                "SELECT COUNT(*), COALESCE(SUM(json_extract(response, '$.prompt_tokens')), 0), "
-                "COALESCE(SUM(json_extract(response, '$.completion_tokens')), 0) FROM llm_cache "
-                "WHERE created_at >= ? AND created_at < ?",
-                (c["started_at"], until),
-            ).fetchone()
-            cycles.append({
+            queued = [{k: r[k] for k in ("generator", "status", "count")}
+                      for r in counts if r["cycle"] == c["n"]]  # fmt: skip
+            mine = [a for a in answers if a["cycle"] == c["n"]]
+            out.append({
                 "cycle": c["n"], "done": bool(info) and not info.get("skipped"),
                 "stage": {k: info[k] for k in GENERATE_KEYS if k in info},
                 "queued": queued, "queued_total": sum(q["count"] for q in queued),
-                "llm_calls": calls[0], "prompt_tokens": calls[1], "completion_tokens": calls[2],
+                "llm_calls": sum(a["calls"] for a in mine),
+                "prompt_tokens": sum(a["prompt_tokens"] for a in mine),
+                "completion_tokens": sum(a["completion_tokens"] for a in mine),
             })  # fmt: skip
-        models = [
-            dict(r)
-            for r in db.execute(
-                "SELECT backend, model, COUNT(*) AS calls, "
-                "COALESCE(SUM(json_extract(response, '$.prompt_tokens')), 0) AS prompt_tokens, "
-                "COALESCE(SUM(json_extract(response, '$.completion_tokens')), 0) AS completion_tokens,"
-                " MIN(created_at) AS first, MAX(created_at) AS last FROM llm_cache "
-                "GROUP BY backend, model ORDER BY backend, model"
-            ).fetchall()
-        ]
-        recent = db.execute(
-            "SELECT COUNT(*), COALESCE(SUM(json_extract(response, '$.completion_tokens')), 0) "
-            "FROM llm_cache WHERE created_at >= ?",
-            (time.time() - 60.0,),
-        ).fetchone()
+        models: dict[tuple[str, str], dict[str, Any]] = {}
+        for a in answers:
+            m = models.setdefault((a["backend"], a["model"]), {
+                "backend": a["backend"], "model": a["model"], "calls": 0, "prompt_tokens": 0,
+                "completion_tokens": 0, "last": a["last"]})  # fmt: skip
+            for k in ("calls", "prompt_tokens", "completion_tokens"):
+                m[k] += a[k]
+            m["last"] = max(m["last"], a["last"])
         return {
-            "cycles": cycles, "llm": models, "max_examples": self.max_examples,
-            "cache_hits": sum(int(c["stage"].get("cache_hits") or 0) for c in cycles),
-            "last_minute": {"calls": recent[0], "completion_tokens": recent[1]},
+            "cycles": out, "llm": [models[k] for k in sorted(models)],
+            "max_examples": self.max_examples,
+            "cache_hits": sum(int(c["stage"].get("cache_hits") or 0) for c in out),
+            "last_minute": {"calls": sum(a["recent_calls"] for a in answers),
+                            "completion_tokens": sum(a["recent_tokens"] for a in answers)},
         }  # fmt: skip
 
     def lineage(self) -> dict[str, Any]:
