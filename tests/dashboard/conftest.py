@@ -183,3 +183,42 @@ def markup_workspace(tmp_path: Path) -> Path:
         s.add_generator("extractive", "extractive", "", 0, reason=f"first {SCRIPT}")
         s.activate_generator("extractive", reason=f"first {SCRIPT}")
     return root
+
+
+def report_row(rnd: int, islands: list[str], skipped: list[str], loss: float) -> dict[str, Any]:
+    """A row as the coordinator writes it (cluster/coordinator.py report_row)."""
+    return {
+        "round": rnd, "islands": islands, "rejected": {}, "skipped": skipped,
+        "aggregate": {"method": "mean"}, "bytes_up": 1000, "bytes_down": 3000, "bytes": 4000,
+        "allreduce_bytes": 40000, "reduction": 10.0,
+        "tokens_per_s": {n: 100.0 * (k + 1) for k, n in enumerate(islands)},
+        "train_loss": {n: loss + 0.1 for n in islands}, "wait_s": {n: 0.5 for n in islands},
+        "digests": {}, "global_digest": "", "heldout_loss": loss, "time": time.time(),
+    }  # fmt: skip
+
+
+@pytest.fixture
+def cluster_workspace(tmp_path: Path) -> Path:
+    """Workspace "c" after two sync rounds of islands gpu (two nodes) and mac, mac skipped
+    in round 1 (written twice, as a coordinator restarted mid-round does); the plan and
+    gpu's heartbeat in the default sync store (the run's own folder)."""
+    from jupiter.cluster import protocol as P
+    from jupiter.cluster.syncstore import SyncStore
+
+    root = tmp_path / "runs" / "c"
+    Store(root / "jupiter.sqlite").close()
+    train = root / "cycles" / "cycle-001" / "train"
+    sync = SyncStore(str(train / "sync"))
+    plan = {"rounds": 3, "sync": {"inner_steps": 20, "outer": "nesterov", "aggregate": "mean"},
+            "islands": [{"name": "gpu", "engine": "torch", "nodes": ["a", "b"], "max_steps": 60},
+                        {"name": "mac", "engine": "mlx", "nodes": ["m1"], "max_steps": 60}]}  # fmt: skip
+    sync.put_json(P.PLAN, plan)
+    sync.put_json(P.heartbeat("gpu"), {"round": 2, "step": 45, "time": time.time() - 3})
+    rows = [
+        {"round": -1, "heldout_loss": 6.0, "time": time.time()},
+        report_row(0, ["gpu", "mac"], [], 5.0),
+        report_row(1, ["gpu"], ["mac"], 4.5),
+        report_row(1, ["gpu"], ["mac"], 4.4),
+    ]
+    (train / "cluster_report.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return root

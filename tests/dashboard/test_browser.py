@@ -128,3 +128,18 @@ def test_markup_in_the_data_shows_as_text(markup_workspace: Path, serve: Serve, 
     assert page.evaluate("window.__pwned") is None
     assert page.locator("main img").count() == 0
     assert page.locator("script").count() == 1  # app.js alone
+
+
+def test_cluster_islands_and_rounds(cluster_workspace: Path, serve: Serve, page: Any) -> None:
+    page.goto(serve(cluster_workspace, "c"))
+    expect_text(page, '[data-cluster="1"] h3', "cycle 1: 2 / 3 sync rounds")
+    expect_text(page, 'td[data-island-rounds="gpu"]', "2")
+    expect_text(page, 'td[data-island-rounds="mac"]', "1")
+    gpu = page.locator('tr[data-island="gpu"]').inner_text()
+    assert "torch" in gpu and "a, b" in gpu and "round 2, step 45" in gpu
+    expect_text(page, 'td[data-round-loss="1"]', "4.4000")
+    skipped = page.locator('tr[data-round="1"] td').nth(2).inner_text()
+    assert skipped == "mac"
+    # held-out loss of the starting weights, then after each round
+    chart = page.locator('svg[data-chart="cycle 1: held-out loss by round"] polyline')
+    assert len(chart.get_attribute("points").split()) == 3

@@ -3,11 +3,9 @@ rewritten file read again), long curves thinned, and a cluster run's islands and
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -58,38 +56,9 @@ def test_curve_from_logger_rows(tmp_path: Path) -> None:
     assert c["last_heldout"] == {"step": 5000, "loss": 20.0 / 5000}
 
 
-def report_row(rnd: int, islands: list[str], skipped: list[str], loss: float) -> dict[str, Any]:
-    """A row as the coordinator writes it (cluster/coordinator.py report_row)."""
-    return {
-        "round": rnd, "islands": islands, "rejected": {}, "skipped": skipped,
-        "aggregate": {"method": "mean"}, "bytes_up": 1000, "bytes_down": 3000, "bytes": 4000,
-        "allreduce_bytes": 40000, "reduction": 10.0,
-        "tokens_per_s": {n: 100.0 * (k + 1) for k, n in enumerate(islands)},
-        "train_loss": {n: loss + 0.1 for n in islands}, "wait_s": {n: 0.5 for n in islands},
-        "digests": {}, "global_digest": "", "heldout_loss": loss, "time": time.time(),
-    }  # fmt: skip
-
-
-def test_cluster_islands_and_rounds(tmp_path: Path, serve: Serve) -> None:
-    from jupiter.cluster import protocol as P
-    from jupiter.cluster.syncstore import SyncStore
-
-    root = tmp_path / "runs" / "c"
-    Store(root / "jupiter.sqlite").close()
+def test_cluster_islands_and_rounds(cluster_workspace: Path, serve: Serve) -> None:
+    root = cluster_workspace
     train = root / "cycles" / "cycle-001" / "train"
-    sync = SyncStore(str(train / "sync"))  # the default store: the run's own folder
-    plan = {"rounds": 3, "sync": {"inner_steps": 20, "outer": "nesterov", "aggregate": "mean"},
-            "islands": [{"name": "gpu", "engine": "torch", "nodes": ["a", "b"], "max_steps": 60},
-                        {"name": "mac", "engine": "mlx", "nodes": ["m1"], "max_steps": 60}]}  # fmt: skip
-    sync.put_json(P.PLAN, plan)
-    sync.put_json(P.heartbeat("gpu"), {"round": 2, "step": 45, "time": time.time() - 3})
-    rows = [
-        {"round": -1, "heldout_loss": 6.0, "time": time.time()},
-        report_row(0, ["gpu", "mac"], [], 5.0),
-        report_row(1, ["gpu"], ["mac"], 4.5),
-        report_row(1, ["gpu"], ["mac"], 4.4),
-    ]  # round 1 written twice: the last wins
-    (train / "cluster_report.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     url = serve(root, "c")
     before = state(url)
     (c,) = before["cluster"]

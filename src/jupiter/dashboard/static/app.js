@@ -316,14 +316,15 @@ function clusterBlock(c) {
     num(typeof r.reduction === "number" ? r.reduction.toFixed(1) + "\u00d7" : DASH),
     num(count(r.tokens_per_s))));
   const sync = Object.entries(c.sync || {}).map(([k, v]) => `${k} ${v}`).join(", ");
-  const xs = c.rounds.map((r) => r.round), ys = c.rounds.map((r) => r.heldout_loss);
+  // a round's held-out loss is of the weights it produced: after round r, r + 1 rounds done
+  const xs = c.rounds.map((r) => r.round + 1), ys = c.rounds.map((r) => r.heldout_loss);
   if (typeof c.start_heldout_loss === "number") { xs.unshift(0); ys.unshift(c.start_heldout_loss); }
   return el("div", {"data-cluster": c.cycle},
     el("h3", {}, `cycle ${c.cycle}: ${c.rounds.length}` + (c.planned_rounds ? ` / ${c.planned_rounds}` : "") + " sync rounds"),
     sync ? el("p", {class: "note"}, "sync: " + sync) : "",
     table(["island", "engine", "nodes", "rounds", "skipped", "rejected", "tokens/s", "wait s",
            "train loss", "heartbeat"], islands),
-    chart(`cycle ${c.cycle}: held-out loss by round`, [{label: "held-out loss", xs: xs, ys: ys}], "round"),
+    chart(`cycle ${c.cycle}: held-out loss by round`, [{label: "held-out loss", xs: xs, ys: ys}], "rounds done"),
     rounds.length ? table(["round", "islands", "skipped", "rejected", "held-out loss", "MiB sent",
                            "less than all-reduce", "tokens/s"], rounds) : empty("no round finished yet"));
 }
