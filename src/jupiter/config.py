@@ -77,6 +77,8 @@ class LocalSource(Strict):
     )
     exclude: list[str] = Field(default_factory=list)
     max_documents: int | None = Field(default=None, ge=1)
+    # read links whose target is outside `path` (else skipped, counted symlink_outside)
+    follow_symlinks: bool = False
 
 
 class WebSource(Strict):

@@ -116,3 +116,58 @@ def test_decode_rejects_binary() -> None:
     assert decode(b"abc\x00def") is None
     assert decode(bytes(range(1, 32)) * 4) is None  # control characters, no NUL
     assert decode("\ufeffhello".encode()) == "hello"  # BOM dropped
+
+
+def link_tree(tmp_path: Path) -> Path:
+    """corpus/ with its own page, a link to a file outside, a link to a folder outside, a
+    link to a file inside, and a loop; outside/ beside it holds secret.md and more/b.md."""
+    corpus, outside = tmp_path / "corpus", tmp_path / "outside"
+    (corpus / "docs").mkdir(parents=True)
+    (outside / "more").mkdir(parents=True)
+    (corpus / "docs" / "own.md").write_text("# Own\n\nThe corpus's own page.\n")
+    (outside / "secret.md").write_text("# Secret\n\nNot part of the corpus.\n")
+    (outside / "more" / "b.md").write_text("# B\n\nAlso outside.\n")
+    (corpus / "leak.md").symlink_to(outside / "secret.md")
+    (corpus / "linked").symlink_to(outside / "more", target_is_directory=True)
+    (corpus / "alias.md").symlink_to(corpus / "docs" / "own.md")
+    (corpus / "docs" / "loop").symlink_to(corpus, target_is_directory=True)
+    return corpus
+
+
+def test_symlinks_out_of_the_folder_are_refused_and_counted(tmp_path: Path) -> None:
+    """Issue 18 (defect 11): a link leading out of the source's folder is not read by
+    default; it is counted symlink_outside. follow_symlinks: true reads it."""
+    from jupiter.collect.result import CollectResult
+
+    corpus = link_tree(tmp_path).resolve()
+    cfg = domain(tmp_path, {"type": "local", "path": "corpus"})
+    rejects = CollectResult()
+    docs = collect_local(cfg.sources[0], cfg, rejects)  # type: ignore[arg-type]
+    assert [d.uri for d in docs] == [str(corpus / "alias.md"), str(corpus / "docs/own.md")]
+    assert all("outside" not in d.text.lower() and "secret" not in d.text.lower() for d in docs)
+    assert rejects.rejects == {"symlink_outside": 2}  # leak.md and the linked folder
+    assert sorted(s.split(" -> ")[0] for s in rejects.samples["symlink_outside"]) == [
+        str(corpus / "leak.md"), str(corpus / "linked")]  # fmt: skip
+
+    cfg = domain(tmp_path, {"type": "local", "path": "corpus", "follow_symlinks": True})
+    rejects = CollectResult()
+    docs = collect_local(cfg.sources[0], cfg, rejects)  # type: ignore[arg-type]
+    names = sorted(Path(d.uri).relative_to(corpus).as_posix() for d in docs)
+    # each real folder walked once: the loop back to corpus/ ends there
+    assert names == ["alias.md", "docs/own.md", "leak.md", "linked/b.md"]
+    assert rejects.rejects == {}
+
+
+def test_collect_stage_reports_symlink_outside(tmp_path: Path) -> None:
+    """Through collect(): the count lands in the rejects the stage records for `status`."""
+    from jupiter.collect import CollectResult, collect
+
+    link_tree(tmp_path)
+    cfg = domain(tmp_path, {"type": "local", "path": "corpus"})
+    rejects = CollectResult()
+    docs, _ = collect(cfg, cache_dir=tmp_path / "cache", rejects=rejects)
+    assert sorted(Path(d.uri).name for d in docs) == ["alias.md", "own.md"]
+    assert rejects.rejects == {"symlink_outside": 2}
+    with pytest.raises(ValueError, match="follow_symlinks"):
+        DomainConfig.model_validate({"name": "t", "sources": [
+            {"type": "local", "path": ".", "follow_symlinks": "sometimes"}]})  # fmt: skip

@@ -303,6 +303,27 @@ def test_api_key(keyed_server: str) -> None:
     assert chat.usage is not None and chat.usage.completion_tokens == 3
 
 
+def test_api_key_guards_docs_schema_and_health_details(keyed_server: str, server: str) -> None:
+    """Issue 18 (defect 11): with a key, /docs, /redoc, /openapi.json and unknown paths
+    answer 401 without it; /health says only that the server is up."""
+    bearer = {"Authorization": f"Bearer {KEY}"}
+    for path in ("/docs", "/redoc", "/openapi.json", "/docs/oauth2-redirect", "/nowhere"):
+        for headers in ({}, {"Authorization": "Bearer wrong"}):
+            r = httpx.get(f"{keyed_server}{path}", headers=headers, timeout=10)
+            assert r.status_code == 401, path
+            assert r.json()["error"]["code"] == "invalid_api_key"
+    assert httpx.get(f"{keyed_server}/health", timeout=10).json() == {"status": "ok"}
+    full = httpx.get(f"{keyed_server}/health", headers=bearer, timeout=10).json()
+    assert full["model"] == "tiny-chat" and full["status"] == "ok" and "requests" in full
+    schema = httpx.get(f"{keyed_server}/openapi.json", headers=bearer, timeout=10)
+    assert schema.status_code == 200 and "/v1/chat/completions" in schema.json()["paths"]
+    assert httpx.get(f"{keyed_server}/docs", headers=bearer, timeout=10).status_code == 200
+    assert httpx.get(f"{keyed_server}/nowhere", headers=bearer, timeout=10).status_code == 404
+    # without a key (loopback only) everything stays open, /health with its details
+    assert httpx.get(f"{server}/openapi.json", timeout=10).status_code == 200
+    assert "requests" in httpx.get(f"{server}/health", timeout=10).json()
+
+
 def test_api_key_from_environment(tmp_path: Path) -> None:
     # with JUPITER_API_KEY set, an open host passes the key check and fails on the next one
     missing = tmp_path / "nowhere"

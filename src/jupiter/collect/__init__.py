@@ -70,7 +70,7 @@ def _collect_source(
     if isinstance(src, PythonStdlibSource):
         return collect_stdlib(src)
     if isinstance(src, LocalSource):
-        return collect_local(src, cfg)
+        return collect_local(src, cfg, rejects)
     result = _collect_other(src, cfg, cache)
     if rejects is not None:
         rejects.add_rejects(result)

@@ -12,6 +12,7 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path
 
+from jupiter.collect.result import CollectResult
 from jupiter.config import DomainConfig, LocalSource
 from jupiter.errors import JupiterError
 from jupiter.records import Document
@@ -25,8 +26,12 @@ MAX_CONTROL_FRACTION = 0.05
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]")
 
 
-def collect_local(src: LocalSource, cfg: DomainConfig) -> list[Document]:
-    """One document per matching, decodable, non-empty file, in sorted path order."""
+def collect_local(
+    src: LocalSource, cfg: DomainConfig, rejects: CollectResult | None = None
+) -> list[Document]:
+    """One document per matching, decodable, non-empty file, in sorted path order. A link
+    to a file or folder outside the source's folder is refused (counted `symlink_outside`
+    in `rejects`) unless the source says follow_symlinks: true."""
     root = cfg.resolve(src.path)
     if not root.exists():
         i = _source_index(src, cfg)
@@ -34,7 +39,8 @@ def collect_local(src: LocalSource, cfg: DomainConfig) -> list[Document]:
             f"source path not found: {root} (fix sources[{i}].path in the domain YAML)"
         )
     docs = []
-    for path in matching_files(root, src.include, src.exclude):
+    found = matching_files(root, src.include, src.exclude, src.follow_symlinks, rejects)
+    for path in found:
         doc = read_document(path)
         if doc is not None:
             docs.append(doc)
@@ -43,24 +49,55 @@ def collect_local(src: LocalSource, cfg: DomainConfig) -> list[Document]:
     return docs
 
 
-def matching_files(root: Path, include: list[str], exclude: list[str]) -> list[Path]:
+def matching_files(
+    root: Path, include: list[str], exclude: list[str], follow_symlinks: bool = False,
+    rejects: CollectResult | None = None,
+) -> list[Path]:  # fmt: skip
     """Files under `root` (or `root` itself) matching an include glob and no exclude glob.
 
     A glob matches either the file name or the path relative to `root`, so both "*.md"
-    and "guide/*.md" work.
+    and "guide/*.md" work. A symlink whose target lies outside `root` (a file, or a folder
+    with matching files) is skipped and counted `symlink_outside`, unless
+    `follow_symlinks`: then linked folders are walked too, each real folder once (a link
+    loop ends there). Links that stay inside `root` are read either way.
     """
     root = root.resolve()
     if root.is_file():
         return [root] if _matches(root.name, root.name, include, exclude) else []
     found = []
-    for folder, dirs, files in os.walk(root):
+    seen: set[Path] = set()  # real folders walked, when links are followed
+    for folder, dirs, files in os.walk(root, followlinks=follow_symlinks):
+        here = Path(folder)
+        if follow_symlinks:
+            real = here.resolve()
+            if real in seen:
+                dirs[:] = []
+                continue
+            seen.add(real)
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED_DIRS)
+        if not follow_symlinks:
+            for d in dirs:  # os.walk does not enter linked folders: say which lead outside
+                if (here / d).is_symlink() and not _inside((here / d).resolve(), root):
+                    _refuse(rejects, here / d)
         for name in files:
-            path = Path(folder) / name
+            path = here / name
             rel = path.relative_to(root).as_posix()
-            if path.is_file() and _matches(name, rel, include, exclude):
-                found.append(path)
+            if not (path.is_file() and _matches(name, rel, include, exclude)):
+                continue
+            if not follow_symlinks and not _inside(path.resolve(), root):
+                _refuse(rejects, path)  # a link (or a file in a linked folder) leading out
+                continue
+            found.append(path)
     return sorted(found)
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return path == root or path.is_relative_to(root)
+
+
+def _refuse(rejects: CollectResult | None, path: Path) -> None:
+    if rejects is not None:
+        rejects.reject("symlink_outside", f"{path} -> {path.resolve()}")
 
 
 def _matches(name: str, rel: str, include: list[str], exclude: list[str]) -> bool:

@@ -1,8 +1,10 @@
 """`jupiter serve`: an OpenAI-compatible HTTP server over a local model.
 
 Routes: GET /v1/models, POST /v1/chat/completions, POST /v1/completions (streamed or not),
-GET /health. One worker thread owns the model: concurrent requests wait in a queue and are
-decoded together as one batch, each one's text streamed back as it is produced.
+GET /health. With an API key, every path needs it but /health, which then says only
+{"status": "ok"} to a caller without it. One worker thread owns the model: concurrent
+requests wait in a queue and are decoded together as one batch, each one's text streamed
+back as it is produced.
 """
 
 from __future__ import annotations
@@ -199,15 +201,18 @@ class Server:
         self.book = book or OpenBook()
         self.worker = BatchWorker(lm, max_batch)
 
-    async def authorize(self, http: HttpRequest) -> None:
+    def has_key(self, authorization: str) -> bool:
+        """The Authorization header carries the API key (always, when none is set)."""
         if self.api_key is None:
-            return
-        scheme, _, token = http.headers.get("authorization", "").partition(" ")
-        if scheme.lower() != "bearer" or not hmac.compare_digest(
+            return True
+        scheme, _, token = authorization.partition(" ")
+        return scheme.lower() == "bearer" and hmac.compare_digest(
             token.strip().encode(), self.api_key.encode()
-        ):
-            message = "invalid or missing API key: send Authorization: Bearer KEY"
-            raise ApiError(401, message, code="invalid_api_key")
+        )
+
+    async def authorize(self, http: HttpRequest) -> None:
+        if not self.has_key(http.headers.get("authorization", "")):
+            raise ApiError(401, KEY_MESSAGE, code="invalid_api_key")
 
     def _check_model(self, name: str | None) -> None:
         if name is not None and name not in (self.model_id, self.lm.name):
@@ -218,7 +223,10 @@ class Server:
         card = {"id": self.model_id, "object": "model", "created": 0, "owned_by": "jupiter"}
         return {"object": "list", "data": [card]}
 
-    async def health(self) -> dict[str, Any]:
+    async def health(self, http: HttpRequest) -> dict[str, Any]:
+        """Liveness for anyone; the model and the counts only with the key (when one is set)."""
+        if not self.has_key(http.headers.get("authorization", "")):
+            return {"status": "ok"}
         return {"status": "ok", "model": self.model_id, **self.worker.counts}
 
     async def chat(self, http: HttpRequest) -> Response:
@@ -280,6 +288,31 @@ class Server:
         yield _sse("[DONE]")
 
 
+KEY_MESSAGE = "invalid or missing API key: send Authorization: Bearer KEY"
+OPEN_PATHS = frozenset({"/health"})  # answers without the key (a bare {"status": "ok"})
+
+
+class KeyGate:
+    """ASGI middleware: with an API key set, every HTTP path but /health needs it, routes
+    added later and FastAPI's own /docs, /redoc and /openapi.json included (deny by
+    default, so no new route is open by accident)."""
+
+    def __init__(self, app: Any, server: Server) -> None:
+        self.app, self.server = app, server
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["path"] in OPEN_PATHS:
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope.get("headers") or [])
+        authorization = headers.get(b"authorization", b"").decode("latin-1")
+        if self.server.has_key(authorization):
+            await self.app(scope, receive, send)
+            return
+        error = ApiError(401, KEY_MESSAGE, code="invalid_api_key")
+        await JSONResponse(error.body(), status_code=401)(scope, receive, send)
+
+
 def create_app(
     lm: LocalLM,
     model_id: str,
@@ -311,6 +344,8 @@ def create_app(
 
     app.add_exception_handler(ApiError, on_error)
     app.add_exception_handler(HTTPException, on_error)
+    if api_key is not None:
+        app.add_middleware(KeyGate, server=server)
     return app
 
 
