@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import re
@@ -507,13 +508,33 @@ def eval_cmd(
             "(default: the scored model's own)."
         ),
     ] = None,
+    export_lm_eval: Annotated[
+        Path | None,
+        typer.Option(
+            "--export-lm-eval",
+            help="With --domain: write the domain's eval set here as an lm-eval task "
+            "(YAML + JSONL) instead of evaluating.",
+        ),
+    ] = None,
+    as_json: JsonFlag = False,
 ) -> None:
     """Evaluate the student against the current generator (--domain), or score any model on
     any QA set (--model M --qa FILE), with 95% intervals."""
+    if export_lm_eval is not None:
+        if domain is None or model is not None or qa is not None:
+            raise JupiterError("--export-lm-eval writes a domain's eval set: give --domain "
+                               "NAME, without --model/--qa")  # fmt: skip
+        _export_lm_eval(domain, quick, export_lm_eval, as_json)
+        return
     if model is None and qa is None:
         if domain is None:
             raise JupiterError("give --domain NAME, or --model MODEL --qa FILE.jsonl")
-        _run_stage("eval", domain, quick)
+        if as_json:
+            with contextlib.redirect_stdout(sys.stderr):
+                info = _eval_stage_json(domain, quick)
+            print_json(info)
+        else:
+            _run_stage("eval", domain, quick)
         return
     if model is None or qa is None or domain is not None:
         raise JupiterError("--model and --qa go together, without --domain")
@@ -528,11 +549,54 @@ def eval_cmd(
         max_new_tokens, seed, chat_template, system_prompt, general, general_max_bytes,
         open_book=open_book, top_k=top_k, passages=passages,
     )  # fmt: skip
+    if as_json:
+        with contextlib.redirect_stdout(sys.stderr):
+            report = score_model(opts, user_cache_dir(), err_console)
+            if out is not None:
+                write_report(out, report)
+        print_json(report)
+        return
     report = score_model(opts, user_cache_dir(), err_console)
     print_report(report, console)
     if out is not None:
         write_report(out, report)
         console.print(f"report: {out}")
+
+
+def _eval_stage_json(domain: str, quick: bool) -> dict:
+    """The eval stage with every message on stderr; its record (figures, comparisons, the
+    eval set, lm_eval) for `jupiter eval --json`."""
+    from jupiter.improve.cycle import current_cycle, run_stage
+    from jupiter.improve.workspace import Workspace
+
+    ws = Workspace(load_domain(domain, quick=quick), quick=quick, console=err_console)
+    try:
+        cycle = current_cycle(ws) if ws.has_store() else 1
+        info = run_stage(ws, cycle, "eval")
+        ws.store.mark_stage(cycle, "eval", info)
+    finally:
+        ws.close()
+    return {"domain": ws.cfg.name, "cycle": cycle, "eval_json": str(ws.cycle_dir(cycle) / "eval.json"),
+            **info}  # fmt: skip
+
+
+def _export_lm_eval(domain: str, quick: bool, out: Path, as_json: bool) -> None:
+    from jupiter.improve.lmeval import export_eval_set
+    from jupiter.improve.workspace import Workspace
+
+    ws = Workspace(load_domain(domain, quick=quick), quick=quick, console=err_console)
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            manifest = export_eval_set(ws, out)
+    finally:
+        ws.close()
+    if as_json:
+        print_json(manifest)
+        return
+    console.print(f"{manifest['items']} multiple-choice items of '{manifest['task']}' → "
+                  f"{manifest['yaml']}; score a model with:", highlight=False, markup=False,
+                  soft_wrap=True)  # fmt: skip
+    console.print(manifest["command"], highlight=False, markup=False, soft_wrap=True)
 
 
 @app.command()

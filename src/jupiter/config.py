@@ -581,6 +581,16 @@ class EvalConfig(Strict):
     # same one): "auto" is bf16 on CUDA, fp32 elsewhere; on an AVX-512 CPU without AMX,
     # bf16 decoding measured 2.6x slower than fp32 (Gemma 3 270M, batch 16)
     dtype: Literal["auto", "float32", "bfloat16", "float16"] = "auto"
+    # general benchmarks of lm-evaluation-harness (hellaswag, arc_easy, mmlu ...) run through
+    # its Python API on the student and the untrained/base model at every eval, when their
+    # datasets are in the local HF cache (a task whose dataset is not is skipped with a
+    # warning saying how to fetch it); results in the cycle's eval.json under lm_eval
+    lm_eval_tasks: list[Annotated[str, Field(pattern=r"^[A-Za-z0-9_.\-]+$")]] = Field(
+        default_factory=list
+    )
+    lm_eval_limit: int | None = Field(default=None, ge=1)  # items per task; None = all
+    lm_eval_fewshot: int | None = Field(default=None, ge=0)  # None: each task's own default
+    lm_eval_include: str = ""  # a folder of extra task YAMLs, relative to the domain YAML
 
 
 RetrievalKind = Literal["bm25", "embedding", "hybrid"]

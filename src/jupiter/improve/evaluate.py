@@ -370,11 +370,16 @@ def eval_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
         entry = win_entry(judged)
         if entry is not None:
             comparisons["student_vs_generator"]["metrics"]["judge_win"] = entry
+    from jupiter.improve.lmeval import lm_eval_benchmarks
+
+    bench = lm_eval_benchmarks(ws, student_dir, student["model"])  # eval.lm_eval_tasks
     report = {
         "cycle": cycle, "domain": ws.cfg.name, "promotion_metric": ws.cfg.promotion.metric,
         "student": student, "generator": generator, "untrained": untrained,
         "comparisons": comparisons, "eval_set": about, "lower_is_better": list(LOWER_IS_BETTER),
     }  # fmt: skip
+    if bench is not None:
+        report["lm_eval"] = bench
     write_eval(ws, cycle, report)
     with ws.store.transaction():
         for r in (student, generator, untrained):
@@ -390,4 +395,4 @@ def eval_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
             ws.console.print(table)
     return {"student": summary(student), "generator": summary(generator),
             "untrained": summary(untrained), "comparisons": comparisons,
-            "eval_set": about}  # fmt: skip
+            "eval_set": about} | ({"lm_eval": bench} if bench is not None else {})  # fmt: skip
