@@ -54,6 +54,8 @@ def test_curve_from_logger_rows(tmp_path: Path) -> None:
     assert c["last"]["loss"] == 10.0 / 5000 and c["last"]["tokens_per_s"] == 6000.0
     assert c["heldout"]["step"] == [1000, 2000, 3000, 4000, 5000]
     assert c["last_heldout"] == {"step": 5000, "loss": 20.0 / 5000}
+    zero = curve("r", "x", [{"step": 1, "kind": "train", "loss": 0.0}, {"step": "2", "loss": 1.0}])
+    assert zero["train"]["loss"] == [0.0] and zero["rows"] == 1  # a step must be a number
 
 
 def test_cluster_islands_and_rounds(cluster_workspace: Path, serve: Serve) -> None:

@@ -72,18 +72,19 @@ def curve(label: str, rel: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
     """One run's learning curves from its metrics rows (the MetricsLogger's shape: step,
     kind "train" or "heldout", loss, tokens_per_s, lr …)."""
     rows = [r for r in rows if isinstance(r.get("step"), int)]
-    train = [r for r in rows if r.get("kind", "train") == "train" and _number(r.get("loss"))]
-    held = [r for r in rows if r.get("kind") == "heldout" and _number(r.get("loss"))]
+    has_loss = [r for r in rows if _number(r.get("loss")) is not None]
+    train = [r for r in has_loss if r.get("kind", "train") == "train"]
+    held = [r for r in has_loss if r.get("kind") == "heldout"]
     shown, shown_held = thin(train), thin(held)
     last = train[-1] if train else {}
     return {
         "run": label, "path": rel, "rows": len(rows), "train_points": len(train),
-        "train": {key: [_number(r.get(key)) for r in shown]
-                  for key in ("step", "loss", "tokens_per_s", "lr")},
+        "train": {"step": [r["step"] for r in shown]} | {
+            key: [_number(r.get(key)) for r in shown] for key in ("loss", "tokens_per_s", "lr")},
         "heldout": {"step": [r["step"] for r in shown_held],
                     "loss": [_number(r["loss"]) for r in shown_held]},
-        "last": {key: _number(last.get(key)) for key in
-                 ("step", "loss", "tokens_per_s", "lr", "mfu", "peak_mem_gb", "epoch")},
+        "last": {"step": last.get("step")} | {key: _number(last.get(key)) for key in
+                 ("loss", "tokens_per_s", "lr", "mfu", "peak_mem_gb", "epoch")},
         "last_heldout": ({"step": held[-1]["step"], "loss": _number(held[-1]["loss"])}
                          if held else None),
     }  # fmt: skip

@@ -143,7 +143,11 @@ def start_in_thread(board: Board, host: str = "127.0.0.1", port: int = 0) -> Das
     """A running server in a background thread (for tests and embedding); its URL is
     url_of(server); stop with server.shutdown() and server.server_close()."""
     server = make_server(board, host, port)
-    threading.Thread(target=server.serve_forever, name="jupiter-dashboard", daemon=True).start()
+    threading.Thread(
+        target=lambda: server.serve_forever(poll_interval=0.1),
+        name="jupiter-dashboard",
+        daemon=True,
+    ).start()
     return server
 
 
