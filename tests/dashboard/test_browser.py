@@ -122,6 +122,9 @@ def test_markup_in_the_data_shows_as_text(markup_workspace: Path, serve: Serve, 
     page.locator("details[data-key='reason:too_short'] summary").click()
     sample = page.locator("details[data-key='reason:too_short'] pre").first
     assert sample.inner_text() == f"What is {SCRIPT}?\nIt is {SCRIPT} indeed."
+    recorded = "details[data-key='stage:filter:1:too_short']"  # the filter's own sample
+    page.locator(f"{recorded} summary").click()
+    assert page.locator(f"{recorded} pre").inner_text() == sample.inner_text()
     reason = page.locator('#lineage-generators tr[data-generator="extractive"]').inner_text()
     assert SCRIPT in reason
     page.wait_for_timeout(300)  # an onerror handler would have run by now
