@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import pydoc_data.topics
 from pathlib import Path
 
@@ -221,3 +222,94 @@ def test_node_memory_comes_from_cluster_yaml(tmp_path: Path) -> None:
     assert node_memory_gb(str(path)) == 12.5
     path.write_text("nodes:\n  - {host: far.example, memory_gb: 80}\n")
     assert node_memory_gb(str(path)) is None
+
+
+CHANGED = "with a changed config or dataset"
+
+
+def test_resume_warns_only_when_the_run_changed(
+    tmp_path: Path, tok_dir: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Issue 18 (defect 10): save_pretrained wrote architectures and dtype into the model
+    config after the first checkpoint, so every resume said the config had changed."""
+    caplog.set_level(logging.INFO, logger="jupiter.train.loop")
+    out = tmp_path / "same"
+    train(make_run(tok_dir, out, TEXTS), stop_after=4)  # checkpoints at steps 3 and 4
+    caplog.clear()
+    rest = train(make_run(tok_dir, out, TEXTS))
+    assert rest.finished and rest.steps == 8
+    assert any("resumed from" in r.getMessage() for r in caplog.records)
+    assert not [r for r in caplog.records if CHANGED in r.getMessage()]
+
+    out = tmp_path / "changed"
+    train(make_run(tok_dir, out, TEXTS), stop_after=4)
+    caplog.clear()
+    train(make_run(tok_dir, out, TEXTS, lr=1e-3))
+    [warned] = [r for r in caplog.records if CHANGED in r.getMessage()]
+    assert warned.levelno == logging.WARNING and "step-000004" in warned.getMessage()
+
+
+def test_final_model_is_checksummed_and_damage_found(tmp_path: Path, tok_dir: Path) -> None:
+    """Issue 18 (defect 10): final/ carries checksums.json like every checkpoint; flipped
+    bytes and a truncation are named, not raised; the finished checkpoint holds the same
+    weights."""
+    from jupiter.train.checkpoint import finished_checkpoint, model_problem, sha256_file
+
+    out = tmp_path / "run"
+    train(make_run(tok_dir, out, TEXTS))
+    final = out / "final"
+    sums = json.loads((final / "checksums.json").read_text())
+    weights = final / "model.safetensors"
+    assert sums["model.safetensors"] == sha256_file(weights) and "config.json" in sums
+    assert model_problem(final) is None
+    ckpt = finished_checkpoint(out)
+    assert ckpt is not None and ckpt.name == "step-000008"
+    assert sha256_file(ckpt / "model" / "model.safetensors") == sums["model.safetensors"]
+
+    data = bytearray(weights.read_bytes())
+    data[len(data) // 2] ^= 0xFF  # one flipped byte inside the tensors: framing still fine
+    weights.write_bytes(bytes(data))
+    assert model_problem(final) == f"{final}/model.safetensors does not match its SHA-256"
+    weights.write_bytes(bytes(data[: len(data) // 3]))
+    assert model_problem(final) == f"{final}/model.safetensors does not match its SHA-256"
+    (final / "checksums.json").unlink()  # a model dir without checksums: its framing
+    assert "bytes of tensor data where its header says" in (model_problem(final) or "")
+
+    (ckpt / "model" / "model.safetensors").write_bytes(bytes(data))  # damaged too
+    with pytest.warns(UserWarning, match="skipping corrupt checkpoint .*step-000008"):
+        assert finished_checkpoint(out) is None  # step-000006 does not hold the last step
+
+
+def test_stale_temp_dirs_are_removed_when_a_run_resumes(tmp_path: Path, tok_dir: Path) -> None:
+    """Issue 18 (defect 10): a kill during a checkpoint write leaves .tmp-step-N-PID; the
+    next start removes it when PID is gone, keeps it while PID runs, and puts back a
+    checkpoint that replace_dir had moved aside."""
+    import shutil
+    import subprocess
+    import sys
+
+    from jupiter.train.checkpoint import finished_checkpoint
+
+    out = tmp_path / "run"
+    train(make_run(tok_dir, out, TEXTS), stop_after=4)
+    assert finished_checkpoint(out) is None  # step 4 of 8: not the final model
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        torn = out / f".tmp-step-000005-{int(dead.stdout)}"
+        busy = out / f".tmp-step-000005-{live.pid}"
+        for d in (torn, busy):
+            (d / "model").mkdir(parents=True)
+            (d / "model" / "model.safetensors").write_bytes(b"half")
+        shutil.copytree(out / "step-000003", out / ".old-step-000003")  # step 3 in place
+        (out / "step-000004").rename(out / ".old-step-000004")  # killed between renames
+        rest = train(make_run(tok_dir, out, TEXTS))
+        assert not torn.exists() and busy.is_dir()
+        assert not (out / ".old-step-000003").exists() and not (out / ".old-step-000004").exists()
+        assert rest.finished and rest.steps == 8
+    finally:
+        live.kill()
+        live.wait()
+    names = sorted(p.name for p in out.iterdir() if p.name.startswith("."))
+    assert names == [busy.name]

@@ -241,7 +241,7 @@ class Coordinator:
         run, state = self.eval_state()
         set_weights(state, {torch_name(n, state.model): w for n, w in rnd.weights.items()})
         final = self.workdir / "final"
-        save_model_dir(final, state.model, load_run_tokenizer(run.tokenizer_dir))
+        save_model_dir(final, state.model, load_run_tokenizer(run.tokenizer_dir), checksum=True)
         return final
 
 

@@ -113,6 +113,10 @@ def decide_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
     )  # fmt: skip
     if promote:
         promote, why = general_ok, (f"{why}; {general_why}" if general_ok else general_why)
+    if promote:  # the model promoted is the one scored: its checksums again
+        from jupiter.improve.student import check_student
+
+        check_student(ws, cycle)
     generator_id = ev["generator"]["model"]
     info: dict[str, Any] = {
         "metric": metric, "margin": margin, "student": student, "generator": generator,

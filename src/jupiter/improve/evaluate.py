@@ -356,6 +356,9 @@ def eval_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
             f"cycle {cycle} has no trained student at {student_dir}: run `jupiter train "
             f"--domain {ws.cfg.name}` first"
         )
+    from jupiter.improve.student import check_student
+
+    check_student(ws, cycle)  # its checksums: a damaged model is never scored
     items, mc, about = eval_items(ws)
     untrained = untrained_report(ws, items, mc)
     student = evaluate_model(

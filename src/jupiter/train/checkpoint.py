@@ -162,14 +162,60 @@ def save_model_dir(
     model: PreTrainedModel,
     tokenizer: PreTrainedTokenizerBase | None,
     model_state: dict[str, torch.Tensor] | None = None,
+    checksum: bool = False,
 ) -> Path:
-    """A plain HF model dir (safetensors + tokenizer), written to a temp dir and renamed."""
+    """A plain HF model dir (safetensors + tokenizer), written to a temp dir and renamed;
+    with `checksum`, its checksums.json too (a training run's final model: verify_model)."""
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".tmp-{out.name}-{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
     _write_hf_dir(tmp, model, tokenizer, model_state)
+    if checksum:
+        write_checksums(tmp)
     replace_dir(tmp, out)
     return out
+
+
+TMP_DIR = re.compile(r"^\.tmp-(.+?)(?:-(\d+))?$")  # .tmp-NAME-PID: a write under way
+OLD_DIR = re.compile(r"^\.old-(.+)$")  # .old-NAME: NAME moved aside by replace_dir
+
+
+def remove_stale_temps(run_dir: Path) -> list[Path]:
+    """Clear what a writer killed mid-write left in run_dir: its .tmp-NAME-PID dirs (kept
+    while PID still runs on this machine), and an .old-NAME dir (deleted when NAME is in
+    place, else renamed back: the kill came between replace_dir's two renames). Returns
+    the dirs deleted."""
+    if not run_dir.is_dir():
+        return []
+    gone = []
+    for path in sorted(run_dir.iterdir()):
+        if not path.is_dir():
+            continue
+        if m := OLD_DIR.match(path.name):
+            if not (run_dir / m.group(1)).exists():
+                os.replace(path, run_dir / m.group(1))
+                continue
+        elif m := TMP_DIR.match(path.name):
+            pid = int(m.group(2)) if m.group(2) else None
+            if pid is not None and pid != os.getpid() and _alive(pid):
+                continue
+        else:
+            continue
+        shutil.rmtree(path, ignore_errors=True)
+        gone.append(path)
+    if gone:
+        log.info("removed %d dirs of an interrupted write in %s", len(gone), run_dir)
+    return gone
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process: alive
+        return True
+    return True
 
 
 def save_checkpoint(
@@ -207,6 +253,27 @@ def save_checkpoint(
     if keep is not None:
         prune_checkpoints(run_dir, keep, protect={final} | ({best} if best else set()))
     return final
+
+
+def model_problem(model_dir: Path) -> str | None:
+    """What is wrong with a model dir Jupiter wrote, or None: its checksums.json verified
+    when it has one (the final model of a run), else the files' framing (integrity.py)."""
+    from jupiter.models.integrity import model_files_problem
+
+    if (model_dir / CHECKSUMS).is_file():
+        problem = verify_checksums(model_dir)
+        return f"{model_dir}/{problem}" if problem else None  # ".../model.safetensors does …"
+    return model_files_problem(model_dir)
+
+
+def finished_checkpoint(run_dir: Path) -> Path | None:
+    """The newest valid checkpoint of run_dir when it holds the run's last step (state.json
+    step == max_steps): its model/ is the final model, bit for bit."""
+    ckpt = latest_checkpoint(run_dir)
+    if ckpt is None:
+        return None
+    state = json.loads((ckpt / "state.json").read_text(encoding="utf-8"))
+    return ckpt if state.get("max_steps") and state.get("step") == state["max_steps"] else None
 
 
 def list_checkpoints(run_dir: Path) -> list[Path]:

@@ -121,18 +121,35 @@ def config_hash(run: TrainRun, model: PreTrainedModel, plan: Plan) -> str:
     return run_hash(run, model.config.to_dict(), plan.global_batch)
 
 
+# Model-config keys that saving or loading sets, not the run: save_pretrained writes
+# architectures and dtype into model.config, so a hash taken before the first checkpoint
+# differed from every later one and each resume said "changed config" (issue 18, defect 10).
+VOLATILE_MODEL_KEYS = frozenset({
+    "architectures", "dtype", "torch_dtype", "transformers_version", "_name_or_path",
+    "_attn_implementation", "_attn_implementation_autoset", "attn_implementation", "use_cache",
+    "_commit_hash",
+})  # fmt: skip
+
+
 def run_hash(run: TrainRun, model_config: dict[str, Any], global_batch: int) -> str:
     """The hash behind config_hash, for either backend's model config."""
     cfg = run.config.model_dump(
         exclude={"max_steps", "checkpoint_every", "keep_checkpoints", "log_every", "compile",
                  "metrics", "eval_every", "resume"}
     )  # fmt: skip
+    shape = _without_volatile(model_config)
     ds = run.dataset
     blob = json.dumps(
-        [cfg, model_config, ds.tokens, ds.num_rows, ds.seed, ds.context_length, global_batch],
+        [cfg, shape, ds.tokens, ds.num_rows, ds.seed, ds.context_length, global_batch],
         sort_keys=True, default=str,
     )  # fmt: skip
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def _without_volatile(config: dict[str, Any]) -> dict[str, Any]:
+    """The config less VOLATILE_MODEL_KEYS, in nested configs too (a VLM's text_config)."""
+    return {k: _without_volatile(v) if isinstance(v, dict) else v
+            for k, v in config.items() if k not in VOLATILE_MODEL_KEYS}  # fmt: skip
 
 
 def seed_everything(seed: int) -> None:
@@ -149,11 +166,14 @@ def start(run: TrainRun, d: Dist | None = None) -> TrainState:
         latest_checkpoint,
         load_model_weights,
         read_checkpoint,
+        remove_stale_temps,
         set_rng_state,
     )
 
     cfg = run.config
     d = d or dist.init(run.device)
+    if d.main:  # what a writer killed mid-checkpoint left behind
+        remove_stale_temps(run.out_dir)
     model = build_model_for(cfg, run.model_config, run.model_dir, d, run.attention)
     ckpt = latest_checkpoint(run.out_dir) if cfg.resume == "auto" else None
     if ckpt is not None:  # weights go in before wrapping, so FSDP shards the restored ones

@@ -246,6 +246,7 @@ def save_final(run: TrainRun, state: MLXState, final: Path) -> None:
         tmp = final.with_name(f".tmp-{final.name}-{os.getpid()}")
         shutil.rmtree(tmp, ignore_errors=True)
         write_model(tmp, run, state, dtype)
+        write_checksums(tmp)  # checked before the student is evaluated or promoted
         replace_dir(tmp, final)
     barrier(state)
 

@@ -86,7 +86,7 @@ def start(run: TrainRun) -> MLXState:
     require_mlx()
     import mlx.core as mx
 
-    from jupiter.train.checkpoint import latest_checkpoint
+    from jupiter.train.checkpoint import latest_checkpoint, remove_stale_temps
     from jupiter.train.mlx_setup import build_model_for, make_plan, seed_everything
 
     cfg = run.config
@@ -98,6 +98,8 @@ def start(run: TrainRun) -> MLXState:
     model, spec = build_model_for(cfg, run.model_config, run.model_dir)
     plan = make_plan(cfg, run.dataset, model, spec, group.size(), run.memory_gb)
     state = MLXState(model, spec, {}, plan, group.rank(), group.size(), group)
+    if state.rank == 0:  # what a writer killed mid-checkpoint left behind
+        remove_stale_temps(run.out_dir)
     found = latest_checkpoint(run.out_dir) if cfg.resume == "auto" else None
     if found is None:
         seed_everything(cfg.seed + state.rank)

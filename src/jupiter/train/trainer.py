@@ -248,4 +248,4 @@ def _save_final(
 
     model_state = full_model_state(run, state)
     if state.dist.main:
-        save_model_dir(final, state.model, tokenizer, model_state)
+        save_model_dir(final, state.model, tokenizer, model_state, checksum=True)
