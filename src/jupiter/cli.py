@@ -46,6 +46,17 @@ STATE = {"debug": False}
 
 Domain = Annotated[str, typer.Option("--domain", "-d", help="Domain name or path to its YAML.")]
 Quick = Annotated[bool, typer.Option("--quick", help="Use the YAML's quick: overrides.")]
+JsonFlag = Annotated[
+    bool, typer.Option("--json", help="One JSON document on stdout (messages go to stderr).")
+]
+
+
+def print_json(doc: object) -> None:
+    """The whole of stdout for --json: one JSON document, nothing else."""
+    import json
+
+    sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False, default=str) + "\n")
+    sys.stdout.flush()
 
 
 def workspace_for(domain: str, quick: bool):  # noqa: ANN201 - Workspace, imported lazily
@@ -134,19 +145,37 @@ def data_report_cmd(
     html: Annotated[
         Path | None, typer.Option("--html", help="Also write one self-contained HTML page here.")
     ] = None,
+    as_json: JsonFlag = False,
 ) -> None:
     """Documents by source, examples by status and kind, and per cycle what collect and
     filter kept and dropped, by reason, with samples."""
-    from jupiter.data.report import data_report, data_summary, report_tables, write_html
+    from jupiter.data.report import (
+        data_report,
+        data_summary,
+        report_data,
+        report_tables,
+        write_html,
+    )
 
     ws = workspace_for(domain, quick)
+    where = {"domain": ws.cfg.name, "workspace": str(ws.root), "exists": ws.has_store()}
     if not ws.has_store():
+        if as_json:
+            print_json(where)
+            return
         console.print(f"no workspace yet at {ws.root}: run `jupiter start --domain {domain}`")
         return
     try:
         reports, summary = data_report(ws.store), data_summary(ws.store)
     finally:
         ws.close()
+    if as_json:
+        if html is not None:
+            extra = {"domain": ws.cfg.name, "workspace": str(ws.root)}
+            where["html"] = str(write_html(reports, html, f"{ws.cfg.name}: data report", extra,
+                                           summary))  # fmt: skip
+        print_json(where | report_data(reports, summary))
+        return
     for table in report_tables(reports, summary):
         console.print(table)
     if html is not None:
@@ -290,14 +319,22 @@ def train(
 
 
 @cluster_app.command("plan")
-def cluster_plan(domain: Domain, cluster_file: ClusterFile = None, quick: Quick = False) -> None:
+def cluster_plan(
+    domain: Domain, cluster_file: ClusterFile = None, quick: Quick = False,
+    as_json: JsonFlag = False,
+) -> None:  # fmt: skip
     """Islands, launch commands, per-node batch sizes and model placement."""
     from jupiter.cluster.inventory import plan_cluster
-    from jupiter.cluster.report import plan_notes, plan_table
+    from jupiter.cluster.report import plan_data, plan_notes, plan_table
 
     cfg = load_domain(domain, quick=quick)
     cluster = load_cluster(cluster_file)
     plans = plan_cluster(cluster, cfg)
+    if as_json:
+        notes = plan_notes(plans, cluster.sync.store or "<run>/sync")
+        doc = plan_data(plans, cluster_launch_lines(domain, quick, cluster), notes)
+        print_json({"domain": cfg.name, "sync": cluster.sync.model_dump(mode="json")} | doc)
+        return
     console.print(plan_table(plans))
     sync = cluster.sync
     outer = ("plain averaging" if sync.outer == "average"
@@ -325,19 +362,6 @@ def cluster_check(cluster_file: ClusterFile = None) -> None:
     code = cluster_check_command(cluster_file)
     if code:
         raise typer.Exit(code)
-
-
-JsonFlag = Annotated[
-    bool, typer.Option("--json", help="One JSON document on stdout (messages go to stderr).")
-]
-
-
-def print_json(doc: object) -> None:
-    """The whole of stdout for --json: one JSON document, nothing else."""
-    import json
-
-    sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False, default=str) + "\n")
-    sys.stdout.flush()
 
 
 @app.command()
@@ -390,11 +414,18 @@ def start(
 
 
 @app.command()
-def status(domain: Domain, quick: Quick = False) -> None:
+def status(domain: Domain, quick: Quick = False, as_json: JsonFlag = False) -> None:
     """Cycles, data counts by status and reason, scores, and the current generator."""
-    from jupiter.improve.report import status_tables
+    from jupiter.improve.report import status_data, status_tables
 
     ws = workspace_for(domain, quick)
+    if as_json:
+        doc = {"domain": ws.cfg.name, "workspace": str(ws.root), "exists": False}
+        try:
+            print_json(status_data(ws) if ws.has_store() else doc)
+        finally:
+            ws.close()
+        return
     if not ws.has_store():
         console.print(f"no workspace yet at {ws.root}: run `jupiter start --domain {domain}`")
         return

@@ -74,3 +74,16 @@ def summary(rows: list[dict[str, Any]]) -> list[str]:
 
 def report_path(workdir: Path) -> Path:
     return workdir / "cluster_report.jsonl"
+
+
+def plan_data(plans: list[NodePlan], launch: list[str], notes: list[str]) -> dict[str, Any]:
+    """`jupiter cluster plan --json`: per node its island, engine, processes, micro-batch
+    (null: does not fit), the island's micro-batch and the placement; the launch commands
+    and the notes."""
+    nodes = [{
+        "node": p.node.name, "host": p.node.host, "device_type": p.node.device_type,
+        "memory_gb": p.node.memory_gb, "island": p.island, "engine": p.engine,
+        "processes": p.processes, "micro_batch": p.micro_batch, "grad_ckpt": p.grad_ckpt,
+        "island_micro_batch": island_micro_batch(plans, p.island), "placement": p.placement,
+    } for p in plans]  # fmt: skip
+    return {"nodes": nodes, "launch": launch, "notes": notes}

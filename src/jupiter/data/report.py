@@ -265,3 +265,14 @@ def write_html(
     page = render_html(reports, title, extra, summary)
     atomic.write_text(out, page)
     return out
+
+
+def report_data(reports: list[StageReport], summary: DataSummary) -> dict[str, Any]:
+    """The same records as plain data (`jupiter data report --json`): per cycle and stage,
+    kept, dropped by reason and the samples; documents by source, examples by status and
+    kind."""
+    examples = [{"status": st, "kind": kind, "count": n}
+                for (st, kind), n in summary.examples.items()]  # fmt: skip
+    stages = [{"cycle": r.cycle, "stage": r.stage, "kept": r.kept, "total": r.total,
+               "dropped": dict(r.dropped), "samples": dict(r.samples)} for r in reports]  # fmt: skip
+    return {"documents": dict(summary.documents), "examples": examples, "stages": stages}

@@ -69,3 +69,24 @@ def status_tables(ws: Workspace) -> list[Table]:
         scores.add_row(str(row["cycle"]), row["model"], _fmt(r.get("bpb")),
                        _fmt(r.get("qa_f1")), _fmt(r.get("mc_accuracy")))  # fmt: skip
     return [overview, cycles, data, scores]
+
+
+def status_data(ws: Workspace) -> dict[str, Any]:
+    """What `jupiter status` shows, as plain data for `--json`: every stage's record and
+    every evaluation's summary in full."""
+    store = ws.store
+    gen = store.active_generator()
+    cycles = [{"n": c["n"], "status": c["status"], "generator": c["generator"],
+               "started_at": c["started_at"], "stages": store.stages(c["n"])}
+              for c in store.cycles()]  # fmt: skip
+    queue = [{"status": st, "reason": reason or None, "count": n}
+             for (st, reason), n in store.example_counts().items()]  # fmt: skip
+    evals = [{"cycle": row["cycle"], "model": row["model"], "report": row["report"]}
+             for row in store.evals()]  # fmt: skip
+    return {
+        "domain": ws.cfg.name, "workspace": str(ws.root), "exists": True,
+        "documents": store.count("documents"),
+        "chunks": {s: store.count("chunks", "split = ?", (s,)) for s in ("train", "heldout")},
+        "current_generator": gen["id"] if gen else None, "budget": last_budget(ws),
+        "cycles": cycles, "data_queue": queue, "evaluations": evals,
+    }  # fmt: skip
