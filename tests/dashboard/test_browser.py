@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from dashboard_runs import SCRIPT, Run, Serve, qa, query
 
-from conftest import SCRIPT, Run, Serve, qa, query
 from jupiter.store import Store
 from jupiter.train.metrics import MetricsLogger, read_metrics
 

@@ -11,8 +11,8 @@ import time
 from pathlib import Path
 
 import pytest
+from dashboard_runs import JUPITER, get, jupiter
 
-from conftest import JUPITER, get, jupiter
 from jupiter.records import Document
 from jupiter.store import Store
 

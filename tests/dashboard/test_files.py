@@ -8,8 +8,8 @@ import time
 from pathlib import Path
 
 import pytest
+from dashboard_runs import Serve, changed, qa, state
 
-from conftest import Serve, changed, qa, state
 from jupiter.dashboard.files import JsonlTail, curve, thin
 from jupiter.store import Store
 from jupiter.train.metrics import MetricsLogger

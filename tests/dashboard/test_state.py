@@ -10,8 +10,8 @@ import threading
 import time
 
 import pytest
+from dashboard_runs import Run, Serve, changed, get, qa, query, state
 
-from conftest import Run, Serve, changed, get, qa, query, state
 from jupiter.dashboard.state import Board
 from jupiter.store import Store
 from jupiter.train.metrics import MetricsLogger, read_metrics
