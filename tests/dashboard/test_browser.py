@@ -146,3 +146,23 @@ def test_cluster_islands_and_rounds(cluster_workspace: Path, serve: Serve, page:
     # held-out loss of the starting weights, then after each round
     chart = page.locator('svg[data-chart="cycle 1: held-out loss by round"] polyline')
     assert len(chart.get_attribute("points").split()) == 3
+
+
+def test_page_says_when_the_server_is_gone(markup_workspace: Path, browser: Any) -> None:
+    from jupiter.dashboard.server import start_in_thread, url_of
+    from jupiter.dashboard.state import Board
+
+    board = Board(markup_workspace, "inject")
+    server = start_in_thread(board)
+    pg = browser.new_page()
+    try:
+        pg.goto(url_of(server))
+        pg.wait_for_selector("#live[data-state=live]", timeout=WAIT_MS)
+        server.shutdown()
+        server.server_close()
+        pg.wait_for_selector("#live[data-state=error]", timeout=WAIT_MS)
+        assert "cannot reach the dashboard server" in pg.locator("#live").inner_text()
+        expect_text(pg, '#queue-status td[data-status="accepted"]', "1")  # still shown
+    finally:
+        pg.close()
+        board.close()

@@ -76,8 +76,10 @@ class DashboardServer(ThreadingHTTPServer):
 
 
 class Handler(BaseHTTPRequestHandler):
+    """HTTP/1.0: a connection per request (one every 1.5 s), so a stopped server is gone
+    for every page at once, none kept answering on a kept-alive connection."""
+
     server: DashboardServer
-    protocol_version = "HTTP/1.1"
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's name
         pass  # a request every 1.5 s per page: no log line for each

@@ -386,8 +386,9 @@ function status(state, text) {
 }
 
 async function poll() {
+  let response = null;
   try {
-    const response = await fetch("api/state?since=" + encodeURIComponent(version), {cache: "no-store"});
+    response = await fetch("api/state?since=" + encodeURIComponent(version), {cache: "no-store"});
     const data = await response.json();
     if (!response.ok) throw new Error(data.error || response.status);
     if (!data.unchanged) {
@@ -397,7 +398,8 @@ async function poll() {
     version = data.version;
     status("live", "live: updated " + new Date().toLocaleTimeString() + ", every " + POLL_MS / 1000 + " s");
   } catch (err) {
-    status("error", `cannot reach the dashboard server (${err.message || err}): retrying`);
+    const what = response ? "the dashboard server could not read the run" : "cannot reach the dashboard server";
+    status("error", `${what} (${err.message || err}): retrying; the page shows the last figures read`);
   }
   setTimeout(poll, POLL_MS);
 }
