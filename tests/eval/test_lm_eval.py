@@ -85,7 +85,6 @@ def test_export_writes_the_eval_stage_items(exported: dict[str, Any]) -> None:
                               f"tinyqa --include_path {out} --apply_chat_template")  # fmt: skip
 
 
-@pytest.mark.slow
 def test_lm_eval_scores_the_exported_task_as_jupiter_does(exported: dict[str, Any]) -> None:
     """Same model, same items: lm-eval's per-choice log-likelihoods are Jupiter's plus one
     constant per item (the prompt's trailing newline, which lm-eval scores with the choice),
