@@ -13,9 +13,11 @@ What lm-eval then computes, next to Jupiter's own `choose` (synth/model.py):
   template rejects; Jupiter folds it into the user turn);
 - each choice's log-likelihood after it, the choice's text with no leading space (lm-eval
   drops the target delimiter under a chat template), as Jupiter scores it. lm-eval moves the
-  prompt's trailing whitespace (the "\\n" after "assistant") into the continuation, so its
-  figure is Jupiter's plus log P(that whitespace | prompt): the same for every choice of an
-  item, so the ranking by summed log-likelihood is Jupiter's;
+  prompt's trailing whitespace (the "\\n" after "assistant") into the continuation and
+  tokenizes prompt and choice together; a newline does not merge into the choice's first
+  token (byte-level BPE splits it off), so its figure is Jupiter's plus log P(that newline
+  | prompt): the same for every choice of an item, so the ranking by summed
+  log-likelihood is Jupiter's (a template ending in a space could merge, " choice");
 - acc picks the highest summed log-likelihood; Jupiter's mc_accuracy picks the highest mean
   per token. The two agree on every item whose choices have equal token counts, and may
   differ elsewhere (lm-eval's acc_norm divides by characters, not tokens; per-token means
