@@ -646,6 +646,38 @@ class PromotionConfig(Strict):
     real_data_fraction: float = Field(default=0.25, ge=0.0, le=1.0)
 
 
+class FederatedDP(Strict):
+    """federated.dp: clip each client's update to clip_norm (on the server, or on the client
+    with the server checking), add Gaussian noise of std noise_multiplier × clip_norm to the
+    sum; ε at `delta` from an RDP accountant (federated/privacy.py)."""
+
+    mode: Literal["off", "server", "client"] = "off"
+    noise_multiplier: float = Field(default=1.0, gt=0.0, le=1000.0)
+    clip_norm: float = Field(default=1.0, gt=0.0)
+    delta: float = Field(default=1e-5, gt=0.0, lt=1.0)
+    epsilon_budget: float | None = Field(default=None, gt=0.0)  # stop before passing it
+
+
+class FederatedConfig(Strict):
+    """federated: `jupiter federated server` defaults (its flags override them)."""
+
+    rounds: int = Field(default=10, ge=1, le=100_000)
+    local_steps: int = Field(default=20, ge=1, le=MAX_STEPS)  # a client's steps per round
+    min_clients: int = Field(default=2, ge=1, le=10_000)  # connected before round 1 starts
+    clients_per_round: int | None = Field(default=None, ge=1)  # None: every connected client
+    # replies a round needs; None: 1 for fedavg, 3 for fedmedian/trimmed (one attacker
+    # outvoted), 2 × byzantine + 3 for krum (Blanchard et al. 2017)
+    min_results: int | None = Field(default=None, ge=1)
+    strategy: Literal["fedavg", "fedmedian", "trimmed", "krum"] = "fedavg"
+    trim_fraction: float = Field(default=0.25, ge=0.0, lt=0.5)
+    byzantine: int = Field(default=1, ge=0)  # krum
+    round_timeout_s: float = Field(default=3600.0, gt=0.0)
+    straggler_wait_s: float = Field(default=120.0, ge=0.0)  # once min_results have answered
+    wait_clients_s: float = Field(default=600.0, gt=0.0)  # for min_clients to connect
+    address: str = "127.0.0.1:9092"
+    dp: FederatedDP = Field(default_factory=FederatedDP)
+
+
 class ExpertConfig(Strict):
     """One expert of a mixture: its examples are those matching its keywords best."""
 
@@ -673,6 +705,7 @@ class DomainConfig(Strict):
     promotion: PromotionConfig = Field(default_factory=PromotionConfig)
     levels: list[CurriculumLevel] = Field(default_factory=list)  # curriculum, in order
     experts: list[ExpertConfig] = Field(default_factory=list)  # `jupiter data export --experts`
+    federated: FederatedConfig = Field(default_factory=FederatedConfig)  # jupiter federated
     cycles: int = Field(default=1, ge=1, le=1000)
     max_examples: int | None = Field(default=None, ge=1)  # cap on generated examples per cycle
     quick: dict[str, Any] = Field(default_factory=dict)  # overrides applied by --quick

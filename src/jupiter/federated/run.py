@@ -1,0 +1,98 @@
+"""`jupiter federated server` and `client`: the domain's `federated:` settings with the
+flags over them, every check made before a process starts, then deploy.py's processes."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+from rich.console import Console
+
+from jupiter.config import FederatedConfig, domain_path, load_domain
+from jupiter.errors import JupiterError
+from jupiter.federated.spec import RunSpec, check_federated, client_tls, server_tls
+
+
+def settings(base: FederatedConfig, flags: dict[str, Any]) -> FederatedConfig:
+    """The YAML's `federated:` with the flags given (not None) over it, checked."""
+    data = base.model_dump()
+    dp = flags.pop("dp", {})
+    data.update({k: v for k, v in flags.items() if v is not None})
+    data["dp"].update({k: v for k, v in dp.items() if v is not None})
+    try:
+        fed = FederatedConfig.model_validate(data)
+    except ValidationError as err:
+        e = err.errors()[0]
+        where = ".".join(str(p) for p in e["loc"])
+        raise JupiterError(f"federated.{where}: {e['msg'].removeprefix('Value error, ')} "
+                           f"(got {e.get('input')!r})") from None  # fmt: skip
+    return check_federated(fed)
+
+
+def home() -> str:
+    return str(Path(os.environ.get("JUPITER_HOME", ".")).resolve())
+
+
+def workspace_of(domain: str, quick: bool, console: Console) -> Any:
+    from jupiter.improve.workspace import Workspace
+
+    ws = Workspace(load_domain(domain, quick=quick), quick=quick, console=console)
+    if not ws.cfg.model.base:
+        raise JupiterError(
+            f"domain {ws.cfg.name}: federated training needs model.base, the pretrained base "
+            "every party holds (LoRA adapters or full weights of it travel): set it in the YAML"
+        )
+    ws.model(ws.cfg.model.base)  # resolved now: a wrong path fails before any process starts
+    return ws
+
+
+def start_server(domain: str, quick: bool, flags: dict[str, Any], out: Path | None,
+                 tls_files: dict[str, Any], device: str, console: Console) -> dict[str, Any]:  # fmt: skip
+    """Check everything, then run the federation to its end; the run's federated.json."""
+    from jupiter.federated.deploy import serve_federation
+
+    ws = workspace_of(domain, quick, console)
+    fed = settings(ws.cfg.federated, flags)
+    tls = server_tls(fed.address, tls_files["ca"], tls_files["cert"], tls_files["key"],
+                     tls_files["client_keys"])  # fmt: skip
+    run_dir = (out or ws.root / "federated" / time.strftime("run-%Y%m%d-%H%M%S")).resolve()
+    if run_dir.exists() and any(run_dir.iterdir()):
+        raise JupiterError(f"{run_dir} already holds a run: give another --out")
+    spec = RunSpec(domain=str(domain_path(domain)), home=home(), out=str(run_dir),
+                   fed=fed.model_dump(mode="json"), quick=quick, device=device)  # fmt: skip
+    ws.close()
+    return serve_federation(spec, tls, console)
+
+
+def summary(record: dict[str, Any]) -> str:
+    dp = record.get("dp")
+    eps = f", ε {dp['epsilon']:.4g} at δ {dp['delta']:g}" if dp else ", no DP"
+    why = record.get("stop_reason") or f"all {record['rounds_planned']} rounds"
+    return f"federated: {record['rounds_done']} rounds ({why}){eps}; global model {record['model']}"
+
+
+def start_client(domain: str, quick: bool, server: str, root_cert: str, auth_key: str,
+                 keep: bool, device: str, console: Console) -> int:  # fmt: skip
+    """Check the workspace has data and a base, then serve as a SuperNode until stopped."""
+    from jupiter.federated.deploy import join_federation
+
+    tls = client_tls(server, root_cert, auth_key)
+    ws = workspace_of(domain, quick, console)
+    try:
+        n = ws.has_store() and sum(
+            ws.store.count("examples", "status = ?", (s,)) for s in ("accepted", "used")
+        )
+    finally:
+        ws.close()
+    if not n:
+        raise JupiterError(
+            f"domain {ws.cfg.name}: no accepted examples in {ws.store_path} to train on: run "
+            f"`jupiter generate` and `jupiter filter --domain {domain}` first"
+        )
+    root = ws.root / "federated"
+    values = {"domain": str(domain_path(domain)), "home": home(), "quick": quick,
+              "device": device, "keep-dir": str(root / "updates") if keep else ""}  # fmt: skip
+    return join_federation(root, server, tls, values, console)
