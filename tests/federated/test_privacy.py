@@ -15,7 +15,9 @@ from jupiter.federated import privacy
 
 def accountant_epsilon(z: float, q: float, rounds: int, delta: float) -> float:
     """ε of `rounds` Poisson-sampled Gaussian releases, straight from dp-accounting."""
-    acc = rdp.RdpAccountant(neighboring_relation=dp_accounting.NeighboringRelation.ADD_OR_REMOVE_ONE)
+    acc = rdp.RdpAccountant(
+        neighboring_relation=dp_accounting.NeighboringRelation.ADD_OR_REMOVE_ONE
+    )
     event = dp_accounting.GaussianDpEvent(z)
     if q < 1:
         event = dp_accounting.PoissonSampledDpEvent(q, event)

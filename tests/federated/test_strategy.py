@@ -9,7 +9,15 @@ from collections.abc import Iterator
 
 import pytest
 import torch
-from flwr.app import ArrayRecord, ConfigRecord, Error, Message, MessageType, MetricRecord, RecordDict
+from flwr.app import (
+    ArrayRecord,
+    ConfigRecord,
+    Error,
+    Message,
+    MessageType,
+    MetricRecord,
+    RecordDict,
+)
 from flwr.supercore.task_identity import TaskIdentity
 
 from jupiter.config import FederatedConfig, FederatedDP
