@@ -258,11 +258,10 @@ def data_export_cmd(
 def _run_stage(stage: str, domain: str, quick: bool, launch: object = None) -> None:
     ws = workspace_for(domain, quick)
     ws.launch = launch
-    from jupiter.improve.cycle import current_cycle, run_stage
+    from jupiter.improve.cycle import run_stage_command
 
     try:
-        cycle = current_cycle(ws) if ws.has_store() else 1
-        ws.store.mark_stage(cycle, stage, run_stage(ws, cycle, stage))
+        run_stage_command(ws, stage)  # refused without its input; marked done in order
     finally:
         ws.close()
 
@@ -314,11 +313,10 @@ def train(
     ws = workspace_for(domain, quick)
     ws.launch = launch
     ws.cluster = load_cluster(cluster_file) if cluster else None
-    from jupiter.improve.cycle import current_cycle, run_stage
+    from jupiter.improve.cycle import run_stage_command
 
     try:
-        cycle = current_cycle(ws) if ws.has_store() else 1
-        ws.store.mark_stage(cycle, "train", run_stage(ws, cycle, "train"))
+        run_stage_command(ws, "train")
     finally:
         ws.close()
 

@@ -48,6 +48,53 @@ def run_stage(ws: Workspace, cycle: int, name: str) -> dict[str, Any]:
     return info
 
 
+def missing_input(ws: Workspace, cycle: int, name: str) -> str | None:
+    """Why stage `name` cannot run yet in `cycle` (naming the stage to run first), or None.
+    Reads the store only when there is one: a refused command leaves no workspace."""
+    from jupiter.models.loading import is_model_dir
+
+    store = ws.store if ws.has_store() else None
+    run = f"--domain {ws.cfg.name}" + (" --quick" if ws.quick else "")
+    chunks = store.count("chunks", "split = 'train'") if store else 0
+    done = store.stages(cycle) if store else {}
+    if name in ("generate", "filter", "train") and not chunks:
+        return f"{name}: the workspace has no documents yet: run `jupiter collect {run}` first"
+    pending = store.count("examples", "cycle = ? AND status = 'pending'", (cycle,)) if store else 0
+    if name == "filter" and "generate" not in done and not pending:
+        return (f"filter: cycle {cycle} has no generated examples to filter: run "
+                f"`jupiter generate {run}` first")  # fmt: skip
+    kept = store.count("examples", "status IN ('accepted', 'used')") if store else 0
+    if name == "train" and not kept and not ws.cfg.levels:
+        first = "filter" if "generate" in done else "generate"
+        return (f"train: no accepted examples to train on yet: run `jupiter {first} {run}` "
+                "first")  # fmt: skip
+    if name == "eval" and not is_model_dir(ws.student_dir(cycle)):
+        return f"eval: cycle {cycle} has no trained student yet: run `jupiter train {run}` first"
+    return None
+
+
+def run_stage_command(ws: Workspace, name: str) -> dict[str, Any]:
+    """One stage on its own (`jupiter collect`, `generate`, `filter`, `train`, `eval`): refused
+    when its input is missing; marked done only when the cycle's earlier stages are, so a
+    stage run out of order is run again by `jupiter start` after them."""
+    cycle = current_cycle(ws) if ws.has_store() else 1
+    problem = missing_input(ws, cycle, name)
+    if problem:
+        raise JupiterError(problem)
+    info = run_stage(ws, cycle, name)
+    done = ws.store.stages(cycle)
+    earlier = list(STAGES)[: list(STAGES).index(name)]
+    missing = [s for s in earlier if s not in done]
+    if not missing:
+        ws.store.mark_stage(cycle, name, info)
+    else:
+        ws.console.print(
+            f"{name}: not marked done in cycle {cycle}, whose {', '.join(missing)} has not "
+            f"run: `jupiter start` runs {name} again after it", highlight=False, markup=False,
+        )  # fmt: skip
+    return info
+
+
 def current_cycle(ws: Workspace) -> int:
     """The first cycle not marked done (1 for a new workspace)."""
     done = [c["n"] for c in ws.store.cycles() if c["status"] == "done"]

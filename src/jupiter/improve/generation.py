@@ -9,7 +9,6 @@ from typing import Any
 
 from jupiter.config import LLMConfig
 from jupiter.improve.workspace import Workspace
-from jupiter.models.reference import model_label
 from jupiter.records import Chunk, Example
 from jupiter.synth.backend import Backend
 from jupiter.synth.engine import EngineStats
@@ -146,15 +145,15 @@ def judge_pending(ws: Workspace, examples: list[Example]) -> tuple[list[str], li
 
 
 def initial_generator(ws: Workspace) -> tuple[str, str, str]:
-    """(id, kind, path) of the generator a new workspace starts with."""
-    cfg = ws.cfg
-    gen = cfg.generator
+    """(id, kind, path) of the generator the YAML configures (a new workspace starts with
+    it; a changed YAML activates it)."""
+    from jupiter.improve.lineage import configured_id
+
+    gen = ws.cfg.generator
+    gen_id = configured_id(ws)
     if gen.type == "llm":
-        name = gen.llm.model or gen.llm.base_url
-        if gen.llm.backend in ("transformers", "mlx"):
-            name = model_label(gen.llm.model, base_dir=cfg.base_dir)
-        return f"llm:{gen.llm.backend}:{name}", LLM, ""
+        return gen_id, LLM, ""
     if gen.type == "model" and gen.model_path:
         path = ws.model(gen.model_path)  # before the store records it: a bad one changes nothing
-        return f"model:{model_label(gen.model_path, base_dir=cfg.base_dir)}", "model", str(path)
+        return gen_id, "model", str(path)
     return "extractive", "extractive", ""

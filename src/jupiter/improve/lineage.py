@@ -1,6 +1,14 @@
 """The lineage of generators: who replaced whom, on which figures and data, and why
 (`jupiter generators`); making an earlier generator active again (`jupiter rollback`); and
-the run of rejected students that `promotion.patience` stops the loop on."""
+the run of rejected students that `promotion.patience` stops the loop on.
+
+Which generator is in force: the YAML's `generator:` configures the teacher of the first
+cycle; after that the lineage decides (a promoted student, a rollback), so long as the
+YAML's generator stays what it was. When the YAML's generator changes (another type, LLM,
+backend or model_path), the YAML wins: at the next stage the new generator is recorded and
+activated, action `configured`, reason "generator changed in the YAML (was …)", whatever was
+active, a promoted student included (it stays in the lineage: `jupiter rollback --to` it).
+"""
 
 from __future__ import annotations
 
@@ -48,7 +56,8 @@ def _data(g: dict[str, Any]) -> str:
 
 def lineage_tables(ws: Workspace) -> list[Table]:
     """The generators (rejected students too) and the activations, as rich tables."""
-    gens = Table(title=f"{ws.cfg.name}: generators (* active)", show_lines=True)
+    gens = Table(title=f"{ws.cfg.name}: generators (* active)", show_lines=True,
+                 caption=yaml_generator_note(ws))  # fmt: skip
     for col in ("generator", "parent", "cycle", "status", "figures", "trained on", "reason"):
         gens.add_column(col, overflow="fold")
     for g in ws.store.generators():
@@ -63,6 +72,51 @@ def lineage_tables(ws: Workspace) -> list[Table]:
         events.add_row(when, str(e["cycle"]), e["action"], e["generator"],
                        e["previous"] or "—", e["reason"] or "—")  # fmt: skip
     return [gens, events]
+
+
+CONFIGURED = ("initial", "configured")  # activations of a generator the YAML configured
+
+
+def configured_id(ws: Workspace) -> str:
+    """The id of the generator the YAML configures (nothing loaded or imported)."""
+    from jupiter.models.reference import model_label
+
+    cfg, gen = ws.cfg, ws.cfg.generator
+    if gen.type == "llm":
+        name = gen.llm.model or gen.llm.base_url
+        if gen.llm.backend in ("transformers", "mlx"):
+            name = model_label(gen.llm.model, base_dir=cfg.base_dir)
+        return f"llm:{gen.llm.backend}:{name}"
+    if gen.type == "model" and gen.model_path:
+        return f"model:{model_label(gen.model_path, base_dir=cfg.base_dir)}"
+    return "extractive"
+
+
+def yaml_generator_change(ws: Workspace) -> tuple[str, str] | None:
+    """(the YAML's generator, the one it configured before) when the YAML's `generator:`
+    changed since the workspace last recorded it; None for a new workspace or no change.
+    Reads the store only."""
+    if not ws.has_store():
+        return None
+    events = [e for e in ws.store.generator_events() if e["action"] in CONFIGURED]
+    if not events:
+        return None
+    now, before = configured_id(ws), events[-1]["generator"]
+    return (now, before) if now != before else None
+
+
+def yaml_generator_note(ws: Workspace) -> str:
+    """One line for `jupiter generators`: the YAML's generator and whether it is in force."""
+    change = yaml_generator_change(ws)
+    if change is not None:
+        return (f"the YAML's generator is now {change[0]} (was {change[1]}): it becomes the "
+                "active generator at the next stage")  # fmt: skip
+    active = ws.store.active_generator()
+    now = configured_id(ws)
+    if active is None or active["id"] == now:
+        return f"the YAML's generator: {now}, in force"
+    return (f"the YAML's generator: {now}; {active['id']} generates instead "
+            f"({active['status']}); a change of generator: in the YAML is activated")  # fmt: skip
 
 
 def _default_target(ws: Workspace, active: dict[str, Any]) -> str:
@@ -107,6 +161,12 @@ def rollback(ws: Workspace, to: str | None = None) -> dict[str, Any]:
         raise JupiterError(f"{target_id} is already the active generator of '{ws.cfg.name}'")
     if target["kind"] == "model" and not Path(target["path"]).is_dir():
         raise JupiterError(f"{target_id}'s model folder {target['path']} is gone: pick another")
+    if target["kind"] == "llm" and target_id != configured_id(ws):
+        raise JupiterError(
+            f"{target_id} is an LLM an earlier version of the YAML configured; the YAML now "
+            f"configures {configured_id(ws)}: set generator.llm back to it in the YAML instead "
+            "(a changed generator is activated at the next stage)"
+        )
     cycle = max((c["n"] for c in ws.store.cycles()), default=0)
     why = f"rolled back from {active['id']} by `jupiter rollback`"
     ws.store.activate_generator(target_id, cycle=cycle, action="rollback", reason=why)

@@ -71,11 +71,14 @@ def servers_to_call(ws: Workspace, stages: Collection[str]) -> list[tuple[str, L
 
 
 def _teacher_is_configured(ws: Workspace) -> bool:
-    """The configured LLM writes the data: a new workspace, or no student promoted yet."""
+    """The configured LLM writes the data: a new workspace, a generator changed in the
+    YAML (activated at the next stage), or an LLM still active (no student promoted)."""
+    from jupiter.improve.lineage import yaml_generator_change
+
     if not ws.has_store():
         return True
     row = ws.store.active_generator()
-    return row is None or row["kind"] == "llm"
+    return row is None or row["kind"] == "llm" or yaml_generator_change(ws) is not None
 
 
 def probe_server(key: str, llm: LLMConfig) -> None:

@@ -99,8 +99,10 @@ def collect_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
 
 # --------------------------------------------------------------------------- generate
 def active_generator(ws: Workspace) -> dict[str, Any]:
-    """The generator of record; the extractive bootstrap generator until a student wins."""
+    """The generator of record: the YAML's until a student wins; a generator changed in the
+    YAML since is recorded and activated first (the rule: improve/lineage.py)."""
     from jupiter.improve.generation import initial_generator
+    from jupiter.improve.lineage import yaml_generator_change
 
     gen = ws.store.active_generator()
     if gen is None:
@@ -110,6 +112,18 @@ def active_generator(ws: Workspace) -> dict[str, Any]:
             ws.store.add_generator(gen_id, kind, path, 0, reason=why)
             ws.store.activate_generator(gen_id, reason=why)
         gen = ws.store.active_generator()
+    elif (change := yaml_generator_change(ws)) is not None:
+        gen_id, kind, path = initial_generator(ws)  # a model is located (or imported) first
+        why = f"generator changed in the YAML (was {change[1]})"
+        known = ws.store.generator(gen_id)
+        done = max((c["n"] for c in ws.store.cycles() if c["status"] == "done"), default=0)
+        with ws.store.transaction():
+            if known is None or known["status"] == "initial":
+                ws.store.add_generator(gen_id, kind, path, 0, reason=why)
+            ws.store.activate_generator(gen_id, cycle=done, action="configured", reason=why)
+        gen = ws.store.active_generator()
+        ws.console.print(f"generator: {gen_id} is active now ({why})", highlight=False,
+                         markup=False)  # fmt: skip
     assert gen is not None
     return gen
 
@@ -128,10 +142,13 @@ def generate_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
     """Queue new examples (status pending) from the active generator."""
     from jupiter.synth import load_generator
 
+    chunks = train_chunks(ws)  # before the generator is recorded: no chunks, no change
     gen_row = active_generator(ws)
-    chunks = train_chunks(ws)
     gcfg = ws.cfg.generator.model_copy(update={"seed": ws.cfg.generator.seed + cycle - 1})
-    if ws.cfg.generator.type == "llm":
+    # an LLM teacher, or a promoted student writing through the LLM recipes; an extractive
+    # generator rolled back to under a YAML of type llm stays extractive
+    kind = gen_row["kind"]
+    if kind == "llm" or (kind == "model" and ws.cfg.generator.type == "llm"):
         from jupiter.filters.relevance import domain_keywords
         from jupiter.improve.generation import llm_generate_stage
 
