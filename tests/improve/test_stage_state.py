@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import os
 import shutil
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -86,6 +87,15 @@ def test_missing_model_in_the_changed_yaml_fails_before_any_stage(home: Path) ->
         run_stage_command(ws, "generate")
     assert str(err.value).startswith(f"generator.model_path: model not found: {home}/gone-model")
     assert rows(ws) == before and ws.store.active_generator()["id"] == "extractive"  # type: ignore[index]
+    ws.close()
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    write_domain(home, f'{{type: llm, llm: {{base_url: "http://127.0.0.1:{port}/v1"}}}}')
+    ws = open_ws(path)
+    with pytest.raises(JupiterError, match=rf"^generator\.llm: the LLM server at .*:{port}/v1 is"):
+        run_stage_command(ws, "generate")  # probed: the new teacher, not the old generator
+    assert rows(ws) == before
     ws.close()
 
 
