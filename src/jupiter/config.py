@@ -410,7 +410,8 @@ class ConsensusConfig(Strict):
     # (1 + max_loss_gap) × the median member's, or either is not finite
     max_distance: float = Field(default=3.0, gt=1.0)
     max_loss_gap: float = Field(default=0.10, ge=0.0)
-    merge: Literal["linear", "median", "trimmed_mean", "ties"] = "linear"
+    # of the agreeing members; greedy_soup and convex are fitted on the members' validation
+    merge: Literal["linear", "greedy_soup", "convex", "median", "trimmed_mean", "ties"] = "linear"
 
     @model_validator(mode="after")
     def _check(self) -> ConsensusConfig:

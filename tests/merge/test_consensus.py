@@ -154,3 +154,17 @@ def test_below_the_threshold_no_merge_is_made(members: dict) -> None:
     # at threshold 0.6 the same three are enough
     _, again = run_vote(members, dirs, "above", threshold=0.6, max_loss_gap=1.0)
     assert again["vote"]["quorum"] and again["merged_bpb"] is not None
+
+
+def test_consensus_greedy_soup_of_the_agreeing_members(members: dict) -> None:
+    dirs = [*members["honest"], members["scaled"]]
+    chosen, record = run_vote(members, dirs, "greedy", threshold=0.75, max_loss_gap=1.0,
+                              merge="greedy_soup")  # fmt: skip
+    assert list(record["vote"]["outliers"]) == ["4"]
+    info = __import__("json").loads((members["root"] / "greedy" / "merge.json").read_text())
+    assert info["method"] == "greedy_soup" and len(info["weights"]) == 4  # the honest four
+    kept = info["selection"]["kept"]
+    assert kept[0] == record["best_member"]  # the soup starts from the best member
+    # the greedy soup never validates worse than its best ingredient, so the gate passes it
+    assert record["merged"] and record["merged_bpb"] <= record["best_bpb"] + 1e-9
+    assert chosen == members["root"] / "greedy"

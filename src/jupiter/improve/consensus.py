@@ -21,6 +21,7 @@ and the lineage row of the student carries it (`jupiter generators`).
 
 from __future__ import annotations
 
+import json
 import math
 import shutil
 import zlib
@@ -74,11 +75,15 @@ def validation_texts(
     return out
 
 
-def _merge_recipe(method: str, dirs: list[Path], out: Path, base: Path | None) -> Any:
+def _merge_recipe(
+    method: str, dirs: list[Path], out: Path, base: Path | None, heldout: Path | None = None
+) -> Any:
     from jupiter.merge.recipe import parse_recipe
 
     data: dict[str, Any] = {"method": method, "models": [{"model": str(d)} for d in dirs],
                             "out": str(out)}  # fmt: skip
+    if heldout is not None:  # greedy soup, convex: the members' validation text
+        data["validation"] = {"heldout": str(heldout)}
     if method == "ties" and base is not None:
         data["base"] = str(base)
     return parse_recipe(data, "train.consensus")
@@ -191,9 +196,14 @@ def vote_and_merge(
         record["reason"] = "one member agrees: it is kept, there is nothing to merge"
     else:
         shutil.rmtree(out, ignore_errors=True)
+        held = None
+        if c.merge in ("greedy_soup", "convex"):  # fitted on the same validation text
+            held = out.with_name(f"{out.name}-validation.jsonl")
+            held.write_text("".join(json.dumps({"text": t}) + "\n" for t in val_texts))
         recipe = _merge_recipe(c.merge, [dirs[i] for i in v.agree], out,
-                               base if c.merge == "ties" else None)  # fmt: skip
-        merge_models(recipe, base_dir=None, cache_dir=cache_dir, force=True, console=console)
+                               base if c.merge == "ties" else None, held)  # fmt: skip
+        merge_models(recipe, base_dir=None, cache_dir=cache_dir, force=True, console=console,
+                     data=data if held else None)  # fmt: skip
         validator.load(ModelWeights(out).read)
         merged = validator.bpb_with_grad(grad=False)
         record["merged_bpb"] = _num(merged)
