@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ from jupiter.errors import JupiterError
 MLX_MISSING = "exporting to MLX needs mlx-lm: pip install mlx-lm (mlx[cpu] off Apple silicon)"
 DTYPES = {"f32": "float32", "f16": "float16", "bf16": "bfloat16"}
 GROUP_SIZE = 64  # mlx-lm's default quantization group
+GEMMA3_PATTERN = 6  # mlx-lm's Gemma 3 takes the global layer's cache at index 5
 
 
 def write_mlx(hf_dir: Path, dest: Path, quant: str) -> dict[str, Any]:
@@ -22,6 +24,13 @@ def write_mlx(hf_dir: Path, dest: Path, quant: str) -> dict[str, Any]:
         from mlx_lm.convert import convert
     except ImportError:
         raise JupiterError(MLX_MISSING) from None
+    config = json.loads((hf_dir / "config.json").read_text(encoding="utf-8"))
+    layers = int(config.get("num_hidden_layers", 0))
+    if config.get("model_type") == "gemma3_text" and layers < GEMMA3_PATTERN:
+        raise JupiterError(
+            f"mlx-lm runs Gemma 3 with at least {GEMMA3_PATTERN} layers (one global every "
+            f"{GEMMA3_PATTERN}); this one has {layers}: export --to hf or gguf instead"
+        )
     bits = {"q8": 8, "q4": 4}.get(quant)
     chatter = io.StringIO()
     try:

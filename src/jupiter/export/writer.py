@@ -68,16 +68,17 @@ def plan_export(fmt: str, out: Path, quant: str | None = None, force: bool = Fal
 
 
 @contextmanager
-def merged(source: Source, out: Path) -> Iterator[Path]:
-    """An HF dir with the source's full weights: the source itself, or its adapter merged
-    into its base in a scratch folder."""
+def full_model(source: Source, out: Path, copy: bool = False) -> Iterator[Path]:
+    """An HF dir with the source's full weights: the source itself, or (for an adapter, or
+    with `copy`) a plain HF export of it in a scratch folder, which also carries the chat
+    template and the stop tokens."""
     from jupiter.export.hf import write_hf
 
-    if source.kind == "model":
+    if source.kind == "model" and not copy:
         yield source.path
         return
-    with scratch(out, "merged") as tmp:
-        write_hf(source.path, "adapter", tmp, "auto")
+    with scratch(out, "hf") as tmp:
+        write_hf(source.path, source.kind, tmp, "auto")
         yield tmp
 
 
@@ -123,7 +124,8 @@ def write_export(plan: Plan, source: Source, console: Console) -> Result:
         if plan.fmt == "hf":
             info = write_hf(source.path, source.kind, tmp, plan.quant)
         else:
-            with merged(source, plan.out) as hf_dir:
+            # mlx-lm's converter takes the tokenizer as it finds it: give it the template
+            with full_model(source, plan.out, copy=plan.fmt == "mlx") as hf_dir:
                 if plan.fmt == "mlx":
                     info = write_mlx(hf_dir, tmp, plan.quant)
                 else:
