@@ -958,7 +958,7 @@ def federated_server(
     ca_cert: Annotated[str, typer.Option(help="TLS: CA certificate (PEM).")] = "",
     cert: Annotated[str, typer.Option(help="TLS: this server's certificate (PEM).")] = "",
     key: Annotated[str, typer.Option(help="TLS: this server's private key (PEM).")] = "",
-    client_key: Annotated[list[str] | None, typer.Option(help="A client's public key (PEM); repeat.")] = None,
+    client_key: Annotated[list[str] | None, typer.Option(help="A client's public key (OpenSSH ECDSA); repeat.")] = None,
     device: Annotated[str, typer.Option(help="auto | cpu | cuda (evaluation).")] = "auto",
 ) -> None:  # fmt: skip
     """Serve a federated run: a Flower SuperLink, rounds of local training on the clients,
@@ -983,7 +983,7 @@ def federated_client(
     server: Annotated[str, typer.Option(help="The server's HOST:PORT.")],
     quick: Quick = False,
     root_cert: Annotated[str, typer.Option(help="TLS: the CA of the server's certificate.")] = "",
-    auth_key: Annotated[str, typer.Option(help="This client's private key (PEM).")] = "",
+    auth_key: Annotated[str, typer.Option(help="This client's private key (OpenSSH ECDSA).")] = "",
     keep_updates: Annotated[bool, typer.Option(help="Keep what was received and sent.")] = False,
     device: Annotated[str, typer.Option(help="auto | cpu | cuda")] = "auto",
 ) -> None:  # fmt: skip

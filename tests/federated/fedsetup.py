@@ -59,12 +59,21 @@ def examples(client: int, n: int) -> list[Example]:
     return out
 
 
-def fill_queue(yaml: Path, exs: list[Example]) -> None:
-    ws = Workspace(load_domain(str(yaml)), console=Console(file=io.StringIO()))
+def fill_queue(home: Path, yaml: Path, exs: list[Example]) -> None:
+    """Queue the examples as accepted in the workspace of `yaml` under JUPITER_HOME `home`."""
+    saved = os.environ.get("JUPITER_HOME")
+    os.environ["JUPITER_HOME"] = str(home)
     try:
-        assert ws.store.add_examples(exs) == len(exs)
+        ws = Workspace(load_domain(str(yaml)), console=Console(file=io.StringIO()))
+        try:
+            assert ws.store.add_examples(exs) == len(exs)
+        finally:
+            ws.close()
     finally:
-        ws.close()
+        if saved is None:
+            os.environ.pop("JUPITER_HOME")
+        else:
+            os.environ["JUPITER_HOME"] = saved
 
 
 def env(home: Path, **extra: str) -> dict[str, str]:
@@ -105,7 +114,8 @@ def kept(home: Path, name: str) -> Path:
     return home / "runs" / name / "federated" / "updates"
 
 
-def round_file(home: Path, name: str, rnd: int, what: str) -> dict:
-    found = sorted(kept(home, name).glob(f"*/round-{rnd:03d}-{what}.safetensors"))
-    assert len(found) == 1, (name, rnd, what, found)
-    return load_file(str(found[0]))
+def round_file(home: Path, name: str, run: str, rnd: int, what: str) -> dict:
+    """What client `name` received or sent in round `rnd` of run `run` (its own copy)."""
+    path = kept(home, name) / run / f"round-{rnd:03d}-{what}.safetensors"
+    assert path.is_file(), path
+    return load_file(str(path))

@@ -36,8 +36,16 @@ def test_epsilon_is_the_accountants(z: float, q: float, rounds: int) -> None:
     assert privacy.epsilon(z, q, 0, 1e-5) == 0.0
 
 
+def test_epsilon_of_every_round_at_once_is_the_accountants() -> None:
+    got = privacy.epsilons(0.9, 0.3, 12, 1e-6)
+    assert len(got) == 12
+    for r in (1, 2, 5, 12):
+        assert got[r - 1] == pytest.approx(accountant_epsilon(0.9, 0.3, r, 1e-6), rel=1e-9)
+    assert got == sorted(got)
+
+
 def test_rounds_within_a_budget() -> None:
-    eps = [privacy.epsilon(1.2, 0.5, r, 1e-5) for r in range(1, 21)]
+    eps = privacy.epsilons(1.2, 0.5, 20, 1e-5)
     budget = (eps[4] + eps[5]) / 2  # between 5 and 6 rounds
     assert privacy.rounds_within(1.2, 0.5, 1e-5, budget, 20) == 5
     assert privacy.rounds_within(1.2, 0.5, 1e-5, eps[0] / 2, 20) == 0

@@ -58,7 +58,7 @@ def flower_env(flwr_home: Path) -> dict[str, str]:
     env["FLWR_TELEMETRY_ENABLED"] = "0"  # nothing leaves the machine but the weights
     env["FLWR_DISABLE_UPDATE_CHECK"] = "1"
     # SuperExec polls for new tasks every second by default: a round waits less this way
-    env.setdefault("FLWR_SUPEREXEC_TASK_POLL_INTERVAL", "0.2")
+    env.setdefault("FLWR_SUPEREXEC_TASK_POLL_INTERVAL", "0.5")
     return env
 
 

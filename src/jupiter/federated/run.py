@@ -95,4 +95,10 @@ def start_client(domain: str, quick: bool, server: str, root_cert: str, auth_key
     root = ws.root / "federated"
     values = {"domain": str(domain_path(domain)), "home": home(), "quick": quick,
               "device": device, "keep-dir": str(root / "updates") if keep else ""}  # fmt: skip
-    return join_federation(root, server, tls, values, console)
+    code = join_federation(root, server, tls, values, console)
+    if code not in (0, 130):  # 130: the user left (Ctrl-C / SIGTERM)
+        raise JupiterError(
+            f"the SuperNode stopped with status {code}: the server at {server} could not be "
+            "reached or refused this client (its key not registered there?); see the lines above"
+        )
+    return code

@@ -146,8 +146,8 @@ class Federation:
         })  # fmt: skip
         if dp.mode != "off":
             q = strat.sample_rate
-            planned = [privacy.epsilon(dp.noise_multiplier, q, r, dp.delta)
-                       for r in range(1, fed.rounds + 1)]  # fmt: skip
+            # ε after each planned round (the first thousand: a list, not a file, in the record)
+            planned = privacy.epsilons(dp.noise_multiplier, q, min(fed.rounds, 1000), dp.delta)
             self.record["dp"] = {
                 "mode": dp.mode, "noise_multiplier": dp.noise_multiplier,
                 "clip_norm": dp.clip_norm, "delta": dp.delta, "epsilon_budget": dp.epsilon_budget,

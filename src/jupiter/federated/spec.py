@@ -40,7 +40,7 @@ def _existing(paths: list[str], what: str) -> list[str]:
     for p in paths:
         path = Path(p).expanduser()
         if not path.is_file():
-            raise JupiterError(f"{what} {p} not found: give the path of a PEM file")
+            raise JupiterError(f"{what} {p} not found: check the path")
         out.append(str(path.resolve()))
     return out
 
@@ -76,7 +76,7 @@ def server_tls(address: str, ca: str, cert: str, key: str, client_keys: list[str
     if not is_loopback(host) and not keys:
         raise JupiterError(
             f"--address {address} is reachable beyond this machine: refusing to accept any "
-            "client; give --client-key PUBLIC_KEY.pem for each client allowed in"
+            "client; give --client-key KEY.pub for each client allowed in (ssh-keygen -t ecdsa -b 384)"
         )
     if keys and not files:
         raise JupiterError("--client-key needs TLS: give --ca-cert, --cert and --key too")
@@ -100,12 +100,12 @@ def client_tls(server: str, root_cert: str, auth_key: str) -> ClientTls:
         raise JupiterError(
             f"--server {server} is beyond this machine: refusing to connect without TLS; "
             "give --root-cert CA.pem (the CA that signed the server's certificate) and "
-            "--auth-key KEY.pem (this client's private key, its public key given to the server)"
+            "--auth-key KEY (this client's private key, its public key given to the server)"
         )
     if not is_loopback(host) and not key:
         raise JupiterError(
             f"--server {server} is beyond this machine: the server admits known clients only; "
-            "give --auth-key KEY.pem (its public key given to the server as --client-key)"
+            "give --auth-key KEY (its public key given to the server as --client-key)"
         )
     if key and not root:
         raise JupiterError("--auth-key needs TLS: give --root-cert CA.pem too")
