@@ -973,7 +973,7 @@ def federated_server(
              "dp": {"mode": dp, "noise_multiplier": noise_multiplier, "clip_norm": clip_norm,
                     "delta": delta, "epsilon_budget": epsilon_budget}}  # fmt: skip
     tls = {"ca": ca_cert, "cert": cert, "key": key, "client_keys": client_key or []}
-    record = start_server(domain, quick, flags, out, tls, device, err_console)
+    record = start_server(domain, quick, flags, out, tls, err_console)
     console.print(summary(record), highlight=False)
 
 

@@ -37,8 +37,8 @@ def client_round(msg: Message, context: Context) -> Message:
         os.environ["JUPITER_HOME"] = str(node["home"])
     cfg = load_domain(str(node["domain"]), quick=bool(node.get("quick", False)))
     ws = Workspace(cfg, quick=bool(node.get("quick", False)), console=Console(stderr=True))
-    plan = dict(msg.content["config"])
-    received = msg.content["arrays"].to_torch_state_dict()
+    plan = dict(msg.content.config_records["config"])
+    received = msg.content.array_records["arrays"].to_torch_state_dict()
     saved = context.state.config_records.get(POSITION_KEY)
     try:
         weights, metrics, position = train_round(ws, received, plan, dict(saved or {}),
@@ -101,7 +101,7 @@ def train_config(ws: Any, plan: dict[str, Any]) -> Any:
     targets = plan["lora-targets"]
     lora = LoraConfig(r=int(plan["lora-r"]), alpha=int(plan["lora-alpha"]),
                       dropout=float(plan["lora-dropout"]),
-                      target_modules=targets if isinstance(targets, str) else list(targets))  # fmt: skip
+                      target_modules="all-linear" if targets == "all-linear" else list(targets))  # fmt: skip
     return t.model_copy(update={
         "method": str(plan["method"]), "lora": lora, "lr": float(plan["lr"]),
         "min_lr": float(plan["min-lr"]), "warmup_steps": int(plan["warmup-steps"]),
@@ -156,11 +156,11 @@ def keep_copy(keep_dir: Path, msg: Message, reply: Message) -> None:
     """What this client received and sent in a round, as safetensors, for its own audit."""
     from safetensors.torch import save
 
-    plan = msg.content["config"]
+    plan = msg.content.config_records["config"]
     where = Path(keep_dir) / str(plan.get("run", "run"))
-    rnd = int(plan.get("server-round", 0))  # type: ignore[call-overload]
+    rnd = int(str(plan.get("server-round", 0)))
     sent = next(iter(reply.content.array_records.values())).to_torch_state_dict()
-    got = msg.content["arrays"].to_torch_state_dict()
+    got = msg.content.array_records["arrays"].to_torch_state_dict()
     for what, tensors in (("received", got), ("sent", sent)):
         data = save({k: v.contiguous() for k, v in tensors.items()})
         atomic.write_bytes(where / f"round-{rnd:03d}-{what}.safetensors", data)

@@ -238,7 +238,7 @@ def follow(out: Path, run_id: str, link: subprocess.Popen[Any], env: dict[str, s
             if link.poll() is not None:
                 raise JupiterError(f"the SuperLink exited (status {link.returncode}); "
                                    f"log: {out / 'superlink.log'}")  # fmt: skip
-            if time.monotonic() - checked > 10:  # a ServerApp that died without a word
+            if time.monotonic() - checked > 30:  # a ServerApp that died without a word
                 checked = time.monotonic()
                 runs = flwr(["list", "--run-id", run_id], env, out).get("runs", [])
                 if runs and str(runs[0].get("status", "")).startswith("finished"):

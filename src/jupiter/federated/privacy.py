@@ -139,6 +139,7 @@ def private_update(
     noise_std = noise_multiplier * clip_norm
     total = noisy_sum(clipped, reference, noise_std, generator)
     mean = {k: v / denominator for k, v in total.items()}
-    info = {"norms": norms, "clipped": sum(n > clip_norm for n in norms),
+    # clipped: longer than C beyond float rounding (a client-side clip arrives at C ± 1 ulp)
+    info = {"norms": norms, "clipped": sum(n > clip_norm * (1 + 1e-6) for n in norms),
             "noise_std_sum": noise_std, "denominator": denominator}  # fmt: skip
     return mean, info

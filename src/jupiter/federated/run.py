@@ -50,7 +50,7 @@ def workspace_of(domain: str, quick: bool, console: Console) -> Any:
 
 
 def start_server(domain: str, quick: bool, flags: dict[str, Any], out: Path | None,
-                 tls_files: dict[str, Any], device: str, console: Console) -> dict[str, Any]:  # fmt: skip
+                 tls_files: dict[str, Any], console: Console) -> dict[str, Any]:  # fmt: skip
     """Check everything, then run the federation to its end; the run's federated.json."""
     from jupiter.federated.deploy import serve_federation
 
@@ -62,7 +62,7 @@ def start_server(domain: str, quick: bool, flags: dict[str, Any], out: Path | No
     if run_dir.exists() and any(run_dir.iterdir()):
         raise JupiterError(f"{run_dir} already holds a run: give another --out")
     spec = RunSpec(domain=str(domain_path(domain)), home=home(), out=str(run_dir),
-                   fed=fed.model_dump(mode="json"), quick=quick, device=device)  # fmt: skip
+                   fed=fed.model_dump(mode="json"), quick=quick)  # fmt: skip
     ws.close()
     return serve_federation(spec, tls, console)
 

@@ -156,7 +156,6 @@ class RunSpec:
     out: str  # the run dir: federated.json, model/, server.log
     fed: dict[str, Any] = field(default_factory=dict)  # FederatedConfig, flags applied
     quick: bool = False
-    device: str = "auto"
 
     @property
     def config(self) -> FederatedConfig:

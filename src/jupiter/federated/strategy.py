@@ -14,7 +14,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, cast
 
 from flwr.app import ArrayRecord, ConfigRecord, Message, MessageType, MetricRecord, RecordDict
 from flwr.serverapp import Grid
@@ -107,7 +107,8 @@ class JupiterStrategy(FedAvg):
         """Replies as merge/aggregate.py Contributions; what each client said alongside."""
         from jupiter.merge.aggregate import Contribution
 
-        out, about = [], {}
+        out: list[Any] = []
+        about: dict[str, dict[str, Any]] = {}
         for msg in replies:
             name = node_name(msg.metadata.src_node_id)
             metrics = next(iter(msg.content.metric_records.values()), MetricRecord())
@@ -126,7 +127,7 @@ class JupiterStrategy(FedAvg):
     ) -> tuple[ArrayRecord | None, MetricRecord | None]:
         """The new global weights, or (None, None) when fewer than min_results usable replies
         came (the reasons in self.last)."""
-        from jupiter.merge.aggregate import aggregate, check_contributions
+        from jupiter.merge.aggregate import Method, aggregate, check_contributions
 
         valid, errors = self._check_and_log_replies(list(replies), is_train=True, validate=False)
         contribs, about = self.contributions(valid)
@@ -152,7 +153,8 @@ class JupiterStrategy(FedAvg):
             info["dp"] = dp_info
             info["selected"] = info["used"]
         else:
-            new, agg = aggregate(kept, METHODS[self.fed.strategy], self.fed.trim_fraction,
+            method = cast(Method, METHODS[self.fed.strategy])
+            new, agg = aggregate(kept, method, self.fed.trim_fraction,
                                  self.fed.byzantine, reference=self.global_weights)  # fmt: skip
             info["selected"] = agg["selected"]
             if "scores" in agg:
