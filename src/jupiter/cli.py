@@ -959,7 +959,6 @@ def federated_server(
     cert: Annotated[str, typer.Option(help="TLS: this server's certificate (PEM).")] = "",
     key: Annotated[str, typer.Option(help="TLS: this server's private key (PEM).")] = "",
     client_key: Annotated[list[str] | None, typer.Option(help="A client's public key (OpenSSH ECDSA); repeat.")] = None,
-    device: Annotated[str, typer.Option(help="auto | cpu | cuda (evaluation).")] = "auto",
 ) -> None:  # fmt: skip
     """Serve a federated run: a Flower SuperLink, rounds of local training on the clients,
     robust or private aggregation; the global model lands in RUN/model with federated.json."""
