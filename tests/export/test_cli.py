@@ -166,19 +166,27 @@ def test_cli_errors_name_the_fix_and_leave_nothing(tmp_path: Path) -> None:
     gpt2 = tmp_path / "gpt2"
     GPT2LMHeadModel(GPT2Config(n_layer=1, n_embd=32, n_head=2, vocab_size=64)).save_pretrained(gpt2)
     (tmp_path / "empty").mkdir()
-    (tmp_path / "taken").mkdir()
     cases = [
         (["--model", str(gpt2), "--to", "gguf", "--out", "g"],
          "does not support architecture 'gpt2' (GPT2LMHeadModel)"),
         (["--model", str(tmp_path / "empty"), "--to", "hf", "--out", "e"],
          "is not a model folder (no config.json or adapter_config.json)"),
-        (["--model", str(gpt2), "--to", "hf", "--out", "taken"], "add --force to replace it"),
-        (["--model", str(gpt2), "--cycle", "2", "--to", "hf", "--out", "c"],
-         "use them with --domain"),
     ]  # fmt: skip
     for args, message in cases:
         r = jupiter(tmp_path, "export", *args)
         assert r.returncode == 1, r.stderr
         line = " ".join(r.stderr.split())
         assert message in line and "Traceback" not in r.stderr, r.stderr
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["empty", "gpt2", "taken"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["empty", "gpt2"]
+
+
+def test_flags_that_go_together(tmp_path: Path) -> None:
+    from jupiter.cli import export_cmd
+
+    for kwargs, message in [
+        ({"model": "m", "cycle": 2}, "--best, --cycle and --checkpoint pick among a domain's"),
+        ({}, "give --model MODEL or --domain NAME (one of them)"),
+        ({"model": "m", "domain": "d"}, "give --model MODEL or --domain NAME (one of them)"),
+    ]:
+        with pytest.raises(JupiterError, match=message):
+            export_cmd(to="hf", out=tmp_path / "o", **kwargs)

@@ -116,3 +116,17 @@ def test_a_failed_export_leaves_the_old_output(
         write_export(plan_export("gguf", out, force=True), source, quiet)
     assert [p.name for p in out.iterdir()] == ["keep.txt"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["x"]
+
+
+def test_adapter_to_gguf_is_merged_first(adapter: Path, tmp_path: Path, quiet: Console) -> None:
+    """--to gguf from an adapter: merged into its base in a scratch folder (deleted after),
+    then written; the GGUF gives the merged model's logits."""
+    from exportkit import reload_gguf
+
+    from jupiter.models.loading import load_for_inference
+
+    manifest = export(adapter, "gguf", tmp_path / "a", quiet, quant="f32")
+    back, _ = reload_gguf(tmp_path / "a" / manifest["gguf"]["file"])
+    expected, _ = load_for_inference(adapter)
+    torch.testing.assert_close(logits(back, IDS), logits(expected, IDS), rtol=0, atol=1e-5)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a"]  # no scratch left

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -39,7 +39,6 @@ class Source:
     evals: dict[str, Any] | None = None
     eval_note: str = ""
     system_prompt: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def _kind(path: Path) -> Literal["model", "adapter"]:
@@ -175,7 +174,10 @@ def checkpoint_dir(ws: Workspace, cycle: int | None, spec: str) -> tuple[Path, i
     runs = _cycles_with_train(ws)
     if cycle is None:
         if not runs:
-            raise _no_store(ws)
+            raise JupiterError(
+                f"domain '{ws.cfg.name}' has no training run yet in {ws.root / 'cycles'}: "
+                f"run `jupiter train --domain {ws.cfg.name}` first"
+            )
         cycle = runs[-1]
     train_dir = ws.train_dir(cycle)
     kind, n = m.group(1), int(m.group(2))
@@ -184,6 +186,12 @@ def checkpoint_dir(ws: Workspace, cycle: int | None, spec: str) -> tuple[Path, i
     else:
         rows = [r for r in _epoch_rows(train_dir) if r.get("epoch") == n and r.get("checkpoint")]
         path = Path(rows[-1]["checkpoint"]) if rows else train_dir / "-"
+    if not (path / "model").is_dir() and (train_dir / "levels").is_dir():
+        raise JupiterError(
+            f"cycle {cycle} of '{ws.cfg.name}' trained by levels: their checkpoints are in "
+            f"{train_dir / 'levels'}/NAME/: export one with --model "
+            f"{train_dir / 'levels'}/NAME/step-N/model"
+        )
     if not (path / "model").is_dir():
         raise JupiterError(
             f"cycle {cycle} of '{ws.cfg.name}' has no checkpoint {spec} in {train_dir} "
