@@ -91,8 +91,10 @@ def test_resume_equals_uninterrupted(tmp_path: Path, tok_dir: Path) -> None:
     assert [m["step"] for m in logged] == [2, 4, 6, 8]
     assert set(logged[0]) == {
         "step", "loss", "ppl", "lr", "grad_norm", "tokens_per_s", "peak_mem_gb", "epoch",
-        "elapsed",
+        "elapsed", "start_mem_gb",
     }  # fmt: skip
+    # the resident set when training started is the floor of the run's peak
+    assert 0 < logged[0]["start_mem_gb"] <= max(m["peak_mem_gb"] for m in logged)
 
     broken = make_run(tok_dir, tmp_path / "b", TEXTS)
     part = train(broken, stop_after=4)

@@ -170,18 +170,23 @@ def peak_memory_gb(device: torch.device) -> float:
     return maxrss / 2**30 if sys.platform == "darwin" else maxrss / 2**20
 
 
-def reset_peak_memory(device: torch.device) -> None:
+def reset_peak_memory(device: torch.device) -> float:
     """Start the peak over from what is held now, so a training run reports its own peak
-    (weights included) and not an earlier stage's (a GGUF import, the filters)."""
+    (weights included) and not an earlier stage's (a GGUF import, the filters). Returns what
+    is held now in GiB (CUDA: allocated; else the resident set), the floor of that peak: in
+    a long `jupiter start` process it includes what the earlier stages left in the heap."""
     import gc
 
     gc.collect()
     if device.type == "cuda":
         torch.cuda.empty_cache()
         torch.cuda.reset_peak_memory_stats(device)
-        return
+        return torch.cuda.memory_allocated(device) / 2**30
     with contextlib.suppress(OSError):  # Linux: "5" resets the process's peak RSS (VmHWM)
         Path("/proc/self/clear_refs").write_text("5")
+    status = Path("/proc/self/status")
+    found = re.search(r"VmRSS:\s+(\d+) kB", status.read_text()) if status.is_file() else None
+    return int(found.group(1)) / 2**20 if found else 0.0
 
 
 # ---------------------------------------------------------------------------- logger

@@ -55,7 +55,8 @@ class Reporter:
         self.steps = StepBar()
         from jupiter.train.metrics import reset_peak_memory
 
-        reset_peak_memory(d.device)  # peak_mem_gb: this run's, the loaded model included
+        # peak_mem_gb: this run's, the loaded model included; start_mem_gb: held before it
+        self.start_mem = reset_peak_memory(d.device)
 
     def progress(self) -> contextlib.AbstractContextManager[None]:
         main = self.state.dist.main
@@ -77,7 +78,7 @@ class Reporter:
             "loss": rec["loss"], "ppl": math.exp(min(rec["loss"], 50.0)), "lr": rec["lr"],
             "grad_norm": rec["grad_norm"], "tokens_per_s": tps,
             "mfu": mfu(tps, self.flops, self.peak),
-            "peak_mem_gb": peak_memory_gb(st.dist.device),
+            "peak_mem_gb": peak_memory_gb(st.dist.device), "start_mem_gb": self.start_mem,
             "epoch": st.epoch + st.index / per_epoch, "elapsed": st.elapsed,
         }  # fmt: skip
         self.logger.log(step, metrics)
