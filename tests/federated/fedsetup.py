@@ -78,7 +78,8 @@ def fill_queue(home: Path, yaml: Path, exs: list[Example]) -> None:
 
 def env(home: Path, **extra: str) -> dict[str, str]:
     e = dict(os.environ)
-    e.update(JUPITER_HOME=str(home), OMP_NUM_THREADS="1", TOKENIZERS_PARALLELISM="false")
+    e.update(JUPITER_HOME=str(home), OMP_NUM_THREADS="1", TOKENIZERS_PARALLELISM="false",
+             COLUMNS="400")  # an error stays on one line in the logs  # fmt: skip
     e.update(extra)
     return e
 
@@ -119,3 +120,48 @@ def round_file(home: Path, name: str, run: str, rnd: int, what: str) -> dict:
     path = kept(home, name) / run / f"round-{rnd:03d}-{what}.safetensors"
     assert path.is_file(), path
     return load_file(str(path))
+
+
+def make_tls(out: Path, clients: list[str]) -> None:
+    """A CA, a server certificate for 127.0.0.1 and localhost, and an OpenSSH ECDSA P-384
+    key pair per client (what SuperNode authentication takes)."""
+    import datetime
+    import ipaddress
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    out.mkdir(parents=True, exist_ok=True)
+    now = datetime.datetime.now(datetime.timezone.utc)
+    day = datetime.timedelta(days=1)
+
+    def name(cn: str) -> x509.Name:
+        return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, cn)])
+
+    ca_key = ec.generate_private_key(ec.SECP384R1())
+    ca = (x509.CertificateBuilder().subject_name(name("jupiter test CA"))
+          .issuer_name(name("jupiter test CA")).public_key(ca_key.public_key())
+          .serial_number(1).not_valid_before(now - day).not_valid_after(now + day)
+          .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+          .sign(ca_key, hashes.SHA256()))  # fmt: skip
+    key = ec.generate_private_key(ec.SECP384R1())
+    san = x509.SubjectAlternativeName(
+        [x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]
+    )
+    cert = (x509.CertificateBuilder().subject_name(name("localhost")).issuer_name(ca.subject)
+            .public_key(key.public_key()).serial_number(2).not_valid_before(now - day)
+            .not_valid_after(now + day).add_extension(san, critical=False)
+            .sign(ca_key, hashes.SHA256()))  # fmt: skip
+    pem = serialization.Encoding.PEM
+    (out / "ca.pem").write_bytes(ca.public_bytes(pem))
+    (out / "server.pem").write_bytes(cert.public_bytes(pem))
+    (out / "server.key").write_bytes(key.private_bytes(
+        pem, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))  # fmt: skip
+    for c in clients:
+        k = ec.generate_private_key(ec.SECP384R1())
+        (out / f"{c}.key").write_bytes(k.private_bytes(
+            pem, serialization.PrivateFormat.OpenSSH, serialization.NoEncryption()))  # fmt: skip
+        (out / f"{c}.pub").write_bytes(k.public_key().public_bytes(
+            serialization.Encoding.OpenSSH, serialization.PublicFormat.OpenSSH))  # fmt: skip

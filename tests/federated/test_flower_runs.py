@@ -25,7 +25,17 @@ import dp_accounting
 import pytest
 import torch
 from dp_accounting import rdp
-from fedsetup import examples, fill_queue, kill_group, record, round_file, start, write_domain
+from fedsetup import (
+    examples,
+    fill_queue,
+    kill_group,
+    make_tls,
+    record,
+    round_file,
+    start,
+    wait_for,
+    write_domain,
+)
 from safetensors.torch import load_file
 
 from tinyhf import save_tiny
@@ -51,6 +61,8 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (root / "mc.jsonl").write_text("".join(json.dumps(m) + "\n" for m in MC))
     write_domain(root, "srv", base, "eval: {qa_path: mc.jsonl}\n")
     write_domain(root, "srvdp", base)
+    fill_queue(root, write_domain(root, "c4", base), examples(4, 4))  # knocks without a key
+    make_tls(root / "tls", [*COUNTS, "c4"])
     return root
 
 
@@ -61,40 +73,46 @@ def free_port() -> int:
 
 
 def federate(
-    root: Path, run: str, server_args: list[str], attack: dict[str, str] | None = None,
+    root: Path, run: str, server_args: list[str], attack: dict[str, dict[str, str]] | None = None,
     during: Callable[[dict[str, subprocess.Popen[bytes]]], None] | None = None,
+    tls: bool = False,
 ) -> tuple[Path, dict[str, Any]]:  # fmt: skip
-    """Server and the three clients as processes; (run dir, its federated.json)."""
+    """Server and the three clients as processes; (run dir, its federated.json). With
+    `tls`: TLS and SuperNode authentication on, and an unregistered client (c4) knocking."""
     address = f"127.0.0.1:{free_port()}"
     out = root / run
+    extra = []
+    if tls:
+        t = root / "tls"
+        extra = ["--ca-cert", str(t / "ca.pem"), "--cert", str(t / "server.pem"),
+                 "--key", str(t / "server.key")]  # fmt: skip
+        extra += [a for c in COUNTS for a in ("--client-key", str(t / f"{c}.pub"))]
     server = start(["server", "--domain", str(root / f"{server_args[0]}.yaml"), "--address",
-                    address, "--out", str(out), "--wait-clients", "120", *server_args[1:]], root, root / f"{run}.log")  # fmt: skip
-    clients = {
-        c: start(
-            [
-                "client",
-                "--domain",
-                str(root / f"{c}.yaml"),
-                "--server",
-                address,
-                "--keep-updates",
-                "--device",
-                "cpu",
-            ],
-            root,
-            root / f"{run}-{c}.log",
-            **(attack or {}).get(c, {}),
-        )  # fmt: skip
-        for c in COUNTS
-    }
+                    address, "--out", str(out), "--wait-clients", "120", *extra,
+                    *server_args[1:]], root, root / f"{run}.log")  # fmt: skip
+    if tls:  # the keys are registered before the run is submitted: wait for that line
+        wait_for(lambda: "federated server on" in (root / f"{run}.log").read_text(), 120,
+                 "the server to register the clients' keys")  # fmt: skip
+    names = [*COUNTS, "c4"] if tls else list(COUNTS)
+
+    def client_args(c: str) -> list[str]:
+        args = ["client", "--domain", str(root / f"{c}.yaml"), "--server", address,
+                "--keep-updates", "--device", "cpu"]  # fmt: skip
+        if tls:
+            args += ["--root-cert", str(root / "tls" / "ca.pem"),
+                     "--auth-key", str(root / "tls" / f"{c}.key")]  # fmt: skip
+        return args
+
+    clients = {c: start(client_args(c), root, root / f"{run}-{c}.log", **(attack or {}).get(c, {}))
+               for c in names}  # fmt: skip
     try:
         if during is not None:
             during(clients)
         deadline = time.monotonic() + 240
         while server.poll() is None:
             assert time.monotonic() < deadline, "the federation did not end in 240 s"
-            for c, proc in clients.items():  # a client that fails on its own ends the test
-                if proc.poll() not in (None, -signal.SIGKILL):
+            for c in COUNTS:  # a client that fails on its own ends the test
+                if clients[c].poll() not in (None, -signal.SIGKILL):
                     raise AssertionError((root / f"{run}-{c}.log").read_text()[-2000:])
             time.sleep(0.5)
     finally:
@@ -251,12 +269,20 @@ def test_a_client_killed_mid_round_does_not_stop_the_round(
 
 
 # ---------------------------------------------------------------------------- Byzantine
-def test_a_client_sending_weights_times_1e6_is_outvoted_by_the_median(root: Path) -> None:
-    out, rec = federate(
+@pytest.fixture(scope="module")
+def median(root: Path) -> tuple[Path, dict[str, Any]]:
+    """One median round over TLS with client keys; c3 sends its weights × 1e6."""
+    return federate(
         root, "median", ["srvdp", "--rounds", "1", "--local-steps", str(STEPS),
                          "--min-clients", "3", "--strategy", "fedmedian"],
-        attack={"c3": {"JUPITER_FEDERATED_ATTACK": "scale:1e6"}},
+        attack={"c3": {"JUPITER_FEDERATED_ATTACK": "scale:1e6"}}, tls=True,
     )  # fmt: skip
+
+
+def test_a_client_sending_weights_times_1e6_is_outvoted_by_the_median(
+    root: Path, median: tuple[Path, dict[str, Any]]
+) -> None:
+    out, rec = median
     assert rec["status"] == "done" and rec["strategy"] == "fedmedian"
     assert len(rec["rounds"][0]["used"]) == 3  # finite, so accepted: the median outvotes it
     honest = [sent(root, c, "median", 1) for c in ("c1", "c2")]
@@ -272,3 +298,19 @@ def test_a_client_sending_weights_times_1e6_is_outvoted_by_the_median(root: Path
     off = float((flat(saved) - honest_mean).norm())
     assert off <= float((flat(honest[0]) - flat(honest[1])).norm()) / 2 + 1e-6
     assert float((plain_mean - honest_mean).norm()) > 1e4 * off
+
+
+def test_over_tls_only_the_registered_clients_get_in(
+    root: Path, median: tuple[Path, dict[str, Any]]
+) -> None:
+    """The median run spoke TLS with SuperNode authentication (c1-c3's public keys given
+    to the server); c4, whose key was not, was refused in one line and sent nothing."""
+    out, rec = median
+    conf = (out / "flwr" / "config.toml").read_text()
+    assert "root-certificates" in conf and "insecure" not in conf
+    names = sorted(c["client"] for c in rec["rounds"][0]["clients"].values())
+    assert names == ["c1", "c2", "c3"] and rec["population"] == 3
+    lines = (root / "median-c4.log").read_text().splitlines()
+    err = [ln for ln in lines if ln.startswith("error:")]
+    assert len(err) == 1 and "refused this client" in err[0], lines[-5:]
+    assert not list((root / "runs" / "c4" / "federated").glob("updates/*/round-*"))
