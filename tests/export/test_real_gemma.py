@@ -2,11 +2,13 @@
 imported with Jupiter's resolve_model, exported to GGUF q8_0, read back by transformers:
 the same tokens for its 262k-token SentencePiece vocabulary, and greedy answers that differ
 only where the model's two best tokens are closer than q8_0's error.
-Skipped when the file is absent; about 95 s on 2 busy CPU cores once the import is
-cached (transformers' reading of the q8_0 file back takes most of it)."""
+Where llama-cpp-python is installed, llama.cpp reads the file too: the same tokens and the
+same greedy answer. Skipped when the file is absent; about 105 s on 2 busy CPU cores once
+the import is cached (transformers' reading of the q8_0 file back takes most of it)."""
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 import pytest
@@ -52,3 +54,16 @@ def test_gemma_3_270m_to_q8_0_and_back(tmp_path: Path) -> None:
     code = PROMPTS[1]  # no near tie on this one: the whole greedy answer is the same
     ids = tok(code)["input_ids"]
     assert greedy(back, ids, 16) == greedy(model, ids, 16)
+    if importlib.util.find_spec("llama_cpp") is None:
+        return
+    import llama_cpp  # where installed: llama.cpp itself reads the file the same way
+
+    llm = llama_cpp.Llama(model_path=str(tmp_path / "g" / info["file"]), n_ctx=256, verbose=False)
+    for prompt in PROMPTS:
+        assert llm.tokenize(prompt.encode(), add_bos=True, special=True) == tok(prompt)["input_ids"]
+    got = []
+    for token in llm.generate(ids, temp=0.0, top_k=1, repeat_penalty=1.0):
+        got.append(token)
+        if len(got) == 16:
+            break
+    assert got == greedy(model, ids, 16)
