@@ -200,8 +200,9 @@ def read_vocab(tokenizer: PreTrainedTokenizerBase, n_vocab: int, stop_ids: list[
     special = {name: tid for name in ("bos", "eos", "unk", "pad")
                if isinstance(tid := getattr(tokenizer, f"{name}_token_id"), int)}  # fmt: skip
     turn_end = turn_end_token(tokenizer)
-    if turn_end is not None and turn_end != tokenizer.eos_token:
-        special["eot"] = int(tokenizer.convert_tokens_to_ids(turn_end))
+    eot = tokenizer.convert_tokens_to_ids(turn_end) if turn_end is not None else None
+    if isinstance(eot, int) and turn_end != tokenizer.eos_token:
+        special["eot"] = eot
     return Vocab(
         kind, pre, tokens, types, [f"{a} {b}" for a, b in merges],
         _scores(tokens, types, merges) if kind == "llama" else None, special, add_bos,
