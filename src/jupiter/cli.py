@@ -9,7 +9,7 @@ import re
 import sys
 import warnings
 from pathlib import Path
-from typing import Annotated, Literal, cast
+from typing import Annotated, Literal, cast, get_args
 
 import typer
 import yaml
@@ -121,8 +121,8 @@ def config_cluster(
 
 @config_app.command("presets")
 def config_presets(
-    context: Annotated[int, typer.Option(help="Sequence length of the estimate.")] = 2048,
-    batch: Annotated[int, typer.Option(help="Micro-batch of the estimate.")] = 1,
+    context: Annotated[int, typer.Option(min=1, help="Sequence length of the estimate.")] = 2048,
+    batch: Annotated[int, typer.Option(min=1, help="Micro-batch of the estimate.")] = 1,
 ) -> None:
     """Fine-tuning presets by model size (1B … 120B): method, LoRA rank, memory estimates."""
     from rich.table import Table
@@ -225,6 +225,7 @@ def data_export_cmd(
         raise JupiterError(
             f"--split takes three numbers like 0.9,0.05,0.05, got {split!r}"
         ) from None
+    _check_export_flags((a, b, c), status, experts, domain, quick)
     ws = workspace_for(domain, quick)
     if not ws.has_store():
         raise JupiterError(f"no workspace yet at {ws.root}: run `jupiter start --domain {domain}`")
@@ -253,6 +254,25 @@ def data_export_cmd(
     console.print(f"{sum(res.counts.values())} examples → {out_dir}: {res.counts}")
     if res.skipped:
         console.print(f"skipped: {res.skipped}")
+
+
+def _check_export_flags(
+    fractions: tuple[float, float, float], status: str, experts: bool, domain: str, quick: bool
+) -> None:
+    """`data export`'s flags checked before the store is read: a bad flag is named as such."""
+    from jupiter.data.export import check_fractions
+    from jupiter.records import ExampleStatus
+
+    try:
+        check_fractions(fractions)
+    except JupiterError as err:
+        raise JupiterError(f"--split: {err}") from None
+    known = get_args(ExampleStatus)
+    bad = [s.strip() for s in status.split(",") if s.strip() not in known]
+    if bad:
+        raise JupiterError(f"--status: unknown status {bad[0]!r}: use {', '.join(known)}")
+    if experts and not load_domain(domain, quick=quick).experts:
+        raise JupiterError("--experts needs an `experts:` list in the domain YAML")
 
 
 def _run_stage(stage: str, domain: str, quick: bool, launch: object = None) -> None:
@@ -385,6 +405,9 @@ def doctor(
     from jupiter.doctor.run import context, failed, print_report, report_json, run_checks
 
     cfg = load_domain(domain) if domain else None
+    if cluster_file and not Path(cluster_file).is_file():
+        raise JupiterError(f"--cluster-file {cluster_file}: no such file: give the path of "
+                           "a cluster.yaml (see config/cluster.yaml)")  # fmt: skip
     checks = run_checks(context(cfg, cluster_file, timeout), debug=STATE["debug"])
     if as_json:
         print_json(report_json(checks))
@@ -574,6 +597,9 @@ def eval_cmd(
         raise JupiterError("--model and --qa go together, without --domain")
     if distractors not in ("hard", "random"):
         raise JupiterError(f"--distractors must be hard or random, got {distractors!r}")
+    if passages is not None and not open_book:
+        raise JupiterError("--passages names the index --open-book reads: add --open-book, "
+                           "or drop --passages")  # fmt: skip
     from jupiter.eval.report import write_report
     from jupiter.eval.standalone import ScoreOptions, print_report, score_model
     from jupiter.models.reference import user_cache_dir
@@ -815,7 +841,8 @@ def export_cmd(
             source = from_domain(ws, best=best, cycle=cycle, checkpoint=checkpoint)
         finally:
             ws.close()
-    err_console.print(f"exporting {source.selected}: {source.path}", highlight=False, markup=False)
+    err_console.print(f"exporting {source.selected}: {source.path}", highlight=False,
+                      markup=False, soft_wrap=True)  # fmt: skip
     result = write_export(plan, source, err_console)
     for warning in result.warnings:
         err_console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False)
@@ -1010,6 +1037,20 @@ def quiet_libraries() -> None:
     warnings.filterwarnings("ignore", message="`is_gradient_checkpointing` is deprecated")
 
 
+def _usage_line(e: BaseException) -> str:
+    """A click usage error (unknown option or command, a value of the wrong type or out of
+    range, a missing option) as one line ending with where the help is; "" for others."""
+    import click
+
+    if not isinstance(e, click.UsageError) or isinstance(e, click.exceptions.NoArgsIsHelpError):
+        return ""
+    where = e.ctx.command_path if e.ctx is not None else "jupiter"
+    text = " ".join(e.format_message().split())
+    if text.count("Did you mean") > 1:  # typer's suggestion after click's own
+        text = text[: text.rindex(" (Did you mean")]
+    return f"{text} (see `{where} --help`)"
+
+
 def main() -> None:
     """Entry point: JupiterError becomes one red line and exit 1 (tracebacks with --debug)."""
     debug = "--debug" in sys.argv
@@ -1030,7 +1071,12 @@ def main() -> None:
         sys.exit(130)
     except Exception as e:  # noqa: BLE001 - last resort: one line, the traceback behind --debug
         show, code = getattr(e, "show", None), getattr(e, "exit_code", None)
-        if callable(show) and isinstance(code, int):  # a usage error: click prints it itself
+        usage = _usage_line(e)
+        if usage and isinstance(code, int):  # a bad flag or command: one line and the fix
+            err_console.print(f"[bold red]error:[/] {escape(usage)}", highlight=False,
+                              soft_wrap=True)  # fmt: skip
+            sys.exit(code)
+        if callable(show) and isinstance(code, int):  # help for a bare group: click shows it
             show()
             sys.exit(code)
         if type(e).__name__ == "Exit" and isinstance(code, int):
