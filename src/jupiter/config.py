@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import copy
 import os
-from datetime import date, datetime
+from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -169,6 +169,21 @@ class ExecLogSource(Strict):
     until: DateText | None = None
     min_quality: float = Field(default=0.0, ge=0.0, le=1.0)
 
+    @model_validator(mode="after")
+    def _check_window(self) -> ExecLogSource:
+        if self.since and self.until and _moment(self.since) > _moment(self.until):
+            raise ValueError(f"since ({self.since}) is after until ({self.until}): no run "
+                             "can fall between them; swap them or drop one")  # fmt: skip
+        return self
+
+
+def _moment(text: str) -> datetime:
+    """An ISO date or time as an aware datetime (a date is its midnight, UTC)."""
+    text = text.strip()
+    text = text[:-1] + "+00:00" if text.endswith(("Z", "z")) else text
+    when = datetime.fromisoformat(text)
+    return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
+
 
 SOURCE_TYPES = ("python_stdlib", "local", "web", "git", "dataset", "playbooks", "exec_logs")
 Source = Annotated[
@@ -210,6 +225,15 @@ class LLMConfig(Strict):
     temperature: float = Field(default=0.7, ge=0.0)
     top_p: float = Field(default=1.0, gt=0.0, le=1.0)
     max_tokens: int = Field(default=512, ge=1)
+
+    @model_validator(mode="after")
+    def _check_model(self) -> LLMConfig:
+        if self.backend in ("transformers", "mlx") and not self.model.strip():
+            raise ValueError(
+                f"backend {self.backend} loads a model here: set model to a model folder, a "
+                ".gguf file, a Hub id or ollama:NAME (or use backend openai with a server)"
+            )
+        return self
 
 
 Recipe = Literal["grounded_qa", "explanation", "code_exercise", "evol_instruct", "multi_turn"]
@@ -828,6 +852,15 @@ class ClusterConfig(Strict):
     sync: SyncConfig = Field(default_factory=SyncConfig)
     nodes: list[Node] = Field(default_factory=lambda: [Node()], min_length=1)
 
+    @model_validator(mode="after")
+    def _check_names(self) -> ClusterConfig:
+        names = [n.name for n in self.nodes if "name" in n.model_fields_set]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ValueError(f"node name '{twice[0]}' is given to more than one node: give "
+                             "each node its own name (plans, logs and reports go by it)")  # fmt: skip
+        return self
+
     def engine_of(self, node: Node) -> Literal["torch", "mlx"]:
         """The node's own backend, else the cluster's, else mlx on a Mac and torch elsewhere
         (backend: mpi is MLX over MPI)."""
@@ -999,9 +1032,25 @@ def _location(loc: tuple[int | str, ...]) -> str:
     return ".".join(str(p) for p in keep)
 
 
+# how pydantic tags the member of a union a value failed (train.epochs.int)
+_MEMBER_TAGS = {"int", "float", "str", "bool", "none"}
+
+
+def _member_free(loc: tuple[int | str, ...]) -> tuple[int | str, ...]:
+    return tuple(p for p in loc if str(p) not in _MEMBER_TAGS
+                 and not str(p).startswith(("literal[", "list[", "dict[")))  # fmt: skip
+
+
 def _explain(path: Path, err: ValidationError, where: str = "") -> JupiterError:
     e = err.errors()[0]
     loc = _location(e["loc"]) or "(top level)"
+    if e["type"] != "extra_forbidden":  # a union field: its name, and what else it takes
+        bare = _member_free(e["loc"])
+        loc = _location(bare) or "(top level)"
+        others = [o["ctx"]["expected"] for o in err.errors()[1:] if o["type"] == "literal_error"
+                  and _member_free(o["loc"]) == bare and "expected" in o.get("ctx", {})]  # fmt: skip
+        if others and e["type"] != "literal_error":
+            e = {**e, "msg": f"{e['msg']} (or {others[0]})"}
     if e["type"] == "extra_forbidden":
         msg = f"unknown key '{loc}' (see config/domains/_template.yaml for the valid keys)"
     elif e["type"] == "missing":
@@ -1016,7 +1065,8 @@ def _explain(path: Path, err: ValidationError, where: str = "") -> JupiterError:
         elif e["type"] == "string_pattern_mismatch":
             text = "use only letters, digits, _ and -"
         msg = f"{loc}: {text}{got_s}"
-    more = f" (and {len(err.errors()) - 1} more)" if len(err.errors()) > 1 else ""
+    same = {_member_free(o["loc"]) for o in err.errors()}  # a union's members: one problem
+    more = f" (and {len(same) - 1} more)" if len(same) > 1 else ""
     return JupiterError(f"{path}: {where}{msg}{more}")
 
 

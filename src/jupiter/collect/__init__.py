@@ -41,14 +41,20 @@ def collect(
     """
     cache = cache_dir or Path(".jupiter-cache")
     docs: dict[str, Document] = {}
+    dropped: list[CollectResult] = []  # per source: what it dropped, said if all is empty
     for src in cfg.sources:
-        found = _collect_source(src, cfg, cache, rejects)
+        mine = CollectResult()
+        found = _collect_source(src, cfg, cache, mine)
+        dropped.append(mine)
+        if rejects is not None:
+            rejects.add_rejects(mine)
         for doc in found:
             docs.setdefault(doc.id, doc)
         if on_progress is not None:
             on_progress(_describe(src, cfg), len(found))
     if not docs:
-        reasons = "; ".join(_describe(s, cfg, empty=True) for s in cfg.sources)
+        reasons = "; ".join(_describe(s, cfg, empty=True) + _drops(d)
+                            for s, d in zip(cfg.sources, dropped, strict=True))  # fmt: skip
         raise JupiterError(
             f"empty corpus: the sources of domain '{cfg.name}' yielded no documents ({reasons});"
             f" check sources[].path and include"
@@ -128,6 +134,16 @@ def direct_examples(doc: Document, cycle: int) -> list[Example]:
     for ex in out:
         ex.cycle = cycle
     return out
+
+
+def _drops(result: CollectResult) -> str:
+    """What a source that gave nothing dropped: its reasons, counts and first record."""
+    if not result.rejects:
+        return ""
+    top = sorted(result.rejects.items(), key=lambda kv: -kv[1])[:3]
+    first = (result.samples.get(top[0][0]) or [""])[0]
+    said = ", ".join(f"{n} {reason}" for reason, n in top)
+    return f": every record dropped ({said}; first at {first})" if first else f" ({said})"
 
 
 def _describe(src: Any, cfg: DomainConfig, empty: bool = False) -> str:

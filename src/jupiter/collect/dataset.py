@@ -153,7 +153,7 @@ def _tables(
         if suffix in JSON_SUFFIXES:
             yield str(f), _json_rows(f, result)
         elif suffix == ".csv":
-            yield str(f), _csv_rows(f)
+            yield str(f), _csv_rows(f, result)
         else:
             yield str(f), _parquet_rows(f, columns)
 
@@ -196,11 +196,22 @@ def _json_array(path: Path, result: CollectResult) -> Iterator[Row]:
             yield i, f"{path}#{i}", record
 
 
-def _csv_rows(path: Path) -> Iterator[Row]:
+def _utf8_lines(fh: Any, path: Path, result: CollectResult) -> Iterator[str]:
+    """A file's lines as text; a line that is not UTF-8 is counted (bad_encoding) and read
+    as a blank line, which the CSV reader skips: its row is dropped, not garbled."""
+    for n, raw in enumerate(fh, 1):
+        try:
+            yield raw.decode("utf-8-sig" if n == 1 else "utf-8")
+        except UnicodeDecodeError:
+            result.reject("bad_encoding", f"{path}:{n}")
+            yield "\n"
+
+
+def _csv_rows(path: Path, result: CollectResult) -> Iterator[Row]:
     # Documentation cells outgrow csv's default 128 KiB field limit.
     csv.field_size_limit(max(csv.field_size_limit(), 2**31 - 1))
-    with path.open(encoding="utf-8-sig", errors="replace", newline="") as fh:
-        reader = csv.DictReader(fh)
+    with path.open("rb") as fh:
+        reader = csv.DictReader(_utf8_lines(fh, path, result))
         for i, record in enumerate(reader):
             # DictReader fills absent trailing cells with None: treat them as missing.
             yield (

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Collection
+from typing import Any
 
 from rich.markup import escape
 
@@ -33,6 +34,9 @@ def preflight_checks(ws: Workspace, stages: Collection[str]) -> None:
     ws.check_models()
     if set(EVAL_SET_STAGES) & set(stages):
         check_eval_set(ws)
+    if "eval" in stages:
+        check_heldout(ws, collecting="collect" in stages)
+    check_files(ws, stages)
     for key, llm in servers_to_call(ws, stages):
         probe_server(key, llm)
     if "train" in stages and ws.cluster is None:
@@ -58,6 +62,70 @@ def check_eval_set(ws: Workspace) -> None:
         raise JupiterError(f"eval.qa_path: {err}") from None
 
 
+def heldout_problem(ws: Workspace, documents: int, heldout_chunks: int) -> str | None:
+    """Why the eval stage would find no eval set (no eval.qa_path, no frozen auto set, and
+    no held-out chunk to build one from), or None."""
+    from jupiter.eval.autoset import load_frozen
+
+    if ws.cfg.eval.qa_path or heldout_chunks or load_frozen(ws.root / "eval") is not None:
+        return None
+    return (f"domain '{ws.cfg.name}' has no eval set, and none of its {documents} documents "
+            "is held out to build one from (chunking.heldout_fraction "
+            f"{ws.cfg.chunking.heldout_fraction}): add documents, raise "
+            "chunking.heldout_fraction, or set eval.qa_path to a JSONL of {id, question, "
+            "answer}")  # fmt: skip
+
+
+def check_heldout(ws: Workspace, collecting: bool) -> None:
+    """The eval stage's set can be had: checked now when the documents are in the store,
+    else by the collect stage before it writes them (ws.heldout_needed)."""
+    if collecting or not ws.has_store():
+        ws.heldout_needed = True
+        return
+    documents = ws.store.count("documents")
+    if not documents:
+        return
+    problem = heldout_problem(ws, documents, ws.store.count("chunks", "split = 'heldout'"))
+    if problem:
+        raise JupiterError(problem)
+
+
+def check_files(ws: Workspace, stages: Collection[str]) -> None:
+    """The other files the YAML names, read by a pending stage: found and readable now, not
+    after hours of the stages before it (prompt templates, curriculum datasets, general
+    text, lm-eval task folder)."""
+    from jupiter.synth.recipes import template_path
+
+    cfg = ws.cfg
+    checks: list[tuple[str, Any]] = []
+    if "generate" in stages and cfg.generator.type == "llm":
+        checks += [(f"generator.tasks.{i}.template", lambda t=t: template_path(t.recipe,
+                    t.template, cfg)) for i, t in enumerate(cfg.generator.tasks) if t.template]  # fmt: skip
+    judge = cfg.filters.judge
+    if "filter" in stages and judge.enabled and judge.template:
+        checks.append(("filters.judge.template",
+                       lambda: template_path("judge", judge.template, cfg)))  # fmt: skip
+    if "train" in stages:
+        from jupiter.improve.training import read_level_file
+
+        checks += [(f"levels.{i}.datasets", lambda d=d: read_level_file(cfg.resolve(d), 0, 1000))
+                   for i, lv in enumerate(cfg.levels) for d in lv.datasets if d != "queue"]  # fmt: skip
+    if "eval" in stages:
+        from jupiter.improve.evaluate import general_texts
+
+        if cfg.eval.general_path:
+            checks.append(("eval.general_path", lambda: general_texts(ws)))
+        include = cfg.resolve(cfg.eval.lm_eval_include) if cfg.eval.lm_eval_include else None
+        if include is not None and not include.is_dir():
+            raise JupiterError(f"eval.lm_eval_include: {include} is not a folder: point it at "
+                               "a folder of lm-eval task YAMLs, or remove it")  # fmt: skip
+    for key, check in checks:
+        try:
+            check()
+        except JupiterError as err:
+            raise JupiterError(f"{key}: {err}") from None
+
+
 def servers_to_call(ws: Workspace, stages: Collection[str]) -> list[tuple[str, LLMConfig]]:
     """(YAML key, llm) of each OpenAI-compatible server a pending stage will call."""
     cfg, out = ws.cfg, []
@@ -67,7 +135,10 @@ def servers_to_call(ws: Workspace, stages: Collection[str]) -> list[tuple[str, L
     judge = cfg.filters.judge
     if "filter" in stages and judge.enabled:
         out.append(("filters.judge.llm", judge.llm) if judge.llm else ("generator.llm", gen.llm))
-    return [(key, llm) for key, llm in out if llm.backend == "openai"]
+    if "eval" in stages and cfg.eval.judge:  # the exam's judge: eval.judge_llm's fallbacks
+        out.append(("eval.judge_llm", cfg.eval.judge_llm) if cfg.eval.judge_llm else
+                   ("filters.judge.llm", judge.llm) if judge.llm else ("generator.llm", gen.llm))  # fmt: skip
+    return [(key, llm) for key, llm in out if llm.backend in ("openai", "cluster")]
 
 
 def _teacher_is_configured(ws: Workspace) -> bool:
@@ -83,10 +154,10 @@ def _teacher_is_configured(ws: Workspace) -> bool:
 
 def probe_server(key: str, llm: LLMConfig) -> None:
     """GET /models of the server (and the model checked among those served)."""
-    from jupiter.synth.http import HTTPBackend
+    from jupiter.synth.http import HTTPBackend, make_backend
 
     async def go() -> None:
-        backend = HTTPBackend(llm)
+        backend = make_backend(llm) if llm.backend == "cluster" else HTTPBackend(llm)
         try:
             await backend.check()
         finally:

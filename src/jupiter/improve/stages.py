@@ -77,6 +77,12 @@ def collect_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
                 bar.update(task, advance=1, rate=f"{found} documents")
 
         docs, chunks = collect(ws.cfg, advance, cache_dir=ws.root / "cache", rejects=rejects)
+    if ws.heldout_needed:  # before anything is written: the eval stage would fail on it
+        from jupiter.improve.preflight import heldout_problem
+
+        problem = heldout_problem(ws, len(docs), sum(c.split == "heldout" for c in chunks))
+        if problem:
+            raise JupiterError(problem)
     with ws.store.transaction():
         new_docs = ws.store.add_documents(docs)
         new_chunks = ws.store.add_chunks(chunks)

@@ -5,6 +5,7 @@ weights — in this process or in several through torchrun."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import shutil
 import time
@@ -83,15 +84,22 @@ def pack(
     return Datasets(train, heldout, len(kept), budget)
 
 
-def read_level_file(path: Path, cycle: int) -> list[Example]:
+def read_level_file(path: Path, cycle: int, limit: int | None = None) -> list[Example]:
     """A curriculum dataset: JSONL in any format `jupiter data export` writes (messages,
-    alpaca, sharegpt, completions, Mistral text, or plain {"text": ...} documents)."""
+    alpaca, sharegpt, completions, Mistral text, or plain {"text": ...} documents); with
+    `limit`, its first `limit` records only (the preflight's look)."""
     from jupiter.data.formats import FormatError, to_messages
 
     if not path.is_file():
         raise JupiterError(f"curriculum dataset not found: {path} (fix levels[].datasets)")
     out: list[Example] = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    with path.open("rb") as fh:
+        raw_lines = list(itertools.islice(fh, limit)) if limit else fh.readlines()
+    for n, raw in enumerate(raw_lines, 1):
+        try:
+            line = raw.decode("utf-8-sig" if n == 1 else "utf-8")
+        except UnicodeDecodeError:
+            raise JupiterError(f"{path}:{n}: not UTF-8 text: save the file as UTF-8") from None
         if not line.strip():
             continue
         try:

@@ -10,7 +10,7 @@ from rich.console import Console
 
 from jupiter.config import DomainConfig, workspace
 from jupiter.errors import JupiterError
-from jupiter.models.integrity import check_model_files
+from jupiter.models.integrity import check_model_files, model_build_problem
 from jupiter.models.reference import locate_model, resolve_model, workspace_cache_dir
 from jupiter.store import Store
 
@@ -26,8 +26,11 @@ class Workspace:
     launch: Any = None  # jupiter.train.launch.Launch for `jupiter train --nproc N`
     cluster: Any = None  # a ClusterConfig for `jupiter train --cluster`
     checked: bool = False  # improve/preflight.py ran: the config in force is usable here
+    # an eval stage follows: collect refuses a corpus that leaves it no eval set (preflight)
+    heldout_needed: bool = False
     _store: Store | None = None
     _models: dict[str, Path] = field(default_factory=dict)
+    _built: set[Path] = field(default_factory=set)  # model dirs whose config builds a model
 
     @property
     def root(self) -> Path:
@@ -95,6 +98,13 @@ class Workspace:
                 found = locate_model(ref, base_dir=self.cfg.base_dir)
                 if not found.gguf:  # a corrupt config.json or safetensors header: now
                     check_model_files(found.path)
+                    causal = key != "retrieval.embedding_model"  # an encoder is not
+                    built = not causal or found.path in self._built
+                    problem = None if built else model_build_problem(found.path)
+                    if problem:
+                        raise JupiterError(f"damaged model dir: {problem}: download or "
+                                           "export the model again (or point at another)")  # fmt: skip
+                    self._built.add(found.path)
             except JupiterError as err:
                 raise JupiterError(f"{key}: {err}") from None
 

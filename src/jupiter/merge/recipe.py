@@ -153,7 +153,9 @@ def check_recipe(r: Recipe, where: str = "merge recipe") -> None:
         what = "chooses its own weights" if m in ("greedy_soup", "convex") else "is unweighted"
         fail(f"{m} {what}: drop the weights (model:WEIGHT) or use method weighted")
     if m == "weighted" and not all(weighted):
-        fail("weighted needs a weight for every model: write --model DIR:WEIGHT (or weight:)")
+        bare = next(e.model for e in r.models if e.weight is None)
+        fail(f"weighted needs a weight for every model, and '{bare}' has none (a number "
+             "after its last colon): write --model DIR:WEIGHT (or weight:)")  # fmt: skip
     w = r.weights()
     if not all(math.isfinite(x) for x in w):
         fail(f"weights must be finite numbers, got {w}")

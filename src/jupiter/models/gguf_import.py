@@ -255,6 +255,7 @@ def import_gguf(
         hit = cached_by_stat(cache_dir, path)
         if hit is not None:
             return hit
+        gguf_facts(path)  # a file that is no GGUF is refused now, not after hashing it
         with _status(console, f"hashing {label} (once per file)…"):
             digest = sha256_file(path)
     final = entry_dir(cache_dir, digest)

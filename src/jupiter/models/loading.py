@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import torch
+from huggingface_hub.errors import StrictDataclassError
 from safetensors import SafetensorError
 from transformers import (
     AutoModelForCausalLM,
@@ -80,20 +81,33 @@ def _check_model_dir(path: Path) -> None:
     check_model_files(path)
 
 
-# what transformers and safetensors raise for files they cannot read
-LOAD_ERRORS = (OSError, ValueError, KeyError, RuntimeError, SafetensorError)
+# what transformers and safetensors raise for files they cannot read (a config value of
+# the wrong type is a TypeError, or huggingface_hub's StrictDataclassError)
+LOAD_ERRORS = (OSError, ValueError, KeyError, RuntimeError, TypeError, SafetensorError,
+               StrictDataclassError)  # fmt: skip
 
 
 def _from_pretrained(path: Path, **kwargs: Any) -> PreTrainedModel:
-    """AutoModelForCausalLM.from_pretrained, a damaged dir said in one line."""
+    """AutoModelForCausalLM.from_pretrained, a damaged dir said in one line. Weights the
+    files lack would be initialized at random: refused (a file of another model, a lost
+    shard)."""
     try:
         with quiet_hf():
-            model: PreTrainedModel = AutoModelForCausalLM.from_pretrained(path, **kwargs)
+            model, info = AutoModelForCausalLM.from_pretrained(
+                path, output_loading_info=True, **kwargs
+            )
     except torch.OutOfMemoryError:
         raise  # not the files' fault: the caller's memory advice applies
     except LOAD_ERRORS as err:
         raise loader_error(path, err) from None
-    return model
+    missing = sorted(info.get("missing_keys") or [])
+    if missing:
+        raise JupiterError(
+            f"damaged model dir {path}: its weights lack {len(missing)} of the model's tensors "
+            f"(e.g. {missing[0]}), which would start at random: download or export the model "
+            "again (or point at another model)"
+        )
+    return model  # type: ignore[no-any-return]
 
 
 def _import_peft() -> Any:

@@ -1,0 +1,198 @@
+"""R4: the malformed-input corpus (corpus.py) through `jupiter`, case by case.
+
+Each case runs in a fresh home folder, in this process (cli.main with sys.argv patched,
+its SystemExit caught: 0.03-0.5 s a case instead of a new interpreter's start-up), and
+passes when
+- the exit status is not 0 (and the command ended within its time limit);
+- stderr holds exactly one line, and no 'Traceback' appears anywhere;
+- that line contains each of the case's mentions (the key, file or value at fault) and
+  matches its pattern when it has one;
+- the store is as it was: no store appears in a fresh home; a seeded one keeps its bytes.
+
+A few cases also run as real `jupiter` processes (--parity N) to show the in-process
+harness sees what a shell sees.
+
+    python benchmarks/chaos/r4_bad_input.py [--family NAME] [--sample N] [--parity N]
+        [--out FILE] [--verbose]
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import shutil
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from pydoc_data.topics import topics
+from typing import Any
+
+from corpus import LOCAL_TEXT, Case, Fixtures, all_cases
+from harness import emit, out_arg, run_cli, run_cli_process, store_digest
+
+
+def build_fixtures(root: Path) -> Fixtures:
+    """A tiny model that loads, and a workspace store after a good collect."""
+    from jupiter.store import Store
+    from tinyhf import save_tiny
+
+    model = save_tiny("llama", root / "tiny-model")
+    docs = root / "docs"
+    docs.mkdir()
+    # distinct documents, enough that some are held out and give eval questions
+    for name, text in sorted(topics.items())[:80]:
+        (docs / f"{name}.md").write_text(f"# {name}\n\n{text[:1500]}\n")
+    seed = root / "seed"
+    seed.mkdir()
+    shutil.copytree(docs, seed / "docs")
+    (seed / "bad.yaml").write_text(LOCAL_TEXT)
+    done = run_cli(["collect", "--domain", str(seed / "bad.yaml")], seed)
+    if done.code != 0:
+        raise SystemExit(f"could not seed the store: {done.stderr}")
+    with Store(seed / "runs" / "bad" / "jupiter.sqlite") as store:
+        assert store.count("chunks", "split = 'heldout'"), "no held-out chunk in the seed"
+    return Fixtures(model=model, seed_store=seed / "runs" / "bad", docs=docs)
+
+
+def prepare(case: Case, home: Path, fx: Fixtures) -> list[str]:
+    """The case's folder, files and store; returns its argv."""
+    shutil.copytree(fx.docs, home / "docs")
+    text = case.setup(home, fx) if case.setup is not None else None
+    data = case.yaml if case.yaml is not None else text
+    if data is not None:
+        (home / "bad.yaml").write_bytes(data.encode() if isinstance(data, str) else data)
+    if case.seeded:
+        shutil.copytree(fx.seed_store, home / "runs" / "bad")
+    subs = {"{yaml}": str(home / "bad.yaml"), "{home}": str(home), "{model}": str(fx.model)}
+    argv = []
+    for a in case.argv:
+        for k, v in subs.items():
+            a = a.replace(k, v)
+        argv.append(a)
+    return argv
+
+
+def judge(case: Case, code: Any, stdout: str, stderr: str, before: dict[str, str],
+          after: dict[str, str]) -> list[str]:  # fmt: skip
+    """Why the case fails (empty: it passes)."""
+    problems = []
+    if code == 0:
+        problems.append("exit 0 (accepted)")
+    elif not isinstance(code, int):
+        problems.append(f"no exit: {code}")
+    lines = [ln for ln in stderr.strip().splitlines() if ln.strip()]
+    if "Traceback" in stdout + stderr:
+        problems.append("traceback")
+    if len(lines) != 1:
+        problems.append(f"{len(lines)} lines on stderr")
+    line = " ".join(stderr.split())
+    for m in case.mentions:
+        if m not in line:
+            problems.append(f"does not mention {m!r}")
+    if case.pattern and not re.search(case.pattern, line):
+        problems.append(f"does not match {case.pattern!r}")
+    if before != after:
+        problems.append("store changed" if before else "store created")
+    return problems
+
+
+def run_case(case: Case, root: Path, i: int, fx: Fixtures, process: bool = False) -> dict:
+    home = root / f"case{i:04d}{'p' if process else ''}"
+    argv = prepare(case, home, fx)
+    before = store_digest(home)
+    run = run_cli_process if process else run_cli
+    out = run(argv, home)
+    after = store_digest(home)
+    problems = judge(case, out.code, out.stdout, out.stderr, before, after)
+    line = " ".join(out.stderr.split())[:400]
+    shutil.rmtree(home, ignore_errors=True)
+    return {"id": case.id, "family": case.family, "code": out.code, "problems": problems,
+            "error": line, "seconds": round(out.seconds, 3), "seeded": case.seeded}  # fmt: skip
+
+
+def run_corpus(cases: list[Case], parity: int = 0, verbose: bool = False) -> dict[str, Any]:
+    root = Path(tempfile.mkdtemp(prefix="jupiter-r4-"))
+    t0 = time.perf_counter()
+    try:
+        fx = build_fixtures(root)
+        results = []
+        for i, case in enumerate(cases):
+            r = run_case(case, root, i, fx)
+            results.append(r)
+            if verbose or r["problems"]:
+                mark = "ok  " if not r["problems"] else "FAIL"
+                print(f"{mark} {r['id']}: {'; '.join(r['problems'])} | {r['error'][:200]}",
+                      flush=True)  # fmt: skip
+        checked = _parity(cases, results, root, fx, parity)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    return summarize(results, checked, time.perf_counter() - t0)
+
+
+def _parity(cases: list[Case], results: list[dict], root: Path, fx: Fixtures,
+            n: int) -> list[dict]:  # fmt: skip
+    """The same verdict and error line from a real process, on n cases."""
+    rng = random.Random(18)
+    picks = rng.sample(range(len(cases)), min(n, len(cases)))
+    out = []
+    for i in picks:
+        r = run_case(cases[i], root, i, fx, process=True)
+        same = (bool(r["problems"]) == bool(results[i]["problems"])
+                and _norm(r["error"]) == _norm(results[i]["error"]))  # fmt: skip
+        out.append({"id": r["id"], "same": same, "in_process": results[i]["error"][:160],
+                    "process": r["error"][:160], "process_s": r["seconds"],
+                    "in_process_s": results[i]["seconds"]})  # fmt: skip
+    return out
+
+
+def _norm(line: str) -> str:
+    """An error line without its case folder (p for the process copy) and port numbers."""
+    line = re.sub(r"case\d{4}p?", "case", line)
+    return re.sub(r"127\.0\.0\.1:\d+", "127.0.0.1:PORT", line)
+
+
+def summarize(results: list[dict], parity: list[dict], seconds: float) -> dict[str, Any]:
+    by_family: dict[str, list[int]] = {}
+    for r in results:
+        row = by_family.setdefault(r["family"], [0, 0])
+        row[0] += not r["problems"]
+        row[1] += 1
+    failed = [r for r in results if r["problems"]]
+    kinds = Counter(p.split(" '")[0].split(":")[0] for r in failed for p in r["problems"])
+    passed = len(results) - len(failed)
+    return {
+        "cases": len(results), "passed": passed,
+        "pass_rate": round(passed / max(1, len(results)), 4),
+        "seeded_cases": sum(r["seeded"] for r in results),
+        "by_family": {f: {"passed": a, "cases": b} for f, (a, b) in sorted(by_family.items())},
+        "failure_kinds": dict(kinds.most_common()),
+        "failures": [{k: r[k] for k in ("id", "code", "problems", "error")} for r in failed],
+        "parity": {"checked": len(parity), "same": sum(p["same"] for p in parity),
+                   "cases": parity},
+        "seconds": round(seconds, 1),
+        "mean_case_s": round(sum(r["seconds"] for r in results) / max(1, len(results)), 3),
+    }  # fmt: skip
+
+
+def select(argv: list[str]) -> list[Case]:
+    cases = all_cases()
+    if "--family" in argv:
+        fam = argv[argv.index("--family") + 1]
+        cases = [c for c in cases if c.family == fam or c.id.startswith(fam)]
+    if "--sample" in argv:
+        n = int(argv[argv.index("--sample") + 1])
+        cases = random.Random(0).sample(cases, min(n, len(cases)))
+    return cases
+
+
+def main(argv: list[str]) -> dict[str, Any]:
+    parity = int(argv[argv.index("--parity") + 1]) if "--parity" in argv else 0
+    figures = run_corpus(select(argv), parity=parity, verbose="--verbose" in argv)
+    return emit("R4 malformed input", figures, out_arg(argv))
+
+
+if __name__ == "__main__":
+    doc = main(sys.argv[1:])
+    print(f"R4: {doc['passed']}/{doc['cases']} cases pass ({doc['pass_rate']:.1%})")
