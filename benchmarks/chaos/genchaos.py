@@ -21,7 +21,7 @@ def identity(messages: Any, seed: Any) -> str:
 
 
 def write_domain(home: Path, base_url: str, requests: int, concurrency: int = 2,
-                 llm_extra: str = "") -> Path:  # fmt: skip
+                 retries: int = 3, timeout: float = 120.0) -> Path:  # fmt: skip
     """docs/ of 12 language-reference pages and a YAML whose generator is the LLM at
     base_url (no continuation examples: every example is an answer)."""
     docs = home / "docs"
@@ -34,8 +34,8 @@ def write_domain(home: Path, base_url: str, requests: int, concurrency: int = 2,
         "chunking: {heldout_fraction: 0.0}\n"
         "generator:\n  type: llm\n  continuation: false\n"
         f"  num_requests: {requests}\n"
-        f"  llm: {{base_url: '{base_url}', concurrency: {concurrency}, max_retries: 3"
-        f"{llm_extra}}}\n"
+        f"  llm: {{base_url: '{base_url}', concurrency: {concurrency}, max_retries: {retries}, "
+        f"timeout: {timeout}}}\n"
     )
     return yaml
 
@@ -66,9 +66,11 @@ def example_count(home: Path) -> int:
         return int(con.execute("SELECT COUNT(*) FROM examples").fetchone()[0])
 
 
-def accepted(home: Path) -> set[str]:
+def accepted(home: Path) -> list[str]:
+    """The accepted examples' chats, sorted (ids hold the workspace's paths; chats do not)."""
     with sqlite3.connect(store_path(home)) as con:
-        return {r[0] for r in con.execute("SELECT id FROM examples WHERE status = 'accepted'")}
+        rows = con.execute("SELECT messages FROM examples WHERE status = 'accepted'")
+        return sorted(r[0] for r in rows)
 
 
 class Ledger:

@@ -18,6 +18,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -171,7 +172,8 @@ def run_cli(argv: list[str], home: Path, limit: int = 60) -> Outcome:
     JUPITER_HOME=home, stdin empty and stdout/stderr going to files. What is imported
     already costs nothing, a case cannot leak state into the next, and one that hangs
     (a server that starts) is killed with its process group after `limit` seconds."""
-    out_path, err_path = home / ".case-stdout", home / ".case-stderr"
+    where = Path(tempfile.mkdtemp(prefix="jupiter-case-"))  # not in home: it may be full
+    out_path, err_path = where / "stdout", where / "stderr"
     t0 = time.perf_counter()
     sys.stdout.flush()
     sys.stderr.flush()
@@ -191,8 +193,7 @@ def run_cli(argv: list[str], home: Path, limit: int = 60) -> Outcome:
             os.killpg(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
     read = [p.read_text(errors="replace") if p.is_file() else "" for p in (out_path, err_path)]
-    for p in (out_path, err_path):
-        p.unlink(missing_ok=True)
+    shutil.rmtree(where, ignore_errors=True)
     return Outcome(code, read[0], read[1], time.perf_counter() - t0)
 
 
@@ -207,7 +208,10 @@ def _child(argv: list[str], home: Path, out_path: Path, err_path: Path) -> None:
         null = os.open(os.devnull, os.O_RDONLY)
         for fd, target in ((null, 0), (fds[0], 1), (fds[1], 2)):
             os.dup2(fd, target)
-        sys.stdin = open(0, closefd=False)  # noqa: SIM115 - fd 0 is /dev/null now
+        # fresh streams on fds 0-2: the parent's may be a test runner's capture objects
+        sys.stdin = open(0, closefd=False)  # noqa: SIM115
+        sys.stdout = open(1, "w", closefd=False, buffering=1)  # noqa: SIM115
+        sys.stderr = open(2, "w", closefd=False, buffering=1)  # noqa: SIM115
         sys.argv = ["jupiter", *argv]
         from jupiter import cli
 

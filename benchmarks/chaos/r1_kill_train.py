@@ -72,6 +72,22 @@ def run_to_end(spec: Path, backend: str, log: Path, timeout: float = 900) -> dic
             "stepping_s": end - (first if first is not None else end)}  # fmt: skip
 
 
+def run_here(spec: Path, backend: str) -> dict[str, Any]:
+    """The same run in this process (tests: no interpreter start-up), its result.json
+    written as the entry point writes it."""
+    from jupiter.train.launch import read_spec
+
+    if backend == "mlx":
+        from jupiter.train.mlx_loop import train
+    else:
+        from jupiter.train.trainer import train
+    t0 = time.perf_counter()
+    result = train(read_spec(spec))
+    wall = time.perf_counter() - t0
+    (spec.parent / "result.json").write_text(json.dumps({"losses": result.losses}))
+    return {"code": 0, "wall_s": wall, "stepping_s": wall}
+
+
 def kill_once(spec: Path, backend: str, window: float, rng: random.Random,
               log: Path) -> dict[str, Any]:  # fmt: skip
     """Start, wait for stepping, sleep a random share of the window, kill -9 the group."""
@@ -99,12 +115,16 @@ def compare(ref: Path, out: Path) -> dict[str, Any]:
             "leftover_temps": sorted(p.name for p in out.glob(".tmp-*"))}  # fmt: skip
 
 
-def run_backend(backend: str, kills: int, steps: int, root: Path, rng: random.Random) -> dict:
+def run_backend(backend: str, kills: int, steps: int, root: Path, rng: random.Random,
+                here: bool = False) -> dict:  # fmt: skip
+    """`kills` kill-and-resume trials against one reference run. `here`: the reference
+    and the resumes run in this process (the killed runs are processes either way)."""
     tok = tiny_tokenizer(root / "tok")
     ref = root / backend / "ref"
     ref.parent.mkdir(parents=True, exist_ok=True)
     log = root / backend / "log.txt"
-    timing = run_to_end(spec_for(tok, ref, steps), backend, log)
+    finish = run_here if here else lambda spec, b: run_to_end(spec, b, log)
+    timing = finish(spec_for(tok, ref, steps), backend)
     if timing["code"] != 0:
         raise SystemExit(f"the {backend} reference run failed: see {log}")
     rows = []
@@ -112,7 +132,7 @@ def run_backend(backend: str, kills: int, steps: int, root: Path, rng: random.Ra
         out = root / backend / f"kill{k:02d}"
         spec = spec_for(tok, out, steps)
         row = kill_once(spec, backend, timing["stepping_s"], rng, log)
-        again = run_to_end(spec, backend, log)
+        again = finish(spec, backend)
         row |= {"resume_code": again["code"], **compare(ref, out)} if again["code"] == 0 else {
             "resume_code": again["code"], "bit_identical": False}  # fmt: skip
         rows.append(row)

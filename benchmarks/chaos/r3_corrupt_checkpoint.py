@@ -56,14 +56,15 @@ def train_quietly(run: Any, stop_after: int | None = None) -> tuple[Any, list[st
     return result, [str(w.message) for w in seen]
 
 
-def checkpoint_cases(root: Path, tok: Path, ref: Path, files: tuple[str, ...]) -> list[dict]:
+def checkpoint_cases(root: Path, tok: Path, ref: Path, files: tuple[str, ...],
+                     damages: tuple[str, ...] = tuple(DAMAGE)) -> list[dict]:  # fmt: skip
     from jupiter.train.checkpoint import latest_checkpoint
 
     partial = root / "partial"
     train_quietly(tiny_run(tok, partial, max_steps=STEPS, checkpoint_every=EVERY,
                            keep_checkpoints=10), stop_after=9)  # fmt: skip
     rows = []
-    variants = [(f, d) for f in files for d in DAMAGE] + [("every checkpoint", "flip")]
+    variants = [(f, d) for f in files for d in damages] + [("every checkpoint", "flip")]
     for rel, damage in variants:
         out = root / f"case-{len(rows)}"
         shutil.copytree(partial, out)

@@ -55,6 +55,7 @@ class FlakyLLM(FakeLLM):
         self.rng, self.rate, self.ledger = random.Random(seed), rate, ledger
         self.injected: Counter[str] = Counter()
         self.healthy = False
+        self.drips: list[float] = []  # seconds each slow drip held its client
         self.flaky_lock = threading.Lock()
         super().__init__(reply=self._reply)
 
@@ -83,7 +84,7 @@ class FlakyLLM(FakeLLM):
                 kind = llm.pick()
                 self.mangle = kind == "content_number"  # one handler serves a connection
                 if kind not in ("ok", "content_number"):
-                    return self.misbehave(kind)
+                    return self.misbehave(kind, body)
                 sock, self.rfile = self.rfile, io.BytesIO(raw)
                 try:
                     super().do_POST()
@@ -102,7 +103,7 @@ class FlakyLLM(FakeLLM):
                 self.end_headers()
                 self.wfile.write(data)
 
-            def misbehave(self, kind: str) -> None:
+            def misbehave(self, kind: str, body: dict[str, Any]) -> None:
                 try:
                     if kind == "http_500":
                         self.raw(500, b'{"error": {"message": "internal error"}}')
@@ -115,15 +116,20 @@ class FlakyLLM(FakeLLM):
                     elif kind == "hang":
                         time.sleep(TIMEOUT * 3)
                         self.raw(500, b"{}")
-                    elif kind == "slow_drip":
-                        data = json.dumps({"choices": [{"message": {"content": "x" * 200}}]})
+                    elif kind == "slow_drip":  # the real answer, too slowly
+                        answer = {"role": "assistant", "content": llm._reply(body)}
+                        data = json.dumps({"choices": [{"index": 0, "message": answer}]})
                         self.send_response(200)
                         self.send_header("Content-Length", str(len(data)))
                         self.end_headers()
-                        for i in range(0, len(data), 4):  # 4 bytes every TIMEOUT / 3 s
-                            self.wfile.write(data[i : i + 4].encode())
-                            self.wfile.flush()
-                            time.sleep(TIMEOUT / 3)
+                        t0 = time.perf_counter()
+                        try:
+                            for i in range(0, len(data), 4):  # 4 bytes every TIMEOUT / 3 s
+                                self.wfile.write(data[i : i + 4].encode())
+                                self.wfile.flush()
+                                time.sleep(TIMEOUT / 3)
+                        finally:  # how long the client listened
+                            llm.drips.append(round(time.perf_counter() - t0, 1))
                     elif kind == "garbage":
                         self.raw(200, b"<html>502 Bad Gateway</html>")
                     elif kind == "empty":
@@ -169,8 +175,8 @@ def run(requests: int, rate: float, seed: int, root: Path) -> dict[str, Any]:
     ledger = Ledger()
     with FlakyLLM(rate, seed, ledger) as llm:
         home = root / "flaky"
-        extra = f", timeout: {TIMEOUT}"
-        yaml = write_domain(home, llm.base_url, requests, concurrency=4, llm_extra=extra)
+        yaml = write_domain(home, llm.base_url, requests, concurrency=4, retries=2,
+                            timeout=TIMEOUT)  # fmt: skip
         ledger.segment = 1
         info, seconds, missing = generate_once(yaml, home)
         answered_first = cached(home)
@@ -185,6 +191,7 @@ def run(requests: int, rate: float, seed: int, root: Path) -> dict[str, Any]:
     return {
         "requests": requests, "failure_rate": rate, "seed": seed, "client_timeout_s": TIMEOUT,
         "injected": dict(sorted(llm.injected.items())), "injected_total": sum(llm.injected.values()),
+        "slow_drip_held_s": llm.drips,
         "first_run": {
             "seconds": round(seconds, 1), "server_requests": len(ledger.of(1)),
             "retries": info.get("retries"), "failed_after_retries": failed,

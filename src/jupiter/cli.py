@@ -1083,6 +1083,18 @@ def main() -> None:
             sys.exit(code)
         if debug:
             raise
+        from jupiter.errors import disk_problem
+
+        where = Path(getattr(e, "filename", None) or os.environ.get("JUPITER_HOME", "."))
+        disk = disk_problem(e, where if where.is_dir() else where.parent)
+        if disk:  # a full or read-only disk under any write: the place and the fix
+            err_console.print(
+                f"[bold red]error:[/] cannot write {escape(str(where))}: {disk} "
+                f"({escape(str(e))}): make room or make it writable (or set JUPITER_HOME to "
+                "another disk), then run the command again; it goes on from where it stopped",
+                highlight=False, soft_wrap=True,
+            )  # fmt: skip
+            sys.exit(1)
         err_console.print(
             f"[bold red]error:[/] {type(e).__name__}: {e} (run with --debug for the traceback)",
             highlight=False,

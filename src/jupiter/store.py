@@ -8,6 +8,7 @@ so re-running a stage writes nothing twice.
 
 from __future__ import annotations
 
+import errno
 import json
 import sqlite3
 import time
@@ -16,6 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from jupiter.errors import JupiterError
 from jupiter.records import Chunk, Document, Example
 
 SCHEMA = """
@@ -111,15 +113,39 @@ class Store:
 
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
-        self.db.row_factory = sqlite3.Row
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.execute("PRAGMA foreign_keys=ON")
-        self.db.executescript(SCHEMA)
-        self._migrate_generators()
-        self._migrate_examples()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
+            self.db.row_factory = sqlite3.Row
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            self.db.execute("PRAGMA foreign_keys=ON")
+            self.db.executescript(SCHEMA)
+            self._migrate_generators()
+            self._migrate_examples()
+        except (sqlite3.OperationalError, OSError) as err:
+            raise self.cannot_write(err) from None
+
+    def cannot_write(self, err: BaseException) -> BaseException:
+        """A full disk or a store that cannot be written, as one line naming the store and
+        the fix (a JupiterError); any other error as it is."""
+        text = str(err)
+        full = isinstance(err, OSError) and err.errno in (errno.ENOSPC, errno.EDQUOT)
+        if full or "database or disk is full" in text:
+            return JupiterError(
+                f"the disk holding the store {self.path} is full ({text}): free space (or set "
+                "JUPITER_HOME to a disk with room) and run the command again; the store holds "
+                "what was written before, nothing half-written"
+            )
+        locked = isinstance(err, OSError) and err.errno in (errno.EROFS, errno.EACCES, errno.EPERM)
+        if locked or any(m in text for m in ("readonly database", "unable to open database",
+                                              "read-only file system")):  # fmt: skip
+            return JupiterError(
+                f"cannot write the store {self.path} ({text}): the folder or file is read-only; "
+                "make runs/ writable (or set JUPITER_HOME to a writable folder) and run the "
+                "command again"
+            )
+        return err
 
     @classmethod
     def read_only(cls, path: Path | str) -> Store:
@@ -149,13 +175,19 @@ class Store:
         if self.db.in_transaction:
             yield self.db
             return
-        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as err:
+            raise self.cannot_write(err) from None
         try:
             yield self.db
-        except BaseException:
-            self.db.execute("ROLLBACK")
+            self.db.execute("COMMIT")
+        except BaseException as err:
+            if self.db.in_transaction:  # SQLite may have rolled back already (a full disk)
+                self.db.execute("ROLLBACK")
+            if isinstance(err, sqlite3.OperationalError):
+                raise self.cannot_write(err) from None
             raise
-        self.db.execute("COMMIT")
 
     # documents and chunks -------------------------------------------------------------
     def add_documents(self, docs: Iterable[Document]) -> int:

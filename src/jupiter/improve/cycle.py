@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, Literal
 
 from rich.markup import escape
@@ -51,8 +52,6 @@ def run_stage(ws: Workspace, cycle: int, name: str) -> dict[str, Any]:
 def missing_input(ws: Workspace, cycle: int, name: str) -> str | None:
     """Why stage `name` cannot run yet in `cycle` (naming the stage to run first), or None.
     Reads the store only when there is one: a refused command leaves no workspace."""
-    from jupiter.models.loading import is_model_dir
-
     store = ws.store if ws.has_store() else None
     run = f"--domain {ws.cfg.name}" + (" --quick" if ws.quick else "")
     chunks = store.count("chunks", "split = 'train'") if store else 0
@@ -68,9 +67,15 @@ def missing_input(ws: Workspace, cycle: int, name: str) -> str | None:
         first = "filter" if "generate" in done else "generate"
         return (f"train: no accepted examples to train on yet: run `jupiter {first} {run}` "
                 "first")  # fmt: skip
-    if name == "eval" and not is_model_dir(ws.student_dir(cycle)):
+    if name == "eval" and not _is_model_dir(ws.student_dir(cycle)):
         return f"eval: cycle {cycle} has no trained student yet: run `jupiter train {run}` first"
     return None
+
+
+def _is_model_dir(path: Path) -> bool:
+    """models.loading's test, without importing torch and transformers for it (11 s of a
+    `jupiter collect` on a busy laptop)."""
+    return (path / "config.json").is_file() or (path / "adapter_config.json").is_file()
 
 
 def run_stage_command(ws: Workspace, name: str) -> dict[str, Any]:

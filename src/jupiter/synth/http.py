@@ -188,8 +188,10 @@ class HTTPBackend:
     async def complete_one(self, r: Request) -> Completion:
         path, body = self.body(r)
         try:
-            resp = await self.client.post(path, json=body)
-        except (httpx.TimeoutException, httpx.TransportError) as err:
+            # llm.timeout bounds the whole request: httpx's own timeout is per read, and a
+            # server that drips its answer a few bytes at a time never trips it
+            resp = await asyncio.wait_for(self.client.post(path, json=body), self.timeout)
+        except (httpx.TimeoutException, httpx.TransportError, asyncio.TimeoutError) as err:
             raise Retryable(f"{type(err).__name__} from {self.base_url}{path}") from None
         if resp.status_code == 429 or resp.status_code >= 500:
             raise Retryable(f"HTTP {resp.status_code} from {self.base_url}", _retry_after(resp))

@@ -37,7 +37,7 @@ from transformers import PreTrainedModel, PreTrainedTokenizerBase
 from transformers.utils import logging as hf_logging
 
 from jupiter.data.templates import write_stop_tokens
-from jupiter.errors import JupiterError
+from jupiter.errors import JupiterError, disk_problem
 
 log = logging.getLogger(__name__)
 
@@ -169,11 +169,32 @@ def save_model_dir(
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".tmp-{out.name}-{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
-    _write_hf_dir(tmp, model, tokenizer, model_state)
-    if checksum:
-        write_checksums(tmp)
+    with removed_on_failure(tmp):
+        _write_hf_dir(tmp, model, tokenizer, model_state)
+        if checksum:
+            write_checksums(tmp)
     replace_dir(tmp, out)
     return out
+
+
+@contextmanager
+def removed_on_failure(tmp: Path) -> Iterator[None]:
+    """A temp dir being written is deleted when the write fails (a full disk, an error):
+    nothing half-written stays, and its space is given back at once. A full or read-only
+    disk is said in one line with the fix."""
+    try:
+        yield
+    except BaseException as err:
+        shutil.rmtree(tmp, ignore_errors=True)
+        problem = disk_problem(err, tmp.parent)
+        if problem:
+            m = TMP_DIR.match(tmp.name)
+            raise JupiterError(
+                f"cannot write {m.group(1) if m else tmp.name} in {tmp.parent}: {problem}; what "
+                "was written before is intact: make room (or set JUPITER_HOME to a disk with "
+                "room) and run the command again, training resumes from the newest checkpoint"
+            ) from None
+        raise
 
 
 TMP_DIR = re.compile(r"^\.tmp-(.+?)(?:-(\d+))?$")  # .tmp-NAME-PID: a write under way
@@ -241,14 +262,16 @@ def save_checkpoint(
     final = run_dir / step_dir_name(step)
     tmp = run_dir / f".tmp-{final.name}-{os.getpid()}"
     shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir()
-    _write_hf_dir(tmp / "model", model, tokenizer, model_state)
-    torch.save(optimizer_state, tmp / "optimizer.pt")
-    torch.save({"ranks": rng_states or [rng_state()]}, tmp / "rng.pt")
-    if scheduler is not None:
-        (tmp / "scheduler.json").write_text(json.dumps(scheduler, indent=1), encoding="utf-8")
-    (tmp / "state.json").write_text(json.dumps({**state, "step": step}, indent=1), encoding="utf-8")
-    write_checksums(tmp)
+    with removed_on_failure(tmp):
+        tmp.mkdir()
+        _write_hf_dir(tmp / "model", model, tokenizer, model_state)
+        torch.save(optimizer_state, tmp / "optimizer.pt")
+        torch.save({"ranks": rng_states or [rng_state()]}, tmp / "rng.pt")
+        if scheduler is not None:
+            (tmp / "scheduler.json").write_text(json.dumps(scheduler, indent=1), encoding="utf-8")
+        text = json.dumps({**state, "step": step}, indent=1)
+        (tmp / "state.json").write_text(text, encoding="utf-8")
+        write_checksums(tmp)
     replace_dir(tmp, final)
     if keep is not None:
         prune_checkpoints(run_dir, keep, protect={final} | ({best} if best else set()))

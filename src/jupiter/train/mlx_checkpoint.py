@@ -26,6 +26,7 @@ import numpy as np
 from jupiter.errors import JupiterError
 from jupiter.train.checkpoint import (
     prune_checkpoints,
+    removed_on_failure,
     replace_dir,
     step_dir_name,
     verify_checksums,
@@ -219,17 +220,20 @@ def save(run: TrainRun, state: MLXState) -> Path:
         run.out_dir.mkdir(parents=True, exist_ok=True)
         tmp = run.out_dir / f".tmp-{final.name}-{os.getpid()}"
         shutil.rmtree(tmp, ignore_errors=True)
-        tmp.mkdir()
-        write_model(tmp / "model", run, state)
-        _write_optimizer(tmp / "optimizer.safetensors", state)
-        (tmp / "rng.json").write_text(json.dumps({"ranks": rngs}), encoding="utf-8")
-        schedule = {"type": "warmup_cosine", "step": state.step, "max_steps": state.plan.max_steps,
-                    "lr": cfg.lr, "min_lr": cfg.min_lr, "warmup_steps": cfg.warmup_steps}  # fmt: skip
-        (tmp / "scheduler.json").write_text(json.dumps(schedule, indent=1), encoding="utf-8")
-        saved = {**state.position(), "config_hash": config_hash(run, state), "run_id": run.run_id,
-                 "max_steps": state.plan.max_steps, "world": state.world, "backend": "mlx"}  # fmt: skip
-        (tmp / "state.json").write_text(json.dumps(saved, indent=1), encoding="utf-8")
-        write_checksums(tmp)
+        with removed_on_failure(tmp):
+            tmp.mkdir()
+            write_model(tmp / "model", run, state)
+            _write_optimizer(tmp / "optimizer.safetensors", state)
+            (tmp / "rng.json").write_text(json.dumps({"ranks": rngs}), encoding="utf-8")
+            schedule = {"type": "warmup_cosine", "step": state.step,
+                        "max_steps": state.plan.max_steps, "lr": cfg.lr, "min_lr": cfg.min_lr,
+                        "warmup_steps": cfg.warmup_steps}  # fmt: skip
+            (tmp / "scheduler.json").write_text(json.dumps(schedule, indent=1), encoding="utf-8")
+            saved = {**state.position(), "config_hash": config_hash(run, state),
+                     "run_id": run.run_id, "max_steps": state.plan.max_steps,
+                     "world": state.world, "backend": "mlx"}  # fmt: skip
+            (tmp / "state.json").write_text(json.dumps(saved, indent=1), encoding="utf-8")
+            write_checksums(tmp)
         replace_dir(tmp, final)
         best = {Path(state.best["path"])} if state.best.get("path") else set()
         prune_checkpoints(run.out_dir, cfg.keep_checkpoints, protect={final} | best)
@@ -245,8 +249,9 @@ def save_final(run: TrainRun, state: MLXState, final: Path) -> None:
         dtype = source if source in LOWER_PRECISION else "float32"
         tmp = final.with_name(f".tmp-{final.name}-{os.getpid()}")
         shutil.rmtree(tmp, ignore_errors=True)
-        write_model(tmp, run, state, dtype)
-        write_checksums(tmp)  # checked before the student is evaluated or promoted
+        with removed_on_failure(tmp):
+            write_model(tmp, run, state, dtype)
+            write_checksums(tmp)  # checked before the student is evaluated or promoted
         replace_dir(tmp, final)
     barrier(state)
 

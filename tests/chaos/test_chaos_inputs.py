@@ -1,0 +1,34 @@
+"""R4 of the chaos suite (issue 18): the malformed-input corpus (benchmarks/chaos/corpus*)
+holds over 300 distinct cases; a few of each family run here as `jupiter` would (the
+whole corpus: benchmarks/chaos/r4_bad_input.py), and one also as a real process."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+from corpus import all_cases
+from r4_bad_input import run_corpus
+
+pytestmark = pytest.mark.slow
+
+
+def test_corpus_is_large_and_distinct() -> None:
+    cases = all_cases()
+    families = Counter(c.family for c in cases)
+    assert len(cases) >= 300 and len({c.id for c in cases}) == len(cases)
+    assert len(families) >= 12 and min(families.values()) >= 15, families
+    assert sum(c.seeded for c in cases) >= 100  # an existing store whose bytes must not move
+
+
+def test_a_sample_of_every_family_fails_cleanly() -> None:
+    picked: list = []
+    seen: Counter[str] = Counter()
+    for case in all_cases():
+        if seen[case.family] < 2:
+            seen[case.family] += 1
+            picked.append(case)
+    fig = run_corpus(picked, parity=1)
+    assert fig["cases"] == len(picked) == 2 * len(seen)
+    assert fig["passed"] == fig["cases"], fig["failures"]
+    assert fig["parity"]["same"] == fig["parity"]["checked"] == 1, fig["parity"]
