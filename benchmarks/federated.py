@@ -374,21 +374,22 @@ def main() -> None:
             saved.write_text(json.dumps(reports[name], default=str))
         print(f"  {name:<22} {figures(reports[name])}", flush=True)
 
-    ref = reports["centralized"]
-    print("\npaired against centralized (same items; 95% intervals):")
-    comparisons: dict[str, Any] = {}
-    for name, rep in reports.items():
-        if name == "centralized":
-            continue
-        comp = compare_reports(rep, ref)["metrics"]
-        comparisons[name] = comp
-        cells = []
-        for key, shown in METRICS:
-            d = comp.get(key)
-            if d and d.get("ci") is not None:
-                cells.append(f"{shown} {d['difference']:+.3f} [{d['ci'][0]:+.3f}, "
-                             f"{d['ci'][1]:+.3f}] {d['verdict']}")  # fmt: skip
-        print(f"  {name:<22} " + "; ".join(cells))
+    # against centralized (what federating costs), and against the start (what was learnt)
+    comparisons: dict[str, dict[str, Any]] = {"centralized": {}, "start": {}}
+    for against, table in comparisons.items():
+        print(f"\npaired against {against} (same items; 95% intervals):")
+        for name, rep in reports.items():
+            if name == against:
+                continue
+            comp = compare_reports(rep, reports[against])["metrics"]
+            table[name] = comp
+            cells = []
+            for key, shown in METRICS:
+                d = comp.get(key)
+                if d and d.get("ci") is not None:
+                    cells.append(f"{shown} {d['difference']:+.3f} [{d['ci'][0]:+.3f}, "
+                                 f"{d['ci'][1]:+.3f}] {d['verdict']}")  # fmt: skip
+            print(f"  {name:<22} " + "; ".join(cells))
     print()
     for dp_name in dp_names:
         dp_rec, dp_rows = runs[dp_name]["dp"], runs[dp_name]["rounds"]
