@@ -348,7 +348,8 @@ def main() -> None:
         eps_plan = epsilons(z, 1.0, R, args.delta)[-1]
         dp_name = f"FedAvg + DP (ε {eps_plan:.3g})"
         print(f"{dp_name}: z = {z:g}, C = {clip:.4g}, δ = {args.delta:g}", flush=True)
-        runs[dp_name] = federate(workdir, f"dp-z{z:g}-c{clip:.6g}", server, clients, [
+        tag = f"dp-z{z:g}-c{clip:.6g}" + (f"-d{args.delta:g}" if args.delta != 1e-5 else "")
+        runs[dp_name] = federate(workdir, tag, server, clients, [
             *common, "--dp", "server", "--noise-multiplier", str(z), "--clip-norm",
             f"{clip:.6g}", "--delta", str(args.delta)])  # fmt: skip
         dp_names.append(dp_name)
