@@ -112,9 +112,19 @@ def run_case(case: Case, root: Path, i: int, fx: Fixtures, process: bool = False
             "error": line, "seconds": round(out.seconds, 3), "seeded": case.seeded}  # fmt: skip
 
 
+def warm() -> None:
+    """Import here what cases import, so each forked case finds it loaded (copy on write):
+    the CLI, the stages, and the model loaders (torch, transformers)."""
+    import jupiter.cli
+    import jupiter.improve.cycle
+    import jupiter.models.loading
+    import jupiter.synth.http  # noqa: F401
+
+
 def run_corpus(cases: list[Case], parity: int = 0, verbose: bool = False) -> dict[str, Any]:
     root = Path(tempfile.mkdtemp(prefix="jupiter-r4-"))
     t0 = time.perf_counter()
+    warm()
     try:
         fx = build_fixtures(root)
         results = []

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from corpus import all_cases
+from corpus import FIXED_BY_THE_SUITE, all_cases
 from r4_bad_input import run_corpus
 
 pytestmark = pytest.mark.slow
@@ -32,3 +32,11 @@ def test_a_sample_of_every_family_fails_cleanly() -> None:
     assert fig["cases"] == len(picked) == 2 * len(seen)
     assert fig["passed"] == fig["cases"], fig["failures"]
     assert fig["parity"]["same"] == fig["parity"]["checked"] == 1, fig["parity"]
+
+
+def test_the_inputs_the_suite_found_fail_cleanly_now() -> None:
+    """One case per fix the corpus led to (issue 18): each accepted, hung, or answered with
+    a traceback, several lines or a changed store before."""
+    by_id = {c.id: c for c in all_cases()}
+    fig = run_corpus([by_id[i] for i in FIXED_BY_THE_SUITE])
+    assert fig["passed"] == fig["cases"] == len(FIXED_BY_THE_SUITE), fig["failures"]
