@@ -379,11 +379,11 @@ def references_cases() -> list[Case]:
              "llm: {base_url: 'http://127.0.0.1:9/v1'}}}\n", mentions=("filters.judge.llm",)),
         Case(r, "eval_judge_unreachable", LOCAL_TEXT + "eval: {judge: true, judge_llm: "
              "{base_url: 'http://127.0.0.1:9/v1'}}\n", mentions=("eval.judge_llm",)),
-        # one document, none held out, no eval.qa_path: the eval stage would have nothing
+        # nothing held out and no eval.qa_path: the eval stage would have no set
         Case(r, "no_eval_set_possible", setup=write("one/a.md", DOC, _src_one()),
              mentions=("eval.qa_path", "held out"), fresh_only=True),
     ]  # fmt: skip
 
 
 def _src_one() -> str:
-    return src("{type: local, path: one}") + "chunking: {heldout_fraction: 0.05}\n"
+    return src("{type: local, path: one}") + "chunking: {heldout_fraction: 0.0}\n"

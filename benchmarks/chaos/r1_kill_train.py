@@ -90,17 +90,23 @@ def run_here(spec: Path, backend: str) -> dict[str, Any]:
 
 def kill_once(spec: Path, backend: str, window: float, rng: random.Random,
               log: Path) -> dict[str, Any]:  # fmt: skip
-    """Start, wait for stepping, sleep a random share of the window, kill -9 the group."""
+    """Start; wait until a random step of the run is logged, then a random part of a step's
+    time more (a checkpoint write is one of the moments it can land in); kill -9 the group.
+    A random step rather than a random second: the first checkpoint write takes longer
+    than many steps, and random seconds would mostly land in it."""
     out = Path(json.loads(spec.read_text())["out_dir"])
+    steps = json.loads(spec.read_text())["config"]["max_steps"]
+    target, jitter = rng.randint(1, steps - 1), rng.uniform(0.0, 2 * window / steps)
+    t0 = time.perf_counter()
     proc = start_group(trainer_command(spec, backend), log)
-    while proc.poll() is None and not (out / "metrics.jsonl").is_file():
-        time.sleep(0.005)
-    delay = rng.uniform(0.0, 0.95 * window)
-    time.sleep(delay)
+    while proc.poll() is None and metrics_steps(out) < target:
+        time.sleep(0.002)
+    time.sleep(jitter)
+    delay = time.perf_counter() - t0
     finished = proc.poll() is not None
     kill_group(proc)
     return {
-        "delay_s": round(delay, 3), "finished_before_kill": finished,
+        "delay_s": round(delay, 3), "target_step": target, "finished_before_kill": finished,
         "step_at_kill": metrics_steps(out),
         "checkpoints": sorted(p.name for p in out.glob("step-*")),
         "torn_writes": sorted(p.name for p in out.glob(".tmp-*")),

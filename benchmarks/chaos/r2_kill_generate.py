@@ -81,9 +81,12 @@ def run(kills: int, requests: int, delay: float, seed: int, root: Path) -> dict[
         assert jupiter(["collect"], yaml, home, log).wait(300) == 0, f"collect failed: {log}"
         per_second = 2 / delay  # concurrency 2
         rows = []
-        for _ in range(kills):
-            left = max(requests - len(cached(home)), 1)
-            rows.append(run_segment(ledger, yaml, home, log, rng.uniform(0, left / per_second)))
+        for k in range(kills):
+            # a random moment within this segment's share of the work left, so that every
+            # kill lands while requests are still being asked
+            left = max(requests - len(cached(home)), 1) / per_second
+            share = 2 * left / (kills - k + 1)
+            rows.append(run_segment(ledger, yaml, home, log, rng.uniform(0, share)))
             print(f"kill {len(rows)}: {rows[-1]}", flush=True)
         last = run_segment(ledger, yaml, home, log, None)
         answered = cached(home)

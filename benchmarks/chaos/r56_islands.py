@@ -24,7 +24,6 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from diloco_setup import Processes, cluster, make_tokenizer, report, tiny_run, until
 from harness import emit, out_arg
 
 H = 4  # inner steps a round
@@ -41,6 +40,8 @@ def islands_with_mlx() -> dict[str, tuple[str, int]]:
 
 def cluster_run(tok: Path, root: Path, islands: dict[str, tuple[str, int]], rounds: int,
                 **sync: Any) -> Any:  # fmt: skip
+    from diloco_setup import cluster, tiny_run
+
     from jupiter.cluster.launch import ClusterRun
 
     run = tiny_run(tok, root / "train", max_steps=rounds * H)
@@ -49,6 +50,8 @@ def cluster_run(tok: Path, root: Path, islands: dict[str, tuple[str, int]], roun
 
 
 def r5(tok: Path, root: Path, rounds: int) -> dict[str, Any]:
+    from diloco_setup import Processes, report, until
+
     from jupiter.cluster.launch import run_cluster
 
     islands = islands_with_mlx()
@@ -88,6 +91,8 @@ def r5(tok: Path, root: Path, rounds: int) -> dict[str, Any]:
 def attacked(tok: Path, root: Path, mode: str, aggregate: str, rounds: int) -> list[dict]:
     """The robust-aggregation test's run: h1, h2 honest, `bad` publishing scaled or NaN
     weights (tests/cluster/bad_island.py), or absent."""
+    from diloco_setup import Processes, report, until
+
     from jupiter.cluster import protocol as P
 
     honest = {"h1": ("torch", 1), "h2": ("torch", 1)}
@@ -129,6 +134,8 @@ def main(argv: list[str]) -> dict[str, Any]:
     root = Path(tempfile.mkdtemp(prefix="jupiter-r56-"))
     figures: dict[str, Any] = {}
     try:
+        from diloco_setup import make_tokenizer  # tests/cluster/, on sys.path by harness
+
         tok = make_tokenizer(root / "tok")
         if only in ("", "r5"):
             figures["r5_island_killed"] = r5(tok, root / "r5", rounds)
