@@ -93,9 +93,11 @@ def _from_pretrained(path: Path, **kwargs: Any) -> PreTrainedModel:
     shard)."""
     try:
         with quiet_hf():
-            model, info = AutoModelForCausalLM.from_pretrained(
+            loaded: Any = AutoModelForCausalLM.from_pretrained(
                 path, output_loading_info=True, **kwargs
             )
+        model: PreTrainedModel = loaded[0]
+        info: dict[str, Any] = loaded[1]
     except torch.OutOfMemoryError:
         raise  # not the files' fault: the caller's memory advice applies
     except LOAD_ERRORS as err:
@@ -107,7 +109,7 @@ def _from_pretrained(path: Path, **kwargs: Any) -> PreTrainedModel:
             f"(e.g. {missing[0]}), which would start at random: download or export the model "
             "again (or point at another model)"
         )
-    return model  # type: ignore[no-any-return]
+    return model
 
 
 def _import_peft() -> Any:
