@@ -37,3 +37,32 @@ def test_checkpoint_on_a_full_disk_is_one_line_and_nothing_half_written(tmp_path
 def test_disk_problems_are_told_apart(err: BaseException, said: str | None,
                                       tmp_path: Path) -> None:  # fmt: skip
     assert disk_problem(err, tmp_path) == said
+
+
+def test_full_tmpfs_and_read_only_store_in_a_mount_namespace(tmp_path: Path) -> None:
+    """The store on a full tmpfs (collect, generate) and bind-mounted read-only: one line
+    each, the store sound or untouched, the rerun asking nothing twice. Needs `unshare`
+    (root, or unprivileged user namespaces)."""
+    import json
+    import subprocess
+    import sys
+
+    from r8_disk import __file__ as script
+    from r8_disk import namespace_command
+
+    ns = namespace_command()
+    if ns is None:
+        pytest.skip("no mount namespace can be made here")
+    out = tmp_path / "r8.json"
+    cmd = [*ns, sys.executable, script, "--inside", "--no-checkpoint", "--out", str(out)]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    fig = json.loads(out.read_text())
+    collect, gen, ro = fig["collect"], fig["generate"], fig["read_only"]
+    assert (collect["exit"], collect["one_line"], collect["integrity"]) == (1, True, "ok")
+    assert collect["documents_written"] == 0 and "is full" in collect["error"]
+    assert (gen["exit"], gen["one_line"], gen["integrity"], gen["rerun_exit"]) == (1, True, "ok", 0)
+    assert gen["answers_cached_before_full"] > 0 and gen["rerun_asked_again"] == 0
+    assert gen["answered_at_end"] == gen["queue_rows_at_end"] == 200
+    assert ro["store_unchanged"] and ro["generate"]["one_line"] and ro["generate"]["exit"] == 1
+    assert "read-only" in ro["generate"]["error"]
