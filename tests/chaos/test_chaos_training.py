@@ -21,8 +21,14 @@ def test_kill_9_mid_training_resumes_bit_identical(backend: str, tmp_path: Path)
     if backend == "mlx" and not r1.mlx_works():
         pytest.skip("mlx does not run here")
     # the killed run is a process group of its own; the reference and the resume run here
-    fig = r1.run_backend(backend, 1, 40, tmp_path, random.Random(7), here=True)
-    kill = fig["per_kill"][0]
+    # on a loaded machine the run can end before a late kill lands: that kill tests
+    # nothing, so another moment is drawn (at most three tries)
+    for seed in (7, 8, 9):
+        fig = r1.run_backend(backend, 1, 40, tmp_path / f"seed{seed}", random.Random(seed),
+                             here=True)  # fmt: skip
+        kill = fig["per_kill"][0]
+        if not kill["finished_before_kill"]:
+            break
     assert kill["resume_code"] == 0 and not kill["finished_before_kill"], kill
     assert (fig["bit_identical"], fig["losses_equal"], fig["max_abs_diff"]) == (1, 1, 0.0)
     assert kill["leftover_temps"] == []  # a write torn by the kill is cleared on resume

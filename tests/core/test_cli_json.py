@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -138,8 +139,10 @@ def test_completion_script_and_help() -> None:
     detected); `--help` lists --install-completion."""
     jupiter = [shutil.which("jupiter", path=str(Path(sys.executable).parent)) or "jupiter"]
     env = {k: v for k, v in os.environ.items() if not k.startswith("_JUPITER")}
-    shown = subprocess.run([*jupiter, "--show-completion", "bash"], capture_output=True,
-                           text=True, env=env, timeout=60)  # fmt: skip
+    # with shellingham installed Typer detects the shell from the parent process (a "bash"
+    # argument is not read): run it under bash (not exec-ed: "; exit"), make's shell is sh
+    shown = subprocess.run(["bash", "-c", f"{shlex.quote(jupiter[0])} --show-completion; exit $?"],
+                           capture_output=True, text=True, env=env, timeout=60)  # fmt: skip
     assert shown.returncode == 0
     assert "complete -o default -F _jupiter_completion" in shown.stdout
     assert "_JUPITER_COMPLETE=complete_bash" in shown.stdout

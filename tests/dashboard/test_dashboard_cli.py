@@ -71,6 +71,9 @@ def test_serves_the_page_and_stops_on_ctrl_c(small: Path) -> None:
     proc = subprocess.Popen(
         [JUPITER, "dashboard", "--domain", "small.yaml", "--port", str(port)],
         cwd=small, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        # a test run started in the background (`make test &`) inherits SIGINT ignored, and
+        # Python then installs no KeyboardInterrupt handler: give the server Ctrl-C back
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )  # fmt: skip
     try:
         deadline = time.time() + 60
