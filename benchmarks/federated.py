@@ -53,9 +53,10 @@ from typing import Any
 import yaml
 from rich.console import Console
 
+from merge import METRICS, figures  # the same figures and table keys as the merge benchmark
+
 ROOT = Path(__file__).resolve().parents[1]
 JUPITER = str(Path(sys.executable).parent / "jupiter")
-METRICS = [("qa_f1", "QA F1"), ("mc_accuracy", "MC"), ("bpb", "bpb")]
 # a moderate slice of the standard library: enough examples for K shards, collected in ~1 min
 MODULES = ["json", "os", "os.path", "collections", "itertools", "functools", "re", "string",
            "textwrap", "math", "pathlib", "datetime", "random", "statistics", "shutil",
@@ -235,15 +236,6 @@ def noise_for(target: float, rounds: int, delta: float) -> float:
 def noise_norm(dp: dict[str, Any], size: int) -> float:
     """The expected L2 norm of one round's noise on the mean: z·C·√d / clients a round."""
     return float(dp["noise_multiplier"] * dp["clip_norm"] * size**0.5 / dp["denominator"])
-
-
-def figures(report: dict[str, Any]) -> str:
-    out = []
-    for key, shown in METRICS:
-        v, ci = report.get(key), report.get(f"{key}_ci")
-        if v is not None:
-            out.append(f"{shown} {v:.3f}" + (f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else ""))
-    return "  ".join(out)
 
 
 def main() -> None:

@@ -418,6 +418,9 @@ STRATEGY_KEYS = ("method", "lora", "lr", "min_lr", "warmup_steps", "epochs", "ma
                  "weight_decay", "raw_text_fraction", "grad_accum", "micro_batch_size")  # fmt: skip
 
 
+Vary = Literal["seed", "shard", "strategy"]
+
+
 class ConsensusConfig(Strict):
     """train.consensus: N members trained from the same start, voted on and merged
     (improve/consensus.py). Each member differs by what `vary` names: its seed (seed + i),
@@ -425,7 +428,7 @@ class ConsensusConfig(Strict):
     (strategies[i % len], train keys such as method, lr, lora)."""
 
     members: int = Field(default=3, ge=2, le=16)
-    vary: list[Literal["seed", "shard", "strategy"]] = Field(default_factory=lambda: ["seed"])
+    vary: list[Vary] = Field(default_factory=lambda: list[Vary](["seed"]))
     strategies: list[dict[str, Any]] = Field(default_factory=list)
     # the merge goes ahead when at least this share of the members agree (are not outliers)
     threshold: float = Field(default=0.75, gt=0.0, le=1.0)
