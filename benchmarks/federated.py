@@ -53,7 +53,10 @@ from typing import Any
 import yaml
 from rich.console import Console
 
-from merge import METRICS, figures  # the same figures and table keys as the merge benchmark
+from merge import (  # the same figures and table keys as the merge benchmark
+    differences,
+    figures,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 JUPITER = str(Path(sys.executable).parent / "jupiter")
@@ -376,13 +379,7 @@ def main() -> None:
                 continue
             comp = compare_reports(rep, reports[against])["metrics"]
             table[name] = comp
-            cells = []
-            for key, shown in METRICS:
-                d = comp.get(key)
-                if d and d.get("ci") is not None:
-                    cells.append(f"{shown} {d['difference']:+.3f} [{d['ci'][0]:+.3f}, "
-                                 f"{d['ci'][1]:+.3f}] {d['verdict']}")  # fmt: skip
-            print(f"  {name:<22} " + "; ".join(cells))
+            print(f"  {name:<22} " + differences(comp))
     print()
     for dp_name in dp_names:
         dp_rec, dp_rows = runs[dp_name]["dp"], runs[dp_name]["rounds"]

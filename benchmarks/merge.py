@@ -68,6 +68,17 @@ def figures(report: dict[str, Any]) -> str:
     return "  ".join(out)
 
 
+def differences(comp: dict[str, Any]) -> str:
+    """One line of paired differences with their intervals and verdicts."""
+    cells = []
+    for key, shown in METRICS:
+        d = comp.get(key)
+        if d and d.get("ci") is not None:
+            cells.append(f"{shown} {d['difference']:+.3f} [{d['ci'][0]:+.3f}, "
+                         f"{d['ci'][1]:+.3f}] {d['verdict']}")  # fmt: skip
+    return "; ".join(cells)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--domain", default="python")
@@ -170,13 +181,7 @@ def main() -> None:
             continue
         comp = compare_reports(rep, ref)["metrics"]
         comparisons[name] = comp
-        cells = []
-        for key, shown in METRICS:
-            d = comp.get(key)
-            if d and d.get("ci") is not None:
-                cells.append(f"{shown} {d['difference']:+.3f} [{d['ci'][0]:+.3f}, "
-                             f"{d['ci'][1]:+.3f}] {d['verdict']}")  # fmt: skip
-        print(f"  {name:<16} " + "; ".join(cells))
+        print(f"  {name:<16} " + differences(comp))
     print(f"\nconsensus: {record['reason']}")
     print(f"consensus (merge: greedy_soup): {g_rec['reason']}")
     # the vote with a poisoned member added: each honest member's copy x1e6

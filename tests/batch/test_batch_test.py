@@ -5,27 +5,17 @@ answers score 1.0), a training checkpoint as a model, and one-line errors."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
-from jupiter import cli
+from climain import run_main as _main
 from jupiter.batch.prompts import read_prompts
 from jupiter.errors import JupiterError
 from jupiter.eval.qa import exact_match, token_f1
 from tinyhf import Family
 
 PROMPTS = ["What does list.append do?", "How do I open a file?", "Explain dict.get | now"]
-
-
-def _main(monkeypatch: pytest.MonkeyPatch, *args: str) -> int:
-    monkeypatch.setattr(sys, "argv", ["jupiter", *args])
-    try:
-        cli.main()
-    except SystemExit as e:
-        return int(e.code or 0)
-    return 0
 
 
 def _rows(out: Path) -> list[dict]:

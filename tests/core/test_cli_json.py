@@ -15,20 +15,11 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from jupiter import cli
+from climain import run_main as _main
 from jupiter.config import load_domain
 from jupiter.improve.workspace import Workspace
 from jupiter.records import Chunk, Document, Example
 from tinyhf import save_tiny
-
-
-def _main(monkeypatch: pytest.MonkeyPatch, *args: str) -> int:
-    monkeypatch.setattr(sys, "argv", ["jupiter", *args])
-    try:
-        cli.main()
-    except SystemExit as e:
-        return int(e.code or 0)
-    return 0
 
 
 def _json(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *args: str) -> dict:

@@ -20,8 +20,8 @@ from types import SimpleNamespace
 import pytest
 import torch
 
+from climain import run_main as _main
 from fakellm import FakeLLM
-from jupiter import cli
 from jupiter.config import load_domain
 from jupiter.doctor import system
 from jupiter.doctor.nodes import cluster_checks, split_fix
@@ -49,15 +49,6 @@ def closed_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
-
-
-def _main(monkeypatch: pytest.MonkeyPatch, *args: str) -> int:
-    monkeypatch.setattr(sys, "argv", ["jupiter", *args])
-    try:
-        cli.main()
-    except SystemExit as e:
-        return int(e.code or 0)
-    return 0
 
 
 # ------------------------------------------------------------------------ accelerators

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from jupiter import cli
+from climain import run_main as _main
 from jupiter.eval.compare import compare_reports
 from tinyhf import save_tiny
 
@@ -23,15 +23,6 @@ ITEMS = [
      "topic": "tools" if k % 2 else "files", "source": f"/docs/{'ab'[k % 2]}/t{k}.md"}
     for k in range(8)
 ] + [{"id": "m", "question": "Pick two", "choices": ["one", "two", "three"], "answer_index": 1}]  # fmt: skip
-
-
-def _main(monkeypatch: pytest.MonkeyPatch, *args: str) -> int:
-    monkeypatch.setattr(sys, "argv", ["jupiter", *args])
-    try:
-        cli.main()
-    except SystemExit as e:
-        return int(e.code or 0)
-    return 0
 
 
 @pytest.fixture(scope="module")
