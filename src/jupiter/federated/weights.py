@@ -7,29 +7,18 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Any
 
 import torch
 
+# PEFT's in-memory names carry the adapter's name, the saved (travelling) ones don't: the
+# cluster sync's mapping; config.json keys that fix what the weights mean: the merge's
+from jupiter.cluster.island import canonical
+from jupiter.cluster.island import torch_name as in_model
 from jupiter.errors import JupiterError
+from jupiter.merge.inputs import ARCH_KEYS
 
 Tensors = dict[str, torch.Tensor]
-# config.json keys that fix what the weights mean (merge/inputs.py's ARCH_KEYS)
-ARCH_KEYS = ("model_type", "architectures", "hidden_size", "num_hidden_layers",
-             "num_attention_heads", "num_key_value_heads", "vocab_size", "tie_word_embeddings")  # fmt: skip
 EDGE = 1 << 20  # bytes of each weight file's head and tail that go into the fingerprint
-
-
-def canonical(name: str) -> str:
-    """PEFT's in-memory names carry the adapter's name; the saved (travelling) names don't."""
-    return name.replace(".default.", ".")
-
-
-def in_model(name: str, model: Any) -> str:
-    if ".lora_" in name and hasattr(model, "peft_config"):
-        head, _, tail = name.rpartition(".")
-        return f"{head}.default.{tail}"
-    return name
 
 
 def trainable(model: torch.nn.Module) -> Tensors:
