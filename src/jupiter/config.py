@@ -507,6 +507,9 @@ class TrainConfig(Strict):
     # whole vocabulary's logits (train/loss.py); "auto" takes it wherever the head allows
     # (not under FSDP or DeepSpeed, which shard it); "plain" = logits + cross_entropy
     loss: Literal["auto", "fused", "plain"] = "auto"
+    # RMSNorms keep their input for backward instead of fp32 copies (train/norm.py): the
+    # same forward bit for bit, less memory; not under FSDP or DeepSpeed
+    fused_norm: bool = True
     distributed: Literal["ddp", "fsdp", "deepspeed"] = "ddp"  # with more than one process
     zero_stage: Literal[2, 3] = 2  # for distributed: deepspeed
     checkpoint_every: int = Field(default=100, ge=1)  # steps

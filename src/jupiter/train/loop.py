@@ -36,6 +36,7 @@ from jupiter.errors import JupiterError
 from jupiter.train import dist
 from jupiter.train.dist import Dist
 from jupiter.train.loss import fused_linear_ce, head_of, no_logits
+from jupiter.train.norm import fuse_rms_norms
 from jupiter.train.schedule import lr_at
 from jupiter.train.setup import (
     Plan,
@@ -135,7 +136,7 @@ def run_hash(run: TrainRun, model_config: dict[str, Any], global_batch: int) -> 
     """The hash behind config_hash, for either backend's model config."""
     cfg = run.config.model_dump(
         exclude={"max_steps", "checkpoint_every", "keep_checkpoints", "log_every", "compile",
-                 "metrics", "eval_every", "resume"}
+                 "fused_norm", "metrics", "eval_every", "resume"}
     )  # fmt: skip
     shape = _without_volatile(model_config)
     ds = run.dataset
@@ -178,6 +179,8 @@ def start(run: TrainRun, d: Dist | None = None) -> TrainState:
     ckpt = latest_checkpoint(run.out_dir) if cfg.resume == "auto" else None
     if ckpt is not None:  # weights go in before wrapping, so FSDP shards the restored ones
         load_model_weights(ckpt / "model", model)
+    if cfg.fused_norm and (d.world == 1 or cfg.distributed == "ddp"):
+        fuse_rms_norms(model)  # FSDP and DeepSpeed gather the norm weights themselves
     plan = make_plan(cfg, run.dataset, model, d, run.memory_gb)
     if plan.grad_ckpt:
         enable_checkpointing(model)
