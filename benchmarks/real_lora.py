@@ -223,7 +223,9 @@ def run_jupiter(a: argparse.Namespace, model_dir: Path, examples: list[Any], los
     base = next(p.dtype for p in state.model.parameters() if not p.requires_grad)
     amp = {None: "fp32", torch.bfloat16: "bf16 autocast"}.get(state.plan.amp, str(state.plan.amp))
     head = "fused CE on target rows" if state.head is not None else "logits + cross_entropy"
-    note = f"{amp}, base {str(base)[6:]}, {head}, packed rows, loss {state.losses[-1]:.3f}"
+    norms = sum(hasattr(m, "_jupiter_norm") for m in state.model.modules())
+    note = (f"{amp}, base {str(base)[6:]}, {head}, {norms} input-saving RMSNorms, packed rows, "
+            f"loss {state.losses[-1]:.3f}")  # fmt: skip
     return SideResult(f"jupiter-{loss}" if loss == "plain" else "jupiter", useful, seconds,
                       0.0, _status_gb("VmHWM"), times, note)  # fmt: skip
 

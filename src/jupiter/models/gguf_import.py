@@ -23,6 +23,7 @@ from rich.console import Console
 
 from jupiter.atomic import write_text
 from jupiter.errors import JupiterError
+from jupiter.models.memory import release_heap
 
 if TYPE_CHECKING:
     import torch
@@ -286,6 +287,8 @@ def import_gguf(
         }  # fmt: skip
         cache_dir.mkdir(parents=True, exist_ok=True)
         _write_entry(final, model, tokenizer, source)
+        del model, tokenizer
+    release_heap()  # the dequantized copies: 1 GB held on for nothing otherwise
     console.print(
         f"imported {label} in {time.perf_counter() - t0:.0f} s ({source['dtype']}) → {final}",
         highlight=False, markup=False, soft_wrap=True,

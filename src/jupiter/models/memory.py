@@ -12,9 +12,13 @@ The estimate is the sum of four parts:
 
 from __future__ import annotations
 
+import ctypes
+import functools
+import gc
 import os
+import sys
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from jupiter.errors import JupiterError
 
@@ -291,3 +295,24 @@ def oom_message(what: str, estimate: MemoryEstimate | None, memory_gb: float | N
         " train.gradient_checkpointing: true, pick a smaller model.preset, or use"
         " train.method: lora / qlora"
     )
+
+
+@functools.lru_cache(maxsize=1)
+def _malloc_trim() -> Any:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return ctypes.CDLL(None).malloc_trim  # glibc; musl has none
+    except (OSError, AttributeError):
+        return None
+
+
+def release_heap() -> None:
+    """Collect garbage and hand the C heap's free pages back to the OS (glibc malloc_trim).
+    Freed memory otherwise stays in the process: after a GGUF import (1.6 GB resident for
+    Gemma 3 270M, 0.5 GB after this) every later stage of `jupiter start` carried it, and
+    the training's peak sat on top. A no-op where there is no malloc_trim."""
+    gc.collect()
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)

@@ -174,10 +174,10 @@ def reset_peak_memory(device: torch.device) -> float:
     """Start the peak over from what is held now, so a training run reports its own peak
     (weights included) and not an earlier stage's (a GGUF import, the filters). Returns what
     is held now in GiB (CUDA: allocated; else the resident set), the floor of that peak: in
-    a long `jupiter start` process it includes what the earlier stages left in the heap."""
-    import gc
+    a long `jupiter start` process it includes what the earlier stages still hold."""
+    from jupiter.models.memory import release_heap
 
-    gc.collect()
+    release_heap()  # what earlier stages freed goes back to the OS, out of the floor
     if device.type == "cuda":
         torch.cuda.empty_cache()
         torch.cuda.reset_peak_memory_stats(device)
