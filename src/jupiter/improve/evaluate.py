@@ -179,6 +179,7 @@ def answer_with_progress(ws: Workspace, gen: Any, label: str, items: list[Any],
 def evaluate_model(ws: Workspace, model_dir: Path, name: str, items: list[Any],
                    mc: list[Any]) -> dict[str, Any]:  # fmt: skip
     """bpb + QA + MC for an HF model dir, answered by greedy generation and log-likelihood."""
+    from jupiter.models.memory import release_heap
     from jupiter.synth.model import ModelGenerator
 
     # the domain's chat template: a base model without one renders as training renders
@@ -191,6 +192,8 @@ def evaluate_model(ws: Workspace, model_dir: Path, name: str, items: list[Any],
         warn_cut_prompts(ws, gen, name, open_book(ws, items, mc)[0])
     report = answer_with_progress(ws, gen, f"eval {name}", items, mc)
     report.update(model_bpb(ws, gen, name))
+    del gen
+    release_heap()  # the next model of the eval loads into the memory this one freed
     report["path"] = str(model_dir)
     report["open_book"] = ws.cfg.eval.open_book
     return report
