@@ -117,3 +117,48 @@ def test_loop_uses_fused_loss_with_the_same_losses(
     wf, wp = get_weights(fused_s), get_weights(plain_s)
     assert wf.keys() == wp.keys()
     assert max(float((wf[k] - wp[k]).abs().max()) for k in wf) < 1e-5
+
+
+class FakeLiger(torch.nn.Module):
+    """The documented interface of liger_kernel's LigerFusedLinearCrossEntropyLoss (the head
+    weight first, flattened inputs), computed with plain torch, for the glue's contract."""
+
+    calls: list[tuple[tuple[int, ...], tuple[int, ...], str]] = []
+
+    def __init__(self, ignore_index: int = -100, reduction: str = "mean",
+                 softcap: float | None = None) -> None:  # fmt: skip
+        super().__init__()
+        self.ignore_index, self.reduction, self.softcap = ignore_index, reduction, softcap
+
+    def forward(self, lin_weight: torch.Tensor, _input: torch.Tensor, target: torch.Tensor,
+                bias: torch.Tensor | None = None) -> torch.Tensor:  # fmt: skip
+        FakeLiger.calls.append((tuple(lin_weight.shape), tuple(_input.shape), self.reduction))
+        z = _input @ lin_weight.t()
+        if self.softcap is not None:
+            z = torch.tanh(z / self.softcap) * self.softcap
+        return F.cross_entropy(z, target, ignore_index=self.ignore_index,
+                               reduction=self.reduction)  # fmt: skip
+
+
+class OldLiger(FakeLiger):  # before softcap existed
+    def __init__(self, ignore_index: int = -100, reduction: str = "mean") -> None:
+        super().__init__(ignore_index, reduction)
+
+
+@pytest.mark.parametrize("cap", [None, 5.0])
+def test_liger_glue_matches_the_torch_path(cap: float | None,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    torch.manual_seed(2)
+    h = torch.randn(2, 7, 16)
+    w = torch.randn(300, 16)
+    y = torch.randint(0, 300, (2, 7))
+    y[0, :3] = IGNORE
+    monkeypatch.setattr(loss_mod, "_liger", lambda: FakeLiger)
+    FakeLiger.calls.clear()
+    got = loss_mod._liger_loss(h, w, y, cap)
+    assert FakeLiger.calls == [((300, 16), (14, 16), "sum")]
+    assert got is not None
+    assert torch.allclose(got, fused_linear_ce(h, w, y, cap), rtol=1e-5)
+    monkeypatch.setattr(loss_mod, "_liger", lambda: OldLiger)
+    # a soft-capped model on a Liger without softcap: Jupiter's own loss instead
+    assert (loss_mod._liger_loss(h, w, y, cap) is None) == (cap is not None)

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 import torch
 from test_finetune import make_run
-from tinyhf import tiny_config
 
 from jupiter.train.norm import fuse_rms_norms, rms_norm, variant_of
 from jupiter.train.trainer import train
+from tinyhf import tiny_config
 
 
 def family_model(family: str) -> Any:

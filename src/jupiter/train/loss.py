@@ -111,7 +111,9 @@ def fused_linear_ce(
         on = torch.is_autocast_enabled(dev)
         compute_dtype = torch.get_autocast_dtype(dev) if on else weight.dtype
     if hidden.device.type == "cuda" and _liger() is not None:
-        return _liger_loss(hidden, weight, labels, softcap)
+        got = _liger_loss(hidden, weight, labels, softcap)
+        if got is not None:
+            return got
     need_grad = torch.is_grad_enabled() and (hidden.requires_grad or weight.requires_grad)
     result: torch.Tensor = _FusedLinearCE.apply(
         hidden, weight, labels, compute_dtype, softcap, need_grad
@@ -132,12 +134,24 @@ def _liger() -> Any:
 
 def _liger_loss(
     hidden: torch.Tensor, weight: torch.Tensor, labels: torch.Tensor, softcap: float | None
-) -> torch.Tensor:
+) -> torch.Tensor | None:
+    """Liger's loss (its forward takes the head weight first), or None when this Liger
+    cannot apply the model's logit soft-cap (releases before 0.4 have no `softcap`)."""
+    import inspect
+
     loss_cls = _liger()
-    fn = loss_cls(ignore_index=IGNORE, reduction="sum", softcap=softcap)
+    kwargs: dict[str, Any] = {"ignore_index": IGNORE, "reduction": "sum"}
+    if softcap is not None:
+        if "softcap" not in inspect.signature(loss_cls.__init__).parameters:
+            return None
+        kwargs["softcap"] = softcap
+    fn = loss_cls(**kwargs)
     flat = hidden.reshape(-1, hidden.shape[-1])
-    result: torch.Tensor = fn(weight, flat, labels.reshape(-1))
-    return result
+    result = fn(weight, flat, labels.reshape(-1))
+    if isinstance(result, torch.Tensor):
+        return result
+    loss = getattr(result, "loss", None)  # releases that return an output record
+    return loss if isinstance(loss, torch.Tensor) else result[0]
 
 
 def head_of(model: torch.nn.Module) -> tuple[torch.Tensor, float | None] | None:

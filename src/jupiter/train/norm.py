@@ -137,8 +137,8 @@ def fuse_rms_norms(model: torch.nn.Module) -> int:
         eps = _eps_of(module)
         if variant is None or eps is None:
             continue
-        module._jupiter_norm = variant
-        module._jupiter_eps = eps
+        setattr(module, "_jupiter_norm", variant)  # noqa: B010 (not a declared attribute)
+        setattr(module, "_jupiter_eps", eps)  # noqa: B010
         module.forward = types.MethodType(_forward, module)
         patched += 1
     return patched
