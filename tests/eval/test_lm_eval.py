@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import io
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +14,7 @@ import pytest
 import yaml
 from rich.console import Console
 
-from jupiter import cli
+from climain import run_main as _main
 from jupiter.config import load_domain
 from jupiter.improve.workspace import Workspace
 from tinyhf import save_tiny
@@ -25,15 +24,6 @@ SYSTEM = "You are an expert on the tools."
 # tokenizer), so Jupiter's per-token mean and lm-eval's summed log-likelihood rank alike
 QA = [{"id": f"q{i}", "question": f"What does tool_{i} print?", "answer": f"tool_{i} prints {i}.",
        "topic": "tools", "source": f"/docs/t{i}.md"} for i in range(10)]  # fmt: skip
-
-
-def _main(monkeypatch: pytest.MonkeyPatch, *args: str) -> int:
-    monkeypatch.setattr(sys, "argv", ["jupiter", *args])
-    try:
-        cli.main()
-    except SystemExit as e:
-        return int(e.code or 0)
-    return 0
 
 
 def _domain(root: Path) -> Path:
