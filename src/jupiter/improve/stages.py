@@ -196,7 +196,7 @@ def generate_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
     }  # fmt: skip
     ws.console.print(
         f"generate: {made} examples from {gen_row['id']}, {new} new in the queue "
-        f"({made - new} already there)"
+        f"({made - new} duplicates: the same example made twice, or queued before)"
     )
     return info
 
