@@ -138,8 +138,12 @@ class BatchTally:
         batch = self.collate(features)
         ids = batch["input_ids"]
         mask = batch.get("attention_mask")
-        real = int(mask.sum()) if mask is not None else ids.numel()
-        useful = real - ids.shape[0]  # n - 1 of each example's n tokens predict another
+        pos = batch.get("position_ids")
+        if mask is None and pos is not None:  # padding-free: one row, positions restart at 0
+            useful = ids.numel() - int((pos == 0).sum())
+        else:
+            real = int(mask.sum()) if mask is not None else ids.numel()
+            useful = real - ids.shape[0]  # n - 1 of each example's n tokens predict another
         self.counts.append((useful, ids.numel()))
         return batch
 

@@ -505,8 +505,10 @@ class TrainConfig(Strict):
     compile: bool = False
     # the next-token loss: "fused" projects hidden states chunk by chunk and never holds the
     # whole vocabulary's logits (train/loss.py); "auto" takes it wherever the head allows
-    # (not under FSDP or DeepSpeed, which shard it); "plain" = logits + cross_entropy
-    loss: Literal["auto", "fused", "plain"] = "auto"
+    # (not under FSDP or DeepSpeed, which shard it), with Liger's Triton kernel on CUDA when
+    # liger-kernel is installed; "fused" = always Jupiter's torch chunks; "liger" = Liger's
+    # kernel or a clear error; "plain" = logits + cross_entropy
+    loss: Literal["auto", "fused", "liger", "plain"] = "auto"
     # RMSNorms keep their input for backward instead of fp32 copies (train/norm.py): the
     # same forward bit for bit, less memory; not under FSDP or DeepSpeed
     fused_norm: bool = True

@@ -4,6 +4,7 @@ without the logits; and the training loop takes it on a real model."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 import torch
@@ -162,3 +163,39 @@ def test_liger_glue_matches_the_torch_path(cap: float | None,
     monkeypatch.setattr(loss_mod, "_liger", lambda: OldLiger)
     # a soft-capped model on a Liger without softcap: Jupiter's own loss instead
     assert (loss_mod._liger_loss(h, w, y, cap) is None) == (cap is not None)
+
+
+def test_liger_loss_without_cuda_is_refused_in_one_line(
+    tiny_model_dirs: dict[str, Path], tmp_path: Path
+) -> None:
+    from test_finetune import make_run
+
+    from jupiter.errors import JupiterError
+    from jupiter.train.loop import start
+
+    run = make_run(tiny_model_dirs["llama"], tmp_path / "l", method="lora", loss="liger")
+    with pytest.raises(JupiterError, match=r"train.loss: liger needs a CUDA device") as err:
+        start(run)
+    assert "\n" not in str(err.value) and "train.loss: auto" in str(err.value)
+
+
+def test_fused_loss_takes_the_torch_kernel(tiny_model_dirs: dict[str, Path], tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    from test_finetune import make_run
+
+    from jupiter.train.loop import run_steps, start
+
+    kernels: list[str] = []
+    real = loss_mod.fused_linear_ce
+
+    def spy(*args: Any, **kw: Any) -> torch.Tensor:
+        kernels.append(kw.get("kernel", "auto"))
+        return real(*args, **kw)
+
+    monkeypatch.setattr("jupiter.train.loop.fused_linear_ce", spy)
+    for loss, want in (("fused", "torch"), ("auto", "auto")):
+        run = make_run(tiny_model_dirs["llama"], tmp_path / loss, method="lora", loss=loss)
+        state = start(run)
+        run_steps(run, state, 1)
+        assert kernels and set(kernels) == {want}
+        kernels.clear()

@@ -35,7 +35,7 @@ from jupiter.data.dataset import Batch, PackedDataset
 from jupiter.errors import JupiterError
 from jupiter.train import dist
 from jupiter.train.dist import Dist
-from jupiter.train.loss import fused_linear_ce, head_of, no_logits
+from jupiter.train.loss import Kernel, fused_linear_ce, head_of, no_logits, require_liger
 from jupiter.train.norm import fuse_rms_norms
 from jupiter.train.schedule import lr_at
 from jupiter.train.setup import (
@@ -108,6 +108,7 @@ class TrainState:
     # (output weight, logit softcap) for the fused loss, or None: the plain loss on logits
     head: tuple[torch.Tensor, float | None] | None = None
     head_checked: bool = False  # the hidden states were checked to give the model's logits
+    loss_kernel: Kernel = "auto"  # train.loss: fused -> "torch", liger -> "liger"
 
     def position(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in POSITION_KEYS} | {
@@ -202,11 +203,14 @@ def start(run: TrainRun, d: Dist | None = None) -> TrainState:
     scaler = torch.amp.GradScaler(d.device.type) if own_scaler else None
     state = TrainState(model, forward, optimizer, plan, d, scaler)
     state.head = None if (use_ds or cfg.loss == "plain") else head_of(model)
-    if cfg.loss == "fused" and state.head is None:
+    if cfg.loss in ("fused", "liger") and state.head is None:
         raise JupiterError(
-            "train.loss: fused needs an unsharded linear output head (not FSDP or DeepSpeed"
-            " with several processes): set train.loss: auto"
+            f"train.loss: {cfg.loss} needs an unsharded linear output head (not FSDP or "
+            "DeepSpeed with several processes): set train.loss: auto"
         )
+    state.loss_kernel = {"fused": "torch", "liger": "liger"}.get(cfg.loss, "auto")  # type: ignore[assignment]
+    if cfg.loss == "liger" and state.head is not None:
+        require_liger(d.device, state.head[1])
     if ckpt is None:
         seed_everything(cfg.seed + d.rank)
         return state
@@ -263,7 +267,9 @@ def micro_loss(state: TrainState, b: Batch, n_targets: int) -> torch.Tensor:
             # no logits at all: the fused loss projects the hidden states itself
             out = state.forward(**inputs, output_hidden_states=True,
                                 logits_to_keep=no_logits(labels))  # fmt: skip
-            return fused_linear_ce(out.hidden_states[-1], weight, labels, cap) / n_targets
+            hidden = out.hidden_states[-1]
+            kernel = state.loss_kernel
+            return fused_linear_ce(hidden, weight, labels, cap, kernel=kernel) / n_targets
     with amp:
         out = state.forward(**inputs)
     loss = F.cross_entropy(

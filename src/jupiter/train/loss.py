@@ -10,17 +10,21 @@ loss and its gradient at once, and dropped. Backward then only scales the stored
 so the head's matmul runs twice per step instead of three times (forward, and the backward
 matmul of the head), and peak memory holds one chunk of logits.
 
-On CUDA, Liger's Triton kernel does the same when liger-kernel is installed.
+On CUDA, Liger's Triton kernel does the same when liger-kernel is installed (`kernel`:
+"auto" takes it there, "torch" never, "liger" insists on it).
 """
 
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import Any, Literal
 
 import torch
 
 from jupiter.data.chat import IGNORE
+from jupiter.errors import JupiterError
+
+Kernel = Literal["auto", "torch", "liger"]
 
 # Logit elements per chunk: 64 rows of a 262k vocabulary, 64 MiB in fp32 (twice: the
 # logits, then their log-softmax, which becomes the gradient in place). On Gemma 3 270M
@@ -101,16 +105,20 @@ def fused_linear_ce(
     labels: torch.Tensor,
     softcap: float | None = None,
     compute_dtype: torch.dtype | None = None,
+    kernel: Kernel = "auto",
 ) -> torch.Tensor:
     """Summed cross-entropy of the logits `cap(hidden @ weight.T)` against `labels`
     (aligned with hidden's positions, IGNORE where no loss is taken), never holding more
     than one chunk of logits. `compute_dtype` is the matmul dtype (default: the autocast
-    dtype when autocast is on, else the weight's)."""
+    dtype when autocast is on, else the weight's). `kernel`: "auto" = Liger's on CUDA when
+    installed and able to apply the soft-cap, else Jupiter's torch chunks."""
     if compute_dtype is None:
         dev = hidden.device.type
         on = torch.is_autocast_enabled(dev)
         compute_dtype = torch.get_autocast_dtype(dev) if on else weight.dtype
-    if hidden.device.type == "cuda" and _liger() is not None:
+    if kernel == "liger":
+        require_liger(hidden.device, softcap)
+    if kernel != "torch" and hidden.device.type == "cuda" and _liger() is not None:
         got = _liger_loss(hidden, weight, labels, softcap)
         if got is not None:
             return got
@@ -132,19 +140,39 @@ def _liger() -> Any:
     return LigerFusedLinearCrossEntropyLoss
 
 
+def require_liger(device: torch.device, softcap: float | None) -> None:
+    """Raise a one-line error unless Liger's kernel can compute this loss here."""
+    if device.type != "cuda":
+        raise JupiterError(f"train.loss: liger needs a CUDA device (this run is on "
+                           f"{device.type}): set train.loss: auto")  # fmt: skip
+    cls = _liger()
+    if cls is None:
+        raise JupiterError("train.loss: liger needs liger-kernel: pip install liger-kernel "
+                           "(or set train.loss: auto)")  # fmt: skip
+    if softcap is not None and not _takes(cls, "softcap"):
+        raise JupiterError("train.loss: liger: this liger-kernel cannot apply the model's "
+                           "logit soft-cap: pip install -U liger-kernel, or set train.loss: auto")  # fmt: skip
+
+
+def _takes(cls: Any, name: str) -> bool:
+    import inspect
+
+    return name in inspect.signature(cls.__init__).parameters
+
+
 def _liger_loss(
     hidden: torch.Tensor, weight: torch.Tensor, labels: torch.Tensor, softcap: float | None
 ) -> torch.Tensor | None:
     """Liger's loss (its forward takes the head weight first), or None when this Liger
     cannot apply the model's logit soft-cap (releases before 0.4 have no `softcap`)."""
-    import inspect
-
     loss_cls = _liger()
     kwargs: dict[str, Any] = {"ignore_index": IGNORE, "reduction": "sum"}
     if softcap is not None:
-        if "softcap" not in inspect.signature(loss_cls.__init__).parameters:
+        if not _takes(loss_cls, "softcap"):
             return None
         kwargs["softcap"] = softcap
+    if weight.requires_grad and _takes(loss_cls, "accum_dtype"):
+        kwargs["accum_dtype"] = torch.float32  # a trained head's gradient summed in fp32
     fn = loss_cls(**kwargs)
     flat = hidden.reshape(-1, hidden.shape[-1])
     result = fn(weight, flat, labels.reshape(-1))
