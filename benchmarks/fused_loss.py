@@ -29,7 +29,7 @@ from jupiter.data.chat import IGNORE
 from jupiter.train import loss as loss_mod
 
 HEADS = {"gemma3-270m": (640, 262144), "llama-8b": (4096, 128256)}
-CHUNKS = (16, 64, 256)  # Jupiter's chunk sizes tried, in M logit elements (16: the default)
+CHUNKS = (16, 64, 256)  # Jupiter's chunk sizes tried, in M logit elements
 
 
 def sync(dev: torch.device) -> None:
@@ -44,7 +44,7 @@ def plain(h: torch.Tensor, w: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
 
 def chunks(elements_m: int) -> Callable[..., torch.Tensor]:
     def fn(h: torch.Tensor, w: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
-        loss_mod.CHUNK_ELEMENTS = elements_m * 1024 * 1024
+        loss_mod.CHUNK_ELEMENTS = loss_mod.CUDA_CHUNK_ELEMENTS = elements_m * 1024 * 1024
         return loss_mod.fused_linear_ce(h, w, y, compute_dtype=h.dtype, kernel="torch")
 
     return fn
@@ -56,10 +56,10 @@ def liger(h: torch.Tensor, w: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
 
 def inputs(a: argparse.Namespace, dim: int, vocab: int, dev: torch.device
            ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:  # fmt: skip
-    g = torch.Generator(device="cpu").manual_seed(0)
-    h = torch.randn(1, a.rows, dim, generator=g).to(dev, torch.bfloat16)
-    w = (torch.randn(vocab, dim, generator=g) * dim**-0.5).to(dev, torch.bfloat16)
-    y = torch.randint(0, vocab, (1, a.rows), generator=g).to(dev)
+    g = torch.Generator(device=dev).manual_seed(0)  # made on the device: fast on a GPU
+    h = torch.randn(1, a.rows, dim, generator=g, device=dev).to(torch.bfloat16)
+    w = (torch.randn(vocab, dim, generator=g, device=dev) * dim**-0.5).to(torch.bfloat16)
+    y = torch.randint(0, vocab, (1, a.rows), generator=g, device=dev)
     y[0, : a.rows // 8] = IGNORE  # prompts carry no loss
     return h.requires_grad_(), w.requires_grad_(a.train_head), y
 
@@ -99,12 +99,17 @@ def main() -> None:
     if a.quick:
         a.rows, a.repeats, a.warmup, heads = 256, 2, 1, {"quick": (64, 32000)}
     cases: list[tuple[str, Callable[..., torch.Tensor]]] = [("whole logits", plain)]
-    cases += [(f"torch chunks {c}M" + (" (default)" if c == 16 else ""), chunks(c)) for c in CHUNKS]
+    default = (
+        loss_mod.CUDA_CHUNK_ELEMENTS if dev.type == "cuda" else loss_mod.CHUNK_ELEMENTS
+    ) >> 20
+    cases += [(f"torch chunks {c}M" + (" (default)" if c == default else ""), chunks(c))
+              for c in CHUNKS]  # fmt: skip
     if dev.type == "cuda" and loss_mod._liger() is not None:
         cases.append(("Liger", liger))
     name = torch.cuda.get_device_name(dev) if dev.type == "cuda" else "cpu"
     print(f"{name}, torch {torch.__version__}, {a.rows} positions, bf16, head weight "
           f"{'trained' if a.train_head else 'frozen'}; median of {a.repeats} after {a.warmup}")  # fmt: skip
+    defaults = (loss_mod.CHUNK_ELEMENTS, loss_mod.CUDA_CHUNK_ELEMENTS)
     for head, (dim, vocab) in heads.items():
         print(f"\n{head}: hidden {dim}, vocabulary {vocab:,}")
         print(f"{'loss':26s} {'ms':>8s} {'vs whole':>8s} {'+peak GiB':>9s} {'loss rel diff':>13s}")
@@ -116,7 +121,7 @@ def main() -> None:
                 print(f"{label:26s} out of memory")
                 continue
             finally:
-                loss_mod.CHUNK_ELEMENTS = 16 * 1024 * 1024
+                loss_mod.CHUNK_ELEMENTS, loss_mod.CUDA_CHUNK_ELEMENTS = defaults
             ref_t, ref_loss = (t, loss) if ref_t is None else (ref_t, ref_loss)
             assert ref_loss is not None
             memo = f"{mem:9.2f}" if mem >= 0 else f"{'n/a':>9s}"

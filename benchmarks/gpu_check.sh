@@ -38,15 +38,17 @@ nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm --format=csv,n
 python3 -c "import torch, transformers, peft, triton; print('torch', torch.__version__,
 'transformers', transformers.__version__, 'peft', peft.__version__, 'triton', triton.__version__)"
 parts=("$@")
-((${#parts[@]})) || parts=(tests loss mfu lora270m lora7b)
+((${#parts[@]})) || parts=(tests loss mfu lora270m lora7b mfu-compile)
 for p in "${parts[@]}"; do
   case $p in
     tests) part tests 150 python3 -m pytest -q -p no:cacheprovider -o addopts="" -rs \
              tests/train/test_gpu.py tests/train/test_loss.py ;;
-    loss) part loss 90 bash -c "python3 benchmarks/fused_loss.py &&
-             python3 benchmarks/fused_loss.py --train-head" ;;
+    loss) part loss 90 bash -c "python3 benchmarks/fused_loss.py --repeats 5 --warmup 2 &&
+             python3 benchmarks/fused_loss.py --train-head --repeats 5 --warmup 2" ;;
     mfu) part mfu 90 python3 benchmarks/mfu.py --preset 1b --batch 8 --ctx 2048 --steps 20 \
            --warmup 3 ;;
+    mfu-compile) part mfu-compile 150 python3 benchmarks/mfu.py --preset 1b --batch 8 \
+                   --ctx 2048 --steps 20 --warmup 3 --compile ;;
     lora270m) part lora270m 130 python3 benchmarks/lora_throughput.py --config gemma3-270m \
                 --batch 8 --ctx 1024 --steps 20 --warmup 3 --r 16 --alpha 32 \
                 --jupiter-loss auto,fused,plain ;;

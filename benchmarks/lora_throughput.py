@@ -145,9 +145,7 @@ def run_peft(base: Path, tok: Any, encoded: list[Encoded], a: argparse.Namespace
     lora = peft.LoraConfig(r=a.r, lora_alpha=a.alpha, lora_dropout=0.05,
                            target_modules="all-linear", task_type="CAUSAL_LM")  # fmt: skip
     model = peft.get_peft_model(model, lora)  # adapters upcast to fp32 (autocast_adapter_dtype)
-    data = datasets.Dataset.from_dict(
-        {"input_ids": [i for i, _ in encoded], "labels": [lab for _, lab in encoded]}
-    )
+    data = [{"input_ids": i, "labels": lab} for i, lab in encoded]  # a map-style dataset
     flat = a.peer == "flat"
     liger = flat and dev.type == "cuda" and importlib.util.find_spec("liger_kernel") is not None
     args = TrainingArguments(

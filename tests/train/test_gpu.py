@@ -148,7 +148,7 @@ def test_batched_decode_on_gpu_equals_one_row_at_a_time(tiny_model_dirs: dict[st
     from jupiter.models.decode import LocalLM
     from jupiter.synth.backend import Sampling
 
-    lm = LocalLM(tiny_model_dirs["llama"], device="cuda", dtype="fp32")
+    lm = LocalLM(tiny_model_dirs["llama"], device="cuda", dtype="float32")
     assert next(lm.model.parameters()).device.type == "cuda"
     chats = [[{"role": "user", "content": t}] for t in ("What does str.split do?", "hello",
                                                           "Explain the list.append method.")]  # fmt: skip
@@ -181,3 +181,21 @@ def test_shared_prefix_scoring_on_gpu_equals_whole_rows(tiny_model_dirs: dict[st
         want.append(-sum(float(logp[len(prompt) - 1 + i, t]) for i, t in enumerate(cont)))
     # fp32 on the GPU both ways: 1e-4 relative
     assert got.tolist() == pytest.approx(want, rel=1e-4, abs=1e-4)
+
+
+def test_auto_takes_liger_only_where_its_chunks_are_not_thin(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    pytest.importorskip("liger_kernel")
+    import jupiter.train.loss as loss_mod
+    from jupiter.data.chat import IGNORE
+
+    calls: list[int] = []
+    real = loss_mod._liger_loss
+    monkeypatch.setattr(loss_mod, "_liger_loss", lambda *a: calls.append(a[1].shape[0]) or real(*a))
+    h = torch.randn(2, 32, 64, device="cuda")
+    y = torch.randint(0, 2000, (2, 32), device="cuda")
+    y[0, :4] = IGNORE
+    for vocab in (2000, 64 * 64, 64 * 64 + 1, 5000):  # vocabulary / hidden: 31, 64, 64+, 78
+        loss_mod.fused_linear_ce(h, torch.randn(vocab, 64, device="cuda"), y)
+    assert calls == [2000, 64 * 64]

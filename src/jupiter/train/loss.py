@@ -11,7 +11,8 @@ so the head's matmul runs twice per step instead of three times (forward, and th
 matmul of the head), and peak memory holds one chunk of logits.
 
 On CUDA, Liger's Triton kernel does the same when liger-kernel is installed (`kernel`:
-"auto" takes it there, "torch" never, "liger" insists on it).
+"auto" takes it there unless the vocabulary is over 64x the hidden size, where its chunks
+are thin and Jupiter's are faster; "torch" never; "liger" insists on it).
 """
 
 from __future__ import annotations
@@ -31,10 +32,20 @@ Kernel = Literal["auto", "torch", "liger"]
 # (LoRA, 4 x 256 tokens, 2 CPU cores) 128 rows cost 0.2 GB more peak memory for no speed;
 # 32 rows save 0.06 GB more and start to thin the matmuls.
 CHUNK_ELEMENTS = 16 * 1024 * 1024
+# On CUDA 4x that: on an H100 (8,192 positions, bf16, frozen head; benchmarks/fused_loss.py)
+# 16M-element chunks ran at 0.68x the whole logits' speed, 64M at 1.21x (Gemma 3's head,
+# +0.9 GB instead of +24 GB) and 1.17x (Llama 3.1 8B's, +1.0 GB instead of +11.7 GB).
+CUDA_CHUNK_ELEMENTS = 64 * 1024 * 1024
+# Liger's kernel cuts a chunk of about positions x hidden / vocabulary rows: thin when the
+# vocabulary is large against the hidden size. On the H100 it was 0.57x the whole logits'
+# speed on Gemma 3's head (262,144 / 640 = 410), 1.31x on Llama 3.1 8B's (128,256 / 4,096
+# = 31, where Jupiter's chunks gave 1.17x): "auto" takes it up to this ratio.
+LIGER_MAX_VOCAB_PER_HIDDEN = 64
 
 
-def chunk_rows(vocab: int) -> int:
-    return max(16, CHUNK_ELEMENTS // max(1, vocab))
+def chunk_rows(vocab: int, device_type: str = "cpu") -> int:
+    elements = CUDA_CHUNK_ELEMENTS if device_type == "cuda" else CHUNK_ELEMENTS
+    return max(16, elements // max(1, vocab))
 
 
 class _FusedLinearCE(torch.autograd.Function):
@@ -59,7 +70,7 @@ class _FusedLinearCE(torch.autograd.Function):
         grad_w = torch.zeros_like(weight, dtype=torch.float32) if need_w else None
         w = weight.to(compute_dtype)
         total = torch.zeros((), dtype=torch.float32, device=hidden.device)
-        step = chunk_rows(weight.shape[0])
+        step = chunk_rows(weight.shape[0], hidden.device.type)
         with torch.autocast(hidden.device.type, enabled=False):
             for start in range(0, rows.numel(), step):
                 idx = rows[start : start + step]
@@ -81,8 +92,8 @@ class _FusedLinearCE(torch.autograd.Function):
                     g.mul_(1.0 - t * t)  # d cap·tanh(x/cap) / dx
                 gc = g.to(compute_dtype)
                 grad_h.index_copy_(0, idx, (gc @ w).float())
-                if grad_w is not None:
-                    grad_w.addmm_(gc.t().float(), h.float())
+                if grad_w is not None:  # the matmul in compute dtype, summed in fp32
+                    grad_w.add_(gc.t() @ h)
         empty = torch.empty(0)
         ctx.save_for_backward(
             grad_h if grad_h is not None else empty, grad_w if grad_w is not None else empty
@@ -118,7 +129,7 @@ def fused_linear_ce(
         compute_dtype = torch.get_autocast_dtype(dev) if on else weight.dtype
     if kernel == "liger":
         require_liger(hidden.device, softcap)
-    if kernel != "torch" and hidden.device.type == "cuda" and _liger() is not None:
+    if kernel == "liger" or (kernel == "auto" and _liger_fits(hidden, weight)):
         got = _liger_loss(hidden, weight, labels, softcap)
         if got is not None:
             return got
@@ -138,6 +149,13 @@ def _liger() -> Any:
     except Exception:  # not installed, or no Triton for this GPU
         return None
     return LigerFusedLinearCrossEntropyLoss
+
+
+def _liger_fits(hidden: torch.Tensor, weight: torch.Tensor) -> bool:
+    """ "auto" takes Liger's kernel: on CUDA, installed, and the head not too wide for it."""
+    if hidden.device.type != "cuda" or _liger() is None:
+        return False
+    return bool(weight.shape[0] <= LIGER_MAX_VOCAB_PER_HIDDEN * weight.shape[1])
 
 
 def require_liger(device: torch.device, softcap: float | None) -> None:
