@@ -191,9 +191,10 @@ def run_jupiter(base: Path, data: PackedDataset, a: argparse.Namespace, out: Pat
             useful += n
             raw += a.batch * data.context_length
     prec = {None: "fp32", torch.bfloat16: "bf16 autocast"}.get(state.plan.amp, str(state.plan.amp))
-    kernel = "whole logits" if state.head is None else {
-        "auto": "Liger" if dev.type == "cuda" and loss_mod._liger() is not None else "torch chunks",
-        "torch": "torch chunks", "liger": "Liger"}[state.loss_kernel]  # fmt: skip
+    kernel = "whole logits"
+    if state.head is not None:
+        chosen = loss_mod.chosen_kernel(dev, state.head[0], state.loss_kernel)
+        kernel = {"liger": "Liger", "torch": "torch chunks"}[chosen]
     note = (f"{prec}, grad ckpt {state.plan.grad_ckpt}, adamw fused {dev.type == 'cuda'}, "
             f"packed, loss {kernel}")  # fmt: skip
     return Result(f"Jupiter ({loss})", useful, raw, seconds, lora_note(state.model, note))

@@ -129,7 +129,7 @@ def fused_linear_ce(
         compute_dtype = torch.get_autocast_dtype(dev) if on else weight.dtype
     if kernel == "liger":
         require_liger(hidden.device, softcap)
-    if kernel == "liger" or (kernel == "auto" and _liger_fits(hidden, weight)):
+    if chosen_kernel(hidden.device, weight, kernel) == "liger":
         got = _liger_loss(hidden, weight, labels, softcap)
         if got is not None:
             return got
@@ -151,11 +151,15 @@ def _liger() -> Any:
     return LigerFusedLinearCrossEntropyLoss
 
 
-def _liger_fits(hidden: torch.Tensor, weight: torch.Tensor) -> bool:
-    """ "auto" takes Liger's kernel: on CUDA, installed, and the head not too wide for it."""
-    if hidden.device.type != "cuda" or _liger() is None:
-        return False
-    return bool(weight.shape[0] <= LIGER_MAX_VOCAB_PER_HIDDEN * weight.shape[1])
+def chosen_kernel(device: torch.device, weight: torch.Tensor, kernel: Kernel) -> str:
+    """What fused_linear_ce runs for this head here, "liger" or "torch": "auto" takes
+    Liger's kernel on CUDA when installed and the head is not too wide for it."""
+    if kernel != "auto":
+        return kernel
+    if device.type != "cuda" or _liger() is None:
+        return "torch"
+    fits = weight.shape[0] <= LIGER_MAX_VOCAB_PER_HIDDEN * weight.shape[1]
+    return "liger" if fits else "torch"
 
 
 def require_liger(device: torch.device, softcap: float | None) -> None:
