@@ -5,8 +5,11 @@
 #
 #   bash benchmarks/gpu_check.sh [PART ...]     (default: every part, in this order)
 #
-# Python packages the machine lacks travel as wheels in .whl/ (installed to /tmp/site;
-# NO_WHEELS=1 skips them).
+# With a network: pip install -e ".[dev]" liger-kernel, then NO_WHEELS=1. Without one,
+# the packages the machine lacks travel as wheels in .whl/ (installed to /tmp/site); the
+# 2026-11-26 H100 run carried pydantic 2.14.4, pydantic-core 2.50.5, annotated-types,
+# typing-inspection, peft 0.21.2, datasets 5.2.0, dill, multiprocess, pyarrow 24.0.0,
+# trl 1.16.0 and liger-kernel 0.8.5 (cp312 manylinux wheels).
 # Each part's log goes to $OUT/PART.log (default /tmp/gpu-check); a part stops at its own
 # limit, and all of them together within BUDGET seconds (default 540).
 set -u
