@@ -199,3 +199,11 @@ def test_fused_loss_takes_the_torch_kernel(tiny_model_dirs: dict[str, Path], tmp
         run_steps(run, state, 1)
         assert kernels and set(kernels) == {want}
         kernels.clear()
+
+
+def test_chunks_are_four_times_larger_on_cuda() -> None:
+    # 16M logit elements a chunk on a CPU, 64M on CUDA (the H100 figures in loss.py)
+    assert loss_mod.chunk_rows(262144) == 64
+    assert loss_mod.chunk_rows(262144, "cuda") == 256
+    assert (loss_mod.chunk_rows(32000), loss_mod.chunk_rows(32000, "cuda")) == (524, 2097)
+    assert loss_mod.chunk_rows(10**9) == 16  # never fewer rows than 16

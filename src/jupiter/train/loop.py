@@ -208,7 +208,8 @@ def start(run: TrainRun, d: Dist | None = None) -> TrainState:
             f"train.loss: {cfg.loss} needs an unsharded linear output head (not FSDP or "
             "DeepSpeed with several processes): set train.loss: auto"
         )
-    state.loss_kernel = {"fused": "torch", "liger": "liger"}.get(cfg.loss, "auto")  # type: ignore[assignment]
+    kernels: dict[str, Kernel] = {"fused": "torch", "liger": "liger"}
+    state.loss_kernel = kernels.get(cfg.loss, "auto")
     if cfg.loss == "liger" and state.head is not None:
         require_liger(d.device, state.head[1])
     if ckpt is None:

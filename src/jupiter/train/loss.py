@@ -33,13 +33,13 @@ Kernel = Literal["auto", "torch", "liger"]
 # 32 rows save 0.06 GB more and start to thin the matmuls.
 CHUNK_ELEMENTS = 16 * 1024 * 1024
 # On CUDA 4x that: on an H100 (8,192 positions, bf16, frozen head; benchmarks/fused_loss.py)
-# 16M-element chunks ran at 0.68x the whole logits' speed, 64M at 1.21x (Gemma 3's head,
-# +0.9 GB instead of +24 GB) and 1.17x (Llama 3.1 8B's, +1.0 GB instead of +11.7 GB).
+# 16M-element chunks ran at 0.67x the whole logits' speed, 64M at 1.20x (Gemma 3's head,
+# +0.9 GB instead of +24 GB) and 1.15x (Llama 3.1 8B's, +1.0 GB instead of +11.7 GB).
 CUDA_CHUNK_ELEMENTS = 64 * 1024 * 1024
 # Liger's kernel cuts a chunk of about positions x hidden / vocabulary rows: thin when the
 # vocabulary is large against the hidden size. On the H100 it was 0.57x the whole logits'
-# speed on Gemma 3's head (262,144 / 640 = 410), 1.31x on Llama 3.1 8B's (128,256 / 4,096
-# = 31, where Jupiter's chunks gave 1.17x): "auto" takes it up to this ratio.
+# speed on Gemma 3's head (262,144 / 640 = 410), 1.29x on Llama 3.1 8B's (128,256 / 4,096
+# = 31, where Jupiter's chunks gave 1.15x): "auto" takes it up to this ratio.
 LIGER_MAX_VOCAB_PER_HIDDEN = 64
 
 
@@ -121,8 +121,8 @@ def fused_linear_ce(
     """Summed cross-entropy of the logits `cap(hidden @ weight.T)` against `labels`
     (aligned with hidden's positions, IGNORE where no loss is taken), never holding more
     than one chunk of logits. `compute_dtype` is the matmul dtype (default: the autocast
-    dtype when autocast is on, else the weight's). `kernel`: "auto" = Liger's on CUDA when
-    installed and able to apply the soft-cap, else Jupiter's torch chunks."""
+    dtype when autocast is on, else the weight's). `kernel`: see chosen_kernel; Jupiter's
+    torch chunks wherever Liger's is not taken (or cannot apply the soft-cap)."""
     if compute_dtype is None:
         dev = hidden.device.type
         on = torch.is_autocast_enabled(dev)
@@ -176,6 +176,7 @@ def require_liger(device: torch.device, softcap: float | None) -> None:
                            "logit soft-cap: pip install -U liger-kernel, or set train.loss: auto")  # fmt: skip
 
 
+@functools.lru_cache(maxsize=8)  # asked on every step with train.loss: liger
 def _takes(cls: Any, name: str) -> bool:
     import inspect
 
