@@ -13,8 +13,9 @@ head, adapters in fp32, bf16 autocast on both sides, and the same attention kern
 The data and the metric are those of train_throughput.py: the stdlib-docs chats, useful
 tokens per second (n - 1 for an example of n tokens, padding never counts) over the timed
 steps, after warm-up. Jupiter packs the examples into `--batch` rows of `--ctx` tokens;
-`--jupiter-loss auto,fused,plain` runs one Jupiter side per `train.loss` (auto: Liger's
-kernel on CUDA when installed; fused: Jupiter's torch chunks; plain: whole logits).
+`--jupiter-loss auto,fused,plain` runs one Jupiter side per `train.loss` (auto: the kernel
+loss.chosen_kernel picks, named in the table; fused: Jupiter's torch chunks; plain: whole
+logits).
 The peer (`--peer`): `flat` (default) is its best: `DataCollatorWithFlattening`
 (padding-free, as many examples a step as Jupiter's packed rows hold on average, so both
 sides see the same tokens a step) and, on CUDA with liger-kernel installed,
