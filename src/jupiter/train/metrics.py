@@ -300,6 +300,10 @@ class MetricsLogger:
         if self._wandb is not None:
             self._wandb.finish()
             self._wandb = None
+            # finish() returns before wandb's service has closed the run file (0.31 writes
+            # its tail after); teardown waits for the service, so the run is whole on disk
+            # (and synced, when online) once close() returns.
+            _import("wandb").teardown()
         if self._mlflow is not None:
             self._mlflow.end_run()
             self._mlflow = None
