@@ -611,8 +611,9 @@ class EvalConfig(Strict):
     top_k: int = Field(default=3, ge=1)
     seed: Seed = 0
     # the weights' dtype while models sit the exam (every model of a comparison takes the
-    # same one): "auto" is bf16 on CUDA, fp32 elsewhere; on an AVX-512 CPU without AMX,
-    # bf16 decoding measured 2.6x slower than fp32 (Gemma 3 270M, batch 16)
+    # same one): "auto" is bf16 on CUDA and on a CPU that runs bf16 natively (AVX-512 BF16
+    # or AMX), fp32 elsewhere. Gemma 3 270M on 2 AVX-512 BF16 cores: bf16 1.8x faster QA
+    # decoding (batch 16) and 1.9x faster multiple choice than fp32
     dtype: Literal["auto", "float32", "bfloat16", "float16"] = "auto"
     # general benchmarks of lm-evaluation-harness (hellaswag, arc_easy, mmlu ...) run through
     # its Python API on the student and the untrained/base model at every eval, when their

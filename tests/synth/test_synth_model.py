@@ -139,3 +139,51 @@ def test_generate_answers_the_template_questions(
     assert [e.answer for e in examples] == gen.answer([e.question for e in examples])
     loaded = load_generator("model", stdlib_chunks, str(model_dir), "model:cycle-002", cfg)
     assert isinstance(loaded, ModelGenerator) and loaded.id == "model:cycle-002"
+
+
+# ----------------------------------------------- eval's dtype: auto follows the CPU's bf16
+@pytest.mark.parametrize(("native", "want"), [(True, "bfloat16"), (False, "float32")])
+def test_auto_dtype_is_bf16_on_a_cpu_that_runs_it(
+    model_dir: Path, monkeypatch: pytest.MonkeyPatch, native: bool, want: str
+) -> None:
+    from jupiter.models import decode
+
+    monkeypatch.setattr(decode, "cpu_runs_bf16", lambda: native)
+    g = ModelGenerator(model_dir, "m", dtype="auto", device="cpu")
+    assert g.dtype == want and next(g.model.parameters()).dtype == getattr(torch, want)
+    # an explicit dtype wins; the default (the generator's) stays fp32
+    assert ModelGenerator(model_dir, "m", dtype="float32", device="cpu").dtype == "float32"
+    assert ModelGenerator(model_dir, "m", device="cpu").dtype == "float32"
+    # serve, chat and batch keep fp32 on any CPU for "auto"
+    assert decode.torch_dtype("auto", torch.device("cpu")) == torch.float32
+
+
+@pytest.mark.parametrize(
+    ("capability", "cpuinfo", "want"),
+    [
+        ("AVX512", "flags\t\t: fpu avx512f avx512_bf16 amx_tile\n", True),  # this CI host
+        ("AVX512", "flags\t\t: fpu avx512f avx512_vnni\n", False),  # Cascade Lake: emulated
+        ("AMX", "flags\t\t: fpu\n", True),
+        ("AVX2", "flags\t\t: fpu avx2\n", False),
+        ("DEFAULT", None, False),  # no /proc/cpuinfo (macOS)
+    ],
+)
+def test_cpu_runs_bf16_reads_the_flags(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capability: str, cpuinfo: str | None,
+    want: bool,
+) -> None:  # fmt: skip
+    from jupiter.models import decode
+    from jupiter.train.setup import autocast_dtype
+
+    info = tmp_path / "cpuinfo"
+    if cpuinfo is not None:
+        info.write_text(cpuinfo)
+    monkeypatch.setattr(decode, "CPUINFO", info)
+    monkeypatch.setattr(torch.backends.cpu, "get_cpu_capability", lambda: capability)
+    decode.cpu_runs_bf16.cache_clear()
+    try:
+        assert decode.cpu_runs_bf16() is want
+        # training's autocast follows the same rule
+        assert autocast_dtype("auto", torch.device("cpu")) == (torch.bfloat16 if want else None)
+    finally:
+        decode.cpu_runs_bf16.cache_clear()

@@ -136,7 +136,7 @@ def score_model(opts: ScoreOptions, cache_dir: Path, console: Console) -> dict[s
     report |= _general_bpb(gen, general, opts, console)
     report |= {"path": str(model_dir), "qa_path": str(opts.qa), "seed": opts.seed,
                "mc_distractors": opts.distractors, "lower_is_better": ["general_bpb"],
-               "open_book": opts.open_book}  # fmt: skip
+               "open_book": opts.open_book, "dtype": gen.dtype}  # fmt: skip
     if opts.open_book:
         report |= {"top_k": opts.top_k, "passages": str(opts.passages or model_dir)}
     return report

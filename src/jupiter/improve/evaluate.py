@@ -192,6 +192,7 @@ def evaluate_model(ws: Workspace, model_dir: Path, name: str, items: list[Any],
         warn_cut_prompts(ws, gen, name, open_book(ws, items, mc)[0])
     report = answer_with_progress(ws, gen, f"eval {name}", items, mc)
     report.update(model_bpb(ws, gen, name))
+    report["dtype"] = gen.dtype
     del gen
     release_heap()  # the next model of the eval loads into the memory this one freed
     report["path"] = str(model_dir)

@@ -52,7 +52,8 @@ def benchmark_model(ws: Workspace, model_dir: Path, name: str) -> dict[str, Any]
 
     ecfg = ws.cfg.eval
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    model, tok = load_for_inference(model_dir, device=device, dtype=torch_dtype(ecfg.dtype, device),
+    dtype = torch_dtype(ecfg.dtype, device, cpu_bf16=True)
+    model, tok = load_for_inference(model_dir, device=device, dtype=dtype,
                                     chat_template=ws.cfg.chat_template())  # fmt: skip
     include = ws.cfg.resolve(ecfg.lm_eval_include) if ecfg.lm_eval_include else None
     if include is not None and not include.is_dir():

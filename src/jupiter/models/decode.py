@@ -8,6 +8,7 @@ batch, no per-row streaming), so the decode loop is written out here.
 
 from __future__ import annotations
 
+import functools
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
     from transformers import PreTrainedTokenizerBase
 
 DTYPES = ("auto", "float32", "bfloat16", "float16")
+CPUINFO = Path("/proc/cpuinfo")
 REPLACEMENT = "\ufffd"  # what a partial UTF-8 sequence decodes to: wait for its next byte
 
 TextCallback = Callable[[int, str], None]
@@ -39,14 +41,32 @@ class GenOutput:
     completion_tokens: int
 
 
-def torch_dtype(name: str, device: torch.device) -> torch.dtype:
-    """ "auto" is bf16 on CUDA (half the memory, full fp32 range) and fp32 elsewhere."""
+@functools.cache
+def cpu_runs_bf16() -> bool:
+    """Whether this CPU runs bf16 matmuls natively (AVX-512 BF16 or AMX); elsewhere torch
+    emulates bf16 and it is slower than fp32."""
+    import torch
+
+    if "AMX" in torch.backends.cpu.get_cpu_capability():
+        return True
+    try:
+        flags = CPUINFO.read_text(encoding="ascii", errors="replace")
+    except OSError:  # not Linux: no way to ask, so no
+        return False
+    return "avx512_bf16" in flags.split()
+
+
+def torch_dtype(name: str, device: torch.device, *, cpu_bf16: bool = False) -> torch.dtype:
+    """ "auto" is bf16 on CUDA (half the memory, full fp32 range) and fp32 elsewhere; with
+    `cpu_bf16`, also bf16 on a CPU that runs it natively (`cpu_runs_bf16`)."""
     import torch
 
     if name not in DTYPES:
         raise JupiterError(f"unknown dtype '{name}': choose one of {', '.join(DTYPES)}")
     if name == "auto":
-        return torch.bfloat16 if device.type == "cuda" else torch.float32
+        if device.type == "cuda" or (cpu_bf16 and device.type == "cpu" and cpu_runs_bf16()):
+            return torch.bfloat16
+        return torch.float32
     result: torch.dtype = getattr(torch, name)
     return result
 

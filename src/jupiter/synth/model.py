@@ -28,7 +28,7 @@ class ModelGenerator:
         system_prompt: str = "",
         device: str | None = None,
         chat_template: str = "auto",
-        dtype: str = "float32",  # or "auto": bf16 on CUDA
+        dtype: str = "float32",  # or "auto": bf16 on CUDA and on a CPU that runs it natively
     ) -> None:
         import torch
 
@@ -49,9 +49,10 @@ class ModelGenerator:
         self.device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
         model, self.tokenizer = load_for_inference(
             Path(model_dir), device=self.device, chat_template=chat_template,
-            dtype=torch_dtype(dtype, self.device),
+            dtype=torch_dtype(dtype, self.device, cpu_bf16=True),
         )  # fmt: skip
         self.model = model
+        self.dtype = str(next(model.parameters()).dtype).removeprefix("torch.")
         if self.tokenizer.eos_token_id is None:
             raise JupiterError(f"the tokenizer in {model_dir} has no eos token")
         self.eos_id: int = self.tokenizer.eos_token_id

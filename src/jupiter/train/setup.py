@@ -15,6 +15,7 @@ from transformers import PreTrainedModel
 from jupiter.config import TrainConfig
 from jupiter.data.dataset import PackedDataset
 from jupiter.errors import JupiterError
+from jupiter.models.decode import cpu_runs_bf16
 from jupiter.models.presets import build_model
 from jupiter.train.dist import Dist
 
@@ -42,10 +43,7 @@ def autocast_dtype(precision: str, device: torch.device) -> torch.dtype | None:
     if device.type == "cuda":
         return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
     if device.type == "cpu":
-        # AVX-512 (BF16) and AMX run bf16 matmuls natively; on older CPUs bf16 is emulated
-        # and slower than fp32.
-        cap = torch.backends.cpu.get_cpu_capability()
-        return torch.bfloat16 if ("AVX512" in cap or "AMX" in cap) else None
+        return torch.bfloat16 if cpu_runs_bf16() else None
     return None
 
 
