@@ -192,3 +192,16 @@ def test_user_environment_never_reaches_the_corpus(monkeypatch: pytest.MonkeyPat
     assert all("hunter2-do-not-leak" not in d.text for d in docs)
     again = collect_stdlib(PythonStdlibSource(type="python_stdlib", topics=False, modules=["cgi"]))
     assert [d.id for d in again] == [d.id for d in docs]
+
+
+def test_the_interpreters_path_never_reaches_the_corpus() -> None:
+    """platform.architecture defaults to executable=sys.executable: the virtualenv's path in
+    a document would make two clones collect different documents (and train differently)."""
+    import sys
+
+    docs = collect_stdlib(PythonStdlibSource(type="python_stdlib", topics=False,
+                                             modules=["platform"]))  # fmt: skip
+    arch = by_uri(docs)["python:platform.architecture"]
+    assert arch.text.startswith("architecture(executable=sys.executable, bits='', linkage='')")
+    assert arch.meta["signature"] == "(executable=sys.executable, bits='', linkage='')"
+    assert all(sys.executable not in d.text for d in docs)

@@ -28,6 +28,19 @@ from typing import IO, Any  # noqa: E402
 # Object reprs in default values carry addresses that change on every run; without this
 # the document text (and so its content id) would differ between runs.
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+
+def _stable(text: str) -> str:
+    """A signature's text without what differs between runs or installs: object addresses,
+    and the interpreter's path (platform.architecture's executable=sys.executable default
+    would carry the virtualenv's folder, so two clones would collect different documents,
+    split and shuffle them differently, and train on different first batches)."""
+    text = _ADDRESS.sub("", text)
+    if sys.executable:
+        text = text.replace(repr(sys.executable), "sys.executable")
+    return text
+
+
 # C modules whose public face is not their name without the underscore.
 FACES = {"_thread": "threading", "posix": "os", "nt": "os", "_sre": "re",
          "_collections_abc": "collections.abc", "_elementtree": "xml.etree.ElementTree"}  # fmt: skip
@@ -107,7 +120,7 @@ def _signature(obj: object, name: str, doc: str, method: bool) -> tuple[str, lis
         if method and params and params[0].name in ("self", "cls"):
             params = params[1:]
             sig = sig.replace(parameters=params)
-        return _ADDRESS.sub("", str(sig)), [p.name for p in params], False
+        return _stable(str(sig)), [p.name for p in params], False
     first = doc.split("\n", 1)[0]
     m = re.match(rf"^(?:\w+\.)*{re.escape(name)}\(", first)
     text = _parenthesized(first, m.end() - 1) if m else ""
