@@ -585,6 +585,11 @@ class EvalConfig(Strict):
     # set is made from the held-out documents at the first eval and frozen in the workspace
     qa_path: str = ""
     auto_max_items: int = Field(default=300, ge=1)  # cap on that automatic set
+    # the exam in a user's words (improve/exams.py): multiple-choice JSONL whose items carry
+    # a `source` and a verbatim `quote` (eval/userexam.py); scored beside the own exam by
+    # every eval, the gate and the report. "" = none
+    user_exam_path: str = ""
+    user_exam_max_items: int | None = Field(default=None, ge=1)
     max_items: int | None = Field(default=None, ge=1)
     # at most 10: the LLM teacher sits multiple choice by letter, A to J
     mc_choices: int = Field(default=4, ge=2, le=10)
@@ -664,6 +669,9 @@ class PromotionConfig(Strict):
     """The gate (improve/decide.py) and the loop's guards against collapse."""
 
     metric: Literal["qa_f1", "mc_accuracy"] = "mc_accuracy"
+    # which exam the metric is judged on: the own one, the user exam (eval.user_exam_path),
+    # or both (the student must clear the rule on each); both are reported either way
+    exam: Literal["own", "user", "both"] = "own"
     # the lower end of the paired 95% bootstrap CI of student - generator on `metric` must
     # be above this (and the point estimate too): a gain inside the noise is no gain
     margin: float = 0.0

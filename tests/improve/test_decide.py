@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from gate_records import MakeWorkspace, eval_record, hits, printed
 
+from jupiter.errors import JupiterError
 from jupiter.improve.decide import decide_stage, general_rule, promotion_rule
 
 
@@ -132,3 +133,51 @@ def test_decide_on_an_eval_recorded_before_intervals(make_ws: MakeWorkspace) -> 
 def test_decide_keeps_a_worse_student(make_ws: MakeWorkspace, margin: float) -> None:
     info, ws = _decide(make_ws, eval_record([0.0] * 10, [1.0] * 10), margin=margin)
     assert not info["promoted"] and ws.store.active_generator() is None
+
+
+# ------------------------------------------------------------------ the user exam at the gate
+def _with_user_exam(ev: dict, student_hits: list[float], generator_hits: list[float]) -> dict:
+    """`ev` with a user exam whose student and generator scored these hits."""
+    user = eval_record(student_hits, generator_hits)
+    return ev | {"user_exam": {
+        "student": user["student"], "generator": user["generator"], "untrained": None,
+        "comparisons": user["comparisons"], "scored": len(student_hits),
+    }}  # fmt: skip
+
+
+def test_decide_reports_the_user_exam_without_gating_on_it(make_ws: MakeWorkspace) -> None:
+    ev = _with_user_exam(eval_record(hits(200, 0.8, seed=3), hits(200, 0.3, seed=4)),
+                         hits(200, 0.3, seed=5), hits(200, 0.6, seed=6))  # fmt: skip
+    info, ws = _decide(make_ws, ev)
+    assert info["promoted"] and info["exam"] == "own"
+    assert not info["user_exam"]["promoted"] and info["user_exam"]["difference_ci"][1] < 0
+    assert "user exam (reported, not gating)" in printed(ws)
+    figures = ws.store.generator("model:cycle-001")["figures"]
+    assert figures["user_exam"]["student"] == info["user_exam"]["student"]
+
+
+def test_decide_on_both_exams_needs_a_gain_on_each(make_ws: MakeWorkspace) -> None:
+    own = eval_record(hits(200, 0.8, seed=3), hits(200, 0.3, seed=4))
+    worse = _with_user_exam(own, hits(200, 0.3, seed=5), hits(200, 0.6, seed=6))
+    info, _ = _decide(make_ws, worse, exam="both")
+    assert not info["promoted"] and "user exam: needs >" in info["reason"]
+    better = _with_user_exam(own, hits(200, 0.7, seed=5), hits(200, 0.3, seed=6))
+    info, ws = _decide(make_ws, better, exam="both")
+    assert info["promoted"] and ws.store.active_generator()["id"] == "model:cycle-001"
+    assert (
+        "own exam: the paired 95% CI" in info["reason"]
+        and "user exam: the paired" in info["reason"]
+    )
+
+
+def test_decide_on_the_user_exam_alone(make_ws: MakeWorkspace) -> None:
+    own_worse = eval_record(hits(200, 0.3, seed=3), hits(200, 0.8, seed=4))
+    info, _ = _decide(make_ws, _with_user_exam(own_worse, hits(200, 0.7, seed=5),
+                                               hits(200, 0.3, seed=6)), exam="user")  # fmt: skip
+    assert info["promoted"] and info["reason"].startswith("user exam: the paired 95% CI")
+
+
+def test_decide_on_a_user_exam_the_eval_did_not_sit_is_one_line(make_ws: MakeWorkspace) -> None:
+    ev = eval_record(hits(200, 0.8, seed=3), hits(200, 0.3, seed=4))
+    with pytest.raises(JupiterError, match="set eval.user_exam_path"):
+        _decide(make_ws, ev, exam="both")

@@ -81,10 +81,17 @@ def compare_reports(model: dict[str, Any], other: dict[str, Any]) -> dict[str, A
 
 
 def without_items(report: dict[str, Any]) -> dict[str, Any]:
-    """The report less its per-item scores (those go to a file of their own)."""
-    return {k: v for k, v in report.items() if k not in PER_ITEM_KEYS}
+    """The report less its per-item scores (those go to a file of their own), its second
+    exam's (`user_exam`) too."""
+    out = {k: v for k, v in report.items() if k not in PER_ITEM_KEYS}
+    if isinstance(out.get("user_exam"), dict):
+        out["user_exam"] = without_items(out["user_exam"])
+    return out
 
 
 def items_of(report: dict[str, Any]) -> dict[str, Any]:
-    """Only the per-item scores of a report."""
-    return {k: report[k] for k in PER_ITEM_KEYS if k in report}
+    """Only the per-item scores of a report (and of its `user_exam`)."""
+    out = {k: report[k] for k in PER_ITEM_KEYS if k in report}
+    if isinstance(report.get("user_exam"), dict):
+        out["user_exam"] = items_of(report["user_exam"])
+    return out

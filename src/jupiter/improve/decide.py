@@ -51,6 +51,20 @@ def promotion_rule(
     return True, f"the paired 95% CI of the difference {shown} is above {margin:g}"
 
 
+def user_exam_rule(ev: dict[str, Any], metric: str, margin: float) -> dict[str, Any] | None:
+    """The promotion rule on the user exam's figures ({student, generator, ci, promoted,
+    reason}); None when the eval had no user exam."""
+    got = ev.get("user_exam") or {}
+    student, generator = got.get("student") or {}, got.get("generator") or {}
+    if student.get(metric) is None or generator.get(metric) is None:
+        return None
+    comparisons = got.get("comparisons") or {}
+    entry = comparisons.get("student_vs_generator", {}).get("metrics", {}).get(metric) or {}
+    a, b, ci = float(student[metric]), float(generator[metric]), entry.get("ci")
+    ok, why = promotion_rule(a, b, margin, ci, True)
+    return {"student": a, "generator": b, "difference_ci": ci, "promoted": ok, "reason": why}
+
+
 def general_figures(ev: dict[str, Any]) -> dict[str, Any]:
     """Out-of-domain bits-per-byte of the student and of its reference: the generator when
     it is a model that was scored, else the untrained/base model; None where not measured."""
@@ -106,6 +120,18 @@ def decide_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
     generator = float(ev["generator"][metric])
     recorded, ci = _paired(ev, metric)
     promote, why = promotion_rule(student, generator, margin, ci, recorded)
+    user = user_exam_rule(ev, metric, margin)
+    if rules.exam != "own" and user is None:
+        raise JupiterError(
+            f"promotion.exam is {rules.exam} but cycle {cycle}'s eval has no user exam: set "
+            "eval.user_exam_path and run `jupiter eval` again, or set promotion.exam: own"
+        )
+    if user is not None and rules.exam == "user":
+        promote, why = user["promoted"], f"user exam: {user['reason']}"
+    elif user is not None and rules.exam == "both":
+        both = promote and user["promoted"]
+        why = f"own exam: {why}; user exam: {user['reason']}"
+        promote = both
     general = general_figures(ev)
     general_ok, general_why = general_rule(
         general["student"], general["reference"], general["reference_model"],
@@ -123,6 +149,7 @@ def decide_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
         "difference_ci": ci, "generator_id": generator_id, "promoted": promote,
         "reason": why, "general": general | {"max_drop": rules.max_general_drop,
                                              "kept": general_ok},
+        "exam": rules.exam, "user_exam": user,
     }  # fmt: skip
     record_student(ws, cycle, info, (done.get("train") or {}).get("data") or {})
     if promote:
@@ -137,6 +164,11 @@ def decide_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
             f"kept {generator_id}: student {metric} {student:.3f} vs generator "
             f"{generator:.3f} ({why})"
         )
+    if user is not None and rules.exam == "own":
+        ws.console.print(
+            f"user exam (reported, not gating): student {metric} {user['student']:.3f} vs "
+            f"generator {user['generator']:.3f}: {user['reason']}"
+        )
     return info
 
 
@@ -144,7 +176,8 @@ def record_student(ws: Workspace, cycle: int, info: dict[str, Any], data: dict[s
     """The student in the lineage, promoted or rejected, with its parent, figures and data;
     a promoted one becomes the active generator."""
     gen_id = student_id(cycle)
-    figures = {k: info[k] for k in ("metric", "margin", "student", "generator", "general")}
+    figures = {k: info.get(k) for k in ("metric", "margin", "student", "generator", "general",
+                                         "exam", "user_exam")}  # fmt: skip
     figures |= {"difference": info["student"] - info["generator"], "ci": info["difference_ci"]}
     parent = info["generator_id"].removeprefix("generator:")
     status = "promoted" if info["promoted"] else "rejected"

@@ -12,6 +12,7 @@ from weakref import ref
 
 from jupiter import atomic
 from jupiter.errors import JupiterError
+from jupiter.improve.exams import Exam, describe_exam, user_exam
 from jupiter.improve.stages import active_generator, progress_bar, train_chunks
 from jupiter.improve.workspace import Workspace
 
@@ -176,21 +177,39 @@ def answer_with_progress(ws: Workspace, gen: Any, label: str, items: list[Any],
         )
 
 
-def evaluate_model(ws: Workspace, model_dir: Path, name: str, items: list[Any],
-                   mc: list[Any]) -> dict[str, Any]:  # fmt: skip
-    """bpb + QA + MC for an HF model dir, answered by greedy generation and log-likelihood."""
-    from jupiter.models.memory import release_heap
+def load_model(ws: Workspace, model_dir: Path, name: str) -> Any:
+    """A model dir as an answerer (a ModelGenerator) in the eval's dtype and the domain's
+    chat template: a base model without one renders as training renders."""
     from jupiter.synth.model import ModelGenerator
 
-    # the domain's chat template: a base model without one renders as training renders
-    gen = ModelGenerator(
+    return ModelGenerator(
         model_dir, name, max_new_tokens=ws.cfg.eval.max_new_tokens,
         system_prompt=ws.cfg.system_prompt, chat_template=ws.cfg.chat_template(),
         dtype=ws.cfg.eval.dtype,
     )  # fmt: skip
+
+
+def sit_user_exam(ws: Workspace, gen: Any, name: str, user: Exam | None) -> dict[str, Any]:
+    """{"user_exam": QA + MC on the user exam} for any answerer; {} without one."""
+    if user is None or not user.items:
+        return {}
+    from jupiter.improve.eval_choices import mc_digest
+
+    got = answer_with_progress(ws, gen, f"user exam {name}", user.items, user.mc)
+    return {"user_exam": got | {"mc_digest": mc_digest(user.mc)}}
+
+
+def evaluate_model(ws: Workspace, model_dir: Path, name: str, items: list[Any],
+                   mc: list[Any], user: Exam | None = None) -> dict[str, Any]:  # fmt: skip
+    """bpb + QA + MC (both exams) for an HF model dir, answered by greedy generation and
+    log-likelihood."""
+    from jupiter.models.memory import release_heap
+
+    gen = load_model(ws, model_dir, name)
     if ws.cfg.eval.open_book:
         warn_cut_prompts(ws, gen, name, open_book(ws, items, mc)[0])
     report = answer_with_progress(ws, gen, f"eval {name}", items, mc)
+    report.update(sit_user_exam(ws, gen, name, user))
     report.update(model_bpb(ws, gen, name))
     report["dtype"] = gen.dtype
     del gen
@@ -247,13 +266,14 @@ def model_bpb(ws: Workspace, gen: Any, name: str) -> dict[str, Any]:
     return out
 
 
-def evaluate_generator(ws: Workspace, items: list[Any], mc: list[Any]) -> dict[str, Any]:
+def evaluate_generator(ws: Workspace, items: list[Any], mc: list[Any],
+                       user: Exam | None = None) -> dict[str, Any]:  # fmt: skip
     """The current generator: the extractive one answers by retrieval over the documents."""
     from jupiter.synth.extractive import ExtractiveGenerator
 
     row = active_generator(ws)
     if row["kind"] == "model":
-        return evaluate_model(ws, Path(row["path"]), f"generator:{row['id']}", items, mc)
+        return evaluate_model(ws, Path(row["path"]), f"generator:{row['id']}", items, mc, user)
     if row["kind"] == "llm":
         from jupiter.improve.generation import backend_for
         from jupiter.synth.llm import LLMGenerator
@@ -264,20 +284,29 @@ def evaluate_generator(ws: Workspace, items: list[Any], mc: list[Any]) -> dict[s
         )  # fmt: skip
         try:
             report = answer_with_progress(ws, llm, f"eval {row['id']}", items, mc)
+            report.update(sit_user_exam(ws, llm, row["id"], user))
         finally:
             llm.close()
         report.update(NOT_A_MODEL, model=f"generator:{row['id']}", path="")
         return report
     gen = ExtractiveGenerator(train_chunks(ws))
     report = answer_with_progress(ws, gen, "eval extractive (retrieval)", items, mc)
+    report.update(sit_user_exam(ws, gen, "extractive", user))
     report.update(NOT_A_MODEL, model=f"generator:{row['id']}", path="")
     return report
 
 
-def untrained_report(ws: Workspace, items: list[Any], mc: list[Any]) -> dict[str, Any] | None:
-    """The untrained model's figures, computed once per workspace and cached."""
+def untrained_report(ws: Workspace, items: list[Any], mc: list[Any],
+                     user: Exam | None = None) -> dict[str, Any] | None:  # fmt: skip
+    """The untrained model's figures, computed once per workspace and cached; a cache whose
+    user exam is missing or of other items sits that exam alone."""
     from jupiter.improve.eval_choices import mc_digest
+    from jupiter.models.memory import release_heap
 
+    # fine-tuning compares with the base model as it came; from scratch, the step-0 model
+    base = ws.cfg.model.base
+    model_dir = ws.model(base) if base else ws.root / "untrained"
+    name = "base" if base else "untrained"
     cache = ws.root / "untrained_eval.json"
     if cache.is_file():
         cached = json.loads(cache.read_text())
@@ -288,20 +317,41 @@ def untrained_report(ws: Workspace, items: list[Any], mc: list[Any]) -> dict[str
         book = cached.get("open_book", False) == ws.cfg.eval.open_book
         same_mc = cached.get("mc_digest", mc_digest(mc)) == mc_digest(mc)
         if scored == {it.id for it in items} and general and book and same_mc:
-            return cached
-    # fine-tuning compares with the base model as it came; from scratch, the step-0 model
-    base = ws.cfg.model.base
-    model_dir = ws.model(base) if base else ws.root / "untrained"
+            if user_exam_digest(cached) == user_exam_digest(None, user):
+                return cached
+            if (model_dir / "config.json").is_file():
+                cached.pop("user_exam", None)
+                gen = load_model(ws, model_dir, name)
+                cached.update(sit_user_exam(ws, gen, name, user))
+                del gen
+                release_heap()
+                cache.write_text(json.dumps(cached, indent=2))
+                return cached
     if not (model_dir / "config.json").is_file():
         return None
-    report = evaluate_model(ws, model_dir, "base" if base else "untrained", items, mc)
+    report = evaluate_model(ws, model_dir, name, items, mc, user)
     report["mc_digest"] = mc_digest(mc)
     cache.write_text(json.dumps(report, indent=2))
     return report
 
 
+def user_exam_digest(report: dict[str, Any] | None, user: Exam | None = None) -> str:
+    """The user exam's multiple choice as scored in `report`, or as `user` asks it."""
+    from jupiter.improve.eval_choices import mc_digest
+
+    if report is not None:
+        return str((report.get("user_exam") or {}).get("mc_digest", ""))
+    return mc_digest(user.mc) if user is not None and user.items else ""
+
+
 def summary(report: dict[str, Any] | None) -> dict[str, Any] | None:
     return None if report is None else {k: report.get(k) for k in SUMMARY_KEYS}
+
+
+def user_summary(report: dict[str, Any]) -> dict[str, Any]:
+    """A model's user-exam figures (its QA and MC there), named like the model."""
+    got = report.get("user_exam") or {}
+    return {k: got.get(k) for k in SUMMARY_KEYS} | {"model": report.get("model")}
 
 
 def paired_comparisons(student: dict[str, Any], untrained: dict[str, Any] | None,
@@ -313,6 +363,18 @@ def paired_comparisons(student: dict[str, Any], untrained: dict[str, Any] | None
     if untrained is not None:
         out = {"student_vs_untrained": compare_reports(student, untrained)} | out
     return out
+
+
+def user_exam_comparisons(student: dict[str, Any], untrained: dict[str, Any] | None,
+                          generator: dict[str, Any]) -> dict[str, Any] | None:  # fmt: skip
+    """The same pairs on the user exam; None when the student did not sit one."""
+    if "user_exam" not in student:
+        return None
+    return paired_comparisons(
+        student["user_exam"],
+        None if untrained is None else untrained.get("user_exam"),
+        generator.get("user_exam") or {},
+    )
 
 
 def write_eval(ws: Workspace, cycle: int, report: dict[str, Any]) -> None:
@@ -364,12 +426,16 @@ def eval_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
 
     check_student(ws, cycle)  # its checksums: a damaged model is never scored
     items, mc, about = eval_items(ws)
-    untrained = untrained_report(ws, items, mc)
+    user = user_exam(ws)
+    if user is not None:
+        ws.console.print(describe_exam(user.about))
+    untrained = untrained_report(ws, items, mc, user)
     student = evaluate_model(
-        ws, student_dir, "student:" + student_id(cycle).split(":")[1], items, mc
+        ws, student_dir, "student:" + student_id(cycle).split(":")[1], items, mc, user
     )
-    generator = evaluate_generator(ws, items, mc)
+    generator = evaluate_generator(ws, items, mc, user)
     comparisons = paired_comparisons(student, untrained, generator)
+    user_comparisons = user_exam_comparisons(student, untrained, generator)
     judged = judge_student(ws, items, student, generator)
     if judged is not None:
         from jupiter.eval.judge import win_entry
@@ -387,6 +453,10 @@ def eval_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
     }  # fmt: skip
     if bench is not None:
         report["lm_eval"] = bench
+    user_about: dict[str, Any] = {}
+    if user is not None:
+        user_about = user.about | {"comparisons": user_comparisons}
+        report["user_exam"] = user_about
     write_eval(ws, cycle, report)
     with ws.store.transaction():
         for r in (student, generator, untrained):
@@ -395,11 +465,22 @@ def eval_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
     rows = [r for r in (untrained, student, generator) if r is not None]
     ws.console.print(comparison_table([summary(r) or {} for r in rows]))
     ws.console.print(describe(about.get("distractors")))
-    ws.console.print(difference_table(comparisons, title="paired differences, 95% CI"))
+    ws.console.print(difference_table(comparisons, title="own exam: paired differences, 95% CI"))
+    if user is not None and user_comparisons is not None:
+        ws.console.print(comparison_table([user_summary(r) for r in rows], title="user exam"))
+        ws.console.print(
+            difference_table(user_comparisons, title="user exam: paired differences, 95% CI")
+        )
     for grouping in ("topic", "source"):
         table = breakdown_table(rows, grouping, ws.cfg.promotion.metric)
         if table is not None:
             ws.console.print(table)
-    return {"student": summary(student), "generator": summary(generator),
-            "untrained": summary(untrained), "comparisons": comparisons,
-            "eval_set": about} | ({"lm_eval": bench} if bench is not None else {})  # fmt: skip
+    out: dict[str, Any] = {"student": summary(student), "generator": summary(generator),
+           "untrained": summary(untrained), "comparisons": comparisons,
+           "eval_set": about} | ({"lm_eval": bench} if bench is not None else {})  # fmt: skip
+    if user is not None:
+        out["user_exam"] = user_about | {
+            "student": user_summary(student), "generator": user_summary(generator),
+            "untrained": None if untrained is None else user_summary(untrained),
+        }  # fmt: skip
+    return out

@@ -1,0 +1,223 @@
+"""The exam in a user's words: questions asked as a user asks them (a task or a situation),
+never in a generator template's wording, each answer backed by a span quoted from the docs.
+
+An item is a multiple-choice QA line with two more fields:
+- `source`: where the answer is written: `py:<dotted object>` (its own docstring),
+  `pydoc:topics/<key>` (the language reference `help()` shows), `cmake:<path under Help/>`,
+  or `doc:<uri>` (any document a workspace collected, by its uri: a user's own docs);
+- `quote`: a verbatim span of that text (whitespace-collapsed) that settles the answer.
+
+`check_exam` rejects, with a reason each: a quote not found in its source, a question that a
+generator template could have written (synth/questions.py PHRASES),
+and a question sharing a word 8-gram with the training examples (Allen-Zhu & Li 2023: a fact
+is known when it is retrieved from wording never trained on).
+"""
+
+from __future__ import annotations
+
+import builtins
+import importlib
+import importlib.util
+import inspect
+import json
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from jupiter.errors import JupiterError
+
+NGRAM = 8  # words; the decontamination window of GPT-3 (Brown et al. 2020) is 13, ours stricter
+MIN_QUOTE_WORDS = 4
+_WORD = re.compile(r"[a-z0-9_]+")
+_SPACE = re.compile(r"\s+")
+CMAKE_HELP_GLOB = "/usr/share/cmake-*/Help"
+
+
+@dataclass
+class ExamCheck:
+    """Items kept and dropped by reason (a sample of each reason's items kept)."""
+
+    kept: list[Any] = field(default_factory=list)
+    dropped: dict[str, list[str]] = field(default_factory=dict)
+
+    def drop(self, reason: str, item_id: str) -> None:
+        self.dropped.setdefault(reason, []).append(item_id)
+
+    def counts(self) -> dict[str, int]:
+        return {reason: len(ids) for reason, ids in sorted(self.dropped.items())}
+
+
+def collapse(text: str) -> str:
+    return _SPACE.sub(" ", text).strip()
+
+
+def python_source_text(source: str) -> str | None:
+    """The text an item's `py:`/`pydoc:` source names, as the python_stdlib collector reads
+    it (the object's own cleaned docstring; a pydoc topic), or None when it does not exist."""
+    if source.startswith("pydoc:topics/"):
+        from pydoc_data.topics import topics
+
+        text = topics.get(source.removeprefix("pydoc:topics/"))
+        return None if text is None else str(text)
+    if not source.startswith("py:"):
+        return None
+    parts = source.removeprefix("py:").split(".")
+    if hasattr(builtins, parts[0]) and importlib.util.find_spec(parts[0]) is None:
+        parts = ["builtins", *parts]  # a builtin: len, str.join
+    for cut in range(len(parts), 0, -1):  # the longest importable prefix is the module
+        try:
+            obj: Any = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        try:
+            for name in parts[cut:]:
+                obj = getattr(obj, name)
+        except AttributeError:
+            return None
+        raw = obj.__dict__.get("__doc__") if inspect.isclass(obj) else obj.__doc__
+        return inspect.cleandoc(raw) if isinstance(raw, str) else None
+    return None
+
+
+def cmake_help_dir() -> Path | None:
+    """CMake's reference as Debian installs it (the newest version present), or None."""
+    found = sorted(Path("/").glob(CMAKE_HELP_GLOB.lstrip("/")))
+    return found[-1] if found else None
+
+
+def source_text(source: str, help_dir: Path | None = None) -> str | None:
+    """The documentation text an item's source names, or None."""
+    if source.startswith("cmake:"):
+        root = help_dir or cmake_help_dir()
+        path = None if root is None else root / source.removeprefix("cmake:")
+        return path.read_text(encoding="utf-8") if path and path.is_file() else None
+    return python_source_text(source)
+
+
+def template_patterns() -> list[re.Pattern[str]]:
+    """Every wording the extractive generator's templates ask in, as a full-match regex
+    (the placeholders match anything)."""
+    from jupiter.synth.questions import PHRASES
+
+    out = []
+    for wordings in PHRASES.values():
+        for text in wordings:
+            parts = re.split(r"\{[a-z]\}", text)
+            out.append(re.compile("^" + "(.+?)".join(map(re.escape, parts)) + "$", re.I | re.S))
+    return out
+
+
+def words(text: str) -> list[str]:
+    return _WORD.findall(text.lower())
+
+
+def ngrams(text: str, n: int = NGRAM) -> set[tuple[str, ...]]:
+    toks = words(text)
+    return {tuple(toks[i : i + n]) for i in range(len(toks) - n + 1)}
+
+
+def shared_ngrams(questions: dict[str, str], texts: Iterable[str], n: int = NGRAM) -> set[str]:
+    """Ids of the questions that share a word n-gram with any of `texts` (streamed once)."""
+    index: dict[tuple[str, ...], set[str]] = {}
+    for qid, q in questions.items():
+        for g in ngrams(q, n):
+            index.setdefault(g, set()).add(qid)
+    hit: set[str] = set()
+    for text in texts:
+        toks = words(text)
+        for i in range(len(toks) - n + 1):
+            ids = index.get(tuple(toks[i : i + n]))
+            if ids:
+                hit |= ids
+    return hit
+
+
+def check_exam(items: list[Any], sources: dict[str, Any], training: Iterable[str] = (),
+               text_of: Callable[[str], str | None] | None = None) -> ExamCheck:  # fmt: skip
+    """Keep the items whose quote is in their source, whose question no template wrote and
+    which share no 8-gram with `training`; `sources` maps item id -> its raw line (source,
+    quote); `text_of` reads a source (default: `source_text`)."""
+    text_of = text_of or source_text
+    patterns = template_patterns()
+    out = ExamCheck()
+    texts: dict[str, str | None] = {}
+    candidates = []
+    for it in items:
+        raw = sources.get(it.id, {})
+        src, quote = str(raw.get("source", "")), collapse(str(raw.get("quote", "")))
+        if len(quote.split()) < MIN_QUOTE_WORDS:
+            out.drop("no_quote", it.id)
+            continue
+        if src not in texts:
+            texts[src] = text_of(src)
+        text = texts[src]
+        if text is None:
+            out.drop("source_not_found", it.id)
+        elif quote not in collapse(text):
+            out.drop("quote_not_in_source", it.id)
+        elif any(p.match(it.question.strip()) for p in patterns):
+            out.drop("template_wording", it.id)
+        elif len(it.choices) != 4 or len({c.lower() for c in it.choices}) != 4:
+            out.drop("not_four_distinct_choices", it.id)
+        else:
+            candidates.append(it)
+    dirty = shared_ngrams({it.id: it.question for it in candidates}, training)
+    for it in candidates:
+        if it.id in dirty:
+            out.drop("shares_8gram_with_training", it.id)
+        else:
+            out.kept.append(it)
+    return out
+
+
+def raw_lines(path: Path) -> dict[str, dict[str, Any]]:
+    """id -> the item's JSON object (for the fields QAItem does not carry: quote)."""
+    out = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            obj = json.loads(line)
+            out[str(obj.get("id"))] = obj
+    return out
+
+
+def load_user_exam(path: Path, training: Iterable[str] = (),
+                   text_of: Callable[[str], str | None] | None = None,
+                   ) -> tuple[list[Any], dict[str, Any]]:  # fmt: skip
+    """The exam's items that pass `check_exam`, and what was dropped and why."""
+    from jupiter.eval.qa import load_eval_set
+
+    items = load_eval_set(path)
+    missing = [it.id for it in items if not it.choices]
+    if missing:
+        raise JupiterError(
+            f"{path}: item {missing[0]} has no choices: every item of a user exam is multiple "
+            "choice (choices: 4 strings, answer_index)"
+        )
+    got = check_exam(items, raw_lines(path), training, text_of)
+    about = {"path": str(path), "items": len(items), "kept": len(got.kept),
+             "dropped": got.counts()}  # fmt: skip
+    return got.kept, about
+
+
+def main(argv: list[str] | None = None) -> int:
+    """python -m jupiter.eval.userexam FILE...: check exam files against the docs."""
+    import sys
+
+    from jupiter.eval.qa import load_eval_set
+
+    bad = 0
+    for name in argv if argv is not None else sys.argv[1:]:
+        path = Path(name)
+        items = load_eval_set(path)
+        got = check_exam(items, raw_lines(path))
+        print(f"{path}: {len(items)} items, {len(got.kept)} pass; dropped {got.counts()}")
+        for reason, ids in got.dropped.items():
+            print(f"  {reason}: {', '.join(ids)}")
+        bad += sum(got.counts().values())
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,79 @@
+"""The domain's second exam, in a user's words (eval.user_exam_path), as a workspace sees it.
+
+Beside the own exam (eval.qa_path or the frozen auto set), every eval scores the same
+models on it, and the gate and the report show both. An item is scored when:
+- it passes eval/userexam.check_exam: quote found in its source, no template wording, no
+  word 8-gram shared with the training examples this cycle trains on;
+- its quote is in a document the student trains on (the train split): a fact the corpus
+  never showed cannot be learned, so a --quick run with ten modules sits the items about
+  those ten. The dropped count is reported by reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from jupiter.eval.qa import MCItem, QAItem
+from jupiter.eval.userexam import collapse, load_user_exam, raw_lines, source_text
+from jupiter.improve.workspace import Workspace
+
+
+@dataclass(frozen=True)
+class Exam:
+    """A second exam's items (QA and their own multiple choice) and what was dropped."""
+
+    items: list[QAItem]
+    mc: list[MCItem]
+    about: dict[str, Any] = field(default_factory=dict)
+
+
+def example_texts(ws: Workspace) -> Iterator[str]:
+    """Every accepted or used training example (what the 8-gram check looks at)."""
+    for status in ("accepted", "used"):
+        for ex in ws.store.iter_examples(status=status):
+            yield ex.content()
+
+
+def trained_text(ws: Workspace) -> str:
+    """The train-split documents' text, whitespace-collapsed, one string (quote look-up)."""
+    doc_ids = {c.doc_id for c in ws.store.iter_chunks(split="train")}
+    return "\n".join(collapse(d.text) for d in ws.store.iter_documents() if d.id in doc_ids)
+
+
+def user_exam(ws: Workspace) -> Exam | None:
+    """The user exam for this workspace's training data; None when the domain has none."""
+    ecfg = ws.cfg.eval
+    if not ecfg.user_exam_path:
+        return None
+    path = ws.cfg.resolve(ecfg.user_exam_path)
+    by_uri: dict[str, str] = {}
+
+    def text_of(source: str) -> str | None:  # doc:<uri> is a collected document
+        if not source.startswith("doc:"):
+            return source_text(source)
+        if not by_uri:
+            by_uri.update((d.uri, d.text) for d in ws.store.iter_documents())
+        return by_uri.get(source.removeprefix("doc:"))
+
+    with ws.console.status("checking the user exam against the docs and the training data"):
+        items, about = load_user_exam(path, example_texts(ws), text_of)
+        corpus = trained_text(ws)
+    quotes = raw_lines(path)
+    kept = [it for it in items if collapse(str(quotes[it.id].get("quote", ""))) in corpus]
+    if len(kept) < len(items):
+        about["dropped"]["quote_not_in_training_documents"] = len(items) - len(kept)
+    if ecfg.user_exam_max_items:
+        kept = kept[: ecfg.user_exam_max_items]
+    about["scored"] = len(kept)
+    mc = [MCItem(it.id, it.question, list(it.choices), int(it.answer_index or 0)) for it in kept]
+    return Exam(kept, mc, about)
+
+
+def describe_exam(about: dict[str, Any]) -> str:
+    """One line: how many items are scored of how many, and why the others are not."""
+    dropped = ", ".join(f"{n} {why.replace('_', ' ')}" for why, n in about["dropped"].items())
+    return f"user exam {about['path']}: {about['scored']} of {about['items']} items scored" + (
+        f" (dropped: {dropped})" if dropped else ""
+    )

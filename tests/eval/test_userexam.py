@@ -1,0 +1,135 @@
+"""The exam in a user's words: quotes checked against their sources, template wordings and
+8-grams shared with the training examples rejected, and the eval stage scoring it beside the
+own exam (every model, paired comparisons, eval.json)."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+from evaldocs import COPIED, eval_with_tiny_models, make_docs
+
+from jupiter.eval.qa import QAItem
+from jupiter.eval.userexam import check_exam, python_source_text, shared_ngrams, source_text
+from jupiter.records import Document
+
+CHOICES = ("alpha", "beta", "gamma", "delta")
+
+
+def item(k: str, question: str, choices: tuple[str, ...] = CHOICES) -> QAItem:
+    return QAItem(k, question, choices[0], choices=choices, answer_index=0)
+
+
+def test_sources_read_docstrings_topics_and_builtins() -> None:
+    assert python_source_text("py:len") == "Return the number of items in a container."
+    assert "separators" in (python_source_text("py:json.dumps") or "")
+    assert "Concatenate any number of strings" in (python_source_text("py:str.join") or "")
+    assert "else" in (python_source_text("pydoc:topics/for") or "")
+    assert python_source_text("py:json.no_such_thing") is None
+    assert python_source_text("pydoc:topics/no-such-topic") is None
+    assert source_text("cmake:command/no_such_command.rst") is None
+
+
+def test_check_exam_drops_each_bad_item_with_its_reason() -> None:
+    docs = {"d1": "The frobnicator keeps the last three lines of a stream in memory only."}
+    items = [
+        item("ok", "I only want my tail of a huge log kept around; which tool fits?"),
+        item("template", "What does `frobnicator` do?"),
+        item("no-quote", "Where would I keep just the final lines of my output?"),
+        item("bad-quote", "How do I remember the end of a stream without all of it?"),
+        item("three", "Which thing holds the end of my log for me?", CHOICES[:3]),
+        item("dup", "Which of these holds the end of my log for me?", ("a", "A", "b", "c")),
+        item("unknown", "Which of these holds the end of a file in memory?"),
+    ]
+    quote = "keeps the last three lines of a stream"
+    raw = {it.id: {"source": "d1", "quote": quote} for it in items}
+    raw["no-quote"]["quote"] = "last lines"
+    raw["bad-quote"]["quote"] = "keeps the first three lines of a stream"
+    raw["unknown"]["source"] = "d2"
+    got = check_exam(items, raw, text_of=docs.get)
+    assert [it.id for it in got.kept] == ["ok"]
+    assert got.counts() == {
+        "no_quote": 1, "not_four_distinct_choices": 2, "quote_not_in_source": 1,
+        "source_not_found": 1, "template_wording": 1,
+    }  # fmt: skip
+
+
+def test_a_question_sharing_an_8gram_with_training_is_rejected() -> None:
+    q = "my script needs to keep the last three lines of a stream; what fits?"
+    training = ["Q: How to keep the last three lines of a stream in memory? A: a deque"]
+    assert shared_ngrams({"x": q}, training) == {"x"}  # "keep the last three lines of a stream"
+    assert shared_ngrams({"x": q}, ["keep the last three lines of a file"]) == set()
+    raw = {"x": {"source": "d", "quote": "the last three lines are kept"}}
+    got = check_exam([item("x", q)], raw, training, text_of={"d": raw["x"]["quote"]}.get)
+    assert got.kept == [] and got.counts() == {"shares_8gram_with_training": 1}
+
+
+def _write_exam(path: Path) -> None:
+    rng = random.Random(0)  # the documents evaldocs.doc_workspace stores
+    train, held = make_docs(12, rng), make_docs(8, rng)
+    api = next(d for d in train if d.uri.startswith("python:"))
+    held_api = next(d for d in held if d.uri.startswith("python:"))
+
+    def step(doc: Document) -> str:  # the sentence's end with the document's own word
+        return doc.text[doc.text.index("says how many") :].rstrip(".")
+
+    rows = [
+        ("u1", "doc:/docs/guides/logging.md", COPIED.split(",")[0],
+         "A slow request bit us in production; what gets written down for every request?"),
+        ("u2", f"doc:{api.uri}", step(api),
+         "I need the step applied twice; which parameter controls that?"),
+        ("u3", f"doc:{held_api.uri}", step(held_api),
+         "In the held-out module, which parameter repeats the step?"),
+        ("u4", f"doc:{api.uri}", "The count argument says how many times",
+         f"What does `{api.title}` do?"),
+        ("u5", "doc:/docs/guides/logging.md", "Every request is dropped silently",
+         "When my service drops a request, is it logged anywhere at all?"),
+    ]  # fmt: skip
+    with path.open("w") as f:
+        for k, source, quote, question in rows:
+            f.write(
+                json.dumps(
+                    {
+                        "id": k,
+                        "question": question,
+                        "choices": list(CHOICES),
+                        "answer_index": 1,
+                        "source": source,
+                        "quote": quote,
+                    }
+                )
+                + "\n"
+            )
+
+
+def test_eval_stage_scores_both_exams_side_by_side(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("JUPITER_HOME", str(tmp_path / "home"))
+    _write_exam(tmp_path / "user.jsonl")
+    ws, ev = eval_with_tiny_models(
+        tmp_path, "eval: {max_items: 4, max_new_tokens: 4, general_max_bytes: 0,\n"
+                  "       user_exam_path: user.jsonl}\n")  # fmt: skip
+    user = ev["user_exam"]
+    assert user["items"] == 5 and user["scored"] == 2
+    # u3's quote is only in a held-out document; u4 asks in a template's words; u5 misquotes
+    assert user["dropped"] == {"quote_not_in_training_documents": 1, "template_wording": 1,
+                               "quote_not_in_source": 1}  # fmt: skip
+    for model in ("student", "untrained", "generator"):
+        assert user[model]["n_mc"] == 2 and user[model]["n_qa"] == 2
+        assert user[model]["mc_chance"] == 0.25
+    assert ev["student"]["n_mc"] == 4  # the own exam is unchanged
+    pair = user["comparisons"]["student_vs_untrained"]
+    assert pair["model"].startswith("student:") and pair["metrics"]["mc_accuracy"]["n"] == 2
+    cycle = ws.cycle_dir(1)
+    written = json.loads((cycle / "eval.json").read_text())
+    assert written["student"]["user_exam"]["n_mc"] == 2
+    assert "item_scores" not in written["student"]["user_exam"]
+    scores = json.loads((cycle / "eval_items.json").read_text())
+    assert set(scores["student"]["user_exam"]["item_scores"]["mc_accuracy"]) == {"u1", "u2"}
+    out = ws.console.file.getvalue()  # type: ignore[attr-defined]
+    assert "user exam" in out and "2 of 5 items scored" in out
+    cached = json.loads((ws.root / "untrained_eval.json").read_text())
+    assert set(cached["user_exam"]["item_scores"]["mc_accuracy"]) == {"u1", "u2"}
