@@ -474,6 +474,34 @@ def _step_cap(value: Any) -> Any:
 StepCount = Annotated[int, BeforeValidator(_step_cap), Field(ge=1)]
 
 
+class KnowledgeConfig(Strict):
+    """train.knowledge: per templated Q&A fact, `phrasings` more wordings of the question
+    (name -> fact), `reverse` questions from the fact to the name, a usage question ("How do
+    I ...?" -> "Use `X`"); per raw text, `permuted_copies` copies with the sentences of each
+    paragraph in a new order (Allen-Zhu & Li 2023). All 0/false: the examples as queued."""
+
+    phrasings: int = Field(default=0, ge=0, le=4)
+    reverse: int = Field(default=0, ge=0, le=3)
+    usage: bool = False
+    permuted_copies: int = Field(default=0, ge=0, le=4)
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.phrasings or self.reverse or self.usage or self.permuted_copies)
+
+
+class ReplayConfig(Strict):
+    """train.replay: `fraction` of the trained tokens are text the base wrote itself from bos
+    (sampled once per base, cached in the workspace: improve/replay.py), so the student keeps
+    the base's general ability. 0: no replay."""
+
+    fraction: float = Field(default=0.0, ge=0.0, lt=1.0)
+    samples: int = Field(default=64, ge=1, le=10_000)
+    max_tokens: int = Field(default=192, ge=8, le=4096)
+    temperature: float = Field(default=1.0, gt=0.0, le=2.0)
+    top_p: float = Field(default=0.95, gt=0.0, le=1.0)
+
+
 class TrainConfig(Strict):
     method: Literal["full", "lora", "qlora"] = "full"
     lora: LoraConfig = Field(default_factory=LoraConfig)
@@ -500,6 +528,10 @@ class TrainConfig(Strict):
     # 0: the bare cap, i.e. raw text cut to the chats' size.
     raw_text_fraction: float = Field(default=0.5, ge=0.0, le=1.0)
     min_corpus_share: float = Field(default=1.0, ge=0.0, le=1.0)
+    # the knowledge recipe (synth/knowledge.py): each fact asked several ways and both
+    # directions, raw text in more than one sentence order; added when the data are packed
+    knowledge: KnowledgeConfig = Field(default_factory=lambda: KnowledgeConfig())
+    replay: ReplayConfig = Field(default_factory=lambda: ReplayConfig())
     precision: Literal["auto", "bf16", "fp16", "fp32"] = "auto"
     gradient_checkpointing: bool | Literal["auto"] = "auto"
     compile: bool = False

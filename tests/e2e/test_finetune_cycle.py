@@ -147,3 +147,38 @@ def test_training_input_errors_are_one_line(
     assert r.returncode == 1 and "Traceback" not in r.stderr
     assert "eos" in r.stderr.lower() and len(r.stderr.strip().splitlines()) == 1
     assert not list((tmp_path / "runs" / "ft").glob("cycles/*/train/step-*"))
+
+
+def test_knowledge_recipe_and_replay_reach_the_packed_data(
+    tmp_path: Path, tiny_model_dirs: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    facts = [("len", "Return the number of items in a container."),
+             ("abs", "Return the absolute value of the argument."),
+             ("sorted", "Return a new list containing all items from the iterable."),
+             ("round", "Round a number to a given precision in decimal digits.")]  # fmt: skip
+    chats = [{"messages": [{"role": "user", "content": f"What does `{n}` do?"},
+                           {"role": "assistant", "content": a}]} for n, a in facts]  # fmt: skip
+    (tmp_path / "facts.jsonl").write_text("".join(json.dumps(c) + "\n" for c in chats))
+    extra = """
+levels:
+  - {name: facts, datasets: [facts.jsonl], max_steps: 2}
+"""
+    path = domain(tmp_path, tiny_model_dirs["llama"], extra)
+    text = Path(path).read_text().replace(
+        "metrics: [], precision: fp32}",
+        "metrics: [], precision: fp32, heldout_fraction: 0.0,\n"
+        "        knowledge: {phrasings: 2, reverse: 2, usage: true},\n"
+        "        replay: {fraction: 0.2, samples: 4, max_tokens: 16}}",
+    )
+    Path(path).write_text(text)
+    monkeypatch.setenv("JUPITER_HOME", str(tmp_path))
+    ws = Workspace(load_domain(path), console=Console(file=io.StringIO(), width=200))
+    info = train_stage(ws, 1)
+    mix = info["levels"][0]["knowledge"]
+    # 4 facts: each 2 more wordings, 2 reverse questions, and a usage one (all open with a verb)
+    assert mix["facts"] == 4 and mix["phrasing"] == 8 and mix["reverse"] == 8
+    assert mix["usage"] == 4 and mix["replay_tokens"] > 0
+    out = ws.console.file.getvalue()  # type: ignore[attr-defined]
+    assert "data mix: 4 facts asked again (8 phrasing, 8 reverse, 4 usage)" in out
+    assert len(list((ws.root / "replay").glob("*.jsonl"))) == 1
+    ws.close()

@@ -8,7 +8,7 @@ An item is a multiple-choice QA line with two more fields:
 - `quote`: a verbatim span of that text (whitespace-collapsed) that settles the answer.
 
 `check_exam` rejects, with a reason each: a quote not found in its source, a question that a
-generator template could have written (synth/questions.py PHRASES),
+generator template could have written (synth/questions.py PHRASES, synth/knowledge.py FRAMES),
 and a question sharing a word 8-gram with the training examples (Allen-Zhu & Li 2023: a fact
 is known when it is retrieved from wording never trained on).
 """
@@ -97,14 +97,15 @@ def source_text(source: str, help_dir: Path | None = None) -> str | None:
 
 
 def template_patterns() -> list[re.Pattern[str]]:
-    """Every wording the extractive generator's templates ask in, as a full-match regex
-    (the placeholders match anything)."""
+    """Every wording the extractive generator's templates and the knowledge recipe ask in,
+    as a full-match regex (the placeholders match anything)."""
+    from jupiter.synth.knowledge import FRAMES
     from jupiter.synth.questions import PHRASES
 
     out = []
-    for wordings in PHRASES.values():
+    for wordings in (*PHRASES.values(), FRAMES):
         for text in wordings:
-            parts = re.split(r"\{[a-z]\}", text)
+            parts = re.split(r"\{[a-z_]+\}", text)
             out.append(re.compile("^" + "(.+?)".join(map(re.escape, parts)) + "$", re.I | re.S))
     return out
 

@@ -30,10 +30,17 @@ class Exam:
 
 
 def example_texts(ws: Workspace) -> Iterator[str]:
-    """Every accepted or used training example (what the 8-gram check looks at)."""
-    for status in ("accepted", "used"):
-        for ex in ws.store.iter_examples(status=status):
-            yield ex.content()
+    """Every accepted or used training example, and the questions train.knowledge adds to
+    them (what the 8-gram check looks at)."""
+    from jupiter.synth.knowledge import expand
+
+    examples = [e for s in ("accepted", "used") for e in ws.store.iter_examples(status=s)]
+    k = ws.cfg.train.knowledge
+    if k.phrasings or k.reverse or k.usage:
+        examples = expand(examples, [], phrasings=k.phrasings, reverse=k.reverse,
+                          usage=k.usage, permuted_copies=0, seed=ws.cfg.train.seed)[0]  # fmt: skip
+    for ex in examples:
+        yield ex.content()
 
 
 def trained_text(ws: Workspace) -> str:

@@ -17,6 +17,7 @@ from typing import Any
 from jupiter.errors import JupiterError
 from jupiter.improve.budget import budget_info, print_budget
 from jupiter.improve.grounding import data_summary, grounded_examples
+from jupiter.improve.replay import replay_texts
 from jupiter.improve.stages import ensure_tokenizer, init_model_dir, train_chunks
 from jupiter.improve.workspace import Workspace
 from jupiter.records import Example
@@ -54,16 +55,38 @@ class Datasets:
     heldout: Any  # PackedDataset | None
     n_examples: int
     budget: Any  # TokenBudget of the train split
+    knowledge: dict[str, int] | None = None  # what train.knowledge added (synth/knowledge.py)
+
+
+def knowledge_mix(examples: list[Example], texts: list[str], train_cfg: Any,
+                  ) -> tuple[list[Example], list[str], dict[str, int] | None]:  # fmt: skip
+    """The examples and texts with train.knowledge's questions and permuted copies added
+    (the train split only: the held-out loss stays on the queued examples)."""
+    from jupiter.synth.knowledge import expand
+
+    k = train_cfg.knowledge
+    if not k.enabled:
+        return examples, texts, None
+    more, more_texts, mix = expand(
+        examples, texts, phrasings=k.phrasings, reverse=k.reverse, usage=k.usage,
+        permuted_copies=k.permuted_copies, seed=train_cfg.seed,
+    )  # fmt: skip
+    return more, more_texts, mix.as_dict()
 
 
 def pack(
     ws: Workspace, tokenizer: Any, examples: list[Example], texts: list[str],
-    train_cfg: Any = None,
+    train_cfg: Any = None, replay: list[str] | None = None,
 ) -> Datasets:  # fmt: skip
     """Encode and pack the examples (and raw texts), holding out train.heldout_fraction;
-    mixed and shuffled with `train_cfg`'s seed and mix (default: train:'s)."""
+    mixed and shuffled with `train_cfg`'s seed and mix (default: train:'s); the knowledge
+    recipe's questions and `replay` texts (train.replay.fraction of the tokens) go to the
+    train split only."""
+    import random
+
     from jupiter.data.chat import pad_id_for
     from jupiter.data.dataset import PackedDataset, mix_examples
+    from jupiter.improve.replay import replay_sequences
 
     cfg = ws.cfg
     t = train_cfg or cfg.train
@@ -74,14 +97,23 @@ def pack(
     kept_texts = [t for t in texts if not is_heldout(t[:200], frac)]
     pad = pad_id_for(tokenizer)
 
-    def packed(exs: list[Example], txts: list[str]) -> tuple[Any, Any]:
+    def packed(exs: list[Example], txts: list[str], more: list[str]) -> tuple[Any, Any, int]:
         seqs, budget = mix_examples(tokenizer, exs, txts, t.raw_text_fraction, t.seed,
                                     cfg.system_prompt, t.min_corpus_share)  # fmt: skip
-        return PackedDataset(seqs, cfg.model.context_length, pad, t.seed), budget
+        extra = replay_sequences(tokenizer, more, t.replay.fraction,
+                                 sum(len(ids) for ids, _ in seqs), t.seed)  # fmt: skip
+        if extra:
+            seqs = seqs + extra
+            random.Random(t.seed).shuffle(seqs)
+        replayed = sum(len(ids) for ids, _ in extra)
+        return PackedDataset(seqs, cfg.model.context_length, pad, t.seed), budget, replayed
 
-    train, budget = packed(kept, kept_texts)
-    heldout = packed(held, held_texts)[0] if (held or held_texts) else None
-    return Datasets(train, heldout, len(kept), budget)
+    kept, kept_texts, mix = knowledge_mix(kept, kept_texts, t)
+    train, budget, replayed = packed(kept, kept_texts, list(replay or []))
+    heldout = packed(held, held_texts, [])[0] if (held or held_texts) else None
+    if replay:
+        mix = (mix or {}) | {"replay_tokens": replayed}
+    return Datasets(train, heldout, len(kept), budget, mix)
 
 
 def read_level_file(path: Path, cycle: int, limit: int | None = None) -> list[Example]:
@@ -290,8 +322,9 @@ def train_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
             c.text for c in train_chunks(ws)
         ]  # fmt: skip
         preflight(ws, tokenizer, lv_examples)
+        replay = replay_texts(ws, ws.model(cfg.model.base)) if cfg.model.base else []
         with ws.console.status(f"encoding {len(lv_examples)} examples…"):
-            data = pack(ws, tokenizer, lv_examples, texts)
+            data = pack(ws, tokenizer, lv_examples, texts, train_cfg, replay)
         run = TrainRun(
             dataset=data.train, config=train_cfg, out_dir=out_dir, tokenizer_dir=tok_dir,
             model_config=model_config if result is None else None,
@@ -306,6 +339,8 @@ def train_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
             f"{data.train.tokens:,} tokens in {data.train.num_rows} rows of "
             f"{cfg.model.context_length}; {name} ({train_cfg.method}) {where}"
         )
+        if data.knowledge is not None:
+            ws.console.print(describe_mix(data.knowledge, data.budget))
         result = run_training(ws, cycle, run)
         infos.append(_summary(run_id, result, data))
         ws.console.print(
@@ -375,7 +410,19 @@ def _summary(run_id: str, result: Any, data: Datasets) -> dict[str, Any]:
         "heldout_loss": result.heldout_loss,
         "tokens_per_s": round(result.tokens_per_s, 1), "model_dir": str(result.model_dir),
         "budget": budget_info(data.budget, result.epochs, result.max_steps),
+        "knowledge": data.knowledge,
     }  # fmt: skip
+
+
+def describe_mix(mix: dict[str, int], budget: Any) -> str:
+    """One line: the knowledge recipe's additions and the token mix of one epoch."""
+    added = ", ".join(f"{n:,} {k}" for k, n in mix.items() if k not in ("facts", "replay_tokens"))
+    replay = f" + {mix['replay_tokens']:,} replay tokens" if "replay_tokens" in mix else ""
+    return (
+        f"data mix: {mix.get('facts', 0):,} facts asked again ({added or 'nothing added'}); "
+        f"one epoch = {budget.chat_tokens:,} Q&A tokens + {budget.raw_tokens:,} raw-text "
+        f"tokens{replay}"
+    )
 
 
 def save_passages(ws: Workspace, model_dir: Path) -> None:
