@@ -164,11 +164,15 @@ levels:
   - {name: facts, datasets: [facts.jsonl], max_steps: 2}
 """
     path = domain(tmp_path, tiny_model_dirs["llama"], extra)
-    text = Path(path).read_text().replace(
-        "metrics: [], precision: fp32}",
-        "metrics: [], precision: fp32, heldout_fraction: 0.0,\n"
-        "        knowledge: {phrasings: 2, reverse: 2, usage: true},\n"
-        "        replay: {fraction: 0.2, samples: 4, max_tokens: 16}}",
+    text = (
+        Path(path)
+        .read_text()
+        .replace(
+            "metrics: [], precision: fp32}",
+            "metrics: [], precision: fp32, heldout_fraction: 0.0,\n"
+            "        knowledge: {phrasings: 2, reverse: 2, usage: true},\n"
+            "        replay: {fraction: 0.2, samples: 4, max_tokens: 16}}",
+        )
     )
     Path(path).write_text(text)
     monkeypatch.setenv("JUPITER_HOME", str(tmp_path))

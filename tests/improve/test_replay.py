@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 from rich.console import Console
-from tinyhf import save_tiny, tiny_tokenizer
 
 from jupiter.config import load_domain
 from jupiter.improve import replay
 from jupiter.improve.replay import replay_sequences, replay_texts, sample_base
 from jupiter.improve.workspace import Workspace
+from tinyhf import save_tiny, tiny_tokenizer
 
 
 def test_replay_tokens_make_up_the_configured_share() -> None:
@@ -36,8 +36,9 @@ def test_samples_are_seeded_and_drawn_from_bos(tmp_path: Path) -> None:
     assert sample_base(model, 4, 12, 1.0, 0.95, seed=8) != a
 
 
-def test_replay_texts_are_sampled_once_per_base(tmp_path: Path,
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_replay_texts_are_sampled_once_per_base(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("JUPITER_HOME", str(tmp_path))
     (tmp_path / "t.yaml").write_text(
         "name: t\nsources: [{type: local, path: docs}]\n"

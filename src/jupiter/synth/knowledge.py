@@ -148,14 +148,18 @@ def verb_phrase(fact: str) -> str:
 def _base(word: str) -> str:
     """The verb a description opens with, in its base form ("Returns" -> "return"), or ""."""
     low = word.lower()
-    for base in (low, low[:-1] if low.endswith("s") else "", low[:-2] if low.endswith("es") else ""):
+    for base in (
+        low,
+        low[:-1] if low.endswith("s") else "",
+        low[:-2] if low.endswith("es") else "",
+    ):
         if base in VERBS:
             return base
     return ""
 
 
 def noun_phrase(fact: str) -> str:
-    """"A list-like sequence optimized for X." -> "a list-like sequence optimized for X"."""
+    """ "A list-like sequence optimized for X." -> "a list-like sequence optimized for X"."""
     text = fact.rstrip(".!: ")
     return text[0].lower() + text[1:] if _ARTICLE.match(text) else ""
 
@@ -235,7 +239,7 @@ def expand(examples: Sequence[Example], texts: Sequence[str], *, phrasings: int,
             mix.added.update(e.template.rsplit("+", 1)[1] for e in got)
             out.extend(got)
         elif ex.kind == "text" and ex.text:
-            for k in range(permuted_copies):
+            for _ in range(permuted_copies):
                 out.append(Example(kind="text", generator=ex.generator, chunk_id=ex.chunk_id,
                                    template=f"{ex.template}+permuted", cycle=ex.cycle,
                                    status=ex.status, text=permuted(ex.text, rng)))  # fmt: skip
