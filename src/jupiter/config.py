@@ -502,6 +502,19 @@ class ReplayConfig(Strict):
     top_p: float = Field(default=0.95, gt=0.0, le=1.0)
 
 
+class DistillConfig(Strict):
+    """train.distill, for train.objective distill / sft+distill (context distillation: Snell
+    et al. 2022): the teacher sees each Q&A's chunk before the question, the student the
+    question alone; the student learns the teacher's next-token distribution on the answer."""
+
+    # "base": the base model itself (LoRA: its adapter disabled; full: a frozen copy of the
+    # run's starting weights), or an HF model dir relative to the YAML (same tokenizer)
+    teacher: str = "base"
+    kl_weight: float = Field(default=1.0, gt=0.0)  # the KL's weight beside the cross-entropy
+    # softens both distributions; the KL is scaled by T^2 (Hinton et al. 2015)
+    temperature: float = Field(default=1.0, gt=0.0)
+
+
 class TrainConfig(Strict):
     method: Literal["full", "lora", "qlora"] = "full"
     lora: LoraConfig = Field(default_factory=LoraConfig)
@@ -532,6 +545,10 @@ class TrainConfig(Strict):
     # directions, raw text in more than one sentence order; added when the data are packed
     knowledge: KnowledgeConfig = Field(default_factory=lambda: KnowledgeConfig())
     replay: ReplayConfig = Field(default_factory=lambda: ReplayConfig())
+    # sft: cross-entropy on the gold answers; distill: the KL to a teacher that sees each Q&A's
+    # chunk (train.distill), on the answer tokens; sft+distill: both. Torch loop only
+    objective: Literal["sft", "distill", "sft+distill"] = "sft"
+    distill: DistillConfig = Field(default_factory=lambda: DistillConfig())
     precision: Literal["auto", "bf16", "fp16", "fp32"] = "auto"
     gradient_checkpointing: bool | Literal["auto"] = "auto"
     compile: bool = False
@@ -680,6 +697,12 @@ class RetrievalConfig(Strict):
     batch_size: int = Field(default=32, ge=1)  # passages per forward pass while indexing
     # hybrid: score = sum of 1 / (rrf_k + rank); 60 is Cormack et al. 2009's constant
     rrf_k: int = Field(default=60, ge=1)
+    # student + retriever (synth/combined.py, promotion.candidate): the model reads its
+    # reader_top_k passages, each cut to its best passage_chars window; its multiple-choice
+    # scores are summed with evidence_weight x the retriever's (both z-scored)
+    reader_top_k: int = Field(default=2, ge=1, le=10)
+    passage_chars: int = Field(default=600, ge=0)
+    evidence_weight: float = Field(default=1.0, ge=0.0, le=100.0)
 
     @model_validator(mode="after")
     def _check(self) -> RetrievalConfig:
@@ -704,6 +727,10 @@ class PromotionConfig(Strict):
     # which exam the metric is judged on: the own one, the user exam (eval.user_exam_path),
     # or both (the student must clear the rule on each); both are reported either way
     exam: Literal["own", "user", "both"] = "own"
+    # who stands for the cycle at the gate: the student alone (closed book), or the student
+    # reading retrieved passages with the retriever's evidence (synth/combined.py); promoted,
+    # the latter writes the next cycle's data the same way. Both are reported either way
+    candidate: Literal["student", "student+retriever"] = "student"
     # the lower end of the paired 95% bootstrap CI of student - generator on `metric` must
     # be above this (and the point estimate too): a gain inside the noise is no gain
     margin: float = 0.0

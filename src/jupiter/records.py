@@ -55,6 +55,11 @@ class Chunk:
         return content_id("chunk", self.doc_id, self.start, self.end)
 
 
+# generator kinds that are a model folder: a model answering alone, or one reading the
+# passages a retriever finds for it (synth/combined.py)
+MODEL_KINDS = ("model", "model+retriever")
+
+
 @dataclass
 class Example:
     """One training example in the data queue.

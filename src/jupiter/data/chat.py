@@ -144,6 +144,13 @@ def encode_chat(
     return _label_turns(tokenizer, fitted)
 
 
+def encode_prompt(tokenizer: PreTrainedTokenizerBase, messages: Sequence[Message]) -> list[int]:
+    """Ids of the chat rendered with the generation prompt (what precedes the assistant's
+    next turn), the system message folded where the template rejects it."""
+    fitted, _ = fit_template(tokenizer, messages)
+    return _tokenize(tokenizer, _render_text(tokenizer, fitted, True))
+
+
 def encode_text(tokenizer: PreTrainedTokenizerBase, text: str) -> tuple[list[int], list[int]]:
     """bos + text + eos; loss on every token except bos (nothing predicts a document start)."""
     body = _tokenize(tokenizer, text)

@@ -51,6 +51,16 @@ def promotion_rule(
     return True, f"the paired 95% CI of the difference {shown} is above {margin:g}"
 
 
+def as_candidate(ev: dict[str, Any]) -> dict[str, Any]:
+    """The eval record with the student reading with its retriever in the student's place
+    (its figures and paired comparisons on both exams)."""
+    got = ev["retriever"]
+    out = ev | {"student": got["student"], "comparisons": got["comparisons"]}
+    if "user_exam" in ev and "user_exam" in got:
+        out["user_exam"] = ev["user_exam"] | got["user_exam"]
+    return out
+
+
 def user_exam_rule(ev: dict[str, Any], metric: str, margin: float) -> dict[str, Any] | None:
     """The promotion rule on the user exam's figures ({student, generator, ci, promoted,
     reason}); None when the eval had no user exam."""
@@ -116,6 +126,13 @@ def decide_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
         )
     rules = ws.cfg.promotion
     metric, margin = rules.metric, rules.margin
+    reading = rules.candidate == "student+retriever"
+    if reading and "retriever" not in ev:
+        raise JupiterError(
+            f"promotion.candidate is student+retriever but cycle {cycle}'s eval did not score "
+            "the student with its retriever: run `jupiter eval` again"
+        )
+    ev = as_candidate(ev) if reading else ev
     student = float(ev["student"][metric])
     generator = float(ev["generator"][metric])
     recorded, ci = _paired(ev, metric)
@@ -149,7 +166,7 @@ def decide_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
         "difference_ci": ci, "generator_id": generator_id, "promoted": promote,
         "reason": why, "general": general | {"max_drop": rules.max_general_drop,
                                              "kept": general_ok},
-        "exam": rules.exam, "user_exam": user,
+        "exam": rules.exam, "user_exam": user, "candidate": rules.candidate,
     }  # fmt: skip
     record_student(ws, cycle, info, (done.get("train") or {}).get("data") or {})
     if promote:
@@ -181,9 +198,10 @@ def record_student(ws: Workspace, cycle: int, info: dict[str, Any], data: dict[s
     figures |= {"difference": info["student"] - info["generator"], "ci": info["difference_ci"]}
     parent = info["generator_id"].removeprefix("generator:")
     status = "promoted" if info["promoted"] else "rejected"
+    kind = "model+retriever" if info.get("candidate") == "student+retriever" else "model"
     with ws.store.transaction():
         ws.store.add_generator(
-            gen_id, "model", str(ws.student_dir(cycle)), cycle, parent=parent, status=status,
+            gen_id, kind, str(ws.student_dir(cycle)), cycle, parent=parent, status=status,
             reason=info["reason"], figures=figures, data=data,
         )  # fmt: skip
         if info["promoted"]:

@@ -15,12 +15,16 @@ from jupiter.errors import JupiterError
 from jupiter.improve.exams import Exam, describe_exam, user_exam
 from jupiter.improve.stages import active_generator, progress_bar, train_chunks
 from jupiter.improve.workspace import Workspace
+from jupiter.records import MODEL_KINDS
+from jupiter.synth.combined import SUFFIX
 
 SUMMARY_KEYS = (
     "model", "path", "bpb", "qa_f1", "qa_exact", "mc_accuracy", "n_qa", "n_mc",
     "bpb_ci", "qa_f1_ci", "qa_exact_ci", "mc_accuracy_ci", "mc_chance",
     "general_bpb", "general_bpb_ci",
 )  # fmt: skip
+BPB_KEYS = ("bpb", "bpb_ci", "bpb_docs", "heldout_bytes", "general_bpb", "general_bpb_ci",
+            "general_bpb_docs", "general_bytes")  # fmt: skip
 LOWER_IS_BETTER = ("bpb", "general_bpb")  # bits per byte; every other figure: higher is better
 NOT_A_MODEL = {"bpb": None, "bpb_ci": None, "general_bpb": None, "general_bpb_ci": None}
 
@@ -200,9 +204,11 @@ def sit_user_exam(ws: Workspace, gen: Any, name: str, user: Exam | None) -> dict
 
 
 def evaluate_model(ws: Workspace, model_dir: Path, name: str, items: list[Any],
-                   mc: list[Any], user: Exam | None = None) -> dict[str, Any]:  # fmt: skip
+                   mc: list[Any], user: Exam | None = None,
+                   reader: bool = False) -> dict[str, Any]:  # fmt: skip
     """bpb + QA + MC (both exams) for an HF model dir, answered by greedy generation and
-    log-likelihood."""
+    log-likelihood; with `reader`, the same model reading retrieved passages with the
+    retriever's evidence (synth/combined.py) sits both exams too, under "with_retriever"."""
     from jupiter.models.memory import release_heap
 
     gen = load_model(ws, model_dir, name)
@@ -211,11 +217,11 @@ def evaluate_model(ws: Workspace, model_dir: Path, name: str, items: list[Any],
     report = answer_with_progress(ws, gen, f"eval {name}", items, mc)
     report.update(sit_user_exam(ws, gen, name, user))
     report.update(model_bpb(ws, gen, name))
-    report["dtype"] = gen.dtype
+    report.update(dtype=gen.dtype, path=str(model_dir), open_book=ws.cfg.eval.open_book)
+    if reader:
+        report["with_retriever"] = read_with_retriever(ws, gen, items, mc, user, report)
     del gen
     release_heap()  # the next model of the eval loads into the memory this one freed
-    report["path"] = str(model_dir)
-    report["open_book"] = ws.cfg.eval.open_book
     return report
 
 
@@ -266,14 +272,33 @@ def model_bpb(ws: Workspace, gen: Any, name: str) -> dict[str, Any]:
     return out
 
 
+def read_with_retriever(ws: Workspace, gen: Any, items: list[Any], mc: list[Any],
+                        user: Exam | None, model_report: dict[str, Any]) -> dict[str, Any]:  # fmt: skip
+    """Both exams for `gen` reading retrieved passages with the retriever's evidence; its
+    bits-per-byte are the model's own (the same weights), so the general check pairs."""
+    from jupiter.synth.combined import reader
+
+    answerer = reader(gen, train_chunks(ws), ws.cfg.retrieval_config())
+    report = answer_with_progress(ws, answerer, f"eval {answerer.id}", items, mc)
+    report.update(sit_user_exam(ws, answerer, answerer.id, user))
+    report.update({k: model_report[k] for k in BPB_KEYS if k in model_report})
+    return report | {"path": model_report.get("path", ""), "dtype": gen.dtype}
+
+
 def evaluate_generator(ws: Workspace, items: list[Any], mc: list[Any],
                        user: Exam | None = None) -> dict[str, Any]:  # fmt: skip
-    """The current generator: the extractive one answers by retrieval over the documents."""
+    """The current generator: the extractive one answers by retrieval over the documents;
+    a model promoted with its retriever is scored reading passages as it was promoted."""
     from jupiter.synth.extractive import ExtractiveGenerator
 
     row = active_generator(ws)
-    if row["kind"] == "model":
-        return evaluate_model(ws, Path(row["path"]), f"generator:{row['id']}", items, mc, user)
+    if row["kind"] in MODEL_KINDS:
+        name = f"generator:{row['id']}"
+        got = evaluate_model(ws, Path(row["path"]), name, items, mc, user,
+                             reader=row["kind"] == "model+retriever")  # fmt: skip
+        if row["kind"] == "model":
+            return got
+        return got["with_retriever"] | {"model": name, "path": got["path"]}
     if row["kind"] == "llm":
         from jupiter.improve.generation import backend_for
         from jupiter.synth.llm import LLMGenerator
@@ -383,7 +408,7 @@ def write_eval(ws: Workspace, cycle: int, report: dict[str, Any]) -> None:
     from jupiter.eval.compare import items_of, without_items
     from jupiter.eval.report import write_report
 
-    models = ("student", "generator", "untrained")
+    models = [k for k in ("student", "generator", "untrained", "student+retriever") if k in report]
     slim = {k: (without_items(v) if k in models and v else v) for k, v in report.items()}
     write_report(ws.cycle_dir(cycle) / "eval.json", slim)
     lines = [f"{json.dumps(k)}: {json.dumps(items_of(report[k]))}" for k in models if report[k]]
@@ -411,9 +436,8 @@ def judge_student(ws: Workspace, items: list[Any], student: dict[str, Any],
 
 
 def eval_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
-    from jupiter.eval.distractors import describe
-    from jupiter.eval.report import breakdown_table, comparison_table, difference_table
     from jupiter.improve.decide import student_id
+    from jupiter.improve.student import check_student
     from jupiter.models.loading import is_model_dir
 
     student_dir = ws.student_dir(cycle)
@@ -422,20 +446,20 @@ def eval_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
             f"cycle {cycle} has no trained student at {student_dir}: run `jupiter train "
             f"--domain {ws.cfg.name}` first"
         )
-    from jupiter.improve.student import check_student
-
     check_student(ws, cycle)  # its checksums: a damaged model is never scored
     items, mc, about = eval_items(ws)
     user = user_exam(ws)
     if user is not None:
         ws.console.print(describe_exam(user.about))
     untrained = untrained_report(ws, items, mc, user)
-    student = evaluate_model(
-        ws, student_dir, "student:" + student_id(cycle).split(":")[1], items, mc, user
-    )
+    reading = ws.cfg.promotion.candidate == "student+retriever"
+    name = "student:" + student_id(cycle).split(":")[1]
+    student = evaluate_model(ws, student_dir, name, items, mc, user, reader=reading)
     generator = evaluate_generator(ws, items, mc, user)
+    models = {"untrained": untrained, "student": student, "generator": generator}
+    if reading:
+        models["student+retriever"] = student.pop("with_retriever") | {"model": f"{name}{SUFFIX}"}
     comparisons = paired_comparisons(student, untrained, generator)
-    user_comparisons = user_exam_comparisons(student, untrained, generator)
     judged = judge_student(ws, items, student, generator)
     if judged is not None:
         from jupiter.eval.judge import win_entry
@@ -446,41 +470,71 @@ def eval_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
     from jupiter.improve.lmeval import lm_eval_benchmarks
 
     bench = lm_eval_benchmarks(ws, student_dir, student["model"])  # eval.lm_eval_tasks
-    report = {
+    report: dict[str, Any] = {
         "cycle": cycle, "domain": ws.cfg.name, "promotion_metric": ws.cfg.promotion.metric,
-        "student": student, "generator": generator, "untrained": untrained,
-        "comparisons": comparisons, "eval_set": about, "lower_is_better": list(LOWER_IS_BETTER),
+        **models, "comparisons": comparisons, "eval_set": about,
+        "lower_is_better": list(LOWER_IS_BETTER),
     }  # fmt: skip
     if bench is not None:
         report["lm_eval"] = bench
-    user_about: dict[str, Any] = {}
+    out = {k: summary(v) for k, v in models.items()} | {"comparisons": comparisons,
+                                                          "eval_set": about}  # fmt: skip
+    if bench is not None:
+        out["lm_eval"] = bench
     if user is not None:
-        user_about = user.about | {"comparisons": user_comparisons}
-        report["user_exam"] = user_about
+        report["user_exam"] = user.about | {
+            "comparisons": user_exam_comparisons(student, untrained, generator)
+        }
+        out["user_exam"] = report["user_exam"] | {
+            k: (None if v is None else user_summary(v)) for k, v in models.items()
+        }
+    if reading:
+        out["retriever"] = report["retriever"] = candidate_record(models, user is not None)
     write_eval(ws, cycle, report)
     with ws.store.transaction():
-        for r in (student, generator, untrained):
+        for r in models.values():
             if r is not None:
                 ws.store.add_eval(cycle, r["model"], summary(r) or {})
-    rows = [r for r in (untrained, student, generator) if r is not None]
-    ws.console.print(comparison_table([summary(r) or {} for r in rows]))
-    ws.console.print(describe(about.get("distractors")))
-    ws.console.print(difference_table(comparisons, title="own exam: paired differences, 95% CI"))
-    if user is not None and user_comparisons is not None:
+    print_eval(ws, report, [r for r in models.values() if r is not None])
+    return out
+
+
+def candidate_record(models: dict[str, Any], user: bool) -> dict[str, Any]:
+    """The student reading with its retriever, paired against the same models on both
+    exams: what the gate judges when promotion.candidate is student+retriever."""
+    reading, generator = models["student+retriever"], models["generator"]
+    out: dict[str, Any] = {
+        "student": summary(reading),
+        "comparisons": paired_comparisons(reading, models["untrained"], generator),
+    }
+    if user:
+        out["user_exam"] = {
+            "student": user_summary(reading),
+            "comparisons": user_exam_comparisons(reading, models["untrained"], generator),
+        }
+    return out
+
+
+def print_eval(ws: Workspace, report: dict[str, Any], rows: list[dict[str, Any]]) -> None:
+    """The eval's tables: each exam's figures per model and the paired differences."""
+    from jupiter.eval.distractors import describe
+    from jupiter.eval.report import breakdown_table, comparison_table, difference_table
+
+    ws.console.print(comparison_table([summary(r) or {} for r in rows], title="own exam"))
+    ws.console.print(describe(report["eval_set"].get("distractors")))
+    pairs = dict(report["comparisons"])
+    if "retriever" in report:
+        pairs |= {f"reader_{k}": v for k, v in report["retriever"]["comparisons"].items()}
+    ws.console.print(difference_table(pairs, title="own exam: paired differences, 95% CI"))
+    user = report.get("user_exam")
+    if user is not None and user.get("comparisons") is not None:
         ws.console.print(comparison_table([user_summary(r) for r in rows], title="user exam"))
-        ws.console.print(
-            difference_table(user_comparisons, title="user exam: paired differences, 95% CI")
-        )
+        pairs = dict(user["comparisons"])
+        if "retriever" in report:
+            more = report["retriever"]["user_exam"]["comparisons"] or {}
+            pairs |= {f"reader_{k}": v for k, v in more.items()}
+        ws.console.print(difference_table(pairs, title="user exam: paired differences, 95% CI"))
     for grouping in ("topic", "source"):
         table = breakdown_table(rows, grouping, ws.cfg.promotion.metric)
         if table is not None:
             ws.console.print(table)
-    out: dict[str, Any] = {"student": summary(student), "generator": summary(generator),
-           "untrained": summary(untrained), "comparisons": comparisons,
-           "eval_set": about} | ({"lm_eval": bench} if bench is not None else {})  # fmt: skip
-    if user is not None:
-        out["user_exam"] = user_about | {
-            "student": user_summary(student), "generator": user_summary(generator),
-            "untrained": None if untrained is None else user_summary(untrained),
-        }  # fmt: skip
-    return out

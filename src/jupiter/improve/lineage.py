@@ -20,6 +20,7 @@ from rich.table import Table
 
 from jupiter.errors import JupiterError
 from jupiter.improve.workspace import Workspace
+from jupiter.records import MODEL_KINDS
 
 
 def _figures(g: dict[str, Any]) -> str:
@@ -159,7 +160,7 @@ def rollback(ws: Workspace, to: str | None = None) -> dict[str, Any]:
         )
     if target["active"]:
         raise JupiterError(f"{target_id} is already the active generator of '{ws.cfg.name}'")
-    if target["kind"] == "model" and not Path(target["path"]).is_dir():
+    if target["kind"] in MODEL_KINDS and not Path(target["path"]).is_dir():
         raise JupiterError(f"{target_id}'s model folder {target['path']} is gone: pick another")
     if target["kind"] == "llm" and target_id != configured_id(ws):
         raise JupiterError(

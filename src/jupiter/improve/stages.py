@@ -20,7 +20,7 @@ from rich.table import Table
 
 from jupiter.errors import JupiterError
 from jupiter.improve.workspace import Workspace
-from jupiter.records import Chunk, Example
+from jupiter.records import MODEL_KINDS, Chunk, Example
 
 if TYPE_CHECKING:
     from jupiter.synth.passages import PassageIndex
@@ -322,7 +322,7 @@ def init_model_dir(ws: Workspace, cycle: int) -> Path | None:
         if (d / "config.json").is_file() or (d / "adapter_config.json").is_file():
             return d
     active = ws.store.active_generator() if rollbacks else None
-    if active is not None and active["kind"] == "model" and Path(active["path"]).is_dir():
+    if active is not None and active["kind"] in MODEL_KINDS and Path(active["path"]).is_dir():
         return Path(active["path"])
     return None
     for n in range(cycle - 1, 0, -1):

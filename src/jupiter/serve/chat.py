@@ -11,6 +11,7 @@ from rich.console import Console
 from jupiter.data.chat import pad_id_for
 from jupiter.errors import JupiterError
 from jupiter.improve.workspace import Workspace
+from jupiter.records import MODEL_KINDS
 
 if TYPE_CHECKING:
     from jupiter.synth.passages import PassageIndex
@@ -24,7 +25,7 @@ def best_model(ws: Workspace) -> Path:
             f"`jupiter start --domain {ws.cfg.name}`"
         )
     gen = ws.store.active_generator()
-    if gen and gen["kind"] == "model" and Path(gen["path"]).is_dir():
+    if gen and gen["kind"] in MODEL_KINDS and Path(gen["path"]).is_dir():
         return Path(gen["path"])
     metric = ws.cfg.promotion.metric
     best: tuple[float, Path] | None = None

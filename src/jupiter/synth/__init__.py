@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from jupiter.config import GeneratorConfig, RetrievalConfig
 from jupiter.errors import JupiterError
-from jupiter.records import Chunk
+from jupiter.records import MODEL_KINDS, Chunk
 from jupiter.synth.base import Generator, Question, make_questions
 from jupiter.synth.extractive import ExtractiveGenerator
 from jupiter.synth.retrieval import BM25Index
@@ -43,10 +43,11 @@ def load_generator(
     retrieval: RetrievalConfig | None = None,
 ) -> Generator:
     """The generator of `kind`: "extractive" quotes `chunks` (its RAFT examples retrieve
-    with `retrieval`); "model" loads `model_path`."""
+    with `retrieval`); "model" loads `model_path`; "model+retriever" loads it to read the
+    passages `retrieval` finds among `chunks` (synth/combined.py)."""
     if kind == "extractive":
         return ExtractiveGenerator(chunks, retrieval)
-    if kind == "model":
+    if kind in MODEL_KINDS:
         if not model_path:
             raise JupiterError(
                 f"generator '{gen_id}' is a model generator without a model path: "
@@ -57,8 +58,15 @@ def load_generator(
             raise JupiterError(f"generator '{gen_id}': model directory not found: {model_path}")
         from jupiter.synth.model import ModelGenerator
 
-        return ModelGenerator(
+        model = ModelGenerator(
             Path(model_path), gen_id, max_new_tokens=cfg.max_new_tokens,
             system_prompt=system_prompt,
         )  # fmt: skip
-    raise JupiterError(f"unknown generator kind '{kind}': expected 'extractive' or 'model'")
+        if kind == "model":
+            return model
+        from jupiter.synth.combined import reader
+
+        return reader(model, chunks, retrieval or RetrievalConfig())
+    raise JupiterError(
+        f"unknown generator kind '{kind}': expected 'extractive', 'model' or 'model+retriever'"
+    )

@@ -1,0 +1,211 @@
+"""Context distillation in the torch loop (Snell et al. 2022, "Learning by Distilling
+Context"; SDFT, Yang et al. 2024; the idea behind Knowledge Modules and Cartridges): the
+student reads a question alone, a teacher reads the same Q&A with its chunk before the
+question (data/distill.py), and the student learns the teacher's next-token distribution on
+the answer tokens:
+
+    KL(teacher || student) at each answer position, over the whole vocabulary, both
+    softened by the temperature T, times T^2 (Hinton et al. 2015: the gradients keep their
+    scale whatever T).
+
+train.objective distill: that KL instead of the answers' cross-entropy; sft+distill: both.
+Tokens without a teacher (raw text, Q&A whose chunk is unknown) keep plain cross-entropy,
+and a step's loss stays a mean over its target tokens:
+
+    (sum of CE over the CE targets + kl_weight x sum of KL over the answer targets) / targets
+
+so a batch of answers alone gives mean CE + kl_weight x mean KL (sft+distill) or
+kl_weight x mean KL (distill). The student's answer logits come out of its one forward
+(`logits_to_keep` = the answer positions); the teacher runs one forward per micro-batch,
+without gradients, over the teacher sequences of that micro-batch's answers only.
+
+The teacher: the base model with the LoRA adapter disabled (peft's `disable_adapter`); for
+method full, a frozen copy of the run's starting weights; or the model dir that
+train.distill.teacher names (same tokenizer). Its cost is timed over the first steps.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import time
+from typing import Any
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from transformers import PreTrainedModel
+
+from jupiter.config import TrainConfig
+from jupiter.data.dataset import Batch, PackedDataset
+from jupiter.data.distill import DistillBatch, DistillData
+from jupiter.errors import JupiterError
+from jupiter.train import dist
+from jupiter.train.dist import Dist
+from jupiter.train.loss import _mask_keep
+from jupiter.train.setup import autocast_dtype
+
+# Steps whose teacher forward is timed apart (CUDA synchronised around it), after the first
+# step, whose allocations and warm-up are no step's typical cost.
+MEASURED_STEPS = 3
+
+
+def unsupported(objective: str, where: str, fix: str) -> JupiterError:
+    """The one-line refusal of a setup the distilling loop does not run in."""
+    return JupiterError(f"train.objective {objective} runs in the torch loop only, not with "
+                        f"{where}: {fix}")  # fmt: skip
+
+
+def keep_positions(mask: torch.Tensor) -> int | torch.Tensor:
+    """A `logits_to_keep` for the positions of `mask`: the mask itself where transformers
+    takes one (logits of those positions only), else 0 (all of them, picked afterwards)."""
+    return mask if _mask_keep() else 0
+
+
+def picked(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """The (n, V) logits of mask's positions, from logits of those positions or of all."""
+    return logits if logits.dim() == 2 else logits[mask]
+
+
+def kl_sum(student: torch.Tensor, teacher: torch.Tensor, temperature: float) -> torch.Tensor:
+    """Sum over rows of KL(softmax(teacher/T) || softmax(student/T)) x T^2, in fp32."""
+    s = F.log_softmax(student.float() / temperature, dim=-1)
+    t = F.log_softmax(teacher.float() / temperature, dim=-1)
+    kl = F.kl_div(s, t, log_target=True, reduction="sum")
+    return kl * temperature**2
+
+
+def teacher_model(
+    data: DistillData, cfg: TrainConfig, model: PreTrainedModel, device: torch.device
+) -> torch.nn.Module | None:
+    """The frozen teacher, or None: the student itself with its LoRA adapter disabled.
+    Called before any step or restored checkpoint, so a copy holds the starting weights."""
+    amp = autocast_dtype(cfg.precision, device)
+    # bf16 weights where the forward runs in bf16 anyway: half the memory of a second model
+    dtype = torch.bfloat16 if amp == torch.bfloat16 else torch.float32
+    if data.teacher_dir is not None:
+        from jupiter.models.loading import load_for_inference
+
+        teacher, _ = load_for_inference(data.teacher_dir, device=device, dtype=dtype)
+    elif hasattr(model, "disable_adapter"):
+        return None
+    else:
+        teacher = copy.deepcopy(model).to(dtype=dtype)  # type: ignore[arg-type]
+    teacher.requires_grad_(False)
+    width = teacher.get_output_embeddings().weight.shape[0]
+    if width != model.get_output_embeddings().weight.shape[0]:
+        raise JupiterError(
+            f"train.distill.teacher {data.teacher_dir} scores {width} tokens, the student "
+            f"{model.get_output_embeddings().weight.shape[0]}: give a teacher with the "
+            "student's tokenizer, or set it to base"
+        )
+    return teacher.eval()
+
+
+class Distiller:
+    """The teacher's side of a distilling run: each micro-batch's teacher rows, the
+    teacher's forward, the KL, and the measured cost."""
+
+    def __init__(self, data: DistillData, cfg: TrainConfig, student: PreTrainedModel,
+                 teacher: torch.nn.Module | None, d: Dist) -> None:  # fmt: skip
+        self.data, self.student, self.teacher, self.d = data, student, teacher, d
+        self.mask_answers = cfg.objective == "distill"  # no cross-entropy on the answers
+        self.weight, self.temperature = cfg.distill.kl_weight, cfg.distill.temperature
+        self.step_kl = torch.zeros((), device=d.device)  # this step's summed KL (no sync)
+        self.step_tokens = 0
+        self.teacher_s = 0.0  # this step's seconds in the teacher's forward
+        self.steps = 0  # steps ended in this process
+        self.timings: list[tuple[float, float]] = []  # (teacher, whole step) seconds, measured
+        self.cost: dict[str, float] | None = None  # set once measured
+
+    @classmethod
+    def create(cls, data: DistillData, cfg: TrainConfig, model: PreTrainedModel, d: Dist,
+               from_scratch: bool) -> Distiller:  # fmt: skip
+        if d.world > 1 and cfg.distributed != "ddp":
+            raise unsupported(cfg.objective, f"distributed: {cfg.distributed}",
+                              "set train.distributed: ddp")  # fmt: skip
+        if from_scratch and data.teacher_dir is None:
+            raise JupiterError(
+                f"train.objective {cfg.objective} needs a teacher, and a model trained from "
+                "scratch starts random: set model.base, or train.distill.teacher to a model dir"
+            )
+        return cls(data, cfg, model, teacher_model(data, cfg, model, d.device), d)
+
+    def batch(self, data: PackedDataset, epoch: int, index: int, size: int, rank: int,
+              world: int) -> Batch:  # fmt: skip
+        """`data.batch(...)` with the teacher rows of its answers (a DistillBatch)."""
+        b = data.batch(epoch, index, size, rank, world)
+        rows = data.rows_of(epoch, index, size)[rank * size // world : (rank + 1) * size // world]
+        return self.data.batch(b, np.asarray(rows), self.mask_answers)
+
+    @torch.no_grad()
+    def teacher_logits(self, b: DistillBatch) -> torch.Tensor:
+        """The teacher's (n, V) logits at the answer positions, without gradients."""
+        dev = self.d.device
+        model = self.teacher if self.teacher is not None else self.student
+        off = (self.student.disable_adapter() if self.teacher is None  # type: ignore[operator]
+               else contextlib.nullcontext())  # fmt: skip
+        mask = b.teacher_answers.to(dev)
+        was = model.training
+        model.eval()  # no dropout: the target is the teacher's own distribution
+        try:
+            with off:
+                out = model(input_ids=b.teacher_ids.to(dev), use_cache=False,
+                            position_ids=b.teacher_positions.to(dev),
+                            logits_to_keep=keep_positions(mask))  # fmt: skip
+        finally:
+            model.train(was)
+        return picked(out.logits, mask)
+
+    def kl(self, student_logits: torch.Tensor, b: DistillBatch) -> torch.Tensor:
+        """kl_weight x the summed KL on the answers of `b` (student logits from keep_positions)."""
+        mask = b.answers.to(self.d.device)
+        student = picked(student_logits, mask)
+        t0 = self._clock()
+        teacher = self.teacher_logits(b)
+        self.teacher_s += self._clock() - t0
+        total = kl_sum(student, teacher, self.temperature)
+        self.step_kl += total.detach()
+        self.step_tokens += student.shape[0]
+        return self.weight * total
+
+    def _clock(self) -> float:
+        measuring = self.steps >= 1 and self.cost is None
+        if measuring and self.d.device.type == "cuda":
+            torch.cuda.synchronize(self.d.device)
+        return time.perf_counter()
+
+    def end_step(self, seconds: float, last: bool) -> dict[str, float]:
+        """Close a step of `seconds`: its mean KL per answer token over all ranks, and the
+        cost once MEASURED_STEPS steps after the first were timed (or the run ends)."""
+        tokens = torch.tensor(float(self.step_tokens), device=self.d.device)
+        total = dist.sum_(self.d, torch.stack([self.step_kl.float(), tokens]))
+        if self.cost is None and (self.steps >= 1 or last):
+            self.timings.append((self.teacher_s, seconds))
+            if len(self.timings) == MEASURED_STEPS or last:
+                self.cost = self._measured()
+        self.steps += 1
+        self.step_kl.zero_()
+        self.step_tokens, self.teacher_s = 0, 0.0
+        return {"kl": float(total[0] / total[1])} if total[1] > 0 else {}
+
+    def _measured(self) -> dict[str, float]:
+        teacher = sum(t for t, _ in self.timings) / len(self.timings)
+        step = sum(s for _, s in self.timings) / len(self.timings)
+        # the share it adds to the rest of the step: what a step without it would take
+        return {"teacher_s": teacher, "step_s": step,
+                "teacher_overhead": teacher / max(step - teacher, 1e-9),
+                "steps_measured": float(len(self.timings))}  # fmt: skip
+
+    def cost_line(self) -> str:
+        assert self.cost is not None
+        n = int(self.cost["steps_measured"])
+        return (
+            f"distill: one teacher forward without gradients per step "
+            f"(+{self.cost['teacher_overhead']:.0%} of a step's time, measured over the first "
+            f"{n} step{'s' if n > 1 else ''})"
+        )
+
+
+def is_distilling(state_distill: Any, b: Batch) -> bool:
+    return state_distill is not None and isinstance(b, DistillBatch)
