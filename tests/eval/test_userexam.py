@@ -133,3 +133,29 @@ def test_eval_stage_scores_both_exams_side_by_side(
     assert "user exam" in out and "2 of 5 items scored" in out
     cached = json.loads((ws.root / "untrained_eval.json").read_text())
     assert set(cached["user_exam"]["item_scores"]["mc_accuracy"]) == {"u1", "u2"}
+    # the picture of both exams, and the student's model card with their figures
+    assert (cycle / "exams.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    card = (ws.student_dir(1) / "README.md").read_text()
+    assert "More Information Needed" not in card and "| user | student:cycle-001 |" in card
+    assert "| own | untrained |" in card and "user exam, mc_accuracy:" in card
+    assert "license: none: trained from scratch" in card
+
+
+def test_the_card_keeps_the_checksums_whole(tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    from evaldocs import doc_workspace
+    from tinyhf import save_tiny
+
+    from jupiter.improve.card import write_card
+    from jupiter.train.checkpoint import verify_checksums, write_checksums
+
+    monkeypatch.setenv("JUPITER_HOME", str(tmp_path / "home"))
+    ws = doc_workspace(tmp_path)
+    student = save_tiny("llama", ws.student_dir(1), seed=1)
+    (student / "README.md").write_text("More Information Needed\n")
+    write_checksums(student)
+    path = write_card(ws, 1, {"examples": 12, "tokens": 3000, "steps": 4})
+    assert path is not None and "Not evaluated yet" in path.read_text()
+    assert "More Information Needed" not in path.read_text()
+    assert verify_checksums(student) is None
+    ws.close()

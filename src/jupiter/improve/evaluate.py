@@ -12,6 +12,8 @@ from weakref import ref
 
 from jupiter import atomic
 from jupiter.errors import JupiterError
+from jupiter.eval.chart import exam_chart
+from jupiter.improve.card import write_card
 from jupiter.improve.exams import Exam, describe_exam, user_exam
 from jupiter.improve.stages import active_generator, progress_bar, train_chunks
 from jupiter.improve.workspace import Workspace
@@ -496,6 +498,10 @@ def eval_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
             if r is not None:
                 ws.store.add_eval(cycle, r["model"], summary(r) or {})
     print_eval(ws, report, [r for r in models.values() if r is not None])
+    write_card(ws, cycle, ev=out)
+    chart = exam_chart(out, ws.cycle_dir(cycle) / "exams.png", f"{ws.cfg.name}, cycle {cycle}")
+    if chart is not None:
+        ws.console.print(f"chart: {chart}", highlight=False, soft_wrap=True)
     return out
 
 

@@ -147,6 +147,17 @@ def gguf_facts(path: Path) -> tuple[str, int]:
         ) from None
 
 
+def gguf_license(path: Path) -> str:
+    """The license a GGUF's header names (general.license, e.g. "gemma"), or ""."""
+    try:
+        from gguf import GGUFReader
+
+        field = GGUFReader(path).fields.get("general.license")
+        return "" if field is None else bytes(field.parts[field.data[0]]).decode("utf-8")
+    except (ImportError, KeyError, ValueError, IndexError, OSError):
+        return ""
+
+
 def _count(n: int) -> str:
     return f"{n / 1e9:.1f}B" if n >= 1e9 else f"{n / 1e6:.0f}M" if n >= 1e6 else f"{n / 1e3:.0f}K"
 
@@ -281,6 +292,7 @@ def import_gguf(
         source = {
             "source": str(path), "label": label, "sha256": digest, "size": st.st_size,
             "mtime_ns": st.st_mtime_ns, "architecture": arch, "parameters": n_params,
+            "license": gguf_license(path),
             "dtype": str(dtype).removeprefix("torch."),
             "transformers": transformers.__version__,
             "imported_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
