@@ -498,8 +498,10 @@ class ReplayConfig(Strict):
     fraction: float = Field(default=0.0, ge=0.0, lt=1.0)
     samples: int = Field(default=64, ge=1, le=10_000)
     max_tokens: int = Field(default=192, ge=8, le=4096)
+    # temperature 1 and no nucleus cut: the samples follow the base's own distribution, so
+    # training on them pulls the student toward the base (a Monte-Carlo KL to it)
     temperature: float = Field(default=1.0, gt=0.0, le=2.0)
-    top_p: float = Field(default=0.95, gt=0.0, le=1.0)
+    top_p: float = Field(default=1.0, gt=0.0, le=1.0)
 
 
 class DistillConfig(Strict):

@@ -38,20 +38,33 @@ def replay_texts(ws: Workspace, model_dir: Path) -> list[str]:
 
 
 def sample_base(model_dir: Path, n: int, max_tokens: int, temperature: float, top_p: float,
-                seed: int) -> list[str]:  # fmt: skip
-    """`n` texts the model writes from bos alone (each row seeded: seed + its index);
-    the empty ones (eos at once) left out."""
-    from jupiter.models.decode import LocalLM, cpu_runs_bf16
-    from jupiter.models.memory import release_heap
-    from jupiter.synth.backend import Sampling
+                seed: int, batch_size: int = 16) -> list[str]:  # fmt: skip
+    """`n` texts the model writes from bos alone (seeded per batch: seed + its index), in
+    batches through transformers' generate (bf16 where the CPU runs it natively); the empty
+    ones (eos at once) left out."""
+    import torch
 
-    lm = LocalLM(model_dir, dtype="bfloat16" if cpu_runs_bf16() else "auto")
-    bos = lm.tokenizer.bos_token_id
-    prompt = [bos] if bos is not None else lm.prompt_ids("\n")
-    params = [Sampling(max_tokens=max_tokens, temperature=temperature, top_p=top_p,
-                       seed=seed + i) for i in range(n)]  # fmt: skip
-    out = [o.text.strip() for o in lm.generate([list(prompt) for _ in range(n)], params)]
-    del lm
+    from jupiter.models.decode import torch_dtype
+    from jupiter.models.loading import load_for_inference
+    from jupiter.models.memory import release_heap
+
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    model, tok = load_for_inference(model_dir, device=device,
+                                    dtype=torch_dtype("auto", device, cpu_bf16=True))  # fmt: skip
+    start = tok.bos_token_id if tok.bos_token_id is not None else tok.eos_token_id
+    out: list[str] = []
+    for k, i in enumerate(range(0, n, batch_size)):
+        rows = min(batch_size, n - i)
+        torch.manual_seed(seed + k)
+        with torch.inference_mode():
+            got = model.generate(  # type: ignore[operator]
+                input_ids=torch.full((rows, 1), start, dtype=torch.long, device=device),
+                attention_mask=torch.ones((rows, 1), dtype=torch.long, device=device),
+                do_sample=True, temperature=temperature, top_p=top_p, top_k=0,
+                max_new_tokens=max_tokens, pad_token_id=tok.pad_token_id or start,
+            )  # fmt: skip
+        out += [str(t).strip() for t in tok.batch_decode(got[:, 1:], skip_special_tokens=True)]
+    del model
     release_heap()
     return [t for t in out if t]
 
