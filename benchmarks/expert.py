@@ -12,8 +12,17 @@ Each domain runs closed book and open book (`--modes`): open book, every model a
 the top 3 retrieved passages in the prompt (the extractive generator retrieves them itself),
 and the student trains with RAFT examples, so the comparison is like with like.
 
+`--ablation` (with --real) runs each ingredient of the knowledge recipe alone and all of
+them together, one workspace an arm, on Gemma 3 270M: the paraphrased and reverse questions
+(train.knowledge), permuted raw text, replay of the base's own text (train.replay), context
+distillation (train.objective sft+distill), RAFT on retrieved distractors, and the student
+reading with its retriever (promotion.candidate); each arm's student against the same base,
+paired, on the own exam and the exam in a user's words, and the reader against the
+extractive generator. `man` is a third corpus: section 1 manual pages rendered to text.
+
 Usage: python benchmarks/expert.py [--domains python cmake] [--modes closed open]
        [--cycles 2] [--quick] [--real] [--workdir DIR] [--json OUT]
+       python benchmarks/expert.py --real --ablation [--arms baseline all] [--domains python]
 """
 
 from __future__ import annotations
@@ -195,6 +204,135 @@ def run_domain(yaml_path: Path, workdir: Path, quick: bool) -> dict[str, Any]:
     return {"name": name, "seconds": seconds, "cycles": cycles}
 
 
+# each ablation arm: overrides of the real-model domain YAML (train:, generator:, promotion:)
+RECIPE = {"phrasings": 2, "reverse": 2, "usage": True, "permuted_copies": 1}
+ARMS: dict[str, dict[str, Any]] = {
+    "baseline": {},
+    "phrasings": {"train": {"knowledge": {"phrasings": 2}}},
+    "reverse": {"train": {"knowledge": {"reverse": 2, "usage": True}}},
+    "permuted": {"train": {"knowledge": {"permuted_copies": 1}}},
+    "replay": {"train": {"replay": {"fraction": 0.1, "samples": 32, "max_tokens": 128}}},
+    "distill": {"train": {"objective": "sft+distill"}},
+    "raft": {"generator": {"raft": {"enabled": True}}},
+    "reader": {"promotion": {"candidate": "student+retriever"}},
+    "all": {"train": {"knowledge": RECIPE, "objective": "sft+distill",
+                      "replay": {"fraction": 0.1, "samples": 32, "max_tokens": 128}},
+            "generator": {"raft": {"enabled": True}},
+            "promotion": {"candidate": "student+retriever"}},
+}  # fmt: skip
+MAN_PAGES = ("ls", "cp", "mv", "rm", "find", "grep", "sed", "tar", "chmod", "chown", "ps",
+             "kill", "du", "df", "sort", "uniq", "cut", "head", "tail", "xargs", "ln", "mkdir",
+             "touch", "date", "env", "wc", "tr", "diff", "ssh", "rsync", "curl", "make")  # fmt: skip
+
+
+def man_corpus(workdir: Path) -> Path | None:
+    """Section 1 manual pages rendered to text (zcat | groff -man -Tutf8 | col -bx)."""
+    out = workdir / "man-pages"
+    out.mkdir(parents=True, exist_ok=True)
+    for name in MAN_PAGES:
+        found = glob.glob(f"/usr/share/man/man1/{name}.1*.gz")
+        if not found or (out / f"{name}.txt").is_file():
+            continue
+        cmd = f"zcat {found[0]} | groff -man -Tutf8 2>/dev/null | col -bx"
+        text = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True).stdout
+        if text.strip():
+            (out / f"{name}.txt").write_text(text)
+    return out if any(out.glob("*.txt")) else None
+
+
+def arm_yaml(domain: str, arm: str, workdir: Path, max_steps: int | None) -> Path | None:
+    """The real-model YAML of `domain` with `arm`'s overrides and its own name."""
+    if domain == "man":
+        corpus = man_corpus(workdir)
+        if corpus is None:
+            return None
+        cfg = yaml.safe_load((DOMAINS / "python-gemma.yaml").read_text())
+        cfg |= {"name": "man-gemma", "description": "Unix commands from their manual pages.",
+                "topics": ["unix", "shell", "command line"],
+                "system_prompt": "You are an expert on Unix command-line tools.",
+                "sources": [{"type": "local", "path": str(corpus), "include": ["*.txt"]}]}  # fmt: skip
+        cfg["eval"] = {k: v for k, v in cfg["eval"].items() if k not in ("qa_path",)}
+        cfg.pop("quick", None)
+    else:
+        path = domain_yaml(domain, 1, True, workdir, max_steps=max_steps)
+        if path is None:
+            return None
+        cfg = yaml.safe_load(path.read_text())
+        exam = DOMAINS / "exams" / f"{domain}.jsonl"
+        if exam.is_file():
+            cfg["eval"]["user_exam_path"] = str(exam)
+    for section, over in ARMS[arm].items():
+        cfg.setdefault(section, {})
+        for key, value in over.items():
+            cfg[section][key] = value
+    if max_steps is not None:
+        cfg["train"]["max_steps"] = max_steps
+    cfg["name"] = f"{cfg['name']}-{arm}"
+    cfg["cycles"] = 1
+    out = workdir / f"{cfg['name']}.yaml"
+    out.write_text(yaml.safe_dump(cfg, sort_keys=False))
+    return out
+
+
+def arm_row(name: str, ev: dict[str, Any]) -> dict[str, Any]:
+    """Student − base on both exams and general text; the reader − the generator."""
+
+    def diff(comps: dict[str, Any] | None, pair: str, metric: str) -> dict[str, Any] | None:
+        return (((comps or {}).get(pair) or {}).get("metrics") or {}).get(metric)
+
+    user = ev.get("user_exam") or {}
+    reader = ev.get("retriever") or {}
+    row = {
+        "arm": name,
+        "own MC": diff(ev.get("comparisons"), "student_vs_untrained", "mc_accuracy"),
+        "user MC": diff(user.get("comparisons"), "student_vs_untrained", "mc_accuracy"),
+        "general bpb": diff(ev.get("comparisons"), "student_vs_untrained", "general_bpb"),
+        "reader−gen own MC": diff(
+            reader.get("comparisons"), "student_vs_generator", "mc_accuracy"
+        ),  # fmt: skip
+        "reader−gen user MC": diff(
+            (reader.get("user_exam") or {}).get("comparisons"),
+            "student_vs_generator",
+            "mc_accuracy",
+        ),  # fmt: skip
+    }
+    shown = []
+    for key, d in row.items():
+        if key == "arm":
+            continue
+        shown.append(f"{key} {d['difference']:+.3f} [{d['ci'][0]:+.3f}, {d['ci'][1]:+.3f}]"
+                     if d and d.get("ci") else f"{key} -")  # fmt: skip
+    print(f"  {name:<28} " + " | ".join(shown))
+    return row
+
+
+def share_import(workdir: Path, name: str) -> None:
+    """The GGUF import of an earlier arm copied into this arm's workspace (once per run)."""
+    import shutil
+
+    done = sorted(workdir.glob("runs/*/models/sha256-*"))
+    target = workdir / "runs" / name / "models"
+    if done and not target.exists():
+        target.mkdir(parents=True)
+        shutil.copytree(done[0], target / done[0].name)
+
+
+def run_ablation(domains: list[str], arms: list[str], workdir: Path,
+                 max_steps: int | None) -> list[dict[str, Any]]:  # fmt: skip
+    rows = []
+    for domain in domains:
+        for arm in arms:
+            path = arm_yaml(domain, arm, workdir, max_steps)
+            if path is None:
+                print(f"{domain}: its documentation is not on this machine: skipped")
+                break
+            name = yaml.safe_load(path.read_text())["name"]
+            share_import(workdir, name)
+            got = run_domain(path, workdir, quick=False)
+            rows.append(arm_row(name, got["cycles"][0]["eval"]) | {"seconds": got["seconds"]})
+    return rows
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--domains", nargs="+", default=["python", "cmake"])
@@ -209,12 +347,21 @@ def main() -> None:
         help="closed book, and open book (passages in the prompt, RAFT training)",
     )
     ap.add_argument("--max-steps", type=int, default=None, help="train.max_steps per cycle")
+    ap.add_argument("--ablation", action="store_true", help="each ingredient alone and together")
+    ap.add_argument("--arms", nargs="+", choices=list(ARMS), default=list(ARMS))
     ap.add_argument("--workdir", type=Path, default=Path("runs-expert"))
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args()
     if args.real and not gemma_installed():
         raise SystemExit("--real needs Gemma 3 270M: run `make real-model` first")
     args.workdir.mkdir(parents=True, exist_ok=True)
+    if args.ablation:
+        if not args.real:
+            raise SystemExit("--ablation needs --real: the recipe is for a pretrained base")
+        rows = run_ablation(args.domains, args.arms, args.workdir.resolve(), args.max_steps)
+        if args.json:
+            args.json.write_text(json.dumps(rows, indent=1, default=str))
+        return
     results = []
     for d in args.domains:
         for mode in args.modes:
