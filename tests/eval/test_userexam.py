@@ -141,13 +141,14 @@ def test_eval_stage_scores_both_exams_side_by_side(
     assert "license: none: trained from scratch" in card
 
 
-def test_the_card_keeps_the_checksums_whole(tmp_path: Path,
-                                            monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_card_keeps_the_checksums_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from evaldocs import doc_workspace
-    from tinyhf import save_tiny
 
     from jupiter.improve.card import write_card
     from jupiter.train.checkpoint import verify_checksums, write_checksums
+    from tinyhf import save_tiny
 
     monkeypatch.setenv("JUPITER_HOME", str(tmp_path / "home"))
     ws = doc_workspace(tmp_path)

@@ -111,17 +111,17 @@ class DistillData:
         teachers: list[np.ndarray] = []
         seen: dict[int, int] = {}  # pair -> its teacher sequence
         for r in range(packed.num_rows):
-            ids, targets, positions = packed.row(r)
+            row_ids, row_targets, positions = packed.row(r)
             starts = np.flatnonzero(positions == 0)  # a segment (or the padding) starts at 0
             for s, e in zip(starts, [*starts[1:], len(positions)], strict=True):
-                i = index.get(_key(ids[s:e], targets[s:e]))
-                if i is None:
+                k = index.get(_key(row_ids[s:e], row_targets[s:e]))
+                if k is None:
                     continue
-                if i not in seen:
-                    seen[i] = len(teachers)
-                    teachers.append(np.asarray(pairs[i].teacher, np.int32))
-                p = pairs[i]
-                spans.append((r, int(s) + p.answer_start - 1, p.answer_len, seen[i]))
+                if k not in seen:
+                    seen[k] = len(teachers)
+                    teachers.append(np.asarray(pairs[k].teacher, np.int32))
+                pair = pairs[k]
+                spans.append((r, int(s) + pair.answer_start - 1, pair.answer_len, seen[k]))
         return cls(teachers, np.asarray(spans, np.int64), packed.context_length, packed.pad_id,
                    teacher_dir)  # fmt: skip
 

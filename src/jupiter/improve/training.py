@@ -16,6 +16,8 @@ from typing import Any
 
 from jupiter.errors import JupiterError
 from jupiter.improve.budget import budget_info, print_budget
+from jupiter.improve.card import write_card
+from jupiter.improve.distill import check_objective, distill_data
 from jupiter.improve.grounding import data_summary, grounded_examples
 from jupiter.improve.replay import replay_texts
 from jupiter.improve.stages import ensure_tokenizer, init_model_dir, train_chunks
@@ -287,6 +289,7 @@ def train_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
     init_dir = init_model_dir(ws, cycle)
     if init_dir is None and cfg.model.base:
         init_dir = ws.model(cfg.model.base)
+    check_objective(ws, init_dir, local_node()[1])
     model_config = None
     if init_dir is None:
         model_config = ModelConfig.from_preset(
@@ -325,12 +328,16 @@ def train_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
         replay = replay_texts(ws, ws.model(cfg.model.base)) if cfg.model.base else []
         with ws.console.status(f"encoding {len(lv_examples)} examples…"):
             data = pack(ws, tokenizer, lv_examples, texts, train_cfg, replay)
+        distill = None
+        if train_cfg.objective != "sft":  # the examples as pack expands them (with their chunks)
+            expanded = knowledge_mix(lv_examples, [], train_cfg)[0]
+            distill = distill_data(ws, tokenizer, expanded, data.train, train_cfg)
         run = TrainRun(
             dataset=data.train, config=train_cfg, out_dir=out_dir, tokenizer_dir=tok_dir,
             model_config=model_config if result is None else None,
             model_dir=init_dir if result is None else result.model_dir,
             heldout=data.heldout, run_id=run_id, progress=ws.console.is_terminal,
-            attention=cfg.model.attention, memory_gb=node_memory_gb(),
+            attention=cfg.model.attention, memory_gb=node_memory_gb(), distill=distill,
         )  # fmt: skip
         where = f"continued from {run.model_dir}" if run.model_dir else "from scratch"
         name = cfg.model.base or cfg.model.preset
@@ -361,6 +368,7 @@ def train_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
     info["data"] = data_summary(ws, cycle, examples or lv_examples)
     if cfg.levels:
         info["levels"] = infos
+    write_card(ws, cycle, info)
     return info
 
 
@@ -410,7 +418,7 @@ def _summary(run_id: str, result: Any, data: Datasets) -> dict[str, Any]:
         "heldout_loss": result.heldout_loss,
         "tokens_per_s": round(result.tokens_per_s, 1), "model_dir": str(result.model_dir),
         "budget": budget_info(data.budget, result.epochs, result.max_steps),
-        "knowledge": data.knowledge,
+        "knowledge": data.knowledge, "distill": result.distill,
     }  # fmt: skip
 
 

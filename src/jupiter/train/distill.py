@@ -29,7 +29,6 @@ from __future__ import annotations
 import contextlib
 import copy
 import time
-from typing import Any
 
 import numpy as np
 import torch
@@ -42,7 +41,7 @@ from jupiter.data.distill import DistillBatch, DistillData
 from jupiter.errors import JupiterError
 from jupiter.train import dist
 from jupiter.train.dist import Dist
-from jupiter.train.loss import _mask_keep
+from jupiter.train.loss import logits_at, no_logits
 from jupiter.train.setup import autocast_dtype
 
 # Steps whose teacher forward is timed apart (CUDA synchronised around it), after the first
@@ -54,12 +53,6 @@ def unsupported(objective: str, where: str, fix: str) -> JupiterError:
     """The one-line refusal of a setup the distilling loop does not run in."""
     return JupiterError(f"train.objective {objective} runs in the torch loop only, not with "
                         f"{where}: {fix}")  # fmt: skip
-
-
-def keep_positions(mask: torch.Tensor) -> int | torch.Tensor:
-    """A `logits_to_keep` for the positions of `mask`: the mask itself where transformers
-    takes one (logits of those positions only), else 0 (all of them, picked afterwards)."""
-    return mask if _mask_keep() else 0
 
 
 def picked(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -90,7 +83,8 @@ def teacher_model(
     elif hasattr(model, "disable_adapter"):
         return None
     else:
-        teacher = copy.deepcopy(model).to(dtype=dtype)  # type: ignore[arg-type]
+        teacher = copy.deepcopy(model)
+        teacher.to(dtype=dtype)  # type: ignore[call-arg]
     teacher.requires_grad_(False)
     width = teacher.get_output_embeddings().weight.shape[0]
     if width != model.get_output_embeddings().weight.shape[0]:
@@ -152,18 +146,28 @@ class Distiller:
             with off:
                 out = model(input_ids=b.teacher_ids.to(dev), use_cache=False,
                             position_ids=b.teacher_positions.to(dev),
-                            logits_to_keep=keep_positions(mask))  # fmt: skip
+                            logits_to_keep=logits_at(mask))  # fmt: skip
         finally:
             model.train(was)
         return picked(out.logits, mask)
 
+    def logits_to_keep(self, b: Batch, labels: torch.Tensor) -> int | torch.Tensor:
+        """The student's `logits_to_keep` beside the fused loss: its distilled answers'."""
+        return logits_at(b.answers.to(labels.device)) if isinstance(b, DistillBatch) else (
+            no_logits(labels))  # fmt: skip
+
+    def add_kl(self, loss: torch.Tensor, logits: torch.Tensor, b: Batch) -> torch.Tensor:
+        """`loss` + kl_weight x the summed KL on the distilled answers of `b`, if any."""
+        return loss + self.kl(logits, b) if isinstance(b, DistillBatch) else loss
+
     def kl(self, student_logits: torch.Tensor, b: DistillBatch) -> torch.Tensor:
-        """kl_weight x the summed KL on the answers of `b` (student logits from keep_positions)."""
+        """kl_weight x the summed KL on the answers of `b` (student logits from logits_at)."""
         mask = b.answers.to(self.d.device)
         student = picked(student_logits, mask)
         t0 = self._clock()
         teacher = self.teacher_logits(b)
         self.teacher_s += self._clock() - t0
+        assert teacher.shape == student.shape  # the k-th answer position of each (see data)
         total = kl_sum(student, teacher, self.temperature)
         self.step_kl += total.detach()
         self.step_tokens += student.shape[0]
@@ -175,37 +179,35 @@ class Distiller:
             torch.cuda.synchronize(self.d.device)
         return time.perf_counter()
 
-    def end_step(self, seconds: float, last: bool) -> dict[str, float]:
-        """Close a step of `seconds`: its mean KL per answer token over all ranks, and the
-        cost once MEASURED_STEPS steps after the first were timed (or the run ends)."""
+    def end_step(self, seconds: float, step: int, last: bool) -> dict[str, float]:
+        """Close global step `step`, of `seconds`: its mean KL per answer token over all
+        ranks, and the cost once MEASURED_STEPS steps after this process's first were timed
+        (or the run ends)."""
         tokens = torch.tensor(float(self.step_tokens), device=self.d.device)
         total = dist.sum_(self.d, torch.stack([self.step_kl.float(), tokens]))
         if self.cost is None and (self.steps >= 1 or last):
             self.timings.append((self.teacher_s, seconds))
             if len(self.timings) == MEASURED_STEPS or last:
-                self.cost = self._measured()
+                self.cost = self._measured(step)
         self.steps += 1
         self.step_kl.zero_()
         self.step_tokens, self.teacher_s = 0, 0.0
         return {"kl": float(total[0] / total[1])} if total[1] > 0 else {}
 
-    def _measured(self) -> dict[str, float]:
-        teacher = sum(t for t, _ in self.timings) / len(self.timings)
-        step = sum(s for _, s in self.timings) / len(self.timings)
+    def _measured(self, step: int) -> dict[str, float]:
+        n = len(self.timings)
+        teacher = sum(t for t, _ in self.timings) / n
+        whole = sum(s for _, s in self.timings) / n
         # the share it adds to the rest of the step: what a step without it would take
-        return {"teacher_s": teacher, "step_s": step,
-                "teacher_overhead": teacher / max(step - teacher, 1e-9),
-                "steps_measured": float(len(self.timings))}  # fmt: skip
+        return {"teacher_s": teacher, "step_s": whole,
+                "teacher_overhead": teacher / max(whole - teacher, 1e-9),
+                "first_step": float(step + 1 - n), "last_step": float(step)}  # fmt: skip
 
     def cost_line(self) -> str:
         assert self.cost is not None
-        n = int(self.cost["steps_measured"])
+        first, last = int(self.cost["first_step"]), int(self.cost["last_step"])
+        steps = f"step {first}" if first == last else f"steps {first}-{last}"
         return (
-            f"distill: one teacher forward without gradients per step "
-            f"(+{self.cost['teacher_overhead']:.0%} of a step's time, measured over the first "
-            f"{n} step{'s' if n > 1 else ''})"
+            "distill: one teacher forward without gradients per micro-batch "
+            f"(+{self.cost['teacher_overhead']:.0%} of a step's time, measured over {steps})"
         )
-
-
-def is_distilling(state_distill: Any, b: Batch) -> bool:
-    return state_distill is not None and isinstance(b, DistillBatch)

@@ -18,6 +18,7 @@ from typing import Any
 from jupiter import atomic
 from jupiter.config import TrainConfig
 from jupiter.data.dataset import PackedDataset
+from jupiter.data.distill import DistillData
 from jupiter.errors import JupiterError
 from jupiter.train.loop import TrainResult, TrainRun
 
@@ -52,6 +53,8 @@ def write_spec(run: TrainRun, spec_dir: Path) -> Path:
     run.dataset.save(spec_dir / "train.npz")
     if run.heldout is not None:
         run.heldout.save(spec_dir / "heldout.npz")
+    if run.distill is not None:
+        run.distill.save(spec_dir / "distill.npz")
     model_config = run.model_config.to_dict() if run.model_config is not None else None
     spec = {
         "config": run.config.model_dump(mode="json"),
@@ -60,6 +63,7 @@ def write_spec(run: TrainRun, spec_dir: Path) -> Path:
         "model_config": model_config,
         "model_dir": str(run.model_dir) if run.model_dir else None,
         "heldout": run.heldout is not None,
+        "distill": run.distill is not None,
         "run_id": run.run_id,
         "device": run.device,
         "attention": run.attention,
@@ -92,6 +96,7 @@ def read_spec(path: Path) -> TrainRun:
         progress=bool(spec.get("progress", False)),
         attention=spec["attention"],
         memory_gb=spec["memory_gb"],
+        distill=DistillData.load(path.parent / "distill.npz") if spec.get("distill") else None,
     )
 
 

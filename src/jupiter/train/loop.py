@@ -21,6 +21,7 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -32,9 +33,11 @@ from transformers import PreTrainedModel
 from jupiter.config import TrainConfig
 from jupiter.data.chat import IGNORE
 from jupiter.data.dataset import Batch, PackedDataset
+from jupiter.data.distill import DistillData
 from jupiter.errors import JupiterError
 from jupiter.train import dist
 from jupiter.train.dist import Dist
+from jupiter.train.distill import Distiller
 from jupiter.train.loss import Kernel, fused_linear_ce, head_of, no_logits, require_liger
 from jupiter.train.norm import fuse_rms_norms
 from jupiter.train.schedule import lr_at
@@ -67,6 +70,8 @@ class TrainRun:
     progress: bool = True  # rich progress bar, shown only on a terminal
     attention: str = "auto"
     memory_gb: float | None = None  # the node's memory (cluster.yaml), for the auto choices
+    # train.objective distill / sft+distill: the teacher's side of the rows' Q&A
+    distill: DistillData | None = None
 
 
 @dataclass
@@ -81,6 +86,7 @@ class TrainResult:
     heldout_loss: float | None = None
     best_checkpoint: Path | None = None
     epochs: float | None = None  # passes over the data the plan's max_steps amount to
+    distill: dict[str, float] | None = None  # the teacher's measured cost (train/distill.py)
 
 
 @dataclass
@@ -109,6 +115,7 @@ class TrainState:
     head: tuple[torch.Tensor, float | None] | None = None
     head_checked: bool = False  # the hidden states were checked to give the model's logits
     loss_kernel: Kernel = "auto"  # train.loss: fused -> "torch", liger -> "liger"
+    distill: Distiller | None = None  # the teacher and its KL, when the run distils
 
     def position(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in POSITION_KEYS} | {
@@ -177,6 +184,9 @@ def start(run: TrainRun, d: Dist | None = None) -> TrainState:
     if d.main:  # what a writer killed mid-checkpoint left behind
         remove_stale_temps(run.out_dir)
     model = build_model_for(cfg, run.model_config, run.model_dir, d, run.attention)
+    distiller = None  # made before a checkpoint's weights: method full copies the start's
+    if run.distill is not None and cfg.objective != "sft":
+        distiller = Distiller.create(run.distill, cfg, model, d, run.model_config is not None)
     ckpt = latest_checkpoint(run.out_dir) if cfg.resume == "auto" else None
     if ckpt is not None:  # weights go in before wrapping, so FSDP shards the restored ones
         load_model_weights(ckpt / "model", model)
@@ -201,7 +211,7 @@ def start(run: TrainRun, d: Dist | None = None) -> TrainState:
     # fp16 needs dynamic loss scaling (DeepSpeed brings its own)
     own_scaler = plan.amp == torch.float16 and not use_ds
     scaler = torch.amp.GradScaler(d.device.type) if own_scaler else None
-    state = TrainState(model, forward, optimizer, plan, d, scaler)
+    state = TrainState(model, forward, optimizer, plan, d, scaler, distill=distiller)
     state.head = None if (use_ds or cfg.loss == "plain") else head_of(model)
     if cfg.loss in ("fused", "liger") and state.head is None:
         raise JupiterError(
@@ -260,22 +270,29 @@ def micro_loss(state: TrainState, b: Batch, n_targets: int) -> torch.Tensor:
         "use_cache": False,
     }
     labels = b.labels.to(dev)
+    teach = state.distill  # distilled answers: their logits too, for the KL (train/distill.py)
     if state.head is not None and not state.head_checked:
         _check_hidden(state, inputs)
     if state.head is not None:
         weight, cap = state.head
         with amp:
-            # no logits at all: the fused loss projects the hidden states itself
-            out = state.forward(**inputs, output_hidden_states=True,
-                                logits_to_keep=no_logits(labels))  # fmt: skip
+            # no logits (but a distilled answer's): the fused loss projects the hidden states
+            keep = no_logits(labels) if teach is None else teach.logits_to_keep(b, labels)
+            out = state.forward(**inputs, output_hidden_states=True, logits_to_keep=keep)
             hidden = out.hidden_states[-1]
             kernel = state.loss_kernel
-            return fused_linear_ce(hidden, weight, labels, cap, kernel=kernel) / n_targets
+            loss = fused_linear_ce(hidden, weight, labels, cap, kernel=kernel)
+            if teach is not None:
+                loss = teach.add_kl(loss, out.logits, b)
+            return loss / n_targets
     with amp:
         out = state.forward(**inputs)
     loss = F.cross_entropy(
         out.logits.float().flatten(0, 1), labels.flatten(), ignore_index=IGNORE, reduction="sum"
     )
+    if teach is not None:
+        with amp:
+            loss = teach.add_kl(loss, out.logits, b)
     return loss / n_targets
 
 
@@ -335,8 +352,10 @@ def run_steps(run: TrainRun, state: TrainState, k: int, on_step: StepHook | None
         for group in state.optimizer.param_groups:
             group["lr"] = lr
         batches, n_targets = [], 0
+        # distilling: the batch carries its answers' teacher rows (train/distill.py)
+        read = data.batch if state.distill is None else partial(state.distill.batch, data)
         for _ in range(plan.grad_accum):
-            batches.append(data.batch(state.epoch, state.index, plan.global_micro, d.rank, d.world))
+            batches.append(read(state.epoch, state.index, plan.global_micro, d.rank, d.world))
             n_targets += data.target_count(state.epoch, state.index, plan.global_micro)
             state.epoch, state.index = data.next_position(state.epoch, state.index,
                                                           plan.global_micro)  # fmt: skip
@@ -377,10 +396,14 @@ def run_steps(run: TrainRun, state: TrainState, k: int, on_step: StepHook | None
         state.epoch_loss[1] += 1
         step_tokens = plan.global_batch * data.context_length
         state.tokens += step_tokens
-        state.elapsed += time.perf_counter() - t0
+        seconds = time.perf_counter() - t0
+        state.elapsed += seconds
+        rec = {"step": state.step, "loss": step_loss, "lr": lr, "grad_norm": grad_norm,
+               "tokens": step_tokens}  # fmt: skip
+        if state.distill is not None:  # the step's KL, and the teacher's cost once measured
+            rec |= state.distill.end_step(seconds, state.step, state.step == plan.max_steps)
         if on_step is not None:
-            on_step({"step": state.step, "loss": step_loss, "lr": lr, "grad_norm": grad_norm,
-                     "tokens": step_tokens})  # fmt: skip
+            on_step(rec)
 
 
 @torch.no_grad()

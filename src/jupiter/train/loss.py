@@ -231,6 +231,13 @@ def _mask_keep() -> bool:
     return hasattr(mu, "slice_logits_to_keep")
 
 
+def logits_at(mask: torch.Tensor) -> int | torch.Tensor:
+    """A `logits_to_keep` for the True positions of a (batch, seq) mask: the mask itself
+    where transformers takes one (logits of those positions only, flattened), else 0 (all
+    of them: pick them with `mask` afterwards)."""
+    return mask if _mask_keep() else 0
+
+
 def no_logits(labels: torch.Tensor) -> int | torch.Tensor:
     """A `logits_to_keep` that makes the model compute no logits: an all-False mask where
     transformers takes one; else the last position (an int 0 would mean all of them).

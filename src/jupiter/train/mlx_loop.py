@@ -35,6 +35,7 @@ from jupiter.config import TrainConfig
 from jupiter.data.chat import IGNORE
 from jupiter.errors import JupiterError
 from jupiter.train import mlx_checkpoint as ckpt
+from jupiter.train.distill import unsupported
 from jupiter.train.loop import TrainResult, TrainRun
 from jupiter.train.mlx_model import (
     ModelSpec,
@@ -83,6 +84,9 @@ class MLXState:
 
 def start(run: TrainRun) -> MLXState:
     """A fresh state, or the newest valid checkpoint in run.out_dir restored exactly."""
+    if run.config.objective != "sft":
+        raise unsupported(run.config.objective, "the MLX backend",
+                          "set train.objective: sft, or train on a PyTorch node")  # fmt: skip
     require_mlx()
     import mlx.core as mx
 

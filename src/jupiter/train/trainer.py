@@ -53,6 +53,7 @@ class Reporter:
             resume_step=state.step,
         )  # fmt: skip
         self.steps = StepBar()
+        self.cost_shown = False  # the teacher's cost line (train/distill.py) was printed
         from jupiter.train.metrics import reset_peak_memory
 
         # peak_mem_gb: this run's, the loaded model included; start_mem_gb: held before it
@@ -70,6 +71,11 @@ class Reporter:
         tokens, elapsed = st.tokens - self.mark[0], st.elapsed - self.mark[1]
         tps = tokens / elapsed if elapsed > 0 else 0.0
         self.steps.update(step, rec["loss"], tps)
+        if st.distill is not None and st.distill.cost is not None and not self.cost_shown:
+            self.cost_shown = True  # said once, as soon as the first steps are measured
+            if st.dist.main:
+                print(st.distill.cost_line(), flush=True)
+                self.logger.log(step, st.distill.cost, kind="distill")
         if step % self.run.config.log_every and step != st.plan.max_steps:
             return
         self.mark = (st.tokens, st.elapsed)
@@ -80,6 +86,7 @@ class Reporter:
             "mfu": mfu(tps, self.flops, self.peak),
             "peak_mem_gb": peak_memory_gb(st.dist.device), "start_mem_gb": self.start_mem,
             "epoch": st.epoch + st.index / per_epoch, "elapsed": st.elapsed,
+            "kl": rec.get("kl"),  # distilling: mean KL to the teacher per answer token
         }  # fmt: skip
         self.logger.log(step, metrics)
         if self.hook is not None and st.dist.main:
@@ -237,7 +244,7 @@ def train(
         tokens_per_s=(state.tokens - tokens0) / stepping if stepping > 0 else 0.0,
         wall_time_s=time.perf_counter() - wall0, finished=finished,
         heldout_loss=heldout, best_checkpoint=Path(best) if best else None,
-        epochs=plan.epochs,
+        epochs=plan.epochs, distill=state.distill.cost if state.distill else None,
     )  # fmt: skip
 
 

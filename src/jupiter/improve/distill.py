@@ -1,0 +1,118 @@
+"""The train stage's side of train.objective distill / sft+distill (train/distill.py): the
+checks that refuse what cannot distil, the teacher dir, and the teacher's sequences of the
+packed Q&A, each reading its chunk as the open-book passage before the question."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from jupiter.errors import JupiterError
+from jupiter.improve.workspace import Workspace
+from jupiter.records import Example
+
+if TYPE_CHECKING:  # torch behind them: imported where used, as the train stage does
+    from jupiter.data.dataset import PackedDataset
+    from jupiter.data.distill import DistillData, DistillPair
+
+
+def check_objective(ws: Workspace, init_dir: Path | None, engine: str) -> None:
+    """Refuse, before anything is packed, a distilling objective this run cannot do: the
+    teacher runs in the torch loop (`engine`), on one island (DDP at most), beside one run."""
+    from jupiter.train.distill import unsupported
+
+    t = ws.cfg.train
+    if t.objective == "sft":
+        return
+    launch = ws.launch
+    if t.consensus is not None:
+        raise unsupported(t.objective, "train.consensus",
+                          "remove train.consensus, or set train.objective: sft")  # fmt: skip
+    if ws.cluster is not None:
+        raise unsupported(t.objective, "cluster training", "train without --cluster")
+    if engine == "mlx":
+        raise unsupported(t.objective, "the MLX backend",
+                          "set train.objective: sft, or train on a PyTorch node")  # fmt: skip
+    if launch is not None and launch.distributed and t.distributed != "ddp":
+        raise unsupported(t.objective, f"distributed: {t.distributed}",
+                          "set train.distributed: ddp")  # fmt: skip
+    if init_dir is None and t.distill.teacher == "base":
+        raise JupiterError(
+            f"train.objective {t.objective} needs a teacher, and a model trained from scratch "
+            "starts random: set model.base, or train.distill.teacher to a model dir"
+        )
+    distill_teacher(ws, t.distill.teacher)  # a wrong path is said before any packing
+
+
+def distill_teacher(ws: Workspace, ref: str, tokenizer: Any = None) -> Path | None:
+    """train.distill.teacher as a model dir (relative to the YAML), checked to share
+    `tokenizer`'s vocabulary when given; None for "base"."""
+    from jupiter.models.loading import is_model_dir
+    from jupiter.train.trainer import load_run_tokenizer
+
+    if ref == "base":
+        return None
+    path = ws.cfg.resolve(ref)
+    if not path.is_dir() or not is_model_dir(path):
+        raise JupiterError(
+            f"train.distill.teacher: {path} is not a Hugging Face model dir (no config.json): "
+            "set it to a model folder (relative to the domain YAML), or to base"
+        )
+    if tokenizer is None:
+        return path
+    try:
+        same = load_run_tokenizer(path).get_vocab() == tokenizer.get_vocab()
+    except (OSError, ValueError):
+        same = False
+    if not same:
+        raise JupiterError(
+            f"train.distill.teacher {path} lacks the student's tokenizer (the KL compares the "
+            "same token ids): give a model of the student's family, or set it to base"
+        )
+    return path
+
+
+def distill_pairs(ws: Workspace, tokenizer: Any, examples: list[Example],
+                  ) -> tuple[list[DistillPair], Counter[str]]:  # fmt: skip
+    """Each Q&A whose chunk is a training chunk of the store as a student/teacher pair,
+    and the others counted by reason."""
+    from jupiter.data.dataset import _chat_messages
+    from jupiter.data.distill import encode_pair
+    from jupiter.synth.passages import Passage, open_book_prompt
+
+    chunks = {c.id: c for c in ws.store.iter_chunks(split="train")}
+    pairs, skipped = [], Counter[str]()
+    for e in examples:
+        chunk = chunks.get(e.chunk_id)
+        if e.kind != "qa" or chunk is None:
+            skipped["without their chunk"] += e.kind == "qa"
+            continue
+        book = open_book_prompt(e.question, [Passage(chunk.id, chunk.title, chunk.text)])
+        got = encode_pair(tokenizer, _chat_messages(e, ws.cfg.system_prompt), book)
+        if isinstance(got, str):
+            skipped[got] += 1
+        else:
+            pairs.append(got)
+    return pairs, skipped
+
+
+def distill_data(ws: Workspace, tokenizer: Any, examples: list[Example],
+                 packed: PackedDataset, train_cfg: Any) -> DistillData | None:  # fmt: skip
+    """The teacher's side of the Q&A in the packed rows (data/distill.py), said in one
+    line; None when no Q&A of the rows has its chunk (plain cross-entropy then)."""
+    from jupiter.data.distill import DistillData
+
+    teacher = distill_teacher(ws, train_cfg.distill.teacher, tokenizer)
+    pairs, skipped = distill_pairs(ws, tokenizer, examples)
+    data = DistillData.find(packed, pairs, teacher)
+    who = str(teacher) if teacher else (
+        "a frozen copy of the starting weights" if train_cfg.method == "full"
+        else "the base with its adapter disabled")  # fmt: skip
+    left = "; ".join(f"{n} {why}" for why, n in skipped.items() if n) or "none"
+    ws.console.print(
+        f"distill ({train_cfg.objective}): {len(data)} answers ({data.answer_tokens:,} tokens) "
+        f"with a teacher that reads their chunk ({who}); Q&A left to cross-entropy: {left}",
+        highlight=False,
+    )
+    return data if len(data) else None
