@@ -54,7 +54,9 @@ def exam_chart(ev: dict[str, Any], out: Path, title: str = "") -> Path | None:
             ax.legend(loc="upper left")
         n = rows[0][2].get("n_mc")
         ax.set_title(f"{name} ({n} items)" if n else name)
-        ax.set_xticks(list(xs), [role for role, _, _ in rows], rotation=15)
+        # the untrained row is the base model when fine-tuning: named as the eval names it
+        labels = [name if role == "untrained" else role for role, name, _ in rows]
+        ax.set_xticks(list(xs), labels, rotation=15)
         ax.set_ylim(0, 1)
         ax.set_ylabel("multiple-choice accuracy (95% CI)")
     if title:
