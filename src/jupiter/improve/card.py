@@ -94,7 +94,8 @@ def render(ws: Workspace, cycle: int, train: dict[str, Any], ev: dict[str, Any] 
         f"- documents: {ws.store.count('documents')} collected; chunks trained on: "
         f"{ws.store.count('chunks', 'split = ?', ('train',))}, held out: "
         f"{ws.store.count('chunks', 'split = ?', ('heldout',))}",
-        f"- examples: {train.get('examples', '—')} queued examples in the train split; "
+        f"- examples: {train.get('examples', '—')} in the train split (the knowledge "
+        "recipe's included); "
         f"{train.get('tokens', 0):,} tokens packed",
         f"- knowledge recipe: {json.dumps(t.knowledge.model_dump())}; added: {json.dumps(mix)}",
         f"- replay of the base's own text: {t.replay.fraction:.0%} of the tokens",
