@@ -122,7 +122,7 @@ class ExtractiveGenerator:
         extended by the following sentences of its paragraph that also match, up to 3."""
         if not content:
             return ""
-        weights = {_stem(t): self.index.idf(t) for t in content}
+        weights = {_stem(t): self.index.idf(t) for t in sorted(content)}
         paras = [sentences(p) for p in prose_paragraphs(view(chunk).body)]
 
         def score(s: str) -> float:
@@ -163,7 +163,9 @@ class ExtractiveGenerator:
                 weight[t] = max(weight.get(t, 0.0), rel)
         out: list[float] = []
         for choice in choices:
-            terms = set(tokenize(choice))
+            # sorted: a float sum in set order would differ between processes (string
+            # hashing), and break ties between choices differently from run to run
+            terms = sorted(set(tokenize(choice)))
             idf = {t: self.index.idf(t) for t in terms}
             covered = sum(idf[t] * weight.get(t, 0.0) for t in terms)
             # +1 in the denominator: a one-word choice that happens to occur is weak evidence
