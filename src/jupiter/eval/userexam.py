@@ -99,15 +99,10 @@ def source_text(source: str, help_dir: Path | None = None) -> str | None:
 def template_patterns() -> list[re.Pattern[str]]:
     """Every wording the extractive generator's templates and the knowledge recipe ask in,
     as a full-match regex (the placeholders match anything)."""
-    from jupiter.synth.knowledge import FRAMES
+    from jupiter.synth.knowledge import FRAMES, wording_pattern
     from jupiter.synth.questions import PHRASES
 
-    out = []
-    for wordings in (*PHRASES.values(), FRAMES):
-        for text in wordings:
-            parts = re.split(r"\{[a-z_]+\}", text)
-            out.append(re.compile("^" + "(.+?)".join(map(re.escape, parts)) + "$", re.I | re.S))
-    return out
+    return [wording_pattern(text, re.I) for ws in (*PHRASES.values(), FRAMES) for text in ws]
 
 
 def words(text: str) -> list[str]:

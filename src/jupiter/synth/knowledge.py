@@ -96,19 +96,20 @@ class KnowledgeMix:
         return {"facts": self.facts, **dict(sorted(self.added.items()))}
 
 
+def wording_pattern(text: str, flags: int = 0) -> re.Pattern[str]:
+    """A wording with placeholders ("What does `{a}` do?") as a full-match regex, each
+    placeholder a named group that matches anything."""
+    parts = re.split(r"\{([a-z_]+)\}", text)
+    rx = "".join(re.escape(p) if i % 2 == 0 else f"(?P<{p}>.+?)" for i, p in enumerate(parts))
+    return re.compile(f"^{rx}$", flags | re.S)
+
+
 def _patterns() -> list[tuple[re.Pattern[str], str]]:
-    """Every template wording as a regex with named groups for its placeholders."""
-    out = []
-    for key, wordings in PHRASES.items():
-        for text in wordings:
-            parts = re.split(r"\{([a-z])\}", text)
-            rx = "".join(
-                re.escape(p) if i % 2 == 0 else f"(?P<{p}>.+?)" for i, p in enumerate(parts)
-            )
-            out.append((re.compile(f"^{rx}$", re.S), key))
-    # the most literal text first: "What does the `t` option of `s` do?" before "What does `a` do?"
-    out.sort(key=lambda p: -len(re.sub(r"\(\?P<\w>\.\+\?\)", "", p[0].pattern)))
-    return out
+    """Every template wording as a regex with named groups, the most literal text first:
+    "What does the `t` option of `s` do?" before "What does `a` do?"."""
+    found = [(text, key) for key, wordings in PHRASES.items() for text in wordings]
+    found.sort(key=lambda p: -len(re.sub(r"\{[a-z_]+\}", "", p[0])))
+    return [(wording_pattern(text), key) for text, key in found]
 
 
 _PATTERNS = _patterns()
