@@ -160,3 +160,15 @@ def test_the_card_keeps_the_checksums_whole(
     assert "More Information Needed" not in path.read_text()
     assert verify_checksums(student) is None
     ws.close()
+
+
+def test_a_missing_or_choiceless_user_exam_is_one_line(tmp_path: Path) -> None:
+    from jupiter.errors import JupiterError
+    from jupiter.eval.userexam import load_user_exam
+
+    with pytest.raises(JupiterError, match="fix eval.user_exam_path"):
+        load_user_exam(tmp_path / "none.jsonl")
+    path = tmp_path / "open.jsonl"
+    path.write_text(json.dumps({"id": "q1", "question": "How?", "answer": "So."}) + "\n")
+    with pytest.raises(JupiterError, match="item q1 has no choices"):
+        load_user_exam(path)

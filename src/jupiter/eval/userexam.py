@@ -184,6 +184,11 @@ def load_user_exam(path: Path, training: Iterable[str] = (),
     """The exam's items that pass `check_exam`, and what was dropped and why."""
     from jupiter.eval.qa import load_eval_set
 
+    if not Path(path).is_file():
+        raise JupiterError(
+            f"user exam not found: {path} (fix eval.user_exam_path in the domain YAML, or "
+            'set it to "" for no user exam)'
+        )
     items = load_eval_set(path)
     missing = [it.id for it in items if not it.choices]
     if missing:
