@@ -52,6 +52,13 @@ for p in "${parts[@]}"; do
            --warmup 3 ;;
     mfu-compile) part mfu-compile 150 python3 benchmarks/mfu.py --preset 1b --batch 8 \
                    --ctx 2048 --steps 20 --warmup 3 --compile ;;
+    mfu-plain) part mfu-plain 90 python3 benchmarks/mfu.py --preset 1b --batch 8 --ctx 2048 \
+                 --steps 20 --warmup 3 --loss plain ;;
+    mfu-plain-compile) part mfu-plain-compile 150 python3 benchmarks/mfu.py --preset 1b \
+                         --batch 8 --ctx 2048 --steps 20 --warmup 3 --loss plain --compile ;;
+    mfu-plain-compile-b16) part mfu-plain-compile-b16 150 python3 benchmarks/mfu.py \
+                             --preset 1b --batch 16 --ctx 2048 --steps 12 --warmup 3 \
+                             --loss plain --compile ;;
     lora270m) part lora270m 130 python3 benchmarks/lora_throughput.py --config gemma3-270m \
                 --batch 8 --ctx 1024 --steps 20 --warmup 3 --r 16 --alpha 32 \
                 --jupiter-loss auto,fused,plain ;;

@@ -11,6 +11,7 @@ Warm-up steps (where torch.compile compiles) are not timed.
 
     python benchmarks/mfu.py [--preset 1b] [--batch 8] [--ctx 2048] [--steps 30]
         [--warmup 5] [--compile] [--grad-ckpt] [--data random|text] [--vocab 32000]
+        [--loss auto|fused|liger|plain]
 
 CPU check: python benchmarks/mfu.py --preset tiny --ctx 128 --steps 5
 """
@@ -82,6 +83,8 @@ def main() -> None:
     ap.add_argument("--precision", default="bf16", choices=("bf16", "fp16", "fp32", "auto"))
     ap.add_argument("--device", default="auto", choices=("auto", "cuda", "cpu"))
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--loss", default="auto", choices=("auto", "fused", "liger", "plain"),
+                    help="train.loss: plain holds the whole logits (fastest for a trained head)")
     a = ap.parse_args()
     transformers.logging.set_verbosity_error()
     warnings.filterwarnings("ignore", category=FutureWarning)
@@ -97,6 +100,7 @@ def main() -> None:
             max_steps=a.warmup + a.steps, micro_batch_size=a.batch, precision=a.precision,
             gradient_checkpointing=a.grad_ckpt, compile=a.compile, metrics=[], seed=a.seed,
             resume="never", warmup_steps=min(10, a.warmup + a.steps), lr=3e-4, min_lr=3e-5,
+            loss=a.loss,
         )  # fmt: skip
         run = TrainRun(dataset=data, config=cfg, out_dir=tmp / "run", tokenizer_dir=tmp / "tok",
                        model_config=mc, device=a.device, progress=False)  # fmt: skip
@@ -129,7 +133,7 @@ def main() -> None:
     print(f"run: {a.batch} rows × {a.ctx} tokens a step ({a.data} data, rows {fill:.1%} full), "
           f"{steps} timed steps after {a.warmup} warm-up; "
           f"{amp.get(state.plan.amp, str(state.plan.amp))}, compile {a.compile}, "
-          f"grad ckpt {state.plan.grad_ckpt}; loss {state.losses[0]:.3f} -> "
+          f"grad ckpt {state.plan.grad_ckpt}, train.loss {a.loss}; loss {state.losses[0]:.3f} -> "
           f"{state.losses[-1]:.3f}")  # fmt: skip
     print(f"FLOPs per token: {fpt / 1e9:.4g} G (6·N + 12·L·H·T)")
     print(f"tokens/s:        {tps:,.0f} ({seconds / steps * 1000:.1f} ms a step)")
