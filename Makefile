@@ -57,8 +57,10 @@ demo-real: real-model
 demo-real-quick: real-model
 	$(BIN)/jupiter start --domain python-gemma --auto --quick
 
+# one pytest worker per core, up to 4 (pytest-xdist); each computes on one thread
+# (tests/conftest.py); a file's tests stay on one worker, so its fixtures are built once
 test: setup
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n auto --maxprocesses=4 --dist loadfile
 
 lint: setup
 	$(BIN)/ruff check src tests benchmarks

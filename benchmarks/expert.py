@@ -215,11 +215,15 @@ ARMS: dict[str, dict[str, Any]] = {
     "distill": {"train": {"objective": "sft+distill"}},
     "raft": {"generator": {"raft": {"enabled": True}}},
     "reader": {"promotion": {"candidate": "student+retriever"}},
+    # the recipe without a teacher pass: what a laptop runs (knowledge + replay, SFT only)
+    "recipe": {"train": {"knowledge": RECIPE,
+                         "replay": {"fraction": 0.1, "samples": 32, "max_tokens": 128}}},
     "all": {"train": {"knowledge": RECIPE, "objective": "sft+distill",
                       "replay": {"fraction": 0.1, "samples": 32, "max_tokens": 128}},
             "generator": {"raft": {"enabled": True}},
             "promotion": {"candidate": "student+retriever"}},
 }  # fmt: skip
+INGREDIENTS = ("knowledge", "replay", "objective", "distill")
 MAN_PAGES = ("ls", "cp", "mv", "rm", "find", "grep", "sed", "tar", "chmod", "chown", "ps",
              "kill", "du", "df", "sort", "uniq", "cut", "head", "tail", "xargs", "ln", "mkdir",
              "touch", "date", "env", "wc", "tr", "diff", "ssh", "rsync", "curl", "make")  # fmt: skip
@@ -240,7 +244,8 @@ def man_corpus(workdir: Path) -> Path | None:
     return out if any(out.glob("*.txt")) else None
 
 
-def arm_yaml(domain: str, arm: str, workdir: Path, max_steps: int | None) -> Path | None:
+def arm_yaml(domain: str, arm: str, workdir: Path, max_steps: int | None,
+             max_new_tokens: int | None = None) -> Path | None:  # fmt: skip
     """The real-model YAML of `domain` with `arm`'s overrides and its own name."""
     if domain == "man":
         corpus = man_corpus(workdir)
@@ -261,12 +266,23 @@ def arm_yaml(domain: str, arm: str, workdir: Path, max_steps: int | None) -> Pat
         exam = DOMAINS / "exams" / f"{domain}.jsonl"
         if exam.is_file():
             cfg["eval"]["user_exam_path"] = str(exam)
+    # every arm starts from no ingredient (the real-model YAML ships the recipe): baseline
+    # is plain SFT on the generator's Q&A and the raw text, and each arm adds its own
+    for train in (cfg["train"], cfg.get("quick", {}).get("train", {})):
+        for key in INGREDIENTS:
+            train.pop(key, None)
+    cfg.get("promotion", {}).pop("candidate", None)
+    cfg.get("generator", {}).pop("raft", None)
     for section, over in ARMS[arm].items():
         cfg.setdefault(section, {})
         for key, value in over.items():
             cfg[section][key] = value
     if max_steps is not None:
         cfg["train"]["max_steps"] = max_steps
+        if "train" in cfg.get("quick", {}):
+            cfg["quick"]["train"]["max_steps"] = max_steps
+    if max_new_tokens is not None:
+        cfg["eval"]["max_new_tokens"] = max_new_tokens
     cfg["name"] = f"{cfg['name']}-{arm}"
     cfg["cycles"] = 1
     out = workdir / f"{cfg['name']}.yaml"
@@ -317,19 +333,58 @@ def share_import(workdir: Path, name: str) -> None:
         shutil.copytree(done[0], target / done[0].name)
 
 
+def student_items(workdir: Path, name: str) -> dict[str, Any] | None:
+    """The cycle-1 student's per-item scores (both exams) of an arm's workspace."""
+    path = workdir / "runs" / name / "cycles" / "cycle-001" / "eval_items.json"
+    if not path.is_file():
+        return None
+    return json.loads(path.read_text()).get("student")
+
+
+def vs_baseline(workdir: Path, name: str, baseline: str) -> dict[str, Any]:
+    """This arm's student − the baseline arm's student, paired by item on both exams (the
+    same base, data and steps; only the arm's ingredient differs) and by text on bpb."""
+    from jupiter.eval.compare import compare_reports
+
+    mine, theirs = student_items(workdir, name), student_items(workdir, baseline)
+    if mine is None or theirs is None:
+        return {}
+    out = {"own": compare_reports(mine, theirs)["metrics"]}
+    if mine.get("user_exam") and theirs.get("user_exam"):
+        out["user"] = compare_reports(mine["user_exam"], theirs["user_exam"])["metrics"]
+    shown = []
+    for exam, metrics in out.items():
+        for key in ("mc_accuracy", "qa_f1", "general_bpb"):
+            d = metrics.get(key)
+            if d and d.get("ci"):
+                lo, hi = d["ci"]
+                shown.append(f"{exam} {key} {d['difference']:+.3f} [{lo:+.3f}, {hi:+.3f}] "
+                             f"({d['verdict']}, n {d['n']})")  # fmt: skip
+    print(f"  {name} − {baseline}: " + " | ".join(shown))
+    return out
+
+
 def run_ablation(domains: list[str], arms: list[str], workdir: Path,
-                 max_steps: int | None) -> list[dict[str, Any]]:  # fmt: skip
+                 max_steps: int | None, quick: bool = False,
+                 max_new_tokens: int | None = None) -> list[dict[str, Any]]:  # fmt: skip
     rows = []
     for domain in domains:
+        names: dict[str, str] = {}
         for arm in arms:
-            path = arm_yaml(domain, arm, workdir, max_steps)
+            path = arm_yaml(domain, arm, workdir, max_steps, max_new_tokens)
             if path is None:
                 print(f"{domain}: its documentation is not on this machine: skipped")
                 break
             name = yaml.safe_load(path.read_text())["name"]
+            name = names[arm] = name + ("-quick" if quick else "")
             share_import(workdir, name)
-            got = run_domain(path, workdir, quick=False)
+            got = run_domain(path, workdir, quick=quick)
             rows.append(arm_row(name, got["cycles"][0]["eval"]) | {"seconds": got["seconds"]})
+        if "baseline" in names:  # each arm against the recipe-less one, paired by item
+            for arm, name in names.items():
+                if arm != "baseline":
+                    got = vs_baseline(workdir, name, names["baseline"])
+                    rows.append({"arm": name, "vs_baseline": got})
     return rows
 
 
@@ -347,6 +402,7 @@ def main() -> None:
         help="closed book, and open book (passages in the prompt, RAFT training)",
     )
     ap.add_argument("--max-steps", type=int, default=None, help="train.max_steps per cycle")
+    ap.add_argument("--max-new-tokens", type=int, default=None, help="eval.max_new_tokens")
     ap.add_argument("--ablation", action="store_true", help="each ingredient alone and together")
     ap.add_argument("--arms", nargs="+", choices=list(ARMS), default=list(ARMS))
     ap.add_argument("--workdir", type=Path, default=Path("runs-expert"))
@@ -358,7 +414,14 @@ def main() -> None:
     if args.ablation:
         if not args.real:
             raise SystemExit("--ablation needs --real: the recipe is for a pretrained base")
-        rows = run_ablation(args.domains, args.arms, args.workdir.resolve(), args.max_steps)
+        rows = run_ablation(
+            args.domains,
+            args.arms,
+            args.workdir.resolve(),
+            args.max_steps,
+            args.quick,
+            args.max_new_tokens,
+        )
         if args.json:
             args.json.write_text(json.dumps(rows, indent=1, default=str))
         return

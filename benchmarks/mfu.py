@@ -83,8 +83,12 @@ def main() -> None:
     ap.add_argument("--precision", default="bf16", choices=("bf16", "fp16", "fp32", "auto"))
     ap.add_argument("--device", default="auto", choices=("auto", "cuda", "cpu"))
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--loss", default="auto", choices=("auto", "fused", "liger", "plain"),
-                    help="train.loss: plain holds the whole logits (fastest for a trained head)")
+    ap.add_argument(
+        "--loss",
+        default="auto",
+        choices=("auto", "fused", "liger", "plain"),
+        help="train.loss: plain holds the whole logits (fastest for a trained head)",
+    )
     a = ap.parse_args()
     transformers.logging.set_verbosity_error()
     warnings.filterwarnings("ignore", category=FutureWarning)

@@ -161,3 +161,23 @@ def test_rounds_under_two_processes_match_one(strategy: str, tok_dir: Path, tmp_
     assert two["losses"] == pytest.approx(one["losses"], abs=1e-5)
     for n, v in one["sums"].items():
         assert two["sums"][n] == pytest.approx(v, abs=1e-3), n
+
+
+def test_stale_build_lock_is_removed_and_a_fresh_one_kept(tmp_path: Path, capsys) -> None:
+    """A `lock` left by a run killed mid-build made every later deepspeed start wait forever
+    (torch's FileBaton); one older than any build goes, one of a build under way stays."""
+    import os
+
+    from jupiter.train.dist import clear_stale_build_locks
+
+    stale = tmp_path / "py311_cpu" / "deepspeed_shm_comm" / "lock"
+    fresh = tmp_path / "py311_cpu" / "other_op" / "lock"
+    for lock in (stale, fresh):
+        lock.parent.mkdir(parents=True)
+        lock.touch()
+    old = time.time() - 3600
+    os.utime(stale, (old, old))
+    assert clear_stale_build_locks(tmp_path, max_age_s=600) == [stale]
+    assert not stale.exists() and fresh.exists()
+    assert "stale build lock" in capsys.readouterr().out
+    assert clear_stale_build_locks(tmp_path / "absent") == []

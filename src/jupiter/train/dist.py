@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal, NoReturn
 
 import torch
@@ -209,5 +211,35 @@ def deepspeed_engine(
             "train.distributed: deepspeed needs the deepspeed package: pip install deepspeed "
             "(or use distributed: fsdp, which ships with PyTorch)"
         ) from None
+    clear_stale_build_locks()
     engine, _, _, _ = deepspeed.initialize(model=model, optimizer=optimizer, config=config)
     return engine
+
+
+STALE_LOCK_S = 600.0
+
+
+def clear_stale_build_locks(
+    root: Path | None = None, max_age_s: float = STALE_LOCK_S
+) -> list[Path]:
+    """DeepSpeed builds its ops with torch's JIT extension builder, which guards each build
+    with a `lock` file and waits, forever, while one exists. A run killed mid-build leaves it
+    behind and every later run hangs at start. A lock older than any build (10 minutes; a
+    build takes 1-3 on a laptop) is removed, with a line saying so. Returns the removed."""
+    if root is None:
+        env = os.environ.get("TORCH_EXTENSIONS_DIR")
+        root = Path(env) if env else Path.home() / ".cache" / "torch_extensions"
+    if not root.is_dir():
+        return []
+    removed = []
+    now = time.time()
+    for lock in root.glob("*/*/lock"):
+        try:
+            if now - lock.stat().st_mtime <= max_age_s:
+                continue  # a build under way
+            lock.unlink()
+        except OSError:
+            continue  # another rank removed it first, or it cannot be removed: torch waits
+        removed.append(lock)
+        print(f"removed a stale build lock left by an interrupted run: {lock}", flush=True)
+    return removed
