@@ -100,9 +100,10 @@ def test_cast_to_bf16(family_dirs: dict[str, Path], tmp_path: Path, quiet: Conso
 def test_a_failed_export_leaves_the_old_output(
     family_dirs: dict[str, Path], tmp_path: Path, quiet: Console, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    out = tmp_path / "x"
+    out = tmp_path / "x"  # an earlier export: --force may replace it
     out.mkdir()
     (out / "keep.txt").write_text("old")
+    (out / "export.json").write_text("{}")
     with pytest.raises(JupiterError, match="already exists"):
         export(family_dirs["llama"], "gguf", out, quiet)
 
@@ -114,8 +115,8 @@ def test_a_failed_export_leaves_the_old_output(
     source = from_model(str(family_dirs["llama"]), tmp_path / "cache", quiet)
     with pytest.raises(JupiterError, match="disk full"):
         write_export(plan_export("gguf", out, force=True), source, quiet)
-    assert [p.name for p in out.iterdir()] == ["keep.txt"]
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["x"]
+    assert sorted(p.name for p in out.iterdir()) == ["export.json", "keep.txt"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x"]  # no temp folder, no lock
 
 
 def test_adapter_to_gguf_is_merged_first(adapter: Path, tmp_path: Path, quiet: Console) -> None:

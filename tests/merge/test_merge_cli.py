@@ -114,6 +114,9 @@ def test_existing_out_and_a_crash_midway_leave_nothing(
             "--model", str(family["ft2"]), "--out", str(tmp_path / "out")]  # fmt: skip
     (tmp_path / "out").mkdir()
     (tmp_path / "out" / "keep.txt").write_text("mine")
+    code, _, err = run_main(monkeypatch, capsys, *args, "--force")  # not Jupiter's: refused
+    assert code == 1 and "no merge.json" in err and len(err.strip().splitlines()) == 1
+    (tmp_path / "out" / "merge.json").write_text("{}")  # an earlier merge: --force replaces
     code, _, err = run_main(monkeypatch, capsys, *args)
     assert code == 1 and "already exists" in err and "--force" in err
     # with --force, a failure halfway through the tensors keeps the old dir as it was
@@ -129,8 +132,8 @@ def test_existing_out_and_a_crash_midway_leave_nothing(
     monkeypatch.setattr(methods, "linear", failing)
     code, _, err = run_main(monkeypatch, capsys, *args, "--force")
     assert code == 1 and "disk on fire" in err and len(err.strip().splitlines()) == 1
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
-    assert [p.name for p in (tmp_path / "out").iterdir()] == ["keep.txt"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]  # no temp folder, no lock
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["keep.txt", "merge.json"]
 
 
 def test_recipe_through_the_real_command(family: dict[str, Path], tmp_path: Path) -> None:

@@ -10,7 +10,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from jupiter.errors import JupiterError
 from jupiter.export.common import (
+    MANIFEST,
     Format,
     check_format,
     check_out,
@@ -21,6 +23,7 @@ from jupiter.export.common import (
     weight_hashes,
     write_manifest,
 )
+from jupiter.outputs import claimed_output
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -111,6 +114,19 @@ def _source_record(source: Source) -> dict[str, Any]:
     return record
 
 
+def export_inputs(source: Source) -> list[Path]:
+    """What an export reads: the model folder, and an adapter's base when it is local."""
+    if source.kind != "adapter":
+        return [source.path]
+    from jupiter.models.loading import adapter_base
+
+    try:
+        base = adapter_base(source.path)
+    except JupiterError:
+        return [source.path]
+    return [source.path, base] if base.exists() else [source.path]
+
+
 def write_export(plan: Plan, source: Source, console: Console) -> Result:
     """Write the export of `source` at plan.out (whole, or not at all)."""
     from jupiter.export.gguf import write_gguf
@@ -119,7 +135,10 @@ def write_export(plan: Plan, source: Source, console: Console) -> Result:
 
     result = Result(plan.out, {})
     record = _source_record(source)
-    with staging(plan.out) as tmp:
+    # never the model it reads (or an adapter's base), a workspace, or a folder Jupiter did
+    # not write; one writer at a time (outputs.py)
+    with (claimed_output(plan.out, export_inputs(source), force=plan.force, manifest=MANIFEST),
+          staging(plan.out) as tmp):  # fmt: skip
         extra: dict[str, Any] = {}
         if plan.fmt == "hf":
             info = write_hf(source.path, source.kind, tmp, plan.quant)

@@ -42,6 +42,9 @@ from jupiter.merge.recipe import TASK_VECTOR, Recipe
 from jupiter.merge.shards import ShardWriter, TensorSpec, parse_size
 from jupiter.merge.soup import fit_convex, greedy_soup
 from jupiter.merge.validation import TensorOf, ValidationData, Validator
+from jupiter.outputs import check_output, output_lock
+
+MERGE_MANIFEST = "merge.json"  # written last: a folder holding it is a finished merge
 
 # methods whose result is a weighted mean of the inputs, with weights fixed before writing
 MEAN_METHODS = ("linear", "weighted", "greedy_soup", "convex", "krum")
@@ -193,16 +196,6 @@ def _validation_figures(validator: Validator, inputs: Inputs, out: Path,
     return {"data": validator.data.about, "inputs": per_input, "output": validator.figures()}
 
 
-def _prepare_out(out: Path, force: bool, inputs_dirs: list[Path]) -> Path:
-    out = out.expanduser().resolve()
-    if out in inputs_dirs:
-        raise JupiterError(f"--out {out} is one of the inputs: write the merge elsewhere")
-    if out.exists() and not force:
-        raise JupiterError(f"{out} already exists: choose another --out, or add --force to "
-                           "replace it")  # fmt: skip
-    return out
-
-
 def merge_models(
     recipe: Recipe,
     *,
@@ -213,8 +206,6 @@ def merge_models(
     console: Console | None = None,
 ) -> dict[str, Any]:
     """Run the recipe; returns merge.json's content (also written into the output dir)."""
-    from jupiter.train.checkpoint import replace_dir
-
     console = console or Console(stderr=True)
     start = time.perf_counter()
     if recipe.out is None:
@@ -223,7 +214,8 @@ def merge_models(
     inputs = open_inputs(recipe, base_dir, cache_dir, console)
     dirs = [s.dir.resolve() for s in inputs.sources] + ([inputs.base.dir.resolve()]
                                                         if inputs.base else [])  # fmt: skip
-    out = _prepare_out(out_path, force, dirs)
+    # never an input, a workspace, or a folder Jupiter did not write (outputs.py)
+    out = check_output(out_path, dirs, force=force, manifest=MERGE_MANIFEST)
     names = check_compatible(inputs)
     # the inputs' SHA-256 on a second thread (hashlib releases the GIL): reading a model to
     # hash it costs about as much as merging it
@@ -233,23 +225,34 @@ def merge_models(
         if data is not None:
             validator = Validator(inputs.reference.dir, names, data, console)
         weights, selection = choose_weights(recipe, inputs, names, validator, console)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = out.with_name(f".tmp-{out.name}-{os.getpid()}")
-        shutil.rmtree(tmp, ignore_errors=True)
-        tmp.mkdir()
-        try:
-            record = _write_output(recipe, inputs, names, weights, tmp)
-            if validator is not None:
-                record["validation"] = _validation_figures(validator, inputs, tmp,
-                                                           record["kind"])  # fmt: skip
-            info = _merge_record(recipe, inputs, weights, selection, record, start)
-            info |= hashes.result()
-            (tmp / "merge.json").write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
-            replace_dir(tmp, out)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
+        with output_lock(out):
+            check_output(out, dirs, force=force, manifest=MERGE_MANIFEST)  # again, under it
+            info = _write_whole(recipe, inputs, names, weights, validator, selection, hashes,
+                                start, out)  # fmt: skip
     info["out"] = str(out)
+    return info
+
+
+def _write_whole(recipe: Recipe, inputs: Inputs, names: list[str], weights: list[float],
+                 validator: Validator | None, selection: dict[str, Any], hashes: Any,
+                 start: float, out: Path) -> dict[str, Any]:  # fmt: skip
+    """The merged model in a temp folder beside `out`, merge.json last, renamed over it."""
+    from jupiter.train.checkpoint import replace_dir
+
+    tmp = out.with_name(f".tmp-{out.name}-{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir()
+    try:
+        record = _write_output(recipe, inputs, names, weights, tmp)
+        if validator is not None:
+            record["validation"] = _validation_figures(validator, inputs, tmp, record["kind"])
+        info = _merge_record(recipe, inputs, weights, selection, record, start)
+        info |= hashes.result()
+        (tmp / MERGE_MANIFEST).write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
+        replace_dir(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
     return info
 
 

@@ -1,0 +1,137 @@
+"""The output folder a command writes (`export --out`, `merge --out`): never one of its
+inputs or a workspace, replaced only when it is Jupiter's own earlier output, and held by
+one writer at a time.
+
+`--force` replaces a folder only when it is empty or holds the manifest the same command
+writes (export.json, merge.json): a folder that holds anything else (a workspace, the
+models a merge reads, a home directory) is refused, `--force` or not, so no typo in
+`--out` can delete what the user was given. A lock file beside the folder
+(`.NAME.lock`, holding the writer's pid) makes a second writer to the same `--out` fail
+in one line instead of racing the first to the final rename; a lock whose process is
+gone is taken over.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from jupiter.errors import JupiterError
+
+WORKSPACE_MARK = "jupiter.sqlite"  # the store every workspace holds at its root
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def workspace_of(path: Path) -> Path | None:
+    """The workspace `path` is or sits inside (the nearest folder up holding the store)."""
+    for folder in (path, *path.parents):
+        if (folder / WORKSPACE_MARK).is_file():
+            return folder
+    return None
+
+
+def check_output(
+    out: Path,
+    inputs: Sequence[Path],
+    *,
+    force: bool,
+    manifest: str,
+    allowed_in: Path | None = None,
+) -> Path:
+    """The resolved output folder, or a one-line JupiterError when writing it could lose
+    data: `out` is, holds or sits inside an input; is or sits inside a workspace (but
+    under `allowed_in`, the command's own place in one); exists without --force; or
+    exists holding something other than an earlier output of this command."""
+    out = Path(out).expanduser().resolve()
+    for given in inputs:
+        src = Path(given).expanduser().resolve()
+        if _inside(src, out):
+            what = "is" if src == out else "holds"
+            raise JupiterError(f"--out {out} {what} the input {src}: writing it would delete "
+                               "the input; choose a folder outside it")  # fmt: skip
+        if _inside(out, src):
+            raise JupiterError(f"--out {out} sits inside the input {src}: choose a folder "
+                               "outside it")  # fmt: skip
+    ws = workspace_of(out)
+    if ws is not None and not (allowed_in is not None and _inside(out, allowed_in.resolve())
+                               and out != allowed_in.resolve()):  # fmt: skip
+        where = "is the workspace" if ws == out else f"sits inside the workspace {ws}"
+        raise JupiterError(f"--out {out} {where}: Jupiter manages that folder; choose a "
+                           "folder outside it")  # fmt: skip
+    if out.exists() and not out.is_dir():
+        raise JupiterError(f"--out {out} is a file: choose a folder path")
+    if out.exists():
+        if not force:
+            raise JupiterError(f"{out} already exists: choose another --out, or add --force "
+                               "to replace it")  # fmt: skip
+        entries = [p.name for p in out.iterdir()]
+        if entries and manifest not in entries:
+            raise JupiterError(
+                f"--out {out} holds files Jupiter did not write (no {manifest}): --force "
+                "replaces only an earlier output of this command; choose an empty or new "
+                "folder"
+            )
+        if (out / WORKSPACE_MARK).exists():  # a manifest copied into a workspace: still no
+            raise JupiterError(f"--out {out} is a workspace: choose a folder outside it")
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+@contextlib.contextmanager
+def claimed_output(
+    out: Path, inputs: Sequence[Path], *, force: bool, manifest: str,
+    allowed_in: Path | None = None,
+) -> Iterator[Path]:  # fmt: skip
+    """check_output, then the lock, then check_output again under it (a writer that
+    finished meanwhile left a folder this one must not replace without --force)."""
+    args = {"force": force, "manifest": manifest, "allowed_in": allowed_in}
+    out = check_output(out, inputs, **args)  # type: ignore[arg-type]
+    with output_lock(out):
+        yield check_output(out, inputs, **args)  # type: ignore[arg-type]
+
+
+@contextlib.contextmanager
+def output_lock(out: Path) -> Iterator[Path]:
+    """Hold `.NAME.lock` beside `out` while the block writes it; a second writer gets a
+    one-line error naming the first one's pid. A lock left by a dead process is taken."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    lock = out.with_name(f".{out.name}.lock")
+    for _ in range(2):
+        try:
+            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        except FileExistsError:
+            try:
+                pid = int(lock.read_text().strip() or 0)
+            except (OSError, ValueError):
+                pid = 0
+            if pid and _alive(pid) and pid != os.getpid():
+                raise JupiterError(
+                    f"another Jupiter command (pid {pid}) is writing {out}: wait for it to "
+                    "finish, or choose another --out"
+                ) from None
+            lock.unlink(missing_ok=True)  # its writer is gone
+            continue
+        with os.fdopen(fd, "w") as fh:
+            fh.write(str(os.getpid()))
+        break
+    else:
+        raise JupiterError(f"could not take the lock {lock}: remove it if no Jupiter command "
+                           f"is writing {out}")  # fmt: skip
+    try:
+        yield out
+    finally:
+        lock.unlink(missing_ok=True)

@@ -1,0 +1,138 @@
+"""No command deletes what it was given: `export` and `merge` refuse an --out that is,
+holds or sits inside an input or a workspace, --force or not, and a second writer to the
+same --out fails in one line (src/jupiter/outputs.py)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from jupiter import cli
+from jupiter.errors import JupiterError
+from jupiter.outputs import check_output, claimed_output, output_lock
+
+
+def run_main(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+             *args: str) -> tuple[int, str]:  # fmt: skip
+    monkeypatch.setattr(sys, "argv", ["jupiter", *args])
+    code = 0
+    try:
+        cli.main()
+    except SystemExit as e:
+        code = int(e.code or 0)
+    return code, capsys.readouterr().err
+
+
+def tree_digest(root: Path) -> dict[str, str]:
+    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*")) if p.is_file()}  # fmt: skip
+
+
+@pytest.fixture
+def workspace(tiny_model_dirs: dict[str, Path], tmp_path: Path) -> Path:
+    """runs/D: a store and a trained model inside, as a cycle leaves them."""
+    ws = tmp_path / "runs" / "d"
+    final = ws / "cycles" / "cycle-001" / "train" / "final"
+    shutil.copytree(tiny_model_dirs["llama"], final)
+    (ws / "jupiter.sqlite").write_bytes(b"SQLite format 3\x00")
+    return ws
+
+
+def test_export_into_its_workspace_with_force_deletes_nothing(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = tree_digest(workspace)
+    final = workspace / "cycles" / "cycle-001" / "train" / "final"
+    for out in (workspace, final, final / "sub", workspace / "exports"):
+        code, err = run_main(monkeypatch, capsys, "export", "--model", str(final), "--to",
+                             "hf", "--out", str(out), "--force")  # fmt: skip
+        assert code == 1, err
+        assert len(err.strip().splitlines()) == 1 and "--out" in err and "Traceback" not in err
+    assert tree_digest(workspace) == before
+    assert sorted(p.name for p in workspace.parent.iterdir()) == ["d"]  # no lock, no temp
+
+
+def test_merge_into_the_folder_of_its_inputs_with_force_deletes_nothing(
+    tiny_model_dirs: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    x = tmp_path / "x"
+    for name in ("a", "b"):
+        shutil.copytree(tiny_model_dirs["llama"], x / name)
+    before = tree_digest(x)
+    for out in (x, x / "a", x / "a" / "inner"):
+        code, err = run_main(monkeypatch, capsys, "merge", "--method", "linear", "--model",
+                             str(x / "a"), "--model", str(x / "b"), "--out", str(out),
+                             "--force")  # fmt: skip
+        assert code == 1 and len(err.strip().splitlines()) == 1, err
+        assert "input" in err
+    assert tree_digest(x) == before
+
+
+def test_force_replaces_only_an_earlier_output_of_the_same_command(tmp_path: Path) -> None:
+    src = tmp_path / "model"
+    src.mkdir()
+    home = tmp_path / "home"
+    (home / "notes").mkdir(parents=True)
+    (home / "notes" / "todo.txt").write_text("mine")
+    with pytest.raises(JupiterError, match="did not write"):
+        check_output(home, [src], force=True, manifest="export.json")
+    with pytest.raises(JupiterError, match="already exists"):
+        check_output(home, [src], force=False, manifest="export.json")
+    earlier = tmp_path / "earlier"
+    earlier.mkdir()
+    (earlier / "export.json").write_text("{}")
+    assert check_output(earlier, [src], force=True, manifest="export.json") == earlier
+    with pytest.raises(JupiterError, match="did not write"):  # a merge is not an export
+        check_output(earlier, [src], force=True, manifest="merge.json")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert check_output(empty, [src], force=True, manifest="export.json") == empty
+    # a command's own place in a workspace is allowed, the workspace itself never
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "jupiter.sqlite").touch()
+    own = ws / "export"
+    assert check_output(own, [src], force=False, manifest="x", allowed_in=own.parent) == own
+    with pytest.raises(JupiterError, match="is the workspace"):
+        check_output(ws, [src], force=True, manifest="x", allowed_in=ws)
+
+
+def test_a_second_writer_fails_in_one_line_and_a_dead_writers_lock_is_taken(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "out"
+    lock = tmp_path / ".out.lock"
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        lock.write_text(str(sleeper.pid))  # a live writer holds it
+        with pytest.raises(JupiterError, match=f"pid {sleeper.pid}") as err:
+            with output_lock(out):
+                pass
+        assert "\n" not in str(err.value) and lock.read_text() == str(sleeper.pid)
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    # the same lock, its writer gone: taken over, and removed when the block ends
+    with claimed_output(out, [tmp_path / "in"], force=False, manifest="export.json") as got:
+        assert got == out and lock.read_text() == str(os.getpid())
+    assert not lock.exists()
+
+
+def test_a_writer_that_finished_while_this_one_waited_is_not_replaced(tmp_path: Path) -> None:
+    """Both writers checked --out before either wrote: the second, once it holds the lock,
+    finds the first one's output and refuses without --force."""
+    out = tmp_path / "out"
+    check_output(out, [], force=False, manifest="export.json")  # free when checked
+    out.mkdir()
+    (out / "export.json").write_text("{}")  # meanwhile, the first writer finished
+    with pytest.raises(JupiterError, match="already exists"):
+        with claimed_output(out, [], force=False, manifest="export.json"):
+            pass
+    assert not (tmp_path / ".out.lock").exists()
