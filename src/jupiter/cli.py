@@ -825,7 +825,12 @@ def export_cmd(
     or mlx-lm folder; writes OUT/export.json (source, checksums, eval figures)."""
     from jupiter.export.common import MANIFEST
     from jupiter.export.source import from_domain, from_model
-    from jupiter.export.writer import export_inputs, plan_export, write_export
+    from jupiter.export.writer import (
+        check_export_source,
+        export_inputs,
+        plan_export,
+        write_export,
+    )
     from jupiter.models.reference import user_cache_dir
     from jupiter.outputs import check_output
 
@@ -843,8 +848,10 @@ def export_cmd(
             source = from_domain(ws, best=best, cycle=cycle, checkpoint=checkpoint)
         finally:
             ws.close()
-    # an --out that is an input or a workspace is refused before anything is said or read
+    # an --out that is an input or a workspace is refused before anything is said or read,
+    # and a damaged model is never exported
     check_output(plan.out, export_inputs(source), force=plan.force, manifest=MANIFEST)
+    check_export_source(source)
     err_console.print(f"exporting {source.selected}: {source.path}", highlight=False,
                       markup=False, soft_wrap=True)  # fmt: skip
     result = write_export(plan, source, err_console)

@@ -136,3 +136,42 @@ def test_a_writer_that_finished_while_this_one_waited_is_not_replaced(tmp_path: 
         with claimed_output(out, [], force=False, manifest="export.json"):
             pass
     assert not (tmp_path / ".out.lock").exists()
+
+
+def damage(model: Path, how: str) -> None:
+    from safetensors.torch import load_file, save_file
+
+    from jupiter.train.checkpoint import write_checksums
+
+    weights = model / "model.safetensors"
+    if how == "truncated":
+        write_checksums(model)
+        data = weights.read_bytes()
+        weights.write_bytes(data[: len(data) // 2])
+    elif how == "flipped":  # framing intact: only the checksums see it
+        write_checksums(model)
+        data = bytearray(weights.read_bytes())
+        data[-100] ^= 0xFF
+        weights.write_bytes(bytes(data))
+    elif how == "no-weights":
+        weights.unlink()
+    elif how == "nan":
+        tensors = load_file(weights)
+        name = sorted(tensors)[0]
+        tensors[name][0] = float("nan")
+        save_file(tensors, weights, metadata={"format": "pt"})
+
+
+@pytest.mark.parametrize("how", ["truncated", "flipped", "no-weights", "nan"])
+def test_a_damaged_model_is_never_exported(
+    how: str, tiny_model_dirs: dict[str, Path], tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    model = tmp_path / "model"
+    shutil.copytree(tiny_model_dirs["llama"], model)
+    damage(model, how)
+    out = tmp_path / "out"
+    code, err = run_main(monkeypatch, capsys, "export", "--model", str(model), "--to", "hf",
+                         "--out", str(out))  # fmt: skip
+    assert code == 1 and len(err.strip().splitlines()) == 1 and "damaged model" in err, err
+    assert not out.exists() and sorted(p.name for p in tmp_path.iterdir()) == ["model"]

@@ -127,6 +127,25 @@ def export_inputs(source: Source) -> list[Path]:
     return [source.path, base] if base.exists() else [source.path]
 
 
+def check_export_source(source: Source) -> None:
+    """A one-line JupiterError when a folder the export reads is damaged: its checksums.json
+    (when it has one) no longer matches, a safetensors file is cut or malformed, the weights
+    file is missing, or a weight is NaN or infinite. Nothing is written before this."""
+    from jupiter.models.integrity import (
+        adapter_weights_problem,
+        model_build_problem,
+        nonfinite_problem,
+    )
+    from jupiter.train.checkpoint import model_problem
+
+    for folder in export_inputs(source):
+        problem = (model_problem(folder) or adapter_weights_problem(folder)
+                   or model_build_problem(folder) or nonfinite_problem(folder))  # fmt: skip
+        if problem:
+            raise JupiterError(f"damaged model: {problem}: nothing exported; train, download "
+                               "or export the model again")  # fmt: skip
+
+
 def write_export(plan: Plan, source: Source, console: Console) -> Result:
     """Write the export of `source` at plan.out (whole, or not at all)."""
     from jupiter.export.gguf import write_gguf

@@ -158,3 +158,31 @@ def loader_error(model_dir: Path, err: BaseException) -> JupiterError:
         f"cannot load the model in {model_dir} ({type(err).__name__}: {first}): check that "
         "its files are complete, or download or export it again"
     )
+
+
+def adapter_weights_problem(adapter_dir: Path) -> str | None:
+    """An adapter dir with no weights file (adapter_model.safetensors or .bin)."""
+    adapter_dir = Path(adapter_dir)
+    if not (adapter_dir / "adapter_config.json").is_file():
+        return None
+    if any((adapter_dir / f"adapter_model.{ext}").is_file() for ext in ("safetensors", "bin")):
+        return None
+    return f"{adapter_dir} holds no adapter weights (adapter_model.safetensors)"
+
+
+def nonfinite_problem(model_dir: Path) -> str | None:
+    """'FILE: tensor NAME holds N NaN or infinite values' for the first such tensor of the
+    dir's safetensors, or None. Reads every weight, one tensor at a time."""
+    import torch
+    from safetensors import safe_open
+
+    for f in sorted(Path(model_dir).glob("*.safetensors")):
+        with safe_open(str(f), framework="pt") as fh:
+            for name in fh.keys():  # noqa: SIM118 - safe_open is not a mapping
+                t = fh.get_tensor(name)
+                if not t.is_floating_point():
+                    continue
+                bad = int((~torch.isfinite(t)).sum())
+                if bad:
+                    return f"{f}: tensor {name} holds {bad} NaN or infinite values"
+    return None
