@@ -392,3 +392,66 @@ def test_jupiter_http_backend_against_jupiter_serve(
     monkeypatch.setenv("SERVE_KEY", KEY)
     good = LLMConfig(base_url=f"{keyed_url}/v1", api_key_env="SERVE_KEY", model="tiny-chat")
     assert answers(good)[0] == want[0]
+
+
+def test_a_bad_request_costs_its_neighbours_nothing(server: str, lm: LocalLM) -> None:
+    """A seed past what torch takes, sent beside good requests, gets its own 400; a body
+    nested 100k deep is a 400 (not a 500 and a traceback); one over 4 MiB a 413."""
+    chats = [[{"role": "user", "content": f"question {i}: what is a dict?"}] for i in range(4)]
+    want = [local_chat(lm, chat, 12).text for chat in chats]
+    bodies: list[dict[str, Any]] = [
+        {"messages": chat, "max_tokens": 12, "temperature": 0} for chat in chats
+    ]
+    bodies.insert(2, {"messages": CHAT, "max_tokens": 12, "temperature": 0.7, "seed": 2**70})
+    with ThreadPoolExecutor(len(bodies)) as pool:
+        got = list(pool.map(lambda b: post(server, "chat/completions", b), bodies))
+    assert got[2].status_code == 400 and got[2].json()["error"]["param"] == "seed"
+    answers = [r.json()["choices"][0]["message"]["content"] for i, r in enumerate(got) if i != 2]
+    assert answers == want
+    deep = b'{"messages": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+    r = httpx.post(f"{server}/v1/chat/completions", content=deep, timeout=30)
+    assert r.status_code == 400 and "not valid JSON" in r.json()["error"]["message"]
+    huge = {"messages": [{"role": "user", "content": "x" * (5 << 20)}]}
+    r = post(server, "chat/completions", huge)
+    assert r.status_code == 413 and r.json()["error"]["code"] == "request_too_large"
+    ok = post(server, "chat/completions", {"messages": CHAT, "max_tokens": 4, "temperature": 0})
+    assert ok.status_code == 200
+
+
+def test_a_batch_that_fails_is_answered_request_by_request() -> None:
+    """Generation breaking on one request of a batch (before any text went out): each is
+    run again alone, so only that request gets the error."""
+    import asyncio
+
+    from jupiter.serve.server import BatchWorker, Job
+    from jupiter.synth.backend import Request, Sampling
+
+    class FlakyLM:
+        calls: list[int] = []
+
+        def request_ids(self, request: Request) -> list[int]:
+            return [int(request.prompt)]
+
+        def generate(self, prompts, params, on_text=None):  # noqa: ANN001, ANN201
+            self.calls.append(len(prompts))
+            if any(p == [13] for p in prompts):
+                raise OverflowError("seed out of range")
+            return [f"answer {p[0]}" for p in prompts]
+
+    loop = asyncio.new_event_loop()
+    try:
+        lm = FlakyLM()
+        worker = BatchWorker(lm, max_batch=8)  # type: ignore[arg-type]
+        jobs = [Job(Request(prompt=str(n), sampling=Sampling(max_tokens=4)), loop)
+                for n in (1, 13, 2)]  # fmt: skip
+        worker._run(jobs)
+        events = []
+        for job in jobs:
+            loop.run_until_complete(asyncio.sleep(0))
+            got = [job.events.get_nowait() for _ in range(job.events.qsize())]
+            events.append([k for k, _ in got][-1:] + [got[-1][1]])
+    finally:
+        loop.close()
+    assert lm.calls == [3, 1, 1, 1]
+    assert events[0] == ["done", "answer 1"] and events[2] == ["done", "answer 2"]
+    assert events[1][0] == "error" and events[1][1].status == 500

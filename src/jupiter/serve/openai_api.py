@@ -4,6 +4,7 @@ body is a 400 with OpenAI's {"error": {message, type, param, code}}."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,6 +14,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from jupiter.synth.backend import Sampling
 
 COMPLETION_MAX_TOKENS = 16  # OpenAI's default for /v1/completions; chat defaults to the context
+# a request body larger than this is a 413 before it is read whole: one client's 20 MB
+# prompt stalled every other client for half a minute (a local model's context holds a few
+# hundred KB of text at most)
+MAX_BODY_BYTES = 4 << 20
+# the seeds a torch generator takes (manual_seed): 2**70 failed the whole batch it was in
+SEED_MIN, SEED_MAX = -(2**63), 2**64 - 1
 
 
 @dataclass
@@ -38,7 +45,7 @@ class _Body(BaseModel):
     max_completion_tokens: int | None = Field(None, ge=1)
     temperature: float | None = Field(None, ge=0, le=2)
     top_p: float | None = Field(None, gt=0, le=1)
-    seed: int | None = None
+    seed: int | None = Field(None, ge=SEED_MIN, le=SEED_MAX)
     stop: str | list[str] | None = None
     stream: bool | None = False
     stream_options: dict[str, Any] | None = None
@@ -90,10 +97,28 @@ class CompletionBody(_Body):
         return self.prompt[0]
 
 
+async def _body(http: HttpRequest, cap: int = MAX_BODY_BYTES) -> bytes:
+    """The request body, or a 413 as soon as it is longer than `cap` (by its declared
+    Content-Length, or while it streams in without one)."""
+    too_big = ApiError(413, f"the request body is over {cap // (1 << 20)} MiB: send a shorter "
+                       "prompt", code="request_too_large")  # fmt: skip
+    declared = http.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > cap:
+        raise too_big
+    parts, size = [], 0
+    async for part in http.stream():
+        size += len(part)
+        if size > cap:
+            raise too_big
+        parts.append(part)
+    return b"".join(parts)
+
+
 async def _parse(http: HttpRequest, cls: type[_Body]) -> Any:
+    raw = await _body(http)
     try:
-        data = await http.json()
-    except ValueError:
+        data = json.loads(raw)
+    except (ValueError, RecursionError):  # RecursionError: JSON nested thousands deep
         raise ApiError(400, "the request body is not valid JSON") from None
     try:
         return cls.model_validate(data)

@@ -130,19 +130,40 @@ class BatchWorker:
             return
         self.counts["batches"] += 1
         self.counts["max_batch_seen"] = max(self.counts["max_batch_seen"], len(ready))
+        sent = [False] * len(ready)
+
+        def on_text(i: int, delta: str) -> None:
+            sent[i] = True
+            ready[i].send("text", delta)
+
         try:
             outs = self.lm.generate(
-                prompts,
-                [job.request.sampling for job in ready],
-                on_text=lambda i, delta: ready[i].send("text", delta),
+                prompts, [job.request.sampling for job in ready], on_text=on_text
             )
         except Exception as e:  # noqa: BLE001 - a failed batch must not stop the worker
+            if len(ready) > 1 and not any(sent):
+                # nothing streamed yet: each request again on its own, so only the one
+                # that breaks generation gets the error and its neighbours their answers
+                for job, ids in zip(ready, prompts, strict=True):
+                    self._run_alone(job, ids)
+                return
             error = ApiError(500, f"generation failed: {type(e).__name__}: {e}", "server_error")
             for job in ready:
                 job.send("error", error)
             return
         for job, out in zip(ready, outs, strict=True):
             job.send("done", out)
+
+    def _run_alone(self, job: Job, ids: list[int]) -> None:
+        try:
+            (out,) = self.lm.generate(
+                [ids], [job.request.sampling], on_text=lambda _, delta: job.send("text", delta)
+            )
+        except Exception as e:  # noqa: BLE001 - this request's own failure
+            job.send("error", ApiError(500, f"generation failed: {type(e).__name__}: {e}",
+                                       "server_error"))  # fmt: skip
+            return
+        job.send("done", out)
 
 
 # ----------------------------------------------------------------------------- responses
