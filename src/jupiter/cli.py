@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from jupiter import __version__
+from jupiter.cli_types import FINITE, FiniteFloat
 from jupiter.config import ClusterConfig, config_root, domain_path, load_cluster, load_domain
 from jupiter.errors import JupiterError
 
@@ -396,7 +397,9 @@ def doctor(
     cluster_file: Annotated[
         str | None, typer.Option("--cluster-file", help="Also probe the nodes of this file.")
     ] = None,
-    timeout: Annotated[float, typer.Option(min=0.1, help="Seconds per network probe.")] = 3.0,
+    timeout: Annotated[
+        float, typer.Option(click_type=FiniteFloat(min=0.1), help="Seconds per network probe.")
+    ] = 3.0,
     as_json: JsonFlag = False,
 ) -> None:  # fmt: skip
     """Check this machine and the domain's surroundings: Python, torch, GPUs, NCCL/gloo,
@@ -667,7 +670,7 @@ def chat(
         typer.Option(help="Instead of the best one: a model dir, Hub id, .gguf or ollama:NAME."),
     ] = None,
     max_new_tokens: Annotated[int, typer.Option(min=1)] = 128,
-    temperature: Annotated[float, typer.Option(min=0.0)] = 0.0,
+    temperature: Annotated[float, typer.Option(click_type=FiniteFloat(min=0.0))] = 0.0,
     chat_template: ChatTemplate = "auto",
     quick: Quick = False,
     open_book: OpenBook = False,
@@ -911,12 +914,12 @@ def merge_cmd(
     ] = None,
     base: Annotated[str | None, typer.Option(help="Base model (task vectors; adapters').")] = None,
     out: Annotated[Path | None, typer.Option(help="Output dir (written whole or not at all).")] = None,
-    density: Annotated[float | None, typer.Option(help="TIES/DARE: share of entries kept.")] = None,
-    t: Annotated[float | None, typer.Option("--t", help="SLERP: 0 first model, 1 second.")] = None,
-    lam: Annotated[float | None, typer.Option("--lambda", help="Scale of the merged task vector.")] = None,
+    density: Annotated[float | None, typer.Option(click_type=FINITE, help="TIES/DARE: share of entries kept.")] = None,
+    t: Annotated[float | None, typer.Option("--t", click_type=FINITE, help="SLERP: 0 first model, 1 second.")] = None,
+    lam: Annotated[float | None, typer.Option("--lambda", click_type=FINITE, help="Scale of the merged task vector.")] = None,
     normalize: Annotated[bool | None, typer.Option("--normalize/--no-normalize")] = None,
     seed: Annotated[int | None, typer.Option(help="DARE's masks.")] = None,
-    trim_fraction: Annotated[float | None, typer.Option(help="trimmed_mean: cut per end.")] = None,
+    trim_fraction: Annotated[float | None, typer.Option(click_type=FINITE, help="trimmed_mean: cut per end.")] = None,
     byzantine: Annotated[int | None, typer.Option(help="krum: bad models tolerated.")] = None,
     lora: Annotated[str | None, typer.Option(help="Adapters: delta (full model) | concat.")] = None,
     dtype: Annotated[str | None, typer.Option(help="auto | float32 | bfloat16 | float16")] = None,
@@ -981,17 +984,17 @@ def federated_server(
     clients_per_round: Annotated[int | None, typer.Option(help="Sampled a round (default: all).")] = None,
     min_results: Annotated[int | None, typer.Option(help="Replies a round needs.")] = None,
     strategy: Annotated[str | None, typer.Option(help="fedavg | fedmedian | trimmed | krum")] = None,
-    trim_fraction: Annotated[float | None, typer.Option(help="trimmed: cut per end.")] = None,
+    trim_fraction: Annotated[float | None, typer.Option(click_type=FINITE, help="trimmed: cut per end.")] = None,
     byzantine: Annotated[int | None, typer.Option(help="krum: bad clients tolerated.")] = None,
     address: Annotated[str | None, typer.Option(help="HOST:PORT to serve on (127.0.0.1:9092).")] = None,
-    round_timeout: Annotated[float | None, typer.Option(help="Seconds a round waits at most.")] = None,
-    straggler_wait: Annotated[float | None, typer.Option(help="Seconds past the quorum.")] = None,
-    wait_clients: Annotated[float | None, typer.Option(help="Seconds to wait for min-clients.")] = None,
+    round_timeout: Annotated[float | None, typer.Option(click_type=FINITE, help="Seconds a round waits at most.")] = None,
+    straggler_wait: Annotated[float | None, typer.Option(click_type=FINITE, help="Seconds past the quorum.")] = None,
+    wait_clients: Annotated[float | None, typer.Option(click_type=FINITE, help="Seconds to wait for min-clients.")] = None,
     dp: Annotated[str | None, typer.Option("--dp", help="off | server | client (who clips).")] = None,
-    noise_multiplier: Annotated[float | None, typer.Option(help="DP: noise std / clip norm.")] = None,
-    clip_norm: Annotated[float | None, typer.Option(help="DP: L2 bound of an update.")] = None,
-    delta: Annotated[float | None, typer.Option(help="DP: the δ of (ε, δ).")] = None,
-    epsilon_budget: Annotated[float | None, typer.Option(help="DP: stop before passing this ε.")] = None,
+    noise_multiplier: Annotated[float | None, typer.Option(click_type=FINITE, help="DP: noise std / clip norm.")] = None,
+    clip_norm: Annotated[float | None, typer.Option(click_type=FINITE, help="DP: L2 bound of an update.")] = None,
+    delta: Annotated[float | None, typer.Option(click_type=FINITE, help="DP: the δ of (ε, δ).")] = None,
+    epsilon_budget: Annotated[float | None, typer.Option(click_type=FINITE, help="DP: stop before passing this ε.")] = None,
     out: Annotated[Path | None, typer.Option(help="Run dir (default: runs/<domain>/federated/run-…).")] = None,
     ca_cert: Annotated[str, typer.Option(help="TLS: CA certificate (PEM).")] = "",
     cert: Annotated[str, typer.Option(help="TLS: this server's certificate (PEM).")] = "",

@@ -27,7 +27,9 @@ from jupiter.errors import JupiterError
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # NaN and infinities are refused in every number of a YAML (`lr: .nan` passed range
+    # checks, since every comparison with NaN is false)
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 def _iso_text(value: Any) -> Any:

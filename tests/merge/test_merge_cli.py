@@ -221,3 +221,38 @@ def test_recipe_paths_are_relative_to_the_recipe(
     assert (
         len(info["validation"]["inputs"]) == 2 and "mc_accuracy" not in info["validation"]["output"]
     )
+
+
+def test_non_finite_numbers_never_reach_a_model(
+    family: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    """`lambda: .nan` in a recipe, `--lambda inf` on the line, a scale past float16's range
+    and a NaN weight in an input: each exits non-zero in one line and writes nothing."""
+    from safetensors.torch import load_file, save_file
+
+    base, m1 = str(family["base"]), str(family["ft1"])
+    out = tmp_path / "out"
+    flags = ["merge", "--method", "task_arithmetic", "--base", base, "--model", m1,
+             "--model", str(family["ft2"]), "--out", str(out)]  # fmt: skip
+    code, _, err = run_main(monkeypatch, capsys, *flags, "--lambda", "inf")
+    assert code == 2 and "not a finite number" in err
+    recipe = tmp_path / "r.yaml"
+    recipe.write_text(f"method: task_arithmetic\nbase: {base}\nmodels: [{{model: {m1}}}]\n"
+                      f"params: {{lambda: .nan}}\nout: {out}\n")  # fmt: skip
+    code, _, err = run_main(monkeypatch, capsys, "merge", "--recipe", str(recipe))
+    assert code == 1 and len(err.strip().splitlines()) == 1 and "lambda" in err, err
+    code, _, err = run_main(monkeypatch, capsys, *flags, "--lambda", "1e39", "--dtype",
+                            "float16")  # fmt: skip
+    assert code == 1 and "NaN or infinite" in err and len(err.strip().splitlines()) == 1, err
+    nan_model = tmp_path / "nan-model"
+    shutil.copytree(family["ft1"], nan_model)
+    weights = next(nan_model.glob("*.safetensors"))
+    tensors = load_file(weights)
+    name = sorted(tensors)[0]
+    tensors[name].view(-1)[0] = float("nan")
+    save_file(tensors, weights, metadata={"format": "pt"})
+    code, _, err = run_main(monkeypatch, capsys, "merge", "--method", "linear", "--model", m1,
+                            "--model", str(nan_model), "--out", str(out))  # fmt: skip
+    assert code == 1 and "NaN or infinite" in err, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["nan-model", "r.yaml"]

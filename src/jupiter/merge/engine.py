@@ -160,6 +160,20 @@ def _uniform(readers: Sequence[TensorOf], idx: Sequence[int], name: str) -> torc
     return methods.linear((readers[i](name) for i in idx), [1.0] * len(idx))
 
 
+def _check_finite(name: str, tensor: torch.Tensor) -> None:
+    """A merged tensor with NaN or infinities (NaN in an input, or a scale past the output
+    dtype's range: --lambda 1e39 in float16) stops the merge before its folder exists."""
+    if not tensor.is_floating_point():
+        return
+    bad = int((~torch.isfinite(tensor)).sum())
+    if bad:
+        raise JupiterError(
+            f"the merged tensor {name} holds {bad} NaN or infinite values in {tensor.dtype}: "
+            "check the inputs for NaN weights, lower --lambda or the weights, or write "
+            "--dtype float32"
+        )
+
+
 def write_model(recipe: Recipe, inputs: Inputs, names: list[str], weights: list[float],
                 out: Path) -> ShardWriter:  # fmt: skip
     """Stream the merged tensors into safetensors shards under `out`."""
@@ -168,8 +182,9 @@ def write_model(recipe: Recipe, inputs: Inputs, names: list[str], weights: list[
     writer = ShardWriter(out, specs, parse_size(recipe.shard_size))
     try:
         for spec in writer.order:
-            merged = combine(recipe, spec.name, inputs, weights)
-            writer.write(spec.name, merged.to(spec.dtype))
+            merged = combine(recipe, spec.name, inputs, weights).to(spec.dtype)
+            _check_finite(spec.name, merged)
+            writer.write(spec.name, merged)
             del merged
     except BaseException:
         writer.abort()

@@ -33,7 +33,8 @@ Dtype = Literal["auto", "float32", "bfloat16", "float16"]
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    # NaN and infinities refused (`lambda: .nan` wrote an all-NaN model)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, allow_inf_nan=False)
 
 
 class ModelEntry(Strict):
