@@ -472,9 +472,9 @@ def generators(domain: Domain, quick: Quick = False) -> None:
     from jupiter.improve.lineage import lineage_tables
 
     ws = workspace_for(domain, quick)
-    if not ws.has_store():
-        console.print(f"no workspace yet at {ws.root}: run `jupiter start --domain {domain}`")
-        return
+    if not ws.has_store():  # nothing to list is an error, as in rollback
+        raise JupiterError(f"no workspace yet at {ws.root}: run `jupiter start --domain "
+                           f"{domain}` first")  # fmt: skip
     try:
         for table in lineage_tables(ws):
             console.print(table)

@@ -123,7 +123,17 @@ class Store:
             self.db.executescript(SCHEMA)
             self._migrate_generators()
             self._migrate_examples()
-        except (sqlite3.OperationalError, OSError) as err:
+        except sqlite3.DatabaseError as err:
+            if isinstance(err, sqlite3.OperationalError):
+                raise self.cannot_write(err) from None
+            # "file is not a database", "database disk image is malformed": a store that
+            # was overwritten or damaged, named with what can be done
+            raise JupiterError(
+                f"the store {self.path} is not a readable Jupiter store ({err}): restore it "
+                "from a backup, or move it away to start the workspace afresh (its models "
+                "and files stay)"
+            ) from None
+        except OSError as err:
             raise self.cannot_write(err) from None
 
     def cannot_write(self, err: BaseException) -> BaseException:

@@ -77,3 +77,16 @@ def test_cycles_stages_generators_evals(tmp_path: Path) -> None:
         s.record_filter_stats(1, "filter", {"too_short": 2, "accepted": 5}, {"too_short": ["x"]})
         stats = {r["reason"]: r for r in s.filter_stats(1)}
         assert stats["too_short"]["count"] == 2 and stats["too_short"]["samples"] == ["x"]
+
+
+def test_a_garbage_store_file_is_named_with_the_fix(tmp_path: Path) -> None:
+    """A store overwritten with anything else: one JupiterError naming the file, not
+    sqlite3's bare DatabaseError."""
+    from jupiter.errors import JupiterError
+
+    path = tmp_path / "jupiter.sqlite"
+    path.write_bytes(b"not a database " * 100)
+    with pytest.raises(JupiterError, match="not a readable Jupiter store") as err:
+        Store(path)
+    assert str(path) in str(err.value) and "\n" not in str(err.value)
+    assert path.read_bytes() == b"not a database " * 100  # left as it was

@@ -203,3 +203,9 @@ def test_an_old_store_migrates(tmp_path: Path) -> None:
         assert s.generator("model:cycle-002")["reason"] == "needs > 0.5"
     with Store(path) as s:  # opening again changes nothing
         assert len(s.generators()) == 3
+
+
+def test_generators_without_a_workspace_is_an_error(tmp_path: Path) -> None:
+    r = run_cli(["generators", "--domain", "python"], tmp_path)
+    assert r.returncode == 1 and "no workspace yet" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and r.stdout == ""

@@ -455,3 +455,14 @@ def test_a_batch_that_fails_is_answered_request_by_request() -> None:
     assert lm.calls == [3, 1, 1, 1]
     assert events[0] == ["done", "answer 1"] and events[2] == ["done", "answer 2"]
     assert events[1][0] == "error" and events[1][1].status == 500
+
+
+def test_chat_reads_a_byte_that_is_not_utf8(model_dir: Path) -> None:
+    """A latin-1 'é' on stdin was a library TypeError that ended the chat."""
+    jupiter = str(Path(sys.executable).with_name("jupiter"))
+    r = subprocess.run([jupiter, "chat", "--model", str(model_dir), "--max-new-tokens", "4"],
+                       input=b"caf\xe9 latte?\nwhat is a list?\n/quit\n", capture_output=True,
+                       timeout=120)  # fmt: skip
+    out = r.stdout.decode("utf-8", "replace")
+    assert r.returncode == 0, r.stderr.decode("utf-8", "replace")
+    assert out.count("jupiter>") == 2 and b"Error" not in r.stderr

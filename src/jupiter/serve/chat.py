@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -116,6 +118,8 @@ class ChatSession:
 def chat_repl(session: ChatSession, console: Console) -> int:
     """Read questions from the console until /quit or end of input; returns turns answered."""
     console.print("[dim]type a question; /reset clears the conversation, /quit leaves[/dim]")
+    if isinstance(sys.stdin, io.TextIOWrapper):  # a byte that is not UTF-8 (a pasted binary,
+        sys.stdin.reconfigure(errors="replace")  # a latin-1 file) reads as U+FFFD, not a crash
     turns = 0
     while True:
         try:
