@@ -1065,6 +1065,19 @@ def _usage_line(e: BaseException) -> str:
     return f"{text} (see `{where} --help`)"
 
 
+# the commands that go on from where an interrupted run stopped (the cycle's stages keep
+# their progress in the store and checkpoints); the others start over
+RESUMING = {"start", "train", *STAGE_COMMANDS}
+
+
+def _resume_hint() -> str:
+    """'; it goes on …' for a command that resumes, '' for one that starts over."""
+    words = [w for w in sys.argv[1:] if not w.startswith("-")]
+    if words and words[0] in RESUMING:
+        return f"; `jupiter {words[0]}` goes on from where it stopped"
+    return ""
+
+
 def main() -> None:
     """Entry point: JupiterError becomes one red line and exit 1 (tracebacks with --debug)."""
     debug = "--debug" in sys.argv
@@ -1081,7 +1094,7 @@ def main() -> None:
         err_console.print(f"[bold red]error:[/] {escape(str(e))}", highlight=False, soft_wrap=True)
         sys.exit(1)
     except (typer.Abort, KeyboardInterrupt):
-        err_console.print("interrupted; `jupiter start` continues where it stopped")
+        err_console.print(f"interrupted{_resume_hint()}", highlight=False, soft_wrap=True)
         sys.exit(130)
     except Exception as e:  # noqa: BLE001 - last resort: one line, the traceback behind --debug
         show, code = getattr(e, "show", None), getattr(e, "exit_code", None)
@@ -1105,7 +1118,7 @@ def main() -> None:
             err_console.print(
                 f"[bold red]error:[/] cannot write {escape(str(where))}: {disk} "
                 f"({escape(str(e))}): make room or make it writable (or set JUPITER_HOME to "
-                "another disk), then run the command again; it goes on from where it stopped",
+                f"another disk), then run the command again{escape(_resume_hint())}",
                 highlight=False, soft_wrap=True,
             )  # fmt: skip
             sys.exit(1)

@@ -1,6 +1,7 @@
-"""NaN and infinities are refused wherever a number comes in: every float flag of the
-command line and every number of a domain YAML (a comparison with NaN is always false,
-so range checks let it through)."""
+"""What the command line takes in and says back: NaN and infinities refused wherever a
+number comes in (every float flag, every number of a domain YAML: a comparison with NaN is
+always false, so range checks let it through), and Ctrl-C as one line that promises a
+resume only for the commands that have one."""
 
 from __future__ import annotations
 
@@ -36,3 +37,27 @@ def test_non_finite_numbers_in_a_domain_yaml_are_refused(tmp_path: Path) -> None
                         f"train: {{lr: {value}}}\n")  # fmt: skip
         with pytest.raises(JupiterError, match="lr"):
             load_domain(str(path))
+
+
+@pytest.mark.parametrize(("argv", "promise"), [
+    (["train", "--domain", "d"], "`jupiter train` goes on from where it stopped"),
+    (["start", "--domain", "d"], "`jupiter start` goes on from where it stopped"),
+    (["export", "--model", "m", "--to", "hf", "--out", "o"], None),
+    (["merge", "--method", "linear"], None),
+])  # fmt: skip
+def test_ctrl_c_is_one_line_that_promises_a_resume_only_where_there_is_one(
+    argv: list[str], promise: str | None, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    from jupiter import cli
+
+    def interrupted(**_: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "app", interrupted)
+    monkeypatch.setattr(sys, "argv", ["jupiter", *argv])
+    with pytest.raises(SystemExit) as code:
+        cli.main()
+    err = capsys.readouterr().err.strip()
+    assert code.value.code == 130 and len(err.splitlines()) == 1 and err.startswith("interrupted")
+    assert (promise in err) if promise else ("goes on" not in err)
