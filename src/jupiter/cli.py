@@ -726,15 +726,16 @@ def batch_test(
     import time
 
     from jupiter.batch.prompts import read_prompts
-    from jupiter.batch.report import write_results
+    from jupiter.batch.report import check_results_out, write_results
     from jupiter.batch.run import BatchOptions, resolve_models, run_models
     from jupiter.models.reference import user_cache_dir
 
     items = read_prompts(prompts)
     models = resolve_models(model, user_cache_dir(), err_console)
+    out_dir = out or Path("test-results") / time.strftime("%Y%m%d-%H%M%S")
+    check_results_out(out_dir, [m.path for m in models])  # before any model answers
     opts = BatchOptions(max_new_tokens, max_batch, chat_template, system_prompt)
     runs = run_models(models, items, opts, console)
-    out_dir = out or Path("test-results") / time.strftime("%Y%m%d-%H%M%S")
     doc = write_results(out_dir, items, runs)
     for s in doc["models"]:
         score = "" if not s["n_scored"] else (

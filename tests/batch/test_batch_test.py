@@ -161,3 +161,31 @@ def test_cli_errors_are_one_line_and_write_nothing(
         err = capsys.readouterr().err.strip()
         assert message in err and len(err.splitlines()) == 1 and "Traceback" not in err
     assert not out.exists()
+
+
+def test_a_bad_out_is_refused_before_any_model_answers(
+    tiny_model_dirs: dict[Family, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    """--out that is a file, inside the model tested, or inside a workspace: one line, and
+    no model loaded (run_models is never reached)."""
+    import jupiter.batch.run as batch_run
+
+    def never(*_: object, **__: object) -> None:
+        raise AssertionError("a model answered before --out was checked")
+
+    monkeypatch.setattr(batch_run, "run_models", never)
+    txt = tmp_path / "p.txt"
+    txt.write_text("hello\n")
+    (tmp_path / "file").write_text("x")
+    ws = tmp_path / "runs" / "d"
+    ws.mkdir(parents=True)
+    (ws / "jupiter.sqlite").touch()
+    model = tiny_model_dirs["llama"]
+    for out, message in ((tmp_path / "file", "is a file"), (model / "res", "inside the model"),
+                         (ws / "res", "inside the workspace")):  # fmt: skip
+        code = _main(monkeypatch, "test", "--model", str(model), "--prompts", str(txt), "--out",
+                     str(out))  # fmt: skip
+        err = capsys.readouterr().err.strip()
+        assert code == 1 and message in err and len(err.splitlines()) == 1, err
+    assert not (model / "res").exists() and not (ws / "res").exists()

@@ -9,6 +9,7 @@ Answers are scored when the prompt has an expected answer: SQuAD token F1 and ex
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from typing import Any
 from jupiter import atomic
 from jupiter.batch.prompts import PromptItem
 from jupiter.batch.run import ModelRun
+from jupiter.errors import JupiterError
 from jupiter.eval.qa import exact_match, token_f1
 from jupiter.eval.stats import mean_ci
 
@@ -109,6 +111,30 @@ def markdown(items: Sequence[PromptItem], rows: Sequence[dict[str, Any]],
             cells.append(_cell(r["output"]) + score)
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
+
+
+def check_results_out(out: Path, inputs: Sequence[Path]) -> None:
+    """A one-line JupiterError, before any model has answered, when the results could not
+    be written to `out`: a file, a model folder being tested or a workspace (or inside
+    one), or a place this user cannot write."""
+    from jupiter.outputs import workspace_of
+
+    out = Path(out).expanduser().resolve()
+    if out.exists() and not out.is_dir():
+        raise JupiterError(f"--out {out} is a file: choose a folder for the results")
+    for model in inputs:
+        src = Path(model).resolve()
+        if out == src or src in out.parents:
+            raise JupiterError(f"--out {out} is inside the model {src}: choose a folder "
+                               "outside it")  # fmt: skip
+    ws = workspace_of(out)
+    if ws is not None:
+        raise JupiterError(f"--out {out} is inside the workspace {ws}: choose a folder "
+                           "outside it")  # fmt: skip
+    existing = next(p for p in (out, *out.parents) if p.exists())
+    if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
+        raise JupiterError(f"--out {out} cannot be written ({existing} is not a writable "
+                           "folder): choose another --out")  # fmt: skip
 
 
 def write_results(
