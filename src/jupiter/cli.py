@@ -6,6 +6,7 @@ import contextlib
 import logging
 import os
 import re
+import signal
 import sys
 import warnings
 from pathlib import Path
@@ -1071,6 +1072,16 @@ def _usage_line(e: BaseException) -> str:
 RESUMING = {"start", "train", *STAGE_COMMANDS}
 
 
+_TERMINATED = False  # a SIGTERM arrived: the exit status is 143, not Ctrl-C's 130
+
+
+def _terminated(signum: int, _frame: object) -> None:
+    global _TERMINATED
+    _TERMINATED = True
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second SIGTERM ends it at once
+    raise KeyboardInterrupt
+
+
 def _resume_hint() -> str:
     """'; it goes on …' for a command that resumes, '' for one that starts over."""
     words = [w for w in sys.argv[1:] if not w.startswith("-")]
@@ -1083,9 +1094,14 @@ def main() -> None:
     """Entry point: JupiterError becomes one red line and exit 1 (tracebacks with --debug)."""
     debug = "--debug" in sys.argv
     quiet_libraries()
+    # SIGTERM (a service manager, `kill`, a closed terminal's job control) unwinds like
+    # Ctrl-C, so every `finally` runs: no .tmp-*-PID folder is left beside an --out
+    signal.signal(signal.SIGTERM, _terminated)
     try:
         # without standalone mode click returns typer.Exit's code instead of exiting with it
         code = app(standalone_mode=False)
+        if code == 130:  # typer turns Ctrl-C (and SIGTERM, below) into a bare exit code
+            raise KeyboardInterrupt
         if isinstance(code, int) and code:
             sys.exit(code)
     except JupiterError as e:
@@ -1096,7 +1112,7 @@ def main() -> None:
         sys.exit(1)
     except (typer.Abort, KeyboardInterrupt):
         err_console.print(f"interrupted{_resume_hint()}", highlight=False, soft_wrap=True)
-        sys.exit(130)
+        sys.exit(143 if _TERMINATED else 130)
     except Exception as e:  # noqa: BLE001 - last resort: one line, the traceback behind --debug
         show, code = getattr(e, "show", None), getattr(e, "exit_code", None)
         usage = _usage_line(e)

@@ -175,3 +175,40 @@ def test_a_damaged_model_is_never_exported(
                          "--out", str(out))  # fmt: skip
     assert code == 1 and len(err.strip().splitlines()) == 1 and "damaged model" in err, err
     assert not out.exists() and sorted(p.name for p in tmp_path.iterdir()) == ["model"]
+
+
+def test_sigterm_mid_export_leaves_no_temp_folder(
+    tiny_model_dirs: dict[str, Path], tmp_path: Path
+) -> None:
+    """SIGTERM while the export writes: the process unwinds like Ctrl-C (exit 143, one
+    line), its staging folder and lock are removed and no --out appears."""
+    import signal
+    import time
+
+    code = (
+        "import sys, time\n"
+        "import jupiter.export.hf as hf\n"
+        "def slow(*a, **k):\n"
+        "    print('writing', flush=True)\n"
+        "    time.sleep(60)\n"
+        "hf.write_hf = slow\n"
+        "from jupiter import cli\n"
+        "sys.argv = ['jupiter'] + sys.argv[1:]\n"
+        "cli.main()\n"
+    )  # fmt: skip
+    out = tmp_path / "out"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code, "export", "--model", str(tiny_model_dirs["llama"]),
+         "--to", "hf", "--out", str(out)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "writing"
+        assert any(p.name.startswith(".out.lock") for p in tmp_path.iterdir())
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 143 and err.strip().splitlines()[-1] == "interrupted", err
+    time.sleep(0.1)
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
