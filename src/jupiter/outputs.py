@@ -19,20 +19,11 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from jupiter.errors import JupiterError
-
-WORKSPACE_MARK = "jupiter.sqlite"  # the store every workspace holds at its root
+from jupiter.wspath import WORKSPACE_MARK, workspace_of
 
 
 def _inside(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
-
-
-def workspace_of(path: Path) -> Path | None:
-    """The workspace `path` is or sits inside (the nearest folder up holding the store)."""
-    for folder in (path, *path.parents):
-        if (folder / WORKSPACE_MARK).is_file():
-            return folder
-    return None
 
 
 def check_output(

@@ -19,6 +19,7 @@ from typing import Any
 
 from jupiter.errors import JupiterError
 from jupiter.records import Chunk, Document, Example
+from jupiter.wspath import from_stored, to_stored
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS documents (
@@ -389,6 +390,7 @@ class Store:
     ) -> None:  # fmt: skip
         """Record a generator (or a rejected student) in the lineage; a second call for the
         same id updates its lineage fields (a decision taken again), never `active`."""
+        path = to_stored(path, self.root)  # relative: a copied workspace reads its own
         row = (gen_id, kind, path, cycle, time.time(), parent, status, reason,
                json.dumps(figures or {}), json.dumps(data or {}))  # fmt: skip
         with self.transaction() as db:
@@ -415,16 +417,26 @@ class Store:
 
     def active_generator(self) -> dict[str, Any] | None:
         r = self.db.execute("SELECT * FROM generators WHERE active = 1").fetchone()
-        return _generator_row(r) if r else None
+        return self._generator(r) if r else None
 
     def generator(self, gen_id: str) -> dict[str, Any] | None:
         r = self.db.execute("SELECT * FROM generators WHERE id = ?", (gen_id,)).fetchone()
-        return _generator_row(r) if r else None
+        return self._generator(r) if r else None
 
     def generators(self) -> list[dict[str, Any]]:
         """Every generator and rejected student, in the order they were first recorded."""
         rows = self.db.execute("SELECT * FROM generators ORDER BY created_at, rowid").fetchall()
-        return [_generator_row(r) for r in rows]
+        return [self._generator(r) for r in rows]
+
+    @property
+    def root(self) -> Path:
+        """The workspace: the folder holding this store."""
+        return self.path.parent
+
+    def _generator(self, row: sqlite3.Row) -> dict[str, Any]:
+        out = _generator_row(row)
+        out["path"] = from_stored(out["path"], self.root)
+        return out
 
     def generator_events(self) -> list[dict[str, Any]]:
         """Activations in order: the first generator, promotions, rollbacks."""
@@ -479,6 +491,8 @@ class Store:
 
     # evaluations and metrics ------------------------------------------------------------
     def add_eval(self, cycle: int, model: str, report: dict[str, Any]) -> None:
+        if report.get("path"):
+            report = report | {"path": to_stored(report["path"], self.root)}
         with self.transaction() as db:
             db.execute(
                 "INSERT OR REPLACE INTO evals VALUES (?,?,?,?)",
@@ -491,7 +505,13 @@ class Store:
         if cycle is not None:
             q, args = q + " WHERE cycle = ?", (cycle,)
         rows = self.db.execute(q + " ORDER BY cycle, created_at", args).fetchall()
-        return [dict(r) | {"report": json.loads(r["report"])} for r in rows]
+        out = []
+        for r in rows:
+            report = json.loads(r["report"])
+            if isinstance(report, dict) and report.get("path"):
+                report["path"] = from_stored(report["path"], self.root)
+            out.append(dict(r) | {"report": report})
+        return out
 
     def log_metrics(self, run: str, step: int, values: dict[str, float]) -> None:
         with self.transaction() as db:

@@ -117,7 +117,7 @@ def check_results_out(out: Path, inputs: Sequence[Path]) -> None:
     """A one-line JupiterError, before any model has answered, when the results could not
     be written to `out`: a file, a model folder being tested or a workspace (or inside
     one), or a place this user cannot write."""
-    from jupiter.outputs import workspace_of
+    from jupiter.wspath import workspace_of
 
     out = Path(out).expanduser().resolve()
     if out.exists() and not out.is_dir():

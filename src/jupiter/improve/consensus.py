@@ -203,7 +203,7 @@ def vote_and_merge(
         recipe = _merge_recipe(c.merge, [dirs[i] for i in v.agree], out,
                                base if c.merge == "ties" else None, held)  # fmt: skip
         merge_models(recipe, base_dir=None, cache_dir=cache_dir, force=True, console=console,
-                     data=data if held else None)  # fmt: skip
+                     data=data if held else None, allowed_in=out.parent)  # fmt: skip
         validator.load(ModelWeights(out).read)
         merged = validator.bpb_with_grad(grad=False)
         record["merged_bpb"] = _num(merged)

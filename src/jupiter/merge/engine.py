@@ -219,8 +219,10 @@ def merge_models(
     data: ValidationData | None = None,
     force: bool = False,
     console: Console | None = None,
+    allowed_in: Path | None = None,
 ) -> dict[str, Any]:
-    """Run the recipe; returns merge.json's content (also written into the output dir)."""
+    """Run the recipe; returns merge.json's content (also written into the output dir).
+    `allowed_in`: a workspace folder the caller (a cycle's stage) may write under."""
     console = console or Console(stderr=True)
     start = time.perf_counter()
     if recipe.out is None:
@@ -230,7 +232,8 @@ def merge_models(
     dirs = [s.dir.resolve() for s in inputs.sources] + ([inputs.base.dir.resolve()]
                                                         if inputs.base else [])  # fmt: skip
     # never an input, a workspace, or a folder Jupiter did not write (outputs.py)
-    out = check_output(out_path, dirs, force=force, manifest=MERGE_MANIFEST)
+    guard = {"force": force, "manifest": MERGE_MANIFEST, "allowed_in": allowed_in}
+    out = check_output(out_path, dirs, **guard)  # type: ignore[arg-type]
     names = check_compatible(inputs)
     # the inputs' SHA-256 on a second thread (hashlib releases the GIL): reading a model to
     # hash it costs about as much as merging it
@@ -241,7 +244,7 @@ def merge_models(
             validator = Validator(inputs.reference.dir, names, data, console)
         weights, selection = choose_weights(recipe, inputs, names, validator, console)
         with output_lock(out):
-            check_output(out, dirs, force=force, manifest=MERGE_MANIFEST)  # again, under it
+            check_output(out, dirs, **guard)  # type: ignore[arg-type]  # again, under it
             info = _write_whole(recipe, inputs, names, weights, validator, selection, hashes,
                                 start, out)  # fmt: skip
     info["out"] = str(out)

@@ -34,6 +34,7 @@ from jupiter.models.integrity import check_model_files, loader_error
 from jupiter.models.memory import Method
 from jupiter.models.reference import HUB_ID
 from jupiter.train.checkpoint import ADAPTER_CONFIG, is_adapter_dir, quiet_hf, save_model_dir
+from jupiter.wspath import from_stored, workspace_of
 
 ATTENTION = ("sdpa", "flash_attention_2", "eager")
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "tokenizer.model", "vocab.json")
@@ -303,6 +304,11 @@ def adapter_base(adapter_dir: Path) -> Path:
         raise JupiterError(f"{cfg_path} names no base_model_name_or_path: set it to the base dir")
     base = Path(name).expanduser()
     base = base if base.is_absolute() else (Path(adapter_dir) / base)
+    home = workspace_of(Path(adapter_dir).resolve())
+    if home is not None and base.is_absolute():
+        # an adapter of a copied or moved workspace names the original's base: this
+        # workspace's own copy of it wins (wspath.py)
+        base = Path(from_stored(str(base), home))
     if not base.exists() and HUB_ID.match(name):
         # an adapter from the Hub names its base by Hub id: the local HF cache may hold it
         from jupiter.models.reference import locate_model
