@@ -787,6 +787,11 @@ def dashboard(
     quick: Quick = False,
     host: Annotated[str, typer.Option(help="Address to bind.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=0, max=65535)] = 8765,
+    api_key: Annotated[
+        str | None,
+        typer.Option(envvar="JUPITER_DASHBOARD_KEY",
+                     help="Needed beyond loopback: the page answers to /?key=KEY only."),
+    ] = None,
 ) -> None:
     """A local web page on the domain's run, updating live: cycles with their figures and
     intervals, learning curves, the data queue, generation, the cluster, the lineage."""
@@ -799,6 +804,7 @@ def dashboard(
     run_dashboard(
         root, cfg.name, host, port, cfg.cycles, cfg.max_examples, start,
         log=lambda line: console.print(line, highlight=False, markup=False, soft_wrap=True),
+        api_key=api_key or None,
     )  # fmt: skip
 
 

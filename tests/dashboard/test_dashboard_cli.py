@@ -92,3 +92,31 @@ def test_serves_the_page_and_stops_on_ctrl_c(small: Path) -> None:
             proc.kill()
     assert proc.returncode == 0, err
     assert f"on http://127.0.0.1:{port}/" in out and out.strip().endswith("stopped")
+
+
+def test_beyond_loopback_the_page_needs_its_key(small: Path) -> None:
+    """Bound to every interface: refused without --api-key (one line); with one, every
+    path answers 401 without it and 200 with ?key= or a Bearer header."""
+    from jupiter.dashboard.server import start_in_thread, url_of
+    from jupiter.dashboard.state import Board
+
+    r = jupiter(["dashboard", "--domain", "small.yaml", "--host", "0.0.0.0", "--port",
+                 str(free_port())], small)  # fmt: skip
+    line = one_error_line(r)
+    assert "without a key" in line and "--api-key" in line
+    board = Board(small / "runs" / "small", "small")
+    server = start_in_thread(board, host="0.0.0.0", port=0, api_key="s3cret")
+    try:
+        port = server.server_address[1]
+        base = f"http://127.0.0.1:{port}"
+        for path in ("/", "/api/state", "/app.js"):
+            assert get(base + path)[0] == 401
+        assert get(base + "/api/state?key=wrong")[0] == 401
+        status, _, body = get(base + "/api/state?key=s3cret")
+        assert status == 200 and b'"documents": 1' in body
+        assert get(base + "/api/state", {"Authorization": "Bearer s3cret"})[0] == 200
+        assert url_of(server).endswith(f":{port}/")
+    finally:
+        server.shutdown()
+        server.server_close()
+        board.close()

@@ -10,6 +10,7 @@ document holding markup shows as the text it is.
 from __future__ import annotations
 
 import errno
+import hmac
 import json
 import socket
 import threading
@@ -66,8 +67,9 @@ def host_name(header: str) -> str:
 class DashboardServer(ThreadingHTTPServer):
     daemon_threads = True  # an open page's request never holds up Ctrl-C
 
-    def __init__(self, address: tuple[str, int], board: Board, files: dict[str, bytes]) -> None:
-        self.board, self.files = board, files
+    def __init__(self, address: tuple[str, int], board: Board, files: dict[str, bytes],
+                 api_key: str | None = None) -> None:  # fmt: skip
+        self.board, self.files, self.api_key = board, files, api_key
         # bound to loopback, the page answers only to loopback names: a web page elsewhere
         # cannot rebind its own name to 127.0.0.1 and read the run's documents
         self.check_host = is_loopback(address[0])
@@ -106,6 +108,10 @@ class Handler(BaseHTTPRequestHandler):
         if self.server.check_host and host_name(self.headers.get("Host", "")) not in LOOPBACK_NAMES:
             self._json(403, {"error": "this dashboard answers only to 127.0.0.1 / localhost"})
             return
+        if not self._has_key(url.query):
+            self._json(401, {"error": "this dashboard needs its key: open /?key=KEY, or send "
+                             "Authorization: Bearer KEY"})  # fmt: skip
+            return
         if url.path in STATIC:
             self._send(200, self.server.files[url.path], STATIC[url.path][1])
         elif url.path == "/favicon.ico":
@@ -114,6 +120,18 @@ class Handler(BaseHTTPRequestHandler):
             self._state(parse_qs(url.query).get("since", [""])[0])
         else:
             self._json(404, {"error": f"no page {url.path}"})
+
+    def _has_key(self, query: str) -> bool:
+        """No key set, or the request carries it (Bearer header or ?key=), compared in
+        constant time."""
+        key = self.server.api_key
+        if not key:
+            return True
+        given = parse_qs(query).get("key", [""])[0]
+        auth = self.headers.get("Authorization", "")
+        if auth.lower().startswith("bearer "):
+            given = auth[7:].strip()
+        return hmac.compare_digest(given.encode(), key.encode())
 
     def _state(self, since: str) -> None:
         try:
@@ -127,9 +145,14 @@ class Handler(BaseHTTPRequestHandler):
             self._json(200, doc)
 
 
-def make_server(board: Board, host: str, port: int) -> DashboardServer:
+def make_server(board: Board, host: str, port: int, api_key: str | None = None) -> DashboardServer:
+    if not api_key and not is_loopback(host):
+        raise JupiterError(
+            f"refusing to show the run on {host} without a key: pass --api-key KEY (or set "
+            "JUPITER_DASHBOARD_KEY) and open /?key=KEY, or bind 127.0.0.1"
+        )
     try:
-        return DashboardServer((host, port), board, static_files())
+        return DashboardServer((host, port), board, static_files(), api_key)
     except OSError as err:
         if err.errno == errno.EADDRINUSE:
             raise JupiterError(
@@ -141,10 +164,11 @@ def make_server(board: Board, host: str, port: int) -> DashboardServer:
         ) from None
 
 
-def start_in_thread(board: Board, host: str = "127.0.0.1", port: int = 0) -> DashboardServer:
+def start_in_thread(board: Board, host: str = "127.0.0.1", port: int = 0,
+                    api_key: str | None = None) -> DashboardServer:  # fmt: skip
     """A running server in a background thread (for tests and embedding); its URL is
     url_of(server); stop with server.shutdown() and server.server_close()."""
-    server = make_server(board, host, port)
+    server = make_server(board, host, port, api_key)
     threading.Thread(
         target=lambda: server.serve_forever(poll_interval=0.1),
         name="jupiter-dashboard",
@@ -162,16 +186,17 @@ def url_of(server: DashboardServer) -> str:
 
 def run_dashboard(root: Path, name: str, host: str = "127.0.0.1", port: int = 8765,
                   cycles: int | None = None, max_examples: int | None = None, start: str = "",
-                  log: Callable[[str], None] = print) -> None:  # fmt: skip
+                  log: Callable[[str], None] = print,
+                  api_key: str | None = None) -> None:  # fmt: skip
     """Serve the page until interrupted (Ctrl-C). `start`: the command that makes the
     workspace, named when there is none yet."""
     board = Board(root, name, cycles, max_examples, start)
     try:
-        server = make_server(board, host, port)
+        server = make_server(board, host, port, api_key)
         log(f"dashboard of '{name}' ({root}) on {url_of(server)} (Ctrl-C stops it)")
         if not is_loopback(host):
-            log(f"warning: {host} is not loopback: anyone who reaches it sees the run's "
-                "documents and examples")  # fmt: skip
+            log(f"{host} is not loopback: the page answers only with its key (open "
+                f"{url_of(server)}?key=KEY)")  # fmt: skip
         try:
             server.serve_forever(poll_interval=0.5)
         except KeyboardInterrupt:

@@ -1,3 +1,8 @@
+// a dashboard bound beyond loopback needs its key: opened as /?key=KEY, the page sends it on
+const KEY_QUERY = (() => {
+  const key = new URLSearchParams(window.location.search).get("key");
+  return key ? "&key=" + encodeURIComponent(key) : "";
+})();
 // Jupiter dashboard: polls api/state and draws the page. Every string from the data goes
 // into the page as text (textContent, text nodes, attributes), never as HTML.
 "use strict";
@@ -388,7 +393,8 @@ function status(state, text) {
 async function poll() {
   let response = null;
   try {
-    response = await fetch("api/state?since=" + encodeURIComponent(version), {cache: "no-store"});
+    response = await fetch("api/state?since=" + encodeURIComponent(version) + KEY_QUERY,
+                           {cache: "no-store"});
     const data = await response.json();
     if (!response.ok) throw new Error(data.error || response.status);
     if (!data.unchanged) {
