@@ -10,6 +10,7 @@ from typing import Any
 
 from fastapi import Request as HttpRequest
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from starlette.requests import ClientDisconnect
 
 from jupiter.synth.backend import Sampling
 
@@ -106,11 +107,15 @@ async def _body(http: HttpRequest, cap: int = MAX_BODY_BYTES) -> bytes:
     if declared.isdigit() and int(declared) > cap:
         raise too_big
     parts, size = [], 0
-    async for part in http.stream():
-        size += len(part)
-        if size > cap:
-            raise too_big
-        parts.append(part)
+    try:
+        async for part in http.stream():
+            size += len(part)
+            if size > cap:
+                raise too_big
+            parts.append(part)
+    except ClientDisconnect:  # hung up mid-body: its one access-log line, no traceback
+        raise ApiError(400, "the client closed the connection before its body ended",
+                       code="client_closed") from None  # fmt: skip
     return b"".join(parts)
 
 
