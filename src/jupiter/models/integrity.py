@@ -111,8 +111,7 @@ def model_build_problem(model_dir: Path) -> str | None:
         with torch.device("meta"):
             model = AutoModelForCausalLM.from_config(config)
     except Exception as err:  # noqa: BLE001 - any failure to build is the config's problem
-        first = (str(err).strip().splitlines() or [""])[0][:200]
-        return f"{model_dir}/config.json builds no model ({type(err).__name__}: {first})"
+        return f"{model_dir}/config.json builds no model ({type(err).__name__}: {one_line(err)})"
     stored = _stored_tensors(model_dir)
     if stored is None:
         return None if any(model_dir.glob("*.bin")) else f"{model_dir} holds no weights file"
@@ -142,6 +141,13 @@ def check_model_files(model_dir: Path) -> None:
         )
 
 
+def one_line(err: BaseException, limit: int = 200) -> str:
+    """A library's message on one line: its lines joined (a config error names the field on
+    the first and the value on the next), cut at `limit` characters."""
+    text = " ".join(line.strip() for line in str(err).splitlines() if line.strip())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def loader_error(model_dir: Path, err: BaseException) -> JupiterError:
     """A loader's exception (OSError, SafetensorError, ValueError …) as one line with the
     dir and the fix, for what check_model_files cannot see beforehand. A JSON error names
@@ -152,8 +158,7 @@ def loader_error(model_dir: Path, err: BaseException) -> JupiterError:
             if problem:
                 return JupiterError(f"damaged model file {f}: {problem}: download or export "
                                     "the model again (or point at another model)")  # fmt: skip
-    first = (str(err).strip().splitlines() or [""])[0]
-    first = first if len(first) <= 200 else first[:197] + "..."
+    first = one_line(err)
     return JupiterError(
         f"cannot load the model in {model_dir} ({type(err).__name__}: {first}): check that "
         "its files are complete, or download or export it again"
