@@ -789,8 +789,10 @@ def dashboard(
     port: Annotated[int, typer.Option(min=0, max=65535)] = 8765,
     api_key: Annotated[
         str | None,
-        typer.Option(envvar="JUPITER_DASHBOARD_KEY",
-                     help="Needed beyond loopback: the page answers to /?key=KEY only."),
+        typer.Option(
+            envvar="JUPITER_DASHBOARD_KEY",
+            help="Needed beyond loopback: the page answers to /?key=KEY only.",
+        ),
     ] = None,
 ) -> None:
     """A local web page on the domain's run, updating live: cycles with their figures and

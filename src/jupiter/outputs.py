@@ -19,6 +19,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from jupiter.errors import JupiterError
+from jupiter.procs import pid_alive
 from jupiter.wspath import WORKSPACE_MARK, workspace_of
 
 
@@ -72,16 +73,6 @@ def check_output(
     return out
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 @contextlib.contextmanager
 def claimed_output(
     out: Path, inputs: Sequence[Path], *, force: bool, manifest: str,
@@ -109,7 +100,7 @@ def output_lock(out: Path) -> Iterator[Path]:
                 pid = int(lock.read_text().strip() or 0)
             except (OSError, ValueError):
                 pid = 0
-            if pid and _alive(pid) and pid != os.getpid():
+            if pid and pid_alive(pid) and pid != os.getpid():
                 raise JupiterError(
                     f"another Jupiter command (pid {pid}) is writing {out}: wait for it to "
                     "finish, or choose another --out"

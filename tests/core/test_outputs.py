@@ -13,20 +13,15 @@ from pathlib import Path
 
 import pytest
 
-from jupiter import cli
+from climain import run_main as climain_run
 from jupiter.errors import JupiterError
 from jupiter.outputs import check_output, claimed_output, output_lock
 
 
 def run_main(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
              *args: str) -> tuple[int, str]:  # fmt: skip
-    monkeypatch.setattr(sys, "argv", ["jupiter", *args])
-    code = 0
-    try:
-        cli.main()
-    except SystemExit as e:
-        code = int(e.code or 0)
-    return code, capsys.readouterr().err
+    """cli.main() in this process (climain.run_main): the exit code and stderr."""
+    return climain_run(monkeypatch, *args), capsys.readouterr().err
 
 
 def tree_digest(root: Path) -> dict[str, str]:

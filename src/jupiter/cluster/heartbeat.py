@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from jupiter.cluster import protocol as P
+from jupiter.procs import pid_alive as alive
 
 
 class Heartbeat:
@@ -45,16 +46,6 @@ class Heartbeat:
     def close(self) -> None:
         self.proc.terminate()
         self.proc.wait()
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def main(argv: list[str]) -> int:

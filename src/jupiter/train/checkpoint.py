@@ -38,6 +38,7 @@ from transformers.utils import logging as hf_logging
 
 from jupiter.data.templates import write_stop_tokens
 from jupiter.errors import JupiterError, disk_problem
+from jupiter.procs import pid_alive
 
 log = logging.getLogger(__name__)
 
@@ -218,7 +219,7 @@ def remove_stale_temps(run_dir: Path) -> list[Path]:
                 continue
         elif m := TMP_DIR.match(path.name):
             pid = int(m.group(2)) if m.group(2) else None
-            if pid is not None and pid != os.getpid() and _alive(pid):
+            if pid is not None and pid != os.getpid() and pid_alive(pid):
                 continue
         else:
             continue
@@ -227,16 +228,6 @@ def remove_stale_temps(run_dir: Path) -> list[Path]:
     if gone:
         log.info("removed %d dirs of an interrupted write in %s", len(gone), run_dir)
     return gone
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # someone else's process: alive
-        return True
-    return True
 
 
 def save_checkpoint(
