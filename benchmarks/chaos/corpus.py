@@ -52,6 +52,9 @@ class Case:
     pattern: str = ""  # a regex the error line must match, when given
     seeded: bool = False  # a workspace store exists before the command
     fresh_only: bool = False  # about what collect reads: never given an existing store
+    # every file of the case folder and of the shared tiny model keeps its bytes, and none
+    # appears or goes (what a refused command was given, and what it would have written)
+    untouched: bool = False
 
     @property
     def id(self) -> str:
@@ -112,6 +115,7 @@ def all_cases() -> list[Case]:
         yaml_syntax_cases,
     )
     from corpus_models import cli_cases, cluster_cases, model_dir_cases
+    from corpus_readers import command_cases
     from corpus_schema import (
         yaml_enum_cases,
         yaml_range_cases,
@@ -122,7 +126,8 @@ def all_cases() -> list[Case]:
     out: list[Case] = []
     families = [badinput_cases, yaml_syntax_cases, sources_cases, data_line_cases,
                 eval_set_cases, references_cases, model_dir_cases, cli_cases, cluster_cases,
-                yaml_type_cases, yaml_range_cases, yaml_enum_cases, yaml_unknown_key_cases]  # fmt: skip
+                yaml_type_cases, yaml_range_cases, yaml_enum_cases, yaml_unknown_key_cases,
+                command_cases]  # fmt: skip
     for family in families:
         for i, case in enumerate(family()):
             if not case.seeded and case.argv == START and i % 2 == 1 and seedable(case):

@@ -255,9 +255,25 @@ def store_digest(home: Path) -> dict[str, str]:
     """SHA-256 of each workspace's database; a non-empty WAL left behind counts too."""
     out = {}
     for p in store_files(home):
+        if not p.is_file():  # a folder where the store should be: the case's own damage
+            continue
         if p.name.endswith("-shm") or (p.name.endswith("-wal") and p.stat().st_size == 0):
             continue
         out[str(p.relative_to(home))] = hashlib.sha256(p.read_bytes()).hexdigest()
+    return out
+
+
+def tree_digest(roots: list[Path]) -> dict[str, str]:
+    """SHA-256 of every file under each root (SQLite's shared memory, and a WAL left
+    empty, aside: opening a store to read it makes them)."""
+    out = {}
+    for root in roots:
+        for p in sorted(root.rglob("*")):
+            if p.name.endswith("-shm") or not p.is_file() or p.is_symlink():
+                continue
+            if p.name.endswith("-wal") and p.stat().st_size == 0:
+                continue
+            out[str(p)] = hashlib.sha256(p.read_bytes()).hexdigest()
     return out
 
 

@@ -7,13 +7,16 @@ passes when
 - stderr holds exactly one line, and no 'Traceback' appears anywhere;
 - that line contains each of the case's mentions (the key, file or value at fault) and
   matches its pattern when it has one;
-- the store is as it was: no store appears in a fresh home; a seeded one keeps its bytes.
+- the store is as it was: no store appears in a fresh home; a seeded one keeps its bytes;
+- for issue 26's families (`untouched` cases), every file of the case folder and of the
+  shared model keeps its bytes, and none appears or goes.
+Then the `serve_http` family (corpus_http.py): bad requests to one real `jupiter serve`.
 
 A few cases also run as real `jupiter` processes (--parity N) to show the in-process
 harness sees what a shell sees.
 
-    python benchmarks/chaos/r4_bad_input.py [--family NAME] [--sample N] [--parity N]
-        [--out FILE] [--verbose]
+    python benchmarks/chaos/r4_bad_input.py [--commands] [--family A,B] [--sample N]
+        [--parity N] [--out FILE] [--verbose]
 """
 
 from __future__ import annotations
@@ -30,7 +33,8 @@ from pydoc_data.topics import topics
 from typing import Any
 
 from corpus import LOCAL_TEXT, Case, Fixtures, all_cases
-from harness import emit, out_arg, run_cli, run_cli_process, store_digest
+from corpus_http import HttpCase, http_cases, run_http_corpus
+from harness import emit, out_arg, run_cli, run_cli_process, store_digest, tree_digest
 
 
 def build_fixtures(root: Path) -> Fixtures:
@@ -68,7 +72,7 @@ def prepare(case: Case, home: Path, fx: Fixtures) -> list[str]:
     if data is not None:
         (home / "bad.yaml").write_bytes(data.encode() if isinstance(data, str) else data)
     if case.seeded:
-        shutil.copytree(fx.seed_store, home / "runs" / "bad")
+        shutil.copytree(fx.seed_store, home / "runs" / "bad", dirs_exist_ok=True)
     subs = {"{yaml}": str(home / "bad.yaml"), "{home}": str(home), "{model}": str(fx.model)}
     argv = []
     for a in case.argv:
@@ -102,14 +106,30 @@ def judge(case: Case, code: Any, stdout: str, stderr: str, before: dict[str, str
     return problems
 
 
+def tree_problems(before: dict[str, str], after: dict[str, str]) -> list[str]:
+    """What a refused command changed among the files it was given (tree_digest)."""
+    if before == after:
+        return []
+    added = sorted(after.keys() - before.keys())
+    gone = sorted(before.keys() - after.keys())
+    changed = sorted(k for k in before.keys() & after.keys() if before[k] != after[k])
+    parts = [f"{what} {', '.join(names[:3])}" for what, names in
+             (("wrote", added), ("deleted", gone), ("changed", changed)) if names]  # fmt: skip
+    return ["files touched: " + "; ".join(parts)]
+
+
 def run_case(case: Case, root: Path, i: int, fx: Fixtures, process: bool = False) -> dict:
     home = root / f"case{i:04d}{'p' if process else ''}"
     argv = prepare(case, home, fx)
     before = store_digest(home)
+    trees = [home, fx.model]
+    tree_before = tree_digest(trees) if case.untouched else {}
     run = run_cli_process if process else run_cli
     out = run(argv, home)
     after = store_digest(home)
     problems = judge(case, out.code, out.stdout, out.stderr, before, after)
+    if case.untouched:
+        problems += tree_problems(tree_before, tree_digest(trees))
     line = " ".join(out.stderr.split())[:400]
     shutil.rmtree(home, ignore_errors=True)
     return {"id": case.id, "family": case.family, "code": out.code, "problems": problems,
@@ -125,7 +145,16 @@ def warm() -> None:
     import jupiter.synth.http  # noqa: F401
 
 
-def run_corpus(cases: list[Case], parity: int = 0, verbose: bool = False) -> dict[str, Any]:
+def _show(r: dict[str, Any], verbose: bool) -> None:
+    if verbose or r["problems"]:
+        mark = "ok  " if not r["problems"] else "FAIL"
+        print(f"{mark} {r['id']}: {'; '.join(r['problems'])} | {r['error'][:200]}", flush=True)
+
+
+def run_corpus(cases: list[Case], parity: int = 0, verbose: bool = False,
+               http: list[HttpCase] | None = None) -> dict[str, Any]:  # fmt: skip
+    """The command-line cases in this process, then the HTTP cases against one real
+    `jupiter serve` (corpus_http)."""
     root = Path(tempfile.mkdtemp(prefix="jupiter-r4-"))
     t0 = time.perf_counter()
     warm()
@@ -133,12 +162,11 @@ def run_corpus(cases: list[Case], parity: int = 0, verbose: bool = False) -> dic
         fx = build_fixtures(root)
         results = []
         for i, case in enumerate(cases):
-            r = run_case(case, root, i, fx)
+            results.append(run_case(case, root, i, fx))
+            _show(results[-1], verbose)
+        for r in run_http_corpus(http or [], fx.model, root) if http else []:
             results.append(r)
-            if verbose or r["problems"]:
-                mark = "ok  " if not r["problems"] else "FAIL"
-                print(f"{mark} {r['id']}: {'; '.join(r['problems'])} | {r['error'][:200]}",
-                      flush=True)  # fmt: skip
+            _show(r, verbose)
         checked = _parity(cases, results, root, fx, parity)
     finally:
         shutil.rmtree(root, ignore_errors=True)
@@ -190,20 +218,30 @@ def summarize(results: list[dict], parity: list[dict], seconds: float) -> dict[s
     }  # fmt: skip
 
 
-def select(argv: list[str]) -> list[Case]:
+def select(argv: list[str]) -> tuple[list[Case], list[HttpCase]]:
+    """The cases the flags pick: --commands (issue 26's families), --family A,B (a family
+    or an id prefix), --sample N (of the command-line cases)."""
     cases = all_cases()
+    http = http_cases()
+    if "--family" in argv:
+        fams = argv[argv.index("--family") + 1].split(",")
+        http = [c for c in http if c.family in fams or c.id.startswith(tuple(fams))]
+    if "--commands" in argv:  # issue 26's families only (corpus_outputs, corpus_readers)
+        cases = [c for c in cases if c.untouched]
     if "--family" in argv:
         fam = argv[argv.index("--family") + 1]
-        cases = [c for c in cases if c.family == fam or c.id.startswith(fam)]
+        fams = fam.split(",")
+        cases = [c for c in cases if c.family in fams or c.id.startswith(tuple(fams))]
     if "--sample" in argv:
         n = int(argv[argv.index("--sample") + 1])
         cases = random.Random(0).sample(cases, min(n, len(cases)))
-    return cases
+    return cases, http
 
 
 def main(argv: list[str]) -> dict[str, Any]:
     parity = int(argv[argv.index("--parity") + 1]) if "--parity" in argv else 0
-    figures = run_corpus(select(argv), parity=parity, verbose="--verbose" in argv)
+    cases, http = select(argv)
+    figures = run_corpus(cases, parity=parity, verbose="--verbose" in argv, http=http)
     return emit("R4 malformed input", figures, out_arg(argv))
 
 

@@ -229,6 +229,8 @@ def data_export_cmd(
         ) from None
     _check_export_flags((a, b, c), status, experts, domain, quick)
     ws = workspace_for(domain, quick)
+    if out is not None:
+        _check_data_out(out, ws.root)
     if not ws.has_store():
         raise JupiterError(f"no workspace yet at {ws.root}: run `jupiter start --domain {domain}`")
     try:
@@ -256,6 +258,19 @@ def data_export_cmd(
     console.print(f"{sum(res.counts.values())} examples → {out_dir}: {res.counts}")
     if res.skipped:
         console.print(f"skipped: {res.skipped}")
+
+
+def _check_data_out(out: Path, workspace: Path) -> None:
+    """`data export --out`: a folder of its own (inside the workspace is its default place),
+    never the workspace itself, a folder holding it, or a file."""
+    out, workspace = out.expanduser().resolve(), workspace.resolve()
+    if out == workspace or out in workspace.parents:
+        what = "is" if out == workspace else "holds"
+        raise JupiterError(f"--out {out} {what} the workspace {workspace}: choose a folder of "
+                           "its own (default: <workspace>/export)")  # fmt: skip
+    above = next((p for p in (out, *out.parents) if p.exists() and not p.is_dir()), None)
+    if above is not None:
+        raise JupiterError(f"--out {out}: {above} is a file: choose a folder for the export")
 
 
 def _check_export_flags(
@@ -412,6 +427,8 @@ def doctor(
     if cluster_file and not Path(cluster_file).is_file():
         raise JupiterError(f"--cluster-file {cluster_file}: no such file: give the path of "
                            "a cluster.yaml (see config/cluster.yaml)")  # fmt: skip
+    if cluster_file:  # a file the user named that does not parse is refused like a missing one
+        load_cluster(cluster_file)
     checks = run_checks(context(cfg, cluster_file, timeout), debug=STATE["debug"])
     if as_json:
         print_json(report_json(checks))
@@ -613,6 +630,12 @@ def eval_cmd(
         max_new_tokens, seed, chat_template, system_prompt, general, general_max_bytes,
         open_book=open_book, top_k=top_k, passages=passages,
     )  # fmt: skip
+    if out is not None:  # never onto what it reads: the model, the QA set, a workspace
+        from jupiter.models.reference import locate_model
+        from jupiter.outputs import check_output_file
+
+        given = [locate_model(model, base_dir=None).path, qa, *([general] if general else [])]
+        check_output_file(out, given)
     if as_json:
         with contextlib.redirect_stdout(sys.stderr):
             report = score_model(opts, user_cache_dir(), err_console)
@@ -734,7 +757,7 @@ def batch_test(
     items = read_prompts(prompts)
     models = resolve_models(model, user_cache_dir(), err_console)
     out_dir = out or Path("test-results") / time.strftime("%Y%m%d-%H%M%S")
-    check_results_out(out_dir, [m.path for m in models])  # before any model answers
+    check_results_out(out_dir, [m.path for m in models] + [prompts])  # before any answer
     opts = BatchOptions(max_new_tokens, max_batch, chat_template, system_prompt)
     runs = run_models(models, items, opts, console)
     doc = write_results(out_dir, items, runs)
@@ -1041,6 +1064,8 @@ def federated_client(
     adapter (or the weights) leaves this machine."""
     from jupiter.federated.run import start_client
 
+    if device not in ("auto", "cpu", "cuda"):
+        raise JupiterError(f"--device {device!r}: use auto, cpu or cuda")
     code = start_client(domain, quick, server, root_cert, auth_key, keep_updates, device,
                         err_console)  # fmt: skip
     if code:

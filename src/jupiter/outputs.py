@@ -57,6 +57,12 @@ def check_output(
                            "folder outside it")  # fmt: skip
     if out.exists() and not out.is_dir():
         raise JupiterError(f"--out {out} is a file: choose a folder path")
+    above = next((p for p in out.parents if p.exists() and not p.is_dir()), None)
+    if above is not None:
+        raise JupiterError(f"--out {out} sits under the file {above}: choose a folder path")
+    holder = lock_holder(out)
+    if holder is not None:
+        raise JupiterError(_busy(holder, out))
     if out.exists():
         if not force:
             raise JupiterError(f"{out} already exists: choose another --out, or add --force "
@@ -73,6 +79,30 @@ def check_output(
     return out
 
 
+def check_output_file(out: Path, inputs: Sequence[Path]) -> Path:
+    """The resolved path of a report file a command writes (`eval --out`), or a one-line
+    JupiterError when writing it would overwrite what the command reads: `out` is an input
+    or sits inside an input folder (a model's config.json), or sits inside a workspace
+    (its store); or it is a folder, or sits under a file."""
+    out = Path(out).expanduser().resolve()
+    if out.is_dir():
+        raise JupiterError(f"--out {out} is a folder: give the path of a file for the report")
+    for given in inputs:
+        src = Path(given).expanduser().resolve()
+        if _inside(out, src):
+            what = "is" if out == src else "sits inside"
+            raise JupiterError(f"--out {out} {what} the input {src}: writing it would "
+                               "overwrite what is read; choose a path outside it")  # fmt: skip
+    ws = workspace_of(out)
+    if ws is not None:
+        raise JupiterError(f"--out {out} sits inside the workspace {ws}: Jupiter manages that "
+                           "folder; choose a path outside it")  # fmt: skip
+    above = next((p for p in out.parents if p.exists() and not p.is_dir()), None)
+    if above is not None:
+        raise JupiterError(f"--out {out} sits under the file {above}: choose another path")
+    return out
+
+
 @contextlib.contextmanager
 def claimed_output(
     out: Path, inputs: Sequence[Path], *, force: bool, manifest: str,
@@ -86,6 +116,21 @@ def claimed_output(
         yield check_output(out, inputs, **args)  # type: ignore[arg-type]
 
 
+def lock_holder(out: Path) -> int | None:
+    """The pid of another live process holding `out`'s lock, or None."""
+    lock = out.with_name(f".{out.name}.lock")
+    try:
+        pid = int(lock.read_text().strip() or 0)
+    except (OSError, ValueError):
+        return None
+    return pid if pid and pid != os.getpid() and pid_alive(pid) else None
+
+
+def _busy(pid: int, out: Path) -> str:
+    return (f"another Jupiter command (pid {pid}) is writing {out}: wait for it to finish, "
+            "or choose another --out")  # fmt: skip
+
+
 @contextlib.contextmanager
 def output_lock(out: Path) -> Iterator[Path]:
     """Hold `.NAME.lock` beside `out` while the block writes it; a second writer gets a
@@ -96,15 +141,9 @@ def output_lock(out: Path) -> Iterator[Path]:
         try:
             fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
         except FileExistsError:
-            try:
-                pid = int(lock.read_text().strip() or 0)
-            except (OSError, ValueError):
-                pid = 0
-            if pid and pid_alive(pid) and pid != os.getpid():
-                raise JupiterError(
-                    f"another Jupiter command (pid {pid}) is writing {out}: wait for it to "
-                    "finish, or choose another --out"
-                ) from None
+            pid = lock_holder(out)
+            if pid is not None:
+                raise JupiterError(_busy(pid, out)) from None
             lock.unlink(missing_ok=True)  # its writer is gone
             continue
         with os.fdopen(fd, "w") as fh:

@@ -118,6 +118,7 @@ class Store:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
             self.db.row_factory = sqlite3.Row
+            self._check_foreign()  # before WAL mode, which rewrites the file's header
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.execute("PRAGMA foreign_keys=ON")
@@ -136,6 +137,19 @@ class Store:
             ) from None
         except OSError as err:
             raise self.cannot_write(err) from None
+
+    def _check_foreign(self) -> None:
+        """Refuse a database that holds tables but none of a store's: another program's
+        file where the store should be would otherwise get the store's tables written in."""
+        query = "SELECT name FROM sqlite_master WHERE type = 'table'"
+        names = {r[0] for r in self.db.execute(query)}
+        if names and "documents" not in names:
+            self.db.close()
+            raise JupiterError(
+                f"the store {self.path} is another program's database (tables: "
+                f"{', '.join(sorted(names)[:4])}), not a Jupiter store: move it away (or set "
+                "JUPITER_HOME to another folder) and run the command again"
+            )
 
     def cannot_write(self, err: BaseException) -> BaseException:
         """A full disk or a store that cannot be written, as one line naming the store and

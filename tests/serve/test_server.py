@@ -418,6 +418,35 @@ def test_a_bad_request_costs_its_neighbours_nothing(server: str, lm: LocalLM) ->
     assert ok.status_code == 200
 
 
+def test_a_prompt_the_tokenizer_refuses_is_its_own_400(server: str) -> None:
+    """A lone surrogate in a message (valid JSON, a str no tokenizer encodes) raised a
+    TypeError in the batch worker's thread, which died: every later request hung."""
+    bad = b'{"messages": [{"role": "user", "content": "\\ud800"}], "max_tokens": 4}'
+    good = {"messages": CHAT, "max_tokens": 4, "temperature": 0}
+    with ThreadPoolExecutor(3) as pool:
+        neighbours = [pool.submit(post, server, "chat/completions", good) for _ in range(2)]
+        r = httpx.post(f"{server}/v1/chat/completions", content=bad, timeout=30,
+                       headers={"Content-Type": "application/json"})  # fmt: skip
+        assert all(n.result().status_code == 200 for n in neighbours)
+    assert r.status_code == 400 and "cannot be tokenized" in r.json()["error"]["message"]
+    after = post(server, "chat/completions", good)  # the worker is still there
+    assert after.status_code == 200 and after.json()["choices"][0]["message"]["content"]
+
+
+def test_a_prompt_over_the_cap_is_a_400_before_it_is_tokenized(server: str) -> None:
+    """3 MB of prompt passes the 4 MiB body cap; it was tokenized in the batch worker and
+    silently cut to the context. Now a 400 naming the cap, for chat and completions."""
+    from jupiter.serve.openai_api import PROMPT_MAX_CHARS
+
+    text = "lever " * (PROMPT_MAX_CHARS // 6 + 10)
+    r = post(server, "chat/completions", {"messages": [{"role": "user", "content": text}]})
+    assert r.status_code == 400 and r.json()["error"]["code"] == "prompt_too_long"
+    r = post(server, "completions", {"prompt": text, "max_tokens": 2})
+    assert r.status_code == 400 and r.json()["error"]["param"] == "prompt"
+    under = post(server, "completions", {"prompt": "lever " * 2000, "max_tokens": 2})
+    assert under.status_code == 200  # a long prompt under the cap is still cut and answered
+
+
 def test_a_batch_that_fails_is_answered_request_by_request() -> None:
     """Generation breaking on one request of a batch (before any text went out): each is
     run again alone, so only that request gets the error."""

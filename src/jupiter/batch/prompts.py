@@ -23,6 +23,10 @@ class PromptItem:
 
 def _text(path: Path) -> str:
     raw = path.read_bytes()
+    if b"\0" in raw:
+        line = raw.count(b"\n", 0, raw.index(b"\0")) + 1
+        raise JupiterError(f"{path}:{line}: a NUL byte: this is not a text file; save the "
+                           "prompts as UTF-8 text")  # fmt: skip
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as err:

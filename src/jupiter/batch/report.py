@@ -116,17 +116,21 @@ def markdown(items: Sequence[PromptItem], rows: Sequence[dict[str, Any]],
 def check_results_out(out: Path, inputs: Sequence[Path]) -> None:
     """A one-line JupiterError, before any model has answered, when the results could not
     be written to `out`: a file, a model folder being tested or a workspace (or inside
-    one), or a place this user cannot write."""
+    one), a folder holding an input (a model, the prompts), or a place this user cannot
+    write."""
     from jupiter.wspath import workspace_of
 
     out = Path(out).expanduser().resolve()
     if out.exists() and not out.is_dir():
         raise JupiterError(f"--out {out} is a file: choose a folder for the results")
-    for model in inputs:
-        src = Path(model).resolve()
+    for given in inputs:
+        src = Path(given).resolve()
         if out == src or src in out.parents:
             raise JupiterError(f"--out {out} is inside the model {src}: choose a folder "
                                "outside it")  # fmt: skip
+        if out in src.parents:  # the results' files could land on it (results.jsonl)
+            raise JupiterError(f"--out {out} holds the input {src}: choose a folder for the "
+                               "results apart from the models and prompts")  # fmt: skip
     ws = workspace_of(out)
     if ws is not None:
         raise JupiterError(f"--out {out} is inside the workspace {ws}: choose a folder "

@@ -59,7 +59,8 @@ class ModelRun:
 
 def resolve_models(refs: Sequence[str], cache_dir: Path, console: Console) -> list[ModelInput]:
     """Each --model as a local dir (GGUF and Ollama models imported once into `cache_dir`),
-    with a column label unique among them."""
+    its files checked, with a column label unique among them."""
+    from jupiter.models.integrity import check_model_files
     from jupiter.models.reference import locate_model, resolve_model
 
     out: list[ModelInput] = []
@@ -67,6 +68,7 @@ def resolve_models(refs: Sequence[str], cache_dir: Path, console: Console) -> li
     for ref in refs:
         found = locate_model(ref, base_dir=None)
         path = resolve_model(ref, base_dir=None, cache_dir=cache_dir, console=console)
+        check_model_files(path)  # every model's files, before the first one answers
         label = found.label
         if label in taken:  # two runs' final/: name them by their parents
             label = f"{found.path.parent.parent.name}/{label}"

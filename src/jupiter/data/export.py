@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import random
 import re
 from collections import Counter, defaultdict
@@ -58,7 +59,8 @@ class ExportResult:
 
 # ---------------------------------------------------------------------------- splits
 def check_fractions(fractions: tuple[float, float, float]) -> None:
-    if len(fractions) != 3 or any(f < 0 for f in fractions) or abs(sum(fractions) - 1) > 1e-6:
+    finite = all(math.isfinite(f) and f >= 0 for f in fractions)  # NaN passes any comparison
+    if len(fractions) != 3 or not finite or abs(sum(fractions) - 1) > 1e-6:
         raise JupiterError(
             f"split fractions must be three non-negative numbers summing to 1 "
             f"(train, validation, test), got {tuple(fractions)}"

@@ -19,7 +19,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from jinja2.exceptions import TemplateError
+from jinja2.exceptions import TemplateError, TemplateSyntaxError
+from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from jupiter.config import CHAT_TEMPLATES
 from jupiter.data.tokenizer import CHAT_TEMPLATE
@@ -117,8 +118,16 @@ def read_template(path: Path) -> str:
             f"chat template file {path} cannot be read ({err.strerror or err}): fix "
             "model.chat_template, or set it to auto"
         ) from None
+    except UnicodeDecodeError as err:
+        raise JupiterError(f"chat template file {path} is not UTF-8 (byte {err.start}): save "
+                           "it as UTF-8") from None  # fmt: skip
     if not text.strip():
         raise JupiterError(f"chat template file {path} is empty: write a Jinja chat template in it")
+    try:  # parsed now: a syntax error would otherwise surface at the first chat, or never
+        ImmutableSandboxedEnvironment().parse(text)
+    except TemplateSyntaxError as err:
+        raise JupiterError(f"chat template file {path}: line {err.lineno}: {err.message}: fix "
+                           "the Jinja syntax") from None  # fmt: skip
     return text
 
 

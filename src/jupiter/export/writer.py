@@ -115,16 +115,13 @@ def _source_record(source: Source) -> dict[str, Any]:
 
 
 def export_inputs(source: Source) -> list[Path]:
-    """What an export reads: the model folder, and an adapter's base when it is local."""
+    """What an export reads: the model folder, and an adapter's base (a one-line
+    JupiterError when the adapter names none, or one that is missing)."""
     if source.kind != "adapter":
         return [source.path]
     from jupiter.models.loading import adapter_base
 
-    try:
-        base = adapter_base(source.path)
-    except JupiterError:
-        return [source.path]
-    return [source.path, base] if base.exists() else [source.path]
+    return [source.path, adapter_base(source.path)]
 
 
 def check_export_source(source: Source) -> None:
@@ -134,12 +131,12 @@ def check_export_source(source: Source) -> None:
     from jupiter.models.integrity import (
         adapter_weights_problem,
         model_build_problem,
+        model_files_problem,
         nonfinite_problem,
     )
-    from jupiter.train.checkpoint import model_problem
 
     for folder in export_inputs(source):
-        problem = (model_problem(folder) or adapter_weights_problem(folder)
+        problem = (model_files_problem(folder) or adapter_weights_problem(folder)
                    or model_build_problem(folder) or nonfinite_problem(folder))  # fmt: skip
         if problem:
             raise JupiterError(f"damaged model: {problem}: nothing exported; train, download "

@@ -160,7 +160,19 @@ def _uniform(readers: Sequence[TensorOf], idx: Sequence[int], name: str) -> torc
     return methods.linear((readers[i](name) for i in idx), [1.0] * len(idx))
 
 
-def _check_finite(name: str, tensor: torch.Tensor) -> None:
+def _nonfinite_input(inputs: Inputs, name: str) -> str | None:
+    """The label of the first input whose tensor `name` holds a NaN or an infinity (the
+    base first: an adapter reads through it); None when each is finite (the merge itself
+    overflowed)."""
+    candidates = [*([inputs.base] if inputs.base is not None else []), *inputs.sources]
+    for src in candidates:
+        tensor = src.read(name)
+        if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all()):
+            return src.label
+    return None
+
+
+def _check_finite(name: str, tensor: torch.Tensor, inputs: Inputs) -> None:
     """A merged tensor with NaN or infinities (NaN in an input, or a scale past the output
     dtype's range: --lambda 1e39 in float16) stops the merge before its folder exists."""
     if not tensor.is_floating_point():
@@ -170,6 +182,10 @@ def _check_finite(name: str, tensor: torch.Tensor) -> None:
     if all(bool(torch.isfinite(part).all()) for part in flat.split(1 << 16)):
         return
     bad = sum(int((~torch.isfinite(part)).sum()) for part in flat.split(1 << 16))
+    culprit = _nonfinite_input(inputs, name)
+    if bad and culprit:
+        raise JupiterError(f"the input {culprit} holds NaN or infinite values in {name}: "
+                           "nothing written; merge without it, or fix it first")  # fmt: skip
     if bad:
         raise JupiterError(
             f"the merged tensor {name} holds {bad} NaN or infinite values in {tensor.dtype}: "
@@ -187,7 +203,7 @@ def write_model(recipe: Recipe, inputs: Inputs, names: list[str], weights: list[
     try:
         for spec in writer.order:
             merged = combine(recipe, spec.name, inputs, weights).to(spec.dtype)
-            _check_finite(spec.name, merged)
+            _check_finite(spec.name, merged, inputs)
             writer.write(spec.name, merged)
             del merged
     except BaseException:

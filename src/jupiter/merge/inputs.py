@@ -51,9 +51,21 @@ def _is_adapter(path: Path) -> bool:
 
 
 def _resolve(ref: str, base_dir: Path | None, cache_dir: Path, console: Console | None) -> Path:
+    """The reference as a local dir, verified as every command that reads a model verifies
+    it (its JSON files, its safetensors' framing, its checksums when listed): a merge reads
+    only tensors, and took a damaged config or tokenizer into its output. Any architecture
+    merges, so the config is not built into a model; it must name its model_type."""
+    from jupiter.models.integrity import check_model_files
     from jupiter.models.reference import resolve_model
 
-    return resolve_model(ref, base_dir=base_dir, cache_dir=cache_dir, console=console)
+    path = resolve_model(ref, base_dir=base_dir, cache_dir=cache_dir, console=console)
+    check_model_files(path)
+    if not _is_adapter(path) and (path / "config.json").is_file():
+        kind = json.loads((path / "config.json").read_text(encoding="utf-8")).get("model_type")
+        if not (isinstance(kind, str) and kind):
+            raise JupiterError(f"damaged model {ref}: {path}/config.json names no model_type: "
+                               "fix or re-save the model")  # fmt: skip
+    return path
 
 
 def _adapter_base(dirs: list[Path]) -> Path:

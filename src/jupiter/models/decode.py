@@ -306,6 +306,8 @@ class LocalLM:
         import torch
         from transformers import DynamicCache
 
+        from jupiter.models.scoring import _cache_kwarg
+
         fitted = [self._fit(p) for p in prompts]
         rows = [self._new_row(p, s) for p, s in zip(fitted, params, strict=True)]
         for row in rows:
@@ -316,11 +318,12 @@ class LocalLM:
         # same rotary positions in a batch as alone.
         positions = (mask.cumsum(-1) - 1).clamp(min=0)
         cache = DynamicCache(config=self.model.config)
+        cache_arg = {_cache_kwarg(self.model): cache}  # its name changed in transformers 5.24
         with torch.inference_mode():
             while any(r.finish is None for r in rows):
                 out = self.model(
                     input_ids=ids, attention_mask=mask, position_ids=positions,
-                    past_key_values=cache, use_cache=True, logits_to_keep=1,
+                    use_cache=True, logits_to_keep=1, **cache_arg,
                 )  # fmt: skip
                 tokens = self._choose(out.logits[:, -1].float(), rows)
                 for i, (row, token) in enumerate(zip(rows, tokens, strict=True)):

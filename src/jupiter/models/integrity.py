@@ -4,12 +4,15 @@ safetensors whose header parses and whose data is as long as the header says.
 Loaders report a damaged file as a bare OSError or SafetensorError naming neither the file
 nor the fix; these checks read only the JSON files and each safetensors header (never the
 weights), so a 14 GB model is checked in milliseconds. Flipped bytes inside the weights
-pass them: only a checksum finds those (train/checkpoint.py verifies its own checkpoints).
+pass them: only a checksum finds those, so a dir holding a checksums.json (the models
+Jupiter trains) has every listed file hashed against it too.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import math
 import struct
 from pathlib import Path
 
@@ -22,6 +25,11 @@ JSON_FILES = (
 )  # fmt: skip
 # safetensors caps its header at 100 MB (safetensors/src/tensor.rs, MAX_HEADER_SIZE)
 MAX_HEADER = 100_000_000
+CHECKSUMS = "checksums.json"  # {relative path: SHA-256}, as train/checkpoint.py writes it
+# bytes per element of safetensors' dtypes (safetensors/src/tensor.rs, Dtype::size)
+DTYPE_BYTES = {"BOOL": 1, "U8": 1, "I8": 1, "F8_E5M2": 1, "F8_E4M3": 1, "I16": 2, "U16": 2,
+               "F16": 2, "BF16": 2, "I32": 4, "U32": 4, "F32": 4, "I64": 8, "U64": 8,
+               "F64": 8}  # fmt: skip
 
 
 def _json_problem(path: Path) -> str | None:
@@ -62,9 +70,51 @@ def safetensors_problem(path: Path) -> str | None:
         if not (isinstance(offsets, list) and len(offsets) == 2
                 and all(isinstance(o, int) for o in offsets)):  # fmt: skip
             return f"tensor {name!r} has no valid data_offsets"
+        problem = _extent_problem(name, info, offsets)
+        if problem:
+            return problem
         end = max(end, offsets[1])
     if 8 + n + end != size:
         return f"holds {size - 8 - n} bytes of tensor data where its header says {end}"
+    return None
+
+
+def _extent_problem(name: str, info: dict, offsets: list[int]) -> str | None:
+    """A tensor whose byte range does not hold its shape in its dtype (a header rewritten
+    with another dtype): the loader's own message names neither the tensor nor the file."""
+    shape, size = info.get("shape"), DTYPE_BYTES.get(str(info.get("dtype")))
+    if not (isinstance(shape, list) and all(isinstance(d, int) and d >= 0 for d in shape)):
+        return f"tensor {name!r} has no valid shape"
+    if size is None:
+        return f"tensor {name!r} has an unknown dtype {info.get('dtype')!r}"
+    if offsets[1] - offsets[0] != math.prod(shape) * size:
+        return (f"tensor {name!r} ({info['dtype']} {shape}) takes {math.prod(shape) * size} "
+                f"bytes where its offsets give {offsets[1] - offsets[0]}")  # fmt: skip
+    return None
+
+
+def checksums_problem(model_dir: Path) -> str | None:
+    """'FILE: what is wrong' when the dir's checksums.json is unreadable or a file it lists
+    is missing or holds other bytes; None when it matches, or when there is none."""
+    listing = model_dir / CHECKSUMS
+    if not listing.is_file():
+        return None
+    try:
+        sums = json.loads(listing.read_bytes().decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError, OSError):
+        sums = None
+    if not (isinstance(sums, dict) and all(isinstance(v, str) for v in sums.values())):
+        return f"{listing}: not a valid list of checksums (delete it to load the model unchecked)"
+    for rel, expected in sorted(sums.items()):
+        path = model_dir / rel
+        if not path.is_file():
+            return f"{path}: missing (listed in {CHECKSUMS})"
+        digest = hashlib.sha256()
+        with path.open("rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(block)
+        if digest.hexdigest() != expected:
+            return f"{path}: does not match its SHA-256 in {CHECKSUMS}"
     return None
 
 
@@ -80,7 +130,7 @@ def model_files_problem(model_dir: Path) -> str | None:
         problem = safetensors_problem(f)
         if problem:
             return f"{f}: {problem}"
-    return None
+    return checksums_problem(model_dir)
 
 
 def _stored_tensors(model_dir: Path) -> set[str] | None:

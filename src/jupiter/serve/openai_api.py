@@ -19,6 +19,10 @@ COMPLETION_MAX_TOKENS = 16  # OpenAI's default for /v1/completions; chat default
 # prompt stalled every other client for half a minute (a local model's context holds a few
 # hundred KB of text at most)
 MAX_BODY_BYTES = 4 << 20
+# a prompt longer than this (in characters, every message together) is a 400 before it is
+# tokenized: above any local model's context (128k tokens are ~0.5M characters), and a 3 MB
+# prompt under the body cap held the batch worker while it was tokenized, then cut
+PROMPT_MAX_CHARS = 1 << 20
 # the seeds a torch generator takes (manual_seed): 2**70 failed the whole batch it was in
 SEED_MIN, SEED_MAX = -(2**63), 2**64 - 1
 

@@ -32,6 +32,7 @@ from starlette.exceptions import HTTPException
 from jupiter.errors import JupiterError
 from jupiter.serve.openai_api import (
     COMPLETION_MAX_TOKENS,
+    PROMPT_MAX_CHARS,
     ApiError,
     ChatBody,
     CompletionBody,
@@ -111,7 +112,12 @@ class BatchWorker:
             batch = self._take()
             jobs = [job for job in batch if job is not None]
             if jobs:
-                self._run(jobs)
+                try:
+                    self._run(jobs)
+                except Exception as e:  # noqa: BLE001 - the worker outlives any one batch
+                    error = ApiError(500, f"{type(e).__name__}: {e}", "server_error")
+                    for job in jobs:
+                        job.send("error", error)
             if len(jobs) < len(batch):
                 return
 
@@ -123,6 +129,10 @@ class BatchWorker:
                 prompts.append(self.lm.request_ids(job.request))
             except JupiterError as e:  # a bad prompt fails its own request, not the batch
                 job.send("error", ApiError(400, str(e)))
+                continue
+            except Exception as e:  # noqa: BLE001 - text the tokenizer refuses (a lone surrogate)
+                job.send("error", ApiError(400, f"the prompt cannot be tokenized "
+                                           f"({type(e).__name__}: {e})"))  # fmt: skip
                 continue
             ready.append(job)
             job.send("start")
@@ -264,6 +274,12 @@ class Server:
         return await self._answer("text", request, body)
 
     async def _answer(self, kind: Kind, request: Request, body: _Body) -> Response:
+        size = len(request.prompt or "") + sum(len(m["content"]) for m in request.messages or ())
+        if size > PROMPT_MAX_CHARS:
+            raise ApiError(400, f"the prompt is {size:,} characters, over this server's "
+                           f"{PROMPT_MAX_CHARS:,}: send a shorter one (the model reads "
+                           f"{self.lm.context:,} tokens at most)", code="prompt_too_long",
+                           param="prompt" if kind == "text" else "messages")  # fmt: skip
         job = Job(request, asyncio.get_running_loop())
         self.worker.submit(job)
         event, payload = await job.events.get()  # "start" once the prompt is in a batch
@@ -396,6 +412,9 @@ def is_loopback(host: str) -> bool:
 def check_options(opts: ServeOptions) -> None:
     """Refuse, before loading anything, an open port without an API key (anyone who reaches
     it could use the machine's accelerator), or a model reference that points nowhere."""
+    if not opts.host.strip():
+        raise JupiterError("--host is empty: give the address to bind (127.0.0.1, or an "
+                           "interface's address with --api-key)")  # fmt: skip
     if not opts.api_key and not is_loopback(opts.host):
         raise JupiterError(
             f"refusing to serve on {opts.host} without an API key: pass --api-key KEY "
