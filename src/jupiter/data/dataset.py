@@ -138,6 +138,12 @@ class PackedDataset:
         self._perm_epoch = -1
         self._perm = np.arange(self.num_rows)
 
+    def token_ids(self) -> np.ndarray:
+        """The sorted distinct token ids of the rows' inputs and targets (padding and
+        IGNORE left out)."""
+        inputs = np.unique(self._ids[self._ids != self.pad_id])
+        return np.union1d(inputs, np.unique(self._targets[self._targets != IGNORE]))
+
     @property
     def label_tokens(self) -> int:
         """Targets that carry loss (!= IGNORE) over all rows."""

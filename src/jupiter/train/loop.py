@@ -38,7 +38,14 @@ from jupiter.errors import JupiterError
 from jupiter.train import dist
 from jupiter.train.dist import Dist
 from jupiter.train.distill import Distiller
-from jupiter.train.loss import Kernel, fused_linear_ce, head_of, no_logits, require_liger
+from jupiter.train.loss import (
+    CorpusVocab,
+    Kernel,
+    fused_linear_ce,
+    head_of,
+    no_logits,
+    require_liger,
+)
 from jupiter.train.norm import fuse_rms_norms
 from jupiter.train.schedule import lr_at
 from jupiter.train.setup import (
@@ -116,6 +123,7 @@ class TrainState:
     head_checked: bool = False  # the hidden states were checked to give the model's logits
     loss_kernel: Kernel = "auto"  # train.loss: fused -> "torch", liger -> "liger"
     distill: Distiller | None = None  # the teacher and its KL, when the run distils
+    vocab: CorpusVocab | None = None  # train.vocab corpus: the loss's softmax over these
 
     def position(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in POSITION_KEYS} | {
@@ -222,6 +230,14 @@ def start(run: TrainRun, d: Dist | None = None) -> TrainState:
     state.loss_kernel = kernels.get(cfg.loss, "auto")
     if cfg.loss == "liger" and state.head is not None:
         require_liger(d.device, state.head[1])
+    if cfg.vocab == "corpus":
+        if state.head is None:
+            raise JupiterError(
+                "train.vocab: corpus needs the fused loss on an unsharded linear head (not "
+                "train.loss: plain, FSDP or DeepSpeed with several processes): set "
+                "train.loss: auto, or train.vocab: full"
+            )
+        state.vocab = CorpusVocab(run.dataset.token_ids(), state.head[0].shape[0], d.device)
     if ckpt is None:
         seed_everything(cfg.seed + d.rank)
         return state
@@ -256,8 +272,9 @@ def _sync_context(state: TrainState, last: bool) -> contextlib.AbstractContextMa
     return contextlib.nullcontext()
 
 
-def micro_loss(state: TrainState, b: Batch, n_targets: int) -> torch.Tensor:
-    """Summed next-token cross-entropy of one micro-batch over the step's target count."""
+def micro_loss(state: TrainState, b: Batch, n_targets: int, whole: bool = False) -> torch.Tensor:
+    """Summed next-token cross-entropy of one micro-batch over the step's target count
+    (over train.vocab's tokens, or the whole vocabulary when `whole`)."""
     dev = state.dist.device
     amp = (
         torch.autocast(dev.type, dtype=state.plan.amp)
@@ -280,7 +297,9 @@ def micro_loss(state: TrainState, b: Batch, n_targets: int) -> torch.Tensor:
             keep = no_logits(labels) if teach is None else teach.logits_to_keep(b, labels)
             out = state.forward(**inputs, output_hidden_states=True, logits_to_keep=keep)
             hidden = out.hidden_states[-1]
-            kernel = state.loss_kernel
+            kernel, sub = state.loss_kernel, None if whole else state.vocab
+            if sub is not None:
+                weight, labels = sub.rows(weight), sub.labels(labels)
             loss = fused_linear_ce(hidden, weight, labels, cap, kernel=kernel)
             if teach is not None:
                 loss = teach.add_kl(loss, out.logits, b)
@@ -418,7 +437,7 @@ def heldout_loss(run: TrainRun, state: TrainState, max_rows: int = 256) -> float
     total = torch.zeros(2, dtype=torch.float64, device=d.device)
     for i in range(n_batches):
         b = data.batch(0, i, per, d.rank, d.world)
-        loss = micro_loss(state, b, 1)
+        loss = micro_loss(state, b, 1, whole=True)
         total += torch.stack([loss.double(), (b.labels != IGNORE).sum().double().to(d.device)])
     state.model.train()
     total = dist.sum_(d, total)

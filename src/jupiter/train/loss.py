@@ -140,6 +140,48 @@ def fused_linear_ce(
     return result
 
 
+class CorpusVocab:
+    """train.vocab corpus: the training loss's softmax over the tokens of the training rows
+    only. A domain's text uses a few percent of a large vocabulary (Python's stdlib docs:
+    about 20k of Gemma 3's 262,144), and the head's matmul and softmax scale with the rows
+    of the weight they see, so the loss costs that fraction; tokens the data never holds
+    are left out of both the target and the normalisation (a sampled softmax with a fixed
+    sample: Jean et al. 2015). Used only where the loss is trained: held-out loss, eval and
+    generation project onto the whole vocabulary."""
+
+    def __init__(self, ids: Any, vocab_size: int, device: torch.device) -> None:
+        keep = torch.as_tensor(ids, dtype=torch.long)
+        if keep.numel() and (int(keep.min()) < 0 or int(keep.max()) >= vocab_size):
+            raise JupiterError(f"train.vocab: corpus: the data holds token id {int(keep.max())}"
+                               f" beyond the model's {vocab_size} outputs: is the tokenizer "
+                               "the model's?")  # fmt: skip
+        self.keep = keep.to(device)
+        place = torch.full((vocab_size,), -1, dtype=torch.long)
+        place[keep] = torch.arange(keep.numel())
+        self.place = place.to(device)
+        self.size, self.vocab_size = int(keep.numel()), vocab_size
+        self._frozen: tuple[torch.Tensor, torch.Tensor] | None = None  # (weight, its rows)
+
+    def rows(self, weight: torch.Tensor) -> torch.Tensor:
+        """The kept rows of the head's weight (sliced once when the head is frozen, as
+        under LoRA; a trained head's gradient reaches its kept rows through the slice)."""
+        if weight.requires_grad:
+            return weight.index_select(0, self.keep)
+        if self._frozen is None or self._frozen[0] is not weight:
+            self._frozen = (weight, weight.detach().index_select(0, self.keep))
+        return self._frozen[1]
+
+    def labels(self, labels: torch.Tensor) -> torch.Tensor:
+        """Targets as places among the kept ids (IGNORE kept)."""
+        return torch.where(labels == IGNORE, labels, self.place[labels.clamp(min=0)])
+
+    def line(self) -> str:
+        share = self.size / max(1, self.vocab_size)
+        return (f"train.vocab corpus: the loss's softmax over the {self.size:,} tokens of the "
+                f"training data ({share:.1%} of {self.vocab_size:,}); held-out loss and eval "
+                "use them all")  # fmt: skip
+
+
 @functools.lru_cache(maxsize=1)
 def _liger() -> Any:
     try:

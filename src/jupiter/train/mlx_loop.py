@@ -87,6 +87,10 @@ def start(run: TrainRun) -> MLXState:
     if run.config.objective != "sft":
         raise unsupported(run.config.objective, "the MLX backend",
                           "set train.objective: sft, or train on a PyTorch node")  # fmt: skip
+    if run.config.vocab != "full":
+        raise JupiterError(f"train.vocab: {run.config.vocab} runs in the torch loop only, not "
+                           "with the MLX backend: set train.vocab: full, or train on a "
+                           "PyTorch node")  # fmt: skip
     require_mlx()
     import mlx.core as mx
 

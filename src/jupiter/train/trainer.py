@@ -54,6 +54,8 @@ class Reporter:
         )  # fmt: skip
         self.steps = StepBar()
         self.cost_shown = False  # the teacher's cost line (train/distill.py) was printed
+        if state.vocab is not None and d.main:
+            print(state.vocab.line(), flush=True)
         from jupiter.train.metrics import reset_peak_memory
 
         # peak_mem_gb: this run's, the loaded model included; start_mem_gb: held before it
