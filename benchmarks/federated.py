@@ -285,7 +285,8 @@ def main() -> None:
     from jupiter.eval.compare import compare_reports
     from jupiter.federated.privacy import epsilons
     from jupiter.improve import cycle as cycle_mod
-    from jupiter.improve.evaluate import eval_items, evaluate_model
+    from jupiter.improve.evalset import eval_items
+    from jupiter.improve.evaluate import evaluate_model
     from jupiter.improve.workspace import Workspace
 
     t0 = time.perf_counter()

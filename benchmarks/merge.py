@@ -98,7 +98,8 @@ def main() -> None:
     from jupiter.eval.compare import compare_reports
     from jupiter.improve import cycle as cycle_mod
     from jupiter.improve.consensus import consensus_train, validation_texts, vote_and_merge
-    from jupiter.improve.evaluate import eval_items, evaluate_model
+    from jupiter.improve.evalset import eval_items
+    from jupiter.improve.evaluate import evaluate_model
     from jupiter.improve.training import base_tokenizer, training_examples
     from jupiter.improve.workspace import Workspace
     from jupiter.merge.engine import merge_models

@@ -912,7 +912,7 @@ def _merge_validation(spec, base_dir: Path | None):  # noqa: ANN001, ANN202 - la
         qa, held = ((base_dir or Path.cwd()) / p if p else None for p in (spec.qa, spec.heldout))
         return file_validation(qa, held, spec.max_items, spec.mc_choices, spec.max_bytes,
                                spec.context)  # fmt: skip
-    from jupiter.improve.evaluate import eval_items, heldout_texts
+    from jupiter.improve.evalset import eval_items, heldout_texts
 
     ws = workspace_for(spec.domain, False)
     if not ws.has_store():

@@ -22,7 +22,7 @@ from fakellm import FakeLLM
 from jupiter.eval.distractors import describe
 from jupiter.eval.mc import build_mc, hard_distractors
 from jupiter.eval.qa import QAItem, item_record, load_eval_set, normalize_answer
-from jupiter.improve.evaluate import eval_items
+from jupiter.improve.evalset import eval_items
 from jupiter.improve.workspace import Workspace
 
 ROOT = Path(__file__).resolve().parents[2]

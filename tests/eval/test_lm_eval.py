@@ -40,7 +40,7 @@ def _domain(root: Path) -> Path:
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """The domain's MC items as the eval stage builds them, and the task exported from them."""
-    from jupiter.improve.evaluate import eval_items
+    from jupiter.improve.evalset import eval_items
     from jupiter.improve.lmeval import export_eval_set
 
     root = tmp_path_factory.mktemp("lmeval")

@@ -14,7 +14,8 @@ from rich.console import Console
 
 from jupiter.config import load_domain
 from jupiter.improve.decide import decide_stage
-from jupiter.improve.evaluate import eval_items, evaluate_generator
+from jupiter.improve.evalset import eval_items
+from jupiter.improve.evaluate import evaluate_generator
 from jupiter.improve.workspace import Workspace
 
 EXTRA = """eval: {max_items: 4, max_new_tokens: 4, general_max_bytes: 0}

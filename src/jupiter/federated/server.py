@@ -97,7 +97,7 @@ class Federation:
 
     def _validation(self) -> Any:
         """The server's eval set (MC items) and held-out text, or None without either."""
-        from jupiter.improve.evaluate import eval_items, heldout_texts
+        from jupiter.improve.evalset import eval_items, heldout_texts
         from jupiter.merge.validation import ValidationData
 
         ws, cfg = self.ws, self.ws.cfg

@@ -24,7 +24,8 @@ def export_eval_set(ws: Workspace, out: Path) -> dict[str, Any]:
     order, cut to eval.max_items; with eval.open_book, each question after its passages),
     written as an lm-eval task named after the domain."""
     from jupiter.eval.lmeval_task import export_task
-    from jupiter.improve.evaluate import eval_items, open_book
+    from jupiter.improve.evalset import eval_items
+    from jupiter.improve.evaluate import open_book
 
     if not ws.cfg.eval.qa_path and not ws.has_store():
         raise JupiterError(

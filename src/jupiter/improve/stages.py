@@ -229,7 +229,7 @@ def eval_questions(ws: Workspace) -> list[str]:
     from jupiter.eval.qa import load_eval_set
 
     if not ws.cfg.eval.qa_path:  # the automatic set, once the first eval has frozen it
-        from jupiter.improve.evaluate import frozen_questions
+        from jupiter.improve.evalset import frozen_questions
 
         return frozen_questions(ws)
     return [item.question for item in load_eval_set(ws.cfg.resolve(ws.cfg.eval.qa_path))]
