@@ -1,6 +1,7 @@
-"""train.vocab corpus: the training loss's softmax over the tokens of the training data;
-the same loss as a plain cross-entropy over those columns, gradients only where they
-reach, and held-out loss over the whole vocabulary."""
+"""train.vocab corpus: the training loss's softmax over the tokens of the training data and
+a random sample of the others; the same loss as a plain cross-entropy over those columns
+(the sample's logits offset), an unbiased estimate of the whole normalisation, gradients
+only where they reach, and held-out loss over the whole vocabulary."""
 
 from __future__ import annotations
 
@@ -36,9 +37,11 @@ def test_restricted_loss_and_gradients_match_a_plain_softmax_over_the_kept_ids(
     y = torch.randint(0, 300, (2, 9))
     y[0, :3] = IGNORE
     keep = torch.unique(torch.cat([y[y != IGNORE], torch.tensor([0, 7, 299])]))
-    vocab = CorpusVocab(keep.numpy(), 300, torch.device("cpu"))
+    vocab = CorpusVocab(keep.numpy(), 300, torch.device("cpu"), samples=0)
     assert vocab.size == keep.numel() < 300
-    got = fused_linear_ce(h, vocab.rows(w), vocab.labels(y))
+    rows, bias = vocab.head(w)
+    assert bias is None
+    got = fused_linear_ce(h, rows, vocab.labels(y))
     got.backward()
     gh = h.grad.clone()
     gw = w.grad.clone() if weight_grad else None
@@ -63,17 +66,61 @@ def test_the_whole_vocabulary_kept_is_the_full_loss() -> None:
     h, w = torch.randn(3, 5, 8), torch.randn(40, 8)
     y = torch.randint(0, 40, (3, 5))
     vocab = CorpusVocab(torch.arange(40).numpy(), 40, torch.device("cpu"))
-    assert fused_linear_ce(h, vocab.rows(w), vocab.labels(y)).item() == pytest.approx(
+    assert vocab.drawn == 0  # nothing left to draw
+    assert fused_linear_ce(h, vocab.head(w)[0], vocab.labels(y)).item() == pytest.approx(
         fused_linear_ce(h, w, y).item(), rel=1e-6
     )
 
 
 def test_a_frozen_head_is_sliced_once() -> None:
     w = torch.randn(50, 4)
-    vocab = CorpusVocab(torch.tensor([3, 9, 20]).numpy(), 50, torch.device("cpu"))
-    first = vocab.rows(w)
-    assert first.shape == (3, 4) and vocab.rows(w) is first
+    vocab = CorpusVocab(torch.tensor([3, 9, 20]).numpy(), 50, torch.device("cpu"), samples=0)
+    first = vocab.head(w)[0]
+    assert first.shape == (3, 4) and vocab.head(w)[0] is first
     assert torch.equal(first, w[[3, 9, 20]])
+
+
+def test_the_sample_is_offset_so_the_normalisation_is_estimated_without_bias() -> None:
+    torch.manual_seed(3)
+    vocab_size, dim = 2000, 8
+    w, h = torch.randn(vocab_size, dim), torch.randn(dim)
+    keep = torch.arange(0, 2000, 40)  # 50 kept, 1,950 others, 50 drawn a call
+    vocab = CorpusVocab(keep.numpy(), vocab_size, torch.device("cpu"))
+    assert (vocab.size, vocab.drawn) == (50, 50)
+    assert vocab.offset == pytest.approx(torch.log(torch.tensor(1950 / 50)).item())
+    rows, bias = vocab.head(w)
+    assert rows.shape == (100, dim) and bias is not None
+    assert torch.equal(rows[:50], w[keep]) and float(bias[:50].abs().max()) == 0.0
+    # E[sum exp(z_kept) + (others/drawn) sum exp(z_drawn)] = sum over the whole vocabulary
+    draws = [torch.exp(h @ r.t() + b).sum() for r, b in (vocab.head(w) for _ in range(2000))]
+    whole = torch.exp(w @ h).sum()
+    assert float(torch.stack(draws).mean()) == pytest.approx(float(whole), rel=0.05)
+
+
+def test_sampled_loss_is_the_plain_softmax_over_kept_and_drawn_with_the_offset() -> None:
+    torch.manual_seed(4)
+    w = torch.randn(500, 16, requires_grad=True)
+    h = torch.randn(2, 6, 16, requires_grad=True)
+    y = torch.randint(0, 40, (2, 6))
+    vocab = CorpusVocab(torch.arange(40).numpy(), 500, torch.device("cpu"))
+    torch.manual_seed(9)
+    rows, bias = vocab.head(w)
+    got = fused_linear_ce(h, rows, vocab.labels(y), bias=bias)
+    got.backward()
+    gw = w.grad.clone()
+    w.grad = None
+    torch.manual_seed(9)  # the same draw
+    pick = torch.randint(0, 460, (40,))
+    cols = torch.cat([torch.arange(40), vocab.others[pick]])
+    z = h @ w[cols].t()
+    z = z + torch.cat([torch.zeros(40), torch.full((40,), vocab.offset)])
+    ref = F.cross_entropy(z.flatten(0, 1), y.flatten(), reduction="sum")
+    ref.backward()
+    assert got.item() == pytest.approx(ref.item(), rel=1e-5)
+    assert torch.allclose(gw, w.grad, atol=1e-5)
+    touched = torch.zeros(500, dtype=torch.bool)
+    touched[cols] = True
+    assert float(gw[~touched].abs().max()) == 0.0 and float(gw[vocab.others[pick]].abs().sum()) > 0
 
 
 def test_ids_beyond_the_head_are_refused_in_one_line() -> None:

@@ -298,9 +298,10 @@ def micro_loss(state: TrainState, b: Batch, n_targets: int, whole: bool = False)
             out = state.forward(**inputs, output_hidden_states=True, logits_to_keep=keep)
             hidden = out.hidden_states[-1]
             kernel, sub = state.loss_kernel, None if whole else state.vocab
+            bias = None
             if sub is not None:
-                weight, labels = sub.rows(weight), sub.labels(labels)
-            loss = fused_linear_ce(hidden, weight, labels, cap, kernel=kernel)
+                (weight, bias), labels = sub.head(weight), sub.labels(labels)
+            loss = fused_linear_ce(hidden, weight, labels, cap, kernel=kernel, bias=bias)
             if teach is not None:
                 loss = teach.add_kl(loss, out.logits, b)
             return loss / n_targets

@@ -18,6 +18,7 @@ are thin and Jupiter's are faster; "torch" never; "liger" insists on it).
 from __future__ import annotations
 
 import functools
+import math
 from typing import Any, Literal
 
 import torch
@@ -49,8 +50,9 @@ def chunk_rows(vocab: int, device_type: str = "cpu") -> int:
 
 
 class _FusedLinearCE(torch.autograd.Function):
-    """sum over target rows of -log softmax(cap(h W^T))[y], with the gradients made in
-    forward; rows whose label is IGNORE are skipped entirely."""
+    """sum over target rows of -log softmax(cap(h W^T) + bias)[y], with the gradients made
+    in forward; rows whose label is IGNORE are skipped entirely. `bias` (one per output, or
+    None) is a fixed offset of the logits: a sampled softmax's log-count correction."""
 
     @staticmethod
     def forward(  # type: ignore[override]
@@ -61,6 +63,7 @@ class _FusedLinearCE(torch.autograd.Function):
         compute_dtype: torch.dtype,
         softcap: float | None,
         need_grad: bool,
+        bias: torch.Tensor | None = None,
     ) -> torch.Tensor:
         flat_h = hidden.reshape(-1, hidden.shape[-1])
         flat_y = labels.reshape(-1)
@@ -80,6 +83,8 @@ class _FusedLinearCE(torch.autograd.Function):
                 if softcap is not None:
                     t = torch.tanh(z / softcap)
                     z = t * softcap
+                if bias is not None:
+                    z += bias
                 logp = torch.log_softmax(z, dim=-1)
                 del z
                 total -= logp.gather(1, y[:, None]).sum()
@@ -107,7 +112,7 @@ class _FusedLinearCE(torch.autograd.Function):
         shape, h_dtype, w_dtype, need_w = ctx.shapes
         dh = (grad_h * grad_out).reshape(shape).to(h_dtype)
         dw = (grad_w * grad_out).to(w_dtype) if need_w else None
-        return dh, dw, None, None, None, None
+        return dh, dw, None, None, None, None, None
 
 
 def fused_linear_ce(
@@ -117,59 +122,80 @@ def fused_linear_ce(
     softcap: float | None = None,
     compute_dtype: torch.dtype | None = None,
     kernel: Kernel = "auto",
+    bias: torch.Tensor | None = None,
 ) -> torch.Tensor:
     """Summed cross-entropy of the logits `cap(hidden @ weight.T)` against `labels`
     (aligned with hidden's positions, IGNORE where no loss is taken), never holding more
     than one chunk of logits. `compute_dtype` is the matmul dtype (default: the autocast
     dtype when autocast is on, else the weight's). `kernel`: see chosen_kernel; Jupiter's
-    torch chunks wherever Liger's is not taken (or cannot apply the soft-cap)."""
+    torch chunks wherever Liger's is not taken (or cannot apply the soft-cap, or a `bias`
+    is given: fixed per-output offsets added to the capped logits)."""
     if compute_dtype is None:
         dev = hidden.device.type
         on = torch.is_autocast_enabled(dev)
         compute_dtype = torch.get_autocast_dtype(dev) if on else weight.dtype
     if kernel == "liger":
         require_liger(hidden.device, softcap)
-    if chosen_kernel(hidden.device, weight, kernel) == "liger":
+    if bias is None and chosen_kernel(hidden.device, weight, kernel) == "liger":
         got = _liger_loss(hidden, weight, labels, softcap)
         if got is not None:
             return got
     need_grad = torch.is_grad_enabled() and (hidden.requires_grad or weight.requires_grad)
     result: torch.Tensor = _FusedLinearCE.apply(
-        hidden, weight, labels, compute_dtype, softcap, need_grad
+        hidden, weight, labels, compute_dtype, softcap, need_grad, bias
     )
     return result
 
 
 class CorpusVocab:
     """train.vocab corpus: the training loss's softmax over the tokens of the training rows
-    only. A domain's text uses a few percent of a large vocabulary (Python's stdlib docs:
-    about 20k of Gemma 3's 262,144), and the head's matmul and softmax scale with the rows
-    of the weight they see, so the loss costs that fraction; tokens the data never holds
-    are left out of both the target and the normalisation (a sampled softmax with a fixed
-    sample: Jean et al. 2015). Used only where the loss is trained: held-out loss, eval and
+    and a fresh random sample of the others. A domain's text uses a few percent of a large
+    vocabulary (ten stdlib modules' docs: 7,556 of Gemma 3's 262,144), and the head's
+    matmul and softmax scale with the rows of the weight they see. The tokens the data
+    never holds still share the normalisation through the sample: each micro-batch draws
+    as many of them as are kept, their logits offset by log(others / drawn), so the sampled
+    sum estimates theirs without bias and the gradient keeps pushing them down (a sampled
+    softmax: Jean et al. 2015; Bengio & Senecal 2008). Without them the left-out tokens'
+    logits drift up unchecked. Used only where the loss is trained: held-out loss, eval and
     generation project onto the whole vocabulary."""
 
-    def __init__(self, ids: Any, vocab_size: int, device: torch.device) -> None:
+    def __init__(self, ids: Any, vocab_size: int, device: torch.device,
+                 samples: int | None = None) -> None:  # fmt: skip
         keep = torch.as_tensor(ids, dtype=torch.long)
         if keep.numel() and (int(keep.min()) < 0 or int(keep.max()) >= vocab_size):
             raise JupiterError(f"train.vocab: corpus: the data holds token id {int(keep.max())}"
                                f" beyond the model's {vocab_size} outputs: is the tokenizer "
                                "the model's?")  # fmt: skip
-        self.keep = keep.to(device)
         place = torch.full((vocab_size,), -1, dtype=torch.long)
         place[keep] = torch.arange(keep.numel())
+        others = (place < 0).nonzero().squeeze(1)
+        self.keep, self.others = keep.to(device), others.to(device)
         self.place = place.to(device)
         self.size, self.vocab_size = int(keep.numel()), vocab_size
+        drawn = self.size if samples is None else samples
+        self.drawn = min(max(0, drawn), int(others.numel()))
+        self.offset = math.log(others.numel() / self.drawn) if self.drawn else 0.0
         self._frozen: tuple[torch.Tensor, torch.Tensor] | None = None  # (weight, its rows)
 
-    def rows(self, weight: torch.Tensor) -> torch.Tensor:
-        """The kept rows of the head's weight (sliced once when the head is frozen, as
-        under LoRA; a trained head's gradient reaches its kept rows through the slice)."""
+    def head(self, weight: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """(the rows of the head's weight the loss sees, their logit offsets): the kept
+        rows (sliced once when the head is frozen, as under LoRA; a trained head's
+        gradient reaches them through the slice), then this call's sample of the others."""
         if weight.requires_grad:
-            return weight.index_select(0, self.keep)
-        if self._frozen is None or self._frozen[0] is not weight:
-            self._frozen = (weight, weight.detach().index_select(0, self.keep))
-        return self._frozen[1]
+            kept = weight.index_select(0, self.keep)
+        else:
+            if self._frozen is None or self._frozen[0] is not weight:
+                self._frozen = (weight, weight.detach().index_select(0, self.keep))
+            kept = self._frozen[1]
+        if not self.drawn:
+            return kept, None
+        pick = torch.randint(0, self.others.numel(), (self.drawn,), device=self.others.device)
+        drawn = weight.index_select(0, self.others[pick])
+        if not weight.requires_grad:
+            drawn = drawn.detach()
+        bias = torch.zeros(self.size + self.drawn, dtype=torch.float32, device=weight.device)
+        bias[self.size :] = self.offset
+        return torch.cat([kept, drawn]), bias
 
     def labels(self, labels: torch.Tensor) -> torch.Tensor:
         """Targets as places among the kept ids (IGNORE kept)."""
@@ -178,8 +204,8 @@ class CorpusVocab:
     def line(self) -> str:
         share = self.size / max(1, self.vocab_size)
         return (f"train.vocab corpus: the loss's softmax over the {self.size:,} tokens of the "
-                f"training data ({share:.1%} of {self.vocab_size:,}); held-out loss and eval "
-                "use them all")  # fmt: skip
+                f"training data ({share:.1%} of {self.vocab_size:,}) and {self.drawn:,} others "
+                "drawn afresh each micro-batch; held-out loss and eval use them all")  # fmt: skip
 
 
 @functools.lru_cache(maxsize=1)
