@@ -55,8 +55,8 @@ def _deep(n: int, open_: str = "[", close: str = "]") -> bytes:
 
 
 def _chunked(body: bytes, size_line: bytes | None = None) -> bytes:
-    head = ("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
-            "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n").encode()  # fmt: skip
+    head = (b"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+            b"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")  # fmt: skip
     size = size_line if size_line is not None else f"{len(body):x}".encode()
     return head + size + b"\r\n" + body + b"\r\n0\r\n\r\n"
 
@@ -180,8 +180,15 @@ def _hang_ups() -> list[HttpCase]:
 
 
 def http_cases() -> list[HttpCase]:
-    return _fields() + _non_finite() + _messages() + _bodies() + _protocol() + _completions() \
+    return (
+        _fields()
+        + _non_finite()
+        + _messages()
+        + _bodies()
+        + _protocol()
+        + _completions()
         + _hang_ups()
+    )
 
 
 @dataclass

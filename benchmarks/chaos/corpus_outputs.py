@@ -253,10 +253,10 @@ def merge_cases() -> list[Case]:
                          "--model", f"{H}/x/b", "--base", f"{H}/base", "--out", f"{H}/base",
                          *(("--force",) if force else ())), ("--out",),
                         both(ab, model_at("base"))))  # fmt: skip
-    O = ("--out", f"{H}/o")
+    OUT = ("--out", f"{H}/o")
     ta = ("merge", "--method", "task_arithmetic", "--model", "{model}", "--model", "{model}",
-          "--base", "{model}", *O)  # fmt: skip
-    lin = ("merge", "--method", "linear", "--model", "{model}", "--model", "{model}", *O)
+          "--base", "{model}", *OUT)  # fmt: skip
+    lin = ("merge", "--method", "linear", "--model", "{model}", "--model", "{model}", *OUT)
     cases += [
         _c(f, "out_a_file", (*two, "--out", f"{H}/notes.txt"), ("notes.txt",),
            both(ab, files({"notes.txt": "x"}))),
@@ -278,45 +278,45 @@ def merge_cases() -> list[Case]:
         _c(f, "density_negative", (*ta[:2], "dare_ties", *ta[3:], "--density", "-0.1"),
            ("density",)),
         _c(f, "t_nan", ("merge", "--method", "slerp", "--model", "{model}", "--model",
-           "{model}", *O, "--t", "nan"), ("--t",)),
+           "{model}", *OUT, "--t", "nan"), ("--t",)),
         _c(f, "t_above_one", ("merge", "--method", "slerp", "--model", "{model}", "--model",
-           "{model}", *O, "--t", "1.5"), ("t",)),
+           "{model}", *OUT, "--t", "1.5"), ("t",)),
         _c(f, "t_negative", ("merge", "--method", "slerp", "--model", "{model}", "--model",
-           "{model}", *O, "--t", "-0.5"), ("t",)),
+           "{model}", *OUT, "--t", "-0.5"), ("t",)),
         _c(f, "slerp_three_models", ("merge", "--method", "slerp", "--model", "{model}",
-           "--model", "{model}", "--model", "{model}", *O), ("slerp",)),
+           "--model", "{model}", "--model", "{model}", *OUT), ("slerp",)),
         _c(f, "trim_fraction_nan", ("merge", "--method", "trimmed_mean", "--model", "{model}",
-           "--model", "{model}", "--model", "{model}", *O, "--trim-fraction", "nan"),
+           "--model", "{model}", "--model", "{model}", *OUT, "--trim-fraction", "nan"),
            ("--trim-fraction",)),
         _c(f, "trim_fraction_half", ("merge", "--method", "trimmed_mean", "--model", "{model}",
-           "--model", "{model}", "--model", "{model}", *O, "--trim-fraction", "0.5"),
+           "--model", "{model}", "--model", "{model}", *OUT, "--trim-fraction", "0.5"),
            ("trim_fraction",)),
         _c(f, "byzantine_negative", ("merge", "--method", "krum", "--model", "{model}",
-           "--model", "{model}", "--model", "{model}", *O, "--byzantine", "-1"),
+           "--model", "{model}", "--model", "{model}", *OUT, "--byzantine", "-1"),
            ("byzantine",)),
         _c(f, "byzantine_too_many", ("merge", "--method", "krum", "--model", "{model}",
-           "--model", "{model}", "--model", "{model}", *O, "--byzantine", "5"),
+           "--model", "{model}", "--model", "{model}", *OUT, "--byzantine", "5"),
            ("byzantine",)),
         _c(f, "dtype_float8", (*lin, "--dtype", "float8"), ("float8",)),
         _c(f, "lora_unknown", (*lin, "--lora", "sum"), ("sum",)),
         _c(f, "ties_without_base", ("merge", "--method", "ties", "--model", "{model}",
-           "--model", "{model}", *O), ("--base",)),
+           "--model", "{model}", *OUT), ("--base",)),
         _c(f, "weight_nan", ("merge", "--method", "weighted", "--model", "{model}:nan",
-           "--model", "{model}", *O), ("nan",)),
+           "--model", "{model}", *OUT), ("nan",)),
         _c(f, "weight_inf", ("merge", "--method", "weighted", "--model", "{model}:inf",
-           "--model", "{model}", *O), ("inf",)),
+           "--model", "{model}", *OUT), ("inf",)),
         _c(f, "weight_negative", ("merge", "--method", "weighted", "--model", "{model}:-1",
-           "--model", "{model}:1", *O), ("-1",)),
+           "--model", "{model}:1", *OUT), ("-1",)),
         _c(f, "weights_all_zero", ("merge", "--method", "weighted", "--model", "{model}:0",
-           "--model", "{model}:0", *O), ("weight",)),
+           "--model", "{model}:0", *OUT), ("weight",)),
         _c(f, "weight_on_median", ("merge", "--method", "median", "--model", "{model}:2",
-           "--model", "{model}", "--model", "{model}", *O), ("median",)),
+           "--model", "{model}", "--model", "{model}", *OUT), ("median",)),
         _c(f, "max_items_zero", (*lin, "--max-items", "0"), ("--max-items",)),
         _c(f, "qa_missing", (*lin, "--qa", f"{H}/nope.jsonl"), ("nope.jsonl",)),
         _c(f, "heldout_missing", (*lin, "--heldout", f"{H}/nope.txt"), ("nope.txt",)),
         _c(f, "domain_unknown", (*lin, "--domain", "klingon"), ("klingon",)),
         _c(f, "different_architectures", ("merge", "--method", "linear", "--model",
-           "{model}", "--model", f"{H}/qwen-model", *O), ("qwen-model",), _other_family("qwen-model")),
+           "{model}", "--model", f"{H}/qwen-model", *OUT), ("qwen-model",), _other_family("qwen-model")),
     ]  # fmt: skip
     cases += recipe_cases()
     return cases
@@ -354,40 +354,54 @@ RECIPES: dict[str, tuple[str | bytes, tuple[str, ...]]] = {
     "a_scalar": ("linear\n", ("r.yaml",)),
     "method_unknown": (_recipe("method: blend"), ("blend",)),
     "method_missing": (_recipe("params: {lambda: 1}"), ("method",)),
-    "lambda_nan": (_recipe("method: task_arithmetic\nbase: {model}\nparams: "
-                           "{lambda: .nan}"), ("lambda",)),
-    "lambda_inf": (_recipe("method: task_arithmetic\nbase: {model}\nparams: "
-                           "{lambda: .inf}"), ("lambda",)),
-    "lambda_string": (_recipe("method: task_arithmetic\nbase: {model}\nparams: "
-                              "{lambda: big}"), ("lambda",)),
-    "density_two": (_recipe("method: ties\nbase: {model}\nparams: {density: 2}"),
-                    ("density",)),
+    "lambda_nan": (
+        _recipe("method: task_arithmetic\nbase: {model}\nparams: {lambda: .nan}"),
+        ("lambda",),
+    ),
+    "lambda_inf": (
+        _recipe("method: task_arithmetic\nbase: {model}\nparams: {lambda: .inf}"),
+        ("lambda",),
+    ),
+    "lambda_string": (
+        _recipe("method: task_arithmetic\nbase: {model}\nparams: {lambda: big}"),
+        ("lambda",),
+    ),
+    "density_two": (_recipe("method: ties\nbase: {model}\nparams: {density: 2}"), ("density",)),
     "t_nan": (_recipe("method: slerp\nparams: {t: .nan}"), ("t",)),
-    "trim_fraction_inf": (_recipe("method: trimmed_mean\nparams: {trim_fraction: .inf}",
-                                  "[{model: {model}}, {model: {model}}, {model: {model}}]"),
-                          ("trim_fraction",)),
+    "trim_fraction_inf": (
+        _recipe(
+            "method: trimmed_mean\nparams: {trim_fraction: .inf}",
+            "[{model: {model}}, {model: {model}}, {model: {model}}]",
+        ),
+        ("trim_fraction",),
+    ),
     "parameter_unknown": (_recipe("method: linear\nparams: {alpha: 1}"), ("alpha",)),
     "models_empty": (_recipe("method: linear", "[]"), ("models",)),
     "models_a_mapping": (_recipe("method: linear", "{model: {model}}"), ("models",)),
-    "model_entry_no_model": (_recipe("method: linear", "[{weight: 1}, {model: {model}}]"),
-                             ("model",)),
-    "weight_string": (_recipe("method: weighted",
-                              "[{model: {model}, weight: heavy}, {model: {model}}]"),
-                      ("weight",)),
-    "weight_nan": (_recipe("method: weighted",
-                           "[{model: {model}, weight: .nan}, {model: {model}}]"), ("weight",)),
-    "model_path_missing": (_recipe("method: linear", "[{model: {home}/gone}, "
-                                   "{model: {model}}]"), ("gone",)),
+    "model_entry_no_model": (
+        _recipe("method: linear", "[{weight: 1}, {model: {model}}]"),
+        ("model",),
+    ),
+    "weight_string": (
+        _recipe("method: weighted", "[{model: {model}, weight: heavy}, {model: {model}}]"),
+        ("weight",),
+    ),
+    "weight_nan": (
+        _recipe("method: weighted", "[{model: {model}, weight: .nan}, {model: {model}}]"),
+        ("weight",),
+    ),
+    "model_path_missing": (
+        _recipe("method: linear", "[{model: {home}/gone}, {model: {model}}]"),
+        ("gone",),
+    ),
     "out_missing": ("method: linear\nmodels: [{model: {model}}, {model: {model}}]\n", ("out",)),
     "out_is_an_input": (_recipe("method: linear", out="{model}"), ("out",)),
     "out_inside_an_input": (_recipe("method: linear", out="{model}/merged"), ("out",)),
     "dtype_unknown": (_recipe("method: linear\ndtype: fp8"), ("fp8",)),
-    "latin1": ("method: linear\n# caf\xe9\n".encode("latin-1") + _recipe("").encode(),
-               ("r.yaml",)),
+    "latin1": ("method: linear\n# caf\xe9\n".encode("latin-1") + _recipe("").encode(), ("r.yaml",)),
     "tab_indent": ("method: linear\nmodels:\n\t- model: a\n", ("r.yaml",)),
     "python_tag": ("method: !!python/object/apply:os.system ['true']\n", ("r.yaml",)),
-    "validation_unknown_key": (_recipe("method: linear\nvalidation: {domian: x}"),
-                               ("domian",)),
+    "validation_unknown_key": (_recipe("method: linear\nvalidation: {domian: x}"), ("domian",)),
 }
 
 

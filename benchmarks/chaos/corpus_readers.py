@@ -11,7 +11,7 @@ from pathlib import Path
 
 from corpus import LOCAL_TEXT, Case, Fixtures, Setup, mkdir
 from corpus_files import qa_items
-from corpus_outputs import FINAL, _c, both, files, model_at
+from corpus_outputs import _c, both, files, model_at
 
 H = "{home}"
 Y = "{yaml}"
@@ -297,12 +297,13 @@ FED_FLAGS: dict[str, tuple[tuple[str, ...], str]] = {
     "local_steps_negative": (("--local-steps", "-1"), "local_steps"),
     "min_clients_zero": (("--min-clients", "0"), "min_clients"),
     "clients_per_round_zero": (("--clients-per-round", "0"), "clients_per_round"),
-    "min_results_above_min_clients": (("--min-clients", "2", "--min-results", "5"),
-                                      "--min-results"),
+    "min_results_above_min_clients": (
+        ("--min-clients", "2", "--min-results", "5"),
+        "--min-results",
+    ),
     "strategy_unknown": (("--strategy", "fedprox"), "fedprox"),
     "trim_fraction_nan": (("--trim-fraction", "nan"), "--trim-fraction"),
-    "trim_fraction_half": (("--strategy", "trimmed", "--trim-fraction", "0.5"),
-                           "trim_fraction"),
+    "trim_fraction_half": (("--strategy", "trimmed", "--trim-fraction", "0.5"), "trim_fraction"),
     "byzantine_negative": (("--strategy", "krum", "--byzantine", "-1"), "byzantine"),
     "address_no_port": (("--address", "localhost"), "localhost"),
     "address_port_too_high": (("--address", "127.0.0.1:99999"), "99999"),
@@ -313,20 +314,24 @@ FED_FLAGS: dict[str, tuple[tuple[str, ...], str]] = {
     "straggler_wait_negative": (("--straggler-wait", "-1"), "straggler_wait"),
     "wait_clients_minus_inf": (("--wait-clients", "-inf"), "--wait-clients"),
     "dp_unknown": (("--dp", "local"), "local"),
-    "noise_multiplier_nan": (("--dp", "server", "--noise-multiplier", "nan"),
-                             "--noise-multiplier"),
-    "noise_multiplier_negative": (("--dp", "server", "--noise-multiplier", "-1"),
-                                  "noise_multiplier"),
+    "noise_multiplier_nan": (("--dp", "server", "--noise-multiplier", "nan"), "--noise-multiplier"),
+    "noise_multiplier_negative": (
+        ("--dp", "server", "--noise-multiplier", "-1"),
+        "noise_multiplier",
+    ),
     "clip_norm_zero": (("--dp", "server", "--clip-norm", "0"), "clip_norm"),
     "clip_norm_inf": (("--dp", "server", "--clip-norm", "inf"), "--clip-norm"),
     "delta_one": (("--dp", "server", "--delta", "1"), "delta"),
-    "epsilon_budget_negative": (("--dp", "server", "--epsilon-budget", "-2"),
-                                "epsilon_budget"),
-    "cert_missing": (("--ca-cert", f"{H}/k.pem", "--cert", f"{H}/nope.pem", "--key",
-                      f"{H}/k.pem"), "nope.pem"),
+    "epsilon_budget_negative": (("--dp", "server", "--epsilon-budget", "-2"), "epsilon_budget"),
+    "cert_missing": (
+        ("--ca-cert", f"{H}/k.pem", "--cert", f"{H}/nope.pem", "--key", f"{H}/k.pem"),
+        "nope.pem",
+    ),
     "key_without_cert": (("--key", f"{H}/k.pem"), "--cert"),
-    "ca_cert_missing": (("--ca-cert", f"{H}/ca.pem", "--cert", f"{H}/k.pem", "--key",
-                         f"{H}/k.pem"), "ca.pem"),
+    "ca_cert_missing": (
+        ("--ca-cert", f"{H}/ca.pem", "--cert", f"{H}/k.pem", "--key", f"{H}/k.pem"),
+        "ca.pem",
+    ),
     "client_key_missing": (("--client-key", f"{H}/c.pub"), "c.pub"),
     "out_a_file": (("--out", f"{H}/notes.txt"), "notes.txt"),
     "out_the_workspace": (("--out", f"{H}/runs/bad"), "runs/bad"),
@@ -336,8 +341,10 @@ FED_YAML: dict[str, tuple[str, str]] = {
     "yaml_rounds_nan": ("federated: {rounds: .nan}\n", "federated.rounds"),
     "yaml_round_timeout_inf": ("federated: {round_timeout_s: .inf}\n", "round_timeout_s"),
     "yaml_strategy_unknown": ("federated: {strategy: mean}\n", "federated.strategy"),
-    "yaml_dp_noise_nan": ("federated: {dp: {mode: server, noise_multiplier: .nan}}\n",
-                          "noise_multiplier"),
+    "yaml_dp_noise_nan": (
+        "federated: {dp: {mode: server, noise_multiplier: .nan}}\n",
+        "noise_multiplier",
+    ),
     "yaml_unknown_key": ("federated: {roundz: 3}\n", "roundz"),
 }
 
@@ -418,3 +425,34 @@ def command_cases() -> list[Case]:
     from corpus_outputs import output_cases
 
     return output_cases() + reader_cases()
+
+
+# the cases issue 26 names (its items 1-8), as this corpus writes them
+ISSUE_CASES = (
+    "export/hf/out_the_workspace_force", "export/gguf/out_the_workspace_force",
+    "merge/out_holds_the_inputs_force", "export/hf/out_is_the_model",
+    "export/hf/weights_truncated", "export/hf/weights_flipped_checksummed",
+    "export/hf/weights_missing", "export/hf/dir_empty", "export/hf/weights_nan",
+    "serve_http/chat/seed_2_pow_70", "serve_http/chat/body_over_cap",
+    "serve_http/chat/nested_100k_arrays", "serve_http/hangup/mid_body",
+    "merge/recipe/lambda_nan", "merge/lambda_overflows_float16", "merge/input/weights_nan",
+    "merge/lambda_inf", "doctor/timeout_nan", "chat/temperature_nan",
+    "export/out_locked_by_a_live_writer", "merge/out_locked_by_a_live_writer",
+    "test/out_is_a_file", "test/out_inside_the_model", "test/out_inside_the_workspace",
+    "generators/no_workspace", "generators/store_garbage", "dashboard/public_without_key",
+)  # fmt: skip
+# one case per fix this corpus led to (docs/RELIABILITY.md, round 3): tests/chaos runs them
+FIXED_BY_THE_COMMANDS_CORPUS = (
+    "export/hf/weights_dtype_lie", "export/out_under_a_file",
+    "export/out_locked_by_a_live_writer", "export/adapter_base_missing",
+    "merge/input/config_list", "merge/input/weights_flipped_checksummed",
+    "merge/input/weights_nan", "serve_model/weights_flipped_checksummed",
+    "chat_model/checksums_not_json", "test_model/weights_flipped_checksummed",
+    "serve_cli/chat_template_broken_jinja", "chat/chat_template_broken_jinja",
+    "serve_cli/chat_template_latin1", "serve_cli/host_empty", "test/prompts_nul_bytes",
+    "test/out_holds_the_prompts", "test/second_model_damaged",
+    "eval_model/out_is_the_models_config", "eval_model/out_is_the_store",
+    "doctor/cluster_file_not_yaml", "generators/store_foreign", "rollback/store_foreign",
+    "federated/client/device_tpu", "data_export/out_the_workspace", "data_export/split_nan",
+)  # fmt: skip
+HTTP_FIXED = ("serve_http/chat/lone_surrogate", "serve_http/chat/prompt_3mb")

@@ -27,6 +27,9 @@ SCENARIOS: dict[str, tuple[str, list[str], list[str]]] = {
     "r56": ("r56_islands.py", [], ["--rounds", "4"]),
     "r7": ("r7_flaky_server.py", [], ["--requests", "30"]),
     "disk": ("r8_disk.py", [], []),
+    # issue 26: the corpus over the other commands (R4 runs it too), and the serve soak
+    "r4c": ("r4_bad_input.py", ["--commands", "--parity", "6"], ["--commands", "--sample", "60"]),
+    "soak": ("soak_serve.py", ["--minutes", "10"], ["--minutes", "0.5"]),
 }
 
 

@@ -3,7 +3,7 @@
 Good clients send well-formed chat requests back to back (greedy, or sampled with a seed)
 and record each one's latency; bad clients cycle through what broke neighbours before:
 bodies over the 4 MiB cap, JSON nested 100,000 deep, seeds past torch's range, hang-ups
-mid-body, invalid fields, a prompt the tokenizer refuses. A sampler reads the server's
+mid-body, invalid fields, a prompt the tokenizer refuses, a prompt over the cap. A sampler reads the server's
 resident memory every few seconds. Passes when no good request failed and the server
 lived to the end; prints RSS start/end/peak, the good requests' latency percentiles, and
 the bad requests by kind and status.
@@ -47,6 +47,7 @@ BAD: dict[str, tuple[bytes, bool]] = {
     "not_json": (_post(b"{oops"), False),
     "lone_surrogate": (_post(b'{"messages": [{"role": "user", "content": "\\ud800"}]}'), False),
     "messages_empty": (_post(b'{"messages": []}'), False),
+    "prompt_over_cap": (_post(json.dumps(chat_body("lever " * 200_000)).encode()), False),
 }  # fmt: skip
 
 
@@ -149,8 +150,10 @@ def main(argv: list[str]) -> dict[str, Any]:
 if __name__ == "__main__":
     doc = main(sys.argv[1:])
     ok = doc["good_failed"] == 0 and doc["server_alive_at_end"]
-    print(f"soak: {doc['good_requests']} good requests, {doc['good_failed']} failed; "
-          f"{doc['bad_requests']} bad; p50 {doc['latency_s']['p50']} s, p99 "
-          f"{doc['latency_s']['p99']} s; RSS {doc['rss_mb']['start']} -> {doc['rss_mb']['end']}"
-          f" MB (peak {doc['rss_mb']['peak']})")
+    print(
+        f"soak: {doc['good_requests']} good requests, {doc['good_failed']} failed; "
+        f"{doc['bad_requests']} bad; p50 {doc['latency_s']['p50']} s, p99 "
+        f"{doc['latency_s']['p99']} s; RSS {doc['rss_mb']['start']} -> {doc['rss_mb']['end']}"
+        f" MB (peak {doc['rss_mb']['peak']})"
+    )
     sys.exit(0 if ok else 1)

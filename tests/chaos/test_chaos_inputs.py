@@ -15,9 +15,9 @@ pytestmark = pytest.mark.slow
 
 def test_corpus_is_large_and_distinct() -> None:
     cases = all_cases()
-    families = Counter(c.family for c in cases)
     assert len(cases) >= 300 and len({c.id for c in cases}) == len(cases)
-    assert len(families) >= 12 and min(families.values()) >= 15, families
+    r4 = Counter(c.family for c in cases if not c.untouched)  # test_chaos_commands: the rest
+    assert len(r4) >= 12 and min(r4.values()) >= 15, r4
     assert sum(c.seeded for c in cases) >= 100  # an existing store whose bytes must not move
 
 
