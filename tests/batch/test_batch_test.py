@@ -134,6 +134,7 @@ def test_a_training_checkpoint_is_a_model(
         ('["a"]\n', ".jsonl", "expected a JSON object"),
         ('{"id": "x", "prompt": "a"}\n{"id": "x", "prompt": "b"}\n', ".jsonl", "duplicate id 'x'"),
         ('{"prompt": "a", "expected": ["b"]}\n', ".jsonl", "'expected' must be a string"),
+        ("hello\nwor\0ld\n", ".txt", r"p\.txt:2: a NUL byte"),  # a binary file, not prompts
     ],
 )
 def test_bad_prompt_files(tmp_path: Path, text: str, suffix: str, message: str) -> None:
@@ -183,9 +184,36 @@ def test_a_bad_out_is_refused_before_any_model_answers(
     (ws / "jupiter.sqlite").touch()
     model = tiny_model_dirs["llama"]
     for out, message in ((tmp_path / "file", "is a file"), (model / "res", "inside the model"),
-                         (ws / "res", "inside the workspace")):  # fmt: skip
+                         (ws / "res", "inside the workspace"),
+                         (tmp_path, "holds the input")):  # results.jsonl could be the prompts  # fmt: skip
         code = _main(monkeypatch, "test", "--model", str(model), "--prompts", str(txt), "--out",
                      str(out))  # fmt: skip
         err = capsys.readouterr().err.strip()
         assert code == 1 and message in err and len(err.splitlines()) == 1, err
     assert not (model / "res").exists() and not (ws / "res").exists()
+
+
+def test_every_model_is_checked_before_the_first_answers(
+    tiny_model_dirs: dict[Family, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    """A damaged second --model was found only after the first had answered every prompt."""
+    import shutil
+
+    import jupiter.batch.run as batch_run
+
+    def never(*_: object, **__: object) -> None:
+        raise AssertionError("a model answered before every model was checked")
+
+    monkeypatch.setattr(batch_run, "run_models", never)
+    broken = tmp_path / "broken"
+    shutil.copytree(tiny_model_dirs["llama"], broken)
+    weights = broken / "model.safetensors"
+    weights.write_bytes(weights.read_bytes()[:1000])
+    txt = tmp_path / "p.txt"
+    txt.write_text("hello\n")
+    code = _main(monkeypatch, "test", "--model", str(tiny_model_dirs["llama"]), "--model",
+                 str(broken), "--prompts", str(txt), "--out", str(tmp_path / "res"))  # fmt: skip
+    err = capsys.readouterr().err.strip()
+    assert code == 1 and len(err.splitlines()) == 1 and "broken/model.safetensors" in err, err
+    assert not (tmp_path / "res").exists()

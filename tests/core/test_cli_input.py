@@ -61,3 +61,33 @@ def test_ctrl_c_is_one_line_that_promises_a_resume_only_where_there_is_one(
     err = capsys.readouterr().err.strip()
     assert code.value.code == 130 and len(err.splitlines()) == 1 and err.startswith("interrupted")
     assert (promise in err) if promise else ("goes on" not in err)
+
+
+@pytest.mark.parametrize(("argv", "files", "words"), [
+    (["doctor", "--cluster-file", "c.yaml"], {"c.yaml": "nodes: [{host: a\n"}, "c.yaml"),
+    (["doctor", "--cluster-file", "c.yaml"], {"c.yaml": "nodes: [{host: a, gpus: 2}]\n"}, "gpus"),
+    (["serve", "--model", "m", "--host", ""], {}, "--host is empty"),
+    (["data", "export", "--domain", "d.yaml", "--out", "runs/d"], {}, "is the workspace"),
+    (["data", "export", "--domain", "d.yaml", "--split", "nan,0.5,0.5"], {}, "--split"),
+    (["federated", "client", "--domain", "d.yaml", "--server", "h:1", "--device", "tpu"], {},
+     "--device 'tpu'"),
+])  # fmt: skip
+def test_inputs_the_commands_corpus_found_are_one_line_errors(
+    argv: list[str], files: dict[str, str], words: str, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    """A malformed --cluster-file was a doctor report on stdout with nothing on stderr; an
+    empty --host said 'serve on  without an API key'; `data export --out` onto the
+    workspace and a NaN --split passed their checks; --device tpu was not checked."""
+    from climain import run_main
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("JUPITER_HOME", str(tmp_path))
+    (tmp_path / "d.yaml").write_text(f"name: d\nsources: [{{type: local, path: {tmp_path}}}]\n")
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    before = sorted(p.name for p in tmp_path.rglob("*"))
+    code = run_main(monkeypatch, *argv)
+    err = capsys.readouterr().err.strip()
+    assert code == 1 and len(err.splitlines()) == 1 and words in err, err
+    assert sorted(p.name for p in tmp_path.rglob("*")) == before

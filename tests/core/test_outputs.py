@@ -207,3 +207,58 @@ def test_sigterm_mid_export_leaves_no_temp_folder(
     assert proc.returncode == 143 and err.strip().splitlines()[-1] == "interrupted", err
     time.sleep(0.1)
     assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_a_report_file_never_lands_on_what_the_command_reads(tmp_path: Path) -> None:
+    """`eval --out` wrote its JSON over the model's config.json, the QA file or the store
+    it was given, with exit 0."""
+    from jupiter.outputs import check_output_file
+
+    model, qa = tmp_path / "m", tmp_path / "qa.jsonl"
+    model.mkdir()
+    (model / "config.json").write_text("{}")
+    qa.write_text("{}\n")
+    ws = tmp_path / "runs" / "d"
+    ws.mkdir(parents=True)
+    (ws / "jupiter.sqlite").touch()
+    (tmp_path / "notes.txt").write_text("x")
+    refused = {model / "config.json": "sits inside the input", qa: "is the input",
+               ws / "jupiter.sqlite": "sits inside the workspace", model: "is a folder",
+               tmp_path / "notes.txt" / "r.json": "sits under the file"}  # fmt: skip
+    for out, message in refused.items():
+        with pytest.raises(JupiterError, match=message):
+            check_output_file(out, [model, qa])
+    assert check_output_file(tmp_path / "r.json", [model, qa]) == tmp_path / "r.json"
+
+
+def test_eval_out_onto_its_model_is_refused_before_scoring(
+    tiny_model_dirs: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    model = tmp_path / "model"
+    shutil.copytree(tiny_model_dirs["llama"], model)
+    qa = tmp_path / "qa.jsonl"
+    qa.write_text('{"id": "a", "question": "What turns?", "answer": "the lever"}\n')
+    before = tree_digest(tmp_path)
+    for out in (model / "config.json", qa):
+        code, err = run_main(monkeypatch, capsys, "eval", "--model", str(model), "--qa",
+                             str(qa), "--out", str(out))  # fmt: skip
+        assert code == 1 and len(err.strip().splitlines()) == 1 and "--out" in err, err
+    assert tree_digest(tmp_path) == before
+
+
+def test_a_live_writer_or_a_file_above_out_is_refused_before_anything_is_said(
+    tiny_model_dirs: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    """Both were found once the export had printed its 'exporting …' line: two lines, and
+    a raw FileExistsError for --out under a file."""
+    (tmp_path / "notes.txt").write_text("x")
+    (tmp_path / ".new.lock").write_text(str(os.getppid()))  # a live process: this one's parent
+    model = str(tiny_model_dirs["llama"])
+    for out, message in ((tmp_path / "notes.txt" / "x", "sits under the file"),
+                         (tmp_path / "new", f"pid {os.getppid()}")):  # fmt: skip
+        code, err = run_main(monkeypatch, capsys, "export", "--model", model, "--to", "hf",
+                             "--out", str(out))  # fmt: skip
+        assert code == 1 and len(err.strip().splitlines()) == 1 and message in err, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".new.lock", "notes.txt"]

@@ -90,3 +90,23 @@ def test_a_garbage_store_file_is_named_with_the_fix(tmp_path: Path) -> None:
         Store(path)
     assert str(path) in str(err.value) and "\n" not in str(err.value)
     assert path.read_bytes() == b"not a database " * 100  # left as it was
+
+
+def test_another_programs_database_is_refused_and_left_as_it_was(tmp_path: Path) -> None:
+    """A SQLite file of someone else's at the store's path got the store's tables (and WAL
+    mode) written into it by `generators` and `rollback`."""
+    import sqlite3
+
+    from jupiter.errors import JupiterError
+
+    path = tmp_path / "jupiter.sqlite"
+    con = sqlite3.connect(path)
+    con.execute("create table notes (x text)")
+    con.commit()
+    con.close()
+    before = path.read_bytes()
+    with pytest.raises(JupiterError, match="another program's database") as err:
+        Store(path)
+    assert "notes" in str(err.value) and "\n" not in str(err.value)
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["jupiter.sqlite"]

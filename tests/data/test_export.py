@@ -12,6 +12,7 @@ import pytest
 from jupiter.data.export import (
     SPLITS,
     balance,
+    check_fractions,
     difficulty,
     doc_ids_of,
     export_examples,
@@ -198,3 +199,14 @@ def test_doc_ids_of_goes_through_the_chunk(tmp_path: Path) -> None:
 def test_bad_fractions_are_refused(tmp_path: Path) -> None:
     with pytest.raises(JupiterError, match="summing to 1"):
         export_examples([], str, tmp_path, fractions=(0.5, 0.2, 0.2))
+
+
+@pytest.mark.parametrize("fractions", [(float("nan"), 0.5, 0.5), (float("inf"), 0.0, 0.0),
+                                       (1.1, -0.1, 0.0), (0.9, 0.2, 0.1)])  # fmt: skip
+def test_split_fractions_must_be_finite_non_negative_and_sum_to_one(
+    fractions: tuple[float, float, float],
+) -> None:
+    """`--split nan,0.5,0.5` passed: every comparison with NaN is false."""
+    with pytest.raises(JupiterError, match="split fractions"):
+        check_fractions(fractions)
+    check_fractions((0.9, 0.05, 0.05))

@@ -209,3 +209,23 @@ def test_generation_config_lists_every_stop_token(tmp_path: Path) -> None:
     saved = json.loads((tmp_path / "generation_config.json").read_text())
     assert saved["eos_token_id"] == [tok.eos_token_id, tok.convert_tokens_to_ids("<end_of_turn>")]
     write_stop_tokens(tmp_path / "absent", tok)  # no generation config: nothing to do
+
+
+@pytest.mark.parametrize(("data", "message"), [
+    (b"{% for m in messages %}{{ m.content }", "line 1"),
+    (b"{% if %}", "line 1"),
+    ("{{ 'caf\xe9' }}".encode("latin-1"), "not UTF-8"),
+])  # fmt: skip
+def test_a_template_file_that_does_not_parse_is_refused_when_read(
+    tmp_path: Path, data: bytes, message: str
+) -> None:
+    """A Jinja syntax error surfaced at the first chat (serve served, chat exited 0 on empty
+    stdin), and a latin-1 file was a raw UnicodeDecodeError."""
+    from jupiter.data.templates import read_template
+    from jupiter.errors import JupiterError
+
+    path = tmp_path / "t.jinja"
+    path.write_bytes(data)
+    with pytest.raises(JupiterError, match=message) as err:
+        read_template(path)
+    assert str(path) in str(err.value) and "\n" not in str(err.value)

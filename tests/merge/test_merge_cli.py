@@ -254,5 +254,37 @@ def test_non_finite_numbers_never_reach_a_model(
     save_file(tensors, weights, metadata={"format": "pt"})
     code, _, err = run_main(monkeypatch, capsys, "merge", "--method", "linear", "--model", m1,
                             "--model", str(nan_model), "--out", str(out))  # fmt: skip
-    assert code == 1 and "NaN or infinite" in err, err
+    assert code == 1 and "NaN or infinite" in err and f"the input {nan_model}" in err, err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["nan-model", "r.yaml"]
+
+
+@pytest.mark.parametrize("damage", ["config_list", "no_model_type", "tokenizer", "checksums"])
+def test_a_damaged_input_is_refused_before_anything_is_written(
+    damage: str, family: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    """A merge reads only tensors: a config that is a list or names no model_type, a
+    damaged tokenizer.json, weights that no longer match checksums.json went into an
+    output with exit 0. Now each input is verified as every reader verifies a model."""
+    from jupiter.train.checkpoint import write_checksums
+
+    bad = tmp_path / "bad"
+    shutil.copytree(family["ft1"], bad)
+    if damage == "config_list":
+        (bad / "config.json").write_text("[1, 2]")
+    elif damage == "no_model_type":
+        conf = json.loads((bad / "config.json").read_text())
+        del conf["model_type"]
+        (bad / "config.json").write_text(json.dumps(conf))
+    elif damage == "tokenizer":
+        (bad / "tokenizer.json").write_text('{"version": ')
+    else:
+        write_checksums(bad)
+        data = bytearray((bad / "model.safetensors").read_bytes())
+        data[-64] ^= 0xFF
+        (bad / "model.safetensors").write_bytes(bytes(data))
+    out = tmp_path / "out"
+    code, _, err = run_main(monkeypatch, capsys, "merge", "--method", "linear", "--model",
+                            str(family["ft2"]), "--model", str(bad), "--out", str(out))  # fmt: skip
+    assert code == 1 and len(err.strip().splitlines()) == 1 and str(bad) in err, err
+    assert not out.exists()
