@@ -336,6 +336,8 @@ FED_FLAGS: dict[str, tuple[tuple[str, ...], str]] = {
     "out_a_file": (("--out", f"{H}/notes.txt"), "notes.txt"),
     "out_the_workspace": (("--out", f"{H}/runs/bad"), "runs/bad"),
     "out_the_model": (("--out", "{model}"), "--out"),
+    "out_inside_the_base_model": (("--out", "{model}/run"), "--out"),
+    "out_in_another_workspace": (("--out", f"{H}/runs/other/run"), "runs/other"),
 }
 FED_YAML: dict[str, tuple[str, str]] = {
     "yaml_rounds_nan": ("federated: {rounds: .nan}\n", "federated.rounds"),
@@ -352,7 +354,7 @@ FED_YAML: dict[str, tuple[str, str]] = {
 def federated_cases() -> list[Case]:
     f = "federated"
     srv = ("federated", "server", "--domain", Y, "--wait-clients", "2")
-    given = files({"notes.txt": "x", "k.pem": "not a key"})
+    given = files({"notes.txt": "x", "k.pem": "not a key", "runs/other/jupiter.sqlite": ""})
     cases = [_c(f, f"server/{name}", (*srv, *flags), (m,), both(_fed_yaml(), given),
                 seeded=True) for name, (flags, m) in FED_FLAGS.items()]  # fmt: skip
     cases += [_c(f, f"server/{name}", srv, (m,), _fed_yaml(extra))
@@ -453,6 +455,7 @@ FIXED_BY_THE_COMMANDS_CORPUS = (
     "test/out_holds_the_prompts", "test/second_model_damaged",
     "eval_model/out_is_the_models_config", "eval_model/out_is_the_store",
     "doctor/cluster_file_not_yaml", "generators/store_foreign", "rollback/store_foreign",
-    "federated/client/device_tpu", "data_export/out_the_workspace", "data_export/split_nan",
+    "federated/client/device_tpu", "federated/server/out_inside_the_base_model",
+    "data_export/out_the_workspace", "data_export/split_nan",
 )  # fmt: skip
 HTTP_FIXED = ("serve_http/chat/lone_surrogate", "serve_http/chat/prompt_3mb")

@@ -262,3 +262,29 @@ def test_a_live_writer_or_a_file_above_out_is_refused_before_anything_is_said(
                              "--out", str(out))  # fmt: skip
         assert code == 1 and len(err.strip().splitlines()) == 1 and message in err, err
     assert sorted(p.name for p in tmp_path.iterdir()) == [".new.lock", "notes.txt"]
+
+
+def test_a_federated_run_dir_never_lands_in_the_base_or_another_workspace(
+    tiny_model_dirs: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    """`federated server --out BASE/run` started a SuperLink writing its run into the base
+    model's folder; `--out notes.txt` was a raw NotADirectoryError."""
+    base = tmp_path / "base"
+    shutil.copytree(tiny_model_dirs["llama"], base)
+    other = tmp_path / "runs" / "other"
+    other.mkdir(parents=True)
+    (other / "jupiter.sqlite").touch()
+    (tmp_path / "notes.txt").write_text("x")
+    domain = tmp_path / "d.yaml"
+    domain.write_text(f"name: d\nsources: [{{type: local, path: {tmp_path}}}]\n"
+                      f"model: {{base: {base}}}\ntrain: {{method: full}}\n")  # fmt: skip
+    monkeypatch.setenv("JUPITER_HOME", str(tmp_path))
+    before = tree_digest(tmp_path)
+    for out, message in ((base / "run", "sits inside the input"),
+                         (other / "run", "sits inside the workspace"),
+                         (tmp_path / "notes.txt", "is a file")):  # fmt: skip
+        code, err = run_main(monkeypatch, capsys, "federated", "server", "--domain",
+                             str(domain), "--out", str(out))  # fmt: skip
+        assert code == 1 and len(err.strip().splitlines()) == 1 and message in err, err
+    assert tree_digest(tmp_path) == before

@@ -14,6 +14,7 @@ from rich.console import Console
 from jupiter.config import FederatedConfig, domain_path, load_domain
 from jupiter.errors import JupiterError
 from jupiter.federated.spec import RunSpec, check_federated, client_tls, server_tls
+from jupiter.outputs import check_output
 
 
 def settings(base: FederatedConfig, flags: dict[str, Any]) -> FederatedConfig:
@@ -59,8 +60,12 @@ def start_server(domain: str, quick: bool, flags: dict[str, Any], out: Path | No
     tls = server_tls(fed.address, tls_files["ca"], tls_files["cert"], tls_files["key"],
                      tls_files["client_keys"])  # fmt: skip
     run_dir = (out or ws.root / "federated" / time.strftime("run-%Y%m%d-%H%M%S")).resolve()
-    if run_dir.exists() and any(run_dir.iterdir()):
+    if run_dir.is_dir() and any(run_dir.iterdir()):
         raise JupiterError(f"{run_dir} already holds a run: give another --out")
+    # a file, or a folder inside the base model, another workspace or this one's root:
+    # never (outputs.py); an empty folder is taken, as before
+    check_output(run_dir, [ws.model(ws.cfg.model.base or "")], force=True,
+                 manifest="federated.json", allowed_in=ws.root)  # fmt: skip
     spec = RunSpec(domain=str(domain_path(domain)), home=home(), out=str(run_dir),
                    fed=fed.model_dump(mode="json"), quick=quick)  # fmt: skip
     ws.close()
