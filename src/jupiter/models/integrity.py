@@ -5,7 +5,7 @@ Loaders report a damaged file as a bare OSError or SafetensorError naming neithe
 nor the fix; these checks read the JSON files and each safetensors header, so a 14 GB
 model is checked in milliseconds. Flipped bytes inside the weights pass them: only a
 checksum finds those, so a dir holding a checksums.json (the models Jupiter trains) has
-every listed file hashed against it too (a read of the weights, ~1 s a GB).
+every listed file hashed against it too (a read of the weights, 1-2 s a GB).
 """
 
 from __future__ import annotations
