@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import errno
 import json
+import re
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator
@@ -109,6 +110,10 @@ def _row_example(row: sqlite3.Row) -> Example:
     )  # fmt: skip
 
 
+# the tables a store holds, in this version's schema or an older one
+STORE_TABLES = set(re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", SCHEMA))
+
+
 class Store:
     """The workspace database. Open with `Store(path)`; close with `.close()` or a `with`."""
 
@@ -143,7 +148,7 @@ class Store:
         file where the store should be would otherwise get the store's tables written in."""
         query = "SELECT name FROM sqlite_master WHERE type = 'table'"
         names = {r[0] for r in self.db.execute(query)}
-        if names and "documents" not in names:
+        if names and not names & STORE_TABLES:
             self.db.close()
             raise JupiterError(
                 f"the store {self.path} is another program's database (tables: "
