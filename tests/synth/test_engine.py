@@ -69,8 +69,10 @@ def test_flaky_endpoint_completes_with_retries(tmp_path: Path) -> None:
         return {1: "500", 2: "429", 5: "timeout"}.get(n % 6)
 
     store = Store(tmp_path / "s.db")
-    with FakeLLM(fail=schedule, slow_seconds=1.5) as llm:
-        be = backend(llm.base_url, concurrency=4, timeout=0.5)
+    # a 2 s client timeout against 6 s stalls: a loaded machine (the suite's other workers)
+    # must not turn ordinary answers into timeouts
+    with FakeLLM(fail=schedule, slow_seconds=6.0) as llm:
+        be = backend(llm.base_url, concurrency=4, timeout=2.0)
         stats, out = run(Engine(be, store, 4, Retry(max_retries=8, base=0.01)), requests(20))
         assert stats.failures == 0 and stats.calls == 20
         assert all(c is not None for c, _ in out.values()) and len(out) == 20
