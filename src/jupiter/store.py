@@ -110,6 +110,15 @@ def _row_example(row: sqlite3.Row) -> Example:
     )  # fmt: skip
 
 
+def folder_at_store(path: Path) -> JupiterError | None:
+    """The one-line error for something other than a file (a folder, say) at a store's
+    path, where "no workspace yet" would hide it; None when the path is a file or free."""
+    if path.exists() and not path.is_file():
+        return JupiterError(f"the store {path} is not a file: move it away (its workspace "
+                            "keeps its models and files) and run the command again")  # fmt: skip
+    return None
+
+
 # the tables a store holds, in this version's schema or an older one
 STORE_TABLES = set(re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", SCHEMA))
 

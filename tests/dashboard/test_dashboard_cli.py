@@ -55,6 +55,17 @@ def test_no_workspace_yet(tmp_path: Path) -> None:
     assert not (tmp_path / "runs").exists()  # nothing created
 
 
+@pytest.mark.parametrize("command", ["dashboard", "generators", "rollback"])
+def test_a_folder_at_the_store_path_is_named(command: str, tmp_path: Path) -> None:
+    (tmp_path / "fresh.yaml").write_text(YAML.replace("small", "fresh"))
+    store = tmp_path / "runs" / "fresh-quick" / "jupiter.sqlite"
+    store.mkdir(parents=True)
+    (store / "keep.txt").write_text("mine")
+    line = one_error_line(jupiter([command, "--domain", "fresh.yaml", "--quick"], tmp_path))
+    assert f"the store {store} is not a file" in line, line
+    assert (store / "keep.txt").read_text() == "mine"
+
+
 def test_port_in_use(small: Path) -> None:
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))

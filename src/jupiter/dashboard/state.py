@@ -22,7 +22,7 @@ from typing import Any
 from jupiter.dashboard.files import RunFiles
 from jupiter.data.report import KEPT_LABEL, data_report
 from jupiter.errors import JupiterError
-from jupiter.store import Store
+from jupiter.store import Store, folder_at_store
 
 STAGE_ORDER = ("collect", "generate", "filter", "train", "eval", "decide")
 FIGURES = ("bpb", "qa_f1", "qa_exact", "mc_accuracy", "general_bpb")
@@ -111,6 +111,8 @@ class Board:
         self.root, self.name = Path(root).resolve(), name
         self.cycles_planned, self.max_examples = cycles, max_examples
         store_path = self.root / "jupiter.sqlite"
+        if (err := folder_at_store(store_path)) is not None:
+            raise err
         if not store_path.is_file():
             raise JupiterError(
                 f"no workspace yet for '{name}' at {self.root}: run "

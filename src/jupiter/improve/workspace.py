@@ -12,7 +12,7 @@ from jupiter.config import DomainConfig, workspace
 from jupiter.errors import JupiterError
 from jupiter.models.integrity import check_model_files, model_build_problem
 from jupiter.models.reference import locate_model, resolve_model, workspace_cache_dir
-from jupiter.store import Store
+from jupiter.store import Store, folder_at_store
 
 
 @dataclass
@@ -50,6 +50,10 @@ class Workspace:
         return self._store
 
     def has_store(self) -> bool:
+        """Whether the workspace's store exists; a folder (or anything else not a file) at
+        its path is an error, not "no workspace yet"."""
+        if (err := folder_at_store(self.store_path)) is not None:
+            raise err
         return self.store_path.is_file()
 
     @property
