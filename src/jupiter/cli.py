@@ -21,6 +21,7 @@ from jupiter import __version__
 from jupiter.cli_types import FINITE, FiniteFloat
 from jupiter.config import ClusterConfig, config_root, domain_path, load_cluster, load_domain
 from jupiter.errors import JupiterError
+from jupiter.outputs import output_lock
 
 app = typer.Typer(
     help="Jupiter: one domain YAML in, a domain-expert language model out.",
@@ -241,20 +242,21 @@ def data_export_cmd(
     if not examples:
         raise JupiterError(f"no {status} examples in {ws.store_path}: run the filter stage first")
     out_dir, cfg = out or ws.root / "export", ws.cfg
-    if experts:
-        if not cfg.experts:
-            raise JupiterError("--experts needs an `experts:` list in the domain YAML")
-        names = [e.name for e in cfg.experts]
-        words = {e.name: EXPERT_KEYWORDS.get(e.name, []) + e.keywords for e in cfg.experts}
-        results = build_expert_datasets(
-            examples, doc_of, names, out_dir, (a, b, c), seed, words, form, cfg.system_prompt
+    if experts and not cfg.experts:
+        raise JupiterError("--experts needs an `experts:` list in the domain YAML")
+    with output_lock(out_dir):  # a second export to the same folder fails in one line
+        if experts:
+            names = [e.name for e in cfg.experts]
+            words = {e.name: EXPERT_KEYWORDS.get(e.name, []) + e.keywords for e in cfg.experts}
+            results = build_expert_datasets(
+                examples, doc_of, names, out_dir, (a, b, c), seed, words, form, cfg.system_prompt
+            )
+            for name, res in results.items():
+                console.print(f"{name}: {res.counts}")
+            return
+        res = export_examples(
+            examples, doc_of, out_dir, form, (a, b, c), seed, cfg.system_prompt, balance
         )
-        for name, res in results.items():
-            console.print(f"{name}: {res.counts}")
-        return
-    res = export_examples(
-        examples, doc_of, out_dir, form, (a, b, c), seed, cfg.system_prompt, balance
-    )
     console.print(f"{sum(res.counts.values())} examples → {out_dir}: {res.counts}")
     if res.skipped:
         console.print(f"skipped: {res.skipped}")
@@ -759,8 +761,9 @@ def batch_test(
     out_dir = out or Path("test-results") / time.strftime("%Y%m%d-%H%M%S")
     check_results_out(out_dir, [m.path for m in models] + [prompts])  # before any answer
     opts = BatchOptions(max_new_tokens, max_batch, chat_template, system_prompt)
-    runs = run_models(models, items, opts, console)
-    doc = write_results(out_dir, items, runs)
+    with output_lock(out_dir):  # taken before the first answer: a second run fails at once
+        runs = run_models(models, items, opts, console)
+        doc = write_results(out_dir, items, runs)
     for s in doc["models"]:
         score = "" if not s["n_scored"] else (
             f", token F1 {s['f1']:.3f}, exact {s['exact']:.3f} ({s['n_scored']} scored)")  # fmt: skip

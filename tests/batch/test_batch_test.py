@@ -193,6 +193,35 @@ def test_a_bad_out_is_refused_before_any_model_answers(
     assert not (model / "res").exists() and not (ws / "res").exists()
 
 
+def test_a_second_writer_of_the_same_out_fails_before_any_model_answers(
+    tiny_model_dirs: dict[Family, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    import subprocess
+
+    import jupiter.batch.run as batch_run
+
+    def never(*_: object, **__: object) -> None:
+        raise AssertionError("a model answered while another run held --out")
+
+    monkeypatch.setattr(batch_run, "run_models", never)
+    txt = tmp_path / "p.txt"
+    txt.write_text("hello\n")
+    out = tmp_path / "res"
+    lock = tmp_path / ".res.lock"
+    writer = subprocess.Popen(["sleep", "60"])  # another live process holds the lock
+    try:
+        lock.write_text(str(writer.pid))
+        code = _main(monkeypatch, "test", "--model", str(tiny_model_dirs["llama"]),
+                     "--prompts", str(txt), "--out", str(out))  # fmt: skip
+    finally:
+        writer.kill()
+        writer.wait()
+    err = capsys.readouterr().err.strip()
+    assert code == 1 and f"pid {writer.pid}" in err and len(err.splitlines()) == 1, err
+    assert lock.read_text() == str(writer.pid) and not out.exists()
+
+
 def test_every_model_is_checked_before_the_first_answers(
     tiny_model_dirs: dict[Family, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],

@@ -210,6 +210,18 @@ def test_data_export_splits_by_document_and_experts(quick_run: tuple[Path, float
         assert (home / "experts" / name / "train.jsonl").is_file()
     bad = jupiter(["data", "export", "--domain", "python", "--quick", "--format", "xml"], home)
     assert bad.returncode == 1 and "unknown --format 'xml'" in bad.stderr
+    # a second export to a folder another live process is writing: one line, nothing written
+    held = home / "held"
+    writer = subprocess.Popen(["sleep", "60"])
+    try:
+        (home / ".held.lock").write_text(str(writer.pid))
+        busy = jupiter(["data", "export", "--domain", "python", "--quick", "--out", str(held)],
+                       home)  # fmt: skip
+    finally:
+        writer.kill()
+        writer.wait()
+    assert busy.returncode == 1 and f"pid {writer.pid}" in busy.stderr, busy.stderr
+    assert len(busy.stderr.strip().splitlines()) == 1 and not held.exists()
 
 
 @pytest.mark.slow
