@@ -14,7 +14,7 @@ from rich.console import Console
 from jupiter.config import FederatedConfig, domain_path, load_domain
 from jupiter.errors import JupiterError
 from jupiter.federated.spec import RunSpec, check_federated, client_tls, server_tls
-from jupiter.outputs import check_output
+from jupiter.outputs import check_output, output_lock
 
 
 def settings(base: FederatedConfig, flags: dict[str, Any]) -> FederatedConfig:
@@ -69,7 +69,8 @@ def start_server(domain: str, quick: bool, flags: dict[str, Any], out: Path | No
     spec = RunSpec(domain=str(domain_path(domain)), home=home(), out=str(run_dir),
                    fed=fed.model_dump(mode="json"), quick=quick)  # fmt: skip
     ws.close()
-    return serve_federation(spec, tls, console)
+    with output_lock(run_dir):  # a second server given the same --out fails in one line
+        return serve_federation(spec, tls, console)
 
 
 def summary(record: dict[str, Any]) -> str:
