@@ -563,9 +563,10 @@ class TrainConfig(Strict):
     # kernel or a clear error; "plain" = logits + cross_entropy
     loss: Literal["auto", "fused", "liger", "plain"] = "auto"
     # the softmax of the training loss: "full" over the whole vocabulary; "corpus" over the
-    # tokens that occur in this run's training rows only (train/loss.py corpus_vocab): a
-    # 262k-token head costs ~13x less there, the step about half on CPU (Gemma 3 270M,
-    # LoRA). Held-out loss, eval and generation keep the whole vocabulary. Torch loop only.
+    # tokens of this run's training rows and a fresh sample of the others (train/loss.py
+    # CorpusVocab, a sampled softmax): Gemma 3 270M LoRA steps ~4x faster on CPU, but a
+    # 200-step run lost general text (docs/BENCHMARKS.md), so opt-in. Held-out loss, eval
+    # and generation keep the whole vocabulary. Torch loop only.
     vocab: Literal["full", "corpus"] = "full"
     # RMSNorms keep their input for backward instead of fp32 copies (train/norm.py): the
     # same forward bit for bit, less memory; not under FSDP or DeepSpeed
