@@ -638,18 +638,20 @@ def eval_cmd(
 
         given = [locate_model(model, base_dir=None).path, qa, *([general] if general else [])]
         check_output_file(out, given)
-    if as_json:
-        with contextlib.redirect_stdout(sys.stderr):
-            report = score_model(opts, user_cache_dir(), err_console)
-            if out is not None:
-                write_report(out, report)
-        print_json(report)
-        return
-    report = score_model(opts, user_cache_dir(), err_console)
-    print_report(report, console)
-    if out is not None:
-        write_report(out, report)
-        console.print(f"report: {out}")
+    # --out held from before the model loads: a second run to the same file fails at once
+    with output_lock(out) if out is not None else contextlib.nullcontext():
+        if as_json:
+            with contextlib.redirect_stdout(sys.stderr):
+                report = score_model(opts, user_cache_dir(), err_console)
+                if out is not None:
+                    write_report(out, report)
+            print_json(report)
+            return
+        report = score_model(opts, user_cache_dir(), err_console)
+        print_report(report, console)
+        if out is not None:
+            write_report(out, report)
+            console.print(f"report: {out}")
 
 
 def _eval_stage_json(domain: str, quick: bool) -> dict:

@@ -58,6 +58,29 @@ def test_scores_any_model_on_any_set_with_intervals(
     assert same["qa_f1"]["difference"] == 0 and same["general_bpb"]["difference"] == 0
 
 
+def test_a_report_another_run_is_writing_is_refused_before_the_model_loads(
+    model_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    import jupiter.eval.standalone as standalone
+
+    def never(*_: object, **__: object) -> None:
+        raise AssertionError("the model was scored while another run held --out")
+
+    monkeypatch.setattr(standalone, "score_model", never)
+    out = tmp_path / "r.json"
+    writer = subprocess.Popen(["sleep", "60"])
+    try:
+        (tmp_path / ".r.json.lock").write_text(str(writer.pid))
+        code = _main(monkeypatch, "eval", "--model", str(model_dir), "--qa", str(_qa(tmp_path)),
+                     "--out", str(out))  # fmt: skip
+    finally:
+        writer.kill()
+        writer.wait()
+    err = capsys.readouterr().err.strip()
+    assert code == 1 and f"pid {writer.pid}" in err and len(err.splitlines()) == 1, err
+    assert not out.exists()
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
