@@ -52,7 +52,7 @@ def launch(model_dir: Path, *args: str) -> tuple[subprocess.Popen[str], str]:
 
 
 def wait_ready(proc: subprocess.Popen[str], url: str) -> None:
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 180  # a loaded 2-core host: two servers import torch at once
     while time.monotonic() < deadline and proc.poll() is None:
         try:
             if httpx.get(f"{url}/health", timeout=1).status_code == 200:
