@@ -432,8 +432,14 @@ def main() -> None:
     ap.add_argument("--max-new-tokens", type=int, default=None, help="eval.max_new_tokens")
     ap.add_argument("--ablation", action="store_true", help="each ingredient alone and together")
     ap.add_argument("--arms", nargs="+", choices=list(ARMS), default=list(ARMS))
-    ap.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
-                    help="an override of the arms' YAML, e.g. train.method=full (repeatable)")
+    ap.add_argument(
+        "--set",
+        dest="sets",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="an override of the arms' YAML, e.g. train.method=full (repeatable)",
+    )
     ap.add_argument("--workdir", type=Path, default=Path("runs-expert"))
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args()
