@@ -26,13 +26,7 @@ if [ ! -f "$dest" ]; then
   fi
   mv "$dest.tmp" "$dest"
 fi
-if [ -z "${NO_WHEELS:-}" ] && compgen -G ".whl/*.whl" >/dev/null; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
-    --target /tmp/site .whl/*.whl || exit 1
-  export PYTHONPATH=/tmp/site
-fi
-export PYTHONPATH="$PWD/src:${PYTHONPATH:-}" PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1
-export TOKENIZERS_PARALLELISM=false
+source benchmarks/gpu_env.sh
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
 arms=("$@")
 ((${#arms[@]})) || arms=(all baseline)
