@@ -11,6 +11,10 @@
 # Wheels the machine lacks (pydantic, gguf, py3langid) travel in .whl/ as for gpu_check.sh.
 # Settings: STEPS (default 400), BATCH (micro-batch rows, 32), CTX (512), LR (1e-4),
 # BUDGET seconds for all arms together (default 480); logs and rows.json go to $OUT.
+# One call holds at most 600 s: the data stages, the import and 400 steps of the `all` arm
+# took ~540 s on an H100 (2026-11-27), leaving its eval unfinished. `jupiter start --auto`
+# skips the stages a workspace has done, so call the script again at once (the machine
+# stays warm 30 s) with the same arm: the second call runs the eval stage alone.
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/gpu-expert}
