@@ -5,7 +5,7 @@ Families:
 - yaml_syntax, sources, data_lines, eval_set, references, model_dirs, cli, cluster:
   written out case by case (tests/badinput.py's cases are folded in as `badinput/*`);
 - yaml_type, yaml_range, yaml_enum, yaml_unknown_key: generated from the config schema
-  (config.py), one case per field (a value of the wrong type; each bound crossed; a
+  (config/domain.py), one case per field (a value of the wrong type; each bound crossed; a
   misspelt choice; a misspelt key per section), each a mistake a YAML can hold.
 
 A case runs `argv` in a fresh home folder holding docs/a.md, the case's files and its

@@ -1,4 +1,4 @@
-"""R4's generated families: from the config schema (config.py), one case per field: a
+"""R4's generated families: from the config schema (config/domain.py), one case per field: a
 value of the wrong type (yaml_type), each bound crossed (yaml_range), a misspelt choice
 (yaml_enum), and a misspelt key in each section (yaml_unknown_key)."""
 
