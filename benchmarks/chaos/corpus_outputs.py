@@ -27,7 +27,7 @@ def _rewrite_weights(d: Path, value: float) -> None:
 
 
 def _checksummed_flip(d: Path) -> None:
-    from jupiter.train.checkpoint import write_checksums
+    from jupiter.models.folder import write_checksums
 
     write_checksums(d)
     data = bytearray((d / "model.safetensors").read_bytes())

@@ -710,7 +710,7 @@ def chat(
     ws = workspace_for(domain, quick)
     try:
         model_dir = user_model(model) if model else best_model(ws)
-        from jupiter.models.loading import is_model_dir
+        from jupiter.models.folder import is_model_dir
 
         if not is_model_dir(model_dir):
             raise JupiterError(

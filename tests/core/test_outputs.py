@@ -136,7 +136,7 @@ def test_a_writer_that_finished_while_this_one_waited_is_not_replaced(tmp_path: 
 def damage(model: Path, how: str) -> None:
     from safetensors.torch import load_file, save_file
 
-    from jupiter.train.checkpoint import write_checksums
+    from jupiter.models.folder import write_checksums
 
     weights = model / "model.safetensors"
     if how == "truncated":

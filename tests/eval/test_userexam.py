@@ -147,7 +147,7 @@ def test_the_card_keeps_the_checksums_whole(
     from evaldocs import doc_workspace
 
     from jupiter.improve.card import write_card
-    from jupiter.train.checkpoint import verify_checksums, write_checksums
+    from jupiter.models.folder import verify_checksums, write_checksums
     from tinyhf import save_tiny
 
     monkeypatch.setenv("JUPITER_HOME", str(tmp_path / "home"))

@@ -20,7 +20,8 @@ from jupiter.errors import JupiterError
 from jupiter.improve.evaluate import eval_stage
 from jupiter.improve.student import check_student
 from jupiter.improve.workspace import Workspace
-from jupiter.train.checkpoint import list_checkpoints, sha256_file, verify_checksums
+from jupiter.models.folder import sha256_file, verify_checksums
+from jupiter.train.checkpoint import list_checkpoints
 from jupiter.train.loop import TrainRun
 from jupiter.train.trainer import train
 

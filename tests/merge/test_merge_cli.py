@@ -266,7 +266,7 @@ def test_a_damaged_input_is_refused_before_anything_is_written(
     """A merge reads only tensors: a config that is a list or names no model_type, a
     damaged tokenizer.json, weights that no longer match checksums.json went into an
     output with exit 0. Now each input is verified as every reader verifies a model."""
-    from jupiter.train.checkpoint import write_checksums
+    from jupiter.models.folder import write_checksums
 
     bad = tmp_path / "bad"
     shutil.copytree(family["ft1"], bad)

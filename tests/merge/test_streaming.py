@@ -68,7 +68,7 @@ def test_sharded_in_and_out(family: dict[str, Path], tmp_path: Path) -> None:
     assert info["output"]["shards"] == len(files) > 1
     assert sorted(set(index["weight_map"].values())) == files
     assert set(info["output"]["sha256"]) == {*files, shards.INDEX}
-    from jupiter.train.checkpoint import sha256_file
+    from jupiter.models.folder import sha256_file
 
     # hashed as written, equal to a hash of the file on disk
     assert all(sha256_file(out / f) == h for f, h in info["output"]["sha256"].items())

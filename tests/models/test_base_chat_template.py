@@ -14,11 +14,11 @@ from transformers import PreTrainedModel
 from jupiter.data.templates import NAMED
 from jupiter.errors import JupiterError
 from jupiter.models.decode import LocalLM
+from jupiter.models.folder import save_model_dir
 from jupiter.models.loading import load_for_inference
 from jupiter.serve.chat import ChatSession
 from jupiter.synth.backend import Sampling
 from jupiter.synth.model import ModelGenerator
-from jupiter.train.checkpoint import save_model_dir
 from tinyhf import BaseKind, save_tiny_base
 
 QUESTION = [{"role": "user", "content": "What does list.append do?"}]

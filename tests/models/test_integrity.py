@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from jupiter.models.integrity import checksums_problem, model_files_problem
-from jupiter.train.checkpoint import write_checksums
+from jupiter.models.folder import checksums_problem, write_checksums
+from jupiter.models.integrity import model_files_problem
 from tinyhf import Family
 
 

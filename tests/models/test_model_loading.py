@@ -15,9 +15,9 @@ from transformers import AutoModelForCausalLM, PreTrainedModel
 from jupiter.config import LoraConfig
 from jupiter.errors import JupiterError
 from jupiter.models import loading
+from jupiter.models.folder import is_adapter_dir
 from jupiter.models.loading import (
     attention_impl,
-    is_adapter_dir,
     load_adapter_weights,
     load_for_inference,
     load_for_training,

@@ -255,7 +255,9 @@ def test_final_model_is_checksummed_and_damage_found(tmp_path: Path, tok_dir: Pa
     """Issue 18 (defect 10): final/ carries checksums.json like every checkpoint; flipped
     bytes and a truncation are named, not raised; the finished checkpoint holds the same
     weights."""
-    from jupiter.train.checkpoint import finished_checkpoint, model_problem, sha256_file
+    from jupiter.models.folder import sha256_file
+    from jupiter.models.integrity import model_problem
+    from jupiter.train.checkpoint import finished_checkpoint
 
     out = tmp_path / "run"
     train(make_run(tok_dir, out, TEXTS))

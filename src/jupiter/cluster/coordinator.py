@@ -234,7 +234,7 @@ class Coordinator:
 
     def write_final(self, rnd: Round) -> Path:
         from jupiter.cluster.island import torch_name
-        from jupiter.train.checkpoint import save_model_dir
+        from jupiter.models.folder import save_model_dir
         from jupiter.train.loop import set_weights
         from jupiter.train.trainer import load_run_tokenizer
 

@@ -81,7 +81,7 @@ def check_out(out: Path, force: bool) -> Path:
 def staging(out: Path) -> Iterator[Path]:
     """A temp path beside `out` (not created: writers make it); renamed over `out` when the
     block ends, deleted when it fails, so --out is whole or absent (or the old one)."""
-    from jupiter.train.checkpoint import replace_dir
+    from jupiter.models.folder import replace_dir
 
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".tmp-{out.name}-{os.getpid()}")
@@ -107,7 +107,7 @@ def scratch(out: Path, what: str) -> Iterator[Path]:
 
 def file_hashes(root: Path, skip: tuple[str, ...] = (MANIFEST,)) -> dict[str, str]:
     """SHA-256 of every file under `root`, by relative posix path."""
-    from jupiter.models.gguf_import import sha256_file
+    from jupiter.models.folder import sha256_file
 
     files = sorted(p for p in root.rglob("*") if p.is_file() and p.name not in skip)
     return {p.relative_to(root).as_posix(): sha256_file(p) for p in files}
@@ -115,7 +115,7 @@ def file_hashes(root: Path, skip: tuple[str, ...] = (MANIFEST,)) -> dict[str, st
 
 def weight_hashes(model_dir: Path) -> dict[str, str]:
     """SHA-256 of a model dir's weight files (safetensors, an adapter's too)."""
-    from jupiter.models.gguf_import import sha256_file
+    from jupiter.models.folder import sha256_file
 
     files = sorted(model_dir.glob("*.safetensors"))
     return {p.name: sha256_file(p) for p in files}

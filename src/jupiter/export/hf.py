@@ -61,8 +61,8 @@ def write_hf(path: Path, kind: str, dest: Path, quant: str) -> dict[str, Any]:
     dir at `dest` in the stored dtype (quant "auto") or f32/f16/bf16."""
     import torch
 
+    from jupiter.models.folder import save_model_dir
     from jupiter.models.loading import load_for_inference, merge_adapter
-    from jupiter.train.checkpoint import save_model_dir
 
     if kind == "model" and quant == "auto":
         _copy(path, dest)

@@ -42,8 +42,7 @@ class Source:
 
 
 def _kind(path: Path) -> Literal["model", "adapter"]:
-    from jupiter.models.loading import is_model_dir
-    from jupiter.train.checkpoint import is_adapter_dir
+    from jupiter.models.folder import is_adapter_dir, is_model_dir
 
     if not is_model_dir(path):
         raise JupiterError(
@@ -133,7 +132,7 @@ def _cycles_with_train(ws: Workspace) -> list[int]:
 
 
 def _student(ws: Workspace, cycle: int) -> Path:
-    from jupiter.models.loading import is_model_dir
+    from jupiter.models.folder import is_model_dir
 
     path = ws.student_dir(cycle)
     if not is_model_dir(path):

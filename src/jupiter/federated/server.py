@@ -266,7 +266,7 @@ class Federation:
 
     def save(self) -> None:
         """model/ (HF dir or adapter) with federated.json, written beside and renamed."""
-        from jupiter.train.checkpoint import replace_dir, save_model_dir
+        from jupiter.models.folder import replace_dir, save_model_dir
 
         tmp = self.out / f".model-next-{os.getpid()}"
         save_model_dir(tmp, self.model, self.tokenizer)

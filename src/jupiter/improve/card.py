@@ -120,7 +120,7 @@ def write_card(ws: Workspace, cycle: int, train: dict[str, Any] | None = None,
                ev: dict[str, Any] | None = None) -> Path | None:  # fmt: skip
     """README.md in the cycle's student folder (checksums.json updated); None without one.
     `train`: the train stage's record (default: the one stored for the cycle)."""
-    from jupiter.train.checkpoint import CHECKSUMS, sha256_file
+    from jupiter.models.folder import CHECKSUMS, sha256_file
 
     student = ws.student_dir(cycle)
     if not student.is_dir():

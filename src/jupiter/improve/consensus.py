@@ -223,7 +223,7 @@ def vote_and_merge(
 def as_one_kind(dirs: list[Path], cache_dir: Path, console: Any) -> list[Path]:
     """Members of mixed strategies (full and LoRA) as full models: each adapter written out
     as its base + delta beside itself, so all can be compared and merged tensor by tensor."""
-    from jupiter.train.checkpoint import is_adapter_dir
+    from jupiter.models.folder import is_adapter_dir
 
     if len({is_adapter_dir(d) for d in dirs}) == 1:
         return dirs
@@ -239,8 +239,8 @@ def adapter_as_model(adapter: Path, out: Path) -> Path:
     from jupiter.merge.inputs import Inputs, copy_side_files
     from jupiter.merge.lora import AdapterWeights
     from jupiter.merge.shards import ModelWeights
+    from jupiter.models.folder import replace_dir
     from jupiter.models.loading import adapter_base
-    from jupiter.train.checkpoint import replace_dir
 
     if (out / "model.safetensors").is_file():
         return out

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, Literal
 
 from rich.markup import escape
@@ -22,6 +21,7 @@ from jupiter.improve.lineage import patience_message
 from jupiter.improve.preflight import preflight_checks
 from jupiter.improve.training import train_stage
 from jupiter.improve.workspace import Workspace
+from jupiter.models.folder import is_model_dir
 
 StageFn = Callable[[Workspace, int], dict[str, Any]]
 STAGES: dict[str, StageFn] = {
@@ -67,15 +67,9 @@ def missing_input(ws: Workspace, cycle: int, name: str) -> str | None:
         first = "filter" if "generate" in done else "generate"
         return (f"train: no accepted examples to train on yet: run `jupiter {first} {run}` "
                 "first")  # fmt: skip
-    if name == "eval" and not _is_model_dir(ws.student_dir(cycle)):
+    if name == "eval" and not is_model_dir(ws.student_dir(cycle)):
         return f"eval: cycle {cycle} has no trained student yet: run `jupiter train {run}` first"
     return None
-
-
-def _is_model_dir(path: Path) -> bool:
-    """models.loading's test, without importing torch and transformers for it (11 s of a
-    `jupiter collect` on a busy laptop)."""
-    return (path / "config.json").is_file() or (path / "adapter_config.json").is_file()
 
 
 def run_stage_command(ws: Workspace, name: str) -> dict[str, Any]:

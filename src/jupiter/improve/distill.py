@@ -48,7 +48,7 @@ def check_objective(ws: Workspace, init_dir: Path | None, engine: str) -> None:
 def distill_teacher(ws: Workspace, ref: str, tokenizer: Any = None) -> Path | None:
     """train.distill.teacher as a model dir (relative to the YAML), checked to share
     `tokenizer`'s vocabulary when given; None for "base"."""
-    from jupiter.models.loading import is_model_dir
+    from jupiter.models.folder import is_model_dir
     from jupiter.train.trainer import load_run_tokenizer
 
     if ref == "base":

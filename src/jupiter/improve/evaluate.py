@@ -280,7 +280,7 @@ def judge_student(ws: Workspace, items: list[Any], student: dict[str, Any],
 def eval_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
     from jupiter.improve.decide import student_id
     from jupiter.improve.student import check_student
-    from jupiter.models.loading import is_model_dir
+    from jupiter.models.folder import is_model_dir
 
     student_dir = ws.student_dir(cycle)
     if not is_model_dir(student_dir):

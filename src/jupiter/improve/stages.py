@@ -20,6 +20,7 @@ from rich.table import Table
 
 from jupiter.errors import JupiterError
 from jupiter.improve.workspace import Workspace
+from jupiter.models.folder import is_model_dir
 from jupiter.records import MODEL_KINDS, Chunk, Example
 
 if TYPE_CHECKING:
@@ -319,7 +320,7 @@ def init_model_dir(ws: Workspace, cycle: int) -> Path | None:
     after = max(rollbacks, default=0)  # students of this cycle and before are set aside
     for n in range(cycle - 1, after, -1):
         d = ws.student_dir(n)
-        if (d / "config.json").is_file() or (d / "adapter_config.json").is_file():
+        if is_model_dir(d):
             return d
     active = ws.store.active_generator() if rollbacks else None
     if active is not None and active["kind"] in MODEL_KINDS and Path(active["path"]).is_dir():
@@ -327,6 +328,6 @@ def init_model_dir(ws: Workspace, cycle: int) -> Path | None:
     return None
     for n in range(cycle - 1, 0, -1):
         d = ws.student_dir(n)
-        if (d / "config.json").is_file() or (d / "adapter_config.json").is_file():
+        if is_model_dir(d):
             return d
     return None

@@ -30,7 +30,8 @@ def run_dir_of(ws: Workspace, cycle: int) -> Path:
 def check_student(ws: Workspace, cycle: int) -> Path:
     """The cycle's student dir, verified (or restored from the finished checkpoint);
     JupiterError naming the damaged file and the fix when it can be neither."""
-    from jupiter.train.checkpoint import finished_checkpoint, model_problem
+    from jupiter.models.integrity import model_problem
+    from jupiter.train.checkpoint import finished_checkpoint
 
     student = ws.student_dir(cycle)
     problem = model_problem(student)
@@ -54,7 +55,7 @@ def restore_student(ws: Workspace, student: Path, ckpt: Path) -> None:
     """The checkpoint's model/ as the student, with its checksums and retrieval index;
     copied to a temp dir and renamed, so a kill here leaves the damaged one, not half."""
     from jupiter.improve.training import save_passages
-    from jupiter.train.checkpoint import replace_dir, write_checksums
+    from jupiter.models.folder import replace_dir, write_checksums
 
     tmp = student.with_name(f".tmp-{student.name}-{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)

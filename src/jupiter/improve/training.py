@@ -35,8 +35,8 @@ def training_examples(ws: Workspace) -> list[Example]:
 
 def save_untrained(ws: Workspace, model_config: Any, tok_dir: Path) -> Path:
     """The from-scratch model at step 0 (same seed as training), kept for comparison."""
+    from jupiter.models.folder import save_model_dir
     from jupiter.models.presets import build_model
-    from jupiter.train.checkpoint import save_model_dir
     from jupiter.train.trainer import load_run_tokenizer
 
     out = ws.root / "untrained"
@@ -389,7 +389,7 @@ def consensus_stage(
     ws.store.mark_used([e.id for e in examples if e.status == "accepted"], f"cycle-{cycle:03d}")
     student = ws.student_dir(cycle)
     if chosen.resolve() != student.resolve():
-        from jupiter.train.checkpoint import replace_dir
+        from jupiter.models.folder import replace_dir
 
         tmp = student.with_name(f".tmp-{student.name}")
         shutil.rmtree(tmp, ignore_errors=True)

@@ -275,7 +275,7 @@ def _write_whole(recipe: Recipe, inputs: Inputs, names: list[str], weights: list
                  validator: Validator | None, selection: dict[str, Any], hashes: Any,
                  start: float, out: Path) -> dict[str, Any]:  # fmt: skip
     """The merged model in a temp folder beside `out`, merge.json last, renamed over it."""
-    from jupiter.train.checkpoint import replace_dir
+    from jupiter.models.folder import replace_dir
 
     tmp = out.with_name(f".tmp-{out.name}-{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)

@@ -13,9 +13,10 @@ from typing import Any, Literal
 from rich.console import Console
 
 from jupiter.errors import JupiterError
-from jupiter.merge.lora import ADAPTER_CONFIG, AdapterWeights
+from jupiter.merge.lora import AdapterWeights
 from jupiter.merge.recipe import TASK_VECTOR, Recipe
 from jupiter.merge.shards import INDEX, ModelWeights
+from jupiter.models.folder import ADAPTER_CONFIG, is_adapter_dir, sha256_file
 
 Source = ModelWeights | AdapterWeights
 # files of a model dir that are not its weights, copied to the output (config, tokenizer)
@@ -46,10 +47,6 @@ class Inputs:
         return first
 
 
-def _is_adapter(path: Path) -> bool:
-    return (path / ADAPTER_CONFIG).is_file()
-
-
 def _resolve(ref: str, base_dir: Path | None, cache_dir: Path, console: Console | None) -> Path:
     """The reference as a local dir, verified as every command that reads a model verifies
     it (its JSON files, its safetensors' framing, its checksums when listed): a merge reads
@@ -60,7 +57,7 @@ def _resolve(ref: str, base_dir: Path | None, cache_dir: Path, console: Console 
 
     path = resolve_model(ref, base_dir=base_dir, cache_dir=cache_dir, console=console)
     check_model_files(path)
-    if not _is_adapter(path) and (path / "config.json").is_file():
+    if not is_adapter_dir(path) and (path / "config.json").is_file():
         kind = json.loads((path / "config.json").read_text(encoding="utf-8")).get("model_type")
         if not (isinstance(kind, str) and kind):
             raise JupiterError(f"damaged model {ref}: {path}/config.json names no model_type: "
@@ -85,14 +82,14 @@ def open_inputs(
 ) -> Inputs:
     refs = [m.model for m in recipe.models]
     dirs = [_resolve(r, base_dir, cache_dir, console) for r in refs]
-    adapters = [_is_adapter(d) for d in dirs]
+    adapters = [is_adapter_dir(d) for d in dirs]
     if any(adapters) and not all(adapters):
         mixed = ", ".join(f"{r} ({'adapter' if a else 'model'})"
                           for r, a in zip(refs, adapters, strict=True))  # fmt: skip
         raise JupiterError(f"mixed inputs: {mixed}; merge full models or LoRA adapters, "
                            "not both (merge an adapter into its base first)")  # fmt: skip
     base_path = _resolve(recipe.base, base_dir, cache_dir, console) if recipe.base else None
-    if base_path is not None and _is_adapter(base_path):
+    if base_path is not None and is_adapter_dir(base_path):
         raise JupiterError(f"--base {recipe.base} is an adapter: give the full base model")
     if all(adapters):
         base_path = base_path or _adapter_base(dirs)
@@ -191,8 +188,6 @@ def set_config_dtype(out: Path, dtype: str) -> None:
 
 
 def file_hashes(files: list[Path]) -> dict[str, str]:
-    from jupiter.train.checkpoint import sha256_file
-
     return {f.name: sha256_file(f) for f in files}
 
 

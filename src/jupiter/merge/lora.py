@@ -24,8 +24,8 @@ from safetensors.torch import save_file
 
 from jupiter.errors import JupiterError
 from jupiter.merge.shards import ModelWeights, TensorInfo, read_header, read_tensor
+from jupiter.models.folder import ADAPTER_CONFIG
 
-ADAPTER_CONFIG = "adapter_config.json"
 ADAPTER_WEIGHTS = "adapter_model.safetensors"
 PREFIX = "base_model.model."
 

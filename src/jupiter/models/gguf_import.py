@@ -9,7 +9,6 @@ SHA-256, with source.json saying where it came from. Later resolutions read that
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import os
 import shutil
@@ -23,6 +22,7 @@ from rich.console import Console
 
 from jupiter.atomic import write_text
 from jupiter.errors import JupiterError
+from jupiter.models.folder import quiet_hf, sha256_file
 from jupiter.models.memory import release_heap
 
 if TYPE_CHECKING:
@@ -31,7 +31,6 @@ if TYPE_CHECKING:
 
 SOURCE = "source.json"
 MAGIC = b"GGUF"
-HASH_CHUNK = 8 << 20
 # Up to ~2B parameters the import keeps fp32: every dequantized GGUF value (a small integer
 # times an fp16 scale) is exact in fp32, so logits match the file's. Above that fp32 costs
 # 4 bytes a weight (28 GB for 7B) and bf16, the dtype such models ship in, halves it.
@@ -46,15 +45,6 @@ def is_gguf(path: Path) -> bool:
             return f.read(4) == MAGIC
     except OSError:
         return False
-
-
-def sha256_file(path: Path) -> str:
-    """The file's SHA-256 (hex), read in chunks: GGUF files run to tens of GB."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        while block := f.read(HASH_CHUNK):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def entry_dir(cache_dir: Path, digest: str) -> Path:
@@ -203,8 +193,6 @@ def load_gguf(path: Path, dtype: torch.dtype) -> tuple[PreTrainedModel, PreTrain
     from transformers import AutoModelForCausalLM, AutoTokenizer
     from transformers.utils import quantization_config as qc
 
-    from jupiter.train.checkpoint import quiet_hf
-
     kwargs: dict[str, Any] = {"gguf_file": path.name, "dtype": dtype}
     gguf_config = getattr(qc, "GgufConfig", None)
     if gguf_config is not None:  # transformers >= 5 can keep blocks packed: ask for dense
@@ -230,8 +218,6 @@ def _write_entry(
 ) -> Path:
     """Save into a temp dir beside `final`, source.json last, then rename: a crash or a second
     process importing the same file at once never leaves half a folder under the final name."""
-    from jupiter.train.checkpoint import quiet_hf
-
     tmp = final.with_name(f".tmp-{final.name}-{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
     with quiet_hf():

@@ -5,18 +5,25 @@ Loaders report a damaged file as a bare OSError or SafetensorError naming neithe
 nor the fix; these checks read the JSON files and each safetensors header, so a 14 GB
 model is checked in milliseconds. Flipped bytes inside the weights pass them: only a
 checksum finds those, so a dir holding a checksums.json (the models Jupiter trains) has
-every listed file hashed against it too (a read of the weights, 1-2 s a GB).
+every listed file hashed against it too (a read of the weights, 1-2 s a GB): models/folder.py
+writes and verifies it.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import struct
 from pathlib import Path
 
 from jupiter.errors import JupiterError
+from jupiter.models.folder import (
+    CHECKSUMS,
+    CONFIG,
+    checksums_problem,
+    is_adapter_dir,
+    verify_checksums,
+)
 
 JSON_FILES = (
     "config.json", "adapter_config.json", "model.safetensors.index.json",
@@ -25,7 +32,6 @@ JSON_FILES = (
 )  # fmt: skip
 # safetensors caps its header at 100 MB (safetensors/src/tensor.rs, MAX_HEADER_SIZE)
 MAX_HEADER = 100_000_000
-CHECKSUMS = "checksums.json"  # {relative path: SHA-256}, as train/checkpoint.py writes it
 # bytes per element of safetensors' dtypes (safetensors/src/tensor.rs, Dtype::size)
 DTYPE_BYTES = {"BOOL": 1, "U8": 1, "I8": 1, "F8_E5M2": 1, "F8_E4M3": 1, "I16": 2, "U16": 2,
                "F16": 2, "BF16": 2, "I32": 4, "U32": 4, "F32": 4, "I64": 8, "U64": 8,
@@ -93,31 +99,6 @@ def _extent_problem(name: str, info: dict, offsets: list[int]) -> str | None:
     return None
 
 
-def checksums_problem(model_dir: Path) -> str | None:
-    """'FILE: what is wrong' when the dir's checksums.json is unreadable or a file it lists
-    is missing or holds other bytes; None when it matches, or when there is none."""
-    listing = model_dir / CHECKSUMS
-    if not listing.is_file():
-        return None
-    try:
-        sums = json.loads(listing.read_bytes().decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError, OSError):
-        sums = None
-    if not (isinstance(sums, dict) and all(isinstance(v, str) for v in sums.values())):
-        return f"{listing}: not a valid list of checksums (delete it to load the model unchecked)"
-    for rel, expected in sorted(sums.items()):
-        path = model_dir / rel
-        if not path.is_file():
-            return f"{path}: missing (listed in {CHECKSUMS})"
-        digest = hashlib.sha256()
-        with path.open("rb") as fh:
-            for block in iter(lambda: fh.read(1 << 20), b""):
-                digest.update(block)
-        if digest.hexdigest() != expected:
-            return f"{path}: does not match its SHA-256 in {CHECKSUMS}"
-    return None
-
-
 def model_files_problem(model_dir: Path) -> str | None:
     """'FILE: what is wrong' for the first damaged file of a model or adapter dir, or None."""
     for name in JSON_FILES:
@@ -131,6 +112,15 @@ def model_files_problem(model_dir: Path) -> str | None:
         if problem:
             return f"{f}: {problem}"
     return checksums_problem(model_dir)
+
+
+def model_problem(model_dir: Path) -> str | None:
+    """What is wrong with a model dir Jupiter wrote, or None: its checksums.json verified
+    when it has one (the final model of a run), else the files' framing."""
+    if (model_dir / CHECKSUMS).is_file():
+        problem = verify_checksums(model_dir)
+        return f"{model_dir}/{problem}" if problem else None  # ".../model.safetensors does …"
+    return model_files_problem(model_dir)
 
 
 def _stored_tensors(model_dir: Path) -> set[str] | None:
@@ -151,7 +141,7 @@ def model_build_problem(model_dir: Path) -> str | None:
     rest at random). None when fine, and for an adapter dir. Call after check_model_files.
     The loader checks every tensor (models/loading.py): this is the cheap early look."""
     model_dir = Path(model_dir)
-    if (model_dir / "adapter_config.json").is_file() or not (model_dir / "config.json").is_file():
+    if is_adapter_dir(model_dir) or not (model_dir / CONFIG).is_file():
         return None
     import torch
     from transformers import AutoConfig, AutoModelForCausalLM
@@ -218,7 +208,7 @@ def loader_error(model_dir: Path, err: BaseException) -> JupiterError:
 def adapter_weights_problem(adapter_dir: Path) -> str | None:
     """An adapter dir with no weights file (adapter_model.safetensors or .bin)."""
     adapter_dir = Path(adapter_dir)
-    if not (adapter_dir / "adapter_config.json").is_file():
+    if not is_adapter_dir(adapter_dir):
         return None
     if any((adapter_dir / f"adapter_model.{ext}").is_file() for ext in ("safetensors", "bin")):
         return None

@@ -30,10 +30,10 @@ from transformers import (
 
 from jupiter.config import LoraConfig
 from jupiter.errors import JupiterError
+from jupiter.models.folder import ADAPTER_CONFIG, is_adapter_dir, quiet_hf, save_model_dir
 from jupiter.models.integrity import check_model_files, loader_error
 from jupiter.models.memory import Method
 from jupiter.models.reference import HUB_ID
-from jupiter.train.checkpoint import ADAPTER_CONFIG, is_adapter_dir, quiet_hf, save_model_dir
 from jupiter.wspath import from_stored, workspace_of
 
 ATTENTION = ("sdpa", "flash_attention_2", "eager")
@@ -274,6 +274,29 @@ def load_adapter_weights(model: PreTrainedModel, adapter_dir: Path) -> None:
         )
 
 
+def load_model_weights(model_dir: Path, model: torch.nn.Module) -> None:
+    """Copy the weights of an HF dir (or a PEFT adapter dir, into a PEFT model) into `model`."""
+    if is_adapter_dir(model_dir):
+        load_adapter_weights(model, model_dir)  # type: ignore[arg-type]
+        return
+    from safetensors.torch import load_file
+
+    files = sorted(model_dir.glob("*.safetensors"))
+    if not files:
+        raise JupiterError(f"no .safetensors weights in {model_dir}")
+    weights: dict[str, torch.Tensor] = {}
+    for f in files:
+        weights.update(load_file(f))
+    missing, unexpected = model.load_state_dict(weights, strict=False)
+    # save_pretrained drops the output head when it is tied to the embedding.
+    tied = {"lm_head.weight"} if getattr(model.config, "tie_word_embeddings", False) else set()
+    if unexpected or set(missing) - tied:
+        raise JupiterError(
+            f"weights in {model_dir} do not fit the model: missing {sorted(set(missing) - tied)},"
+            f" unexpected {sorted(unexpected)}"
+        )
+
+
 def trainable_parameters(model: torch.nn.Module) -> tuple[int, int]:
     """(trainable, total) parameter counts; a 4-bit weight counts as its unpacked size."""
     trainable = total = 0
@@ -285,11 +308,6 @@ def trainable_parameters(model: torch.nn.Module) -> tuple[int, int]:
         total += n
         trainable += n if p.requires_grad else 0
     return trainable, total
-
-
-def is_model_dir(path: Path) -> bool:
-    """An HF model dir or a PEFT adapter dir: something load_for_inference reads."""
-    return (Path(path) / "config.json").is_file() or is_adapter_dir(path)
 
 
 def adapter_base(adapter_dir: Path) -> Path:

@@ -24,13 +24,13 @@ from rich.console import Console
 
 from jupiter.errors import JupiterError
 from jupiter.models import ollama
+from jupiter.models.folder import is_model_dir
 from jupiter.models.gguf_import import import_gguf, is_gguf
 
 Kind = Literal["dir", "gguf", "hub", "ollama"]
 # the Hub's repo id shape: owner/name of letters, digits, '-', '_', '.'
 # org/name, optionally @revision (a branch, tag or commit hash in the local cache)
 HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*(@[A-Za-z0-9_./-]+)?$")
-MODEL_FILES = ("config.json", "adapter_config.json")  # train.checkpoint's; it imports torch
 KINDS_HINT = "a model folder, a .gguf file, a Hugging Face id (org/name) or ollama:NAME[:TAG]"
 
 
@@ -73,10 +73,6 @@ def hub_cache_dir() -> Path:
     return Path(home).expanduser() / "hub"
 
 
-def _is_model_dir(path: Path) -> bool:
-    return any((path / f).is_file() for f in MODEL_FILES)
-
-
 def _gguf_in(folder: Path, ref: str, kind: Kind, label: str) -> Located | None:
     """The one GGUF file of a folder without config.json (a Hub repo of GGUF files)."""
     files = sorted(folder.glob("*.gguf"))
@@ -92,10 +88,10 @@ def _gguf_in(folder: Path, ref: str, kind: Kind, label: str) -> Located | None:
 
 
 def _folder(ref: str, path: Path) -> Located:
-    if _is_model_dir(path):
+    if is_model_dir(path):
         return Located(ref, "dir", path, path.name)
     # a training checkpoint (train/checkpoint.py: step-NNNNNN/ with state.json): its model/
-    if (path / "state.json").is_file() and _is_model_dir(path / "model"):
+    if (path / "state.json").is_file() and is_model_dir(path / "model"):
         return Located(ref, "dir", path / "model", path.name)
     found = _gguf_in(path, ref, "gguf", path.name)
     if found is None:
@@ -137,7 +133,7 @@ def _hub(ref: str, tried: Path) -> Located:
             f"{what} is not in the local Hugging Face cache ({cache}), nor a folder "
             f"({tried}): fetch it once with `{fetch}`, or point at a local folder"
         )
-    if _is_model_dir(snapshot):
+    if is_model_dir(snapshot):
         return Located(ref, "hub", snapshot, ref)
     found = _gguf_in(snapshot, ref, "hub", ref)
     if found is None:

@@ -224,7 +224,8 @@ class MLXBackend:
     def _weights_dir(self) -> Path:
         """The dir mlx-lm reads: `model_dir`, or a LoRA adapter merged into its base once,
         in a temp dir (mlx-lm cannot apply PEFT adapters itself)."""
-        from jupiter.models.loading import is_adapter_dir, is_model_dir, merge_adapter
+        from jupiter.models.folder import is_adapter_dir, is_model_dir
+        from jupiter.models.loading import merge_adapter
 
         if not self.model_dir.is_dir() or not is_model_dir(self.model_dir):
             raise JupiterError(

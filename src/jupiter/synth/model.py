@@ -35,7 +35,8 @@ class ModelGenerator:
         from jupiter.data.chat import pad_id_for
         from jupiter.data.templates import stop_token_ids
         from jupiter.models.decode import torch_dtype
-        from jupiter.models.loading import is_model_dir, load_for_inference
+        from jupiter.models.folder import is_model_dir
+        from jupiter.models.loading import load_for_inference
 
         if not is_model_dir(Path(model_dir)):
             raise JupiterError(

@@ -45,7 +45,7 @@ class TransformersBackend:
 
     def _loaded(self) -> LocalLM:
         from jupiter.models.decode import LocalLM
-        from jupiter.models.loading import is_model_dir
+        from jupiter.models.folder import is_model_dir
 
         if self._lm is None:
             if not is_model_dir(self.model_dir):

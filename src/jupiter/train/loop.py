@@ -179,13 +179,9 @@ def start(run: TrainRun, d: Dist | None = None) -> TrainState:
     """A fresh state, or the newest valid checkpoint in run.out_dir restored exactly."""
     from torch.distributed.checkpoint.state_dict import StateDictOptions, set_optimizer_state_dict
 
-    from jupiter.train.checkpoint import (
-        latest_checkpoint,
-        load_model_weights,
-        read_checkpoint,
-        remove_stale_temps,
-        set_rng_state,
-    )
+    from jupiter.models.folder import remove_stale_temps
+    from jupiter.models.loading import load_model_weights
+    from jupiter.train.checkpoint import latest_checkpoint, read_checkpoint, set_rng_state
 
     cfg = run.config
     d = d or dist.init(run.device)

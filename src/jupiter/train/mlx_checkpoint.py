@@ -24,14 +24,13 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 
 from jupiter.errors import JupiterError
-from jupiter.train.checkpoint import (
-    prune_checkpoints,
+from jupiter.models.folder import (
     removed_on_failure,
     replace_dir,
-    step_dir_name,
     verify_checksums,
     write_checksums,
 )
+from jupiter.train.checkpoint import prune_checkpoints, step_dir_name
 from jupiter.train.mlx_model import (
     FAMILIES,
     ModelSpec,

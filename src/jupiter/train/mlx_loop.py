@@ -94,7 +94,8 @@ def start(run: TrainRun) -> MLXState:
     require_mlx()
     import mlx.core as mx
 
-    from jupiter.train.checkpoint import latest_checkpoint, remove_stale_temps
+    from jupiter.models.folder import remove_stale_temps
+    from jupiter.train.checkpoint import latest_checkpoint
     from jupiter.train.mlx_setup import build_model_for, make_plan, seed_everything
 
     cfg = run.config

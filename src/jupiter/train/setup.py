@@ -127,8 +127,8 @@ def make_plan(
 def split_adapter(model_dir: Path, method: str) -> tuple[Path, Path | None]:
     """(base dir, adapter dir or None): a LoRA adapter dir continues on its base, with its
     adapter weights; full training refuses one (both backends)."""
+    from jupiter.models.folder import is_adapter_dir
     from jupiter.models.loading import adapter_base
-    from jupiter.train.checkpoint import is_adapter_dir
 
     if not is_adapter_dir(model_dir):
         return model_dir, None

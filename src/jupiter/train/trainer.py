@@ -254,7 +254,7 @@ def _save_final(
     run: TrainRun, state: TrainState, tokenizer: PreTrainedTokenizerBase, final: Path
 ) -> None:
     """The final HF dir (or adapter): a sharded model is gathered first, rank 0 writes."""
-    from jupiter.train.checkpoint import save_model_dir
+    from jupiter.models.folder import save_model_dir
 
     model_state = full_model_state(run, state)
     if state.dist.main:
