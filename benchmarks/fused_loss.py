@@ -26,7 +26,7 @@ import torch
 import torch.nn.functional as F
 
 from jupiter.data.chat import IGNORE
-from jupiter.train import loss as loss_mod
+from jupiter.models import loss as loss_mod
 
 HEADS = {"gemma3-270m": (640, 262144), "llama-8b": (4096, 128256)}
 CHUNKS = (16, 64, 256)  # Jupiter's chunk sizes tried, in M logit elements

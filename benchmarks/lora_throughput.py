@@ -71,8 +71,8 @@ from jupiter.config import LoraConfig, TrainConfig
 from jupiter.data.chat import encode_chat, pad_id_for
 from jupiter.data.dataset import Encoded, PackedDataset
 from jupiter.data.tokenizer import train_tokenizer
+from jupiter.models import loss as loss_mod
 from jupiter.models.loading import attention_impl, trainable_parameters
-from jupiter.train import loss as loss_mod
 from jupiter.train.loop import TrainRun, run_steps, start
 from jupiter.train.metrics import peak_memory_gb, reset_peak_memory
 

@@ -94,7 +94,7 @@ def test_liger_kernel_matches_jupiters_torch_chunks(
     cap: float | None, dtype: torch.dtype, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     pytest.importorskip("liger_kernel")
-    import jupiter.train.loss as loss_mod
+    import jupiter.models.loss as loss_mod
 
     calls: list[int] = []
     real = loss_mod._liger_loss
@@ -187,7 +187,7 @@ def test_auto_takes_liger_only_where_its_chunks_are_not_thin(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     pytest.importorskip("liger_kernel")
-    import jupiter.train.loss as loss_mod
+    import jupiter.models.loss as loss_mod
     from jupiter.data.chat import IGNORE
 
     calls: list[int] = []

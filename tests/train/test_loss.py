@@ -12,9 +12,9 @@ import torch.nn.functional as F
 
 from jupiter.config import LoraConfig, TrainConfig
 from jupiter.data.chat import IGNORE
+from jupiter.models import loss as loss_mod
 from jupiter.models.loading import load_for_training
-from jupiter.train import loss as loss_mod
-from jupiter.train.loss import fused_linear_ce, head_of
+from jupiter.models.loss import fused_linear_ce, head_of
 
 
 def plain(h: torch.Tensor, w: torch.Tensor, y: torch.Tensor, cap: float | None) -> torch.Tensor:

@@ -15,7 +15,8 @@ from pydantic import ValidationError
 from jupiter.config import TrainConfig
 from jupiter.data.chat import IGNORE
 from jupiter.errors import JupiterError
-from jupiter.train.loss import CorpusVocab, fused_linear_ce
+from jupiter.models.loss import fused_linear_ce
+from jupiter.train.loss import CorpusVocab
 
 
 def restricted_reference(h: torch.Tensor, w: torch.Tensor, y: torch.Tensor,

@@ -553,7 +553,7 @@ class TrainConfig(Strict):
     gradient_checkpointing: bool | Literal["auto"] = "auto"
     compile: bool = False
     # the next-token loss: "fused" projects hidden states chunk by chunk and never holds the
-    # whole vocabulary's logits (train/loss.py); "auto" takes it wherever the head allows
+    # whole vocabulary's logits (models/loss.py); "auto" takes it wherever the head allows
     # (not under FSDP or DeepSpeed, which shard it), with Liger's Triton kernel on CUDA when
     # liger-kernel is installed; "fused" = always Jupiter's torch chunks; "liger" = Liger's
     # kernel or a clear error; "plain" = logits + cross_entropy

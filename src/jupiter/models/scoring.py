@@ -2,7 +2,7 @@
 
 Bits-per-byte and multiple-choice scoring only need the log-probability of the tokens that
 are there. With a 262k vocabulary, the logits of a batch of 8 × 256 positions take 2 GiB
-in fp32 (twice with the log-softmax); the fused loss of train/loss.py projects the final
+in fp32 (twice with the log-softmax); the fused loss of models/loss.py projects the final
 hidden states chunk by chunk instead, over the scored positions only.
 """
 
@@ -12,7 +12,7 @@ import torch
 import torch.nn.functional as F
 
 from jupiter.data.chat import IGNORE
-from jupiter.train.loss import fused_linear_ce, head_of
+from jupiter.models.loss import fused_linear_ce, head_of
 
 
 def _plain_nll(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:

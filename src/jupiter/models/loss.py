@@ -1,0 +1,232 @@
+"""Next-token cross-entropy without the whole vocabulary's logits in memory.
+
+With a large vocabulary the logits dominate a step: Gemma 3's 262,144 entries make a
+4 × 256-token micro-batch hold 1 GiB of fp32 logits, twice over with their gradient, and
+the output projection is the largest matmul of a 270M model. The fused loss here (the idea
+of Liger's fused linear cross-entropy, Hsu et al. 2024, and of Wijmans et al. 2024, "Cut
+your losses") takes the final hidden states instead of the logits, keeps only the positions
+that have a target, and walks them in chunks: each chunk's logits are made, turned into its
+loss and its gradient at once, and dropped. Backward then only scales the stored gradient,
+so the head's matmul runs twice per step instead of three times (forward, and the backward
+matmul of the head), and peak memory holds one chunk of logits.
+
+On CUDA, Liger's Triton kernel does the same when liger-kernel is installed (`kernel`:
+"auto" takes it there unless the vocabulary is over 64x the hidden size, where its chunks
+are thin and Jupiter's are faster; "torch" never; "liger" insists on it).
+
+Used by training and by scoring (models/scoring.py); the training-only parts (train.vocab
+corpus, logits_to_keep) are in train/loss.py.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Literal
+
+import torch
+
+from jupiter.data.chat import IGNORE
+from jupiter.errors import JupiterError
+
+Kernel = Literal["auto", "torch", "liger"]
+
+# Logit elements per chunk: 64 rows of a 262k vocabulary, 64 MiB in fp32 (twice: the
+# logits, then their log-softmax, which becomes the gradient in place). On Gemma 3 270M
+# (LoRA, 4 x 256 tokens, 2 CPU cores) 128 rows cost 0.2 GB more peak memory for no speed;
+# 32 rows save 0.06 GB more and start to thin the matmuls.
+CHUNK_ELEMENTS = 16 * 1024 * 1024
+# On CUDA 4x that: on an H100 (8,192 positions, bf16, frozen head; benchmarks/fused_loss.py)
+# 16M-element chunks ran at 0.67x the whole logits' speed, 64M at 1.20x (Gemma 3's head,
+# +0.9 GB instead of +24 GB) and 1.15x (Llama 3.1 8B's, +1.0 GB instead of +11.7 GB).
+CUDA_CHUNK_ELEMENTS = 64 * 1024 * 1024
+# Liger's kernel cuts a chunk of about positions x hidden / vocabulary rows: thin when the
+# vocabulary is large against the hidden size. On the H100 it was 0.57x the whole logits'
+# speed on Gemma 3's head (262,144 / 640 = 410), 1.29x on Llama 3.1 8B's (128,256 / 4,096
+# = 31, where Jupiter's chunks gave 1.15x): "auto" takes it up to this ratio.
+LIGER_MAX_VOCAB_PER_HIDDEN = 64
+
+
+def chunk_rows(vocab: int, device_type: str = "cpu") -> int:
+    elements = CUDA_CHUNK_ELEMENTS if device_type == "cuda" else CHUNK_ELEMENTS
+    return max(16, elements // max(1, vocab))
+
+
+class _FusedLinearCE(torch.autograd.Function):
+    """sum over target rows of -log softmax(cap(h W^T) + bias)[y], with the gradients made
+    in forward; rows whose label is IGNORE are skipped entirely. `bias` (one per output, or
+    None) is a fixed offset of the logits: a sampled softmax's log-count correction."""
+
+    @staticmethod
+    def forward(  # type: ignore[override]
+        ctx: Any,
+        hidden: torch.Tensor,
+        weight: torch.Tensor,
+        labels: torch.Tensor,
+        compute_dtype: torch.dtype,
+        softcap: float | None,
+        need_grad: bool,
+        bias: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        flat_h = hidden.reshape(-1, hidden.shape[-1])
+        flat_y = labels.reshape(-1)
+        rows = (flat_y != IGNORE).nonzero().squeeze(1)
+        grad_h = torch.zeros_like(flat_h, dtype=torch.float32) if need_grad else None
+        need_w = need_grad and weight.requires_grad
+        grad_w = torch.zeros_like(weight, dtype=torch.float32) if need_w else None
+        w = weight.to(compute_dtype)
+        total = torch.zeros((), dtype=torch.float32, device=hidden.device)
+        step = chunk_rows(weight.shape[0], hidden.device.type)
+        with torch.autocast(hidden.device.type, enabled=False):
+            for start in range(0, rows.numel(), step):
+                idx = rows[start : start + step]
+                h = flat_h.index_select(0, idx).to(compute_dtype)
+                y = flat_y.index_select(0, idx)
+                z = (h @ w.t()).float()
+                if softcap is not None:
+                    t = torch.tanh(z / softcap)
+                    z = t * softcap
+                if bias is not None:
+                    z += bias
+                logp = torch.log_softmax(z, dim=-1)
+                del z
+                total -= logp.gather(1, y[:, None]).sum()
+                if grad_h is None:
+                    continue
+                # d loss / d z = softmax(z) - onehot(y), made in place in logp's storage
+                g = logp.exp_()
+                g[torch.arange(idx.numel(), device=g.device), y] -= 1.0
+                if softcap is not None:
+                    g.mul_(1.0 - t * t)  # d cap·tanh(x/cap) / dx
+                gc = g.to(compute_dtype)
+                grad_h.index_copy_(0, idx, (gc @ w).float())
+                if grad_w is not None:  # the matmul in compute dtype, summed in fp32
+                    grad_w.add_(gc.t() @ h)
+        empty = torch.empty(0)
+        ctx.save_for_backward(
+            grad_h if grad_h is not None else empty, grad_w if grad_w is not None else empty
+        )
+        ctx.shapes = (hidden.shape, hidden.dtype, weight.dtype, need_w)
+        return total
+
+    @staticmethod
+    def backward(ctx: Any, grad_out: torch.Tensor) -> tuple[Any, ...]:  # type: ignore[override]
+        grad_h, grad_w = ctx.saved_tensors
+        shape, h_dtype, w_dtype, need_w = ctx.shapes
+        dh = (grad_h * grad_out).reshape(shape).to(h_dtype)
+        dw = (grad_w * grad_out).to(w_dtype) if need_w else None
+        return dh, dw, None, None, None, None, None
+
+
+def fused_linear_ce(
+    hidden: torch.Tensor,
+    weight: torch.Tensor,
+    labels: torch.Tensor,
+    softcap: float | None = None,
+    compute_dtype: torch.dtype | None = None,
+    kernel: Kernel = "auto",
+    bias: torch.Tensor | None = None,
+) -> torch.Tensor:
+    """Summed cross-entropy of the logits `cap(hidden @ weight.T)` against `labels`
+    (aligned with hidden's positions, IGNORE where no loss is taken), never holding more
+    than one chunk of logits. `compute_dtype` is the matmul dtype (default: the autocast
+    dtype when autocast is on, else the weight's). `kernel`: see chosen_kernel; Jupiter's
+    torch chunks wherever Liger's is not taken (or cannot apply the soft-cap, or a `bias`
+    is given: fixed per-output offsets added to the capped logits)."""
+    if compute_dtype is None:
+        dev = hidden.device.type
+        on = torch.is_autocast_enabled(dev)
+        compute_dtype = torch.get_autocast_dtype(dev) if on else weight.dtype
+    if kernel == "liger":
+        require_liger(hidden.device, softcap)
+    if bias is None and chosen_kernel(hidden.device, weight, kernel) == "liger":
+        got = _liger_loss(hidden, weight, labels, softcap)
+        if got is not None:
+            return got
+    need_grad = torch.is_grad_enabled() and (hidden.requires_grad or weight.requires_grad)
+    result: torch.Tensor = _FusedLinearCE.apply(
+        hidden, weight, labels, compute_dtype, softcap, need_grad, bias
+    )
+    return result
+
+
+@functools.lru_cache(maxsize=1)
+def _liger() -> Any:
+    try:
+        from liger_kernel.transformers.fused_linear_cross_entropy import (
+            LigerFusedLinearCrossEntropyLoss,
+        )
+    except Exception:  # not installed, or no Triton for this GPU
+        return None
+    return LigerFusedLinearCrossEntropyLoss
+
+
+def chosen_kernel(device: torch.device, weight: torch.Tensor, kernel: Kernel) -> str:
+    """What fused_linear_ce runs for this head here, "liger" or "torch": "auto" takes
+    Liger's kernel on CUDA when installed and the head is not too wide for it."""
+    if kernel != "auto":
+        return kernel
+    if device.type != "cuda" or _liger() is None:
+        return "torch"
+    fits = weight.shape[0] <= LIGER_MAX_VOCAB_PER_HIDDEN * weight.shape[1]
+    return "liger" if fits else "torch"
+
+
+def require_liger(device: torch.device, softcap: float | None) -> None:
+    """Raise a one-line error unless Liger's kernel can compute this loss here."""
+    if device.type != "cuda":
+        raise JupiterError(f"train.loss: liger needs a CUDA device (this run is on "
+                           f"{device.type}): set train.loss: auto")  # fmt: skip
+    cls = _liger()
+    if cls is None:
+        raise JupiterError("train.loss: liger needs liger-kernel: pip install liger-kernel "
+                           "(or set train.loss: auto)")  # fmt: skip
+    if softcap is not None and not _takes(cls, "softcap"):
+        raise JupiterError("train.loss: liger: this liger-kernel cannot apply the model's "
+                           "logit soft-cap: pip install -U liger-kernel, or set train.loss: auto")  # fmt: skip
+
+
+@functools.lru_cache(maxsize=8)  # asked on every step with train.loss: liger
+def _takes(cls: Any, name: str) -> bool:
+    import inspect
+
+    return name in inspect.signature(cls.__init__).parameters
+
+
+def _liger_loss(
+    hidden: torch.Tensor, weight: torch.Tensor, labels: torch.Tensor, softcap: float | None
+) -> torch.Tensor | None:
+    """Liger's loss (its forward takes the head weight first), or None when this Liger
+    cannot apply the model's logit soft-cap (releases before 0.4 have no `softcap`)."""
+    loss_cls = _liger()
+    kwargs: dict[str, Any] = {"ignore_index": IGNORE, "reduction": "sum"}
+    if softcap is not None:
+        if not _takes(loss_cls, "softcap"):
+            return None
+        kwargs["softcap"] = softcap
+    if weight.requires_grad and _takes(loss_cls, "accum_dtype"):
+        kwargs["accum_dtype"] = torch.float32  # a trained head's gradient summed in fp32
+    fn = loss_cls(**kwargs)
+    flat = hidden.reshape(-1, hidden.shape[-1])
+    result = fn(weight, flat, labels.reshape(-1))
+    if isinstance(result, torch.Tensor):
+        return result
+    loss = getattr(result, "loss", None)  # releases that return an output record
+    return loss if isinstance(loss, torch.Tensor) else result[0]
+
+
+def head_of(model: torch.nn.Module) -> tuple[torch.Tensor, float | None] | None:
+    """(output projection weight, final logit softcap) when the fused loss can use them: a
+    bias-free linear head whose weight is a whole local tensor (not an FSDP2 shard or a
+    ZeRO-3 partition, which exist only inside the module's own forward)."""
+    get = getattr(model, "get_output_embeddings", None)
+    head = get() if callable(get) else None
+    if not isinstance(head, torch.nn.Linear) or head.bias is not None:
+        return None
+    w = head.weight
+    sharded = hasattr(w, "device_mesh") or hasattr(w, "ds_id")
+    if type(w) is not torch.nn.Parameter or w.numel() == 0 or sharded:
+        return None
+    cfg = getattr(model, "config", None)
+    text = getattr(cfg, "text_config", None) or cfg
+    cap = getattr(text, "final_logit_softcapping", None)
+    return w, (float(cap) if cap else None)
