@@ -111,7 +111,7 @@ def test_cluster_plan_json(domain: Path, monkeypatch: pytest.MonkeyPatch,
     assert doc["sync"]["inner_steps"] >= 1
 
 
-def test_eval_json_model_on_a_qa_set(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+def test_score_json_model_on_a_qa_set(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                      capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
     model = save_tiny("llama", tmp_path / "m")
     qa = tmp_path / "qa.jsonl"
@@ -119,7 +119,7 @@ def test_eval_json_model_on_a_qa_set(tmp_path: Path, monkeypatch: pytest.MonkeyP
                                       "answer": f"It is {k}."}) + "\n" for k in range(5)))  # fmt: skip
     out = tmp_path / "r.json"
     capsys.readouterr()  # what building the model printed
-    doc = _json(monkeypatch, capsys, "eval", "--model", str(model), "--qa", str(qa),
+    doc = _json(monkeypatch, capsys, "score", "--model", str(model), "--qa", str(qa),
                 "--max-new-tokens", "2", "--general-max-bytes", "0", "--out", str(out))  # fmt: skip
     assert doc["n_qa"] == 5 and doc["n_mc"] == 5 and 0 <= doc["mc_accuracy"] <= 1
     assert json.loads(out.read_text())["mc_accuracy"] == doc["mc_accuracy"]

@@ -241,7 +241,7 @@ def test_eval_out_onto_its_model_is_refused_before_scoring(
     qa.write_text('{"id": "a", "question": "What turns?", "answer": "the lever"}\n')
     before = tree_digest(tmp_path)
     for out in (model / "config.json", qa):
-        code, err = run_main(monkeypatch, capsys, "eval", "--model", str(model), "--qa",
+        code, err = run_main(monkeypatch, capsys, "score", "--model", str(model), "--qa",
                              str(qa), "--out", str(out))  # fmt: skip
         assert code == 1 and len(err.strip().splitlines()) == 1 and "--out" in err, err
     assert tree_digest(tmp_path) == before

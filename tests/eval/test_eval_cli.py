@@ -1,5 +1,6 @@
-"""`jupiter eval --model M --qa FILE`: any model on any QA set, with intervals, a JSON report,
-and one-line errors for bad input."""
+"""`jupiter score --model M --qa FILE`: any model on any QA set, with intervals, a JSON report,
+and one-line errors for bad input; `jupiter eval --model M --qa FILE`, its old spelling,
+runs the same."""
 
 from __future__ import annotations
 
@@ -40,7 +41,7 @@ def test_scores_any_model_on_any_set_with_intervals(
     model_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
 ) -> None:
     out = tmp_path / "r.json"
-    args = ["eval", "--model", str(model_dir), "--qa", str(_qa(tmp_path)), "--out", str(out),
+    args = ["score", "--model", str(model_dir), "--qa", str(_qa(tmp_path)), "--out", str(out),
             "--max-new-tokens", "3", "--general-max-bytes", "2000"]  # fmt: skip
     assert _main(monkeypatch, *args) == 0
     printed = capsys.readouterr().out
@@ -71,7 +72,7 @@ def test_a_report_another_run_is_writing_is_refused_before_the_model_loads(
     writer = subprocess.Popen(["sleep", "60"])
     try:
         (tmp_path / ".r.json.lock").write_text(str(writer.pid))
-        code = _main(monkeypatch, "eval", "--model", str(model_dir), "--qa", str(_qa(tmp_path)),
+        code = _main(monkeypatch, "score", "--model", str(model_dir), "--qa", str(_qa(tmp_path)),
                      "--out", str(out))  # fmt: skip
     finally:
         writer.kill()
@@ -87,8 +88,6 @@ def test_a_report_another_run_is_writing_is_refused_before_the_model_loads(
         (["--model", "MODEL", "--qa", "missing.jsonl"], "eval set not found"),
         (["--model", "MODEL", "--qa", "BAD"], r"set\.jsonl:2: malformed JSON"),
         (["--model", "no/such/dir", "--qa", "GOOD"], "model not found"),
-        (["--model", "MODEL"], "--model and --qa go together"),
-        ([], "give --domain NAME, or --model MODEL --qa FILE"),
         (["--model", "MODEL", "--qa", "GOOD", "--distractors", "easy"], "hard or random"),
         (["--model", "MODEL", "--qa", "GOOD", "--general", "nope"], "general text not found"),
         (["--model", "MODEL", "--qa", "GOOD", "--open-book"], "has no retrieval index"),
@@ -105,7 +104,7 @@ def test_bad_input_is_one_line_and_exit_1(
     subs = {"MODEL": str(model_dir), "GOOD": str(good), "BAD": str(bad)}
     monkeypatch.chdir(tmp_path)
     code = _main(
-        monkeypatch, "eval", "--general-max-bytes", "1000", *[subs.get(a, a) for a in args]
+        monkeypatch, "score", "--general-max-bytes", "1000", *[subs.get(a, a) for a in args]
     )
     err = capsys.readouterr().err
     assert code == 1
@@ -113,11 +112,54 @@ def test_bad_input_is_one_line_and_exit_1(
     assert "Traceback" not in err
 
 
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--model", "MODEL"], "Missing option '--qa'"),
+        (["--qa", "GOOD"], "Missing option '--model'"),
+        (["--model", "MODEL", "--qa", "GOOD", "--domain", "d"], "No such option '--domain'"),
+    ],
+)
+def test_a_missing_or_foreign_flag_is_a_usage_line_and_exit_2(
+    args: list[str], message: str, model_dir: Path, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture,
+) -> None:  # fmt: skip
+    subs = {"MODEL": str(model_dir), "GOOD": str(_qa(tmp_path))}
+    code = _main(monkeypatch, "score", *[subs.get(a, a) for a in args])
+    err = capsys.readouterr().err
+    assert code == 2 and message in err and "jupiter score --help" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_eval_with_model_and_qa_is_the_old_spelling_of_score(
+    model_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    """`jupiter eval --model M --qa FILE ...` runs `jupiter score` with the same flags; its
+    own errors are the ones it always gave."""
+    out = tmp_path / "r.json"
+    args = ["eval", "--model", str(model_dir), "--qa", str(_qa(tmp_path)), "--out", str(out),
+            "--max-new-tokens", "2", "--general-max-bytes", "0", "--max-items", "3"]  # fmt: skip
+    assert _main(monkeypatch, *args) == 0
+    report = json.loads(out.read_text())
+    assert report["model"] == "tiny" and report["n_mc"] == 3 and "general_bpb" not in report
+    assert f"report: {out}" in capsys.readouterr().out
+    for argv, message, code in [
+        (["--model", str(model_dir)], "--model and --qa go together, without --domain", 1),
+        (["--qa", str(out), "--domain", "d"], "--model and --qa go together, without --domain", 1),
+        ([], "give --domain NAME, or --model MODEL --qa FILE", 1),
+        (["--model", str(model_dir), "--qa", str(out), "--bogus"], "No such option '--bogus'", 2),
+        (["--domain", "d", "--out", str(out)], "No such option '--out'", 2),
+    ]:  # fmt: skip
+        assert _main(monkeypatch, "eval", *argv) == code, argv
+        err = capsys.readouterr().err
+        assert message in err and len(err.strip().splitlines()) == 1, err
+
+
 def test_real_command_bad_set_no_traceback(tmp_path: Path) -> None:
     env = dict(os.environ, COLUMNS="200")
     bad = tmp_path / "s.jsonl"
     bad.write_text('{"id": "a", "question": "Q?"}\n')
-    got = subprocess.run([JUPITER, "eval", "--model", str(tmp_path), "--qa", str(bad)],
+    got = subprocess.run([JUPITER, "score", "--model", str(tmp_path), "--qa", str(bad)],
                          env=env, capture_output=True, text=True, timeout=60)  # fmt: skip
     assert got.returncode == 1
     assert "s.jsonl:1: missing field 'answer'" in got.stderr
@@ -145,7 +187,7 @@ def test_open_book_puts_the_saved_index_passages_before_each_question(
     assert "Running tool_3 prints 3" in got[3].question.split("Question:")[0]
     assert [g.id for g in got] == [i.id for i in items] and got[3].answer == items[3].answer
     out = tmp_path / "r.json"
-    args = ["eval", "--model", str(student), "--qa", str(qa), "--out", str(out), "--open-book",
+    args = ["score", "--model", str(student), "--qa", str(qa), "--out", str(out), "--open-book",
             "--top-k", "2", "--max-new-tokens", "3", "--general-max-bytes", "0"]  # fmt: skip
     assert _main(monkeypatch, *args) == 0
     report = json.loads(out.read_text())

@@ -182,7 +182,7 @@ def test_cli_errors_name_the_fix_and_leave_nothing(tmp_path: Path) -> None:
 
 
 def test_flags_that_go_together(tmp_path: Path) -> None:
-    from jupiter.cli import export_cmd
+    from jupiter.export.cli import export_cmd
 
     for kwargs, message in [
         ({"model": "m", "cycle": 2}, "--best, --cycle and --checkpoint pick among a domain's"),

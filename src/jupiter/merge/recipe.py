@@ -5,6 +5,7 @@ without reading a weight is made here, each failing with the fix."""
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, get_args
 
@@ -193,3 +194,50 @@ def check_recipe(r: Recipe, where: str = "merge recipe") -> None:
     if v is not None and v.domain and (v.qa or v.heldout):
         fail("validation: --domain brings its own eval set and held-out text: drop --qa "
              "and --heldout, or drop --domain")  # fmt: skip
+
+
+@dataclass
+class MergeFlags:
+    """`jupiter merge`'s flags, None where not given (a --recipe file's value then stands).
+    Their paths are relative to the current folder; a recipe's, to the recipe's folder."""
+
+    method: str | None = None
+    models: list[str] = field(default_factory=list)  # DIR[:WEIGHT], in order
+    base: str | None = None
+    out: Path | None = None
+    lora: str | None = None
+    dtype: str | None = None
+    params: dict[str, Any] = field(default_factory=dict)  # MergeParams' keys (lambda, ...)
+    validation: dict[str, Any] = field(default_factory=dict)  # ValidationSpec's keys
+
+
+def _flag_path(ref: str) -> str:
+    """A --model/--base path relative to the current dir (a recipe's are relative to it)."""
+    return str(Path(ref).resolve()) if Path(ref).expanduser().exists() else ref
+
+
+def recipe_from_flags(recipe: Path | None, flags: MergeFlags) -> tuple[Recipe, Path | None]:
+    """The recipe `jupiter merge` runs: the --recipe file's (if any) with every flag given
+    over it, checked whole; and the folder its relative paths are read from."""
+    data: dict[str, Any] = {}
+    base_dir = None
+    if recipe is not None:
+        loaded, base_dir = load_recipe(recipe)
+        data = loaded.model_dump(by_alias=True, exclude_unset=True)
+    if flags.models:
+        data["models"] = [parse_model_flag(m) for m in flags.models]
+        for m in data["models"]:
+            m["model"] = _flag_path(m["model"])
+    given = {"method": flags.method, "base": flags.base and _flag_path(flags.base),
+             "lora": flags.lora, "dtype": flags.dtype,
+             "out": flags.out and str(flags.out.expanduser().resolve())}  # fmt: skip
+    data |= {k: v for k, v in given.items() if v is not None}
+    params = {k: v for k, v in flags.params.items() if v is not None}
+    data["params"] = data.get("params", {}) | params
+    val = {k: str(v.resolve()) if isinstance(v, Path) else v
+           for k, v in flags.validation.items() if v is not None}  # fmt: skip
+    if val:
+        data["validation"] = (data.get("validation") or {}) | val
+    if "method" not in data or "models" not in data:
+        raise JupiterError("give --recipe FILE, or --method and two or more --model DIR[:WEIGHT]")
+    return parse_recipe(data, str(recipe) if recipe else "jupiter merge"), base_dir
