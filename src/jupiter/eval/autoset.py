@@ -12,7 +12,6 @@ A later version is only written when no valid one is there (the folder was clear
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import time
@@ -26,6 +25,7 @@ from jupiter import atomic
 from jupiter.errors import JupiterError
 from jupiter.eval.mc import family
 from jupiter.eval.qa import QAItem, item_record, load_eval_set, normalize_answer
+from jupiter.models.folder import sha256_file
 from jupiter.records import Chunk, content_id
 
 FORMAT = 1  # the manifest's own layout
@@ -94,10 +94,6 @@ def contaminated(items: Sequence[QAItem], training_texts: Iterable[str]) -> set[
 
 
 # ------------------------------------------------------------------------- the frozen file
-def _digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 def _versions(folder: Path) -> list[int]:
     found = (_VERSION.match(p.name) for p in folder.glob("eval-v*.json"))
     return sorted(int(m.group(1)) for m in found if m)
@@ -115,7 +111,7 @@ def load_frozen(folder: Path) -> tuple[list[QAItem], dict[str, Any]] | None:
     manifest_path = folder / f"eval-v{versions[-1]}.json"
     manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
     data = folder / manifest["file"]
-    if not data.is_file() or _digest(data) != manifest["sha256"]:
+    if not data.is_file() or sha256_file(data) != manifest["sha256"]:
         raise JupiterError(
             f"the frozen eval set {data} is missing or changed since it was written "
             f"(its SHA-256 is in {manifest_path}): restore it, or delete both files to build "
@@ -136,7 +132,7 @@ def freeze(folder: Path, items: Sequence[QAItem], info: dict[str, Any]) -> dict[
     atomic.write_text(data, "\n".join(lines) + "\n")
     manifest = {
         "format": FORMAT, "version": version, "file": data.name, "items": len(items),
-        "sha256": _digest(data), "created": time.time(),
+        "sha256": sha256_file(data), "created": time.time(),
         "source_docs": sorted({it.doc for it in items}),
         "templates": dict(sorted(_count(it.template for it in items).items())),
         **info,

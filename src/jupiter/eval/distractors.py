@@ -16,7 +16,6 @@ request already answered there is never sent again.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -26,6 +25,7 @@ from typing import Any
 
 from jupiter.eval.mc import hard_distractors
 from jupiter.eval.qa import QAItem, normalize_answer
+from jupiter.models.folder import sha256_file
 from jupiter.store import Store
 from jupiter.synth import outputs
 from jupiter.synth.backend import Backend, Completion, Request, Sampling, cached_completion
@@ -77,10 +77,6 @@ class Recipe:
     path: Path
     domain: str
     language: str = "English"
-
-
-def recipe_sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def distractor_requests(
@@ -242,7 +238,7 @@ def teacher_choices(
     out = [it if it.choices else by_id[it.id] for it in items]
     info = {
         "source": "llm", "teacher": f"{teacher.backend.name}:{teacher.backend.model}",
-        "recipe": recipe.path.name, "recipe_sha256": recipe_sha256(recipe.path),
+        "recipe": recipe.path.name, "recipe_sha256": sha256_file(recipe.path),
         "n_choices": n_choices, "seed": seed, "items": len(todo), "counts": counts,
     }  # fmt: skip
     return out, info

@@ -105,14 +105,6 @@ def scratch(out: Path, what: str) -> Iterator[Path]:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def file_hashes(root: Path, skip: tuple[str, ...] = (MANIFEST,)) -> dict[str, str]:
-    """SHA-256 of every file under `root`, by relative posix path."""
-    from jupiter.models.folder import sha256_file
-
-    files = sorted(p for p in root.rglob("*") if p.is_file() and p.name not in skip)
-    return {p.relative_to(root).as_posix(): sha256_file(p) for p in files}
-
-
 def weight_hashes(model_dir: Path) -> dict[str, str]:
     """SHA-256 of a model dir's weight files (safetensors, an adapter's too)."""
     from jupiter.models.folder import sha256_file
@@ -123,11 +115,13 @@ def weight_hashes(model_dir: Path) -> dict[str, str]:
 
 def write_manifest(root: Path, info: dict[str, Any]) -> dict[str, Any]:
     """root/export.json: Jupiter's version, when, `info` and the checksums of every file."""
+    from jupiter.models.folder import file_sums
+
     manifest = {
         "jupiter_version": __version__,
         "created_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         **info,
-        "files": file_hashes(root),
+        "files": file_sums(root, skip=(MANIFEST,)),
     }
     write_text(root / MANIFEST, json.dumps(manifest, indent=1, ensure_ascii=False) + "\n")
     return manifest

@@ -25,6 +25,7 @@ from jupiter.config import DomainConfig, LLMConfig
 from jupiter.errors import JupiterError
 from jupiter.eval.qa import MCItem, QAItem, item_record, load_eval_set
 from jupiter.improve.workspace import Workspace
+from jupiter.models.folder import sha256_file
 
 Mode = Literal["hard", "random", "llm"]
 
@@ -114,36 +115,32 @@ def frozen_choices(ws: Workspace, items: list[QAItem]) -> tuple[list[QAItem], di
 
 
 # ------------------------------------------------------------------------------- sidecar
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 def sidecar_choices(
     ws: Workspace, items: Sequence[QAItem], eval_path: Path
 ) -> tuple[list[QAItem], dict[str, Any]]:
     """The teacher's choices for an eval file, from its sidecar when one was made for this
     file, teacher, recipe, number of choices and seed; else made and written."""
-    from jupiter.eval.distractors import recipe_sha256
     from jupiter.synth.recipes import template_path
 
     ecfg, llm = ws.cfg.eval, teacher_llm(ws.cfg)
-    digest = _sha256(eval_path)
+    digest = sha256_file(eval_path)
     folder = ws.root / "eval"
     data, record = folder / f"choices-{digest[:16]}.jsonl", folder / f"choices-{digest[:16]}.json"
     want = {
         "eval_sha256": digest, "llm": {"backend": llm.backend, "model": llm.model},
-        "recipe_sha256": recipe_sha256(template_path("distractors", "", ws.cfg)),
+        "recipe_sha256": sha256_file(template_path("distractors", "", ws.cfg)),
         "n_choices": ecfg.mc_choices, "seed": ecfg.seed,
     }  # fmt: skip
     if record.is_file() and data.is_file():
         info = json.loads(record.read_text(encoding="utf-8"))
-        if all(info.get(k) == v for k, v in want.items()) and info.get("sha256") == _sha256(data):
+        same = all(info.get(k) == v for k, v in want.items())
+        if same and info.get("sha256") == sha256_file(data):
             return load_eval_set(data), info
     out, info = llm_choices(ws, items)
     folder.mkdir(parents=True, exist_ok=True)
     lines = [json.dumps(item_record(it), ensure_ascii=False) for it in out]
     atomic.write_text(data, "\n".join(lines) + "\n")
-    info |= {**want, "eval_file": str(eval_path), "path": str(data), "sha256": _sha256(data)}
+    info |= {**want, "eval_file": str(eval_path), "path": str(data), "sha256": sha256_file(data)}
     atomic.write_text(record, json.dumps(info, indent=2, ensure_ascii=False) + "\n")
     return out, info
 

@@ -19,7 +19,7 @@ import logging
 import os
 import re
 import shutil
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -62,10 +62,16 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
+def file_sums(root: Path, skip: Collection[str] = (CHECKSUMS,)) -> dict[str, str]:
+    """SHA-256 of every file under root by relative posix path, but those named in `skip`
+    (the listing itself: checksums.json, an export's export.json)."""
+    files = sorted(p for p in root.rglob("*") if p.is_file() and p.name not in skip)
+    return {p.relative_to(root).as_posix(): sha256_file(p) for p in files}
+
+
 def write_checksums(root: Path) -> None:
     """Write root/checksums.json: SHA-256 of every file under root (relative posix paths)."""
-    files = sorted(p for p in root.rglob("*") if p.is_file() and p.name != CHECKSUMS)
-    sums = {p.relative_to(root).as_posix(): sha256_file(p) for p in files}
+    sums = file_sums(root)
     (root / CHECKSUMS).write_text(json.dumps(sums, indent=1, sort_keys=True), encoding="utf-8")
 
 
