@@ -100,7 +100,7 @@ def test_student_to_ollama_answers_as_the_student(run: Path) -> None:
     assert manifest["eval"]["student"]["qa_f1_ci"] == report["student"]["qa_f1_ci"]
     assert "samples" not in manifest["eval"]["student"] and manifest["eval_note"] is None
     assert manifest["ollama"]["template_family"] == "jupiter"
-    from jupiter.models.gguf_import import sha256_file
+    from jupiter.models.folder import sha256_file
 
     for name, digest in manifest["files"].items():
         assert sha256_file(out / name) == digest

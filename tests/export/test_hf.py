@@ -16,7 +16,7 @@ from safetensors import safe_open
 from jupiter.errors import JupiterError
 from jupiter.export.source import from_model
 from jupiter.export.writer import plan_export, write_export
-from jupiter.models.gguf_import import sha256_file
+from jupiter.models.folder import sha256_file
 
 IDS = [3, 17, 42, 99, 150, 7, 64, 201]
 
