@@ -123,7 +123,7 @@ def main() -> None:
     ws.cfg = ws.cfg.model_copy(update={"train": train})
     examples = training_examples(ws)
     tok_dir, tokenizer = base_tokenizer(ws)
-    from jupiter.improve.stages import train_chunks
+    from jupiter.improve.passages import train_chunks
 
     # the members read what the start read: raw text as the train stage mixes it
     has_text = any(e.kind == "text" for e in examples)

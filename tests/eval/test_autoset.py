@@ -16,8 +16,7 @@ from jupiter.config import load_domain
 from jupiter.errors import JupiterError
 from jupiter.eval.autoset import spread
 from jupiter.eval.qa import QAItem, load_eval_set
-from jupiter.improve.evalset import auto_eval_set, eval_items
-from jupiter.improve.stages import eval_questions
+from jupiter.improve.evalset import auto_eval_set, eval_items, eval_questions
 from jupiter.improve.workspace import Workspace
 from jupiter.records import Example
 

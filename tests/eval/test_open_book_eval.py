@@ -11,7 +11,7 @@ from evaldocs import doc_workspace
 
 from jupiter.eval.qa import MCItem, QAItem
 from jupiter.improve.evaluate import answer_with_progress
-from jupiter.improve.stages import train_chunks
+from jupiter.improve.passages import train_chunks
 from jupiter.synth.extractive import ExtractiveGenerator
 from jupiter.synth.passages import PassageIndex
 
@@ -90,7 +90,8 @@ def test_open_book_prompts_that_do_not_fit_are_reported(
 
     from rich.console import Console
 
-    from jupiter.improve.evaluate import open_book, warn_cut_prompts
+    from jupiter.improve.evaluate import warn_cut_prompts
+    from jupiter.improve.passages import open_book
 
     monkeypatch.setenv("JUPITER_HOME", str(tmp_path / "home"))
     ws = doc_workspace(tmp_path, "eval: {open_book: true, top_k: 2, max_new_tokens: 8}\n")

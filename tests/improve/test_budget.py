@@ -16,6 +16,7 @@ from jupiter.data.chat import encode_chat, encode_text
 from jupiter.data.dataset import TokenBudget
 from jupiter.improve import stages, training
 from jupiter.improve.budget import budget_info, budget_line, budget_warning, print_budget
+from jupiter.improve.passages import train_chunks
 from jupiter.improve.report import last_budget, status_tables
 from jupiter.improve.workspace import Workspace
 from jupiter.records import Example
@@ -149,13 +150,13 @@ def test_train_stage_stores_and_prints_the_budget(
 
     # the domain's retrieval index is saved beside the student, for open-book mode
     passages = PassageIndex.load(ws.student_dir(1))
-    assert len(passages) == len(stages.train_chunks(ws))
+    assert len(passages) == len(train_chunks(ws))
     # a page of the train split (held-out pages hang on a hash of the tmp path)
-    page = next(c.title for c in stages.train_chunks(ws) if c.title.startswith("tool-"))
+    page = next(c.title for c in train_chunks(ws) if c.title.startswith("tool-"))
     n = page.removeprefix("tool-").split(".")[0]
     assert passages.search(f"level of thing {n}", k=1)[0].title == page
     _, tok = training.base_tokenizer(ws)
-    corpus = sum(len(encode_text(tok, c.text)[0]) for c in stages.train_chunks(ws))
+    corpus = sum(len(encode_text(tok, c.text)[0]) for c in train_chunks(ws))
     chats = sum(len(encode_chat(tok, e.messages)[0]) for e in ws.store.iter_examples())
     epochs = 2 / seen["per_epoch"]
     assert seen["per_epoch"] >= 11  # the fixture is big enough for 2 steps to be < 20%

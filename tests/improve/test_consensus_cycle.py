@@ -16,7 +16,7 @@ from jupiter.config import load_domain
 from jupiter.errors import JupiterError
 from jupiter.improve import cycle as cycle_mod
 from jupiter.improve.lineage import _data
-from jupiter.improve.training import is_heldout
+from jupiter.improve.trainrun import is_heldout
 from jupiter.improve.workspace import Workspace
 
 CONSENSUS = """

@@ -11,7 +11,7 @@ from jupiter.improve.grounding import (
     keep_grounded_share,
     queue_grounded_examples,
 )
-from jupiter.improve.stages import init_model_dir
+from jupiter.improve.training import init_model_dir
 from jupiter.records import Chunk, Example
 
 

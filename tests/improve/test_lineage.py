@@ -17,9 +17,10 @@ from gate_records import MakeWorkspace, eval_record, hits, printed
 
 from jupiter.errors import JupiterError
 from jupiter.improve import cycle as cycle_mod
-from jupiter.improve import stages
+from jupiter.improve.generator import active_generator
 from jupiter.improve.grounding import data_summary
 from jupiter.improve.lineage import lineage_tables, rejections_in_a_row, rollback
+from jupiter.improve.training import init_model_dir
 from jupiter.improve.workspace import Workspace
 from jupiter.records import Example
 from jupiter.store import Store
@@ -49,7 +50,7 @@ def fake_stages(monkeypatch: pytest.MonkeyPatch, outcomes: list[tuple[list, list
 
     def evaluate(ws: Workspace, cycle: int) -> dict[str, Any]:
         student, generator = outcomes[cycle - 1]
-        return eval_record(student, generator, stages.active_generator(ws)["id"])
+        return eval_record(student, generator, active_generator(ws)["id"])
 
     for name in ("collect", "generate", "filter"):
         monkeypatch.setitem(cycle_mod.STAGES, name, nothing)
@@ -97,7 +98,7 @@ def test_rollback_restores_the_parent_and_is_recorded(
     last = ws.store.generator_events()[-1]
     assert (last["action"], last["previous"]) == ("rollback", "model:cycle-002")
     assert rollback(ws, "extractive")["to"] == "extractive"
-    assert stages.active_generator(ws)["id"] == "extractive"  # what generate will use
+    assert active_generator(ws)["id"] == "extractive"  # what generate will use
     with pytest.raises(JupiterError, match="is the first generator"):
         rollback(ws)
     with pytest.raises(JupiterError, match="no generator 'nope'"):
@@ -114,16 +115,16 @@ def test_after_a_rollback_training_goes_on_from_the_generator_rolled_back_to(
     cycle_mod.run_cycles(ws)
     for n in (1, 2):
         (ws.student_dir(n) / "config.json").write_text("{}")
-    assert stages.init_model_dir(ws, 3) == ws.student_dir(2)  # train.init: previous
+    assert init_model_dir(ws, 3) == ws.student_dir(2)  # train.init: previous
     rollback(ws)  # to model:cycle-001
-    got = stages.init_model_dir(ws, 3)
+    got = init_model_dir(ws, 3)
     assert got == Path(ws.store.generator("model:cycle-001")["path"])
     assert got.resolve() == ws.student_dir(1).resolve()  # not cycle 2's, which was set aside
     rollback(ws, "extractive")
-    assert stages.init_model_dir(ws, 3) is None  # the base (or scratch) again
+    assert init_model_dir(ws, 3) is None  # the base (or scratch) again
     (ws.student_dir(3) / "config.json").parent.mkdir(parents=True)
     (ws.student_dir(3) / "config.json").write_text("{}")
-    assert stages.init_model_dir(ws, 4) == ws.student_dir(3)  # made after the rollback
+    assert init_model_dir(ws, 4) == ws.student_dir(3)  # made after the rollback
 
 
 def run_cli(args: list[str], home: Path) -> subprocess.CompletedProcess[str]:

@@ -135,7 +135,7 @@ def test_a_changed_generator_in_the_yaml_is_the_one_in_force(home: Path) -> None
         ws.store.activate_generator("model:cycle-001", cycle=1, action="promoted", reason="won")
         ws.close()
         ws = open_ws(path)
-        from jupiter.improve.stages import active_generator
+        from jupiter.improve.generator import active_generator
 
         assert active_generator(ws)["id"] == "model:cycle-001"
         tables = Console(file=io.StringIO(), width=300)

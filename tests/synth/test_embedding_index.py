@@ -235,8 +235,7 @@ def test_open_book_prompts_carry_the_embedding_passages(
     """eval.open_book, the student's saved index and RAFT distractors all retrieve with
     `retrieval`: the passages in each prompt are the cosine top-k."""
     from jupiter.config import RaftConfig
-    from jupiter.improve.evaluate import open_book
-    from jupiter.improve.training import save_passages
+    from jupiter.improve.passages import open_book, save_passages
     from jupiter.records import Example
 
     monkeypatch.setenv("JUPITER_HOME", str(tmp_path / "home"))

@@ -216,7 +216,7 @@ def test_rounds_from_given_weights_hand_weights_back(tmp_path: Path, tok_dir: Pa
 
 
 def test_node_memory_comes_from_cluster_yaml(tmp_path: Path) -> None:
-    from jupiter.improve.training import node_memory_gb
+    from jupiter.improve.trainrun import node_memory_gb
 
     path = tmp_path / "cluster.yaml"
     path.write_text("nodes:\n  - {host: far.example, memory_gb: 80}\n"

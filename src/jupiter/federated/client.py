@@ -66,7 +66,8 @@ def packed_data(ws: Any) -> tuple[Any, int, str, Path]:
     """(train PackedDataset, examples in it, a key of the data, tokenizer dir): the queue's
     examples packed once and kept in the workspace until the queue or tokenizer changes."""
     from jupiter.data.dataset import PackedDataset
-    from jupiter.improve.training import base_tokenizer, pack, training_examples
+    from jupiter.improve.training import base_tokenizer, training_examples
+    from jupiter.improve.trainrun import pack
 
     examples = training_examples(ws)
     if not examples:
@@ -114,7 +115,7 @@ def train_round(
     ws: Any, received: Tensors, plan: dict[str, Any], position: dict[str, Any], device: str
 ) -> tuple[Tensors, dict[str, Any], dict[str, Any]]:
     """E local steps from the global weights; (weights, metrics, data position)."""
-    from jupiter.improve.training import node_memory_gb
+    from jupiter.improve.trainrun import node_memory_gb
     from jupiter.train import loop
     from jupiter.train.schedule import lr_at
 

@@ -29,6 +29,14 @@ from pathlib import Path
 from typing import Any
 
 from jupiter.errors import JupiterError
+from jupiter.improve.trainrun import (
+    is_heldout,
+    node_memory_gb,
+    pack,
+    run_summary,
+    run_training,
+    save_untrained,
+)
 from jupiter.improve.workspace import Workspace
 from jupiter.records import Example
 
@@ -53,7 +61,6 @@ def validation_texts(
     """The held-out examples (rendered as the model trains on them) and held-out texts."""
     from jupiter.data.chat import _render_text
     from jupiter.data.dataset import _chat_messages
-    from jupiter.improve.training import is_heldout
 
     frac = ws.cfg.train.heldout_fraction
     out: list[str] = []
@@ -95,13 +102,6 @@ def consensus_train(
 ) -> tuple[Path, dict[str, Any]]:  # fmt: skip
     """Train the members, vote, merge or keep the best; returns the chosen model dir and
     the stage summary's consensus record."""
-    from jupiter.improve.training import (
-        _summary,
-        node_memory_gb,
-        pack,
-        run_training,
-        save_untrained,
-    )
     from jupiter.train.loop import TrainRun
 
     cfg = ws.cfg
@@ -134,7 +134,7 @@ def consensus_train(
             f"{mcfg.seed}, {mcfg.method}, lr {mcfg.lr:g}", highlight=False,
         )  # fmt: skip
         result = run_training(ws, cycle, run)
-        summary = _summary(run_id, result, data)
+        summary = run_summary(run_id, result, data)
         members.append({"member": i, "seed": mcfg.seed, "method": mcfg.method, "lr": mcfg.lr,
                         **{k: summary[k] for k in ("steps", "examples", "tokens",
                            "final_loss", "heldout_loss", "model_dir")}})  # fmt: skip

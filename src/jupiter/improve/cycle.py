@@ -17,6 +17,7 @@ from jupiter.improve import stages
 from jupiter.improve.decide import decide_stage
 from jupiter.improve.evaluate import eval_stage
 from jupiter.improve.generation import missing_requests
+from jupiter.improve.generator import active_generator
 from jupiter.improve.lineage import patience_message
 from jupiter.improve.preflight import preflight_checks
 from jupiter.improve.training import train_stage
@@ -44,7 +45,7 @@ def run_stage(ws: Workspace, cycle: int, name: str) -> dict[str, Any]:
     if name == "collect":
         # the cycle row is written after collect succeeds: a failed first collect
         # (missing path, empty corpus) leaves the store empty.
-        ws.store.start_cycle(cycle, stages.active_generator(ws)["id"])
+        ws.store.start_cycle(cycle, active_generator(ws)["id"])
     info.setdefault("seconds", round(time.perf_counter() - t0, 2))
     return info
 

@@ -10,11 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from jupiter.errors import JupiterError
+from jupiter.improve.student import check_student, student_id
 from jupiter.improve.workspace import Workspace
-
-
-def student_id(cycle: int) -> str:
-    return f"model:cycle-{cycle:03d}"
 
 
 def _paired(ev: dict[str, Any], metric: str) -> tuple[bool, list[float] | None]:
@@ -157,8 +154,6 @@ def decide_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
     if promote:
         promote, why = general_ok, (f"{why}; {general_why}" if general_ok else general_why)
     if promote:  # the model promoted is the one scored: its checksums again
-        from jupiter.improve.student import check_student
-
         check_student(ws, cycle)
     generator_id = ev["generator"]["model"]
     info: dict[str, Any] = {

@@ -24,6 +24,7 @@ from jupiter import atomic
 from jupiter.config import DomainConfig, LLMConfig
 from jupiter.errors import JupiterError
 from jupiter.eval.qa import MCItem, QAItem, item_record, load_eval_set
+from jupiter.improve.generator import llm_config
 from jupiter.improve.workspace import Workspace
 from jupiter.models.folder import sha256_file
 
@@ -74,7 +75,6 @@ def passages(ws: Workspace, items: Sequence[QAItem]) -> dict[str, str]:
 def llm_choices(ws: Workspace, items: Sequence[QAItem]) -> tuple[list[QAItem], dict[str, Any]]:
     """The items with the teacher's choices (eval/distractors.py) and the record of them."""
     from jupiter.eval.distractors import Recipe, Teacher, teacher_choices
-    from jupiter.improve.generation import llm_config
     from jupiter.synth.http import make_backend
     from jupiter.synth.recipes import LANGUAGES, template_path
 

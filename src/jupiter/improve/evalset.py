@@ -1,6 +1,7 @@
 """The eval set of a workspace: the YAML's eval.qa_path, or the automatic set built once
 from the held-out documents and frozen (eval/eval-vN.jsonl), decontaminated against
-everything the student trains on; and the held-out text that bits-per-byte reads."""
+everything the student trains on; its questions, which generation and the filter keep out
+of training; and the held-out and general text that bits-per-byte reads."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from jupiter.errors import JupiterError
+from jupiter.improve.eval_choices import frozen_choices, mc_items
 from jupiter.improve.workspace import Workspace
 
 
@@ -27,8 +29,6 @@ def eval_set(ws: Workspace) -> tuple[list[Any], dict[str, Any]]:
 
 def eval_items(ws: Workspace) -> tuple[list[Any], list[Any], dict[str, Any]]:
     """(QA items, MC items, what the set is), cut to eval.max_items."""
-    from jupiter.improve.eval_choices import mc_items
-
     ecfg = ws.cfg.eval
     items, about = eval_set(ws)
     # distractors come from the whole set, so a small max_items still has varied choices
@@ -62,6 +62,17 @@ def frozen_questions(ws: Workspace) -> list[str]:
     return [] if got is None else [it.question for it in got[0]]
 
 
+def eval_questions(ws: Workspace) -> list[str]:
+    """Decontamination targets: the eval set's questions. The reference facts themselves come
+    from the domain's documents, which the student is meant to learn (closed-book recall);
+    what must never reach training is the test prompt itself."""
+    from jupiter.eval.qa import load_eval_set
+
+    if not ws.cfg.eval.qa_path:  # the automatic set, once the first eval has frozen it
+        return frozen_questions(ws)
+    return [item.question for item in load_eval_set(ws.cfg.resolve(ws.cfg.eval.qa_path))]
+
+
 def auto_eval_set(ws: Workspace) -> tuple[list[Any], dict[str, Any]]:
     """The workspace's frozen eval set, or a new one from the held-out documents."""
     from jupiter.eval.autoset import load_frozen
@@ -75,7 +86,6 @@ def build_auto_set(ws: Workspace) -> tuple[list[Any], dict[str, Any]]:
     question or answer is in the training data or whose document is also trained on;
     frozen as eval/eval-vN.jsonl with its manifest."""
     from jupiter.eval.autoset import contaminated, freeze, heldout_items, spread
-    from jupiter.improve.eval_choices import frozen_choices
 
     ecfg, gcfg = ws.cfg.eval, ws.cfg.generator
     chunks = list(ws.store.iter_chunks())
@@ -125,3 +135,14 @@ def build_auto_set(ws: Workspace) -> tuple[list[Any], dict[str, Any]]:
 
 def heldout_texts(ws: Workspace) -> list[str]:
     return [c.text for c in ws.store.iter_chunks(split="heldout")]
+
+
+def general_texts(ws: Workspace) -> list[str]:
+    """Out-of-domain text for general_bpb: eval.general_path, else the bundled sample; none
+    when eval.general_max_bytes is 0."""
+    from jupiter.eval.general import general_texts as read
+
+    ecfg = ws.cfg.eval
+    if not ecfg.general_max_bytes:
+        return []
+    return read(ws.cfg.resolve(ecfg.general_path) if ecfg.general_path else None)

@@ -8,11 +8,11 @@ import json
 import time
 from pathlib import Path
 from typing import Any
-from weakref import ref
 
 from jupiter.errors import JupiterError
 from jupiter.eval.chart import exam_chart
 from jupiter.improve.card import write_card
+from jupiter.improve.eval_choices import mc_digest
 from jupiter.improve.eval_record import (
     BPB_KEYS,
     LOWER_IS_BETTER,
@@ -25,31 +25,16 @@ from jupiter.improve.eval_record import (
     user_summary,
     write_eval,
 )
-from jupiter.improve.evalset import eval_items, heldout_texts
+from jupiter.improve.evalset import eval_items, general_texts, heldout_texts
 from jupiter.improve.exams import Exam, describe_exam, user_exam
-from jupiter.improve.stages import active_generator, progress_bar, train_chunks
+from jupiter.improve.generator import active_generator, backend_for, llm_config
+from jupiter.improve.lmeval import lm_eval_benchmarks
+from jupiter.improve.passages import open_book, train_chunks
+from jupiter.improve.progress import progress_bar
+from jupiter.improve.student import check_student, student_id
 from jupiter.improve.workspace import Workspace
 from jupiter.records import MODEL_KINDS
 from jupiter.synth.combined import SUFFIX
-
-# one passage index per workspace, shared by every model of an eval (a Workspace is an
-# unhashable dataclass: keyed by id, checked by a weak reference)
-_PASSAGES: dict[int, tuple[ref[Workspace], Any]] = {}
-
-
-def open_book(ws: Workspace, items: list[Any], mc: list[Any]) -> tuple[list[Any], list[Any]]:
-    """With eval.open_book, the items with each question put after its top_k passages of the
-    training chunks (synth/passages.py); ids, answers and choices stay, so scores pair."""
-    from jupiter.eval.standalone import with_passages
-    from jupiter.improve.stages import passage_index
-
-    ecfg = ws.cfg.eval
-    if not ecfg.open_book:
-        return items, mc
-    held = _PASSAGES.get(id(ws))
-    if held is None or held[0]() is not ws:
-        held = _PASSAGES[id(ws)] = (ref(ws), passage_index(ws, train_chunks(ws)))
-    return with_passages(held[1], ecfg.top_k, items, mc)
 
 
 def answer_with_progress(ws: Workspace, gen: Any, label: str, items: list[Any],
@@ -84,8 +69,6 @@ def sit_user_exam(ws: Workspace, gen: Any, name: str, user: Exam | None) -> dict
     """{"user_exam": QA + MC on the user exam} for any answerer; {} without one."""
     if user is None or not user.items:
         return {}
-    from jupiter.improve.eval_choices import mc_digest
-
     got = answer_with_progress(ws, gen, f"user exam {name}", user.items, user.mc)
     return {"user_exam": got | {"mc_digest": mc_digest(user.mc)}}
 
@@ -127,17 +110,6 @@ def warn_cut_prompts(ws: Workspace, gen: Any, name: str, items: list[Any]) -> in
                                      "Lower eval.top_k or chunking.max_chars, or raise "
                                      "model.context_length"))  # fmt: skip
     return cut
-
-
-def general_texts(ws: Workspace) -> list[str]:
-    """Out-of-domain text for general_bpb: eval.general_path, else the bundled sample; none
-    when eval.general_max_bytes is 0."""
-    from jupiter.eval.general import general_texts as read
-
-    ecfg = ws.cfg.eval
-    if not ecfg.general_max_bytes:
-        return []
-    return read(ws.cfg.resolve(ecfg.general_path) if ecfg.general_path else None)
 
 
 def model_bpb(ws: Workspace, gen: Any, name: str) -> dict[str, Any]:
@@ -189,7 +161,6 @@ def evaluate_generator(ws: Workspace, items: list[Any], mc: list[Any],
             return got
         return got["with_retriever"] | {"model": name, "path": got["path"]}
     if row["kind"] == "llm":
-        from jupiter.improve.generation import backend_for
         from jupiter.synth.llm import LLMGenerator
 
         llm = LLMGenerator(
@@ -214,7 +185,6 @@ def untrained_report(ws: Workspace, items: list[Any], mc: list[Any],
                      user: Exam | None = None) -> dict[str, Any] | None:  # fmt: skip
     """The untrained model's figures, computed once per workspace and cached; a cache whose
     user exam is missing or of other items sits that exam alone."""
-    from jupiter.improve.eval_choices import mc_digest
     from jupiter.models.memory import release_heap
 
     # fine-tuning compares with the base model as it came; from scratch, the step-0 model
@@ -251,8 +221,6 @@ def untrained_report(ws: Workspace, items: list[Any], mc: list[Any],
 
 def user_exam_digest(report: dict[str, Any] | None, user: Exam | None = None) -> str:
     """The user exam's multiple choice as scored in `report`, or as `user` asks it."""
-    from jupiter.improve.eval_choices import mc_digest
-
     if report is not None:
         return str((report.get("user_exam") or {}).get("mc_digest", ""))
     return mc_digest(user.mc) if user is not None and user.items else ""
@@ -263,7 +231,6 @@ def judge_student(ws: Workspace, items: list[Any], student: dict[str, Any],
     """eval.judge: the student's answers against the generator's, each pair judged in both
     orders by an LLM (eval.judge_llm, else filters.judge.llm, else generator.llm)."""
     from jupiter.eval.judge import judge_pairs
-    from jupiter.improve.generation import llm_config
     from jupiter.synth.http import make_backend
 
     if not ws.cfg.eval.judge:
@@ -278,8 +245,6 @@ def judge_student(ws: Workspace, items: list[Any], student: dict[str, Any],
 
 
 def eval_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
-    from jupiter.improve.decide import student_id
-    from jupiter.improve.student import check_student
     from jupiter.models.folder import is_model_dir
 
     student_dir = ws.student_dir(cycle)
@@ -309,8 +274,6 @@ def eval_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
         entry = win_entry(judged)
         if entry is not None:
             comparisons["student_vs_generator"]["metrics"]["judge_win"] = entry
-    from jupiter.improve.lmeval import lm_eval_benchmarks
-
     bench = lm_eval_benchmarks(ws, student_dir, student["model"])  # eval.lm_eval_tasks
     report: dict[str, Any] = {
         "cycle": cycle, "domain": ws.cfg.name, "promotion_metric": ws.cfg.promotion.metric,

@@ -7,33 +7,11 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from jupiter.config import LLMConfig
+from jupiter.improve.generator import backend_for
+from jupiter.improve.progress import progress_bar
 from jupiter.improve.workspace import Workspace
 from jupiter.records import Chunk, Example
-from jupiter.synth.backend import Backend
 from jupiter.synth.engine import EngineStats
-
-LLM = "llm"
-
-
-def llm_config(ws: Workspace, llm: LLMConfig) -> LLMConfig:
-    """A local backend's model reference (a folder relative to the domain YAML, a Hub id, a
-    GGUF file, ollama:NAME) as the model dir it loads."""
-    if llm.backend in ("transformers", "mlx") and llm.model:
-        return llm.model_copy(update={"model": str(ws.model(llm.model))})
-    return llm
-
-
-def backend_for(ws: Workspace, gen_row: dict[str, Any]) -> Backend:
-    """The teacher of record: the configured LLM, or a promoted student's dir through the
-    local backend the config names (mlx when llm.backend is mlx, else transformers)."""
-    from jupiter.synth.http import make_backend
-
-    llm = llm_config(ws, ws.cfg.generator.llm)
-    if gen_row["kind"] == LLM:
-        return make_backend(llm)
-    local = "mlx" if llm.backend == "mlx" else "transformers"
-    return make_backend(llm.model_copy(update={"backend": local, "model": gen_row["path"]}))
 
 
 def continuation_examples(chunks: list[Chunk], gen_id: str, cycle: int) -> list[Example]:
@@ -48,7 +26,6 @@ def llm_generate_stage(
     ws: Workspace, cycle: int, gen_row: dict[str, Any], chunks: list[Chunk], seed: int,
     eval_texts: list[str], keywords: list[str],
 ) -> dict[str, Any]:  # fmt: skip
-    from jupiter.improve.stages import progress_bar
     from jupiter.synth.llm import generate_with_llm
 
     backend = backend_for(ws, gen_row)
@@ -131,29 +108,3 @@ def sample_rows(ws: Workspace, cycle: int, gen_id: str, n: int = 5) -> dict[str,
             text = ex.messages[-1]["content"] if key.startswith("malformed") else ex.content()
             kept.append(text[:300])
     return out
-
-
-def judge_pending(ws: Workspace, examples: list[Example]) -> tuple[list[str], list[int | None]]:
-    """The LLM judge over `examples` (the filter stage's survivors)."""
-    from jupiter.filters.judge import judge_examples, judge_llm
-    from jupiter.synth.http import make_backend
-
-    backend = make_backend(llm_config(ws, judge_llm(ws.cfg)))
-    chunks = {c.id: c for c in ws.store.iter_chunks()}
-    with ws.console.status(f"judging {len(examples)} examples…"):
-        return judge_examples(examples, ws.cfg, backend, ws.store, chunks)
-
-
-def initial_generator(ws: Workspace) -> tuple[str, str, str]:
-    """(id, kind, path) of the generator the YAML configures (a new workspace starts with
-    it; a changed YAML activates it)."""
-    from jupiter.improve.lineage import configured_id
-
-    gen = ws.cfg.generator
-    gen_id = configured_id(ws)
-    if gen.type == "llm":
-        return gen_id, LLM, ""
-    if gen.type == "model" and gen.model_path:
-        path = ws.model(gen.model_path)  # before the store records it: a bad one changes nothing
-        return gen_id, "model", str(path)
-    return "extractive", "extractive", ""

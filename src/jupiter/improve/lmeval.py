@@ -14,6 +14,8 @@ from rich.table import Table
 
 from jupiter import atomic
 from jupiter.errors import JupiterError
+from jupiter.improve.evalset import eval_items
+from jupiter.improve.passages import open_book
 from jupiter.improve.workspace import Workspace
 
 INCLUDE_DEFAULTS = True  # lm-eval's own tasks (tests index only their own folder)
@@ -24,8 +26,6 @@ def export_eval_set(ws: Workspace, out: Path) -> dict[str, Any]:
     order, cut to eval.max_items; with eval.open_book, each question after its passages),
     written as an lm-eval task named after the domain."""
     from jupiter.eval.lmeval_task import export_task
-    from jupiter.improve.evalset import eval_items
-    from jupiter.improve.evaluate import open_book
 
     if not ws.cfg.eval.qa_path and not ws.has_store():
         raise JupiterError(

@@ -20,6 +20,10 @@ from rich.markup import escape
 
 from jupiter.config import LLMConfig
 from jupiter.errors import JupiterError
+from jupiter.improve.eval_choices import distractor_mode
+from jupiter.improve.evalset import general_texts
+from jupiter.improve.lineage import yaml_generator_change
+from jupiter.improve.trainrun import read_level_file
 from jupiter.improve.workspace import Workspace
 
 # the stages that read the eval set: decontamination (generate, filter) and the exam
@@ -49,7 +53,6 @@ def check_eval_set(ws: Workspace) -> None:
     distinct answers of other items; the teacher writes them when distractors are llm)."""
     from jupiter.eval.mc import check_mc_choices
     from jupiter.eval.qa import load_eval_set
-    from jupiter.improve.eval_choices import distractor_mode
 
     ecfg = ws.cfg.eval
     if not ecfg.qa_path:  # the automatic set is built from the held-out documents later
@@ -106,13 +109,9 @@ def check_files(ws: Workspace, stages: Collection[str]) -> None:
         checks.append(("filters.judge.template",
                        lambda: template_path("judge", judge.template, cfg)))  # fmt: skip
     if "train" in stages:
-        from jupiter.improve.training import read_level_file
-
         checks += [(f"levels.{i}.datasets", lambda d=d: read_level_file(cfg.resolve(d), 0, 1000))
                    for i, lv in enumerate(cfg.levels) for d in lv.datasets if d != "queue"]  # fmt: skip
     if "eval" in stages:
-        from jupiter.improve.evaluate import general_texts
-
         if cfg.eval.general_path:
             checks.append(("eval.general_path", lambda: general_texts(ws)))
         include = cfg.resolve(cfg.eval.lm_eval_include) if cfg.eval.lm_eval_include else None
@@ -144,8 +143,6 @@ def servers_to_call(ws: Workspace, stages: Collection[str]) -> list[tuple[str, L
 def _teacher_is_configured(ws: Workspace) -> bool:
     """The configured LLM writes the data: a new workspace, a generator changed in the
     YAML (activated at the next stage), or an LLM still active (no student promoted)."""
-    from jupiter.improve.lineage import yaml_generator_change
-
     if not ws.has_store():
         return True
     row = ws.store.active_generator()

@@ -4,59 +4,22 @@ store, and returns a small JSON-able summary that the state machine records."""
 from __future__ import annotations
 
 import time
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TaskProgressColumn,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
 from rich.table import Table
 
 from jupiter.errors import JupiterError
+from jupiter.improve.evalset import eval_questions
+from jupiter.improve.generation import llm_generate_stage
+from jupiter.improve.generator import active_generator, llm_config
+from jupiter.improve.grounding import queue_grounded_examples
+from jupiter.improve.passages import train_chunks
+from jupiter.improve.preflight import heldout_problem
+from jupiter.improve.progress import progress_bar
 from jupiter.improve.workspace import Workspace
-from jupiter.models.folder import is_model_dir
-from jupiter.records import MODEL_KINDS, Chunk, Example
-
-if TYPE_CHECKING:
-    from jupiter.synth.passages import PassageIndex
+from jupiter.records import Example
 
 EXTRACTIVE = "extractive"
-
-
-def progress_bar(ws: Workspace) -> Progress:
-    return Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TaskProgressColumn(),
-        TextColumn("{task.fields[rate]}"),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        console=ws.console,
-        transient=False,
-        disable=not ws.console.is_terminal,
-    )
-
-
-def passage_index(ws: Workspace, chunks: list[Chunk]) -> PassageIndex:
-    """The domain's open-book index (`retrieval`) over `chunks`; embedding the passages
-    shows a progress bar."""
-    from jupiter.synth.passages import PassageIndex
-
-    retrieval = ws.cfg.retrieval_config()
-    if retrieval.kind == "bm25":
-        return PassageIndex.from_chunks(chunks)
-    with progress_bar(ws) as bar:
-        task = bar.add_task(f"embed passages ({retrieval.kind})", total=len(chunks), rate="")
-        return PassageIndex.from_chunks(
-            chunks, retrieval, on_progress=lambda done, _: bar.update(task, completed=done)
-        )
 
 
 # ---------------------------------------------------------------------------- collect
@@ -79,8 +42,6 @@ def collect_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
 
         docs, chunks = collect(ws.cfg, advance, cache_dir=ws.root / "cache", rejects=rejects)
     if ws.heldout_needed:  # before anything is written: the eval stage would fail on it
-        from jupiter.improve.preflight import heldout_problem
-
         problem = heldout_problem(ws, len(docs), sum(c.split == "heldout" for c in chunks))
         if problem:
             raise JupiterError(problem)
@@ -105,46 +66,6 @@ def collect_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
 
 
 # --------------------------------------------------------------------------- generate
-def active_generator(ws: Workspace) -> dict[str, Any]:
-    """The generator of record: the YAML's until a student wins; a generator changed in the
-    YAML since is recorded and activated first (the rule: improve/lineage.py)."""
-    from jupiter.improve.generation import initial_generator
-    from jupiter.improve.lineage import yaml_generator_change
-
-    gen = ws.store.active_generator()
-    if gen is None:
-        gen_id, kind, path = initial_generator(ws)
-        why = "the first generator: generator.type in the domain YAML"
-        with ws.store.transaction():
-            ws.store.add_generator(gen_id, kind, path, 0, reason=why)
-            ws.store.activate_generator(gen_id, reason=why)
-        gen = ws.store.active_generator()
-    elif (change := yaml_generator_change(ws)) is not None:
-        gen_id, kind, path = initial_generator(ws)  # a model is located (or imported) first
-        why = f"generator changed in the YAML (was {change[1]})"
-        known = ws.store.generator(gen_id)
-        done = max((c["n"] for c in ws.store.cycles() if c["status"] == "done"), default=0)
-        with ws.store.transaction():
-            if known is None or known["status"] == "initial":
-                ws.store.add_generator(gen_id, kind, path, 0, reason=why)
-            ws.store.activate_generator(gen_id, cycle=done, action="configured", reason=why)
-        gen = ws.store.active_generator()
-        ws.console.print(f"generator: {gen_id} is active now ({why})", highlight=False,
-                         markup=False)  # fmt: skip
-    assert gen is not None
-    return gen
-
-
-def train_chunks(ws: Workspace) -> list[Chunk]:
-    chunks = list(ws.store.iter_chunks(split="train"))
-    if not chunks:
-        raise JupiterError(
-            f"the workspace {ws.root} has no training chunks: run `jupiter collect "
-            f"--domain {ws.cfg.name}` first"
-        )
-    return chunks
-
-
 def generate_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
     """Queue new examples (status pending) from the active generator."""
     from jupiter.synth import load_generator
@@ -157,7 +78,6 @@ def generate_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
     kind = gen_row["kind"]
     if kind == "llm" or (kind == "model" and ws.cfg.generator.type == "llm"):
         from jupiter.filters.relevance import domain_keywords
-        from jupiter.improve.generation import llm_generate_stage
 
         info = llm_generate_stage(
             ws, cycle, gen_row, chunks, gcfg.seed, eval_questions(ws),
@@ -185,8 +105,6 @@ def generate_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
             rate = made / max(time.perf_counter() - t0, 1e-9)
             bar.update(task, completed=made, rate=f"{rate:.0f} ex/s")
         new += ws.store.add_examples(batch)
-    from jupiter.improve.grounding import queue_grounded_examples
-
     grounded, grounded_new = queue_grounded_examples(ws, cycle, gen_row, chunks, gcfg)
     direct, direct_new = queue_direct_examples(ws, cycle)
     info = {
@@ -223,19 +141,6 @@ def queue_direct_examples(ws: Workspace, cycle: int) -> tuple[int, int]:
 
 
 # ----------------------------------------------------------------------------- filter
-def eval_questions(ws: Workspace) -> list[str]:
-    """Decontamination targets: the eval set's questions. The reference facts themselves come
-    from the domain's documents, which the student is meant to learn (closed-book recall);
-    what must never reach training is the test prompt itself."""
-    from jupiter.eval.qa import load_eval_set
-
-    if not ws.cfg.eval.qa_path:  # the automatic set, once the first eval has frozen it
-        from jupiter.improve.evalset import frozen_questions
-
-        return frozen_questions(ws)
-    return [item.question for item in load_eval_set(ws.cfg.resolve(ws.cfg.eval.qa_path))]
-
-
 def filter_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
     from jupiter.filters import run_filters
 
@@ -265,7 +170,6 @@ def judge_survivors(ws: Workspace, pending: list[Example], result: Any) -> None:
     """LLM-as-judge over the Q&A examples the other filters kept; raw text is the documents'
     own and is not judged. Updates `result`'s decisions, counts and samples in place."""
     from jupiter.filters import ACCEPTED, REJECTED
-    from jupiter.improve.generation import judge_pending
 
     by_id = {ex.id: ex for ex in pending}
     keep = [i for i, (ex_id, status, _) in enumerate(result.decisions)
@@ -283,6 +187,17 @@ def judge_survivors(ws: Workspace, pending: list[Example], result: Any) -> None:
             samples.append(by_id[ex_id].content()[:300])
 
 
+def judge_pending(ws: Workspace, examples: list[Example]) -> tuple[list[str], list[int | None]]:
+    """The LLM judge over `examples` (the filter stage's survivors)."""
+    from jupiter.filters.judge import judge_examples, judge_llm
+    from jupiter.synth.http import make_backend
+
+    backend = make_backend(llm_config(ws, judge_llm(ws.cfg)))
+    chunks = {c.id: c for c in ws.store.iter_chunks()}
+    with ws.console.status(f"judging {len(examples)} examples…"):
+        return judge_examples(examples, ws.cfg, backend, ws.store, chunks)
+
+
 def counts_table(title: str, counts: dict[str, int]) -> Table:
     from jupiter.filters import format_counts
 
@@ -293,41 +208,3 @@ def counts_table(title: str, counts: dict[str, int]) -> Table:
     for reason, n, share in format_counts(counts):
         table.add_row(reason, str(n), share)
     return table
-
-
-# ------------------------------------------------------------------------------ train
-def ensure_tokenizer(ws: Workspace) -> Path:
-    """Train the domain tokenizer once per workspace, on the training chunks."""
-    from jupiter.data.tokenizer import train_tokenizer
-
-    if (ws.tokenizer_dir / "tokenizer.json").is_file():
-        return ws.tokenizer_dir
-    texts = [c.text for c in train_chunks(ws)]
-    tmp = ws.tokenizer_dir.with_name("tokenizer.tmp")
-    with ws.console.status(f"training a {ws.cfg.model.vocab_size}-token BPE tokenizer…"):
-        train_tokenizer(texts, ws.cfg.model.vocab_size, tmp)
-    tmp.replace(ws.tokenizer_dir)
-    return ws.tokenizer_dir
-
-
-def init_model_dir(ws: Workspace, cycle: int) -> Path | None:
-    """Cycle > 1 continues from the last student unless train.init is base (or scratch).
-    After `jupiter rollback`, the students made before it are set aside: training goes on
-    from the generator rolled back to when it is a model, else from the base (or scratch)."""
-    if ws.cfg.train.init in ("base", "scratch"):
-        return None
-    rollbacks = [e["cycle"] for e in ws.store.generator_events() if e["action"] == "rollback"]
-    after = max(rollbacks, default=0)  # students of this cycle and before are set aside
-    for n in range(cycle - 1, after, -1):
-        d = ws.student_dir(n)
-        if is_model_dir(d):
-            return d
-    active = ws.store.active_generator() if rollbacks else None
-    if active is not None and active["kind"] in MODEL_KINDS and Path(active["path"]).is_dir():
-        return Path(active["path"])
-    return None
-    for n in range(cycle - 1, 0, -1):
-        d = ws.student_dir(n)
-        if is_model_dir(d):
-            return d
-    return None

@@ -16,7 +16,13 @@ from pathlib import Path
 from rich.markup import escape
 
 from jupiter.errors import JupiterError
+from jupiter.improve.passages import save_passages
 from jupiter.improve.workspace import Workspace
+
+
+def student_id(cycle: int) -> str:
+    """The lineage's id of the cycle's student."""
+    return f"model:cycle-{cycle:03d}"
 
 
 def run_dir_of(ws: Workspace, cycle: int) -> Path:
@@ -54,7 +60,6 @@ def check_student(ws: Workspace, cycle: int) -> Path:
 def restore_student(ws: Workspace, student: Path, ckpt: Path) -> None:
     """The checkpoint's model/ as the student, with its checksums and retrieval index;
     copied to a temp dir and renamed, so a kill here leaves the damaged one, not half."""
-    from jupiter.improve.training import save_passages
     from jupiter.models.folder import replace_dir, write_checksums
 
     tmp = student.with_name(f".tmp-{student.name}-{os.getpid()}")

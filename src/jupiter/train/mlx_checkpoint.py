@@ -41,17 +41,16 @@ from jupiter.train.mlx_model import (
     to_canonical,
     trainable_weights,
 )
+from jupiter.train.mlx_state import POSITION_KEYS, MLXState
 
 if TYPE_CHECKING:
     import mlx.nn as nn
     from transformers import PreTrainedTokenizerBase
 
     from jupiter.train.loop import TrainRun
-    from jupiter.train.mlx_loop import MLXState
 
 log = logging.getLogger(__name__)
 
-POSITION_KEYS = ("step", "epoch", "index", "tokens", "elapsed", "losses", "epoch_loss")
 LOWER_PRECISION = ("bfloat16", "float16")
 GENERATION_FILE = "generation_config.json"
 
