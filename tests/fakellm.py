@@ -69,6 +69,7 @@ class FakeLLM:
         self.count = 0
         self.outcomes: list[str] = []
         self.paths: list[str] = []
+        self.bodies: list[dict[str, Any]] = []  # every POST body, in arrival order
         self.lock = threading.Lock()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.server.daemon_threads = True
@@ -110,6 +111,7 @@ class FakeLLM:
                     outcome = llm.fail(n)
                     llm.outcomes.append(outcome or "ok")
                     llm.paths.append(self.path)
+                    llm.bodies.append(body)
                     if llm.log is not None:
                         with llm.log.open("a") as f:
                             f.write(

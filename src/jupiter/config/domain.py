@@ -223,6 +223,11 @@ class LLMConfig(Strict):
     temperature: float = Field(default=0.7, ge=0.0)
     top_p: float = Field(default=1.0, gt=0.0, le=1.0)
     max_tokens: int = Field(default=512, ge=1)
+    # the recipe's JSON schema sent to the server, which then decodes only answers that
+    # match it: json_schema = OpenAI's form (OpenAI, vLLM, llama.cpp's llama-server, Ollama,
+    # LM Studio), json_object = {"type": "json_object", "schema": ...} (llama-cpp-python's
+    # server, llama-server); text = none. The parser checks every answer either way.
+    response_format: Literal["text", "json_schema", "json_object"] = "text"
 
     @model_validator(mode="after")
     def _check_model(self) -> LLMConfig:
@@ -230,6 +235,16 @@ class LLMConfig(Strict):
             raise ValueError(
                 f"backend {self.backend} loads a model here: set model to a model folder, a "
                 ".gguf file, a Hub id or ollama:NAME (or use backend openai with a server)"
+            )
+        if self.backend in ("transformers", "mlx") and self.response_format != "text":
+            raise ValueError(
+                f"response_format {self.response_format} is decoded by a server: backend "
+                f"{self.backend} has no constrained decoding (set response_format: text)"
+            )
+        if self.api == "completions" and self.response_format != "text":
+            raise ValueError(
+                f"response_format {self.response_format} goes with api: chat (the chat "
+                "endpoint takes a response_format; set api: chat or response_format: text)"
             )
         return self
 

@@ -25,6 +25,19 @@ class Sampling:
     top_p: float = 1.0
     seed: int | None = None
     stop: tuple[str, ...] = ()
+    # the answer's JSON schema (its JSON text) and how to ask for it: "json_schema" or
+    # "json_object" (llm.response_format); "" = free text
+    schema: str = ""
+    schema_form: str = ""
+
+
+def sampling_key(s: Sampling) -> dict[str, Any]:
+    """The sampling fields of a cache key; a free-text request's key leaves the schema
+    fields out, as it did before they existed (caches written then stay valid)."""
+    out = asdict(s)
+    if not s.schema:
+        del out["schema"], out["schema_form"]
+    return out
 
 
 @dataclass(frozen=True)
@@ -50,7 +63,7 @@ class Request:
             "model": model,
             "messages": [dict(m) for m in self.messages] if self.messages is not None else None,
             "prompt": self.prompt,
-            "sampling": asdict(self.sampling),
+            "sampling": sampling_key(self.sampling),
         }
         raw = json.dumps(body, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
         return hashlib.sha256(raw.encode()).hexdigest()

@@ -10,6 +10,7 @@ any other 4xx is a `BackendError`; a well-formed response whose content is not t
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 from collections.abc import Sequence
 from typing import Any
@@ -178,6 +179,13 @@ class HTTPBackend:
             body["seed"] = s.seed
         if s.stop:
             body["stop"] = list(s.stop)
+        if s.schema:
+            schema = json.loads(s.schema)
+            body["response_format"] = (
+                {"type": "json_object", "schema": schema} if s.schema_form == "json_object"
+                else {"type": "json_schema",
+                      "json_schema": {"name": "answer", "strict": True, "schema": schema}}
+            )  # fmt: skip
         if self.api == "chat":
             messages = r.messages if r.messages is not None else ({"role": "user",
                                                                    "content": r.prompt},)  # fmt: skip

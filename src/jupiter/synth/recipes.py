@@ -7,6 +7,7 @@ asks the very same requests, and every one already answered comes from the cache
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -15,7 +16,7 @@ from typing import Any
 
 import jinja2
 
-from jupiter.config import DomainConfig, TaskConfig, config_roots
+from jupiter.config import DomainConfig, LLMConfig, TaskConfig, config_roots
 from jupiter.errors import JupiterError
 from jupiter.records import Chunk, Example
 from jupiter.synth import outputs
@@ -24,7 +25,8 @@ from jupiter.synth.outputs import Malformed
 
 RECIPES = ("grounded_qa", "explanation", "code_exercise", "evol_instruct", "multi_turn")
 EVOLUTIONS = ("deepen", "concretize", "add_constraints")  # Evol-Instruct's in-depth ops
-DIALOGUE_TURNS = 3
+DIALOGUE_TURNS = 3  # asked for
+MIN_TURNS = 2  # accepted
 MIN_GROUNDED_SHARE = 0.5  # of an answer's content words found in the passage
 SYSTEM = (
     "You write high-quality training data for an expert assistant. You follow the output "
@@ -37,6 +39,23 @@ LANGUAGES = {
     "tr": "Turkish", "sv": "Swedish", "da": "Danish", "fi": "Finnish", "no": "Norwegian",
     "cs": "Czech", "el": "Greek", "he": "Hebrew", "id": "Indonesian", "vi": "Vietnamese",
     "ca": "Catalan", "ro": "Romanian", "hu": "Hungarian",
+}  # fmt: skip
+
+
+def _object(**fields: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "object", "properties": fields, "required": list(fields),
+            "additionalProperties": False}  # fmt: skip
+
+
+TEXT = {"type": "string", "minLength": 1}
+# each recipe's answer as a JSON schema, for servers that decode to one (llm.response_format)
+SCHEMAS: dict[str, dict[str, Any]] = {
+    "grounded_qa": _object(question=TEXT, answer=TEXT),
+    "explanation": _object(instruction=TEXT, response=TEXT),
+    "code_exercise": _object(exercise=TEXT, solution=TEXT),
+    "evol_instruct": _object(instruction=TEXT, response=TEXT),
+    "multi_turn": _object(turns={"type": "array", "minItems": MIN_TURNS,
+                                 "items": _object(user=TEXT, assistant=TEXT)}),
 }  # fmt: skip
 
 
@@ -133,11 +152,21 @@ def plan(chunks: Sequence[Chunk], cfg: DomainConfig, seed: int) -> list[Job]:
             )
             sampling = Sampling(
                 max_tokens=gen.llm.max_tokens, temperature=temperature, top_p=gen.llm.top_p,
-                seed=seed * 1_000_003 + len(jobs),
+                seed=seed * 1_000_003 + len(jobs), **schema_fields(task.recipe, gen.llm),
             )  # fmt: skip
             jobs.append(Job(Request(messages=messages, sampling=sampling), task.recipe, chunk,
                             values["seed_instruction"]))  # fmt: skip
     return jobs
+
+
+def schema_fields(recipe: str, llm: LLMConfig) -> dict[str, str]:
+    """The Sampling fields asking the server for `recipe`'s schema, or none (free text)."""
+    if llm.response_format == "text":
+        return {}
+    return {
+        "schema": json.dumps(SCHEMAS[recipe], sort_keys=True),
+        "schema_form": llm.response_format,
+    }
 
 
 def chat(user: str, assistant: str) -> list[dict[str, str]]:
@@ -162,7 +191,7 @@ def parse_answer(job: Job, text: str, finish_reason: str) -> list[dict[str, str]
         outputs.check_evolved(instruction, job.seed_instruction)
         return chat(instruction, response)
     if job.recipe == "multi_turn":
-        return outputs.dialogue(obj, min_turns=2)
+        return outputs.dialogue(obj, min_turns=MIN_TURNS)
     raise JupiterError(f"unknown recipe '{job.recipe}': expected one of {', '.join(RECIPES)}")
 
 
