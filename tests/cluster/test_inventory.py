@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from jupiter.cluster.inventory import island_micro_batch, islands, plan_cluster, write_hostfile
-from jupiter.cluster.launch import describe_commands, launch_commands, total_steps
+from jupiter.cluster.launch import cluster_plan, describe_commands, launch_commands
 from jupiter.config import ClusterConfig, DomainConfig, TrainConfig
 from jupiter.data.dataset import PackedDataset
 from jupiter.errors import JupiterError
@@ -145,10 +145,13 @@ def test_localhost_runs_without_ssh(tmp_path: Path) -> None:
     assert cmd[0] == "env" and "ssh" not in cmd and "--standalone" in cmd
 
 
-def test_total_steps_splits_the_epochs_over_islands() -> None:
+def test_cluster_plan_splits_the_epochs_over_islands() -> None:
+    from jupiter.train.plan import DataSize
+
+    data = DataSize(rows=800, sequences=5_000, context_length=64)
     cfg = TrainConfig(epochs=2, micro_batch_size=4)
-    assert total_steps(cfg, rows=800, n_islands=2, ranks=1) == 200
-    assert total_steps(TrainConfig(max_steps=30), 800, 2, 1) == 30
+    assert cluster_plan(cfg, data, n_islands=2, ranks=1).max_steps == 200
+    assert cluster_plan(TrainConfig(max_steps=30), data, 2, 1).max_steps == 30
 
 
 def test_shards_are_disjoint_and_cover_the_rows() -> None:

@@ -129,11 +129,13 @@ def test_cuda_only_choices_fall_back_on_a_machine_without_cuda(
     preflight_checks(ws, ["train"])
     lines = out.getvalue().splitlines()
     if cuda:
-        assert lines == [] and ws.cfg.train.precision == "fp16"
+        assert lines == [] and ws.cfg.train.precision == "fp16" and ws.fallbacks == {}
         return
     assert len(lines) == 2, lines
     assert lines[0].startswith("warning: model.attention: flash_attention_2 runs on CUDA GPUs")
     assert "training here uses sdpa" in lines[0]
     assert lines[1].startswith("warning: train.precision: fp16 needs a CUDA GPU")
-    assert (ws.cfg.model.attention, ws.cfg.train.precision) == ("sdpa", "auto")
+    # the run's own state holds the fallbacks; the loaded config keeps the YAML's values
+    assert ws.fallbacks == {"model.attention": "sdpa", "train.precision": "auto"}
+    assert (ws.cfg.model.attention, ws.cfg.train.precision) == ("flash_attention_2", "fp16")
     assert not (tmp_path / "runs").exists()

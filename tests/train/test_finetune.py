@@ -18,7 +18,8 @@ from jupiter.errors import JupiterError
 from jupiter.models.loading import load_for_inference
 from jupiter.train.loop import TrainRun, run_steps, start
 from jupiter.train.metrics import read_metrics
-from jupiter.train.setup import auto_epochs, make_plan
+from jupiter.train.plan import auto_epochs
+from jupiter.train.setup import make_plan
 from jupiter.train.trainer import train
 
 QA = [

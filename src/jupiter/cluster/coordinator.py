@@ -91,8 +91,7 @@ class Coordinator:
 
             run_json = fetch_spec(self.store, self.workdir / "spec")
             run = read_spec(run_json)
-            cfg = run.config.model_copy(update={"resume": "never"})
-            run = replace(run, config=cfg, tokenizer_dir=run_json.parent / "tokenizer",
+            run = replace(run, resume="never", tokenizer_dir=run_json.parent / "tokenizer",
                           out_dir=self.workdir / "coordinator", progress=False)  # fmt: skip
             self.evaluator = (run, start(run))
         return self.evaluator  # type: ignore[no-any-return]

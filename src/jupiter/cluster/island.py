@@ -30,6 +30,7 @@ from jupiter.config import TrainConfig
 from jupiter.errors import JupiterError
 from jupiter.train.loop import TrainRun
 from jupiter.train.schedule import lr_at
+from jupiter.train.setup import Overrides
 
 
 # ------------------------------------------------------------------------- engines
@@ -186,13 +187,19 @@ def island_run(spec: IslandSpec, store: SyncStore) -> tuple[TrainRun, dict[str, 
             f"island {spec.island}: the base model {run.model_dir} is not on this machine: "
             "copy it to the same path on every node (or put it on a shared disk)"
         )
-    cfg = run.config.model_copy(update={"max_steps": me["max_steps"], "resume": "auto"})
-    if me.get("micro_batch"):
-        cfg = cfg.model_copy(update={"micro_batch_size": me["micro_batch"]})
+    # The island's figures go into the run, beside the config (which stays the YAML's):
+    # its step budget (the coordinator stops it at the last round), its micro-batch
+    cap = " × 4 (speed-aware islands may run up to 4H a round)" if plan["sync"].get(
+        "speed_aware") else ""  # fmt: skip
+    over = Overrides(
+        max_steps=int(me["max_steps"]), micro_batch=me.get("micro_batch") or None,
+        max_steps_reason=f"the cluster's budget: {plan['rounds']} rounds × "
+                         f"{plan['sync']['inner_steps']} inner steps{cap}",
+    )  # fmt: skip
     dataset = run.dataset.shard(names.index(spec.island), len(names))
-    run = replace(run, dataset=dataset, config=cfg, tokenizer_dir=run_json.parent / "tokenizer",
+    run = replace(run, dataset=dataset, tokenizer_dir=run_json.parent / "tokenizer",
                   out_dir=spec.workdir / spec.island, progress=False,
-                  memory_gb=me.get("memory_gb"))  # fmt: skip
+                  memory_gb=me.get("memory_gb"), overrides=over, resume="auto")  # fmt: skip
     return run, plan
 
 

@@ -18,7 +18,7 @@ import signal
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +34,7 @@ from jupiter.cluster.syncstore import SyncStore
 from jupiter.config import ClusterConfig, TrainConfig
 from jupiter.errors import JupiterError
 from jupiter.train.loop import TrainResult, TrainRun
+from jupiter.train.plan import DataSize, TrainPlan, plan_training
 
 RDZV_PORT = 29400  # torchrun's default c10d port
 
@@ -47,22 +48,39 @@ class ClusterRun:
 
 
 # ------------------------------------------------------------------------ the plan
-def total_steps(cfg: TrainConfig, rows: int, n_islands: int, ranks: int) -> int:
-    """Inner steps each island runs: train.max_steps, or the epochs over its shard."""
-    if cfg.max_steps is not None:
-        return cfg.max_steps
-    micro = cfg.micro_batch_size if cfg.micro_batch_size != "auto" else 8
-    batch = cfg.global_batch_size or micro * cfg.grad_accum * ranks
-    epochs = 1 if cfg.epochs == "auto" else cfg.epochs
-    return max(1, math.ceil(epochs * rows / n_islands / batch))
+# The micro-batch the driver counts an auto one as: it cannot measure the islands' memory
+# with the model loaded; each island still picks its own (train/setup.py).
+PLAN_MICRO = 8
+
+
+def cluster_plan(cfg: TrainConfig, data: DataSize, n_islands: int, ranks: int) -> TrainPlan:
+    """plan.py's plan of one island: its shard of the rows on `ranks` processes, the same
+    rules as one process (epochs auto by the whole set's examples)."""
+    micro, notes = cfg.micro_batch_size, ()
+    if micro == "auto":
+        gbs = cfg.global_batch_size
+        # with a global batch the steps do not depend on the micro-batch: one that divides it
+        micro = math.gcd(PLAN_MICRO, gbs // ranks) if gbs and gbs % ranks == 0 else PLAN_MICRO
+        if not gbs:
+            notes = (
+                f"micro_batch_size auto: the cluster counts its steps with micro-batch {micro} "
+                "per process; each island picks its own by its memory, so its tokens per step "
+                "may differ (set train.micro_batch_size or train.global_batch_size to fix them)",
+            )  # fmt: skip
+    return plan_training(cfg, data, micro_batch=micro, world=ranks, islands=n_islands,
+                         launcher="cluster", notes=notes)  # fmt: skip
 
 
 def run_plan(cr: ClusterRun) -> dict[str, Any]:
     isls = islands(cr.cluster)
     sync = cr.cluster.sync.model_dump(mode="json")
-    first = isls[0]
-    ranks = sum(processes_of(n, cr.cluster) or 1 for n in first.nodes)
-    steps = total_steps(cr.run.config, cr.run.dataset.num_rows, len(isls), ranks)
+    ranks = [sum(processes_of(n, cr.cluster) or 1 for n in i.nodes) for i in isls]
+    tp = cluster_plan(cr.run.config, DataSize.of(cr.run.dataset), len(isls), ranks[0])
+    if len(set(ranks)) > 1:
+        tp = replace(tp, notes=(*tp.notes, (
+            f"islands run {'/'.join(map(str, ranks))} processes: the plan counts the first's "
+            f"{ranks[0]}; an island with more takes more tokens per step")))  # fmt: skip
+    steps = tp.max_steps
     if len(isls) == 1:  # one island: one round of plain data-parallel training, exact
         sync.update(inner_steps=steps, outer="average", dtype="fp32", speed_aware=False)
     h = min(int(sync["inner_steps"]), steps)
@@ -73,6 +91,7 @@ def run_plan(cr: ClusterRun) -> dict[str, Any]:
         "fingerprint": fingerprint(cr.run),
         "rounds": rounds,
         "sync": sync,
+        "train_plan": tp.as_dict(),
         "islands": [
             {"name": i.name, "engine": i.engine, "max_steps": rounds * h * cap,
              "memory_gb": min(n.memory_gb / (processes_of(n, cr.cluster) or 1) for n in i.nodes),
@@ -278,6 +297,8 @@ def run_cluster(cr: ClusterRun) -> TrainResult:
     cr.workdir.mkdir(parents=True, exist_ok=True)
     store = SyncStore(cr.store_url)
     plan = upload_spec(cr, store)
+    for note in plan.get("train_plan", {}).get("notes", []):
+        print(f"plan: {note}", flush=True)
     # its held-out evaluation shares the cores with this machine's islands
     env = dict(os.environ, OMP_NUM_THREADS=str(local_threads(cr.cluster)))
     coord = start(coordinator_command(cr.store_url, cr.workdir), env)
@@ -350,7 +371,7 @@ def cluster_result(cr: ClusterRun, plan: dict[str, Any], wall: float) -> TrainRe
         max_steps=int(plan["rounds"]) * int(plan["sync"]["inner_steps"]), losses=losses,
         tokens_per_s=sum(tps) / len(tps) if tps else 0.0, wall_time_s=wall,
         finished=(cr.workdir / "final").is_dir(),
-        heldout_loss=rows[-1]["heldout_loss"] if rows else None,
+        heldout_loss=rows[-1]["heldout_loss"] if rows else None, plan=plan.get("train_plan"),
     )  # fmt: skip
 
 

@@ -31,8 +31,8 @@ from typing import Any
 from jupiter.errors import JupiterError
 from jupiter.improve.trainrun import (
     is_heldout,
-    node_memory_gb,
     pack,
+    run_fields,
     run_summary,
     run_training,
     save_untrained,
@@ -126,8 +126,7 @@ def consensus_train(
         run = TrainRun(
             dataset=data.train, config=mcfg, out_dir=root / f"m{i:02d}", tokenizer_dir=tok_dir,
             model_config=None, model_dir=init_dir, heldout=data.heldout, run_id=run_id,
-            progress=ws.console.is_terminal, attention=cfg.model.attention,
-            memory_gb=node_memory_gb(),
+            progress=ws.console.is_terminal, **run_fields(ws),
         )  # fmt: skip
         ws.console.print(
             f"consensus: member {i + 1}/{c.members}: {data.n_examples} examples, seed "

@@ -5,9 +5,10 @@ stage runs, so a run that cannot finish stops with the store as it was:
 - the YAML's eval set (eval.qa_path) readable and able to give eval.mc_choices choices;
 - the LLM servers the pending stages will call answering (a GET of /models each);
 - device-bound choices this machine cannot honour: flash_attention_2 and fp16 without a
-  CUDA GPU fall back, with a warning, to sdpa and to precision auto. Deliberately a
-  fallback, not an error: one YAML serves a GPU box and a laptop, and both fallbacks
-  compute the same model (sdpa is exact attention; auto picks bf16 or fp32).
+  CUDA GPU fall back, with a warning, to sdpa and to precision auto (in ws.fallbacks, not
+  in the config). Deliberately a fallback, not an error: one YAML serves a GPU box and a
+  laptop, and both fallbacks compute the same model (sdpa is exact attention; auto picks
+  bf16 or fp32).
 """
 
 from __future__ import annotations
@@ -168,7 +169,8 @@ def probe_server(key: str, llm: LLMConfig) -> None:
 
 def device_fallbacks(ws: Workspace) -> None:
     """flash_attention_2 and fp16 on a machine without CUDA: warn and train with sdpa and
-    precision auto (the config in force is changed, so every later step agrees)."""
+    precision auto. The choice goes into ws.fallbacks, the run's own state that the train
+    stage builds its runs with and reports; the loaded config keeps the YAML's values."""
     model, train = ws.cfg.model, ws.cfg.train
     if model.attention != "flash_attention_2" and train.precision != "fp16":
         return
@@ -179,12 +181,12 @@ def device_fallbacks(ws: Workspace) -> None:
     if model.attention == "flash_attention_2":
         _warn(ws, "model.attention: flash_attention_2 runs on CUDA GPUs only and this machine "
                   "has none: training here uses sdpa (set model.attention: auto to silence this)")  # fmt: skip
-        model.attention = "sdpa"
+        ws.fallbacks["model.attention"] = "sdpa"
     if train.precision == "fp16":
         _warn(ws, "train.precision: fp16 needs a CUDA GPU (on a CPU it is emulated and slow) "
                   "and this machine has none: training here uses precision auto (bf16 where the "
                   "CPU has it natively, else fp32; set train.precision: auto to silence this)")  # fmt: skip
-        train.precision = "auto"
+        ws.fallbacks["train.precision"] = "auto"
 
 
 def _warn(ws: Workspace, text: str) -> None:

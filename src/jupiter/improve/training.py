@@ -20,10 +20,10 @@ from jupiter.improve.passages import save_passages, train_chunks
 from jupiter.improve.replay import replay_texts
 from jupiter.improve.trainrun import (
     knowledge_mix,
-    local_node,
-    node_memory_gb,
+    local_engine,
     pack,
     read_level_file,
+    run_fields,
     run_summary,
     run_training,
     save_untrained,
@@ -136,7 +136,7 @@ def train_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
     init_dir = init_model_dir(ws, cycle)
     if init_dir is None and cfg.model.base:
         init_dir = ws.model(cfg.model.base)
-    check_objective(ws, init_dir, local_node()[1])
+    check_objective(ws, init_dir, local_engine())
     model_config = None
     if init_dir is None:
         model_config = ModelConfig.from_preset(
@@ -184,7 +184,7 @@ def train_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
             model_config=model_config if result is None else None,
             model_dir=init_dir if result is None else result.model_dir,
             heldout=data.heldout, run_id=run_id, progress=ws.console.is_terminal,
-            attention=cfg.model.attention, memory_gb=node_memory_gb(), distill=distill,
+            distill=distill, **run_fields(ws),
         )  # fmt: skip
         where = f"continued from {run.model_dir}" if run.model_dir else "from scratch"
         name = cfg.model.base or cfg.model.preset
@@ -215,6 +215,8 @@ def train_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
     info["data"] = data_summary(ws, cycle, examples or lv_examples)
     if cfg.levels:
         info["levels"] = infos
+    if ws.fallbacks:  # what this machine ran instead of the YAML's settings
+        info["fallbacks"] = dict(ws.fallbacks)
     write_card(ws, cycle, info)
     return info
 

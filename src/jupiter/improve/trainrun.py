@@ -153,10 +153,36 @@ def local_node(cluster_path: str | None = None) -> tuple[Any, str]:
     return node, cluster.engine_of(node) if node is not None else "torch"
 
 
+def local_engine() -> str:
+    """The engine of a plain `jupiter train`, from this machine alone: the MLX loop on
+    Apple silicon with mlx installed, torch elsewhere (cluster.yaml is `--cluster`'s)."""
+    import importlib.util
+    import platform
+    import sys
+
+    apple = sys.platform == "darwin" and platform.machine() == "arm64"
+    return "mlx" if apple and importlib.util.find_spec("mlx") is not None else "torch"
+
+
 def node_memory_gb(cluster_path: str | None = None) -> float | None:
-    """`memory_gb` of this machine's node, for the automatic micro-batch."""
+    """`memory_gb` of this machine's node in the cluster.yaml at `cluster_path`, for the
+    automatic micro-batch; None without a path: a plain run measures its device and does
+    not read cluster.yaml."""
+    if cluster_path is None:
+        return None
     node, _ = local_node(cluster_path)
     return node.memory_gb if node is not None else None
+
+
+def run_fields(ws: Workspace) -> dict[str, Any]:
+    """TrainRun's fields that this machine decides: the attention and precision in force
+    (a device fallback's, improve/preflight.py: ws.fallbacks, never the config's)."""
+    from jupiter.train.setup import Overrides
+
+    return {
+        "attention": ws.fallbacks.get("model.attention", ws.cfg.model.attention),
+        "overrides": Overrides(precision=ws.fallbacks.get("train.precision")),
+    }
 
 
 def run_training(ws: Workspace, cycle: int, run: Any) -> Any:
@@ -169,7 +195,7 @@ def run_training(ws: Workspace, cycle: int, run: Any) -> Any:
 
     if ws.cluster is not None:
         return train_on_cluster(ws, run)
-    if local_node()[1] == "mlx":  # a Mac (or backend: mlx): the MLX loop, same run
+    if local_engine() == "mlx":  # a Mac: the MLX loop, same run
         return train_with_mlx(ws, run, log)
     if ws.launch is not None and ws.launch.distributed:
         return launch_train(run, ws.launch)
@@ -221,4 +247,5 @@ def run_summary(run_id: str, result: Any, data: Datasets) -> dict[str, Any]:
         "tokens_per_s": round(result.tokens_per_s, 1), "model_dir": str(result.model_dir),
         "budget": budget_info(data.budget, result.epochs, result.max_steps),
         "knowledge": data.knowledge, "distill": result.distill,
+        "plan": getattr(result, "plan", None),  # steps, batch, tokens and notes (train/plan.py)
     }  # fmt: skip

@@ -28,6 +28,9 @@ class Workspace:
     checked: bool = False  # improve/preflight.py ran: the config in force is usable here
     # an eval stage follows: collect refuses a corpus that leaves it no eval set (preflight)
     heldout_needed: bool = False
+    # device fallbacks in force on this machine (improve/preflight.py), e.g.
+    # {"train.precision": "auto"}: the runs use and report them; cfg keeps the YAML's values
+    fallbacks: dict[str, str] = field(default_factory=dict)
     _store: Store | None = None
     _models: dict[str, Path] = field(default_factory=dict)
     _built: set[Path] = field(default_factory=set)  # model dirs whose config builds a model

@@ -11,7 +11,7 @@ import json
 import os
 import subprocess
 import sys
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,7 @@ from jupiter.data.dataset import PackedDataset
 from jupiter.data.distill import DistillData
 from jupiter.errors import JupiterError
 from jupiter.train.loop import TrainResult, TrainRun
+from jupiter.train.setup import Overrides
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,8 @@ def write_spec(run: TrainRun, spec_dir: Path) -> Path:
         "attention": run.attention,
         "memory_gb": run.memory_gb,
         "progress": run.progress,  # rank 0 draws the bar when its output is a terminal
+        "overrides": asdict(run.overrides),  # the run's own settings over the config
+        "resume": run.resume,
     }
     path = spec_dir / "run.json"
     path.write_text(json.dumps(spec, indent=1), encoding="utf-8")
@@ -97,6 +100,8 @@ def read_spec(path: Path) -> TrainRun:
         attention=spec["attention"],
         memory_gb=spec["memory_gb"],
         distill=DistillData.load(path.parent / "distill.npz") if spec.get("distill") else None,
+        overrides=Overrides(**spec.get("overrides", {})),
+        resume=spec.get("resume"),
     )
 
 

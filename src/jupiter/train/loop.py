@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import torch
@@ -43,6 +43,7 @@ from jupiter.train.loss import CorpusVocab, no_logits
 from jupiter.train.norm import fuse_rms_norms
 from jupiter.train.schedule import lr_at
 from jupiter.train.setup import (
+    Overrides,
     Plan,
     build_model_for,
     build_optimizer,
@@ -73,6 +74,14 @@ class TrainRun:
     memory_gb: float | None = None  # the node's memory (cluster.yaml), for the auto choices
     # train.objective distill / sft+distill: the teacher's side of the rows' Q&A
     distill: DistillData | None = None
+    # What this run sets over `config` (a cluster island's step budget and micro-batch, a
+    # device fallback's precision): the run's own, never written into the config
+    overrides: Overrides = field(default_factory=Overrides)
+    resume: Literal["auto", "never"] | None = None  # a driver's choice over config.resume
+
+    @property
+    def resumes(self) -> bool:
+        return (self.resume or self.config.resume) == "auto"
 
 
 @dataclass
@@ -88,6 +97,7 @@ class TrainResult:
     best_checkpoint: Path | None = None
     epochs: float | None = None  # passes over the data the plan's max_steps amount to
     distill: dict[str, float] | None = None  # the teacher's measured cost (train/distill.py)
+    plan: dict[str, Any] | None = None  # the plan the run trained by (train/plan.py)
 
 
 @dataclass
@@ -181,16 +191,20 @@ def start(run: TrainRun, d: Dist | None = None) -> TrainState:
     d = d or dist.init(run.device)
     if d.main:  # what a writer killed mid-checkpoint left behind
         remove_stale_temps(run.out_dir)
-    model = build_model_for(cfg, run.model_config, run.model_dir, d, run.attention)
+    over = run.overrides
+    model = build_model_for(cfg, run.model_config, run.model_dir, d, run.attention,
+                            over.precision)  # fmt: skip
     distiller = None  # made before a checkpoint's weights: method full copies the start's
     if run.distill is not None and cfg.objective != "sft":
-        distiller = Distiller.create(run.distill, cfg, model, d, run.model_config is not None)
-    ckpt = latest_checkpoint(run.out_dir) if cfg.resume == "auto" else None
+        # the teacher computes in the run's precision (a local copy; run.config stays)
+        tcfg = cfg.model_copy(update={"precision": over.precision}) if over.precision else cfg
+        distiller = Distiller.create(run.distill, tcfg, model, d, run.model_config is not None)
+    ckpt = latest_checkpoint(run.out_dir) if run.resumes else None
     if ckpt is not None:  # weights go in before wrapping, so FSDP shards the restored ones
         load_model_weights(ckpt / "model", model)
     if cfg.fused_norm and (d.world == 1 or cfg.distributed == "ddp"):
         fuse_rms_norms(model)  # FSDP and DeepSpeed gather the norm weights themselves
-    plan = make_plan(cfg, run.dataset, model, d, run.memory_gb)
+    plan = make_plan(cfg, run.dataset, model, d, run.memory_gb, over)
     if plan.grad_ckpt:
         enable_checkpointing(model)
     model.train()

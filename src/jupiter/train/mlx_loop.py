@@ -73,11 +73,12 @@ def start(run: TrainRun) -> MLXState:
         del os.environ["MLX_HOSTFILE"]
     group = mx.distributed.init()  # a world of 1 unless started by mlx.launch
     model, spec = build_model_for(cfg, run.model_config, run.model_dir)
-    plan = make_plan(cfg, run.dataset, model, spec, group.size(), run.memory_gb)
+    plan = make_plan(cfg, run.dataset, model, spec, group.size(), run.memory_gb,
+                     run.overrides)  # fmt: skip
     state = MLXState(model, spec, {}, plan, group.rank(), group.size(), group)
     if state.rank == 0:  # what a writer killed mid-checkpoint left behind
         remove_stale_temps(run.out_dir)
-    found = latest_checkpoint(run.out_dir) if cfg.resume == "auto" else None
+    found = latest_checkpoint(run.out_dir) if run.resumes else None
     if found is None:
         seed_everything(cfg.seed + state.rank)
     else:
@@ -307,6 +308,7 @@ def train(
     a checkpoint; checkpoints, held-out loss, metrics and final dir as trainer.train."""
     from jupiter.train.checkpoint import latest_checkpoint
     from jupiter.train.metrics import plot_learning_curve
+    from jupiter.train.plan import print_notes
     from jupiter.train.trainer import drive
 
     wall0 = time.perf_counter()
@@ -315,6 +317,8 @@ def train(
     plan = state.plan
     target = plan.max_steps if stop_after is None else min(stop_after, plan.max_steps)
     first_step, tokens0, elapsed0 = state.step, state.tokens, state.elapsed
+    if state.rank == 0:
+        print_notes(plan.steps)
     reporter = Reporter(run, state, on_step)
     try:
         with reporter.progress():
@@ -341,6 +345,7 @@ def train(
         tokens_per_s=(state.tokens - tokens0) / stepping if stepping > 0 else 0.0,
         wall_time_s=time.perf_counter() - wall0, finished=finished, heldout_loss=heldout,
         best_checkpoint=Path(best) if best else None, epochs=plan.epochs,
+        plan=plan.steps.as_dict(),
     )  # fmt: skip
 
 

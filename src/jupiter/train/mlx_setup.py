@@ -4,7 +4,6 @@ continued) and the plan (micro-batch, accumulation, steps, activation checkpoint
 
 from __future__ import annotations
 
-import math
 import random
 from pathlib import Path
 from typing import Any
@@ -22,7 +21,8 @@ from jupiter.train.mlx_model import (
     load_adapter,
     load_hf_dir,
 )
-from jupiter.train.setup import Plan, auto_epochs
+from jupiter.train.plan import DataSize, plan_training
+from jupiter.train.setup import Overrides, Plan
 
 
 def build_model_for(
@@ -66,11 +66,14 @@ def make_plan(
     spec: ModelSpec,
     world: int,
     memory_gb: float | None,
+    over: Overrides | None = None,
 ) -> Plan:
-    """setup.make_plan's rules on the MLX model's counts (fp32, plain data parallel)."""
+    """setup.make_plan's rules on the MLX model's counts (fp32, plain data parallel): the
+    auto micro-batch from memory, then plan.py's plan."""
     from jupiter.models.memory import auto_batch, device_memory_gb
 
-    micro, grad_ckpt = cfg.micro_batch_size, cfg.gradient_checkpointing
+    over = over or Overrides()
+    micro, grad_ckpt = over.micro_batch or cfg.micro_batch_size, cfg.gradient_checkpointing
     if micro == "auto" or grad_ckpt == "auto":
         import torch
 
@@ -88,24 +91,11 @@ def make_plan(
         micro = auto_micro if micro == "auto" else micro
         grad_ckpt = auto_ckpt if grad_ckpt == "auto" else grad_ckpt
     assert isinstance(micro, int) and isinstance(grad_ckpt, bool)
-    accum = cfg.grad_accum
-    if cfg.global_batch_size is not None:
-        if cfg.global_batch_size % (micro * world):
-            raise JupiterError(
-                f"train.global_batch_size {cfg.global_batch_size} is not a multiple of "
-                f"micro_batch_size × processes = {micro * world}: change one of them"
-            )
-        accum = cfg.global_batch_size // (micro * world)
-    per_epoch = data.batches_per_epoch(micro * world) / accum
-    if cfg.max_steps is not None:
-        steps = cfg.max_steps
-    else:
-        epochs = auto_epochs(data.num_sequences) if cfg.epochs == "auto" else cfg.epochs
-        steps = max(1, math.ceil(epochs * per_epoch))
-    return Plan(
-        micro_batch=micro, grad_accum=accum, world=world, max_steps=steps,
-        epochs=steps / per_epoch, grad_ckpt=grad_ckpt, amp=None,
+    steps = plan_training(
+        cfg, DataSize.of(data), micro_batch=micro, world=world, launcher="mlx",
+        max_steps=over.max_steps, max_steps_reason=over.max_steps_reason,
     )  # fmt: skip
+    return Plan(steps=steps, grad_ckpt=grad_ckpt, amp=None)
 
 
 def seed_everything(seed: int) -> None:

@@ -4,7 +4,6 @@ gradient checkpointing) from the config, the data and the device's memory."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,17 +17,7 @@ from jupiter.errors import JupiterError
 from jupiter.models.decode import cpu_runs_bf16
 from jupiter.models.presets import build_model
 from jupiter.train.dist import Dist
-
-# Epochs by dataset size when train.epochs is auto: small sets need more passes.
-AUTO_EPOCHS = ((1_000, 5), (10_000, 4), (50_000, 3), (100_000, 2))
-
-
-def auto_epochs(n_examples: int) -> int:
-    """5 below 1k examples, 4 below 10k, 3 below 50k, 2 up to 100k, 1 above."""
-    for limit, epochs in AUTO_EPOCHS:
-        if n_examples < limit:
-            return epochs
-    return 2 if n_examples == 100_000 else 1
+from jupiter.train.plan import DataSize, TrainPlan, plan_training
 
 
 def autocast_dtype(precision: str, device: torch.device) -> torch.dtype | None:
@@ -49,23 +38,51 @@ def autocast_dtype(precision: str, device: torch.device) -> torch.dtype | None:
 
 @dataclass(frozen=True)
 class Plan:
-    """The run's shape, resolved from the config's autos."""
+    """The run's shape: the training plan (plan.py) and what the device decides."""
 
-    micro_batch: int  # sequences per forward pass per process
-    grad_accum: int  # micro-batches per optimizer step
-    world: int
-    max_steps: int
-    epochs: float  # passes over the data that max_steps amounts to
+    steps: TrainPlan  # micro-batch, accumulation, steps, epochs, tokens and their notes
     grad_ckpt: bool
     amp: torch.dtype | None
 
     @property
+    def micro_batch(self) -> int:
+        return self.steps.micro_batch
+
+    @property
+    def grad_accum(self) -> int:
+        return self.steps.grad_accum
+
+    @property
+    def world(self) -> int:
+        return self.steps.world
+
+    @property
+    def max_steps(self) -> int:
+        return self.steps.max_steps
+
+    @property
+    def epochs(self) -> float:
+        return self.steps.epochs
+
+    @property
     def global_micro(self) -> int:
-        return self.micro_batch * self.world
+        return self.steps.global_micro
 
     @property
     def global_batch(self) -> int:
-        return self.micro_batch * self.world * self.grad_accum
+        return self.steps.global_batch
+
+
+@dataclass(frozen=True)
+class Overrides:
+    """What a run sets over its config, kept in the run (TrainRun) and never written into
+    the config: a driver's step budget and micro-batch (a cluster island's share of the
+    plan), a device fallback's precision."""
+
+    max_steps: int | None = None
+    max_steps_reason: str = ""
+    micro_batch: int | None = None
+    precision: str | None = None
 
 
 def shape_of(model: PreTrainedModel) -> dict[str, int]:
@@ -84,17 +101,22 @@ def make_plan(
     model: PreTrainedModel,
     d: Dist,
     memory_gb: float | None,
+    over: Overrides | None = None,
 ) -> Plan:
+    """The auto micro-batch and checkpointing from the device's memory, then plan.py's
+    plan over `data` on d.world processes."""
     from jupiter.models.loading import trainable_parameters
     from jupiter.models.memory import auto_batch, device_memory_gb
 
+    over = over or Overrides()
+    precision = over.precision or cfg.precision
+    amp = autocast_dtype(precision, d.device)
     trainable, total = trainable_parameters(model)
     shards = d.world if cfg.distributed in ("fsdp", "deepspeed") else 1
-    micro = cfg.micro_batch_size
+    micro = over.micro_batch or cfg.micro_batch_size
     ckpt = cfg.gradient_checkpointing
     if micro == "auto" or ckpt == "auto":
         mem = cfg.memory_gb or memory_gb or device_memory_gb(d.device)
-        amp = autocast_dtype(cfg.precision, d.device)
         auto_micro, auto_ckpt = auto_batch(
             mem, total, trainable, cfg.method, context_length=data.context_length,
             shards=shards, precision="fp32" if amp is None else "bf16",
@@ -103,25 +125,12 @@ def make_plan(
         micro = auto_micro if micro == "auto" else micro
         ckpt = auto_ckpt if ckpt == "auto" else ckpt
     assert isinstance(micro, int) and isinstance(ckpt, bool)
-    accum = cfg.grad_accum
-    if cfg.global_batch_size is not None:
-        per_step = micro * d.world
-        if cfg.global_batch_size % per_step:
-            raise JupiterError(
-                f"train.global_batch_size {cfg.global_batch_size} is not a multiple of "
-                f"micro_batch_size × processes = {per_step}: change one of them"
-            )
-        accum = cfg.global_batch_size // per_step
-    per_epoch = data.batches_per_epoch(micro * d.world) / accum
-    if cfg.max_steps is not None:
-        steps = cfg.max_steps
-    else:
-        epochs = auto_epochs(data.num_sequences) if cfg.epochs == "auto" else cfg.epochs
-        steps = max(1, math.ceil(epochs * per_epoch))
-    return Plan(
-        micro_batch=micro, grad_accum=accum, world=d.world, max_steps=steps,
-        epochs=steps / per_epoch, grad_ckpt=ckpt, amp=autocast_dtype(cfg.precision, d.device),
+    steps = plan_training(
+        cfg, DataSize.of(data), micro_batch=micro, world=d.world,
+        launcher="local" if d.world == 1 else "torchrun", max_steps=over.max_steps,
+        max_steps_reason=over.max_steps_reason,
     )  # fmt: skip
+    return Plan(steps=steps, grad_ckpt=ckpt, amp=amp)
 
 
 def split_adapter(model_dir: Path, method: str) -> tuple[Path, Path | None]:
@@ -146,8 +155,10 @@ def build_model_for(
     model_dir: Path | None,
     d: Dist,
     attention: str,
+    precision: str | None = None,
 ) -> PreTrainedModel:
-    """A fresh preset (fp32, seeded) or an HF dir / adapter dir loaded for `cfg.method`."""
+    """A fresh preset (fp32, seeded) or an HF dir / adapter dir loaded for `cfg.method`
+    (`precision`: the run's, when a device fallback replaced the config's)."""
     if (model_config is None) == (model_dir is None):
         raise JupiterError("a training run needs exactly one of model_config or model_dir")
     if model_config is not None:
@@ -165,7 +176,7 @@ def build_model_for(
     # A frozen base is stored in bf16 wherever the steps compute in bf16 anyway (CUDA, and
     # CPUs with native bf16): half the memory and no per-step casts of the weights. The
     # adapters stay fp32. With precision fp32 the base stays fp32 (exact).
-    amp = autocast_dtype(cfg.precision, d.device)
+    amp = autocast_dtype(precision or cfg.precision, d.device)
     frozen_bf16 = cfg.method != "full" and amp == torch.bfloat16
     base_dtype = torch.bfloat16 if frozen_bf16 else torch.float32
     torch.manual_seed(cfg.seed)  # LoRA's A matrices start from the global generator

@@ -206,6 +206,7 @@ def train(
     holds a checkpoint."""
     from jupiter.train.checkpoint import latest_checkpoint
     from jupiter.train.metrics import plot_learning_curve
+    from jupiter.train.plan import print_notes
 
     wall0 = time.perf_counter()
     run.out_dir.mkdir(parents=True, exist_ok=True)
@@ -214,6 +215,8 @@ def train(
     d, plan = state.dist, state.plan
     target = plan.max_steps if stop_after is None else min(stop_after, plan.max_steps)
     first_step, tokens0, elapsed0 = state.step, state.tokens, state.elapsed
+    if d.main:
+        print_notes(plan.steps)
     reporter = Reporter(run, state, on_step)
     try:
         with reporter.progress():
@@ -247,6 +250,7 @@ def train(
         wall_time_s=time.perf_counter() - wall0, finished=finished,
         heldout_loss=heldout, best_checkpoint=Path(best) if best else None,
         epochs=plan.epochs, distill=state.distill.cost if state.distill else None,
+        plan=plan.steps.as_dict(),
     )  # fmt: skip
 
 
