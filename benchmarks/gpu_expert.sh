@@ -11,6 +11,10 @@
 # Wheels the machine lacks (pydantic, gguf, py3langid) travel in .whl/ as for gpu_check.sh.
 # Settings: STEPS (default 400), BATCH (micro-batch rows, 32), CTX (512), LR (1e-4),
 # BUDGET seconds for all arms together (default 480); logs and rows.json go to $OUT.
+# QUICK=1: the quick form (10 modules, 60 own items, the user exam's items on them), whose
+# recipe mix is ~393k tokens an epoch: 150 steps of 32 x 512 are ~6 epochs, data, import,
+# training and eval of two arms inside one call (the knowledge question: many passes).
+# DOMAIN: python (default) or cmake.
 # One call holds at most 600 s: the data stages, the import and 400 steps of the `all` arm
 # took ~540 s on an H100 (2026-11-27), leaving its eval unfinished. `jupiter start --auto`
 # skips the stages a workspace has done, so call the script again at once (the machine
@@ -34,7 +38,7 @@ source benchmarks/gpu_env.sh
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
 arms=("$@")
 ((${#arms[@]})) || arms=(all baseline)
-timeout "${BUDGET:-480}" python3 benchmarks/expert.py --real --ablation --domains python \
+timeout "${BUDGET:-480}" python3 benchmarks/expert.py --real --ablation --domains "${DOMAIN:-python}" ${QUICK:+--quick} \
   --arms "${arms[@]}" --workdir /tmp/expert --json "$OUT/rows.json" \
   --set train.method=full --set "train.max_steps=${STEPS:-400}" \
   --set "train.micro_batch_size=${BATCH:-32}" --set train.grad_accum=1 \
