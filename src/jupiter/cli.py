@@ -1,7 +1,7 @@
 """The `jupiter` command: the app, its error policy and the wiring.
 
 Each verb's package owns its commands (jupiter/<verb>/cli.py, a `commands` Typer merged in
-below); this file keeps what is the app's alone: --debug, --version, and `main`, which
+below); this file keeps what is the app's alone: --debug, `jupiter version`, and `main`, which
 turns a JupiterError into one red line and exit 1, Ctrl-C and SIGTERM into one line and
 130 or 143, a bad flag into one line and click's exit code, and anything else into one
 line with the traceback behind --debug. The command modules are light: a stage is
