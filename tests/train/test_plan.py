@@ -22,7 +22,7 @@ from jupiter.data.dataset import PackedDataset
 from jupiter.data.tokenizer import train_tokenizer
 from jupiter.train import mlx_setup
 from jupiter.train.loop import TrainRun, start
-from jupiter.train.plan import DataSize, TrainPlan, auto_epochs, plan_training
+from jupiter.train.plan import DataSize, Overrides, TrainPlan, auto_epochs, plan_training
 
 CTX = 16
 
@@ -111,6 +111,36 @@ def test_auto_micro_batch_on_the_cluster_is_counted_and_said() -> None:
     assert fixed.max_steps == 2 * (1_200 // 4) // 3
 
 
+def test_a_curriculum_level_sets_the_length_on_every_launcher() -> None:
+    """A level's epochs / max_steps replace train:'s (a level without max_steps trains by
+    its epochs even when train.max_steps is set), in the run's overrides on every launcher;
+    the config stays as loaded."""
+    from jupiter.config import CurriculumLevel
+    from jupiter.improve.training import level_overrides
+
+    data = dataset(400)
+    cfg = TrainConfig(max_steps=99, micro_batch_size=4, lr=1e-3)
+    before = cfg.model_dump()
+    level = CurriculumLevel(name="basics", datasets=["queue"], epochs=2, lr=5e-4)
+    over = level_overrides(Overrides(), level)
+    assert (over.epochs, over.max_steps, over.lr) == (2, None, 5e-4)
+    size = DataSize.of(data)
+    local = plan_training(cfg, size, micro_batch=4, over=over)
+    assert local.max_steps == 2 * 400 // 4 and local.epochs == 2
+    assert local.notes == ("curriculum level basics: epochs 2, lr 0.0005 (the level's, over "
+                           "train:)",)  # fmt: skip
+    explicit = cfg.model_copy(update={"gradient_checkpointing": False})
+    mlx = mlx_setup.make_plan(explicit, data, None, None, 1, None, over).steps  # type: ignore[arg-type]
+    assert mlx == replace(local, launcher="mlx")
+    cluster = cluster_plan(cfg, size, n_islands=2, ranks=1, over=over)
+    assert cluster.epochs == 2 and cluster.max_steps == 2 * 200 // 4
+    assert cluster.total_tokens == local.total_tokens
+    short = level_overrides(Overrides(), CurriculumLevel(name="x", datasets=["queue"],
+                                                         max_steps=3))  # fmt: skip
+    assert plan_training(cfg, size, micro_batch=4, over=short).max_steps == 3
+    assert cfg.model_dump() == before
+
+
 def test_global_batch_must_divide() -> None:
     from jupiter.errors import JupiterError
 
@@ -126,15 +156,14 @@ def test_the_local_loop_plans_by_the_pure_function_and_leaves_the_config(tmp_pat
     cfg = TrainConfig(epochs="auto", micro_batch_size=4, grad_accum=2, precision="fp16",
                       metrics=[], resume="never")  # fmt: skip
     before = cfg.model_dump()
-    from jupiter.train.setup import Overrides
-
+    over = Overrides(precision="fp32", budget=3, lr=1e-2, reasons=("budget 3: a test's",))
     run = TrainRun(data, cfg, tmp_path / "out", tok, model_config=tiny(), device="cpu",
-                   progress=False, overrides=Overrides(precision="fp32", max_steps=3,
-                                                       max_steps_reason="a test's budget"))  # fmt: skip
+                   progress=False, overrides=over)  # fmt: skip
     state = start(run)
     assert cfg.model_dump() == before and run.config is cfg
     assert state.plan.amp is None  # the run's precision (fp32), not the config's fp16
-    assert state.plan.max_steps == 3 and state.plan.steps.notes == ("max_steps 3: a test's budget",)
+    assert state.plan.max_steps == 3 and state.plan.steps.notes == ("budget 3: a test's",)
+    assert state.optimizer.param_groups[0]["lr"] == 1e-2 and run.lr == 1e-2  # not cfg.lr
     plain = start(TrainRun(data, cfg, tmp_path / "out2", tok, model_config=tiny(),
                            device="cpu", progress=False))  # fmt: skip
     assert plain.plan.steps == plan_training(cfg, DataSize.of(data), micro_batch=4)
@@ -165,8 +194,8 @@ def test_islands_get_their_figures_in_the_run_not_the_config(tmp_path: Path) -> 
     assert store.get_json(P.PLAN)["train_plan"] == plan["train_plan"]
     island, _ = island_run(IslandSpec(str(tmp_path / "sync"), "b", tmp_path / "w"), store)
     assert island.config.model_dump() == before  # max_steps and resume are the run's
-    assert island.overrides.max_steps == 250 and island.resume == "auto" and island.resumes
-    assert "50 rounds × 5 inner steps" in island.overrides.max_steps_reason
+    assert island.overrides.budget == 250 and island.resume == "auto" and island.resumes
+    assert "the cluster's, 50 rounds × 5 inner steps" in island.overrides.reasons[-1]
     assert island.dataset.num_rows == 200
     assert cfg.model_dump() == before
 

@@ -30,7 +30,6 @@ from jupiter.config import TrainConfig
 from jupiter.errors import JupiterError
 from jupiter.train.loop import TrainRun
 from jupiter.train.schedule import lr_at
-from jupiter.train.setup import Overrides
 
 
 # ------------------------------------------------------------------------- engines
@@ -187,15 +186,16 @@ def island_run(spec: IslandSpec, store: SyncStore) -> tuple[TrainRun, dict[str, 
             f"island {spec.island}: the base model {run.model_dir} is not on this machine: "
             "copy it to the same path on every node (or put it on a shared disk)"
         )
-    # The island's figures go into the run, beside the config (which stays the YAML's):
-    # its step budget (the coordinator stops it at the last round), its micro-batch
+    # The island's figures go into the run, beside the config (which stays the YAML's) and
+    # the run's own (a level's): its step budget (the coordinator stops it at the last
+    # round), its micro-batch
     cap = " × 4 (speed-aware islands may run up to 4H a round)" if plan["sync"].get(
         "speed_aware") else ""  # fmt: skip
-    over = Overrides(
-        max_steps=int(me["max_steps"]), micro_batch=me.get("micro_batch") or None,
-        max_steps_reason=f"the cluster's budget: {plan['rounds']} rounds × "
-                         f"{plan['sync']['inner_steps']} inner steps{cap}",
-    )  # fmt: skip
+    budget = int(me["max_steps"])
+    why = (f"budget {budget} steps: the cluster's, {plan['rounds']} rounds × "
+           f"{plan['sync']['inner_steps']} inner steps{cap}")  # fmt: skip
+    over = replace(run.overrides, budget=budget, reasons=(*run.overrides.reasons, why),
+                   micro_batch=me.get("micro_batch") or run.overrides.micro_batch)  # fmt: skip
     dataset = run.dataset.shard(names.index(spec.island), len(names))
     run = replace(run, dataset=dataset, tokenizer_dir=run_json.parent / "tokenizer",
                   out_dir=spec.workdir / spec.island, progress=False,
@@ -254,7 +254,8 @@ def run_rounds(
             beat.info = {"round": rnd, "step": engine.step}
         inner = int(json.loads(meta["plan"])["inner_steps"].get(spec.island, 0))
         at = {"round": rnd, "start": start_step}
-        engine.state.lr_fn = round_schedule(engine.run.config, plan, rnd, start_step, inner)
+        engine.state.lr_fn = round_schedule(engine.run.config, plan, rnd, start_step, inner,
+                                            engine.run.lr)  # fmt: skip
         losses, train_s = train_round(engine, min(start_step + inner, engine.max_steps), marker, at)
         if engine.rank == 0 and losses:
             publish(store, engine, weights, info, losses, train_s, plan["sync"]["dtype"])
@@ -263,18 +264,21 @@ def run_rounds(
 
 
 def round_schedule(
-    cfg: TrainConfig, plan: dict[str, Any], rnd: int, start: int, inner: int
-) -> Callable[[int], float]:
+    cfg: TrainConfig, plan: dict[str, Any], rnd: int, start: int, inner: int,
+    peak: float | None = None,
+) -> Callable[[int], float]:  # fmt: skip
     """The lr of the round's inner steps: the run's nominal schedule (rounds x H steps) over
     this round's stretch of it, whatever the island's own step count. A speed-aware island
     running 2H steps takes them at half the pace through the same stretch, and an island
-    that missed rounds takes up the schedule where the others are."""
+    that missed rounds takes up the schedule where the others are. `peak`: the run's lr (a
+    curriculum level's), else train.lr."""
     h = int(plan["sync"]["inner_steps"])
     total = int(plan["rounds"]) * h
     pace = h / max(1, inner)
 
     def lr(step: int) -> float:
-        return lr_at(rnd * h + (step - start) * pace, total, cfg.lr, cfg.min_lr, cfg.warmup_steps)
+        return lr_at(rnd * h + (step - start) * pace, total, peak or cfg.lr, cfg.min_lr,
+                     cfg.warmup_steps)  # fmt: skip
 
     return lr
 

@@ -34,7 +34,7 @@ from jupiter.cluster.syncstore import SyncStore
 from jupiter.config import ClusterConfig, TrainConfig
 from jupiter.errors import JupiterError
 from jupiter.train.loop import TrainResult, TrainRun
-from jupiter.train.plan import DataSize, TrainPlan, plan_training
+from jupiter.train.plan import DataSize, Overrides, TrainPlan, plan_training
 
 RDZV_PORT = 29400  # torchrun's default c10d port
 
@@ -53,10 +53,13 @@ class ClusterRun:
 PLAN_MICRO = 8
 
 
-def cluster_plan(cfg: TrainConfig, data: DataSize, n_islands: int, ranks: int) -> TrainPlan:
+def cluster_plan(
+    cfg: TrainConfig, data: DataSize, n_islands: int, ranks: int, over: Overrides | None = None
+) -> TrainPlan:
     """plan.py's plan of one island: its shard of the rows on `ranks` processes, the same
-    rules as one process (epochs auto by the whole set's examples)."""
-    micro, notes = cfg.micro_batch_size, ()
+    rules as one process (epochs auto by the whole set's examples); `over`: the run's own
+    figures (a curriculum level's length and lr)."""
+    micro, notes = (over and over.micro_batch) or cfg.micro_batch_size, ()
     if micro == "auto":
         gbs = cfg.global_batch_size
         # with a global batch the steps do not depend on the micro-batch: one that divides it
@@ -68,14 +71,15 @@ def cluster_plan(cfg: TrainConfig, data: DataSize, n_islands: int, ranks: int) -
                 "may differ (set train.micro_batch_size or train.global_batch_size to fix them)",
             )  # fmt: skip
     return plan_training(cfg, data, micro_batch=micro, world=ranks, islands=n_islands,
-                         launcher="cluster", notes=notes)  # fmt: skip
+                         launcher="cluster", over=over, notes=notes)  # fmt: skip
 
 
 def run_plan(cr: ClusterRun) -> dict[str, Any]:
     isls = islands(cr.cluster)
     sync = cr.cluster.sync.model_dump(mode="json")
     ranks = [sum(processes_of(n, cr.cluster) or 1 for n in i.nodes) for i in isls]
-    tp = cluster_plan(cr.run.config, DataSize.of(cr.run.dataset), len(isls), ranks[0])
+    tp = cluster_plan(cr.run.config, DataSize.of(cr.run.dataset), len(isls), ranks[0],
+                      cr.run.overrides)  # fmt: skip
     if len(set(ranks)) > 1:
         tp = replace(tp, notes=(*tp.notes, (
             f"islands run {'/'.join(map(str, ranks))} processes: the plan counts the first's "
@@ -104,9 +108,11 @@ def run_plan(cr: ClusterRun) -> dict[str, Any]:
 def fingerprint(run: TrainRun) -> str:
     ds = run.dataset
     cfg = run.config.model_dump(mode="json", exclude={"resume", "log_every", "metrics"})
-    blob = json.dumps([cfg, ds.num_rows, ds.tokens, ds.seed, ds.context_length,
-                       str(run.model_dir), run.model_config.to_dict() if run.model_config else None],
-                      sort_keys=True, default=str)  # fmt: skip
+    parts = [cfg, ds.num_rows, ds.tokens, ds.seed, ds.context_length, str(run.model_dir),
+             run.model_config.to_dict() if run.model_config else None]  # fmt: skip
+    if run.overrides.hashed():  # the run's own settings (a level's) count as the config's
+        parts.append(run.overrides.hashed())
+    blob = json.dumps(parts, sort_keys=True, default=str)
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 

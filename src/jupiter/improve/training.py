@@ -151,7 +151,8 @@ def train_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
     result, infos = None, []
     for level in levels:
         lv_examples = examples
-        train_cfg = cfg.train
+        train_cfg = cfg.train  # the YAML's, as loaded: a level's figures go into the run
+        fields = run_fields(ws)
         out_dir = ws.train_dir(cycle)
         run_id = f"cycle-{cycle:03d}"
         if level is not None:
@@ -160,10 +161,7 @@ def train_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
                 for e in (training_examples(ws) if p == "queue" else
                           read_level_file(cfg.resolve(p), cycle))
             ]  # fmt: skip
-            update: dict[str, Any] = {"epochs": level.epochs, "max_steps": level.max_steps}
-            if level.lr is not None:
-                update["lr"] = level.lr
-            train_cfg = cfg.train.model_copy(update=update)
+            fields["overrides"] = level_overrides(fields["overrides"], level)
             out_dir = ws.train_dir(cycle) / "levels" / level.name
             run_id = f"{run_id}-{level.name}"
         has_text = any(e.kind == "text" for e in lv_examples)
@@ -184,7 +182,7 @@ def train_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
             model_config=model_config if result is None else None,
             model_dir=init_dir if result is None else result.model_dir,
             heldout=data.heldout, run_id=run_id, progress=ws.console.is_terminal,
-            distill=distill, **run_fields(ws),
+            distill=distill, **fields,
         )  # fmt: skip
         where = f"continued from {run.model_dir}" if run.model_dir else "from scratch"
         name = cfg.model.base or cfg.model.preset
@@ -219,6 +217,19 @@ def train_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
         info["fallbacks"] = dict(ws.fallbacks)
     write_card(ws, cycle, info)
     return info
+
+
+def level_overrides(over: Any, level: Any) -> Any:
+    """A curriculum level's length and lr as the run's own figures (train/plan.py's
+    Overrides), with the reason the plan prints; train: stays as loaded."""
+    from dataclasses import replace
+
+    figures = [f"epochs {level.epochs}"] + [
+        f"{k} {v}" for k, v in (("max_steps", level.max_steps), ("lr", level.lr)) if v is not None
+    ]  # fmt: skip
+    why = f"curriculum level {level.name}: {', '.join(figures)} (the level's, over train:)"
+    return replace(over, epochs=level.epochs, max_steps=level.max_steps, lr=level.lr,
+                   reasons=(*over.reasons, why))  # fmt: skip
 
 
 def consensus_stage(

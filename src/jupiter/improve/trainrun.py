@@ -177,11 +177,14 @@ def node_memory_gb(cluster_path: str | None = None) -> float | None:
 def run_fields(ws: Workspace) -> dict[str, Any]:
     """TrainRun's fields that this machine decides: the attention and precision in force
     (a device fallback's, improve/preflight.py: ws.fallbacks, never the config's)."""
-    from jupiter.train.setup import Overrides
+    from jupiter.train.plan import Overrides
 
+    precision = ws.fallbacks.get("train.precision")
+    why = (f"precision {precision}: train.precision {ws.cfg.train.precision} needs a CUDA GPU "
+           "and this machine has none",) if precision else ()  # fmt: skip
     return {
         "attention": ws.fallbacks.get("model.attention", ws.cfg.model.attention),
-        "overrides": Overrides(precision=ws.fallbacks.get("train.precision")),
+        "overrides": Overrides(precision=precision, reasons=why),
     }
 
 

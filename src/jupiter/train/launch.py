@@ -21,7 +21,7 @@ from jupiter.data.dataset import PackedDataset
 from jupiter.data.distill import DistillData
 from jupiter.errors import JupiterError
 from jupiter.train.loop import TrainResult, TrainRun
-from jupiter.train.setup import Overrides
+from jupiter.train.plan import Overrides
 
 
 @dataclass(frozen=True)
@@ -100,9 +100,14 @@ def read_spec(path: Path) -> TrainRun:
         attention=spec["attention"],
         memory_gb=spec["memory_gb"],
         distill=DistillData.load(path.parent / "distill.npz") if spec.get("distill") else None,
-        overrides=Overrides(**spec.get("overrides", {})),
+        overrides=overrides_of(spec.get("overrides", {})),
         resume=spec.get("resume"),
     )
+
+
+def overrides_of(data: dict[str, Any]) -> Overrides:
+    """The run's overrides back from run.json (JSON gives lists for tuples)."""
+    return Overrides(**{**data, "reasons": tuple(data.get("reasons", ()))})
 
 
 def torchrun_command(spec: Path, launch: Launch) -> list[str]:

@@ -41,9 +41,9 @@ from jupiter.train.dist import Dist
 from jupiter.train.distill import Distiller
 from jupiter.train.loss import CorpusVocab, no_logits
 from jupiter.train.norm import fuse_rms_norms
+from jupiter.train.plan import Overrides
 from jupiter.train.schedule import lr_at
 from jupiter.train.setup import (
-    Overrides,
     Plan,
     build_model_for,
     build_optimizer,
@@ -82,6 +82,11 @@ class TrainRun:
     @property
     def resumes(self) -> bool:
         return (self.resume or self.config.resume) == "auto"
+
+    @property
+    def lr(self) -> float:
+        """The peak learning rate: a curriculum level's, else train.lr."""
+        return self.overrides.lr or self.config.lr
 
 
 @dataclass
@@ -160,10 +165,10 @@ def run_hash(run: TrainRun, model_config: dict[str, Any], global_batch: int) -> 
     )  # fmt: skip
     shape = _without_volatile(model_config)
     ds = run.dataset
-    blob = json.dumps(
-        [cfg, shape, ds.tokens, ds.num_rows, ds.seed, ds.context_length, global_batch],
-        sort_keys=True, default=str,
-    )  # fmt: skip
+    parts = [cfg, shape, ds.tokens, ds.num_rows, ds.seed, ds.context_length, global_batch]
+    if run.overrides.hashed():  # a level's lr, a fallback's precision: as the config's did
+        parts.append(run.overrides.hashed())
+    blob = json.dumps(parts, sort_keys=True, default=str)
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
@@ -211,7 +216,7 @@ def start(run: TrainRun, d: Dist | None = None) -> TrainState:
     use_ds = cfg.distributed == "deepspeed" and d.world > 1
     # FSDP shards `model` in place; DeepSpeed wraps model and optimizer together below
     forward: Any = model if use_ds else dist.wrap(model, d, cfg.distributed)
-    optimizer = build_optimizer(model, cfg, d.device)
+    optimizer = build_optimizer(model, cfg, d.device, run.lr)
     if use_ds:
         precision = {torch.bfloat16: "bf16", torch.float16: "fp16"}.get(plan.amp, "fp32")  # type: ignore[arg-type]
         ds = dist.deepspeed_config(plan.micro_batch, plan.grad_accum, d.world, cfg.zero_stage,
@@ -372,7 +377,7 @@ def run_steps(run: TrainRun, state: TrainState, k: int, on_step: StepHook | None
     for _ in range(min(k, plan.max_steps - state.step)):
         t0 = time.perf_counter()
         lr = (state.lr_fn(state.step) if state.lr_fn is not None
-              else lr_at(state.step, plan.max_steps, cfg.lr, cfg.min_lr, cfg.warmup_steps))  # fmt: skip
+              else lr_at(state.step, plan.max_steps, run.lr, cfg.min_lr, cfg.warmup_steps))  # fmt: skip
         for group in state.optimizer.param_groups:
             group["lr"] = lr
         batches, n_targets = [], 0

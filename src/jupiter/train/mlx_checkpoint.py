@@ -224,7 +224,7 @@ def save(run: TrainRun, state: MLXState) -> Path:
             _write_optimizer(tmp / "optimizer.safetensors", state)
             (tmp / "rng.json").write_text(json.dumps({"ranks": rngs}), encoding="utf-8")
             schedule = {"type": "warmup_cosine", "step": state.step,
-                        "max_steps": state.plan.max_steps, "lr": cfg.lr, "min_lr": cfg.min_lr,
+                        "max_steps": state.plan.max_steps, "lr": run.lr, "min_lr": cfg.min_lr,
                         "warmup_steps": cfg.warmup_steps}  # fmt: skip
             (tmp / "scheduler.json").write_text(json.dumps(schedule, indent=1), encoding="utf-8")
             saved = {**state.position(), "config_hash": config_hash(run, state),

@@ -169,7 +169,7 @@ def run_steps(run: TrainRun, state: MLXState, k: int, on_step: StepHook | None =
     for _ in range(min(k, plan.max_steps - state.step)):
         t0 = time.perf_counter()
         lr = (state.lr_fn(state.step) if state.lr_fn is not None
-              else lr_at(state.step, plan.max_steps, cfg.lr, cfg.min_lr, cfg.warmup_steps))  # fmt: skip
+              else lr_at(state.step, plan.max_steps, run.lr, cfg.min_lr, cfg.warmup_steps))  # fmt: skip
         batches, n_targets = [], 0
         for _ in range(plan.grad_accum):
             batches.append(data.batch(state.epoch, state.index, plan.global_micro, state.rank,
@@ -270,7 +270,8 @@ class Reporter:
         self.mark = (state.tokens, state.elapsed)
         self.logger = MetricsLogger(
             run.out_dir, cfg.metrics, run_name=run.run_id or run.out_dir.name,
-            config=cfg.model_dump(mode="json"), wandb_project=cfg.wandb_project,
+            config={**cfg.model_dump(mode="json"), "plan": state.plan.steps.as_dict()},
+            wandb_project=cfg.wandb_project,
             mlflow_tracking_uri=cfg.mlflow_tracking_uri, enabled=state.rank == 0,
             resume_step=state.step,
         )  # fmt: skip

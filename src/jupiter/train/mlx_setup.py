@@ -21,8 +21,8 @@ from jupiter.train.mlx_model import (
     load_adapter,
     load_hf_dir,
 )
-from jupiter.train.plan import DataSize, plan_training
-from jupiter.train.setup import Overrides, Plan
+from jupiter.train.plan import DataSize, Overrides, plan_training
+from jupiter.train.setup import Plan
 
 
 def build_model_for(
@@ -91,10 +91,8 @@ def make_plan(
         micro = auto_micro if micro == "auto" else micro
         grad_ckpt = auto_ckpt if grad_ckpt == "auto" else grad_ckpt
     assert isinstance(micro, int) and isinstance(grad_ckpt, bool)
-    steps = plan_training(
-        cfg, DataSize.of(data), micro_batch=micro, world=world, launcher="mlx",
-        max_steps=over.max_steps, max_steps_reason=over.max_steps_reason,
-    )  # fmt: skip
+    steps = plan_training(cfg, DataSize.of(data), micro_batch=micro, world=world,
+                          launcher="mlx", over=over)  # fmt: skip
     return Plan(steps=steps, grad_ckpt=grad_ckpt, amp=None)
 
 

@@ -11,8 +11,10 @@ Rules (the local torch loop's, the reference):
 - tokens per step = micro_batch × processes × grad_accum × context_length, per island.
 
 What a launcher cannot match (max_steps over more processes, an auto micro-batch the
-cluster driver cannot measure, a step budget set by a driver) goes into `notes`, printed
-with the run. The config is only read: what a run decides lives in the plan.
+cluster driver cannot measure) and what the run sets over the config (Overrides: a
+curriculum level's length and lr, an island's step budget, a device fallback) go into
+`notes`, printed with the run. The config is only read: what a run decides lives in the
+run (TrainRun.overrides) and its plan.
 """
 
 from __future__ import annotations
@@ -97,6 +99,32 @@ class TrainPlan:
         }  # fmt: skip
 
 
+@dataclass(frozen=True)
+class Overrides:
+    """What a run sets over its config's train: section, kept in the run (TrainRun) and in
+    its plan's notes, never written into the config: a curriculum level's length and lr, a
+    cluster island's step budget and micro-batch, a device fallback's precision."""
+
+    # a curriculum level's length, in place of train.epochs / train.max_steps (both, even
+    # when one is unset: the level says how long it trains)
+    epochs: int | Literal["auto"] | None = None
+    max_steps: int | None = None
+    lr: float | None = None  # a curriculum level's, in place of train.lr
+    budget: int | None = None  # a driver's step budget (a cluster island's rounds × H)
+    micro_batch: int | None = None  # a driver's (the cluster plan's for an island)
+    precision: str | None = None  # a device fallback's (improve/preflight.py)
+    reasons: tuple[str, ...] = ()  # why, one line each: they go into the plan's notes
+
+    @property
+    def sets_length(self) -> bool:
+        return self.epochs is not None or self.max_steps is not None
+
+    def hashed(self) -> dict[str, Any]:
+        """What changes the run's result (for the resume check): not the budget or why."""
+        return {k: v for k, v in self.__dict__.items()
+                if v is not None and k not in ("budget", "reasons")}  # fmt: skip
+
+
 def plan_training(
     cfg: TrainConfig,
     data: DataSize,
@@ -105,17 +133,16 @@ def plan_training(
     world: int = 1,
     islands: int = 1,
     launcher: Launcher = "local",
-    max_steps: int | None = None,
-    max_steps_reason: str = "",
+    over: Overrides | None = None,
     notes: tuple[str, ...] = (),
 ) -> TrainPlan:
     """The plan of `cfg` over `data` with `micro_batch` (train.micro_batch_size, resolved
-    by the caller when auto) on `world` processes in each of `islands` islands. `max_steps`,
-    when a driver sets the step budget (an island's share of the cluster's rounds), wins
-    over the config and is noted with `max_steps_reason`."""
+    by the caller when auto) on `world` processes in each of `islands` islands. `over`: the
+    run's own figures (a level's length, a driver's step budget), noted with their reasons."""
     if micro_batch < 1 or world < 1 or islands < 1:
         raise ValueError(f"bad plan inputs: micro_batch {micro_batch}, world {world}, "
                          f"islands {islands}")  # fmt: skip
+    over = over or Overrides()
     per_step = micro_batch * world
     accum = cfg.grad_accum
     if cfg.global_batch_size is not None:
@@ -127,16 +154,18 @@ def plan_training(
         accum = cfg.global_batch_size // per_step
     rows = data.rows // islands  # the smallest island's shard (data.shard deals rows out)
     per_epoch = max(1, rows // per_step) / accum
-    out = list(notes)
-    if max_steps is not None:
-        steps = max_steps
-        if max_steps_reason:
-            out.append(f"max_steps {max_steps}: {max_steps_reason}")
-    elif cfg.max_steps is not None:
-        steps = cfg.max_steps
+    out = [*notes, *over.reasons]
+    if over.sets_length:
+        epochs_set, max_set = over.epochs or "auto", over.max_steps
+    else:
+        epochs_set, max_set = cfg.epochs, cfg.max_steps
+    if over.budget is not None:
+        steps = over.budget
+    elif max_set is not None:
+        steps = max_set
         out += steps_note(cfg, steps, world, islands)
     else:
-        epochs = auto_epochs(data.sequences) if cfg.epochs == "auto" else cfg.epochs
+        epochs = auto_epochs(data.sequences) if epochs_set == "auto" else epochs_set
         steps = max(1, math.ceil(epochs * per_epoch))
     return TrainPlan(
         micro_batch=micro_batch, grad_accum=accum, world=world, max_steps=steps,
@@ -147,7 +176,7 @@ def plan_training(
 
 
 def steps_note(cfg: TrainConfig, steps: int, world: int, islands: int) -> list[str]:
-    """An explicit max_steps counts optimizer steps: more processes (without a global
+    """An explicit max_steps (train's or a level's) counts optimizer steps: more processes (without a global
     batch) or more islands take more tokens than one process would."""
     who = []
     if world > 1 and cfg.global_batch_size is None:

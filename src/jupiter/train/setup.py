@@ -17,7 +17,7 @@ from jupiter.errors import JupiterError
 from jupiter.models.decode import cpu_runs_bf16
 from jupiter.models.presets import build_model
 from jupiter.train.dist import Dist
-from jupiter.train.plan import DataSize, TrainPlan, plan_training
+from jupiter.train.plan import DataSize, Overrides, TrainPlan, plan_training
 
 
 def autocast_dtype(precision: str, device: torch.device) -> torch.dtype | None:
@@ -73,18 +73,6 @@ class Plan:
         return self.steps.global_batch
 
 
-@dataclass(frozen=True)
-class Overrides:
-    """What a run sets over its config, kept in the run (TrainRun) and never written into
-    the config: a driver's step budget and micro-batch (a cluster island's share of the
-    plan), a device fallback's precision."""
-
-    max_steps: int | None = None
-    max_steps_reason: str = ""
-    micro_batch: int | None = None
-    precision: str | None = None
-
-
 def shape_of(model: PreTrainedModel) -> dict[str, int]:
     c = model.config
     text = getattr(c, "text_config", None) or c
@@ -127,8 +115,7 @@ def make_plan(
     assert isinstance(micro, int) and isinstance(ckpt, bool)
     steps = plan_training(
         cfg, DataSize.of(data), micro_batch=micro, world=d.world,
-        launcher="local" if d.world == 1 else "torchrun", max_steps=over.max_steps,
-        max_steps_reason=over.max_steps_reason,
+        launcher="local" if d.world == 1 else "torchrun", over=over,
     )  # fmt: skip
     return Plan(steps=steps, grad_ckpt=ckpt, amp=amp)
 
@@ -201,8 +188,11 @@ def enable_checkpointing(model: PreTrainedModel) -> None:
         model.enable_input_require_grads()
 
 
-def build_optimizer(model: torch.nn.Module, cfg: TrainConfig, device: torch.device) -> Any:
-    """AdamW; weight decay on matrices only, not on norms, biases or embeddings."""
+def build_optimizer(
+    model: torch.nn.Module, cfg: TrainConfig, device: torch.device, lr: float | None = None
+) -> Any:
+    """AdamW; weight decay on matrices only, not on norms, biases or embeddings (`lr`: the
+    run's, when a curriculum level sets its own)."""
     decay: list[torch.nn.Parameter] = []
     no_decay: list[torch.nn.Parameter] = []
     for name, p in model.named_parameters():
@@ -216,4 +206,5 @@ def build_optimizer(model: torch.nn.Module, cfg: TrainConfig, device: torch.devi
         {"params": no_decay, "weight_decay": 0.0},
     ]
     fused = device.type == "cuda"  # one kernel for the whole update on GPU
-    return torch.optim.AdamW(groups, lr=cfg.lr, betas=(cfg.beta1, cfg.beta2), eps=1e-8, fused=fused)
+    betas = (cfg.beta1, cfg.beta2)
+    return torch.optim.AdamW(groups, lr=lr or cfg.lr, betas=betas, eps=1e-8, fused=fused)

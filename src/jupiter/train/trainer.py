@@ -48,7 +48,8 @@ class Reporter:
         self.peak = peak * d.world if peak else None
         self.logger = MetricsLogger(
             run.out_dir, cfg.metrics, run_name=run.run_id or run.out_dir.name,
-            config=cfg.model_dump(mode="json"), wandb_project=cfg.wandb_project,
+            config={**cfg.model_dump(mode="json"), "plan": state.plan.steps.as_dict()},
+            wandb_project=cfg.wandb_project,
             mlflow_tracking_uri=cfg.mlflow_tracking_uri, enabled=d.main,
             resume_step=state.step,
         )  # fmt: skip
@@ -134,7 +135,7 @@ def save(run: TrainRun, state: TrainState, tokenizer: PreTrainedTokenizerBase) -
         if state.scaler is not None:
             extra["scaler"] = state.scaler.state_dict()
         schedule = {"type": "warmup_cosine", "step": state.step, "max_steps": state.plan.max_steps,
-                    "lr": cfg.lr, "min_lr": cfg.min_lr, "warmup_steps": cfg.warmup_steps}  # fmt: skip
+                    "lr": run.lr, "min_lr": cfg.min_lr, "warmup_steps": cfg.warmup_steps}  # fmt: skip
         save_checkpoint(
             run.out_dir, state.step, state.model, tokenizer, optim,
             {**state.position(), **extra}, rng_states=rngs, model_state=model_state,
