@@ -68,8 +68,8 @@ lint: setup
 	$(BIN)/mypy src
 
 bench: setup
-	$(BIN)/python benchmarks/train_throughput.py
-	$(BIN)/python benchmarks/cycle.py
+	$(BIN)/python benchmarks/speed/train_throughput.py
+	$(BIN)/python benchmarks/speed/cycle.py
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache

@@ -1,4 +1,4 @@
-"""Shared fixtures: tiny HF model dirs of each family (see tinyhf.py)."""
+"""Shared fixtures: tiny HF model dirs of each family (see tests/support/tinyhf.py)."""
 
 from __future__ import annotations
 

@@ -1,23 +1,23 @@
-"""Issue 26's part of R4: the bad-input corpus over the commands R4 did not cover (export,
+"""The bad-input corpus over the commands that read or write models and workspaces (export,
 merge, serve, dashboard, doctor, test, eval --model, chat, generators, rollback, federated,
 data export), its HTTP requests to a real `jupiter serve`, and a short serve soak. The
-whole corpus: `benchmarks/chaos/r4_bad_input.py --commands`; the 10-minute soak:
-`benchmarks/chaos/soak_serve.py`."""
+whole corpus: `tests/chaos/bad_input.py --commands`; the 10-minute soak:
+`tests/chaos/serve_soak.py`."""
 
 from __future__ import annotations
 
 from collections import Counter
 
 import pytest
+from bad_input import run_corpus
 from corpus_http import http_cases
 from corpus_readers import (
     FIXED_BY_THE_COMMANDS_CORPUS,
     HTTP_FIXED,
-    ISSUE_CASES,
+    REPORTED_CASES,
     command_cases,
 )
-from r4_bad_input import run_corpus
-from soak_serve import soak
+from serve_soak import soak
 
 pytestmark = pytest.mark.slow
 
@@ -33,7 +33,7 @@ def test_the_commands_corpus_holds_300_distinct_cases_and_the_issues_own() -> No
     assert COMMANDS <= set(families), families
     assert all(c.untouched for c in cases)  # every one checks the files it was given
     assert sum(c.seeded for c in cases) >= 60  # beside a workspace whose store must not move
-    assert set(ISSUE_CASES) <= set(ids), set(ISSUE_CASES) - set(ids)
+    assert set(REPORTED_CASES) <= set(ids), set(REPORTED_CASES) - set(ids)
     assert set(FIXED_BY_THE_COMMANDS_CORPUS) | set(HTTP_FIXED) <= set(ids)
 
 

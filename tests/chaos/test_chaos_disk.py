@@ -1,14 +1,14 @@
-"""A full disk and a read-only store (issue 18): a checkpoint that does not fit is one
+"""A full disk and a read-only store: a checkpoint that does not fit is one
 line, leaves no half-written checkpoint, and the run resumes identical once there is room
 (a write patched to raise ENOSPC, which runs anywhere; the tmpfs cases of
-benchmarks/chaos/r8_disk.py need a mount namespace)."""
+tests/chaos/full_disk.py need a mount namespace)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from r8_disk import checkpoint_case
+from full_disk import checkpoint_case
 
 from jupiter.errors import disk_problem
 
@@ -47,13 +47,13 @@ def test_full_tmpfs_and_read_only_store_in_a_mount_namespace(tmp_path: Path) -> 
     import subprocess
     import sys
 
-    from r8_disk import __file__ as script
-    from r8_disk import namespace_command
+    from full_disk import __file__ as script
+    from full_disk import namespace_command
 
     ns = namespace_command()
     if ns is None:
         pytest.skip("no mount namespace can be made here")
-    out = tmp_path / "r8.json"
+    out = tmp_path / "full_disk.json"
     cmd = [*ns, sys.executable, script, "--inside", "--no-checkpoint", "--out", str(out)]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]

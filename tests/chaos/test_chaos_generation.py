@@ -1,4 +1,4 @@
-"""R2 and R7 of the chaos suite, small (issue 18): kill -9 of `jupiter generate` against a
+"""Two chaos scenarios, small: kill -9 of `jupiter generate` against a
 counting fake server asks no stored answer again; a flaky server (500, 429, hangs, slow
 drip, garbage, wrong types, resets) neither stops nor stalls generation, and the next run
 asks exactly what has no answer."""
@@ -7,15 +7,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import flaky_server
+import kill_generation
 import pytest
-import r2_kill_generate as r2
-import r7_flaky_server as r7
 
 pytestmark = pytest.mark.slow
 
 
 def test_kill_9_mid_generation_asks_no_stored_answer_again(tmp_path: Path) -> None:
-    fig = r2.run(kills=1, requests=20, delay=0.1, seed=3, root=tmp_path)
+    fig = kill_generation.run(kills=1, requests=20, delay=0.1, seed=3, root=tmp_path)
     kill = fig["per_kill"][0]
     assert kill["exit"] == -9 and kill["new_answers"] > 0, kill
     assert fig["asked_again"] == 0
@@ -26,7 +26,7 @@ def test_kill_9_mid_generation_asks_no_stored_answer_again(tmp_path: Path) -> No
 
 
 def test_flaky_server_loses_nothing_and_stalls_nothing(tmp_path: Path) -> None:
-    fig = r7.run(requests=40, rate=0.5, seed=5, root=tmp_path)
+    fig = flaky_server.run(requests=40, rate=0.5, seed=5, root=tmp_path)
     assert fig["injected_total"] >= 15 and len(fig["injected"]) >= 6, fig["injected"]
     first, second = fig["first_run"], fig["second_run"]
     assert first["retries"] > 0

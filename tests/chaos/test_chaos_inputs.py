@@ -1,14 +1,13 @@
-"""R4 of the chaos suite (issue 18): the malformed-input corpus (benchmarks/chaos/corpus*)
+"""The malformed-input corpus (tests/chaos/corpus*)
 holds over 300 distinct cases; a few of each family run here as `jupiter` would (the
-whole corpus: benchmarks/chaos/r4_bad_input.py), and one also as a real process."""
+whole corpus: tests/chaos/bad_input.py), and one also as a real process."""
 
 from __future__ import annotations
 
 from collections import Counter
 
 import pytest
-from corpus import FIXED_BY_THE_SUITE, all_cases
-from r4_bad_input import run_corpus
+from bad_input import FIXED_BY_THE_SUITE, all_cases, run_corpus
 
 pytestmark = pytest.mark.slow
 
@@ -16,8 +15,8 @@ pytestmark = pytest.mark.slow
 def test_corpus_is_large_and_distinct() -> None:
     cases = all_cases()
     assert len(cases) >= 300 and len({c.id for c in cases}) == len(cases)
-    r4 = Counter(c.family for c in cases if not c.untouched)  # test_chaos_commands: the rest
-    assert len(r4) >= 12 and min(r4.values()) >= 15, r4
+    families = Counter(c.family for c in cases if not c.untouched)  # test_chaos_commands: the rest
+    assert len(families) >= 12 and min(families.values()) >= 15, families
     assert sum(c.seeded for c in cases) >= 100  # an existing store whose bytes must not move
 
 
@@ -35,7 +34,7 @@ def test_a_sample_of_every_family_fails_cleanly() -> None:
 
 
 def test_the_inputs_the_suite_found_fail_cleanly_now() -> None:
-    """One case per fix the corpus led to (issue 18): each accepted, hung, or answered with
+    """One case per fix the corpus led to: each accepted, hung, or answered with
     a traceback, several lines or a changed store before."""
     by_id = {c.id: c for c in all_cases()}
     fig = run_corpus([by_id[i] for i in FIXED_BY_THE_SUITE])

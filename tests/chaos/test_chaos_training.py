@@ -1,4 +1,4 @@
-"""R1 and R3 of the chaos suite, a few cases each (issue 18): kill -9 of the trainer's
+"""Two chaos scenarios, a few cases each: kill -9 of the trainer's
 process group at a random moment, resumed to bit-identical weights (torch, and MLX where
 mlx[cpu] runs); a damaged newest checkpoint skipped by its checksum with a warning, and a
 damaged final model restored from the finished checkpoint or refused in one line."""
@@ -8,9 +8,9 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import corrupt_checkpoint
+import kill_training
 import pytest
-import r1_kill_train as r1
-import r3_corrupt_checkpoint as r3
 from harness import tiny_run, tiny_tokenizer
 
 pytestmark = pytest.mark.slow
@@ -18,13 +18,13 @@ pytestmark = pytest.mark.slow
 
 @pytest.mark.parametrize("backend", ["torch", "mlx"])
 def test_kill_9_mid_training_resumes_bit_identical(backend: str, tmp_path: Path) -> None:
-    if backend == "mlx" and not r1.mlx_works():
+    if backend == "mlx" and not kill_training.mlx_works():
         pytest.skip("mlx does not run here")
     # the killed run is a process group of its own; the reference and the resume run here
     # on a loaded machine the run can end before a late kill lands: that kill tests
     # nothing, so another moment is drawn (at most three tries)
     for seed in (7, 8, 9):
-        fig = r1.run_backend(backend, 1, 40, tmp_path / f"seed{seed}", random.Random(seed),
+        fig = kill_training.run_backend(backend, 1, 40, tmp_path / f"seed{seed}", random.Random(seed),
                              here=True)  # fmt: skip
         kill = fig["per_kill"][0]
         if not kill["finished_before_kill"]:
@@ -36,10 +36,10 @@ def test_kill_9_mid_training_resumes_bit_identical(backend: str, tmp_path: Path)
 
 @pytest.fixture(scope="module")
 def finished(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    root = tmp_path_factory.mktemp("r3")
+    root = tmp_path_factory.mktemp("corrupt-checkpoint")
     tok = tiny_tokenizer(root / "tok")
-    r3.train_quietly(tiny_run(tok, root / "ref", max_steps=r3.STEPS,
-                              checkpoint_every=r3.EVERY, keep_checkpoints=10))  # fmt: skip
+    corrupt_checkpoint.train_quietly(tiny_run(tok, root / "ref", max_steps=corrupt_checkpoint.STEPS,
+                              checkpoint_every=corrupt_checkpoint.EVERY, keep_checkpoints=10))  # fmt: skip
     return tok, root / "ref"
 
 
@@ -47,7 +47,7 @@ def test_damaged_newest_checkpoint_is_skipped_and_the_run_ends_identical(
     finished: tuple[Path, Path], tmp_path: Path
 ) -> None:
     tok, ref = finished
-    rows = r3.checkpoint_cases(tmp_path, tok, ref, ("model/model.safetensors", "optimizer.pt"),
+    rows = corrupt_checkpoint.checkpoint_cases(tmp_path, tok, ref, ("model/model.safetensors", "optimizer.pt"),
                                ("flip", "missing"))  # fmt: skip
     assert len(rows) == 5  # 2 files x flipped/deleted, and every checkpoint flipped
     for row in rows:
@@ -59,7 +59,9 @@ def test_damaged_newest_checkpoint_is_skipped_and_the_run_ends_identical(
 def test_damaged_final_model_is_restored_or_refused_in_one_line(
     finished: tuple[Path, Path], tmp_path: Path
 ) -> None:
-    rows = r3.final_cases(tmp_path, finished[1], ("model.safetensors", "checksums.json"))
+    rows = corrupt_checkpoint.final_cases(
+        tmp_path, finished[1], ("model.safetensors", "checksums.json")
+    )
     assert len(rows) == 12 and all(r["ok"] for r in rows), [r for r in rows if not r["ok"]]
     flipped = [r for r in rows if r["file"] == "model.safetensors" and r["damage"] == "flip"]
     assert [r["restored"] for r in flipped] == [True, False]  # with, without the checkpoint

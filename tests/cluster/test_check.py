@@ -1,6 +1,6 @@
 """`jupiter cluster check` and the ssh helpers, against real processes: this machine's
 Python, fake interpreters that lie about their version or clock, a closed port, and a real
-OpenSSH server on loopback (tests/sshd.py)."""
+OpenSSH server on loopback (tests/support/sshd.py)."""
 
 from __future__ import annotations
 

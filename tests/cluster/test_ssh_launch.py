@@ -1,4 +1,4 @@
-"""`jupiter train --cluster` reaching its nodes over SSH: a real sshd on loopback (tests/sshd.py)
+"""`jupiter train --cluster` reaching its nodes over SSH: a real sshd on loopback (tests/support/sshd.py)
 and nodes at 127.0.0.2, which Jupiter does not take for localhost. The PyTorch island starts
 as `ssh … torchrun …`, the MLX island through mlx.launch from a written hostfile, whose plain
 `ssh host` gets cluster.yaml's port, user and options from Jupiter's shim."""

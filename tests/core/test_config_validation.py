@@ -1,5 +1,5 @@
 """Bad domain YAML refused when it is read (issue 18, defects 3, 4 and 7): one line naming
-the key, the problem and the fix. The cases are tests/badinput.py's BAD_YAML, which
+the key, the problem and the fix. The cases are tests/support/badinput.py's BAD_YAML, which
 tests/e2e/test_cli_errors.py also runs through `jupiter start`."""
 
 import re

@@ -305,7 +305,7 @@ class MinHasher:
 class MinHashLSH(MinHasher):
     """A MinHash LSH index in memory: `add(key, text)` returns the key of a near-duplicate
     or inserts. Buckets are dicts of lists: about 4 KB a kept item with 16 bands, key and
-    signature included (measured in benchmarks/dedup.py); for a stream of any length use
+    signature included (measured in benchmarks/speed/dedup.py); for a stream of any length use
     `dedup_stream.StreamingMinHashDedup` (the same decisions, in bounded memory)."""
 
     def __init__(

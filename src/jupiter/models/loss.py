@@ -35,7 +35,7 @@ Kernel = Literal["auto", "torch", "liger"]
 # (LoRA, 4 x 256 tokens, 2 CPU cores) 128 rows cost 0.2 GB more peak memory for no speed;
 # 32 rows save 0.06 GB more and start to thin the matmuls.
 CHUNK_ELEMENTS = 16 * 1024 * 1024
-# On CUDA 4x that: on an H100 (8,192 positions, bf16, frozen head; benchmarks/fused_loss.py)
+# On CUDA 4x that: on an H100 (8,192 positions, bf16, frozen head; benchmarks/speed/fused_loss.py)
 # 16M-element chunks ran at 0.67x the whole logits' speed, 64M at 1.20x (Gemma 3's head,
 # +0.9 GB instead of +24 GB) and 1.15x (Llama 3.1 8B's, +1.0 GB instead of +11.7 GB).
 CUDA_CHUNK_ELEMENTS = 64 * 1024 * 1024

@@ -1,0 +1,352 @@
+"""DiLoCo across islands against single-island DDP (issue 6): held-out loss and bytes
+communicated for the same token budget, on the tiny preset, in one run.
+
+Three setups train the same initial weights on the same packed rows (the standard library's
+own documentation, `jupiter.collect.stdlib`: the language-reference topics and every
+module's docstrings; a seeded 5 % of the documents held out):
+
+1. DDP: one torchrun of 2 ranks (gloo), a global batch of B rows a step, S steps;
+2. DiLoCo: two islands of 1 torch rank each, B/2 rows a step each, S steps each, the
+   outer Nesterov step (lr 0.7, momentum 0.9: `--outer-lr`, `--outer-momentum`) every H
+   inner steps, bf16 pseudo-gradients;
+3. averaging: the same islands with `outer: average` (plain weight averaging).
+
+Every island reads its own half of the rows (`PackedDataset.shard`), so the three setups see
+the same number of tokens (checked: each run's checkpoints count them). Every final model
+dir is evaluated here by one function on all held-out rows, in fp32.
+
+Bytes: for DDP, what a ring all-reduce of the fp32 gradients sends each step,
+2(W-1)/W x 4 bytes x parameters per rank, x W ranks; for the islands, the coordinator's
+report: pseudo-gradients up plus fp32 global weights down, every round.
+
+    python benchmarks/quality/diloco.py [--steps 300] [--inner-steps 50] [--batch 16] [--quick]
+        [--outer-lr 0.7] [--outer-momentum 0.9] [--alone]
+
+`--alone` adds a reference row: one island alone (its shard, B/2 rows, S steps: half the
+tokens, nothing synced), to show what syncing the two islands buys.
+
+On one machine the islands are processes beside each other: the launcher shares the cores
+among them (`local_threads`: one OpenMP thread each here), as torchrun does among DDP's ranks.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")  # nothing here may reach the network
+# One OpenMP thread a process (DDP's ranks, the islands, the coordinator, this one): on 2
+# shared cores a process with more threads than free cores stalls in its parallel regions.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import argparse
+import math
+import random
+import sysconfig
+import tempfile
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+
+from jupiter.cluster.launch import ClusterRun, read_report, run_cluster, start_loss
+from jupiter.collect.stdlib import collect_stdlib
+from jupiter.config import ClusterConfig, PythonStdlibSource, TrainConfig
+from jupiter.data.chat import IGNORE
+from jupiter.data.dataset import PackedDataset, encode_examples
+from jupiter.data.tokenizer import train_tokenizer
+from jupiter.models.loading import load_for_inference
+from jupiter.models.presets import ModelConfig
+from jupiter.train.checkpoint import latest_checkpoint, read_checkpoint
+from jupiter.train.launch import Launch, launch_train
+from jupiter.train.loop import TrainRun
+
+HELDOUT_FRACTION = 0.05  # of the documents
+WORLD = 2  # DDP ranks, and islands
+ISLANDS = ("a", "b")
+
+
+@dataclass(frozen=True)
+class Data:
+    train: PackedDataset
+    heldout: PackedDataset
+    tok_dir: Path
+    model_config: Any
+    docs: tuple[int, int]  # training and held-out documents
+    start_dir: Path | None = None  # --warm-start: every setup continues from this model dir
+
+
+def initial(data: Data) -> dict[str, Any]:
+    """TrainRun's starting point: the preset from scratch (seeded), or the warm start."""
+    if data.start_dir is not None:
+        return {"model_dir": data.start_dir}
+    return {"model_config": data.model_config}
+
+
+@dataclass
+class Result:
+    name: str
+    loss: float  # held-out loss of the final model, evaluated here
+    bytes: float  # communicated over the whole run
+    wall_s: float
+    tokens: int  # input positions trained on, all ranks and islands, from the checkpoints
+    notes: list[str] = field(default_factory=list)
+    reference: bool = False  # not one of the compared setups (half the tokens, no sync)
+
+
+# ---------------------------------------------------------------------------- data
+def stdlib_sources() -> list[str]:
+    """The standard library's own Python source files (not its tests): --corpus docs+source."""
+    root = Path(sysconfig.get_paths()["stdlib"])
+    skip = {"test", "tests", "idlelib", "site-packages", "lib2to3"}
+    files = sorted(p for p in root.rglob("*.py") if not skip & set(p.relative_to(root).parts))
+    return [p.read_text(encoding="utf-8", errors="replace") for p in files]
+
+
+def corpus(seed: int, kind: str = "docs") -> tuple[list[str], list[str]]:
+    """(training texts, held-out texts): the stdlib docs (and with docs+source, the stdlib's
+    source files), a seeded 5 % of documents held out."""
+    docs = collect_stdlib(PythonStdlibSource(type="python_stdlib"))
+    texts = [d.text for d in docs if d.text.strip()]
+    if kind == "docs+source":
+        texts += [t for t in stdlib_sources() if t.strip()]
+    random.Random(seed).shuffle(texts)
+    n_held = max(1, round(HELDOUT_FRACTION * len(texts)))
+    return texts[n_held:], texts[:n_held]
+
+
+def build_data(root: Path, a: argparse.Namespace) -> Data:
+    train_texts, held_texts = corpus(a.seed, a.corpus)
+    # The tokenizer sees only the training documents: held-out text stays unseen.
+    tok = train_tokenizer(train_texts, a.vocab, root / "tok")
+    seqs = encode_examples(tok, [], train_texts, raw_text_fraction=1.0, seed=a.seed)
+    held = encode_examples(tok, [], held_texts, raw_text_fraction=1.0, seed=a.seed)
+    mc = ModelConfig.from_preset("tiny", len(tok), a.ctx, tok.pad_token_id,
+                                 tok.bos_token_id, tok.eos_token_id)  # fmt: skip
+    return Data(
+        PackedDataset(seqs, a.ctx, tok.pad_token_id, seed=a.seed),
+        PackedDataset(held, a.ctx, tok.pad_token_id, seed=a.seed),
+        root / "tok", mc, (len(train_texts), len(held_texts)),
+    )  # fmt: skip
+
+
+def train_config(a: argparse.Namespace, micro: int) -> TrainConfig:
+    """Like the cluster tests; checkpoints and held-out evals only at the end (the islands
+    checkpoint after every round regardless: that is part of their wall time)."""
+    return TrainConfig(
+        max_steps=a.steps, micro_batch_size=micro, lr=a.lr, min_lr=a.lr / 10,
+        warmup_steps=a.warmup,
+        checkpoint_every=a.steps, eval_every=a.steps, precision=a.precision,
+        gradient_checkpointing=False, metrics=[], seed=a.seed,
+    )  # fmt: skip
+
+
+def trained_tokens(out_dir: Path) -> int:
+    """Input positions the run trained on, as its newest checkpoint counts them."""
+    ckpt = latest_checkpoint(out_dir)
+    return int(read_checkpoint(ckpt)[0]["tokens"]) if ckpt is not None else 0
+
+
+# ------------------------------------------------------------------------ evaluate
+@torch.no_grad()
+def heldout_loss(model_dir: Path, data: PackedDataset, batch: int = 32) -> float:
+    """Mean next-token loss over every held-out row, fp32, as the training loop computes it
+    (position ids restart at each packed example)."""
+    model, _ = load_for_inference(model_dir)
+    total, count = 0.0, 0
+    for start in range(0, data.num_rows, batch):
+        rows = [data.row(r) for r in range(start, min(start + batch, data.num_rows))]
+        ids, targets, positions = (torch.stack([torch.from_numpy(r[i]).long() for r in rows])
+                                   for i in range(3))  # fmt: skip
+        logits = model(input_ids=ids, position_ids=positions, use_cache=False).logits
+        total += float(F.cross_entropy(logits.float().flatten(0, 1), targets.flatten(),
+                                       ignore_index=IGNORE, reduction="sum"))  # fmt: skip
+        count += int((targets != IGNORE).sum())
+    return total / count
+
+
+def parameter_count(model_dir: Path) -> int:
+    """Parameters a step's gradient all-reduce carries (tied embeddings once, as DDP has them)."""
+    model, _ = load_for_inference(model_dir)
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+# ---------------------------------------------------------------------------- runs
+def run_torchrun(data: Data, a: argparse.Namespace, root: Path, alone: bool = False) -> Result:
+    """DDP over WORLD ranks; alone: one island's shard on one rank, nothing synced."""
+    ranks, name = (1, "alone") if alone else (WORLD, "ddp")
+    dataset = data.train.shard(0, WORLD) if alone else data.train
+    run = TrainRun(dataset, train_config(a, a.batch // WORLD), root / name, data.tok_dir,
+                   heldout=data.heldout, device="cpu", progress=False,
+                   **initial(data))  # fmt: skip
+    t0 = time.perf_counter()
+    result = launch_train(run, Launch(nproc=ranks))
+    wall = time.perf_counter() - t0
+    params = parameter_count(result.model_dir)
+    # Ring all-reduce: each of W ranks sends 2(W-1)/W of the fp32 gradients every step.
+    per_step = ranks * 2 * (ranks - 1) / ranks * 4 * params
+    notes = [
+        f"{params:,} parameters; the loop's own held-out loss (up to 256 rows): "
+        f"{result.heldout_loss:.4f}; {result.tokens_per_s:,.0f} tokens/s while stepping"
+    ]
+    label = "1 island alone, 1 rank" if alone else f"DDP, 1 island x {WORLD} ranks"
+    return Result(label, heldout_loss(result.model_dir, data.heldout), result.steps * per_step,
+                  wall, trained_tokens(run.out_dir), notes, reference=alone)  # fmt: skip
+
+
+def cluster_config(store: Path, a: argparse.Namespace, outer: str) -> ClusterConfig:
+    nodes = [{"host": "localhost", "name": f"{name}-node", "device_type": "cpu",
+              "backend": "torch", "processes": 1, "island": name, "memory_gb": 8}
+             for name in ISLANDS]  # fmt: skip
+    sync = {"store": str(store), "inner_steps": a.inner_steps, "outer": outer,
+            "outer_lr": a.outer_lr, "outer_momentum": a.outer_momentum, "dtype": "bf16",
+            "aggregate": "mean", "heartbeat_s": 1, "round_timeout_s": 600}  # fmt: skip
+    return ClusterConfig.model_validate({"nodes": nodes, "sync": sync})
+
+
+def stepping_rate(rows: list[dict[str, Any]]) -> float:
+    """The islands' summed training rate, each island's mean over the rounds."""
+    per = {n: [r["tokens_per_s"][n] for r in rows if n in r["tokens_per_s"]] for n in ISLANDS}
+    return sum(sum(v) / len(v) for v in per.values() if v)
+
+
+def run_islands(data: Data, a: argparse.Namespace, root: Path, outer: str) -> Result:
+    workdir = root / outer
+    run = TrainRun(data.train, train_config(a, a.batch // WORLD), workdir, data.tok_dir,
+                   heldout=data.heldout, device="cpu", progress=False,
+                   **initial(data))  # fmt: skip
+    cr = ClusterRun(run, cluster_config(root / f"{outer}-sync", a, outer),
+                    str(root / f"{outer}-sync"), workdir)  # fmt: skip
+    t0 = time.perf_counter()
+    result = run_cluster(cr)
+    wall = time.perf_counter() - t0
+    if not result.finished:
+        raise SystemExit(f"{outer}: the cluster run wrote no final model")
+    rows = read_report(workdir)
+    up, down = sum(r["bytes_up"] for r in rows), sum(r["bytes_down"] for r in rows)
+    curve = [start_loss(workdir), *(r["heldout_loss"] for r in rows)]
+    same = all(set(r["digests"].values()) == {r["global_digest"]} for r in rows)
+    notes = [
+        f"{len(rows)} rounds of H={a.inner_steps}; bytes up {up:,} (bf16 pseudo-gradients) + "
+        f"down {down:,} (fp32 global weights); the report's all-reduce equivalent "
+        f"{sum(r['allreduce_bytes'] for r in rows):,.0f}",
+        f"{stepping_rate(rows):,.0f} tokens/s while stepping (islands together); each island "
+        f"waited {sum(sum(r['wait_s'].values()) for r in rows) / len(ISLANDS):.1f} s in all "
+        "for the next round's weights",
+        "every round, both islands trained from the round's global weights byte for byte "
+        f"(report digests): {same}",
+        "coordinator's own held-out loss (up to 256 rows), start then each round: "
+        + " ".join(f"{x:.3f}" for x in curve if x is not None),
+    ]
+    tokens = sum(trained_tokens(workdir / name) for name in ISLANDS)
+    name = f"DiLoCo {a.outer_lr:g}/{a.outer_momentum:g}" if outer == "nesterov" else "averaging"
+    return Result(f"{name}, 2 islands x 1", heldout_loss(result.model_dir, data.heldout),
+                  float(up + down), wall, tokens, notes)  # fmt: skip
+
+
+def warm_start(data: Data, a: argparse.Namespace, root: Path) -> Data:
+    """W steps of DDP from scratch (same schedule shape, W steps long); its final model dir
+    is every setup's starting point. The setups then read the rows from the start again."""
+    w = argparse.Namespace(**{**vars(a), "steps": a.warm_start})
+    run = TrainRun(data.train, train_config(w, a.batch // WORLD), root / "warm", data.tok_dir,
+                   model_config=data.model_config, heldout=data.heldout, device="cpu",
+                   progress=False)  # fmt: skip
+    result = launch_train(run, Launch(nproc=WORLD))
+    loss = heldout_loss(result.model_dir, data.heldout)
+    print(f"warm start: {a.warm_start} DDP steps, held-out loss {loss:.4f}", flush=True)
+    return replace(data, start_dir=result.model_dir)
+
+
+# ---------------------------------------------------------------------------- main
+def print_table(results: list[Result], a: argparse.Namespace, data: Data) -> None:
+    rounds = math.ceil(a.steps / a.inner_steps)
+    print(f"\ntiny preset, ctx {a.ctx}, vocab {a.vocab}; {a.steps} steps x {a.batch} rows "
+          f"(islands: {a.batch // WORLD} rows each), H={a.inner_steps} ({rounds} rounds), lr "
+          f"{a.lr:g} warmup {a.warmup}, precision {a.precision}; data: {data.docs[0]:,} training "
+          f"documents in {data.train.num_rows:,} rows, {data.docs[1]:,} held-out documents in "
+          f"{data.heldout.num_rows:,} rows ({data.heldout.label_tokens:,} target tokens); "
+          f"torch {torch.__version__}"
+          + (f"; warm start: {a.warm_start} DDP steps" if a.warm_start else "") + "\n")  # fmt: skip
+    base = results[0]  # DDP, when it ran
+    print(f"{'setup':33s} {'held-out loss':>13s} {'vs DDP':>7s} {'bytes':>15s} "
+          f"{'reduction':>9s} {'wall s':>7s} {'tokens':>10s}")  # fmt: skip
+    for r in results:
+        cut = f"{base.bytes / r.bytes:8.1f}x" if r.bytes else f"{'-':>9s}"
+        print(f"{r.name:33s} {r.loss:13.4f} {r.loss / base.loss:7.4f} {r.bytes:15,.0f} "
+              f"{cut} {r.wall_s:7.1f} {r.tokens:10,}")  # fmt: skip
+    for r in results:
+        for note in r.notes:
+            print(f"  {r.name.split(',')[0]}: {note}")
+    if len({r.tokens for r in results if not r.reference}) != 1:
+        print("WARNING: the setups trained on different token counts")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--steps", type=int, default=300, help="S: steps of every setup")
+    ap.add_argument("--inner-steps", type=int, default=50, help="H: inner steps a round")
+    ap.add_argument("--batch", type=int, default=16, help="B: DDP's global batch (rows)")
+    ap.add_argument("--ctx", type=int, default=128)
+    ap.add_argument("--vocab", type=int, default=2000)
+    ap.add_argument("--warmup", type=int, default=20)
+    ap.add_argument(
+        "--corpus",
+        default="docs",
+        choices=["docs", "docs+source"],
+        help="the stdlib docs, or the docs and the stdlib's source (about 7x the tokens)",
+    )
+    ap.add_argument("--lr", type=float, default=3e-3, help="peak inner lr (cosine to lr/10)")
+    ap.add_argument(
+        "--warm-start",
+        type=int,
+        default=0,
+        metavar="W",
+        help="first train W steps with DDP; every setup continues from there "
+        "(the DiLoCo paper's protocol: it starts from a pretrained model)",
+    )
+    ap.add_argument(
+        "--setups",
+        default="ddp,nesterov,average",
+        help="comma-separated, from ddp, nesterov, average, alone",
+    )
+    ap.add_argument("--outer-lr", type=float, default=0.7, help="DiLoCo's (the paper's 0.7)")
+    ap.add_argument("--outer-momentum", type=float, default=0.9, help="DiLoCo's (paper: 0.9)")
+    ap.add_argument("--precision", default="fp32", choices=["fp32", "auto", "bf16"])
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--quick", action="store_true", help="60 steps, H=20: a smoke run")
+    ap.add_argument("--alone", action="store_true",
+                    help="also one island alone: half the tokens, no sync")  # fmt: skip
+    a = ap.parse_args()
+    if a.quick:
+        a.steps, a.inner_steps = 60, 20
+    if a.batch % WORLD:
+        ap.error(f"--batch must be a multiple of {WORLD}")
+    setups = [x.strip() for x in a.setups.split(",") if x.strip()]
+    if a.alone and "alone" not in setups:
+        setups.append("alone")
+    unknown = set(setups) - {"ddp", "nesterov", "average", "alone"}
+    if unknown or not setups:
+        ap.error(f"--setups: unknown {sorted(unknown)}; choose from ddp, nesterov, average, alone")
+    load_before = os.getloadavg()[0]
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="diloco-bench-") as tmp:
+        root = Path(tmp)
+        data = build_data(root, a)
+        print(f"data ready in {time.perf_counter() - t0:.1f} s", flush=True)
+        if a.warm_start:
+            data = warm_start(data, a, root)
+        results: list[Result] = []
+        for setup in setups:
+            r = (run_torchrun(data, a, root, alone=setup == "alone")
+                 if setup in ("ddp", "alone") else run_islands(data, a, root, setup))  # fmt: skip
+            print(f"== {r.name}: held-out loss {r.loss:.4f}, {r.wall_s:.0f} s", flush=True)
+            results.append(r)
+    print_table(results, a, data)
+    print(f"\ntotal wall time {time.perf_counter() - t0:.0f} s; 1-minute load average "
+          f"{load_before:.2f} before, {os.getloadavg()[0]:.2f} after")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
