@@ -8,7 +8,7 @@ tokens/s, and every answer's outcome (accepted, or the reason it was refused). T
 cost of a kill -9: `jupiter generate` is killed once a third of its answers are cached, run
 again, and the calls asked twice and the wall time lost are printed against the clean run.
 
-    python benchmarks/teacher_server.py [--requests 24] [--threads 2] [--concurrency 2]
+    python benchmarks/speed/teacher_server.py [--requests 24] [--threads 2] [--concurrency 2]
         [--formats text,json_object] [--docs 40] [--no-kill]
 
 Needs `pip install 'llama-cpp-python[server]'` (builds llama.cpp: minutes) and the GGUF
