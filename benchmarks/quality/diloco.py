@@ -1,4 +1,4 @@
-"""DiLoCo across islands against single-island DDP (issue 6): held-out loss and bytes
+"""DiLoCo across islands against single-island DDP: held-out loss and bytes
 communicated for the same token budget, on the tiny preset, in one run.
 
 Three setups train the same initial weights on the same packed rows (the standard library's

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The knowledge recipe at scale on a lent CUDA machine with no network (issue 25's question:
+# The knowledge recipe at scale on a lent CUDA machine with no network (the question:
 # does the user exam move when the student trains long enough?): Gemma 3 270M, full
 # fine-tuning, the whole Python domain, through benchmarks/quality/expert.py's ablation arms.
 #

@@ -10,7 +10,7 @@ Corpora (each skipped when absent on this machine):
 - man: manual pages of section 1, rendered with groff to text (--man N of them).
 
 Usage: python benchmarks/quality/qa_yield.py [--corpus NAME ...] [--man 300] [--json OUT]
-Goal (issue 15): >= 300 pairs per MB and >= 60% of chunks with at least one pair.
+Goal: >= 300 pairs per MB and >= 60% of chunks with at least one pair.
 """
 
 from __future__ import annotations

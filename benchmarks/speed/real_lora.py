@@ -74,7 +74,7 @@ LABELS = {
     "jupiter-plain": "Jupiter (loss plain)",
     "trl": "TRL SFTTrainer + PEFT",
 }
-GOALS = {"tok_s": 268.0, "vs_peer": 1.3, "peak_gb": 3.0}  # issue 14: 4 x 67 tok/s, 1.3x, 3 GB
+GOALS = {"tok_s": 268.0, "vs_peer": 1.3, "peak_gb": 3.0}  # 4 x 67 tok/s, 1.3x, 3 GB
 
 
 @dataclass
@@ -456,7 +456,7 @@ def print_table(a: argparse.Namespace, results: dict[str, list[SideResult]]) -> 
     jup = results["jupiter"]
     speed, ratio = tok_s(jup), tok_s(jup) / tok_s(peer)
     peak = max(r.peak_gb for r in jup)
-    print(f"\ngoals (issue 14): >= {GOALS['tok_s']:.0f} tok/s: {speed:.0f} "
+    print(f"\ngoals: >= {GOALS['tok_s']:.0f} tok/s: {speed:.0f} "
           f"({'met' if speed >= GOALS['tok_s'] else 'not met'}); >= {GOALS['vs_peer']}x the "
           f"peer: {ratio:.2f}x ({'met' if ratio >= GOALS['vs_peer'] else 'not met'}); peak <= "
           f"{GOALS['peak_gb']:.0f} GB: {peak:.2f} GB "

@@ -25,7 +25,7 @@ COMMANDS = {"export", "merge", "serve_cli", "serve_http", "dashboard", "doctor",
             "eval_model", "chat", "generators", "rollback", "federated", "data_export"}  # fmt: skip
 
 
-def test_the_commands_corpus_holds_300_distinct_cases_and_the_issues_own() -> None:
+def test_the_commands_corpus_holds_300_distinct_cases_and_the_reported_ones() -> None:
     cases, http = command_cases(), http_cases()
     ids = [c.id for c in cases] + [c.id for c in http]
     assert len(ids) >= 300 and len(set(ids)) == len(ids)

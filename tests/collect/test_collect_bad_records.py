@@ -1,4 +1,4 @@
-"""One bad record never stops a source (issue 18, defect 5): a JSON line nested deeper than
+"""One bad record never stops a source: a JSON line nested deeper than
 the parser can follow, or one whose text holds a lone surrogate (a `\\ud800` escape, which
 UTF-8 and so the store cannot hold), is counted by reason and skipped; the records around
 it are kept and stored."""

@@ -177,7 +177,7 @@ def test_time_range_bounds_are_inclusive(tmp_path: Path) -> None:
 
 
 def test_bad_bound_is_a_clear_error(tmp_path: Path) -> None:
-    # refused when the config is read (issue 18): before any source is collected
+    # refused when the config is read: before any source is collected
     with pytest.raises(ValidationError, match="(?s)since.*not an ISO 8601 date or time"):
         setup(tmp_path, since="last week")
     with pytest.raises(ValidationError, match="(?s)until.*not an ISO 8601 date or time"):
@@ -260,7 +260,7 @@ def test_epoch_and_iso_times_agree() -> None:
 
 def test_unquoted_yaml_dates_are_bounds(tmp_path: Path) -> None:
     """YAML reads `since: 2024-05-01` as a date and a timestamp as a datetime: both are the
-    same bounds as their quoted ISO text (issue 18, defect 8)."""
+    same bounds as their quoted ISO text."""
     from jupiter.config import load_domain
 
     setup(tmp_path)  # writes runs.jsonl

@@ -135,7 +135,7 @@ def link_tree(tmp_path: Path) -> Path:
 
 
 def test_symlinks_out_of_the_folder_are_refused_and_counted(tmp_path: Path) -> None:
-    """Issue 18 (defect 11): a link leading out of the source's folder is not read by
+    """A link leading out of the source's folder is not read by
     default; it is counted symlink_outside. follow_symlinks: true reads it."""
     from jupiter.collect.result import CollectResult
 

@@ -1,4 +1,4 @@
-"""Bad domain YAML refused when it is read (issue 18, defects 3, 4 and 7): one line naming
+"""Bad domain YAML refused when it is read: one line naming
 the key, the problem and the fix. The cases are tests/support/badinput.py's BAD_YAML, which
 tests/e2e/test_cli_errors.py also runs through `jupiter start`."""
 
@@ -104,7 +104,7 @@ def test_collect_refuses_when_every_document_is_held_out(tmp_path: Path) -> None
 def test_cuda_only_choices_fall_back_on_a_machine_without_cuda(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cuda: bool
 ) -> None:
-    """Issue 18 (defect 3): flash_attention_2 and fp16 without CUDA are a deliberate
+    """flash_attention_2 and fp16 without CUDA are a deliberate
     fallback, not an error: one warning line each, then sdpa and precision auto."""
     import io
 

@@ -119,7 +119,7 @@ def start_with(home: Path, yaml_text: bytes | str) -> subprocess.CompletedProces
 
 @pytest.mark.parametrize("case", sorted(BAD_YAML))
 def test_bad_yaml_stops_start(tmp_path: Path, case: str) -> None:
-    """Issue 18 (defects 3, 4, 7): refused when the YAML is read; no workspace made."""
+    """Refused when the YAML is read; no workspace made."""
     data, expected = BAD_YAML[case]
     assert_one_line(start_with(tmp_path, data), expected)
     assert not (tmp_path / "runs").exists()
@@ -127,7 +127,7 @@ def test_bad_yaml_stops_start(tmp_path: Path, case: str) -> None:
 
 @pytest.mark.parametrize("case", sorted(BAD_SURROUNDINGS))
 def test_bad_surroundings_stop_start_before_any_stage(tmp_path: Path, case: str) -> None:
-    """Issue 18 (defects 3, 4, 6): an eval set, model, dataset or server the run needs is
+    """An eval set, model, dataset or server the run needs is
     found wrong before the first stage writes anything: no store, no workspace."""
     prepare, expected = BAD_SURROUNDINGS[case]
     assert_one_line(start_with(tmp_path, prepare(tmp_path)), expected)
@@ -135,7 +135,7 @@ def test_bad_surroundings_stop_start_before_any_stage(tmp_path: Path, case: str)
 
 
 def test_bad_eval_set_leaves_an_existing_store_as_it_was(tmp_path: Path) -> None:
-    """Issue 18 (defect 6): a workspace with a store is not touched either."""
+    """A workspace with a store is not touched either."""
     from jupiter.store import Store
 
     db = tmp_path / "runs" / "bad" / "jupiter.sqlite"
@@ -166,7 +166,7 @@ def test_bad_eval_set_leaves_an_existing_store_as_it_was(tmp_path: Path) -> None
 def test_damaged_model_dir_in_serve_and_chat(
     tmp_path: Path, command: str, damage: dict, expected: str
 ) -> None:
-    """Issue 18 (defect 4): a corrupt config.json or safetensors is named with the fix."""
+    """A corrupt config.json or safetensors is named with the fix."""
     model = model_dir(tmp_path / "model", **damage)
     args = [command, "--model", str(model)] + (["--port", "0"] if command == "serve" else [])
     assert_one_line(run(args, tmp_path), expected)

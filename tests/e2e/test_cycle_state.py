@@ -149,7 +149,7 @@ def test_single_stage_commands(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
                               capture_output=True, text=True, timeout=300)  # fmt: skip
 
     early = jupiter("train")
-    # refused before a workspace exists, naming the stage to run first (issue 18, defect 9)
+    # refused before a workspace exists, naming the stage to run first
     assert early.returncode == 1 and "run `jupiter collect --domain tiny` first" in early.stderr
     assert not (tmp_path / "runs").exists()
     for stage in ("collect", "generate", "filter"):

@@ -1,4 +1,4 @@
-"""Generation against a server that misbehaves (issue 18): a 200 answer of the wrong shape is
+"""Generation against a server that misbehaves: a 200 answer of the wrong shape is
 a counted reject that is never cached, never an abort; a cached row that no longer parses is
 dropped and asked again; requests that failed every retry are asked again by the next
 `start`, and nothing else is."""

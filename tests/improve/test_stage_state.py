@@ -1,4 +1,4 @@
-"""State that must not override the YAML (issue 18, defect 9): a generator changed in the
+"""State that must not override the YAML: a generator changed in the
 YAML of an existing workspace is the one in force (recorded as an activation), a missing
 model fails before any stage; a stage command run before its input exists is refused
 without a workspace, and one run out of order is not marked done."""

@@ -1,7 +1,7 @@
-"""The cycle's student checked by its checksums before eval and promotion (issue 18, defect
-10): flipped or cut bytes in train/final are found; the student comes back from the run's
-finished checkpoint with a warning, or the stage stops with one line naming the file and
-the fix, before anything is scored."""
+"""The cycle's student checked by its checksums before eval and promotion: flipped or cut
+bytes in train/final are found; the student comes back from the run's finished checkpoint
+with a warning, or the stage stops with one line naming the file and the fix, before
+anything is scored."""
 
 from __future__ import annotations
 

@@ -304,7 +304,7 @@ def test_api_key(keyed_server: str) -> None:
 
 
 def test_api_key_guards_docs_schema_and_health_details(keyed_server: str, server: str) -> None:
-    """Issue 18 (defect 11): with a key, /docs, /redoc, /openapi.json and unknown paths
+    """With a key, /docs, /redoc, /openapi.json and unknown paths
     answer 401 without it; /health says only that the server is up."""
     bearer = {"Authorization": f"Bearer {KEY}"}
     for path in ("/docs", "/redoc", "/openapi.json", "/docs/oauth2-redirect", "/nowhere"):

@@ -1,4 +1,4 @@
-"""Bad input a domain run must refuse before any stage runs (issue 18, defects 3, 4, 6, 7):
+"""Bad input a domain run must refuse before any stage runs:
 the YAML alone (BAD_YAML), or the YAML with the files and servers it points at
 (BAD_SURROUNDINGS). tests/core/test_config_validation.py loads the first kind;
 tests/e2e/test_cli_errors.py runs both through `jupiter start`. Add a case here and both

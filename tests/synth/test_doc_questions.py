@@ -299,7 +299,7 @@ def test_extractive_examples_carry_document_spans(tmp_path: Path) -> None:
 
 
 def test_chunk_yield_on_a_larger_man_page() -> None:
-    """Most chunks of an options-heavy page yield a pair (the issue's 60% goal)."""
+    """Most chunks of an options-heavy page yield a pair (the 60% goal)."""
     opts = "\n".join(
         f"       --opt{i}=VALUE\n              set the value of setting number {i} for the run\n"
         for i in range(120)

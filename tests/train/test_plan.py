@@ -1,4 +1,4 @@
-"""One training plan for every launcher (issue 27, item 2): the local torch loop, torchrun,
+"""One training plan for every launcher: the local torch loop, torchrun,
 the MLX loop and cluster islands count steps, epochs and tokens by the same rules; what
 differs is noted with its reason; the loaded config is never changed by a run; a plain
 `jupiter train` does not read cluster.yaml."""

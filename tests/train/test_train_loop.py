@@ -232,7 +232,7 @@ CHANGED = "with a changed config or dataset"
 def test_resume_warns_only_when_the_run_changed(
     tmp_path: Path, tok_dir: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """Issue 18 (defect 10): save_pretrained wrote architectures and dtype into the model
+    """save_pretrained wrote architectures and dtype into the model
     config after the first checkpoint, so every resume said the config had changed."""
     caplog.set_level(logging.INFO, logger="jupiter.train.loop")
     out = tmp_path / "same"
@@ -252,7 +252,7 @@ def test_resume_warns_only_when_the_run_changed(
 
 
 def test_final_model_is_checksummed_and_damage_found(tmp_path: Path, tok_dir: Path) -> None:
-    """Issue 18 (defect 10): final/ carries checksums.json like every checkpoint; flipped
+    """final/ carries checksums.json like every checkpoint; flipped
     bytes and a truncation are named, not raised; the finished checkpoint holds the same
     weights."""
     from jupiter.models.folder import sha256_file
@@ -285,7 +285,7 @@ def test_final_model_is_checksummed_and_damage_found(tmp_path: Path, tok_dir: Pa
 
 
 def test_stale_temp_dirs_are_removed_when_a_run_resumes(tmp_path: Path, tok_dir: Path) -> None:
-    """Issue 18 (defect 10): a kill during a checkpoint write leaves .tmp-step-N-PID; the
+    """A kill during a checkpoint write leaves .tmp-step-N-PID; the
     next start removes it when PID is gone, keeps it while PID runs, and puts back a
     checkpoint that replace_dir had moved aside."""
     import shutil

@@ -3,7 +3,7 @@ from the other items' answers, unless the item carries its own choices (used as 
 
 Random other answers flatter: a retriever tells them apart by topic alone (the extractive
 generator scored 0.91 on them, and about 0.5-0.6 on 4-way questions with plausible
-distractors; issue 15). So distractors are "hard" by default: answers of the same question
+distractors). So distractors are "hard" by default: answers of the same question
 type, then the same source kind, then the same topic (or document family), and among those
 the nearest to the question by BM25 (Robertson & Zaragoza 2009) — the answers a model that
 only knows the topic would find as likely as the right one.

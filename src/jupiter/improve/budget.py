@@ -1,6 +1,6 @@
 """The train stage's token budget: how much of the domain's raw text a run trains on, so
-that a corpus cut down to a few hundred tokens is seen and named, never silent (issue 15:
-2 Q&A pairs once cut 2,087 raw texts of man pages to 472 trained tokens)."""
+that a corpus cut down to a few hundred tokens is seen and named, never silent (once,
+2 Q&A pairs cut 2,087 raw texts of man pages to 472 trained tokens)."""
 
 from __future__ import annotations
 

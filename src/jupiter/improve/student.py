@@ -1,4 +1,4 @@
-"""The cycle's student checked before it is evaluated or promoted (issue 18, defect 10).
+"""The cycle's student checked before it is evaluated or promoted.
 
 A training run writes its final model with checksums.json, like every checkpoint. Flipped
 or missing bytes in it are found here, before a damaged model is scored and enters the

@@ -149,7 +149,7 @@ def config_hash(run: TrainRun, model: PreTrainedModel, plan: Plan) -> str:
 
 # Model-config keys that saving or loading sets, not the run: save_pretrained writes
 # architectures and dtype into model.config, so a hash taken before the first checkpoint
-# differed from every later one and each resume said "changed config" (issue 18, defect 10).
+# differed from every later one and each resume said "changed config".
 VOLATILE_MODEL_KEYS = frozenset({
     "architectures", "dtype", "torch_dtype", "transformers_version", "_name_or_path",
     "_attn_implementation", "_attn_implementation_autoset", "attn_implementation", "use_cache",
