@@ -59,7 +59,8 @@ def cluster_plan(
     """plan.py's plan of one island: its shard of the rows on `ranks` processes, the same
     rules as one process (epochs auto by the whole set's examples); `over`: the run's own
     figures (a curriculum level's length and lr)."""
-    micro, notes = (over and over.micro_batch) or cfg.micro_batch_size, ()
+    micro = (over and over.micro_batch) or cfg.micro_batch_size
+    notes: tuple[str, ...] = ()
     if micro == "auto":
         gbs = cfg.global_batch_size
         # with a global batch the steps do not depend on the micro-batch: one that divides it
