@@ -140,6 +140,22 @@ def test_domain_choices(run: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         ws.close()
 
 
+def test_k_quants_need_llama_cpp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    from jupiter.export.writer import plan_export
+
+    find = importlib.util.find_spec
+    if find("llama_cpp") is not None:  # installed: llama.cpp's quantizer makes the k-quant
+        assert plan_export("ollama", tmp_path / "o", "Q4_K_M").quant == "q4_k_m"
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "llama_cpp" else find(name, *a))  # fmt: skip
+    with pytest.raises(JupiterError) as err:
+        plan_export("ollama", tmp_path / "o", "Q4_K_M")
+    assert "pip install llama-cpp-python" in str(err.value) and "\n" not in str(err.value)
+    assert "llama-quantize model-f16.gguf model-q4_k_m.gguf Q4_K_M" in str(err.value)
+
+
 def test_request_errors_are_one_line(tmp_path: Path) -> None:
     from jupiter.export.writer import plan_export
 
@@ -147,7 +163,6 @@ def test_request_errors_are_one_line(tmp_path: Path) -> None:
         (("tflite", tmp_path / "o"), "unknown export format 'tflite': use --to hf, gguf, ollama, mlx"),
         (("gguf", tmp_path / "o", "q4"), "--quant q4 is not a gguf quantization: choose f32, f16, bf16, q8_0"),
         (("mlx", tmp_path / "o", "q8_0"), "--quant q8_0 is not a mlx quantization"),
-        (("ollama", tmp_path / "o", "Q4_K_M"), "llama-quantize model-f16.gguf model-q4_k_m.gguf Q4_K_M"),
         (("gguf", tmp_path / "m.gguf"), "--out is a folder"),
         (("hf", tmp_path), "already exists: choose another --out, or add --force"),
     ]  # fmt: skip

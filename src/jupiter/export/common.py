@@ -3,6 +3,7 @@ renamed into place at the end, and export.json (the manifest) with the checksums
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shutil
@@ -54,9 +55,12 @@ def check_quant(fmt: Format, quant: str | None) -> str:
         return q
     choices = ", ".join(QUANTS[fmt])
     if fmt in ("gguf", "ollama") and q in LLAMA_QUANTIZE:
+        if importlib.util.find_spec("llama_cpp") is not None:
+            return q  # written as f16, then quantized by llama.cpp (export/gguf.py)
         raise JupiterError(
-            f"--quant {quant} is not written by Jupiter (only {choices}): export --quant f16, "
-            f"then `llama-quantize model-f16.gguf model-{q}.gguf {q.upper()}` (llama.cpp)"
+            f"--quant {quant} is made by llama.cpp's quantizer: pip install llama-cpp-python "
+            f"(it builds llama.cpp), or export --quant f16 and run "
+            f"`llama-quantize model-f16.gguf model-{q}.gguf {q.upper()}`"
         )
     raise JupiterError(f"--quant {quant} is not a {fmt} quantization: choose {choices}")
 

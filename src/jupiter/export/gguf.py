@@ -389,3 +389,32 @@ def write_gguf(
         "stop_tokens": stops, "stop_ids": stop_ids, "chat_template": vocab.chat_template,
         "rope_freqs": freqs is not None,
     }  # fmt: skip
+
+
+def quantize_gguf(src: Path, dest: Path, quant: str, threads: int = 0) -> dict[str, Any]:
+    """`src` (an f16 GGUF) quantized to `quant` (q4_k_m, q5_k_m, …) at `dest` by llama.cpp's
+    own quantizer (llama-cpp-python's `llama_model_quantize`); returns the tensor types
+    the file holds. k-quants work on rows of 256: llama.cpp gives a narrower row its own
+    fallback type, as llama-quantize does."""
+    import ctypes
+
+    import llama_cpp
+
+    ftype = getattr(llama_cpp, f"LLAMA_FTYPE_MOSTLY_{quant.upper()}", None)
+    if ftype is None:
+        raise JupiterError(f"llama-cpp-python {llama_cpp.__version__} has no {quant} type")
+    quiet = llama_cpp.llama_log_callback(lambda level, text, data: None)
+    llama_cpp.llama_log_set(quiet, ctypes.c_void_p(0))
+    llama_cpp.llama_backend_init()
+    params = llama_cpp.llama_model_quantize_default_params()
+    params.ftype, params.nthread = ftype, threads
+    rc = llama_cpp.llama_model_quantize(str(src).encode(), str(dest).encode(),
+                                        ctypes.byref(params))  # fmt: skip
+    if rc != 0 or not dest.is_file():
+        raise JupiterError(f"llama.cpp's quantizer failed on {src.name} ({quant}, code {rc}): "
+                           "nothing exported; try --quant f16 or q8_0")  # fmt: skip
+    counts: dict[str, int] = {}
+    for t in _gguf().GGUFReader(dest).tensors:
+        counts[t.tensor_type.name] = counts.get(t.tensor_type.name, 0) + 1
+    return {"tensor_types": counts, "quantizer": f"llama.cpp (llama-cpp-python "
+            f"{llama_cpp.__version__})"}  # fmt: skip

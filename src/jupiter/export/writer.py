@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from jupiter.errors import JupiterError
 from jupiter.export.common import (
+    LLAMA_QUANTIZE,
     MANIFEST,
     Format,
     check_format,
@@ -145,7 +146,7 @@ def check_export_source(source: Source) -> None:
 
 def write_export(plan: Plan, source: Source, console: Console) -> Result:
     """Write the export of `source` at plan.out (whole, or not at all)."""
-    from jupiter.export.gguf import write_gguf
+    from jupiter.export.gguf import quantize_gguf, write_gguf
     from jupiter.export.hf import write_hf
     from jupiter.export.mlx import write_mlx
 
@@ -165,8 +166,16 @@ def write_export(plan: Plan, source: Source, console: Console) -> Result:
                     info = write_mlx(hf_dir, tmp, plan.quant)
                 else:
                     tmp.mkdir()
-                    info = write_gguf(hf_dir, tmp / plan.gguf_name, plan.quant,
-                                      label=source.label, console=console)  # fmt: skip
+                    if plan.quant in LLAMA_QUANTIZE:  # f16 first, then llama.cpp's quantizer
+                        f16 = tmp / f"{plan.name}-f16.gguf"
+                        info = write_gguf(hf_dir, f16, "f16", label=source.label,
+                                          console=console)  # fmt: skip
+                        info |= quantize_gguf(f16, tmp / plan.gguf_name, plan.quant)
+                        info["file"] = plan.gguf_name
+                        f16.unlink()
+                    else:
+                        info = write_gguf(hf_dir, tmp / plan.gguf_name, plan.quant,
+                                          label=source.label, console=console)  # fmt: skip
                     if plan.fmt == "ollama":
                         extra["ollama"] = _ollama(plan, tmp, hf_dir, info, source)
                         result.create = plan.create_line

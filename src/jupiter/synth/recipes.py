@@ -164,7 +164,7 @@ def schema_fields(recipe: str, llm: LLMConfig) -> dict[str, str]:
     if llm.response_format == "text":
         return {}
     return {
-        "schema": json.dumps(SCHEMAS[recipe], sort_keys=True),
+        "schema": json.dumps(SCHEMAS[recipe]),
         "schema_form": llm.response_format,
     }
 
