@@ -44,3 +44,37 @@ def test_llama_cpp_generates_the_transformers_tokens(
         if len(got) == 12:
             break
     assert got == argmax_tokens(model, ids, 12)
+
+
+def test_q4_k_m_through_llama_cpps_quantizer(
+    family_dirs: dict[str, Path], tmp_path: Path, quiet: Console
+) -> None:
+    import gguf
+    from exportkit import logits, reload_gguf
+
+    from jupiter.export.source import from_model
+    from jupiter.export.writer import plan_export, write_export
+
+    src = family_dirs["llama"]
+    source = from_model(str(src), tmp_path / "cache", quiet)
+    f16 = write_export(plan_export("gguf", tmp_path / "f16", "f16"), source, quiet)
+    q = write_export(plan_export("gguf", tmp_path / "q", "q4_k_m"), source, quiet)
+    info = q.manifest["gguf"]
+    path = tmp_path / "q" / info["file"]
+    assert q.manifest["quant"] == "q4_k_m" and info["file"].endswith("-q4_k_m.gguf")
+    assert sorted(p.name for p in path.parent.iterdir()) == sorted([info["file"], "export.json"])
+    assert info["quantizer"].startswith("llama.cpp (llama-cpp-python")
+    field = gguf.GGUFReader(path).fields["general.file_type"]
+    assert int(field.parts[field.data[0]][0]) == llama_cpp.LLAMA_FTYPE_MOSTLY_Q4_K_M
+    assert path.stat().st_size < (tmp_path / "f16" / f16.manifest["gguf"]["file"]).stat().st_size
+    assert set(info["tensor_types"]) - {"F32", "F16"}, info["tensor_types"]  # quantized
+    # llama.cpp and transformers both read it back; the logits stay near the source's
+    model, tok = load_hf(src)
+    ids = tok(TEXT, add_special_tokens=False)["input_ids"]
+    llm = llama_cpp.Llama(model_path=str(path), n_ctx=256, n_threads=1, verbose=False)
+    assert llm.tokenize(TEXT.encode(), add_bos=False, special=True) == ids
+    back, _ = reload_gguf(path)
+    a, b = logits(model, ids), logits(back, ids)
+    err = float((a - b).abs().max()) / float(a.abs().max())
+    print(f"q4_k_m: tensor types {info['tensor_types']}, max logit error {err:.3f} of the largest")
+    assert err < 0.25

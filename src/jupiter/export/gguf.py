@@ -397,19 +397,25 @@ def quantize_gguf(src: Path, dest: Path, quant: str, threads: int = 0) -> dict[s
     the file holds. k-quants work on rows of 256: llama.cpp gives a narrower row its own
     fallback type, as llama-quantize does."""
     import ctypes
+    import logging
 
     import llama_cpp
 
     ftype = getattr(llama_cpp, f"LLAMA_FTYPE_MOSTLY_{quant.upper()}", None)
     if ftype is None:
         raise JupiterError(f"llama-cpp-python {llama_cpp.__version__} has no {quant} type")
-    quiet = llama_cpp.llama_log_callback(lambda level, text, data: None)
-    llama_cpp.llama_log_set(quiet, ctypes.c_void_p(0))
-    llama_cpp.llama_backend_init()
-    params = llama_cpp.llama_model_quantize_default_params()
-    params.ftype, params.nthread = ftype, threads
-    rc = llama_cpp.llama_model_quantize(str(src).encode(), str(dest).encode(),
-                                        ctypes.byref(params))  # fmt: skip
+    # llama.cpp logs through the package's logger: its per-tensor lines only on errors here
+    log = logging.getLogger("llama-cpp-python")
+    level = log.level
+    log.setLevel(logging.ERROR)
+    try:
+        llama_cpp.llama_backend_init()
+        params = llama_cpp.llama_model_quantize_default_params()
+        params.ftype, params.nthread = ftype, threads
+        rc = llama_cpp.llama_model_quantize(str(src).encode(), str(dest).encode(),
+                                            ctypes.byref(params))  # fmt: skip
+    finally:
+        log.setLevel(level)
     if rc != 0 or not dest.is_file():
         raise JupiterError(f"llama.cpp's quantizer failed on {src.name} ({quant}, code {rc}): "
                            "nothing exported; try --quant f16 or q8_0")  # fmt: skip
