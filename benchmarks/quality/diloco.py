@@ -123,24 +123,34 @@ def build_data(root: Path, a: argparse.Namespace) -> Data:
     tok = train_tokenizer(train_texts, a.vocab, root / "tok")
     seqs = encode_examples(tok, [], train_texts, raw_text_fraction=1.0, seed=a.seed)
     held = encode_examples(tok, [], held_texts, raw_text_fraction=1.0, seed=a.seed)
-    mc = ModelConfig.from_preset("tiny", len(tok), a.ctx, tok.pad_token_id,
-                                 tok.bos_token_id, tok.eos_token_id)  # fmt: skip
+    mc = ModelConfig.from_preset(
+        "tiny", len(tok), a.ctx, tok.pad_token_id, tok.bos_token_id, tok.eos_token_id
+    )
     return Data(
         PackedDataset(seqs, a.ctx, tok.pad_token_id, seed=a.seed),
         PackedDataset(held, a.ctx, tok.pad_token_id, seed=a.seed),
-        root / "tok", mc, (len(train_texts), len(held_texts)),
-    )  # fmt: skip
+        root / "tok",
+        mc,
+        (len(train_texts), len(held_texts)),
+    )
 
 
 def train_config(a: argparse.Namespace, micro: int) -> TrainConfig:
     """Like the cluster tests; checkpoints and held-out evals only at the end (the islands
     checkpoint after every round regardless: that is part of their wall time)."""
     return TrainConfig(
-        max_steps=a.steps, micro_batch_size=micro, lr=a.lr, min_lr=a.lr / 10,
+        max_steps=a.steps,
+        micro_batch_size=micro,
+        lr=a.lr,
+        min_lr=a.lr / 10,
         warmup_steps=a.warmup,
-        checkpoint_every=a.steps, eval_every=a.steps, precision=a.precision,
-        gradient_checkpointing=False, metrics=[], seed=a.seed,
-    )  # fmt: skip
+        checkpoint_every=a.steps,
+        eval_every=a.steps,
+        precision=a.precision,
+        gradient_checkpointing=False,
+        metrics=[],
+        seed=a.seed,
+    )
 
 
 def trained_tokens(out_dir: Path) -> int:
@@ -158,11 +168,18 @@ def heldout_loss(model_dir: Path, data: PackedDataset, batch: int = 32) -> float
     total, count = 0.0, 0
     for start in range(0, data.num_rows, batch):
         rows = [data.row(r) for r in range(start, min(start + batch, data.num_rows))]
-        ids, targets, positions = (torch.stack([torch.from_numpy(r[i]).long() for r in rows])
-                                   for i in range(3))  # fmt: skip
+        ids, targets, positions = (
+            torch.stack([torch.from_numpy(r[i]).long() for r in rows]) for i in range(3)
+        )
         logits = model(input_ids=ids, position_ids=positions, use_cache=False).logits
-        total += float(F.cross_entropy(logits.float().flatten(0, 1), targets.flatten(),
-                                       ignore_index=IGNORE, reduction="sum"))  # fmt: skip
+        total += float(
+            F.cross_entropy(
+                logits.float().flatten(0, 1),
+                targets.flatten(),
+                ignore_index=IGNORE,
+                reduction="sum",
+            )
+        )
         count += int((targets != IGNORE).sum())
     return total / count
 
@@ -178,9 +195,16 @@ def run_torchrun(data: Data, a: argparse.Namespace, root: Path, alone: bool = Fa
     """DDP over WORLD ranks; alone: one island's shard on one rank, nothing synced."""
     ranks, name = (1, "alone") if alone else (WORLD, "ddp")
     dataset = data.train.shard(0, WORLD) if alone else data.train
-    run = TrainRun(dataset, train_config(a, a.batch // WORLD), root / name, data.tok_dir,
-                   heldout=data.heldout, device="cpu", progress=False,
-                   **initial(data))  # fmt: skip
+    run = TrainRun(
+        dataset,
+        train_config(a, a.batch // WORLD),
+        root / name,
+        data.tok_dir,
+        heldout=data.heldout,
+        device="cpu",
+        progress=False,
+        **initial(data),
+    )
     t0 = time.perf_counter()
     result = launch_train(run, Launch(nproc=ranks))
     wall = time.perf_counter() - t0
@@ -192,17 +216,41 @@ def run_torchrun(data: Data, a: argparse.Namespace, root: Path, alone: bool = Fa
         f"{result.heldout_loss:.4f}; {result.tokens_per_s:,.0f} tokens/s while stepping"
     ]
     label = "1 island alone, 1 rank" if alone else f"DDP, 1 island x {WORLD} ranks"
-    return Result(label, heldout_loss(result.model_dir, data.heldout), result.steps * per_step,
-                  wall, trained_tokens(run.out_dir), notes, reference=alone)  # fmt: skip
+    return Result(
+        label,
+        heldout_loss(result.model_dir, data.heldout),
+        result.steps * per_step,
+        wall,
+        trained_tokens(run.out_dir),
+        notes,
+        reference=alone,
+    )
 
 
 def cluster_config(store: Path, a: argparse.Namespace, outer: str) -> ClusterConfig:
-    nodes = [{"host": "localhost", "name": f"{name}-node", "device_type": "cpu",
-              "backend": "torch", "processes": 1, "island": name, "memory_gb": 8}
-             for name in ISLANDS]  # fmt: skip
-    sync = {"store": str(store), "inner_steps": a.inner_steps, "outer": outer,
-            "outer_lr": a.outer_lr, "outer_momentum": a.outer_momentum, "dtype": "bf16",
-            "aggregate": "mean", "heartbeat_s": 1, "round_timeout_s": 600}  # fmt: skip
+    nodes = [
+        {
+            "host": "localhost",
+            "name": f"{name}-node",
+            "device_type": "cpu",
+            "backend": "torch",
+            "processes": 1,
+            "island": name,
+            "memory_gb": 8,
+        }
+        for name in ISLANDS
+    ]
+    sync = {
+        "store": str(store),
+        "inner_steps": a.inner_steps,
+        "outer": outer,
+        "outer_lr": a.outer_lr,
+        "outer_momentum": a.outer_momentum,
+        "dtype": "bf16",
+        "aggregate": "mean",
+        "heartbeat_s": 1,
+        "round_timeout_s": 600,
+    }
     return ClusterConfig.model_validate({"nodes": nodes, "sync": sync})
 
 
@@ -214,11 +262,19 @@ def stepping_rate(rows: list[dict[str, Any]]) -> float:
 
 def run_islands(data: Data, a: argparse.Namespace, root: Path, outer: str) -> Result:
     workdir = root / outer
-    run = TrainRun(data.train, train_config(a, a.batch // WORLD), workdir, data.tok_dir,
-                   heldout=data.heldout, device="cpu", progress=False,
-                   **initial(data))  # fmt: skip
-    cr = ClusterRun(run, cluster_config(root / f"{outer}-sync", a, outer),
-                    str(root / f"{outer}-sync"), workdir)  # fmt: skip
+    run = TrainRun(
+        data.train,
+        train_config(a, a.batch // WORLD),
+        workdir,
+        data.tok_dir,
+        heldout=data.heldout,
+        device="cpu",
+        progress=False,
+        **initial(data),
+    )
+    cr = ClusterRun(
+        run, cluster_config(root / f"{outer}-sync", a, outer), str(root / f"{outer}-sync"), workdir
+    )
     t0 = time.perf_counter()
     result = run_cluster(cr)
     wall = time.perf_counter() - t0
@@ -242,17 +298,30 @@ def run_islands(data: Data, a: argparse.Namespace, root: Path, outer: str) -> Re
     ]
     tokens = sum(trained_tokens(workdir / name) for name in ISLANDS)
     name = f"DiLoCo {a.outer_lr:g}/{a.outer_momentum:g}" if outer == "nesterov" else "averaging"
-    return Result(f"{name}, 2 islands x 1", heldout_loss(result.model_dir, data.heldout),
-                  float(up + down), wall, tokens, notes)  # fmt: skip
+    return Result(
+        f"{name}, 2 islands x 1",
+        heldout_loss(result.model_dir, data.heldout),
+        float(up + down),
+        wall,
+        tokens,
+        notes,
+    )
 
 
 def warm_start(data: Data, a: argparse.Namespace, root: Path) -> Data:
     """W steps of DDP from scratch (same schedule shape, W steps long); its final model dir
     is every setup's starting point. The setups then read the rows from the start again."""
     w = argparse.Namespace(**{**vars(a), "steps": a.warm_start})
-    run = TrainRun(data.train, train_config(w, a.batch // WORLD), root / "warm", data.tok_dir,
-                   model_config=data.model_config, heldout=data.heldout, device="cpu",
-                   progress=False)  # fmt: skip
+    run = TrainRun(
+        data.train,
+        train_config(w, a.batch // WORLD),
+        root / "warm",
+        data.tok_dir,
+        model_config=data.model_config,
+        heldout=data.heldout,
+        device="cpu",
+        progress=False,
+    )
     result = launch_train(run, Launch(nproc=WORLD))
     loss = heldout_loss(result.model_dir, data.heldout)
     print(f"warm start: {a.warm_start} DDP steps, held-out loss {loss:.4f}", flush=True)
@@ -262,20 +331,27 @@ def warm_start(data: Data, a: argparse.Namespace, root: Path) -> Data:
 # ---------------------------------------------------------------------------- main
 def print_table(results: list[Result], a: argparse.Namespace, data: Data) -> None:
     rounds = math.ceil(a.steps / a.inner_steps)
-    print(f"\ntiny preset, ctx {a.ctx}, vocab {a.vocab}; {a.steps} steps x {a.batch} rows "
-          f"(islands: {a.batch // WORLD} rows each), H={a.inner_steps} ({rounds} rounds), lr "
-          f"{a.lr:g} warmup {a.warmup}, precision {a.precision}; data: {data.docs[0]:,} training "
-          f"documents in {data.train.num_rows:,} rows, {data.docs[1]:,} held-out documents in "
-          f"{data.heldout.num_rows:,} rows ({data.heldout.label_tokens:,} target tokens); "
-          f"torch {torch.__version__}"
-          + (f"; warm start: {a.warm_start} DDP steps" if a.warm_start else "") + "\n")  # fmt: skip
+    print(
+        f"\ntiny preset, ctx {a.ctx}, vocab {a.vocab}; {a.steps} steps x {a.batch} rows "
+        f"(islands: {a.batch // WORLD} rows each), H={a.inner_steps} ({rounds} rounds), lr "
+        f"{a.lr:g} warmup {a.warmup}, precision {a.precision}; data: {data.docs[0]:,} training "
+        f"documents in {data.train.num_rows:,} rows, {data.docs[1]:,} held-out documents in "
+        f"{data.heldout.num_rows:,} rows ({data.heldout.label_tokens:,} target tokens); "
+        f"torch {torch.__version__}"
+        + (f"; warm start: {a.warm_start} DDP steps" if a.warm_start else "")
+        + "\n"
+    )
     base = results[0]  # DDP, when it ran
-    print(f"{'setup':33s} {'held-out loss':>13s} {'vs DDP':>7s} {'bytes':>15s} "
-          f"{'reduction':>9s} {'wall s':>7s} {'tokens':>10s}")  # fmt: skip
+    print(
+        f"{'setup':33s} {'held-out loss':>13s} {'vs DDP':>7s} {'bytes':>15s} "
+        f"{'reduction':>9s} {'wall s':>7s} {'tokens':>10s}"
+    )
     for r in results:
         cut = f"{base.bytes / r.bytes:8.1f}x" if r.bytes else f"{'-':>9s}"
-        print(f"{r.name:33s} {r.loss:13.4f} {r.loss / base.loss:7.4f} {r.bytes:15,.0f} "
-              f"{cut} {r.wall_s:7.1f} {r.tokens:10,}")  # fmt: skip
+        print(
+            f"{r.name:33s} {r.loss:13.4f} {r.loss / base.loss:7.4f} {r.bytes:15,.0f} "
+            f"{cut} {r.wall_s:7.1f} {r.tokens:10,}"
+        )
     for r in results:
         for note in r.notes:
             print(f"  {r.name.split(',')[0]}: {note}")
@@ -316,8 +392,9 @@ def main() -> None:
     ap.add_argument("--precision", default="fp32", choices=["fp32", "auto", "bf16"])
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--quick", action="store_true", help="60 steps, H=20: a smoke run")
-    ap.add_argument("--alone", action="store_true",
-                    help="also one island alone: half the tokens, no sync")  # fmt: skip
+    ap.add_argument(
+        "--alone", action="store_true", help="also one island alone: half the tokens, no sync"
+    )
     a = ap.parse_args()
     if a.quick:
         a.steps, a.inner_steps = 60, 20
@@ -339,13 +416,18 @@ def main() -> None:
             data = warm_start(data, a, root)
         results: list[Result] = []
         for setup in setups:
-            r = (run_torchrun(data, a, root, alone=setup == "alone")
-                 if setup in ("ddp", "alone") else run_islands(data, a, root, setup))  # fmt: skip
+            r = (
+                run_torchrun(data, a, root, alone=setup == "alone")
+                if setup in ("ddp", "alone")
+                else run_islands(data, a, root, setup)
+            )
             print(f"== {r.name}: held-out loss {r.loss:.4f}, {r.wall_s:.0f} s", flush=True)
             results.append(r)
     print_table(results, a, data)
-    print(f"\ntotal wall time {time.perf_counter() - t0:.0f} s; 1-minute load average "
-          f"{load_before:.2f} before, {os.getloadavg()[0]:.2f} after")  # fmt: skip
+    print(
+        f"\ntotal wall time {time.perf_counter() - t0:.0f} s; 1-minute load average "
+        f"{load_before:.2f} before, {os.getloadavg()[0]:.2f} after"
+    )
 
 
 if __name__ == "__main__":

@@ -141,8 +141,10 @@ def _fig(model: dict[str, Any], key: str) -> str:
 def report_cycle(name: str, cycle: int, ev: dict[str, Any], decide: dict[str, Any]) -> None:
     models = [m for m in ("untrained", "base", "generator", "student") if ev.get(m)]
     chance = ev["student"].get("mc_chance")
-    print(f"\n{name} · cycle {cycle} · eval set: {ev.get('eval_set', {}).get('items', ev['student'].get('n_qa'))} items"
-          f" · MC chance {chance if chance is None else f'{chance:.2f}'}")  # fmt: skip
+    print(
+        f"\n{name} · cycle {cycle} · eval set: {ev.get('eval_set', {}).get('items', ev['student'].get('n_qa'))} items"
+        f" · MC chance {chance if chance is None else f'{chance:.2f}'}"
+    )
     print(f"  {'model':<24}" + "".join(f"{shown:>26}" for _, shown, _ in METRICS))
     for m in models:
         row = ev[m]
@@ -153,8 +155,10 @@ def report_cycle(name: str, cycle: int, ev: dict[str, Any], decide: dict[str, An
             d = entry.get("metrics", {}).get(key)
             if not d or d.get("ci") is None:
                 continue
-            print(f"  {comp:<28} {shown:<12} {d['difference']:+.3f} "
-                  f"[{d['ci'][0]:+.3f}, {d['ci'][1]:+.3f}]  {d['verdict']}")  # fmt: skip
+            print(
+                f"  {comp:<28} {shown:<12} {d['difference']:+.3f} "
+                f"[{d['ci'][0]:+.3f}, {d['ci'][1]:+.3f}]  {d['verdict']}"
+            )
     verdict = "PROMOTED" if decide.get("promoted") else "kept the generator"
     print(f"  decision: {verdict} ({decide.get('reason', '')})")
 
@@ -172,8 +176,10 @@ def vs_previous_student(ws: Path, cycle: int) -> dict[str, Any]:
     for key, shown, _ in METRICS:
         d = comp["metrics"].get(key)
         if d and d.get("ci") is not None:
-            print(f"  {'student − last cycle':<28} {shown:<12} {d['difference']:+.3f} "
-                  f"[{d['ci'][0]:+.3f}, {d['ci'][1]:+.3f}]  {d['verdict']}")  # fmt: skip
+            print(
+                f"  {'student − last cycle':<28} {shown:<12} {d['difference']:+.3f} "
+                f"[{d['ci'][0]:+.3f}, {d['ci'][1]:+.3f}]  {d['verdict']}"
+            )
     return comp
 
 
@@ -181,8 +187,11 @@ def run_domain(yaml_path: Path, workdir: Path, quick: bool) -> dict[str, Any]:
     name = yaml.safe_load(yaml_path.read_text())["name"] + ("-quick" if quick else "")
     log = workdir / f"{name}.log"
     jupiter = Path(sys.executable).with_name("jupiter")  # else from src on PYTHONPATH
-    cli = [str(jupiter)] if jupiter.is_file() else [
-        sys.executable, "-c", "from jupiter.cli import main; main()"]  # fmt: skip
+    cli = (
+        [str(jupiter)]
+        if jupiter.is_file()
+        else [sys.executable, "-c", "from jupiter.cli import main; main()"]
+    )
     cmd = [*cli, "start", "--domain", str(yaml_path), "--auto"]
     if quick:
         cmd.append("--quick")
@@ -223,17 +232,57 @@ ARMS: dict[str, dict[str, Any]] = {
     "raft": {"generator": {"raft": {"enabled": True}}},
     "reader": {"promotion": {"candidate": "student+retriever"}},
     # the recipe without a teacher pass: what a laptop runs (knowledge + replay, SFT only)
-    "recipe": {"train": {"knowledge": RECIPE,
-                         "replay": {"fraction": 0.1, "samples": 32, "max_tokens": 128}}},
-    "all": {"train": {"knowledge": RECIPE, "objective": "sft+distill",
-                      "replay": {"fraction": 0.1, "samples": 32, "max_tokens": 128}},
-            "generator": {"raft": {"enabled": True}},
-            "promotion": {"candidate": "student+retriever"}},
-}  # fmt: skip
+    "recipe": {
+        "train": {
+            "knowledge": RECIPE,
+            "replay": {"fraction": 0.1, "samples": 32, "max_tokens": 128},
+        }
+    },
+    "all": {
+        "train": {
+            "knowledge": RECIPE,
+            "objective": "sft+distill",
+            "replay": {"fraction": 0.1, "samples": 32, "max_tokens": 128},
+        },
+        "generator": {"raft": {"enabled": True}},
+        "promotion": {"candidate": "student+retriever"},
+    },
+}
 INGREDIENTS = ("knowledge", "replay", "objective", "distill")
-MAN_PAGES = ("ls", "cp", "mv", "rm", "find", "grep", "sed", "tar", "chmod", "chown", "ps",
-             "kill", "du", "df", "sort", "uniq", "cut", "head", "tail", "xargs", "ln", "mkdir",
-             "touch", "date", "env", "wc", "tr", "diff", "ssh", "rsync", "curl", "make")  # fmt: skip
+MAN_PAGES = (
+    "ls",
+    "cp",
+    "mv",
+    "rm",
+    "find",
+    "grep",
+    "sed",
+    "tar",
+    "chmod",
+    "chown",
+    "ps",
+    "kill",
+    "du",
+    "df",
+    "sort",
+    "uniq",
+    "cut",
+    "head",
+    "tail",
+    "xargs",
+    "ln",
+    "mkdir",
+    "touch",
+    "date",
+    "env",
+    "wc",
+    "tr",
+    "diff",
+    "ssh",
+    "rsync",
+    "curl",
+    "make",
+)
 
 
 def man_corpus(workdir: Path) -> Path | None:
@@ -269,18 +318,27 @@ def apply_sets(cfg: dict[str, Any], sets: list[str]) -> None:
             target[path[-1]] = value
 
 
-def arm_yaml(domain: str, arm: str, workdir: Path, max_steps: int | None,
-             max_new_tokens: int | None = None, sets: list[str] = ()) -> Path | None:  # fmt: skip
+def arm_yaml(
+    domain: str,
+    arm: str,
+    workdir: Path,
+    max_steps: int | None,
+    max_new_tokens: int | None = None,
+    sets: list[str] = (),
+) -> Path | None:
     """The real-model YAML of `domain` with `arm`'s overrides and its own name."""
     if domain == "man":
         corpus = man_corpus(workdir)
         if corpus is None:
             return None
         cfg = yaml.safe_load((DOMAINS / "python-gemma.yaml").read_text())
-        cfg |= {"name": "man-gemma", "description": "Unix commands from their manual pages.",
-                "topics": ["unix", "shell", "command line"],
-                "system_prompt": "You are an expert on Unix command-line tools.",
-                "sources": [{"type": "local", "path": str(corpus), "include": ["*.txt"]}]}  # fmt: skip
+        cfg |= {
+            "name": "man-gemma",
+            "description": "Unix commands from their manual pages.",
+            "topics": ["unix", "shell", "command line"],
+            "system_prompt": "You are an expert on Unix command-line tools.",
+            "sources": [{"type": "local", "path": str(corpus), "include": ["*.txt"]}],
+        }
         cfg["eval"] = {k: v for k, v in cfg["eval"].items() if k not in ("qa_path",)}
         cfg.pop("quick", None)
     else:
@@ -329,21 +387,22 @@ def arm_row(name: str, ev: dict[str, Any]) -> dict[str, Any]:
         "own MC": diff(ev.get("comparisons"), "student_vs_untrained", "mc_accuracy"),
         "user MC": diff(user.get("comparisons"), "student_vs_untrained", "mc_accuracy"),
         "general bpb": diff(ev.get("comparisons"), "student_vs_untrained", "general_bpb"),
-        "reader−gen own MC": diff(
-            reader.get("comparisons"), "student_vs_generator", "mc_accuracy"
-        ),  # fmt: skip
+        "reader−gen own MC": diff(reader.get("comparisons"), "student_vs_generator", "mc_accuracy"),
         "reader−gen user MC": diff(
             (reader.get("user_exam") or {}).get("comparisons"),
             "student_vs_generator",
             "mc_accuracy",
-        ),  # fmt: skip
+        ),
     }
     shown = []
     for key, d in row.items():
         if key == "arm":
             continue
-        shown.append(f"{key} {d['difference']:+.3f} [{d['ci'][0]:+.3f}, {d['ci'][1]:+.3f}]"
-                     if d and d.get("ci") else f"{key} -")  # fmt: skip
+        shown.append(
+            f"{key} {d['difference']:+.3f} [{d['ci'][0]:+.3f}, {d['ci'][1]:+.3f}]"
+            if d and d.get("ci")
+            else f"{key} -"
+        )
     print(f"  {name:<28} " + " | ".join(shown))
     return row
 
@@ -384,16 +443,23 @@ def vs_baseline(workdir: Path, name: str, baseline: str) -> dict[str, Any]:
             d = metrics.get(key)
             if d and d.get("ci"):
                 lo, hi = d["ci"]
-                shown.append(f"{exam} {key} {d['difference']:+.3f} [{lo:+.3f}, {hi:+.3f}] "
-                             f"({d['verdict']}, n {d['n']})")  # fmt: skip
+                shown.append(
+                    f"{exam} {key} {d['difference']:+.3f} [{lo:+.3f}, {hi:+.3f}] "
+                    f"({d['verdict']}, n {d['n']})"
+                )
     print(f"  {name} − {baseline}: " + " | ".join(shown))
     return out
 
 
-def run_ablation(domains: list[str], arms: list[str], workdir: Path,
-                 max_steps: int | None, quick: bool = False,
-                 max_new_tokens: int | None = None,
-                 sets: list[str] = ()) -> list[dict[str, Any]]:  # fmt: skip
+def run_ablation(
+    domains: list[str],
+    arms: list[str],
+    workdir: Path,
+    max_steps: int | None,
+    quick: bool = False,
+    max_new_tokens: int | None = None,
+    sets: list[str] = (),
+) -> list[dict[str, Any]]:
     rows = []
     for domain in domains:
         names: dict[str, str] = {}

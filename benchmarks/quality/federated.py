@@ -61,9 +61,28 @@ from merge import (  # the same figures and table keys as the merge benchmark
 ROOT = Path(__file__).resolve().parents[2]
 JUPITER = str(Path(sys.executable).parent / "jupiter")
 # a moderate slice of the standard library: enough examples for K shards, collected in ~1 min
-MODULES = ["json", "os", "os.path", "collections", "itertools", "functools", "re", "string",
-           "textwrap", "math", "pathlib", "datetime", "random", "statistics", "shutil",
-           "subprocess", "argparse", "logging", "csv", "heapq"]  # fmt: skip
+MODULES = [
+    "json",
+    "os",
+    "os.path",
+    "collections",
+    "itertools",
+    "functools",
+    "re",
+    "string",
+    "textwrap",
+    "math",
+    "pathlib",
+    "datetime",
+    "random",
+    "statistics",
+    "shutil",
+    "subprocess",
+    "argparse",
+    "logging",
+    "csv",
+    "heapq",
+]
 QUICK_MODULES = ["json", "os.path", "collections", "re", "string", "textwrap"]
 
 
@@ -93,8 +112,14 @@ def main_yaml(args: argparse.Namespace, workdir: Path) -> Path:
     """The workspace that makes the data, trains the start and holds the eval set."""
     cfg = base_config(args)
     cfg["name"] = "fed-python"
-    cfg["train"].update({"max_steps": args.start_steps, "heldout_fraction": 0.0, "metrics": [],
-                         "warmup_steps": max(1, args.start_steps // 10)})  # fmt: skip
+    cfg["train"].update(
+        {
+            "max_steps": args.start_steps,
+            "heldout_fraction": 0.0,
+            "metrics": [],
+            "warmup_steps": max(1, args.start_steps // 10),
+        }
+    )
     return write(workdir / "fed-python.yaml", cfg)
 
 
@@ -107,11 +132,17 @@ def party_yaml(args: argparse.Namespace, workdir: Path, name: str, start: Path) 
     cfg.pop("eval")
     cfg["model"] = {"base": str(start), "context_length": cfg["model"]["context_length"]}
     cfg["train"] = {
-        "method": args.method, "lora": {"r": args.lora_r, "alpha": 2 * args.lora_r, "dropout": 0.0},
-        "micro_batch_size": cfg["train"]["micro_batch_size"], "lr": args.lr,
-        "min_lr": args.lr / 10, "warmup_steps": args.warmup, "heldout_fraction": 0.0,
-        "metrics": [], "precision": "fp32", "checkpoint_every_epoch": False,
-    }  # fmt: skip
+        "method": args.method,
+        "lora": {"r": args.lora_r, "alpha": 2 * args.lora_r, "dropout": 0.0},
+        "micro_batch_size": cfg["train"]["micro_batch_size"],
+        "lr": args.lr,
+        "min_lr": args.lr / 10,
+        "warmup_steps": args.warmup,
+        "heldout_fraction": 0.0,
+        "metrics": [],
+        "precision": "fp32",
+        "checkpoint_every_epoch": False,
+    }
     cfg["promotion"] = {"real_data_fraction": 0.0}  # every example is the client's own data
     return write(workdir / f"{name}.yaml", cfg)
 
@@ -125,15 +156,21 @@ def free_port() -> int:
 
 def child_env(home: Path) -> dict[str, str]:
     env = dict(os.environ)
-    env.update(JUPITER_HOME=str(home), OMP_NUM_THREADS="1", TOKENIZERS_PARALLELISM="false",
-               COLUMNS="200")  # fmt: skip
+    env.update(
+        JUPITER_HOME=str(home), OMP_NUM_THREADS="1", TOKENIZERS_PARALLELISM="false", COLUMNS="200"
+    )
     return env
 
 
 def spawn(args: list[str], home: Path, log: Path) -> subprocess.Popen[bytes]:
-    return subprocess.Popen([JUPITER, "federated", *args], env=child_env(home), cwd=home,
-                            stdout=log.open("wb"), stderr=subprocess.STDOUT,
-                            start_new_session=True)  # fmt: skip
+    return subprocess.Popen(
+        [JUPITER, "federated", *args],
+        env=child_env(home),
+        cwd=home,
+        stdout=log.open("wb"),
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
 
 
 def stop(proc: subprocess.Popen[bytes]) -> None:
@@ -147,8 +184,14 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
             proc.wait(30)
 
 
-def federate(workdir: Path, run: str, server_yaml: Path, clients: list[Path],
-             server_args: list[str], keep: bool = False) -> dict[str, Any]:  # fmt: skip
+def federate(
+    workdir: Path,
+    run: str,
+    server_yaml: Path,
+    clients: list[Path],
+    server_args: list[str],
+    keep: bool = False,
+) -> dict[str, Any]:
     """One federation (server + clients as processes); the run's federated.json. A run that
     finished before (its federated.json says done) is read back, not run again."""
     out = workdir / "fed-runs" / run
@@ -164,13 +207,43 @@ def federate(workdir: Path, run: str, server_yaml: Path, clients: list[Path],
     logs.mkdir(exist_ok=True)
     address = f"127.0.0.1:{free_port()}"
     t0 = time.perf_counter()
-    server = spawn(["server", "--domain", str(server_yaml), "--address", address, "--out",
-                    str(out), "--wait-clients", "600", "--min-clients", str(len(clients)),
-                    "--min-results", str(len(clients)), *server_args],
-                   workdir, logs / f"{run}-server.log")  # fmt: skip
-    procs = [spawn(["client", "--domain", str(c), "--server", address, "--device", "cpu",
-                    *(["--keep-updates"] if keep else [])], workdir, logs / f"{run}-{c.stem}.log")
-             for c in clients]  # fmt: skip
+    server = spawn(
+        [
+            "server",
+            "--domain",
+            str(server_yaml),
+            "--address",
+            address,
+            "--out",
+            str(out),
+            "--wait-clients",
+            "600",
+            "--min-clients",
+            str(len(clients)),
+            "--min-results",
+            str(len(clients)),
+            *server_args,
+        ],
+        workdir,
+        logs / f"{run}-server.log",
+    )
+    procs = [
+        spawn(
+            [
+                "client",
+                "--domain",
+                str(c),
+                "--server",
+                address,
+                "--device",
+                "cpu",
+                *(["--keep-updates"] if keep else []),
+            ],
+            workdir,
+            logs / f"{run}-{c.stem}.log",
+        )
+        for c in clients
+    ]
     said = 0
 
     def new_rounds() -> None:  # a line for each round finished since the last look
@@ -179,9 +252,12 @@ def federate(workdir: Path, run: str, server_yaml: Path, clients: list[Path],
         for row in rows[said:]:
             eps = f", ε {row['epsilon']:.3g}" if "epsilon" in row else ""
             loss = row.get("train_loss")
-            print(f"    {run} round {row['round']}: train loss "
-                  f"{loss if loss is None else round(loss, 4)}{eps}, "
-                  f"{row.get('seconds', 0):.0f} s", flush=True)  # fmt: skip
+            print(
+                f"    {run} round {row['round']}: train loss "
+                f"{loss if loss is None else round(loss, 4)}{eps}, "
+                f"{row.get('seconds', 0):.0f} s",
+                flush=True,
+            )
         said = len(rows)
 
     try:
@@ -253,8 +329,13 @@ def main() -> None:
     ap.add_argument("--lora-r", type=int, default=16)
     ap.add_argument("--lr", type=float, default=5e-3)
     ap.add_argument("--warmup", type=int, default=5)
-    ap.add_argument("--target-epsilon", type=float, nargs="+", default=[8.0],
-                    help="a DP run for each (its noise multiplier from the accountant)")  # fmt: skip
+    ap.add_argument(
+        "--target-epsilon",
+        type=float,
+        nargs="+",
+        default=[8.0],
+        help="a DP run for each (its noise multiplier from the accountant)",
+    )
     ap.add_argument("--noise-multiplier", type=float, default=None, help="instead of a target")
     ap.add_argument("--clip-norm", type=float, default=None)
     ap.add_argument("--delta", type=float, default=1e-5)
@@ -273,8 +354,18 @@ def main() -> None:
     workdir.mkdir(parents=True, exist_ok=True)
     os.environ["JUPITER_HOME"] = str(workdir)
     # the runs and reports kept in the workdir are reused: only under the same settings
-    same = ["modules", "clients", "start_steps", "rounds", "local_steps", "method", "lora_r",
-            "lr", "warmup", "max_items"]  # fmt: skip
+    same = [
+        "modules",
+        "clients",
+        "start_steps",
+        "rounds",
+        "local_steps",
+        "method",
+        "lora_r",
+        "lr",
+        "warmup",
+        "max_items",
+    ]
     settings = {k: getattr(args, k) for k in same}
     kept = workdir / "settings.json"
     if kept.is_file() and json.loads(kept.read_text()) != settings:
@@ -298,8 +389,11 @@ def main() -> None:
             ws.store.mark_stage(1, stage, cycle_mod.run_stage(ws, 1, stage))
     start = ws.student_dir(1)
     examples = [e for s in ("accepted", "used") for e in ws.store.iter_examples(status=s)]
-    print(f"start: {start} ({args.start_steps} steps from scratch on {len(examples)} examples "
-          f"and raw text), {time.perf_counter() - t0:.0f} s", flush=True)  # fmt: skip
+    print(
+        f"start: {start} ({args.start_steps} steps from scratch on {len(examples)} examples "
+        f"and raw text), {time.perf_counter() - t0:.0f} s",
+        flush=True,
+    )
 
     # the parties: a workspace per client holding its shard, one holding the union
     k = args.clients
@@ -322,42 +416,69 @@ def main() -> None:
     ctx = ws.cfg.model.context_length
     R, E = args.rounds, args.local_steps
     seqs = k * R * E * batch
-    print(f"shards: {sizes} examples; every run trains on {k}·{R}·{E}·{batch} = {seqs} "
-          f"sequences of {ctx} tokens ({args.method})", flush=True)  # fmt: skip
+    print(
+        f"shards: {sizes} examples; every run trains on {k}·{R}·{E}·{batch} = {seqs} "
+        f"sequences of {ctx} tokens ({args.method})",
+        flush=True,
+    )
 
     runs: dict[str, dict[str, Any]] = {}
     common = ["--rounds", str(R), "--local-steps", str(E)]
     print("centralized (one client, the union, one round):", flush=True)
-    runs["centralized"] = federate(workdir, "centralized", server, [union],
-                                   ["--rounds", "1", "--local-steps", str(k * R * E)])  # fmt: skip
+    runs["centralized"] = federate(
+        workdir, "centralized", server, [union], ["--rounds", "1", "--local-steps", str(k * R * E)]
+    )
     print("FedAvg:", flush=True)
     runs["FedAvg"] = federate(workdir, "fedavg", server, clients, common, keep=True)
     norms, size = update_norms(workdir, clients, "fedavg")
     clip = args.clip_norm or float(sorted(norms)[len(norms) // 2])
-    print(f"client update norms in FedAvg: median {sorted(norms)[len(norms) // 2]:.4g} "
-          f"(min {min(norms):.4g}, max {max(norms):.4g}) over {size:,} weights; DP clip norm C "
-          f"= {clip:.4g}")  # fmt: skip
+    print(
+        f"client update norms in FedAvg: median {sorted(norms)[len(norms) // 2]:.4g} "
+        f"(min {min(norms):.4g}, max {max(norms):.4g}) over {size:,} weights; DP clip norm C "
+        f"= {clip:.4g}"
+    )
     dp_names = []
-    zs = [args.noise_multiplier] if args.noise_multiplier else [
-        noise_for(t, R, args.delta) for t in args.target_epsilon]  # fmt: skip
+    zs = (
+        [args.noise_multiplier]
+        if args.noise_multiplier
+        else [noise_for(t, R, args.delta) for t in args.target_epsilon]
+    )
     for z in zs:
         eps_plan = epsilons(z, 1.0, R, args.delta)[-1]
         dp_name = f"FedAvg + DP (ε {eps_plan:.3g})"
         print(f"{dp_name}: z = {z:g}, C = {clip:.4g}, δ = {args.delta:g}", flush=True)
         tag = f"dp-z{z:g}-c{clip:.6g}" + (f"-d{args.delta:g}" if args.delta != 1e-5 else "")
-        runs[dp_name] = federate(workdir, tag, server, clients, [
-            *common, "--dp", "server", "--noise-multiplier", str(z), "--clip-norm",
-            f"{clip:.6g}", "--delta", str(args.delta)])  # fmt: skip
+        runs[dp_name] = federate(
+            workdir,
+            tag,
+            server,
+            clients,
+            [
+                *common,
+                "--dp",
+                "server",
+                "--noise-multiplier",
+                str(z),
+                "--clip-norm",
+                f"{clip:.6g}",
+                "--delta",
+                str(args.delta),
+            ],
+        )
         dp_names.append(dp_name)
     if not args.no_median:
         print("FedMedian:", flush=True)
-        runs["FedMedian"] = federate(workdir, "median", server, clients,
-                                     [*common, "--strategy", "fedmedian"])  # fmt: skip
+        runs["FedMedian"] = federate(
+            workdir, "median", server, clients, [*common, "--strategy", "fedmedian"]
+        )
     train_s = time.perf_counter() - t0
 
     items, mc, about = eval_items(ws)
-    print(f"\neval set: {len(items)} QA, {len(mc)} MC ({about.get('distractors')}); "
-          f"{train_s / 60:.1f} min so far", flush=True)  # fmt: skip
+    print(
+        f"\neval set: {len(items)} QA, {len(mc)} MC ({about.get('distractors')}); "
+        f"{train_s / 60:.1f} min so far",
+        flush=True,
+    )
     reports: dict[str, dict[str, Any]] = {}
     cache = workdir / "reports"
     cache.mkdir(exist_ok=True)
@@ -386,31 +507,62 @@ def main() -> None:
         dp_rec, dp_rows = runs[dp_name]["dp"], runs[dp_name]["rounds"]
         clipped = sum(r["dp"]["clipped"] for r in dp_rows)
         per_round = ", ".join(f"{r['epsilon']:.3g}" for r in dp_rows)
-        print(f"DP: ε {dp_rec['epsilon']:.4g} at δ {dp_rec['delta']:g} after "
-              f"{dp_rec['releases']} rounds ({per_round}; z {dp_rec['noise_multiplier']:g}, C "
-              f"{dp_rec['clip_norm']:.4g}, q {dp_rec['sample_rate']:g}); noise std on the mean "
-              f"{dp_rec['noise_multiplier'] * dp_rec['clip_norm'] / dp_rec['denominator']:.4g} "
-              f"per coordinate, norm {noise_norm(dp_rec, size):.4g} a round against a mean update "
-              f"of norm <= C; {clipped} of {sum(len(r['used']) for r in dp_rows)} updates "
-              "clipped")  # fmt: skip
+        print(
+            f"DP: ε {dp_rec['epsilon']:.4g} at δ {dp_rec['delta']:g} after "
+            f"{dp_rec['releases']} rounds ({per_round}; z {dp_rec['noise_multiplier']:g}, C "
+            f"{dp_rec['clip_norm']:.4g}, q {dp_rec['sample_rate']:g}); noise std on the mean "
+            f"{dp_rec['noise_multiplier'] * dp_rec['clip_norm'] / dp_rec['denominator']:.4g} "
+            f"per coordinate, norm {noise_norm(dp_rec, size):.4g} a round against a mean update "
+            f"of norm <= C; {clipped} of {sum(len(r['used']) for r in dp_rows)} updates "
+            "clipped"
+        )
     for name, rec in runs.items():
-        print(f"  {name:<22} {rec['rounds_done']} rounds, {rec['wall_seconds']:.0f} s, last "
-              f"train loss {rec['rounds'][-1].get('train_loss', float('nan')):.4f}")  # fmt: skip
+        print(
+            f"  {name:<22} {rec['rounds_done']} rounds, {rec['wall_seconds']:.0f} s, last "
+            f"train loss {rec['rounds'][-1].get('train_loss', float('nan')):.4f}"
+        )
     seconds = time.perf_counter() - t0
     print(f"\n{seconds / 60:.1f} min")
     if args.json:
-        keys = ("qa_f1", "qa_f1_ci", "mc_accuracy", "mc_accuracy_ci", "bpb", "bpb_ci",
-                "n_qa", "n_mc")  # fmt: skip
+        keys = (
+            "qa_f1",
+            "qa_f1_ci",
+            "mc_accuracy",
+            "mc_accuracy_ci",
+            "bpb",
+            "bpb_ci",
+            "n_qa",
+            "n_mc",
+        )
         slim = {n: {m: r.get(m) for m in keys} for n, r in reports.items()}
-        fed = {n: {"rounds_done": r["rounds_done"], "wall_seconds": r["wall_seconds"],
-                   "train_loss": [row.get("train_loss") for row in r["rounds"]],
-                   "dp": r.get("dp")} for n, r in runs.items()}  # fmt: skip
-        args.json.write_text(json.dumps({
-            "reports": slim, "comparisons": comparisons, "runs": fed, "shards": sizes,
-            "sequences_per_run": seqs, "update_norms": norms, "weights_sent": size, "clip_norm": clip,
-            "noise_multipliers": zs, "seconds": seconds,
-            "args": vars(args) | {"workdir": str(workdir)},
-        }, indent=1, default=str))  # fmt: skip
+        fed = {
+            n: {
+                "rounds_done": r["rounds_done"],
+                "wall_seconds": r["wall_seconds"],
+                "train_loss": [row.get("train_loss") for row in r["rounds"]],
+                "dp": r.get("dp"),
+            }
+            for n, r in runs.items()
+        }
+        args.json.write_text(
+            json.dumps(
+                {
+                    "reports": slim,
+                    "comparisons": comparisons,
+                    "runs": fed,
+                    "shards": sizes,
+                    "sequences_per_run": seqs,
+                    "update_norms": norms,
+                    "weights_sent": size,
+                    "clip_norm": clip,
+                    "noise_multipliers": zs,
+                    "seconds": seconds,
+                    "args": vars(args) | {"workdir": str(workdir)},
+                },
+                indent=1,
+                default=str,
+            )
+        )
     ws.close()
 
 

@@ -74,8 +74,10 @@ def differences(comp: dict[str, Any]) -> str:
     for key, shown in METRICS:
         d = comp.get(key)
         if d and d.get("ci") is not None:
-            cells.append(f"{shown} {d['difference']:+.3f} [{d['ci'][0]:+.3f}, "
-                         f"{d['ci'][1]:+.3f}] {d['verdict']}")  # fmt: skip
+            cells.append(
+                f"{shown} {d['difference']:+.3f} [{d['ci'][0]:+.3f}, "
+                f"{d['ci'][1]:+.3f}] {d['verdict']}"
+            )
     return "; ".join(cells)
 
 
@@ -118,8 +120,9 @@ def main() -> None:
 
     # the members: train.consensus's own code, from the start, seed and shard apart
     c = ConsensusConfig(members=args.members, vary=["seed", "shard"], threshold=0.75)
-    train = ws.cfg.train.model_copy(update={"consensus": c, "max_steps": args.member_steps,
-                                            "warmup_steps": 10})  # fmt: skip
+    train = ws.cfg.train.model_copy(
+        update={"consensus": c, "max_steps": args.member_steps, "warmup_steps": 10}
+    )
     ws.cfg = ws.cfg.model_copy(update={"train": train})
     examples = training_examples(ws)
     tok_dir, tokenizer = base_tokenizer(ws)
@@ -146,11 +149,18 @@ def main() -> None:
     for name, rec in recipes.items():
         out = workdir / "merged" / name.replace(" ", "-")
         if not (out / "merge.json").is_file():
-            recipe = parse_recipe({**rec, "models": [{"model": str(m)} for m in members],
-                                   "out": str(out), "validation": {"heldout": str(val_file)}})  # fmt: skip
+            recipe = parse_recipe(
+                {
+                    **rec,
+                    "models": [{"model": str(m)} for m in members],
+                    "out": str(out),
+                    "validation": {"heldout": str(val_file)},
+                }
+            )
             data = ValidationData(texts=val, context=ws.cfg.model.context_length)
-            merge_models(recipe, base_dir=None, cache_dir=ws.models_dir, data=data,
-                         force=True, console=quiet)  # fmt: skip
+            merge_models(
+                recipe, base_dir=None, cache_dir=ws.models_dir, data=data, force=True, console=quiet
+            )
         merged[name] = out
     items, mc, about = eval_items(ws)
     reports: dict[str, dict[str, Any]] = {}
@@ -170,9 +180,16 @@ def main() -> None:
         score(name, path)
     score("consensus", cons_dir)
     cg = ConsensusConfig(members=len(members), threshold=0.75, merge="greedy_soup")
-    g_dir, g_rec = vote_and_merge(members, val, cg, context=ws.cfg.model.context_length,
-                                  cache_dir=ws.models_dir, console=quiet, base=start,
-                                  out=workdir / "merged" / "consensus-greedy")  # fmt: skip
+    g_dir, g_rec = vote_and_merge(
+        members,
+        val,
+        cg,
+        context=ws.cfg.model.context_length,
+        cache_dir=ws.models_dir,
+        console=quiet,
+        base=start,
+        out=workdir / "merged" / "consensus-greedy",
+    )
     score("consensus greedy", g_dir)
     ref = reports[f"member {best}"]
     print(f"\npaired against the best member by validation (member {best}):")
@@ -196,20 +213,51 @@ def main() -> None:
         w = load_file(str(members[0] / "model.safetensors"))
         save_file({k: v * 1e6 for k, v in w.items()}, str(poisoned / "model.safetensors"))
     c5 = ConsensusConfig(members=len(members) + 1, threshold=0.75)
-    p_dir, p_rec = vote_and_merge([*members, poisoned], val, c5,
-                                  context=ws.cfg.model.context_length, cache_dir=ws.models_dir,
-                                  console=quiet, base=start, out=workdir / "merged" / "poisoned")  # fmt: skip
+    p_dir, p_rec = vote_and_merge(
+        [*members, poisoned],
+        val,
+        c5,
+        context=ws.cfg.model.context_length,
+        cache_dir=ws.models_dir,
+        console=quiet,
+        base=start,
+        out=workdir / "merged" / "poisoned",
+    )
     print(f"with a poisoned member: outliers {p_rec['vote']['outliers']}; {p_rec['reason']}")
     seconds = time.perf_counter() - t0
     print(f"\n{seconds / 60:.1f} min")
     if args.json:
-        slim = {k: {m: r.get(m) for m in ("qa_f1", "qa_f1_ci", "mc_accuracy", "mc_accuracy_ci",
-                                          "bpb", "bpb_ci", "n_qa", "n_mc")}
-                for k, r in reports.items()}  # fmt: skip
-        args.json.write_text(json.dumps({
-            "reports": slim, "comparisons": comparisons, "consensus": record, "greedy": g_rec,
-            "poisoned": p_rec, "seconds": seconds, "args": vars(args) | {"workdir": str(workdir)},
-        }, indent=1, default=str))  # fmt: skip
+        slim = {
+            k: {
+                m: r.get(m)
+                for m in (
+                    "qa_f1",
+                    "qa_f1_ci",
+                    "mc_accuracy",
+                    "mc_accuracy_ci",
+                    "bpb",
+                    "bpb_ci",
+                    "n_qa",
+                    "n_mc",
+                )
+            }
+            for k, r in reports.items()
+        }
+        args.json.write_text(
+            json.dumps(
+                {
+                    "reports": slim,
+                    "comparisons": comparisons,
+                    "consensus": record,
+                    "greedy": g_rec,
+                    "poisoned": p_rec,
+                    "seconds": seconds,
+                    "args": vars(args) | {"workdir": str(workdir)},
+                },
+                indent=1,
+                default=str,
+            )
+        )
     ws.close()
 
 

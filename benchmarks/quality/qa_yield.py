@@ -55,9 +55,12 @@ def man_docs(n: int) -> list[Document]:
             break
         src = gzip.decompress(Path(page).read_bytes())
         r = subprocess.run(
-            ["groff", "-k", "-man", "-Tutf8", "-P-c"], input=src, capture_output=True, timeout=60,
+            ["groff", "-k", "-man", "-Tutf8", "-P-c"],
+            input=src,
+            capture_output=True,
+            timeout=60,
             env={"PATH": "/usr/bin:/bin", "MANWIDTH": "80"},
-        )  # fmt: skip
+        )
         text = r.stdout.decode("utf-8", "replace")
         if r.returncode != 0 or len(text) < 500 or ".so " in src[:20].decode("latin-1"):
             continue
@@ -113,11 +116,15 @@ def measure(docs: list[Document], cfg: GeneratorConfig) -> dict[str, object]:
     seconds = time.perf_counter() - t0
     mb = text_bytes / 1e6
     return {
-        "documents": len(docs), "mb": round(mb, 3), "chunks": len(chunks), "pairs": pairs,
+        "documents": len(docs),
+        "mb": round(mb, 3),
+        "chunks": len(chunks),
+        "pairs": pairs,
         "pairs_per_mb": round(pairs / mb, 1) if mb else 0.0,
         "chunk_share": round(yielding / len(chunks), 3) if chunks else 0.0,
-        "by_template": dict(by_template.most_common()), "seconds": round(seconds, 2),
-    }  # fmt: skip
+        "by_template": dict(by_template.most_common()),
+        "seconds": round(seconds, 2),
+    }
 
 
 def main() -> None:
@@ -128,8 +135,10 @@ def main() -> None:
     args = ap.parse_args()
     cfg = GeneratorConfig()
     results: dict[str, object] = {}
-    print(f"{'corpus':<12} {'docs':>6} {'MB':>7} {'chunks':>7} {'pairs':>7} "
-          f"{'pairs/MB':>9} {'chunks>=1':>9}")  # fmt: skip
+    print(
+        f"{'corpus':<12} {'docs':>6} {'MB':>7} {'chunks':>7} {'pairs':>7} "
+        f"{'pairs/MB':>9} {'chunks>=1':>9}"
+    )
     for name in args.corpus:
         docs = man_docs(args.man) if name == "man" else CORPORA[name]()
         if not docs:

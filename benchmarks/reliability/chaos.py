@@ -29,7 +29,7 @@ SCENARIOS: dict[str, tuple[str, list[str], list[str]]] = {
         "kill_generation.py",
         ["--kills", "10"],
         ["--kills", "2", "--requests", "30"],
-    ),  # fmt: skip
+    ),
     "corrupt_checkpoint": ("corrupt_checkpoint.py", [], ["--quick"]),
     "bad_input": ("bad_input.py", ["--parity", "12"], ["--sample", "60", "--parity", "3"]),
     "islands": ("islands.py", [], ["--rounds", "4"]),
@@ -41,7 +41,7 @@ SCENARIOS: dict[str, tuple[str, list[str], list[str]]] = {
         "bad_input.py",
         ["--commands", "--parity", "6"],
         ["--commands", "--sample", "60"],
-    ),  # fmt: skip
+    ),
     "serve_soak": ("serve_soak.py", ["--minutes", "10"], ["--minutes", "0.5"]),
 }
 
@@ -51,14 +51,27 @@ def run(name: str, quick: bool) -> dict:
     out = Path(tempfile.mkdtemp()) / f"{name}.json"
     env = dict(os.environ, OMP_NUM_THREADS=os.environ.get("OMP_NUM_THREADS", "1"))
     t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, str(SCENARIOS_DIR / script),
-                           *(small if quick else full), "--out", str(out)],
-                          cwd=SCENARIOS_DIR, env=env, capture_output=True, text=True)  # fmt: skip
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(SCENARIOS_DIR / script),
+            *(small if quick else full),
+            "--out",
+            str(out),
+        ],
+        cwd=SCENARIOS_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     seconds = round(time.perf_counter() - t0, 1)
     print(f"{name}: exit {proc.returncode} in {seconds} s", flush=True)
     if proc.returncode != 0 or not out.is_file():
-        return {"exit": proc.returncode, "seconds": seconds, "tail": proc.stdout[-2000:]
-                + proc.stderr[-3000:]}  # fmt: skip
+        return {
+            "exit": proc.returncode,
+            "seconds": seconds,
+            "tail": proc.stdout[-2000:] + proc.stderr[-3000:],
+        }
     return {**json.loads(out.read_text()), "seconds": seconds}
 
 
@@ -70,8 +83,9 @@ def main(argv: list[str]) -> None:
     only = argv[argv.index("--only") + 1].split(",") if "--only" in argv else list(SCENARIOS)
     unknown = sorted(set(only) - set(SCENARIOS))
     if unknown:
-        raise SystemExit(f"unknown scenario {', '.join(unknown)}: choose from "
-                         f"{', '.join(SCENARIOS)}")  # fmt: skip
+        raise SystemExit(
+            f"unknown scenario {', '.join(unknown)}: choose from {', '.join(SCENARIOS)}"
+        )
     target = Path(argv[argv.index("--out") + 1]) if "--out" in argv else HERE / "chaos.json"
     quick = "--quick" in argv
     figures = json.loads(target.read_text()) if target.is_file() else {}

@@ -29,8 +29,13 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as home:
         cmd = [exe, "start", "--domain", "python", "--auto"] + ([] if args.full else ["--quick"])
         t0 = time.perf_counter()
-        subprocess.run(cmd, cwd=home, env=dict(os.environ, JUPITER_HOME=home), check=True,
-                       stdout=subprocess.DEVNULL)  # fmt: skip
+        subprocess.run(
+            cmd,
+            cwd=home,
+            env=dict(os.environ, JUPITER_HOME=home),
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
         wall = time.perf_counter() - t0
         ws = Path(home) / "runs" / ("python" if args.full else "python-quick")
         con = sqlite3.connect(ws / "jupiter.sqlite")
@@ -38,9 +43,23 @@ def main() -> None:
         print(f"{'cycle':>5} {'stage':10} {'seconds':>8}  figures")
         for cycle, stage, info in rows.fetchall():
             d = json.loads(info)
-            keep = {k: v for k, v in d.items() if k in (
-                "documents", "chunks", "made", "new", "examined", "steps", "tokens",
-                "tokens_per_s", "final_loss", "promoted")}  # fmt: skip
+            keep = {
+                k: v
+                for k, v in d.items()
+                if k
+                in (
+                    "documents",
+                    "chunks",
+                    "made",
+                    "new",
+                    "examined",
+                    "steps",
+                    "tokens",
+                    "tokens_per_s",
+                    "final_loss",
+                    "promoted",
+                )
+            }
             print(f"{cycle:>5} {stage:10} {d.get('seconds', 0):>8.1f}  {keep}")
         for path in sorted(ws.glob("cycles/*/eval.json")):
             rep = json.loads(path.read_text())

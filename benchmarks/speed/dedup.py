@@ -277,13 +277,22 @@ def _run_streaming(path: Path, work: Path, opts: Options) -> tuple[list[bool], d
 
     flags: list[bool] = []
     with StreamingMinHashDedup(
-        NUM_PERM, BANDS, SHINGLE, opts.threshold, seed=0, memory_budget=opts.stream_mib << 20,
-        spill_dir=work, batch=BATCH,
-    ) as dedup:  # fmt: skip
+        NUM_PERM,
+        BANDS,
+        SHINGLE,
+        opts.threshold,
+        seed=0,
+        memory_budget=opts.stream_mib << 20,
+        spill_dir=work,
+        batch=BATCH,
+    ) as dedup:
         for texts in _batches(path):
             flags += [d is not None for d in dedup.add_many(texts)]
-        extra = {"kept": len(dedup), "runs_on_disk": dedup.runs_on_disk,
-                 "index_MB_in_memory": round(dedup.bytes_in_memory / 2**20, 1)}  # fmt: skip
+        extra = {
+            "kept": len(dedup),
+            "runs_on_disk": dedup.runs_on_disk,
+            "index_MB_in_memory": round(dedup.bytes_in_memory / 2**20, 1),
+        }
     return flags, extra
 
 
@@ -334,12 +343,23 @@ def _run_datatrove(path: Path, work: Path, opts: Options) -> tuple[list[bool], d
 
     config = MinhashConfig(n_grams=SHINGLE, num_buckets=BANDS, hashes_per_bucket=NUM_PERM // BANDS)
     stages = {
-        "signatures": ([read, MinhashDedupSignature(
-            str(work / "sigs"), config=config, language=SplitTokenizer())], 1),
-        "buckets": ([MinhashDedupBuckets(str(work / "sigs"), str(work / "buckets"), config=config)], BANDS),
-        "cluster": ([MinhashDedupCluster(str(work / "buckets"), str(work / "remove"), config=config)], 1),
+        "signatures": (
+            [
+                read,
+                MinhashDedupSignature(str(work / "sigs"), config=config, language=SplitTokenizer()),
+            ],
+            1,
+        ),
+        "buckets": (
+            [MinhashDedupBuckets(str(work / "sigs"), str(work / "buckets"), config=config)],
+            BANDS,
+        ),
+        "cluster": (
+            [MinhashDedupCluster(str(work / "buckets"), str(work / "remove"), config=config)],
+            1,
+        ),
         "filter": ([read, MinhashDedupFilter(str(work / "remove"))], 1),
-    }  # fmt: skip
+    }
     seconds: dict[str, object] = {}
     for name, (pipeline, tasks) in stages.items():
         t0 = time.perf_counter()
@@ -355,9 +375,11 @@ def _run_datatrove(path: Path, work: Path, opts: Options) -> tuple[list[bool], d
 
 
 RUNNERS = {
-    "exact": _run_exact, "minhash": _run_minhash, "streaming": _run_streaming,
+    "exact": _run_exact,
+    "minhash": _run_minhash,
+    "streaming": _run_streaming,
     "datatrove": _run_datatrove,
-}  # fmt: skip
+}
 
 
 # imported before the clock starts: module import is not the work measured
@@ -411,8 +433,11 @@ def worker(side: str, corpus: Path, out: Path, core: int, opts: Options) -> None
     peak = _status_mb("VmHWM")
     extra["sampled_peak_MB_anon_file"] = [round(peaks["RssAnon"]), round(peaks["RssFile"])]
     np.save(out.with_suffix(".npy"), np.array(flags, dtype=bool))
-    out.write_text(json.dumps({"seconds": seconds, "docs": len(flags), "base_MB": base,
-                               "peak_MB": peak, **extra}))  # fmt: skip
+    out.write_text(
+        json.dumps(
+            {"seconds": seconds, "docs": len(flags), "base_MB": base, "peak_MB": peak, **extra}
+        )
+    )
 
 
 # ---------------------------------------------------------------------------- scoring
@@ -428,9 +453,22 @@ def _run_side(
     side: str, corpus: Path, work: Path, core: int, opts: Options
 ) -> dict[str, object] | None:
     out = work / f"{side}.json"
-    cmd = [sys.executable, __file__, "--side", side, "--corpus", str(corpus),
-           "--out", str(out), "--core", str(core), "--threshold", str(opts.threshold),
-           "--stream-mib", str(opts.stream_mib)]  # fmt: skip
+    cmd = [
+        sys.executable,
+        __file__,
+        "--side",
+        side,
+        "--corpus",
+        str(corpus),
+        "--out",
+        str(out),
+        "--core",
+        str(core),
+        "--threshold",
+        str(opts.threshold),
+        "--stream-mib",
+        str(opts.stream_mib),
+    ]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         print(f"{side} failed:\n{proc.stderr[-3000:]}")
@@ -521,8 +559,10 @@ def _table(
     for side, rate, res, p, r, f1 in rows:
         peak, base = float(res["peak_MB"]), float(res["base_MB"])  # type: ignore[arg-type]
         label = LABELS[side].format(mib=opts.stream_mib)
-        print(f"| {label} | {rate:,.0f} | {peak:,.0f} ({peak - base:+,.0f}) | "
-              f"{p:.4f} | {r:.4f} | {f1:.4f} |")  # fmt: skip
+        print(
+            f"| {label} | {rate:,.0f} | {peak:,.0f} ({peak - base:+,.0f}) | "
+            f"{p:.4f} | {r:.4f} | {f1:.4f} |"
+        )
     rates = {side: rate for side, rate, *_ in rows}
     if "datatrove" in rates:
         for side in ("minhash", "streaming"):

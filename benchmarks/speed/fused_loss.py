@@ -54,8 +54,9 @@ def liger(h: torch.Tensor, w: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     return loss_mod.fused_linear_ce(h, w, y, compute_dtype=h.dtype, kernel="liger")
 
 
-def inputs(a: argparse.Namespace, dim: int, vocab: int, dev: torch.device
-           ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:  # fmt: skip
+def inputs(
+    a: argparse.Namespace, dim: int, vocab: int, dev: torch.device
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     g = torch.Generator(device=dev).manual_seed(0)  # made on the device: fast on a GPU
     h = torch.randn(1, a.rows, dim, generator=g, device=dev).to(torch.bfloat16)
     w = (torch.randn(vocab, dim, generator=g, device=dev) * dim**-0.5).to(torch.bfloat16)
@@ -64,8 +65,9 @@ def inputs(a: argparse.Namespace, dim: int, vocab: int, dev: torch.device
     return h.requires_grad_(), w.requires_grad_(a.train_head), y
 
 
-def measure(fn: Callable[..., torch.Tensor], a: argparse.Namespace, dim: int, vocab: int,
-            dev: torch.device) -> tuple[float, float, float]:  # fmt: skip
+def measure(
+    fn: Callable[..., torch.Tensor], a: argparse.Namespace, dim: int, vocab: int, dev: torch.device
+) -> tuple[float, float, float]:
     """(median seconds, added peak GiB, loss) of forward + backward."""
     h, w, y = inputs(a, dim, vocab, dev)
     times, loss = [], 0.0
@@ -102,13 +104,16 @@ def main() -> None:
     default = (
         loss_mod.CUDA_CHUNK_ELEMENTS if dev.type == "cuda" else loss_mod.CHUNK_ELEMENTS
     ) >> 20
-    cases += [(f"torch chunks {c}M" + (" (default)" if c == default else ""), chunks(c))
-              for c in CHUNKS]  # fmt: skip
+    cases += [
+        (f"torch chunks {c}M" + (" (default)" if c == default else ""), chunks(c)) for c in CHUNKS
+    ]
     if dev.type == "cuda" and loss_mod._liger() is not None:
         cases.append(("Liger", liger))
     name = torch.cuda.get_device_name(dev) if dev.type == "cuda" else "cpu"
-    print(f"{name}, torch {torch.__version__}, {a.rows} positions, bf16, head weight "
-          f"{'trained' if a.train_head else 'frozen'}; median of {a.repeats} after {a.warmup}")  # fmt: skip
+    print(
+        f"{name}, torch {torch.__version__}, {a.rows} positions, bf16, head weight "
+        f"{'trained' if a.train_head else 'frozen'}; median of {a.repeats} after {a.warmup}"
+    )
     defaults = (loss_mod.CHUNK_ELEMENTS, loss_mod.CUDA_CHUNK_ELEMENTS)
     for head, (dim, vocab) in heads.items():
         print(f"\n{head}: hidden {dim}, vocabulary {vocab:,}")
@@ -125,8 +130,10 @@ def main() -> None:
             ref_t, ref_loss = (t, loss) if ref_t is None else (ref_t, ref_loss)
             assert ref_loss is not None
             memo = f"{mem:9.2f}" if mem >= 0 else f"{'n/a':>9s}"
-            print(f"{label:26s} {t * 1e3:8.2f} {ref_t / t:7.2f}x {memo} "
-                  f"{abs(loss - ref_loss) / abs(ref_loss):13.1e}")  # fmt: skip
+            print(
+                f"{label:26s} {t * 1e3:8.2f} {ref_t / t:7.2f}x {memo} "
+                f"{abs(loss - ref_loss) / abs(ref_loss):13.1e}"
+            )
 
 
 if __name__ == "__main__":

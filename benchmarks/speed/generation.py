@@ -42,8 +42,9 @@ from jupiter.synth.http import HTTPBackend
 
 def build_small_model(out: Path, preset: str) -> Path:
     tok = train_tokenizer(list(topics.values()), 4096, out)
-    config = ModelConfig.from_preset(preset, len(tok), 1024, tok.pad_token_id,
-                                     tok.bos_token_id, tok.eos_token_id)  # fmt: skip
+    config = ModelConfig.from_preset(
+        preset, len(tok), 1024, tok.pad_token_id, tok.bos_token_id, tok.eos_token_id
+    )
     build_model(config, seed=0).save_pretrained(out)
     return out
 
@@ -56,10 +57,21 @@ def free_port() -> int:
 
 def start_server(model: Path, port: int, max_batch: int) -> subprocess.Popen[bytes]:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "jupiter.cli", "serve", "--model", str(model), "--port",
-         str(port), "--max-batch", str(max_batch)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "jupiter.cli",
+            "serve",
+            "--model",
+            str(model),
+            "--port",
+            str(port),
+            "--max-batch",
+            str(max_batch),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.time() + 180
     while time.time() < deadline:
         try:
@@ -73,12 +85,15 @@ def start_server(model: Path, port: int, max_batch: int) -> subprocess.Popen[byt
 
 def prompts(n: int) -> list[str]:
     keys = sorted(topics)
-    return [f"Explain the Python topic '{keys[i * 7 % len(keys)]}' in a few sentences."
-            for i in range(n)]  # fmt: skip
+    return [
+        f"Explain the Python topic '{keys[i * 7 % len(keys)]}' in a few sentences."
+        for i in range(n)
+    ]
 
 
-async def bare_openai(base_url: str, model: str, qs: list[str], c: int, max_tokens: int,
-                      seed0: int) -> tuple[float, int]:  # fmt: skip
+async def bare_openai(
+    base_url: str, model: str, qs: list[str], c: int, max_tokens: int, seed0: int
+) -> tuple[float, int]:
     from openai import AsyncOpenAI
 
     client = AsyncOpenAI(base_url=base_url, api_key="none", max_retries=5, timeout=600)
@@ -89,9 +104,13 @@ async def bare_openai(base_url: str, model: str, qs: list[str], c: int, max_toke
         nonlocal tokens
         async with sem:
             r = await client.chat.completions.create(
-                model=model, messages=[{"role": "user", "content": q}], max_tokens=max_tokens,
-                temperature=0.7, top_p=1.0, seed=seed0 + i,
-            )  # fmt: skip
+                model=model,
+                messages=[{"role": "user", "content": q}],
+                max_tokens=max_tokens,
+                temperature=0.7,
+                top_p=1.0,
+                seed=seed0 + i,
+            )
             tokens += r.usage.completion_tokens if r.usage else 0
 
     t0 = time.perf_counter()
@@ -101,12 +120,17 @@ async def bare_openai(base_url: str, model: str, qs: list[str], c: int, max_toke
     return wall, tokens
 
 
-def jupiter_engine(base_url: str, qs: list[str], c: int, max_tokens: int, seed0: int,
-                   db: Path) -> tuple[float, int]:  # fmt: skip
+def jupiter_engine(
+    base_url: str, qs: list[str], c: int, max_tokens: int, seed0: int, db: Path
+) -> tuple[float, int]:
     backend = HTTPBackend(LLMConfig(base_url=base_url, concurrency=c, timeout=600))
-    reqs = [Request(messages=({"role": "user", "content": q},),
-                    sampling=Sampling(max_tokens=max_tokens, temperature=0.7, top_p=1.0,
-                                      seed=seed0 + i)) for i, q in enumerate(qs)]  # fmt: skip
+    reqs = [
+        Request(
+            messages=({"role": "user", "content": q},),
+            sampling=Sampling(max_tokens=max_tokens, temperature=0.7, top_p=1.0, seed=seed0 + i),
+        )
+        for i, q in enumerate(qs)
+    ]
     engine = Engine(backend, Store(db), c)
 
     async def go() -> float:
@@ -139,10 +163,14 @@ def main() -> None:
     qs = prompts(args.requests)
     try:
         asyncio.run(bare_openai(base, "model", qs[:4], 4, 8, 10**6))  # warm-up
-        print(f"jupiter serve, {args.preset} preset, {args.requests} requests x "
-              f"{args.max_tokens} tokens, max batch {args.max_batch}")  # fmt: skip
-        print(f"{'conc':>4} {'bare req/s':>10} {'bare tok/s':>10} {'engine req/s':>12} "
-              f"{'engine tok/s':>12} {'overhead':>9}")  # fmt: skip
+        print(
+            f"jupiter serve, {args.preset} preset, {args.requests} requests x "
+            f"{args.max_tokens} tokens, max batch {args.max_batch}"
+        )
+        print(
+            f"{'conc':>4} {'bare req/s':>10} {'bare tok/s':>10} {'engine req/s':>12} "
+            f"{'engine tok/s':>12} {'overhead':>9}"
+        )
         for c in args.concurrency:
             bare: list[float] = []
             eng: list[float] = []
@@ -157,12 +185,15 @@ def main() -> None:
                         )
                         bare.append(wall)
                     else:
-                        wall, toks[1] = jupiter_engine(base, qs, c, args.max_tokens, seed0,
-                                                       tmp / f"c{c}-r{r}.sqlite")  # fmt: skip
+                        wall, toks[1] = jupiter_engine(
+                            base, qs, c, args.max_tokens, seed0, tmp / f"c{c}-r{r}.sqlite"
+                        )
                         eng.append(wall)
             b, e = statistics.median(bare), statistics.median(eng)
-            print(f"{c:>4} {len(qs) / b:>10.2f} {toks[0] / b:>10.1f} {len(qs) / e:>12.2f} "
-                  f"{toks[1] / e:>12.1f} {100 * (e / b - 1):>8.1f}%")  # fmt: skip
+            print(
+                f"{c:>4} {len(qs) / b:>10.2f} {toks[0] / b:>10.1f} {len(qs) / e:>12.2f} "
+                f"{toks[1] / e:>12.1f} {100 * (e / b - 1):>8.1f}%"
+            )
     finally:
         server.terminate()
         server.wait(30)

@@ -76,8 +76,14 @@ from jupiter.models.loading import attention_impl, trainable_parameters
 from jupiter.train.loop import TrainRun, run_steps, start
 from jupiter.train.metrics import peak_memory_gb, reset_peak_memory
 
-SHAPE = ("hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads",
-         "intermediate_size", "vocab_size")  # fmt: skip
+SHAPE = (
+    "hidden_size",
+    "num_hidden_layers",
+    "num_attention_heads",
+    "num_key_value_heads",
+    "intermediate_size",
+    "vocab_size",
+)
 CONFIGS: dict[str, tuple[type, tuple[int, ...], float]] = {
     "mistral-7b": (MistralConfig, (4096, 32, 32, 8, 14336, 32000), 1e6),  # v0.2: no sliding window
     "llama-8b": (LlamaConfig, (4096, 32, 32, 8, 14336, 128256), 5e5),  # Llama 3.1 8B
@@ -108,22 +114,37 @@ class CudaSync(TrainerCallback):
 # --------------------------------------------------------------------------- sides
 def save_base(a: argparse.Namespace, tok: Any, path: Path, dev: torch.device) -> None:
     cls, shape, theta = CONFIGS[a.config]
-    ids = {"pad_token_id": tok.pad_token_id, "bos_token_id": tok.bos_token_id,
-           "eos_token_id": tok.eos_token_id}  # fmt: skip
+    ids = {
+        "pad_token_id": tok.pad_token_id,
+        "bos_token_id": tok.bos_token_id,
+        "eos_token_id": tok.eos_token_id,
+    }
     if cls is Gemma3TextConfig:  # its own sliding window (512), local/global rope and ties
-        cfg = cls(**dict(zip(SHAPE, shape, strict=True)), head_dim=256, sliding_window=512,
-                  query_pre_attn_scalar=256, max_position_embeddings=32768, **ids)  # fmt: skip
+        cfg = cls(
+            **dict(zip(SHAPE, shape, strict=True)),
+            head_dim=256,
+            sliding_window=512,
+            query_pre_attn_scalar=256,
+            max_position_embeddings=32768,
+            **ids,
+        )
     else:
-        cfg = cls(**dict(zip(SHAPE, shape, strict=True)), sliding_window=None,
-                  rope_parameters={"rope_type": "default", "rope_theta": theta},
-                  max_position_embeddings=max(a.ctx, 8192), tie_word_embeddings=False,
-                  **ids)  # fmt: skip
+        cfg = cls(
+            **dict(zip(SHAPE, shape, strict=True)),
+            sliding_window=None,
+            rope_parameters={"rope_type": "default", "rope_theta": theta},
+            max_position_embeddings=max(a.ctx, 8192),
+            tie_word_embeddings=False,
+            **ids,
+        )
     torch.manual_seed(a.seed)
     with torch.device(dev):  # random init on the GPU takes seconds, on a CPU minutes
         model = AutoModelForCausalLM.from_config(cfg, dtype=torch.bfloat16)
     n = sum(p.numel() for p in model.parameters())
-    print(f"writing the random {a.config} base ({count(n)} parameters, {n * 2 / 1e9:.3g} GB "
-          f"in bf16) to {path} (--tmp DIR to put it elsewhere)")  # fmt: skip
+    print(
+        f"writing the random {a.config} base ({count(n)} parameters, {n * 2 / 1e9:.3g} GB "
+        f"in bf16) to {path} (--tmp DIR to put it elsewhere)"
+    )
     model.save_pretrained(path)
     tok.save_pretrained(path)
     del model
@@ -132,30 +153,51 @@ def save_base(a: argparse.Namespace, tok: Any, path: Path, dev: torch.device) ->
 def lora_note(model: Any, extra: str) -> str:
     trainable, total = trainable_parameters(model)
     base = next(p.dtype for p in model.parameters() if not p.requires_grad)
-    return (f"{extra}, {model.config._attn_implementation}, base {str(base)[6:]}, "
-            f"trainable {count(trainable)} of {count(total)}")  # fmt: skip
+    return (
+        f"{extra}, {model.config._attn_implementation}, base {str(base)[6:]}, "
+        f"trainable {count(trainable)} of {count(total)}"
+    )
 
 
-def run_peft(base: Path, tok: Any, encoded: list[Encoded], a: argparse.Namespace,
-             out: Path, dev: torch.device) -> Result:  # fmt: skip
+def run_peft(
+    base: Path,
+    tok: Any,
+    encoded: list[Encoded],
+    a: argparse.Namespace,
+    out: Path,
+    dev: torch.device,
+) -> Result:
     dtype = torch.bfloat16 if dev.type == "cuda" else torch.float32  # as Jupiter loads it
     attn = attention_impl("auto", dev)  # the kernel Jupiter picks: flash-attn or sdpa
     model: Any = AutoModelForCausalLM.from_pretrained(base, dtype=dtype, attn_implementation=attn)
     model = model.to(dev)
     torch.manual_seed(a.seed)
-    lora = peft.LoraConfig(r=a.r, lora_alpha=a.alpha, lora_dropout=0.05,
-                           target_modules="all-linear", task_type="CAUSAL_LM")  # fmt: skip
+    lora = peft.LoraConfig(
+        r=a.r,
+        lora_alpha=a.alpha,
+        lora_dropout=0.05,
+        target_modules="all-linear",
+        task_type="CAUSAL_LM",
+    )
     model = peft.get_peft_model(model, lora)  # adapters upcast to fp32 (autocast_adapter_dtype)
     data = [{"input_ids": i, "labels": lab} for i, lab in encoded]  # a map-style dataset
     flat = a.peer == "flat"
     liger = flat and dev.type == "cuda" and importlib.util.find_spec("liger_kernel") is not None
     args = TrainingArguments(
-        output_dir=str(out), per_device_train_batch_size=a.peer_batch if flat else a.batch,
-        max_steps=a.warmup + a.steps, seed=a.seed, report_to="none", save_strategy="no",
-        logging_strategy="no", disable_tqdm=True, bf16=True, gradient_checkpointing=a.grad_ckpt,
-        gradient_checkpointing_kwargs={"use_reentrant": False}, use_cpu=dev.type == "cpu",
+        output_dir=str(out),
+        per_device_train_batch_size=a.peer_batch if flat else a.batch,
+        max_steps=a.warmup + a.steps,
+        seed=a.seed,
+        report_to="none",
+        save_strategy="no",
+        logging_strategy="no",
+        disable_tqdm=True,
+        bf16=True,
+        gradient_checkpointing=a.grad_ckpt,
+        gradient_checkpointing_kwargs={"use_reentrant": False},
+        use_cpu=dev.type == "cpu",
         use_liger_kernel=liger,
-    )  # fmt: skip
+    )
     # padding-free: the batch's examples end to end in one row, attention per example
     collate = DataCollatorWithFlattening() if flat else DataCollatorForSeq2Seq(tok, padding=True)
     trainer = Trainer(model=model, args=args, train_dataset=data, data_collator=collate)
@@ -164,18 +206,37 @@ def run_peft(base: Path, tok: Any, encoded: list[Encoded], a: argparse.Namespace
         trainer.add_callback(CudaSync())
     optim = getattr(args.optim, "value", args.optim)
     how = f"padding-free, {a.peer_batch} examples a step" if flat else "padded"
-    return timed_train("PEFT + HF Trainer", trainer, a.warmup,
-                       lora_note(model, f"{optim}, {how}, liger {liger}"))  # fmt: skip
+    return timed_train(
+        "PEFT + HF Trainer", trainer, a.warmup, lora_note(model, f"{optim}, {how}, liger {liger}")
+    )
 
 
-def run_jupiter(base: Path, data: PackedDataset, a: argparse.Namespace, out: Path,
-                loss: str) -> Result:  # fmt: skip
-    cfg = TrainConfig(method="lora", lora=LoraConfig(r=a.r, alpha=a.alpha, dropout=0.05),
-                      max_steps=a.warmup + a.steps, micro_batch_size=a.batch, lr=2e-4,
-                      min_lr=2e-5, warmup_steps=0, gradient_checkpointing=a.grad_ckpt,
-                      metrics=[], seed=a.seed, resume="never", loss=loss)  # type: ignore[arg-type]  # fmt: skip
-    run = TrainRun(dataset=data, config=cfg, out_dir=out, tokenizer_dir=base, model_dir=base,
-                   device=a.device, progress=False)  # fmt: skip
+def run_jupiter(
+    base: Path, data: PackedDataset, a: argparse.Namespace, out: Path, loss: str
+) -> Result:
+    cfg = TrainConfig(
+        method="lora",
+        lora=LoraConfig(r=a.r, alpha=a.alpha, dropout=0.05),
+        max_steps=a.warmup + a.steps,
+        micro_batch_size=a.batch,
+        lr=2e-4,
+        min_lr=2e-5,
+        warmup_steps=0,
+        gradient_checkpointing=a.grad_ckpt,
+        metrics=[],
+        seed=a.seed,
+        resume="never",
+        loss=loss,
+    )  # type: ignore[arg-type]
+    run = TrainRun(
+        dataset=data,
+        config=cfg,
+        out_dir=out,
+        tokenizer_dir=base,
+        model_dir=base,
+        device=a.device,
+        progress=False,
+    )
     per_row = np.array([int((data.row(r)[0] != data.pad_id).sum()) for r in range(data.num_rows)])
     state = start(run)
     dev = state.dist.device
@@ -196,8 +257,10 @@ def run_jupiter(base: Path, data: PackedDataset, a: argparse.Namespace, out: Pat
     if state.head is not None:
         chosen = loss_mod.chosen_kernel(dev, state.head[0], state.loss_kernel)
         kernel = {"liger": "Liger", "torch": "torch chunks"}[chosen]
-    note = (f"{prec}, grad ckpt {state.plan.grad_ckpt}, adamw fused {dev.type == 'cuda'}, "
-            f"packed, loss {kernel}")  # fmt: skip
+    note = (
+        f"{prec}, grad ckpt {state.plan.grad_ckpt}, adamw fused {dev.type == 'cuda'}, "
+        f"packed, loss {kernel}"
+    )
     return Result(f"Jupiter ({loss})", useful, raw, seconds, lora_note(state.model, note))
 
 
@@ -229,8 +292,11 @@ def main() -> None:
     ap.add_argument("--tmp", default=None, help="where the random base is written")
     ap.add_argument("--device", default="auto", choices=("auto", "cuda", "cpu"))
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--jupiter-loss", default="auto",
-                    help="comma-separated train.loss values, one Jupiter side each")  # fmt: skip
+    ap.add_argument(
+        "--jupiter-loss",
+        default="auto",
+        help="comma-separated train.loss values, one Jupiter side each",
+    )
     ap.add_argument("--peer", choices=("flat", "padded"), default="flat")
     a = ap.parse_args()
     use_cuda = a.device == "cuda" or (a.device == "auto" and torch.cuda.is_available())
@@ -245,8 +311,10 @@ def main() -> None:
         tok = train_tokenizer([m["content"] for c in chats for m in c], a.vocab, tmp / "tok")
         encoded = [e for e in (encode_chat(tok, c) for c in chats) if len(e[0]) <= a.ctx]
         packed = PackedDataset(encoded, a.ctx, pad_id_for(tok), a.seed)
-        print(f"data: {len(encoded)} chats; Jupiter packs them into {packed.num_rows} rows of "
-              f"{a.ctx} ({packed.tokens / (packed.num_rows * a.ctx):.1%} full)")  # fmt: skip
+        print(
+            f"data: {len(encoded)} chats; Jupiter packs them into {packed.num_rows} rows of "
+            f"{a.ctx} ({packed.tokens / (packed.num_rows * a.ctx):.1%} full)"
+        )
         # the peer's examples a step: as many as Jupiter's packed rows hold on average
         a.peer_batch = max(1, math.ceil(len(encoded) * a.batch / packed.num_rows))
         save_base(a, tok, tmp / "base", dev)
@@ -255,24 +323,30 @@ def main() -> None:
         for loss in a.jupiter_loss.split(","):
             names.append(f"Jupiter ({loss})")
             results.append(side(run_jupiter, dev, tmp / "base", packed, a, tmp / loss, loss))
-    print(f"\n{a.config}, {dev.type}"
-          f"{' (' + torch.cuda.get_device_name(dev) + ')' if use_cuda else ''}, {a.batch} "
-          f"sequences a step, ctx {a.ctx}, {a.steps} timed steps after {a.warmup} warm-up, "
-          f"LoRA r {a.r} alpha {a.alpha}; torch {torch.__version__}, transformers "
-          f"{transformers.__version__}, peft {peft.__version__}")  # fmt: skip
+    print(
+        f"\n{a.config}, {dev.type}"
+        f"{' (' + torch.cuda.get_device_name(dev) + ')' if use_cuda else ''}, {a.batch} "
+        f"sequences a step, ctx {a.ctx}, {a.steps} timed steps after {a.warmup} warm-up, "
+        f"LoRA r {a.r} alpha {a.alpha}; torch {torch.__version__}, transformers "
+        f"{transformers.__version__}, peft {peft.__version__}"
+    )
     print("rates are totals over the timed steps; ratio = useful tok/s / the peer's\n")
     ok = [r for r, _ in results if isinstance(r, Result)]
     base = ok[0].useful / ok[0].seconds if ok and ok[0].name.startswith("PEFT") else None
-    print(f"{'side':18s} {'useful tok/s':>12s} {'raw tok/s':>10s} {'useful':>7s} {'ratio':>6s} "
-          f"{'peak GiB':>8s}  setup")  # fmt: skip
+    print(
+        f"{'side':18s} {'useful tok/s':>12s} {'raw tok/s':>10s} {'useful':>7s} {'ratio':>6s} "
+        f"{'peak GiB':>8s}  setup"
+    )
     for (r, mem), name in zip(results, names, strict=True):
         if not isinstance(r, Result):
             print(f"{name:18s} {r}  (peak {mem:.2f} GiB)")
             continue
         u = r.useful / r.seconds
         ratio = f"{u / base:5.2f}x" if base else "   n/a"
-        print(f"{r.name:18s} {u:12,.0f} {r.raw / r.seconds:10,.0f} {r.useful / r.raw:7.1%} "
-              f"{ratio} {mem:8.2f}  {r.note}")  # fmt: skip
+        print(
+            f"{r.name:18s} {u:12,.0f} {r.raw / r.seconds:10,.0f} {r.useful / r.raw:7.1%} "
+            f"{ratio} {mem:8.2f}  {r.note}"
+        )
 
 
 if __name__ == "__main__":

@@ -83,30 +83,41 @@ def make_models(root: Path, args: argparse.Namespace) -> dict[str, Path]:
     from transformers import LlamaConfig, LlamaForCausalLM
 
     cfg = LlamaConfig(
-        vocab_size=args.vocab, hidden_size=args.hidden, intermediate_size=args.inter,
-        num_hidden_layers=args.layers, num_attention_heads=args.hidden // 64,
-        num_key_value_heads=args.hidden // 64, tie_word_embeddings=False,
+        vocab_size=args.vocab,
+        hidden_size=args.hidden,
+        intermediate_size=args.inter,
+        num_hidden_layers=args.layers,
+        num_attention_heads=args.hidden // 64,
+        num_key_value_heads=args.hidden // 64,
+        tie_word_embeddings=False,
         architectures=["LlamaForCausalLM"],
-    )  # fmt: skip
+    )
     with torch.device("meta"):
         shapes = {k: tuple(v.shape) for k, v in LlamaForCausalLM(cfg).state_dict().items()}
     gen = torch.Generator().manual_seed(0)
-    base = {k: (torch.ones(s) if len(s) == 1 else 0.02 * torch.randn(s, generator=gen))
-            for k, s in shapes.items()}  # fmt: skip
+    base = {
+        k: (torch.ones(s) if len(s) == 1 else 0.02 * torch.randn(s, generator=gen))
+        for k, s in shapes.items()
+    }
     dirs = {}
     for i in range(args.models + 1):
         name = "base" if i == 0 else f"ft{i}"
         d = root / name
         d.mkdir(parents=True, exist_ok=True)
         cfg.save_pretrained(d)
-        tensors = base if i == 0 else {
-            k: v + 0.002 * torch.randn(v.shape, generator=gen) for k, v in base.items()
-        }  # fmt: skip
+        tensors = (
+            base
+            if i == 0
+            else {k: v + 0.002 * torch.randn(v.shape, generator=gen) for k, v in base.items()}
+        )
         save_file(tensors, str(d / "model.safetensors"), metadata={"format": "pt"})
         dirs[name] = d
     params = sum(math.prod(s) for s in shapes.values())
-    print(f"models: {args.models + 1} x {params / 1e6:.0f} M parameters "
-          f"({params * 4 / 1e9:.2f} GB fp32 each) in {root}", flush=True)  # fmt: skip
+    print(
+        f"models: {args.models + 1} x {params / 1e6:.0f} M parameters "
+        f"({params * 4 / 1e9:.2f} GB fp32 each) in {root}",
+        flush=True,
+    )
     return dirs
 
 
@@ -116,32 +127,60 @@ def specs(method: str, dirs: dict[str, Path]) -> dict[str, Any]:
     base = str(dirs["base"])
     if method == "linear":
         w = [1.0] * len(fts)
-        return {"jupiter": {"method": "linear", "models": [{"model": m} for m in fts]},
-                "mergekit": {"merge_method": "linear", "dtype": "float32",
-                             "models": [{"model": m, "parameters": {"weight": x}}
-                                        for m, x in zip(fts, w, strict=True)]}}  # fmt: skip
+        return {
+            "jupiter": {"method": "linear", "models": [{"model": m} for m in fts]},
+            "mergekit": {
+                "merge_method": "linear",
+                "dtype": "float32",
+                "models": [
+                    {"model": m, "parameters": {"weight": x}} for m, x in zip(fts, w, strict=True)
+                ],
+            },
+        }
     if method == "ties":
-        return {"jupiter": {"method": "ties", "base": base, "params": {"density": 0.5},
-                            "models": [{"model": m, "weight": 1.0} for m in fts]},
-                "mergekit": {"merge_method": "ties", "base_model": base, "dtype": "float32",
-                             "models": [{"model": m, "parameters": {"weight": 1.0,
-                                                                    "density": 0.5}}
-                                        for m in fts]}}  # fmt: skip
+        return {
+            "jupiter": {
+                "method": "ties",
+                "base": base,
+                "params": {"density": 0.5},
+                "models": [{"model": m, "weight": 1.0} for m in fts],
+            },
+            "mergekit": {
+                "merge_method": "ties",
+                "base_model": base,
+                "dtype": "float32",
+                "models": [
+                    {"model": m, "parameters": {"weight": 1.0, "density": 0.5}} for m in fts
+                ],
+            },
+        }
     if method == "slerp":
         a, b = fts[:2]
-        return {"jupiter": {"method": "slerp", "params": {"t": 0.3},
-                            "models": [{"model": a}, {"model": b}]},
-                "mergekit": {"merge_method": "slerp", "base_model": a, "dtype": "float32",
-                             "models": [{"model": a}, {"model": b}],
-                             "parameters": {"t": 0.3}}}  # fmt: skip
+        return {
+            "jupiter": {
+                "method": "slerp",
+                "params": {"t": 0.3},
+                "models": [{"model": a}, {"model": b}],
+            },
+            "mergekit": {
+                "merge_method": "slerp",
+                "base_model": a,
+                "dtype": "float32",
+                "models": [{"model": a}, {"model": b}],
+                "parameters": {"t": 0.3},
+            },
+        }
     raise SystemExit(f"unknown method {method}")
 
 
 def run_side(side: str, method: str, spec: dict[str, Any], work: Path) -> dict[str, float]:
     out = work / f"out-{side}-{method}"
     shutil.rmtree(out, ignore_errors=True)
-    r = subprocess.run([sys.executable, "-c", SIDE, side, method, str(work), str(out),
-                        json.dumps(spec)], capture_output=True, text=True)  # fmt: skip
+    r = subprocess.run(
+        [sys.executable, "-c", SIDE, side, method, str(work), str(out), json.dumps(spec)],
+        capture_output=True,
+        text=True,
+    )
     if r.returncode:
         raise SystemExit(f"{side} {method} failed:\n{r.stderr[-3000:]}")
     return json.loads(r.stdout.strip().splitlines()[-1])
@@ -189,8 +228,11 @@ def main() -> None:
         args.hidden, args.layers, args.vocab, args.inter = 256, 4, 8000, 704
     work = args.dir or Path(tempfile.mkdtemp(prefix="merge-speed-"))
     load0 = os.getloadavg()[0]
-    print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python "
-          f"{platform.python_version()}; 1-minute load {load0:.2f}", flush=True)  # fmt: skip
+    print(
+        f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python "
+        f"{platform.python_version()}; 1-minute load {load0:.2f}",
+        flush=True,
+    )
     try:
         dirs = make_models(work / "models", args)
         warm(dirs)
@@ -203,23 +245,30 @@ def main() -> None:
                 for side in sides if rep % 2 == 0 else sides[::-1]:
                     got[side].append(run_side(side, method, spec, work))
                     r = got[side][-1]
-                    print(f"  {method} {side}: {r['seconds']:.2f} s, peak {r['peak_mb']:.0f} "
-                          f"MiB (+{r['peak_mb'] - r['before_mb']:.0f})", flush=True)  # fmt: skip
+                    print(
+                        f"  {method} {side}: {r['seconds']:.2f} s, peak {r['peak_mb']:.0f} "
+                        f"MiB (+{r['peak_mb'] - r['before_mb']:.0f})",
+                        flush=True,
+                    )
             diff = max_abs_diff(work / f"out-jupiter-{method}", work / f"out-mergekit-{method}")
             rows.append((method, got, diff))
         print(f"\n1-minute load: {load0:.2f} at the start, {os.getloadavg()[0]:.2f} at the end")
         extra = " Jupiter s, inputs not hashed |" if args.breakdown else ""
-        print("| merge | Jupiter s | mergekit s | time ratio J/mk | Jupiter peak MiB (growth) "
-              f"| mergekit peak MiB (growth) | max abs diff |{extra}")  # fmt: skip
+        print(
+            "| merge | Jupiter s | mergekit s | time ratio J/mk | Jupiter peak MiB (growth) "
+            f"| mergekit peak MiB (growth) | max abs diff |{extra}"
+        )
         print("|---|---|---|---|---|---|---|" + ("---|" if args.breakdown else ""))
         for method, got, diff in rows:
             j, m = (min(x["seconds"] for x in got[s]) for s in ("jupiter", "mergekit"))
             jp, mp = (max(got[s], key=lambda x: x["peak_mb"]) for s in ("jupiter", "mergekit"))
             nohash = min((x["seconds"] for x in got.get("jupiter-nohash", [])), default=None)
             tail = f" {nohash:.2f} |" if nohash is not None else ""
-            print(f"| {method} | {j:.2f} | {m:.2f} | {j / m:.2f}x | {jp['peak_mb']:.0f} "
-                  f"(+{jp['peak_mb'] - jp['before_mb']:.0f}) | {mp['peak_mb']:.0f} "
-                  f"(+{mp['peak_mb'] - mp['before_mb']:.0f}) | {diff:.1e} |{tail}")  # fmt: skip
+            print(
+                f"| {method} | {j:.2f} | {m:.2f} | {j / m:.2f}x | {jp['peak_mb']:.0f} "
+                f"(+{jp['peak_mb'] - jp['before_mb']:.0f}) | {mp['peak_mb']:.0f} "
+                f"(+{mp['peak_mb'] - mp['before_mb']:.0f}) | {diff:.1e} |{tail}"
+            )
     finally:
         if args.dir is None:
             shutil.rmtree(work, ignore_errors=True)

@@ -101,13 +101,28 @@ def main() -> None:
             a.vocab = max(a.vocab, n_tok)
         mc = ModelConfig.from_preset(a.preset, a.vocab, a.ctx, data.pad_id, 1, 2)
         cfg = TrainConfig(
-            max_steps=a.warmup + a.steps, micro_batch_size=a.batch, precision=a.precision,
-            gradient_checkpointing=a.grad_ckpt, compile=a.compile, metrics=[], seed=a.seed,
-            resume="never", warmup_steps=min(10, a.warmup + a.steps), lr=3e-4, min_lr=3e-5,
+            max_steps=a.warmup + a.steps,
+            micro_batch_size=a.batch,
+            precision=a.precision,
+            gradient_checkpointing=a.grad_ckpt,
+            compile=a.compile,
+            metrics=[],
+            seed=a.seed,
+            resume="never",
+            warmup_steps=min(10, a.warmup + a.steps),
+            lr=3e-4,
+            min_lr=3e-5,
             loss=a.loss,
-        )  # fmt: skip
-        run = TrainRun(dataset=data, config=cfg, out_dir=tmp / "run", tokenizer_dir=tmp / "tok",
-                       model_config=mc, device=a.device, progress=False)  # fmt: skip
+        )
+        run = TrainRun(
+            dataset=data,
+            config=cfg,
+            out_dir=tmp / "run",
+            tokenizer_dir=tmp / "tok",
+            model_config=mc,
+            device=a.device,
+            progress=False,
+        )
         state = start(run)
         dev = state.dist.device
         _, total = trainable_parameters(state.model)
@@ -131,14 +146,18 @@ def main() -> None:
     util = mfu(tps, fpt, peak)
     amp = {None: "fp32", torch.bfloat16: "bf16 autocast", torch.float16: "fp16 autocast"}
     print(f"device: {name}; torch {torch.__version__}, transformers {transformers.__version__}")
-    print(f"model: preset {a.preset}, {total / 1e6:,.1f} M parameters (vocab {a.vocab}, "
-          f"{shape['num_layers']} layers, hidden {shape['hidden_size']}), "
-          f"attention {state.model.config._attn_implementation}")  # fmt: skip
-    print(f"run: {a.batch} rows × {a.ctx} tokens a step ({a.data} data, rows {fill:.1%} full), "
-          f"{steps} timed steps after {a.warmup} warm-up; "
-          f"{amp.get(state.plan.amp, str(state.plan.amp))}, compile {a.compile}, "
-          f"grad ckpt {state.plan.grad_ckpt}, train.loss {a.loss}; loss {state.losses[0]:.3f} -> "
-          f"{state.losses[-1]:.3f}")  # fmt: skip
+    print(
+        f"model: preset {a.preset}, {total / 1e6:,.1f} M parameters (vocab {a.vocab}, "
+        f"{shape['num_layers']} layers, hidden {shape['hidden_size']}), "
+        f"attention {state.model.config._attn_implementation}"
+    )
+    print(
+        f"run: {a.batch} rows × {a.ctx} tokens a step ({a.data} data, rows {fill:.1%} full), "
+        f"{steps} timed steps after {a.warmup} warm-up; "
+        f"{amp.get(state.plan.amp, str(state.plan.amp))}, compile {a.compile}, "
+        f"grad ckpt {state.plan.grad_ckpt}, train.loss {a.loss}; loss {state.losses[0]:.3f} -> "
+        f"{state.losses[-1]:.3f}"
+    )
     print(f"FLOPs per token: {fpt / 1e9:.4g} G (6·N + 12·L·H·T)")
     print(f"tokens/s:        {tps:,.0f} ({seconds / steps * 1000:.1f} ms a step)")
     print(f"achieved:        {tps * fpt / 1e12:,.2f} TFLOP/s")
@@ -149,8 +168,10 @@ def main() -> None:
         src = f"${PEAK_ENV}" if os.environ.get(PEAK_ENV, "").strip() else "datasheet, dense"
         print(f"peak:            {peak / 1e12:,.1f} TFLOP/s ({src})")
         print(f"MFU:             {util:.1%}")
-    print(f"peak memory:     {peak_memory_gb(dev):.2f} GiB "
-          f"({'max allocated, timed steps' if dev.type == 'cuda' else 'process max RSS'})")  # fmt: skip
+    print(
+        f"peak memory:     {peak_memory_gb(dev):.2f} GiB "
+        f"({'max allocated, timed steps' if dev.type == 'cuda' else 'process max RSS'})"
+    )
 
 
 if __name__ == "__main__":

@@ -87,14 +87,54 @@ from jupiter.train.loop import TrainRun
 from jupiter.train.mlx_model import batch_arrays, flat, loss_sum
 
 MODULES = (
-    "os", "re", "json", "collections", "itertools", "functools", "pathlib", "string",
-    "textwrap", "shutil", "subprocess", "typing", "datetime", "random", "statistics",
-    "argparse", "logging", "inspect", "dataclasses", "enum", "tarfile", "zipfile", "csv",
-    "threading", "socket", "sqlite3", "difflib", "decimal", "tempfile", "struct", "hashlib",
-    "pickle", "contextlib", "operator", "traceback", "calendar", "configparser", "uuid",
-)  # fmt: skip
-TARGETS = ("self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.o_proj",
-           "mlp.gate_proj", "mlp.up_proj", "mlp.down_proj")  # fmt: skip
+    "os",
+    "re",
+    "json",
+    "collections",
+    "itertools",
+    "functools",
+    "pathlib",
+    "string",
+    "textwrap",
+    "shutil",
+    "subprocess",
+    "typing",
+    "datetime",
+    "random",
+    "statistics",
+    "argparse",
+    "logging",
+    "inspect",
+    "dataclasses",
+    "enum",
+    "tarfile",
+    "zipfile",
+    "csv",
+    "threading",
+    "socket",
+    "sqlite3",
+    "difflib",
+    "decimal",
+    "tempfile",
+    "struct",
+    "hashlib",
+    "pickle",
+    "contextlib",
+    "operator",
+    "traceback",
+    "calendar",
+    "configparser",
+    "uuid",
+)
+TARGETS = (
+    "self_attn.q_proj",
+    "self_attn.k_proj",
+    "self_attn.v_proj",
+    "self_attn.o_proj",
+    "mlp.gate_proj",
+    "mlp.up_proj",
+    "mlp.down_proj",
+)
 BETAS = (0.9, 0.95)  # TrainConfig's defaults, given to both sides
 WEIGHT_DECAY = 0.1
 
@@ -126,13 +166,19 @@ def windows(tok: Any, texts: list[str], ctx: int) -> list[list[int]]:
 def save_base(a: argparse.Namespace, tok: Any, path: Path) -> int:
     """A random-initialized fp32 Llama HF dir at path; returns its parameter count."""
     cfg = LlamaConfig(
-        vocab_size=len(tok), hidden_size=a.hidden, intermediate_size=a.hidden * 4,
-        num_hidden_layers=a.layers, num_attention_heads=a.heads,
-        num_key_value_heads=a.heads // 2, max_position_embeddings=max(2 * a.ctx, 512),
+        vocab_size=len(tok),
+        hidden_size=a.hidden,
+        intermediate_size=a.hidden * 4,
+        num_hidden_layers=a.layers,
+        num_attention_heads=a.heads,
+        num_key_value_heads=a.heads // 2,
+        max_position_embeddings=max(2 * a.ctx, 512),
         rope_parameters={"rope_type": "default", "rope_theta": 10000.0},
-        tie_word_embeddings=False, pad_token_id=tok.pad_token_id,
-        bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id,
-    )  # fmt: skip
+        tie_word_embeddings=False,
+        pad_token_id=tok.pad_token_id,
+        bos_token_id=tok.bos_token_id,
+        eos_token_id=tok.eos_token_id,
+    )
     torch.manual_seed(a.seed)
     model = LlamaForCausalLM(cfg)
     model.save_pretrained(path, safe_serialization=True)
@@ -189,14 +235,33 @@ def jupiter_run(sh: Shared, a: argparse.Namespace, out: Path) -> TrainRun:
     # grad_clip: mlx-lm's trainer does not clip, so Jupiter's clip never bites (the norm
     # is still computed); a constant lr (min_lr = lr, no warm-up), as mlx-lm's default
     cfg = TrainConfig(
-        method="lora", lora=LoraConfig(r=a.r, alpha=a.alpha, dropout=0.0),
-        max_steps=a.warmup + a.steps, micro_batch_size=a.batch, grad_accum=1, lr=a.lr,
-        min_lr=a.lr, warmup_steps=0, weight_decay=WEIGHT_DECAY, beta1=BETAS[0],
-        beta2=BETAS[1], grad_clip=1e30, precision="fp32", gradient_checkpointing=False,
-        metrics=[], seed=a.seed, resume="never",
-    )  # fmt: skip
-    return TrainRun(dataset=sh.data, config=cfg, out_dir=out, tokenizer_dir=sh.base,
-                    model_dir=sh.base, device="cpu", progress=False)  # fmt: skip
+        method="lora",
+        lora=LoraConfig(r=a.r, alpha=a.alpha, dropout=0.0),
+        max_steps=a.warmup + a.steps,
+        micro_batch_size=a.batch,
+        grad_accum=1,
+        lr=a.lr,
+        min_lr=a.lr,
+        warmup_steps=0,
+        weight_decay=WEIGHT_DECAY,
+        beta1=BETAS[0],
+        beta2=BETAS[1],
+        grad_clip=1e30,
+        precision="fp32",
+        gradient_checkpointing=False,
+        metrics=[],
+        seed=a.seed,
+        resume="never",
+    )
+    return TrainRun(
+        dataset=sh.data,
+        config=cfg,
+        out_dir=out,
+        tokenizer_dir=sh.base,
+        model_dir=sh.base,
+        device="cpu",
+        progress=False,
+    )
 
 
 def run_jupiter(sh: Shared, a: argparse.Namespace, out: Path) -> Result:
@@ -256,21 +321,39 @@ def mlx_lm_model(sh: Shared, a: argparse.Namespace) -> Any:
 
 def run_mlx_lm(sh: Shared, a: argparse.Namespace, out: Path) -> Result:
     model = mlx_lm_model(sh, a)
-    opt = optim.AdamW(learning_rate=a.lr, betas=list(BETAS), eps=1e-8,
-                      weight_decay=WEIGHT_DECAY, bias_correction=True)  # fmt: skip
+    opt = optim.AdamW(
+        learning_rate=a.lr,
+        betas=list(BETAS),
+        eps=1e-8,
+        weight_decay=WEIGHT_DECAY,
+        bias_correction=True,
+    )
     iters = a.warmup + a.steps
     never = 10 * iters
     args = TrainingArgs(
-        batch_size=a.batch, iters=iters, val_batches=0, steps_per_report=never,
-        steps_per_eval=never, steps_per_save=never, max_seq_length=a.ctx + 1,
-        adapter_file=str(out / "adapters.safetensors"), grad_checkpoint=False,
+        batch_size=a.batch,
+        iters=iters,
+        val_batches=0,
+        steps_per_report=never,
+        steps_per_eval=never,
+        steps_per_save=never,
+        max_seq_length=a.ctx + 1,
+        adapter_file=str(out / "adapters.safetensors"),
+        grad_checkpoint=False,
         grad_accumulation_steps=1,
-    )  # fmt: skip
+    )
     out.mkdir(parents=True, exist_ok=True)
     clock = Clock(a.seed)
     with contextlib.redirect_stdout(io.StringIO()):  # its progress bar and report line
-        mlx_lm_train(model, opt, sh.mlx_items, None, args, iterate_batches=clock.batches,
-                     training_callback=clock)  # fmt: skip
+        mlx_lm_train(
+            model,
+            opt,
+            sh.mlx_items,
+            None,
+            args,
+            iterate_batches=clock.batches,
+            training_callback=clock,
+        )
     # mlx-lm's count: the targets its loss masks in, here every position of every batch
     assert clock.report["trained_tokens"] == iters * a.batch * a.ctx
     assert len(clock.stamps) == iters + 1

@@ -148,8 +148,10 @@ def resolve(ref: str | None, quick_dir: Path | None) -> Path:
     try:
         from jupiter.models.reference import resolve_model, user_cache_dir
     except ImportError:
-        sys.exit(f"{ref}: not an HF model dir, and this Jupiter cannot import GGUF files "
-                 "(no jupiter.models.reference): convert it to an HF dir and pass that")  # fmt: skip
+        sys.exit(
+            f"{ref}: not an HF model dir, and this Jupiter cannot import GGUF files "
+            "(no jupiter.models.reference): convert it to an HF dir and pass that"
+        )
     return resolve_model(ref, base_dir=None, cache_dir=user_cache_dir())
 
 
@@ -186,8 +188,9 @@ def build_examples(
 
 
 # -------------------------------------------------------------------------- sides
-def run_jupiter(a: argparse.Namespace, model_dir: Path, examples: list[Any], loss: str,
-                turn: Turn) -> SideResult:  # fmt: skip
+def run_jupiter(
+    a: argparse.Namespace, model_dir: Path, examples: list[Any], loss: str, turn: Turn
+) -> SideResult:
     import torch
 
     from jupiter.config import LoraConfig, TrainConfig
@@ -198,15 +201,27 @@ def run_jupiter(a: argparse.Namespace, model_dir: Path, examples: list[Any], los
     tok = tokenizer_for(model_dir)
     data = PackedDataset(examples, a.ctx, pad_id_for(tok), a.seed)
     cfg = TrainConfig(
-        method="lora", lora=LoraConfig(r=a.r, alpha=a.alpha, dropout=0.0, target_modules=TARGETS),
-        micro_batch_size=a.batch, precision="auto", gradient_checkpointing=False, loss=loss,
-        metrics=[], max_steps=a.warmup + a.steps, checkpoint_every=10**9,
-        checkpoint_every_epoch=False, resume="never", lr=a.lr, warmup_steps=0,
-        weight_decay=0.1, beta2=0.95, seed=a.seed,
-    )  # type: ignore[arg-type]  # fmt: skip
+        method="lora",
+        lora=LoraConfig(r=a.r, alpha=a.alpha, dropout=0.0, target_modules=TARGETS),
+        micro_batch_size=a.batch,
+        precision="auto",
+        gradient_checkpointing=False,
+        loss=loss,
+        metrics=[],
+        max_steps=a.warmup + a.steps,
+        checkpoint_every=10**9,
+        checkpoint_every_epoch=False,
+        resume="never",
+        lr=a.lr,
+        warmup_steps=0,
+        weight_decay=0.1,
+        beta2=0.95,
+        seed=a.seed,
+    )  # type: ignore[arg-type]
     with tempfile.TemporaryDirectory() as out:
-        run = TrainRun(data, cfg, Path(out), model_dir, model_dir=model_dir, device="cpu",
-                       progress=False)  # fmt: skip
+        run = TrainRun(
+            data, cfg, Path(out), model_dir, model_dir=model_dir, device="cpu", progress=False
+        )
         state = start(run)
         useful, seconds, times = 0, 0.0, []
         for step in range(a.warmup + a.steps):
@@ -224,10 +239,19 @@ def run_jupiter(a: argparse.Namespace, model_dir: Path, examples: list[Any], los
     amp = {None: "fp32", torch.bfloat16: "bf16 autocast"}.get(state.plan.amp, str(state.plan.amp))
     head = "fused CE on target rows" if state.head is not None else "logits + cross_entropy"
     norms = sum(hasattr(m, "_jupiter_norm") for m in state.model.modules())
-    note = (f"{amp}, base {str(base)[6:]}, {head}, {norms} input-saving RMSNorms, packed rows, "
-            f"loss {state.losses[-1]:.3f}")  # fmt: skip
-    return SideResult(f"jupiter-{loss}" if loss == "plain" else "jupiter", useful, seconds,
-                      0.0, _status_gb("VmHWM"), times, note)  # fmt: skip
+    note = (
+        f"{amp}, base {str(base)[6:]}, {head}, {norms} input-saving RMSNorms, packed rows, "
+        f"loss {state.losses[-1]:.3f}"
+    )
+    return SideResult(
+        f"jupiter-{loss}" if loss == "plain" else "jupiter",
+        useful,
+        seconds,
+        0.0,
+        _status_gb("VmHWM"),
+        times,
+        note,
+    )
 
 
 def run_trl(a: argparse.Namespace, model_dir: Path, examples: list[Any], turn: Turn) -> SideResult:
@@ -239,23 +263,39 @@ def run_trl(a: argparse.Namespace, model_dir: Path, examples: list[Any], turn: T
 
     datasets.disable_progress_bars()
     tok = tokenizer_for(model_dir)
-    model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.bfloat16,
-                                                 attn_implementation="sdpa")  # fmt: skip
+    model = AutoModelForCausalLM.from_pretrained(
+        model_dir, dtype=torch.bfloat16, attn_implementation="sdpa"
+    )
     data = datasets.Dataset.from_dict(
         {"input_ids": [i for i, _ in examples], "labels": [lab for _, lab in examples]}
     )
     args = trl.SFTConfig(
-        output_dir=tempfile.mkdtemp(), per_device_train_batch_size=a.batch,
-        max_steps=a.warmup + a.steps, seed=a.seed, learning_rate=a.lr, weight_decay=0.1,
-        adam_beta2=0.95, lr_scheduler_type="constant", bf16=True, use_cpu=True,
-        packing=True, max_length=a.ctx, gradient_checkpointing=False,
-        report_to="none", save_strategy="no", eval_strategy="no", logging_strategy="no",
-        disable_tqdm=True, dataloader_num_workers=0,
-    )  # fmt: skip
-    lora = peft.LoraConfig(r=a.r, lora_alpha=a.alpha, lora_dropout=0.0, target_modules=TARGETS,
-                           task_type="CAUSAL_LM")  # fmt: skip
-    trainer = trl.SFTTrainer(model=model, args=args, train_dataset=data, processing_class=tok,
-                             peft_config=lora)  # fmt: skip
+        output_dir=tempfile.mkdtemp(),
+        per_device_train_batch_size=a.batch,
+        max_steps=a.warmup + a.steps,
+        seed=a.seed,
+        learning_rate=a.lr,
+        weight_decay=0.1,
+        adam_beta2=0.95,
+        lr_scheduler_type="constant",
+        bf16=True,
+        use_cpu=True,
+        packing=True,
+        max_length=a.ctx,
+        gradient_checkpointing=False,
+        report_to="none",
+        save_strategy="no",
+        eval_strategy="no",
+        logging_strategy="no",
+        disable_tqdm=True,
+        dataloader_num_workers=0,
+    )
+    lora = peft.LoraConfig(
+        r=a.r, lora_alpha=a.alpha, lora_dropout=0.0, target_modules=TARGETS, task_type="CAUSAL_LM"
+    )
+    trainer = trl.SFTTrainer(
+        model=model, args=args, train_dataset=data, processing_class=tok, peft_config=lora
+    )
     counts: list[int] = []
     collate = trainer.data_collator
 
@@ -286,9 +326,11 @@ def run_trl(a: argparse.Namespace, model_dir: Path, examples: list[Any], turn: T
     base = next(p.dtype for p in params if not p.requires_grad)
     adapter = next(p.dtype for p in params if p.requires_grad)
     optim = getattr(args.optim, "value", args.optim)
-    note = (f"{amp} autocast, base {str(base)[6:]}, adapters {str(adapter)[6:]}, TRL fused LM "
-            f"head, packing {args.packing_strategy} (padding-free), {optim}, "
-            f"trl {trl.__version__}")  # fmt: skip
+    note = (
+        f"{amp} autocast, base {str(base)[6:]}, adapters {str(adapter)[6:]}, TRL fused LM "
+        f"head, packing {args.packing_strategy} (padding-free), {optim}, "
+        f"trl {trl.__version__}"
+    )
     timed = times[a.warmup :]
     useful = sum(counts[a.warmup : len(times)])  # batches are collated in step order
     return SideResult("trl", useful, sum(timed), 0.0, _status_gb("VmHWM"), timed, note)
@@ -317,16 +359,45 @@ def child(a: argparse.Namespace) -> None:
 class Side:
     """One side's child process; stderr goes to a file (a full pipe would block it)."""
 
-    def __init__(self, a: argparse.Namespace, side: str, model_dir: Path, data: Path,
-                 tmp: Path) -> None:  # fmt: skip
-        cmd = [sys.executable, __file__, "--side", side, "--model", str(model_dir), "--data",
-               str(data), "--batch", str(a.batch), "--ctx", str(a.ctx), "--steps",
-               str(a.steps), "--warmup", str(a.warmup), "--r", str(a.r), "--alpha",
-               str(a.alpha), "--lr", str(a.lr), "--seed", str(a.seed)]  # fmt: skip
+    def __init__(
+        self, a: argparse.Namespace, side: str, model_dir: Path, data: Path, tmp: Path
+    ) -> None:
+        cmd = [
+            sys.executable,
+            __file__,
+            "--side",
+            side,
+            "--model",
+            str(model_dir),
+            "--data",
+            str(data),
+            "--batch",
+            str(a.batch),
+            "--ctx",
+            str(a.ctx),
+            "--steps",
+            str(a.steps),
+            "--warmup",
+            str(a.warmup),
+            "--r",
+            str(a.r),
+            "--alpha",
+            str(a.alpha),
+            "--lr",
+            str(a.lr),
+            "--seed",
+            str(a.seed),
+        ]
         self.side, self.log = side, tmp / f"{side}.err"
         with self.log.open("w") as err:
-            self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=err, text=True, cwd=HERE.parents[1])  # fmt: skip
+            self.proc = subprocess.Popen(
+                cmd,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=err,
+                text=True,
+                cwd=HERE.parents[1],
+            )
 
     def expect(self, prefix: str) -> str:
         """Read stdout up to the line starting with `prefix` (libraries print there too)."""
@@ -344,8 +415,9 @@ class Side:
         self.expect("@@DONE")
 
 
-def run_lockstep(a: argparse.Namespace, model_dir: Path, data: Path, tmp: Path,
-                 loads: list[float]) -> dict[str, SideResult]:  # fmt: skip
+def run_lockstep(
+    a: argparse.Namespace, model_dir: Path, data: Path, tmp: Path, loads: list[float]
+) -> dict[str, SideResult]:
     """Fresh processes for every side, loaded at once, then one step at a time in turn."""
     sides = [Side(a, s, model_dir, data, tmp) for s in SIDES]
     try:
@@ -397,34 +469,45 @@ def main() -> None:
         data = tmp / "examples.json"
         data.write_text(json.dumps(examples))
         lengths = sorted(len(i) for i, _ in examples)
-        print(f"model {model_dir}\ndata: {len(examples)} stdlib-docstring chats that fit in "
-              f"{a.ctx} tokens, tokens min {lengths[0]} / median {statistics.median(lengths):.0f}"
-              f" / max {lengths[-1]}; {sum(lengths)} in all")  # fmt: skip
+        print(
+            f"model {model_dir}\ndata: {len(examples)} stdlib-docstring chats that fit in "
+            f"{a.ctx} tokens, tokens min {lengths[0]} / median {statistics.median(lengths):.0f}"
+            f" / max {lengths[-1]}; {sum(lengths)} in all"
+        )
         results: dict[str, list[SideResult]] = {s: [] for s in SIDES}
         loads: list[float] = []
         for rep in range(a.repeats):
             for side, r in run_lockstep(a, model_dir, data, tmp, loads).items():
                 results[side].append(r)
-                print(f"  repeat {rep + 1} {LABELS[side]:28s} {r.tok_s:7.1f} tok/s, "
-                      f"peak {r.peak_gb:.2f} GB", flush=True)  # fmt: skip
+                print(
+                    f"  repeat {rep + 1} {LABELS[side]:28s} {r.tok_s:7.1f} tok/s, "
+                    f"peak {r.peak_gb:.2f} GB",
+                    flush=True,
+                )
     print_table(a, results)
-    print(f"\n1-minute load average: {load_before[0]:.2f} before; during the steps min "
-          f"{min(loads):.2f} / mean {statistics.mean(loads):.2f} / max {max(loads):.2f} (2 "
-          f"cores; the side stepping counts about 2 of it); wall {time.time() - t_start:.0f} s")  # fmt: skip
+    print(
+        f"\n1-minute load average: {load_before[0]:.2f} before; during the steps min "
+        f"{min(loads):.2f} / mean {statistics.mean(loads):.2f} / max {max(loads):.2f} (2 "
+        f"cores; the side stepping counts about 2 of it); wall {time.time() - t_start:.0f} s"
+    )
 
 
 def print_table(a: argparse.Namespace, results: dict[str, list[SideResult]]) -> None:
     import torch
     import transformers
 
-    print(f"\nmicro-batch {a.batch} x {a.ctx}, LoRA r {a.r} alpha {a.alpha} on {len(TARGETS)} "
-          f"projections, {a.steps} timed steps after {a.warmup} warm-up, {a.repeats} repeats; "
-          f"torch {torch.__version__} ({torch.get_num_threads()} threads, "
-          f"{torch.backends.cpu.get_cpu_capability()}), transformers {transformers.__version__}")  # fmt: skip
-    print("tok/s: total useful tokens / total step time over all repeats; med tok/s: mean "
-          "tokens a step / median step time (less swayed by a burst of load); peak: the highest "
-          "peak RSS of the side's processes (from the first step on in brackets); loaded: "
-          "resident when loaded\n")  # fmt: skip
+    print(
+        f"\nmicro-batch {a.batch} x {a.ctx}, LoRA r {a.r} alpha {a.alpha} on {len(TARGETS)} "
+        f"projections, {a.steps} timed steps after {a.warmup} warm-up, {a.repeats} repeats; "
+        f"torch {torch.__version__} ({torch.get_num_threads()} threads, "
+        f"{torch.backends.cpu.get_cpu_capability()}), transformers {transformers.__version__}"
+    )
+    print(
+        "tok/s: total useful tokens / total step time over all repeats; med tok/s: mean "
+        "tokens a step / median step time (less swayed by a burst of load); peak: the highest "
+        "peak RSS of the side's processes (from the first step on in brackets); loaded: "
+        "resident when loaded\n"
+    )
 
     def tok_s(rs: list[SideResult]) -> float:
         return sum(r.useful for r in rs) / sum(r.seconds for r in rs)
@@ -435,19 +518,23 @@ def print_table(a: argparse.Namespace, results: dict[str, list[SideResult]]) -> 
         n = sum(len(r.step_s) for r in rs)
         return sum(r.useful for r in rs) / n / statistics.median(t for r in rs for t in r.step_s)
 
-    print(f"{'side':28s} {'tok/s':>7s} {'per repeat':>12s} {'s/step':>7s} {'med tok/s':>9s} "
-          f"{'peak GB':>13s} {'loaded':>6s} {'tok/s ratio':>11s} {'med ratio':>9s} "
-          f"{'peak ratio':>10s}")  # fmt: skip
+    print(
+        f"{'side':28s} {'tok/s':>7s} {'per repeat':>12s} {'s/step':>7s} {'med tok/s':>9s} "
+        f"{'peak GB':>13s} {'loaded':>6s} {'tok/s ratio':>11s} {'med ratio':>9s} "
+        f"{'peak ratio':>10s}"
+    )
     for side in SIDES:
         rs = results[side]
         peak, steps_peak = max(r.peak_gb for r in rs), max(r.steps_peak_gb for r in rs)
         step = statistics.median(t for r in rs for t in r.step_s)
         reps = "/".join(f"{r.tok_s:.0f}" for r in rs)
-        print(f"{LABELS[side]:28s} {tok_s(rs):7.1f} {reps:>12s} {step:7.2f} "
-              f"{median_tok_s(rs):9.1f} {peak:5.2f} ({steps_peak:.2f}) "
-              f"{max(r.ready_gb for r in rs):6.2f} {tok_s(rs) / tok_s(peer):10.2f}x "
-              f"{median_tok_s(rs) / median_tok_s(peer):8.2f}x "
-              f"{peak / max(r.peak_gb for r in peer):9.2f}x")  # fmt: skip
+        print(
+            f"{LABELS[side]:28s} {tok_s(rs):7.1f} {reps:>12s} {step:7.2f} "
+            f"{median_tok_s(rs):9.1f} {peak:5.2f} ({steps_peak:.2f}) "
+            f"{max(r.ready_gb for r in rs):6.2f} {tok_s(rs) / tok_s(peer):10.2f}x "
+            f"{median_tok_s(rs) / median_tok_s(peer):8.2f}x "
+            f"{peak / max(r.peak_gb for r in peer):9.2f}x"
+        )
     for side in SIDES:
         print(f"  {LABELS[side]}: {results[side][0].note}")
     if a.quick:
@@ -456,11 +543,13 @@ def print_table(a: argparse.Namespace, results: dict[str, list[SideResult]]) -> 
     jup = results["jupiter"]
     speed, ratio = tok_s(jup), tok_s(jup) / tok_s(peer)
     peak = max(r.peak_gb for r in jup)
-    print(f"\ngoals: >= {GOALS['tok_s']:.0f} tok/s: {speed:.0f} "
-          f"({'met' if speed >= GOALS['tok_s'] else 'not met'}); >= {GOALS['vs_peer']}x the "
-          f"peer: {ratio:.2f}x ({'met' if ratio >= GOALS['vs_peer'] else 'not met'}); peak <= "
-          f"{GOALS['peak_gb']:.0f} GB: {peak:.2f} GB "
-          f"({'met' if peak <= GOALS['peak_gb'] else 'not met'})")  # fmt: skip
+    print(
+        f"\ngoals: >= {GOALS['tok_s']:.0f} tok/s: {speed:.0f} "
+        f"({'met' if speed >= GOALS['tok_s'] else 'not met'}); >= {GOALS['vs_peer']}x the "
+        f"peer: {ratio:.2f}x ({'met' if ratio >= GOALS['vs_peer'] else 'not met'}); peak <= "
+        f"{GOALS['peak_gb']:.0f} GB: {peak:.2f} GB "
+        f"({'met' if peak <= GOALS['peak_gb'] else 'not met'})"
+    )
 
 
 if __name__ == "__main__":

@@ -42,9 +42,23 @@ def start_server(threads: int, log: Path) -> tuple[subprocess.Popen[bytes], str]
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(GGUF), "--host",
-           "127.0.0.1", "--port", str(port), "--n_ctx", "2048", "--n_threads", str(threads),
-           "--model_alias", "gemma-3-270m"]  # fmt: skip
+    cmd = [
+        sys.executable,
+        "-m",
+        "llama_cpp.server",
+        "--model",
+        str(GGUF),
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--n_ctx",
+        "2048",
+        "--n_threads",
+        str(threads),
+        "--model_alias",
+        "gemma-3-270m",
+    ]
     proc = subprocess.Popen(cmd, stdout=log.open("wb"), stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/v1"
     for _ in range(360):
@@ -58,8 +72,7 @@ def start_server(threads: int, log: Path) -> tuple[subprocess.Popen[bytes], str]
     raise SystemExit("the server did not answer within 3 minutes")
 
 
-def domain_yaml(root: Path, url: str, fmt: str, requests: int, docs: int,
-                concurrency: int) -> Path:  # fmt: skip
+def domain_yaml(root: Path, url: str, fmt: str, requests: int, docs: int, concurrency: int) -> Path:
     src = root / "docs"
     if not src.is_dir():
         src.mkdir()
@@ -97,7 +110,8 @@ def generate(yaml: Path, home: Path) -> dict[str, Any]:
         ws.store.mark_stage(1, stage, info)
     rows = ws.store.db.execute(
         "SELECT CASE status WHEN 'rejected' THEN reason ELSE status END, COUNT(*) "
-        "FROM examples WHERE cycle = 1 GROUP BY 1").fetchall()  # fmt: skip
+        "FROM examples WHERE cycle = 1 GROUP BY 1"
+    ).fetchall()
     ws.close()
     return info | {"outcomes": dict(rows)}
 
@@ -105,8 +119,9 @@ def generate(yaml: Path, home: Path) -> dict[str, Any]:
 def kill_cost(yaml: Path, home: Path, requests: int, clean_s: float) -> None:
     env = os.environ | {"JUPITER_HOME": str(home)}
     cli = [sys.executable, "-m", "jupiter.cli"]
-    subprocess.run([*cli, "collect", "--domain", str(yaml)], env=env, check=True,
-                   capture_output=True)  # fmt: skip
+    subprocess.run(
+        [*cli, "collect", "--domain", str(yaml)], env=env, check=True, capture_output=True
+    )
     db = next(home.glob("runs/*/jupiter.sqlite"))
 
     def cached() -> int:
@@ -117,23 +132,32 @@ def kill_cost(yaml: Path, home: Path, requests: int, clean_s: float) -> None:
             return 0
 
     t0 = time.perf_counter()
-    proc = subprocess.Popen([*cli, "generate", "--domain", str(yaml)], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)  # fmt: skip
+    proc = subprocess.Popen(
+        [*cli, "generate", "--domain", str(yaml)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.STDOUT,
+    )
     while cached() < requests // 3 and proc.poll() is None:
         time.sleep(0.1)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     killed_s, at_kill = time.perf_counter() - t0, cached()
     t1 = time.perf_counter()
-    out = subprocess.run([*cli, "generate", "--domain", str(yaml)], env=env, text=True,
-                         capture_output=True).stdout  # fmt: skip
+    out = subprocess.run(
+        [*cli, "generate", "--domain", str(yaml)], env=env, text=True, capture_output=True
+    ).stdout
     resumed_s = time.perf_counter() - t1
     line = next((x for x in " ".join(out.split()).split("generate: ")[1:]), "?")
-    print(f"kill -9 after {at_kill}/{requests} answers cached ({killed_s:.1f} s): the resumed "
-          f"run asked {requests - at_kill} ({resumed_s:.1f} s): {line[:160]}")  # fmt: skip
+    print(
+        f"kill -9 after {at_kill}/{requests} answers cached ({killed_s:.1f} s): the resumed "
+        f"run asked {requests - at_kill} ({resumed_s:.1f} s): {line[:160]}"
+    )
     lost = killed_s + resumed_s - clean_s
-    print(f"  wall lost to the kill: {lost:+.1f} s against the clean run's {clean_s:.1f} s "
-          f"(the calls in flight at the kill, asked again, plus one process start)")  # fmt: skip
+    print(
+        f"  wall lost to the kill: {lost:+.1f} s against the clean run's {clean_s:.1f} s "
+        f"(the calls in flight at the kill, asked again, plus one process start)"
+    )
 
 
 def main() -> None:
@@ -152,17 +176,21 @@ def main() -> None:
     try:
         import llama_cpp
 
-        print(f"llama-cpp-python {llama_cpp.__version__}, {GGUF.name}, {a.threads} threads, "
-              f"{a.requests} requests, concurrency {a.concurrency}")  # fmt: skip
+        print(
+            f"llama-cpp-python {llama_cpp.__version__}, {GGUF.name}, {a.threads} threads, "
+            f"{a.requests} requests, concurrency {a.concurrency}"
+        )
         clean: dict[str, float] = {}
         for fmt in a.formats.split(","):
             yaml = domain_yaml(root, url, fmt, a.requests, a.docs, a.concurrency)
             info = generate(yaml, root / f"home-{fmt}")
             s = info["seconds"]
             clean[fmt] = s
-            print(f"{fmt}: {info['calls']} calls in {s:.1f} s = {info['calls'] / s:.2f} req/s, "
-                  f"{info['completion_tokens']} completion tokens = "
-                  f"{info['completion_tokens'] / s:.1f} tok/s; outcomes {info['outcomes']}")  # fmt: skip
+            print(
+                f"{fmt}: {info['calls']} calls in {s:.1f} s = {info['calls'] / s:.2f} req/s, "
+                f"{info['completion_tokens']} completion tokens = "
+                f"{info['completion_tokens'] / s:.1f} tok/s; outcomes {info['outcomes']}"
+            )
         if not a.no_kill:
             fmt = a.formats.split(",")[-1]
             yaml = domain_yaml(root, url, fmt, a.requests, a.docs, a.concurrency)

@@ -62,16 +62,71 @@ from jupiter.models.presets import ModelConfig, build_model
 from jupiter.train.loop import TrainRun, run_steps, start
 
 MODULES = (
-    "os", "os.path", "re", "json", "collections", "itertools", "functools", "pathlib",
-    "string", "textwrap", "shutil", "subprocess", "typing", "datetime", "random",
-    "statistics", "heapq", "bisect", "argparse", "logging", "inspect", "ast", "dataclasses",
-    "enum", "io", "tarfile", "zipfile", "csv", "urllib.parse", "http.client",
-    "email.message", "threading", "asyncio", "socket", "sqlite3", "unittest", "difflib",
-    "decimal", "fractions", "tempfile", "glob", "fnmatch", "struct", "hashlib", "base64",
-    "copy", "pickle", "queue", "contextlib", "abc", "operator", "pprint", "traceback",
-    "warnings", "weakref", "zlib", "gzip", "calendar", "configparser", "uuid", "ipaddress",
-    "html.parser", "xml.etree.ElementTree", "math",
-)  # fmt: skip
+    "os",
+    "os.path",
+    "re",
+    "json",
+    "collections",
+    "itertools",
+    "functools",
+    "pathlib",
+    "string",
+    "textwrap",
+    "shutil",
+    "subprocess",
+    "typing",
+    "datetime",
+    "random",
+    "statistics",
+    "heapq",
+    "bisect",
+    "argparse",
+    "logging",
+    "inspect",
+    "ast",
+    "dataclasses",
+    "enum",
+    "io",
+    "tarfile",
+    "zipfile",
+    "csv",
+    "urllib.parse",
+    "http.client",
+    "email.message",
+    "threading",
+    "asyncio",
+    "socket",
+    "sqlite3",
+    "unittest",
+    "difflib",
+    "decimal",
+    "fractions",
+    "tempfile",
+    "glob",
+    "fnmatch",
+    "struct",
+    "hashlib",
+    "base64",
+    "copy",
+    "pickle",
+    "queue",
+    "contextlib",
+    "abc",
+    "operator",
+    "pprint",
+    "traceback",
+    "warnings",
+    "weakref",
+    "zlib",
+    "gzip",
+    "calendar",
+    "configparser",
+    "uuid",
+    "ipaddress",
+    "html.parser",
+    "xml.etree.ElementTree",
+    "math",
+)
 ANSWER_CHARS = 1800  # whole paragraphs up to this; ~500 tokens with the tokenizer below
 
 
@@ -100,8 +155,11 @@ def _docstrings() -> list[tuple[str, str]]:
                     continue
                 members = [(f"{mod}.{attr}", obj)]
                 if inspect.isclass(obj):
-                    members += [(f"{mod}.{attr}.{a}", o) for a, o in vars(obj).items()
-                                if not a.startswith("_")]  # fmt: skip
+                    members += [
+                        (f"{mod}.{attr}.{a}", o)
+                        for a, o in vars(obj).items()
+                        if not a.startswith("_")
+                    ]
                 for name, o in members:
                     doc = inspect.getdoc(o)
                     if doc and doc not in seen:  # inherited and aliased docs once
@@ -113,8 +171,10 @@ def _docstrings() -> list[tuple[str, str]]:
 def doc_chats() -> list[list[Message]]:
     pairs = [(f"What is '{k}' in Python?", v) for k, v in sorted(topics.items())]
     pairs += [(f"What does {name} do?", doc) for name, doc in _docstrings()]
-    return [[{"role": "user", "content": q}, {"role": "assistant", "content": _answer(d)}]
-            for q, d in pairs]  # fmt: skip
+    return [
+        [{"role": "user", "content": q}, {"role": "assistant", "content": _answer(d)}]
+        for q, d in pairs
+    ]
 
 
 # ------------------------------------------------------------------------- measure
@@ -179,50 +239,81 @@ def timed_train(name: str, trainer: Trainer, warmup: int, note: str) -> Result:
     note = f"{'fp32' if amp == 'no' else amp + ' autocast'}, grad ckpt {ckpt}, {note}"
     # Batches are collated in step order (the dataloader may run one batch ahead).
     timed = tally.counts[warmup : len(clock.times)]
-    return Result(name, sum(u for u, _ in timed), sum(r for _, r in timed),
-                  sum(clock.times[warmup:]), note)  # fmt: skip
+    return Result(
+        name, sum(u for u, _ in timed), sum(r for _, r in timed), sum(clock.times[warmup:]), note
+    )
 
 
 def peer_args(cls: type[TrainingArguments], out: Path, batch: int, steps: int, seed: int) -> Any:
     """Only what a run must say: where, how many, no reporting/saving/logging, CPU."""
     return cls(
-        output_dir=str(out), per_device_train_batch_size=batch, max_steps=steps, seed=seed,
-        report_to="none", save_strategy="no", logging_strategy="no", disable_tqdm=True,
+        output_dir=str(out),
+        per_device_train_batch_size=batch,
+        max_steps=steps,
+        seed=seed,
+        report_to="none",
+        save_strategy="no",
+        logging_strategy="no",
+        disable_tqdm=True,
         use_cpu=True,
-    )  # fmt: skip
+    )
 
 
-def run_hf_trainer(mc: Any, tok: PreTrainedTokenizerBase, encoded: list[Encoded],
-                   a: argparse.Namespace, out: Path) -> Result:  # fmt: skip
+def run_hf_trainer(
+    mc: Any, tok: PreTrainedTokenizerBase, encoded: list[Encoded], a: argparse.Namespace, out: Path
+) -> Result:
     # Labels masked to the assistant turns by Jupiter's encode_chat: the same targets.
     data = datasets.Dataset.from_dict(
         {"input_ids": [i for i, _ in encoded], "labels": [lab for _, lab in encoded]}
     )
     args = peer_args(TrainingArguments, out, a.batch, a.warmup + a.steps, a.seed)
-    trainer = Trainer(model=build_model(mc, a.seed), args=args, train_dataset=data,
-                      data_collator=DataCollatorForSeq2Seq(tok, padding=True))  # fmt: skip
+    trainer = Trainer(
+        model=build_model(mc, a.seed),
+        args=args,
+        train_dataset=data,
+        data_collator=DataCollatorForSeq2Seq(tok, padding=True),
+    )
     optim = getattr(args.optim, "value", args.optim)
     return timed_train("HF Trainer", trainer, a.warmup, f"{optim}, padded")
 
 
-def run_sft_trainer(mc: Any, tok: PreTrainedTokenizerBase, chats: list[list[Message]],
-                    a: argparse.Namespace, out: Path) -> Result:  # fmt: skip
+def run_sft_trainer(
+    mc: Any,
+    tok: PreTrainedTokenizerBase,
+    chats: list[list[Message]],
+    a: argparse.Namespace,
+    out: Path,
+) -> Result:
     data = datasets.Dataset.from_list([{"messages": c} for c in chats])
     args = peer_args(trl.SFTConfig, out, a.batch, a.warmup + a.steps, a.seed)
-    trainer = trl.SFTTrainer(model=build_model(mc, a.seed), args=args, train_dataset=data,
-                             processing_class=tok)  # fmt: skip
+    trainer = trl.SFTTrainer(
+        model=build_model(mc, a.seed), args=args, train_dataset=data, processing_class=tok
+    )
     optim = getattr(args.optim, "value", args.optim)
     loss_on = "assistant" if args.assistant_only_loss else "all"
     note = f"{optim}, packing {args.packing}, padded, loss on {loss_on} tokens"
     return timed_train("TRL SFTTrainer", trainer, a.warmup, note)
 
 
-def run_jupiter(mc: Any, data: PackedDataset, precision: str, a: argparse.Namespace,
-                out: Path, tok_dir: Path) -> Result:  # fmt: skip
-    cfg = TrainConfig(max_steps=a.warmup + a.steps, micro_batch_size=a.batch,
-                      precision=precision, metrics=[], seed=a.seed)  # type: ignore[arg-type]  # fmt: skip
-    run = TrainRun(dataset=data, config=cfg, out_dir=out, tokenizer_dir=tok_dir,
-                   model_config=mc, device="cpu", progress=False)  # fmt: skip
+def run_jupiter(
+    mc: Any, data: PackedDataset, precision: str, a: argparse.Namespace, out: Path, tok_dir: Path
+) -> Result:
+    cfg = TrainConfig(
+        max_steps=a.warmup + a.steps,
+        micro_batch_size=a.batch,
+        precision=precision,
+        metrics=[],
+        seed=a.seed,
+    )  # type: ignore[arg-type]
+    run = TrainRun(
+        dataset=data,
+        config=cfg,
+        out_dir=out,
+        tokenizer_dir=tok_dir,
+        model_config=mc,
+        device="cpu",
+        progress=False,
+    )
     # A packed example of n tokens fills n - 1 positions: exactly its useful count.
     per_row = np.array([int((data.row(r)[0] != data.pad_id).sum()) for r in range(data.num_rows)])
     state = start(run)
@@ -265,14 +356,17 @@ def main() -> None:
         keep = [i for i, (ids, _) in enumerate(encoded) if len(ids) <= a.ctx]
         chats, encoded = [chats[i] for i in keep], [encoded[i] for i in keep]
         packed = PackedDataset(encoded, a.ctx, tok.pad_token_id, a.seed)
-        mc = ModelConfig.from_preset(a.preset, len(tok), a.ctx, tok.pad_token_id,
-                                     tok.bos_token_id, tok.eos_token_id)  # fmt: skip
+        mc = ModelConfig.from_preset(
+            a.preset, len(tok), a.ctx, tok.pad_token_id, tok.bos_token_id, tok.eos_token_id
+        )
         lengths = sorted(len(ids) for ids, _ in encoded)
-        print(f"data: {len(encoded)} chats, tokens min {lengths[0]} / median "
-              f"{statistics.median(lengths):.0f} / mean {statistics.mean(lengths):.0f} / max "
-              f"{lengths[-1]}; Jupiter packs them into {packed.num_rows} rows of {a.ctx} "
-              f"({packed.tokens / (packed.num_rows * a.ctx):.1%} full, "
-              f"{len(encoded) / packed.num_rows:.1f} chats a row)")  # fmt: skip
+        print(
+            f"data: {len(encoded)} chats, tokens min {lengths[0]} / median "
+            f"{statistics.median(lengths):.0f} / mean {statistics.mean(lengths):.0f} / max "
+            f"{lengths[-1]}; Jupiter packs them into {packed.num_rows} rows of {a.ctx} "
+            f"({packed.tokens / (packed.num_rows * a.ctx):.1%} full, "
+            f"{len(encoded) / packed.num_rows:.1f} chats a row)"
+        )
         results = [
             run_hf_trainer(mc, tok, encoded, a, tmp / "hf"),
             run_sft_trainer(mc, tok, chats, a, tmp / "trl"),
@@ -287,18 +381,23 @@ def main() -> None:
 
 
 def print_table(results: list[Result], a: argparse.Namespace) -> None:
-    print(f"\npreset {a.preset}, {a.batch} sequences a step, ctx {a.ctx}, {a.steps} timed steps "
-          f"after {a.warmup} warm-up; torch {torch.__version__}, cpu capability "
-          f"{torch.backends.cpu.get_cpu_capability()}, {torch.get_num_threads()} threads; "
-          f"transformers {transformers.__version__}, trl {trl.__version__}")  # fmt: skip
+    print(
+        f"\npreset {a.preset}, {a.batch} sequences a step, ctx {a.ctx}, {a.steps} timed steps "
+        f"after {a.warmup} warm-up; torch {torch.__version__}, cpu capability "
+        f"{torch.backends.cpu.get_cpu_capability()}, {torch.get_num_threads()} threads; "
+        f"transformers {transformers.__version__}, trl {trl.__version__}"
+    )
     print("rates are totals over the timed steps; ratio = useful tok/s / HF Trainer's\n")
     base = results[0].useful / results[0].seconds
-    print(f"{'side':28s} {'useful tok/s':>12s} {'raw tok/s':>10s} {'useful':>7s} "
-          f"{'ratio':>6s}  setup")  # fmt: skip
+    print(
+        f"{'side':28s} {'useful tok/s':>12s} {'raw tok/s':>10s} {'useful':>7s} {'ratio':>6s}  setup"
+    )
     for r in results:
         u = r.useful / r.seconds
-        print(f"{r.name:28s} {u:12,.0f} {r.raw / r.seconds:10,.0f} {r.useful / r.raw:7.1%} "
-              f"{u / base:5.2f}x  {r.note}")  # fmt: skip
+        print(
+            f"{r.name:28s} {u:12,.0f} {r.raw / r.seconds:10,.0f} {r.useful / r.raw:7.1%} "
+            f"{u / base:5.2f}x  {r.note}"
+        )
 
 
 if __name__ == "__main__":

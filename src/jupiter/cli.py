@@ -158,8 +158,9 @@ def main() -> None:
         show, code = getattr(e, "show", None), getattr(e, "exit_code", None)
         usage = _usage_line(e)
         if usage and isinstance(code, int):  # a bad flag or command: one line and the fix
-            err_console.print(f"[bold red]error:[/] {escape(usage)}", highlight=False,
-                              soft_wrap=True)  # fmt: skip
+            err_console.print(
+                f"[bold red]error:[/] {escape(usage)}", highlight=False, soft_wrap=True
+            )
             sys.exit(code)
         if callable(show) and isinstance(code, int):  # help for a bare group: click shows it
             show()
@@ -177,8 +178,9 @@ def main() -> None:
                 f"[bold red]error:[/] cannot write {escape(str(where))}: {disk} "
                 f"({escape(str(e))}): make room or make it writable (or set JUPITER_HOME to "
                 f"another disk), then run the command again{escape(_resume_hint())}",
-                highlight=False, soft_wrap=True,
-            )  # fmt: skip
+                highlight=False,
+                soft_wrap=True,
+            )
             sys.exit(1)
         err_console.print(
             f"[bold red]error:[/] {type(e).__name__}: {e} (run with --debug for the traceback)",

@@ -44,17 +44,24 @@ def check_output(
         src = Path(given).expanduser().resolve()
         if _inside(src, out):
             what = "is" if src == out else "holds"
-            raise JupiterError(f"--out {out} {what} the input {src}: writing it would delete "
-                               "the input; choose a folder outside it")  # fmt: skip
+            raise JupiterError(
+                f"--out {out} {what} the input {src}: writing it would delete "
+                "the input; choose a folder outside it"
+            )
         if _inside(out, src):
-            raise JupiterError(f"--out {out} sits inside the input {src}: choose a folder "
-                               "outside it")  # fmt: skip
+            raise JupiterError(
+                f"--out {out} sits inside the input {src}: choose a folder outside it"
+            )
     ws = workspace_of(out)
-    if ws is not None and not (allowed_in is not None and _inside(out, allowed_in.resolve())
-                               and out != allowed_in.resolve()):  # fmt: skip
+    if ws is not None and not (
+        allowed_in is not None
+        and _inside(out, allowed_in.resolve())
+        and out != allowed_in.resolve()
+    ):
         where = "is the workspace" if ws == out else f"sits inside the workspace {ws}"
-        raise JupiterError(f"--out {out} {where}: Jupiter manages that folder; choose a "
-                           "folder outside it")  # fmt: skip
+        raise JupiterError(
+            f"--out {out} {where}: Jupiter manages that folder; choose a folder outside it"
+        )
     if out.exists() and not out.is_dir():
         raise JupiterError(f"--out {out} is a file: choose a folder path")
     above = next((p for p in out.parents if p.exists() and not p.is_dir()), None)
@@ -65,8 +72,9 @@ def check_output(
         raise JupiterError(_busy(holder, out))
     if out.exists():
         if not force:
-            raise JupiterError(f"{out} already exists: choose another --out, or add --force "
-                               "to replace it")  # fmt: skip
+            raise JupiterError(
+                f"{out} already exists: choose another --out, or add --force to replace it"
+            )
         entries = [p.name for p in out.iterdir()]
         if entries and manifest not in entries:
             raise JupiterError(
@@ -91,12 +99,16 @@ def check_output_file(out: Path, inputs: Sequence[Path]) -> Path:
         src = Path(given).expanduser().resolve()
         if _inside(out, src):
             what = "is" if out == src else "sits inside"
-            raise JupiterError(f"--out {out} {what} the input {src}: writing it would "
-                               "overwrite what is read; choose a path outside it")  # fmt: skip
+            raise JupiterError(
+                f"--out {out} {what} the input {src}: writing it would "
+                "overwrite what is read; choose a path outside it"
+            )
     ws = workspace_of(out)
     if ws is not None:
-        raise JupiterError(f"--out {out} sits inside the workspace {ws}: Jupiter manages that "
-                           "folder; choose a path outside it")  # fmt: skip
+        raise JupiterError(
+            f"--out {out} sits inside the workspace {ws}: Jupiter manages that "
+            "folder; choose a path outside it"
+        )
     above = next((p for p in out.parents if p.exists() and not p.is_dir()), None)
     if above is not None:
         raise JupiterError(f"--out {out} sits under the file {above}: choose another path")
@@ -105,9 +117,13 @@ def check_output_file(out: Path, inputs: Sequence[Path]) -> Path:
 
 @contextlib.contextmanager
 def claimed_output(
-    out: Path, inputs: Sequence[Path], *, force: bool, manifest: str,
+    out: Path,
+    inputs: Sequence[Path],
+    *,
+    force: bool,
+    manifest: str,
     allowed_in: Path | None = None,
-) -> Iterator[Path]:  # fmt: skip
+) -> Iterator[Path]:
     """check_output, then the lock, then check_output again under it (a writer that
     finished meanwhile left a folder this one must not replace without --force)."""
     args = {"force": force, "manifest": manifest, "allowed_in": allowed_in}
@@ -127,8 +143,10 @@ def lock_holder(out: Path) -> int | None:
 
 
 def _busy(pid: int, out: Path) -> str:
-    return (f"another Jupiter command (pid {pid}) is writing {out}: wait for it to finish, "
-            "or choose another --out")  # fmt: skip
+    return (
+        f"another Jupiter command (pid {pid}) is writing {out}: wait for it to finish, "
+        "or choose another --out"
+    )
 
 
 @contextlib.contextmanager
@@ -150,8 +168,9 @@ def output_lock(out: Path) -> Iterator[Path]:
             fh.write(str(os.getpid()))
         break
     else:
-        raise JupiterError(f"could not take the lock {lock}: remove it if no Jupiter command "
-                           f"is writing {out}")  # fmt: skip
+        raise JupiterError(
+            f"could not take the lock {lock}: remove it if no Jupiter command is writing {out}"
+        )
     try:
         yield out
     finally:

@@ -77,10 +77,19 @@ CREATE TABLE IF NOT EXISTS metrics (
 
 def _example_row(ex: Example, now: float) -> tuple[Any, ...]:
     return (
-        ex.id, ex.kind, ex.generator, ex.chunk_id, ex.template,
-        json.dumps(ex.messages, ensure_ascii=False), ex.text, ex.cycle, ex.status, ex.reason, now,
+        ex.id,
+        ex.kind,
+        ex.generator,
+        ex.chunk_id,
+        ex.template,
+        json.dumps(ex.messages, ensure_ascii=False),
+        ex.text,
+        ex.cycle,
+        ex.status,
+        ex.reason,
+        now,
         json.dumps(list(ex.span)) if ex.span else "",
-    )  # fmt: skip
+    )
 
 
 # the lineage columns of generators, added to older workspaces by ALTER TABLE
@@ -103,19 +112,27 @@ def _generator_row(row: sqlite3.Row) -> dict[str, Any]:
 def _row_example(row: sqlite3.Row) -> Example:
     span = row["span"]  # every store has the column (_migrate_examples)
     return Example(
-        kind=row["kind"], generator=row["generator"], chunk_id=row["chunk_id"],
-        template=row["template"], messages=json.loads(row["messages"]), text=row["text"],
-        cycle=row["cycle"], status=row["status"], reason=row["reason"],
+        kind=row["kind"],
+        generator=row["generator"],
+        chunk_id=row["chunk_id"],
+        template=row["template"],
+        messages=json.loads(row["messages"]),
+        text=row["text"],
+        cycle=row["cycle"],
+        status=row["status"],
+        reason=row["reason"],
         span=tuple(json.loads(span)) if span else None,
-    )  # fmt: skip
+    )
 
 
 def folder_at_store(path: Path) -> JupiterError | None:
     """The one-line error for something other than a file (a folder, say) at a store's
     path, where "no workspace yet" would hide it; None when the path is a file or free."""
     if path.exists() and not path.is_file():
-        return JupiterError(f"the store {path} is not a file: move it away (its workspace "
-                            "keeps its models and files) and run the command again")  # fmt: skip
+        return JupiterError(
+            f"the store {path} is not a file: move it away (its workspace "
+            "keeps its models and files) and run the command again"
+        )
     return None
 
 
@@ -177,8 +194,10 @@ class Store:
                 "what was written before, nothing half-written"
             )
         locked = isinstance(err, OSError) and err.errno in (errno.EROFS, errno.EACCES, errno.EPERM)
-        if locked or any(m in text for m in ("readonly database", "unable to open database",
-                                              "read-only file system")):  # fmt: skip
+        if locked or any(
+            m in text
+            for m in ("readonly database", "unable to open database", "read-only file system")
+        ):
             return JupiterError(
                 f"cannot write the store {self.path} ({text}): the folder or file is read-only; "
                 "make runs/ writable (or set JUPITER_HOME to a writable folder) and run the "
@@ -194,8 +213,9 @@ class Store:
         store = cls.__new__(cls)
         store.path = Path(path)
         uri = f"{store.path.resolve().as_uri()}?mode=ro"
-        store.db = sqlite3.connect(uri, uri=True, timeout=30.0, isolation_level=None,
-                                   check_same_thread=False)  # fmt: skip
+        store.db = sqlite3.connect(
+            uri, uri=True, timeout=30.0, isolation_level=None, check_same_thread=False
+        )
         store.db.row_factory = sqlite3.Row
         return store
 
@@ -263,18 +283,30 @@ class Store:
             q, args = q + " WHERE split = ?", (split,)
         for r in self.db.execute(q + " ORDER BY id", args).fetchall():
             yield Chunk(
-                r["doc_id"], r["source"], r["uri"], r["title"], r["start"], r["end"],
-                r["text"], r["split"],
-            )  # fmt: skip
+                r["doc_id"],
+                r["source"],
+                r["uri"],
+                r["title"],
+                r["start"],
+                r["end"],
+                r["text"],
+                r["split"],
+            )
 
     def get_chunk(self, chunk_id: str) -> Chunk | None:
         r = self.db.execute("SELECT * FROM chunks WHERE id = ?", (chunk_id,)).fetchone()
         if r is None:
             return None
         return Chunk(
-            r["doc_id"], r["source"], r["uri"], r["title"], r["start"], r["end"],
-            r["text"], r["split"],
-        )  # fmt: skip
+            r["doc_id"],
+            r["source"],
+            r["uri"],
+            r["title"],
+            r["start"],
+            r["end"],
+            r["text"],
+            r["split"],
+        )
 
     def count(self, table: str, where: str = "", args: tuple[Any, ...] = ()) -> int:
         assert table in {"documents", "chunks", "examples", "cycles", "generators", "evals"}
@@ -412,15 +444,33 @@ class Store:
             )
 
     def add_generator(
-        self, gen_id: str, kind: str, path: str, cycle: int, *, parent: str = "",
-        status: str = "initial", reason: str = "", figures: dict[str, Any] | None = None,
+        self,
+        gen_id: str,
+        kind: str,
+        path: str,
+        cycle: int,
+        *,
+        parent: str = "",
+        status: str = "initial",
+        reason: str = "",
+        figures: dict[str, Any] | None = None,
         data: dict[str, Any] | None = None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         """Record a generator (or a rejected student) in the lineage; a second call for the
         same id updates its lineage fields (a decision taken again), never `active`."""
         path = to_stored(path, self.root)  # relative: a copied workspace reads its own
-        row = (gen_id, kind, path, cycle, time.time(), parent, status, reason,
-               json.dumps(figures or {}), json.dumps(data or {}))  # fmt: skip
+        row = (
+            gen_id,
+            kind,
+            path,
+            cycle,
+            time.time(),
+            parent,
+            status,
+            reason,
+            json.dumps(figures or {}),
+            json.dumps(data or {}),
+        )
         with self.transaction() as db:
             db.execute(
                 "INSERT INTO generators (id, kind, path, cycle, active, created_at, parent, "
@@ -504,9 +554,15 @@ class Store:
         with self.transaction() as db:
             db.execute(
                 "INSERT OR IGNORE INTO llm_cache VALUES (?,?,?,?,?,?)",
-                (key, backend, model, json.dumps(request, ensure_ascii=False),
-                 json.dumps(response, ensure_ascii=False), time.time()),
-            )  # fmt: skip
+                (
+                    key,
+                    backend,
+                    model,
+                    json.dumps(request, ensure_ascii=False),
+                    json.dumps(response, ensure_ascii=False),
+                    time.time(),
+                ),
+            )
 
     def cache_size(self) -> int:
         return int(self.db.execute("SELECT COUNT(*) FROM llm_cache").fetchone()[0])

@@ -32,9 +32,21 @@ def first_run(
     txt.write_text(f"{PROMPTS[0]}\n\n{PROMPTS[1]}\n   \n{PROMPTS[2]}\n")
     out = root / "out"
     with pytest.MonkeyPatch.context() as mp:
-        args = ["test", "--model", str(tiny_model_dirs["llama"]), "--model",
-                str(tiny_model_dirs["qwen2"]), "--prompts", str(txt), "--out", str(out),
-                "--max-new-tokens", "6", "--max-batch", "2"]  # fmt: skip
+        args = [
+            "test",
+            "--model",
+            str(tiny_model_dirs["llama"]),
+            "--model",
+            str(tiny_model_dirs["qwen2"]),
+            "--prompts",
+            str(txt),
+            "--out",
+            str(out),
+            "--max-new-tokens",
+            "6",
+            "--max-batch",
+            "2",
+        ]
         assert _main(mp, *args) == 0
     return out, _rows(out)
 
@@ -60,20 +72,38 @@ def test_txt_prompts_through_two_models(first_run: tuple[Path, list[dict]]) -> N
 
 
 def test_expected_answers_are_scored(
-    first_run: tuple[Path, list[dict]], tiny_model_dirs: dict[Family, Path], tmp_path: Path,
+    first_run: tuple[Path, list[dict]],
+    tiny_model_dirs: dict[Family, Path],
+    tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
-) -> None:  # fmt: skip
+) -> None:
     """Expected = llama's own greedy answers: llama scores 1.0 on both figures (interval
     [1, 1]); qwen2's scores are the token F1 of its answers against them."""
     _, before = first_run
     llama = [r["output"] for r in before if r["model"] == "llama"]
     jsonl = tmp_path / "p.jsonl"
-    jsonl.write_text("".join(json.dumps({"id": f"q{k}", "prompt": p, "expected": e}) + "\n"
-                             for k, (p, e) in enumerate(zip(PROMPTS, llama, strict=True))))  # fmt: skip
+    jsonl.write_text(
+        "".join(
+            json.dumps({"id": f"q{k}", "prompt": p, "expected": e}) + "\n"
+            for k, (p, e) in enumerate(zip(PROMPTS, llama, strict=True))
+        )
+    )
     out = tmp_path / "scored"
-    args = ["test", "--model", str(tiny_model_dirs["llama"]), "--model",
-            str(tiny_model_dirs["qwen2"]), "--prompts", str(jsonl), "--out", str(out),
-            "--max-new-tokens", "6", "--max-batch", "3"]  # fmt: skip
+    args = [
+        "test",
+        "--model",
+        str(tiny_model_dirs["llama"]),
+        "--model",
+        str(tiny_model_dirs["qwen2"]),
+        "--prompts",
+        str(jsonl),
+        "--out",
+        str(out),
+        "--max-new-tokens",
+        "6",
+        "--max-batch",
+        "3",
+    ]
     assert _main(monkeypatch, *args) == 0
     rows = _rows(out)
     assert [r["id"] for r in rows] == ["q0", "q1", "q2"] * 2
@@ -87,7 +117,8 @@ def test_expected_answers_are_scored(
     assert [r["f1"] for r in qwen] == f1s
     assert summary["qwen2"]["f1"] == pytest.approx(sum(f1s) / 3)
     assert summary["qwen2"]["exact"] == pytest.approx(
-        sum(exact_match(r["output"], e) for r, e in zip(qwen, llama, strict=True)) / 3)  # fmt: skip
+        sum(exact_match(r["output"], e) for r, e in zip(qwen, llama, strict=True)) / 3
+    )
     lo, hi = summary["qwen2"]["f1_ci"]
     assert lo <= summary["qwen2"]["f1"] <= hi
     md = (out / "results.md").read_text()
@@ -99,9 +130,11 @@ def test_expected_answers_are_scored(
 
 
 def test_a_training_checkpoint_is_a_model(
-    first_run: tuple[Path, list[dict]], tiny_model_dirs: dict[Family, Path], tmp_path: Path,
+    first_run: tuple[Path, list[dict]],
+    tiny_model_dirs: dict[Family, Path],
+    tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
-) -> None:  # fmt: skip
+) -> None:
     """A step-N checkpoint dir (model/, optimizer, RNG, state.json, checksums) of the llama
     weights answers as the llama dir does."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -110,14 +143,26 @@ def test_a_training_checkpoint_is_a_model(
 
     src = tiny_model_dirs["llama"]
     model = AutoModelForCausalLM.from_pretrained(src)
-    ckpt = save_checkpoint(tmp_path / "train", 3, model, AutoTokenizer.from_pretrained(src),
-                           {}, {"epoch": 1})  # fmt: skip
+    ckpt = save_checkpoint(
+        tmp_path / "train", 3, model, AutoTokenizer.from_pretrained(src), {}, {"epoch": 1}
+    )
     assert ckpt.name == "step-000003" and (ckpt / "model" / "config.json").is_file()
     txt = tmp_path / "p.txt"
     txt.write_text("\n".join(PROMPTS) + "\n")
     out = tmp_path / "ck"
-    args = ["test", "--model", str(ckpt), "--prompts", str(txt), "--out", str(out),
-            "--max-new-tokens", "6", "--max-batch", "2"]  # fmt: skip
+    args = [
+        "test",
+        "--model",
+        str(ckpt),
+        "--prompts",
+        str(txt),
+        "--out",
+        str(out),
+        "--max-new-tokens",
+        "6",
+        "--max-batch",
+        "2",
+    ]
     assert _main(monkeypatch, *args) == 0
     rows = _rows(out)
     assert [r["model"] for r in rows] == ["step-000003"] * 3
@@ -145,18 +190,22 @@ def test_bad_prompt_files(tmp_path: Path, text: str, suffix: str, message: str) 
 
 
 def test_cli_errors_are_one_line_and_write_nothing(
-    tiny_model_dirs: dict[Family, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    tiny_model_dirs: dict[Family, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
-) -> None:  # fmt: skip
+) -> None:
     txt = tmp_path / "p.txt"
     txt.write_text("hello\n")
     out = tmp_path / "never"
     cases = [
         (["--model", str(tmp_path / "nope"), "--prompts", str(txt)], "model not found"),
-        (["--model", str(tiny_model_dirs["llama"]), "--prompts", str(tmp_path / "x.txt")],
-         "prompts file not found"),
+        (
+            ["--model", str(tiny_model_dirs["llama"]), "--prompts", str(tmp_path / "x.txt")],
+            "prompts file not found",
+        ),
         (["--model", str(tmp_path), "--prompts", str(txt)], "is not a model folder"),
-    ]  # fmt: skip
+    ]
     for args, message in cases:
         assert _main(monkeypatch, "test", *args, "--out", str(out)) == 1
         err = capsys.readouterr().err.strip()
@@ -165,9 +214,11 @@ def test_cli_errors_are_one_line_and_write_nothing(
 
 
 def test_a_bad_out_is_refused_before_any_model_answers(
-    tiny_model_dirs: dict[Family, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    tiny_model_dirs: dict[Family, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
-) -> None:  # fmt: skip
+) -> None:
     """--out that is a file, inside the model tested, or inside a workspace: one line, and
     no model loaded (run_models is never reached)."""
     import jupiter.batch.run as batch_run
@@ -183,20 +234,26 @@ def test_a_bad_out_is_refused_before_any_model_answers(
     ws.mkdir(parents=True)
     (ws / "jupiter.sqlite").touch()
     model = tiny_model_dirs["llama"]
-    for out, message in ((tmp_path / "file", "is a file"), (model / "res", "inside the model"),
-                         (ws / "res", "inside the workspace"),
-                         (tmp_path, "holds the input")):  # results.jsonl could be the prompts  # fmt: skip
-        code = _main(monkeypatch, "test", "--model", str(model), "--prompts", str(txt), "--out",
-                     str(out))  # fmt: skip
+    for out, message in (
+        (tmp_path / "file", "is a file"),
+        (model / "res", "inside the model"),
+        (ws / "res", "inside the workspace"),
+        (tmp_path, "holds the input"),
+    ):  # results.jsonl could be the prompts
+        code = _main(
+            monkeypatch, "test", "--model", str(model), "--prompts", str(txt), "--out", str(out)
+        )
         err = capsys.readouterr().err.strip()
         assert code == 1 and message in err and len(err.splitlines()) == 1, err
     assert not (model / "res").exists() and not (ws / "res").exists()
 
 
 def test_a_second_writer_of_the_same_out_fails_before_any_model_answers(
-    tiny_model_dirs: dict[Family, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    tiny_model_dirs: dict[Family, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
-) -> None:  # fmt: skip
+) -> None:
     import subprocess
 
     import jupiter.batch.run as batch_run
@@ -212,8 +269,16 @@ def test_a_second_writer_of_the_same_out_fails_before_any_model_answers(
     writer = subprocess.Popen(["sleep", "60"])  # another live process holds the lock
     try:
         lock.write_text(str(writer.pid))
-        code = _main(monkeypatch, "test", "--model", str(tiny_model_dirs["llama"]),
-                     "--prompts", str(txt), "--out", str(out))  # fmt: skip
+        code = _main(
+            monkeypatch,
+            "test",
+            "--model",
+            str(tiny_model_dirs["llama"]),
+            "--prompts",
+            str(txt),
+            "--out",
+            str(out),
+        )
     finally:
         writer.kill()
         writer.wait()
@@ -223,9 +288,11 @@ def test_a_second_writer_of_the_same_out_fails_before_any_model_answers(
 
 
 def test_every_model_is_checked_before_the_first_answers(
-    tiny_model_dirs: dict[Family, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    tiny_model_dirs: dict[Family, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
-) -> None:  # fmt: skip
+) -> None:
     """A damaged second --model was found only after the first had answered every prompt."""
     import shutil
 
@@ -241,8 +308,18 @@ def test_every_model_is_checked_before_the_first_answers(
     weights.write_bytes(weights.read_bytes()[:1000])
     txt = tmp_path / "p.txt"
     txt.write_text("hello\n")
-    code = _main(monkeypatch, "test", "--model", str(tiny_model_dirs["llama"]), "--model",
-                 str(broken), "--prompts", str(txt), "--out", str(tmp_path / "res"))  # fmt: skip
+    code = _main(
+        monkeypatch,
+        "test",
+        "--model",
+        str(tiny_model_dirs["llama"]),
+        "--model",
+        str(broken),
+        "--prompts",
+        str(txt),
+        "--out",
+        str(tmp_path / "res"),
+    )
     err = capsys.readouterr().err.strip()
     assert code == 1 and len(err.splitlines()) == 1 and "broken/model.safetensors" in err, err
     assert not (tmp_path / "res").exists()

@@ -53,8 +53,17 @@ from harness import emit, out_arg, run_cli, run_cli_process, store_digest, tree_
 
 # an existing workspace has collected already: a bad source or data file is not read again
 # by `start`, so those cases run on a fresh home only
-SEEDABLE = {"badinput", "yaml_syntax", "eval_set", "references", "model_dirs", "yaml_type",
-            "yaml_range", "yaml_enum", "yaml_unknown_key"}  # fmt: skip
+SEEDABLE = {
+    "badinput",
+    "yaml_syntax",
+    "eval_set",
+    "references",
+    "model_dirs",
+    "yaml_type",
+    "yaml_range",
+    "yaml_enum",
+    "yaml_unknown_key",
+}
 
 
 def seedable(case: Case) -> bool:
@@ -66,10 +75,22 @@ def all_cases() -> list[Case]:
     """Every case; the seeded ones alternate inside the generated families so both a fresh
     home (no store may appear) and an existing store (its bytes may not change) are seen."""
     out: list[Case] = []
-    families = [badinput_cases, yaml_syntax_cases, sources_cases, data_line_cases,
-                eval_set_cases, references_cases, model_dir_cases, cli_cases, cluster_cases,
-                yaml_type_cases, yaml_range_cases, yaml_enum_cases, yaml_unknown_key_cases,
-                command_cases]  # fmt: skip
+    families = [
+        badinput_cases,
+        yaml_syntax_cases,
+        sources_cases,
+        data_line_cases,
+        eval_set_cases,
+        references_cases,
+        model_dir_cases,
+        cli_cases,
+        cluster_cases,
+        yaml_type_cases,
+        yaml_range_cases,
+        yaml_enum_cases,
+        yaml_unknown_key_cases,
+        command_cases,
+    ]
     for family in families:
         for i, case in enumerate(family()):
             if not case.seeded and case.argv == START and i % 2 == 1 and seedable(case):
@@ -84,21 +105,36 @@ def all_cases() -> list[Case]:
 # cases the corpus found failing on the code before the chaos suite (one per kind of fix;
 # docs/RELIABILITY.md lists all 76): tests/chaos runs them as regression tests
 FIXED_BY_THE_SUITE = (
-    "sources/exec_logs_since_after_until", "data_lines/csv/latin1",
-    "references/general_path_missing", "references/lm_eval_include_missing",
-    "references/level_dataset_missing", "references/level_dataset_latin1",
-    "references/task_template_missing", "references/judge_template_missing",
-    "references/transformers_teacher_empty", "references/cluster_teacher_without_cluster",
-    "references/eval_judge_unreachable", "references/no_eval_set_possible",
-    "model_dirs/serve/config_hidden_size_string", "model_dirs/serve/weights_wrong_tensors",
-    "model_dirs/chat/weights_wrong_tensors", "model_dirs/eval/tokenizer_corrupt",
-    "model_dirs/model.base/weights_wrong_tensors", "model_dirs/model.base/tokenizer_corrupt",
-    "model_dirs/generator.model_path/config_unknown_family", "model_dirs/serve/gguf_garbage",
-    "cli/start/option_typo", "cli/no_command_args_typo", "cli/serve/port_too_high",
-    "cli/eval/passages_without_open_book", "cli/data_export/split_not_summing",
-    "cli/config_presets/context_zero", "cli/doctor/cluster_file_missing",
-    "cli/merge/weight_not_number", "cluster/plan/duplicate_node_names",
-)  # fmt: skip
+    "sources/exec_logs_since_after_until",
+    "data_lines/csv/latin1",
+    "references/general_path_missing",
+    "references/lm_eval_include_missing",
+    "references/level_dataset_missing",
+    "references/level_dataset_latin1",
+    "references/task_template_missing",
+    "references/judge_template_missing",
+    "references/transformers_teacher_empty",
+    "references/cluster_teacher_without_cluster",
+    "references/eval_judge_unreachable",
+    "references/no_eval_set_possible",
+    "model_dirs/serve/config_hidden_size_string",
+    "model_dirs/serve/weights_wrong_tensors",
+    "model_dirs/chat/weights_wrong_tensors",
+    "model_dirs/eval/tokenizer_corrupt",
+    "model_dirs/model.base/weights_wrong_tensors",
+    "model_dirs/model.base/tokenizer_corrupt",
+    "model_dirs/generator.model_path/config_unknown_family",
+    "model_dirs/serve/gguf_garbage",
+    "cli/start/option_typo",
+    "cli/no_command_args_typo",
+    "cli/serve/port_too_high",
+    "cli/eval/passages_without_open_book",
+    "cli/data_export/split_not_summing",
+    "cli/config_presets/context_zero",
+    "cli/doctor/cluster_file_missing",
+    "cli/merge/weight_not_number",
+    "cluster/plan/duplicate_node_names",
+)
 
 
 def build_fixtures(root: Path) -> Fixtures:
@@ -146,8 +182,9 @@ def prepare(case: Case, home: Path, fx: Fixtures) -> list[str]:
     return argv
 
 
-def judge(case: Case, code: Any, stdout: str, stderr: str, before: dict[str, str],
-          after: dict[str, str]) -> list[str]:  # fmt: skip
+def judge(
+    case: Case, code: Any, stdout: str, stderr: str, before: dict[str, str], after: dict[str, str]
+) -> list[str]:
     """Why the case fails (empty: it passes)."""
     problems = []
     if code == 0:
@@ -177,8 +214,11 @@ def tree_problems(before: dict[str, str], after: dict[str, str]) -> list[str]:
     added = sorted(after.keys() - before.keys())
     gone = sorted(before.keys() - after.keys())
     changed = sorted(k for k in before.keys() & after.keys() if before[k] != after[k])
-    parts = [f"{what} {', '.join(names[:3])}" for what, names in
-             (("wrote", added), ("deleted", gone), ("changed", changed)) if names]  # fmt: skip
+    parts = [
+        f"{what} {', '.join(names[:3])}"
+        for what, names in (("wrote", added), ("deleted", gone), ("changed", changed))
+        if names
+    ]
     return ["files touched: " + "; ".join(parts)]
 
 
@@ -196,8 +236,15 @@ def run_case(case: Case, root: Path, i: int, fx: Fixtures, process: bool = False
         problems += tree_problems(tree_before, tree_digest(trees))
     line = " ".join(out.stderr.split())[:400]
     shutil.rmtree(home, ignore_errors=True)
-    return {"id": case.id, "family": case.family, "code": out.code, "problems": problems,
-            "error": line, "seconds": round(out.seconds, 3), "seeded": case.seeded}  # fmt: skip
+    return {
+        "id": case.id,
+        "family": case.family,
+        "code": out.code,
+        "problems": problems,
+        "error": line,
+        "seconds": round(out.seconds, 3),
+        "seeded": case.seeded,
+    }
 
 
 def warm() -> None:
@@ -215,8 +262,9 @@ def _show(r: dict[str, Any], verbose: bool) -> None:
         print(f"{mark} {r['id']}: {'; '.join(r['problems'])} | {r['error'][:200]}", flush=True)
 
 
-def run_corpus(cases: list[Case], parity: int = 0, verbose: bool = False,
-               http: list[HttpCase] | None = None) -> dict[str, Any]:  # fmt: skip
+def run_corpus(
+    cases: list[Case], parity: int = 0, verbose: bool = False, http: list[HttpCase] | None = None
+) -> dict[str, Any]:
     """The command-line cases in this process, then the HTTP cases against one real
     `jupiter serve` (corpus_http)."""
     root = Path(tempfile.mkdtemp(prefix="jupiter-bad-input-"))
@@ -237,19 +285,26 @@ def run_corpus(cases: list[Case], parity: int = 0, verbose: bool = False,
     return summarize(results, checked, time.perf_counter() - t0)
 
 
-def _parity(cases: list[Case], results: list[dict], root: Path, fx: Fixtures,
-            n: int) -> list[dict]:  # fmt: skip
+def _parity(cases: list[Case], results: list[dict], root: Path, fx: Fixtures, n: int) -> list[dict]:
     """The same verdict and error line from a real process, on n cases."""
     rng = random.Random(18)
     picks = rng.sample(range(len(cases)), min(n, len(cases)))
     out = []
     for i in picks:
         r = run_case(cases[i], root, i, fx, process=True)
-        same = (bool(r["problems"]) == bool(results[i]["problems"])
-                and _norm(r["error"]) == _norm(results[i]["error"]))  # fmt: skip
-        out.append({"id": r["id"], "same": same, "in_process": results[i]["error"][:160],
-                    "process": r["error"][:160], "process_s": r["seconds"],
-                    "in_process_s": results[i]["seconds"]})  # fmt: skip
+        same = bool(r["problems"]) == bool(results[i]["problems"]) and _norm(r["error"]) == _norm(
+            results[i]["error"]
+        )
+        out.append(
+            {
+                "id": r["id"],
+                "same": same,
+                "in_process": results[i]["error"][:160],
+                "process": r["error"][:160],
+                "process_s": r["seconds"],
+                "in_process_s": results[i]["seconds"],
+            }
+        )
     return out
 
 
@@ -269,17 +324,17 @@ def summarize(results: list[dict], parity: list[dict], seconds: float) -> dict[s
     kinds = Counter(p.split(" '")[0].split(":")[0] for r in failed for p in r["problems"])
     passed = len(results) - len(failed)
     return {
-        "cases": len(results), "passed": passed,
+        "cases": len(results),
+        "passed": passed,
         "pass_rate": round(passed / max(1, len(results)), 4),
         "seeded_cases": sum(r["seeded"] for r in results),
         "by_family": {f: {"passed": a, "cases": b} for f, (a, b) in sorted(by_family.items())},
         "failure_kinds": dict(kinds.most_common()),
         "failures": [{k: r[k] for k in ("id", "code", "problems", "error")} for r in failed],
-        "parity": {"checked": len(parity), "same": sum(p["same"] for p in parity),
-                   "cases": parity},
+        "parity": {"checked": len(parity), "same": sum(p["same"] for p in parity), "cases": parity},
         "seconds": round(seconds, 1),
         "mean_case_s": round(sum(r["seconds"] for r in results) / max(1, len(results)), 3),
-    }  # fmt: skip
+    }
 
 
 def select(argv: list[str]) -> tuple[list[Case], list[HttpCase]]:

@@ -55,8 +55,10 @@ def _deep(n: int, open_: str = "[", close: str = "]") -> bytes:
 
 
 def _chunked(body: bytes, size_line: bytes | None = None) -> bytes:
-    head = (b"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
-            b"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")  # fmt: skip
+    head = (
+        b"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+        b"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+    )
     size = size_line if size_line is not None else f"{len(body):x}".encode()
     return head + size + b"\r\n" + body + b"\r\n0\r\n\r\n"
 
@@ -64,17 +66,27 @@ def _chunked(body: bytes, size_line: bytes | None = None) -> bytes:
 def _fields() -> list[HttpCase]:
     """Each chat field given a value the API does not take."""
     bad: dict[str, dict[str, Any]] = {
-        "temperature_negative": {"temperature": -1}, "temperature_three": {"temperature": 3},
-        "temperature_word": {"temperature": "hot"}, "top_p_zero": {"top_p": 0},
-        "top_p_above_one": {"top_p": 1.5}, "max_tokens_zero": {"max_tokens": 0},
-        "max_tokens_negative": {"max_tokens": -5}, "max_tokens_float": {"max_tokens": 2.5},
-        "max_tokens_word": {"max_tokens": "ten"}, "seed_2_pow_70": {"seed": 2**70, "temperature": 1},
-        "seed_below_min": {"seed": -(2**64), "temperature": 1}, "seed_word": {"seed": "abc"},
-        "seed_float": {"seed": 1.5}, "n_two": {"n": 2}, "stop_number": {"stop": 5},
-        "stop_list_of_numbers": {"stop": [1, 2]}, "stream_list": {"stream": [1]},
-        "stream_options_string": {"stream_options": "x"}, "open_book_top_k_zero":
-        {"open_book_top_k": 0}, "max_completion_tokens_negative": {"max_completion_tokens": -1},
-    }  # fmt: skip
+        "temperature_negative": {"temperature": -1},
+        "temperature_three": {"temperature": 3},
+        "temperature_word": {"temperature": "hot"},
+        "top_p_zero": {"top_p": 0},
+        "top_p_above_one": {"top_p": 1.5},
+        "max_tokens_zero": {"max_tokens": 0},
+        "max_tokens_negative": {"max_tokens": -5},
+        "max_tokens_float": {"max_tokens": 2.5},
+        "max_tokens_word": {"max_tokens": "ten"},
+        "seed_2_pow_70": {"seed": 2**70, "temperature": 1},
+        "seed_below_min": {"seed": -(2**64), "temperature": 1},
+        "seed_word": {"seed": "abc"},
+        "seed_float": {"seed": 1.5},
+        "n_two": {"n": 2},
+        "stop_number": {"stop": 5},
+        "stop_list_of_numbers": {"stop": [1, 2]},
+        "stream_list": {"stream": [1]},
+        "stream_options_string": {"stream_options": "x"},
+        "open_book_top_k_zero": {"open_book_top_k": 0},
+        "max_completion_tokens_negative": {"max_completion_tokens": -1},
+    }
     return [HttpCase(f"chat/{name}", _chat(**f)) for name, f in bad.items()]
 
 
@@ -83,23 +95,33 @@ def _non_finite() -> list[HttpCase]:
     out = []
     for field_name in ("temperature", "top_p"):
         for word in ("NaN", "Infinity", "-Infinity"):
-            raw = (f'{{"messages": [{{"role": "user", "content": "hi"}}], "max_tokens": 4, '
-                   f'"{field_name}": {word}}}').encode()  # fmt: skip
+            raw = (
+                f'{{"messages": [{{"role": "user", "content": "hi"}}], "max_tokens": 4, '
+                f'"{field_name}": {word}}}'
+            ).encode()
             out.append(HttpCase(f"chat/{field_name}_{word.lower()}", _post(raw)))
     return out
 
 
 def _messages() -> list[HttpCase]:
     bodies: dict[str, Any] = {
-        "no_messages": {"max_tokens": 4}, "messages_empty": {"messages": []},
-        "messages_a_string": {"messages": "hi"}, "message_without_role": {"messages":
-        [{"content": "hi"}]}, "role_a_number": {"messages": [{"role": 3, "content": "hi"}]},
+        "no_messages": {"max_tokens": 4},
+        "messages_empty": {"messages": []},
+        "messages_a_string": {"messages": "hi"},
+        "message_without_role": {"messages": [{"content": "hi"}]},
+        "role_a_number": {"messages": [{"role": 3, "content": "hi"}]},
         "content_a_number": {"messages": [{"role": "user", "content": 7}]},
-        "content_image_part": {"messages": [{"role": "user", "content": [{"type":
-        "image_url", "image_url": {"url": "http://x/y.png"}}]}]},
+        "content_image_part": {
+            "messages": [
+                {
+                    "role": "user",
+                    "content": [{"type": "image_url", "image_url": {"url": "http://x/y.png"}}],
+                }
+            ]
+        },
         "content_list_of_numbers": {"messages": [{"role": "user", "content": [1, 2]}]},
         "message_a_string": {"messages": ["hi"]},
-    }  # fmt: skip
+    }
     return [HttpCase(f"chat/{name}", _post(b)) for name, b in bodies.items()]
 
 
@@ -113,21 +135,39 @@ def _bodies() -> list[HttpCase]:
         HttpCase("chat/json_string", _post(b'"hello"')),
         HttpCase("chat/json_null", _post(b"null")),
         HttpCase("chat/nested_100k_arrays", _post(_deep(100_000))),
-        HttpCase("chat/nested_50k_objects", _post(('{"a":' * 50_000 + "1" + "}" * 50_000).encode())),
+        HttpCase(
+            "chat/nested_50k_objects", _post(('{"a":' * 50_000 + "1" + "}" * 50_000).encode())
+        ),
         HttpCase("chat/not_utf8", _post(b'{"messages": [{"role": "user", "content": "caf\xe9"}]}')),
-        HttpCase("chat/lone_surrogate", _post(b'{"messages": [{"role": "user", "content": "\\ud800"}]}'),
-                 frozenset({200, 400})),
-        HttpCase("chat/body_over_cap", lambda: _post(b'{"x": "' + b"a" * BIG + b'"}'),
-                 frozenset({413})),
-        HttpCase("chat/body_over_cap_chunked", lambda: _chunked(b'{"x": "' + b"a" * BIG + b'"}'),
-                 frozenset({413})),
-        HttpCase("chat/prompt_3mb", lambda: _chat(content="lever " * (NEAR_CAP // 6)),
-                 frozenset({400, 413})),
-        HttpCase("completions/prompt_3mb", lambda: _completion(prompt="lever " * (NEAR_CAP // 6)),
-                 frozenset({400, 413})),
-        HttpCase("chat/content_length_too_big", http_bytes("POST", CHAT, b"{}", length=BIG),
-                 frozenset({413})),
-    ]  # fmt: skip
+        HttpCase(
+            "chat/lone_surrogate",
+            _post(b'{"messages": [{"role": "user", "content": "\\ud800"}]}'),
+            frozenset({200, 400}),
+        ),
+        HttpCase(
+            "chat/body_over_cap", lambda: _post(b'{"x": "' + b"a" * BIG + b'"}'), frozenset({413})
+        ),
+        HttpCase(
+            "chat/body_over_cap_chunked",
+            lambda: _chunked(b'{"x": "' + b"a" * BIG + b'"}'),
+            frozenset({413}),
+        ),
+        HttpCase(
+            "chat/prompt_3mb",
+            lambda: _chat(content="lever " * (NEAR_CAP // 6)),
+            frozenset({400, 413}),
+        ),
+        HttpCase(
+            "completions/prompt_3mb",
+            lambda: _completion(prompt="lever " * (NEAR_CAP // 6)),
+            frozenset({400, 413}),
+        ),
+        HttpCase(
+            "chat/content_length_too_big",
+            http_bytes("POST", CHAT, b"{}", length=BIG),
+            frozenset({413}),
+        ),
+    ]
 
 
 def _protocol() -> list[HttpCase]:
@@ -137,30 +177,48 @@ def _protocol() -> list[HttpCase]:
         HttpCase("http/get_chat", http_bytes("GET", CHAT, None), frozenset({405})),
         HttpCase("http/put_completions", http_bytes("PUT", COMPLETIONS, b"{}"), frozenset({405})),
         HttpCase("http/garbage_request_line", b"GARBAGE\r\n\r\n", frozenset({400}), False),
-        HttpCase("http/header_without_colon", b"POST /v1/completions HTTP/1.1\r\nHost: x\r\n"
-                 b"NoColonHere\r\n\r\n", frozenset({400}), False),
-        HttpCase("http/header_1mb", http_bytes("GET", "/health", None, {"X-Big": "a" * (1 << 20)}),
-                 frozenset({200, 400, 431}), False),
+        HttpCase(
+            "http/header_without_colon",
+            b"POST /v1/completions HTTP/1.1\r\nHost: x\r\nNoColonHere\r\n\r\n",
+            frozenset({400}),
+            False,
+        ),
+        HttpCase(
+            "http/header_1mb",
+            http_bytes("GET", "/health", None, {"X-Big": "a" * (1 << 20)}),
+            frozenset({200, 400, 431}),
+            False,
+        ),
         HttpCase("http/bad_chunk_size", _chunked(b"{}", b"zz"), frozenset({400}), False),
-        HttpCase("http/content_length_word", b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n"
-                 b"Content-Length: ten\r\n\r\n{}", frozenset({400}), False),
+        HttpCase(
+            "http/content_length_word",
+            b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: ten\r\n\r\n{}",
+            frozenset({400}),
+            False,
+        ),
         HttpCase("chat/unknown_model", _chat(model="no-such-model"), frozenset({404, 400})),
-    ]  # fmt: skip
+    ]
 
 
 def _completions() -> list[HttpCase]:
     bodies: dict[str, dict[str, Any]] = {
-        "no_prompt": {}, "prompt_list_of_two": {"prompt": ["a", "b"]},
-        "prompt_number": {"prompt": 7}, "prompt_token_ids": {"prompt": [1, 2, 3]},
+        "no_prompt": {},
+        "prompt_list_of_two": {"prompt": ["a", "b"]},
+        "prompt_number": {"prompt": 7},
+        "prompt_token_ids": {"prompt": [1, 2, 3]},
         "max_tokens_word": {"prompt": "hi", "max_tokens": "ten"},
         "seed_2_pow_70": {"prompt": "hi", "seed": 2**70, "temperature": 1},
         "temperature_three": {"prompt": "hi", "temperature": 3},
         "stop_dict": {"prompt": "hi", "stop": {"a": 1}},
-    }  # fmt: skip
+    }
     cases = [HttpCase(f"completions/{name}", _completion(**b)) for name, b in bodies.items()]
     cases.append(HttpCase("completions/not_json", _post(b"{'prompt': 'hi'}", COMPLETIONS)))
-    cases.append(HttpCase("completions/temperature_nan", _post(
-        b'{"prompt": "hi", "max_tokens": 4, "temperature": NaN}', COMPLETIONS)))  # fmt: skip
+    cases.append(
+        HttpCase(
+            "completions/temperature_nan",
+            _post(b'{"prompt": "hi", "max_tokens": 4, "temperature": NaN}', COMPLETIONS),
+        )
+    )
     return cases
 
 
@@ -170,13 +228,16 @@ def _hang_ups() -> list[HttpCase]:
     e: frozenset[int] = frozenset()
     return [
         HttpCase("hangup/mid_body", http_bytes("POST", CHAT, whole)[:-20], e),
-        HttpCase("hangup/before_body", http_bytes("POST", CHAT, whole).split(b"\r\n\r\n")[0]
-                 + b"\r\n\r\n", e),
+        HttpCase(
+            "hangup/before_body",
+            http_bytes("POST", CHAT, whole).split(b"\r\n\r\n")[0] + b"\r\n\r\n",
+            e,
+        ),
         HttpCase("hangup/length_lies", http_bytes("POST", CHAT, whole, length=len(whole) + 500), e),
         HttpCase("hangup/mid_headers", b"POST /v1/chat/completions HTTP/1.1\r\nHost: 127", e),
         HttpCase("hangup/mid_chunked", _chunked(whole)[:-30], e),
         HttpCase("hangup/after_request", _chat(), e),
-    ]  # fmt: skip
+    ]
 
 
 def http_cases() -> list[HttpCase]:
@@ -240,9 +301,15 @@ def run_http_case(case: HttpCase, served: Served) -> dict[str, Any]:
         problems.append(f"{len(new)} log lines")
     if served.proc.poll() is not None:
         problems.append("the server died")
-    return {"id": case.id, "family": case.family, "code": status, "problems": problems,
-            "error": body[:200].decode(errors="replace"), "seconds": round(seconds, 3),
-            "seeded": False}  # fmt: skip
+    return {
+        "id": case.id,
+        "family": case.family,
+        "code": status,
+        "problems": problems,
+        "error": body[:200].decode(errors="replace"),
+        "seconds": round(seconds, 3),
+        "seeded": False,
+    }
 
 
 def run_http_corpus(cases: list[HttpCase], model: Path, root: Path) -> list[dict[str, Any]]:

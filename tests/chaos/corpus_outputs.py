@@ -55,8 +55,12 @@ NEW_DAMAGE: dict[str, tuple[Callable[[Path], None], str]] = {
 ALL_DAMAGE = {**DAMAGE, **NEW_DAMAGE}
 
 
-def model_at(rel: str, damage: str = "", extra: Callable[[Path], None] | None = None,
-             yaml_text: str | None = None) -> Setup:  # fmt: skip
+def model_at(
+    rel: str,
+    damage: str = "",
+    extra: Callable[[Path], None] | None = None,
+    yaml_text: str | None = None,
+) -> Setup:
     """A copy of the tiny model at home/rel, damaged as named."""
 
     def setup(home: Path, fx: Fixtures) -> str | None:
@@ -108,11 +112,27 @@ def lock_held(rel_out: str) -> Setup:
     return setup
 
 
-def _c(family: str, name: str, argv: tuple[str, ...], mentions: tuple[str, ...] = (),
-       setup: Setup | None = None, seeded: bool = False, pattern: str = "",
-       yaml: str | None = None) -> Case:  # fmt: skip
-    return Case(family, name, yaml=yaml, setup=setup, argv=argv, mentions=mentions,
-                seeded=seeded, pattern=pattern, untouched=True)  # fmt: skip
+def _c(
+    family: str,
+    name: str,
+    argv: tuple[str, ...],
+    mentions: tuple[str, ...] = (),
+    setup: Setup | None = None,
+    seeded: bool = False,
+    pattern: str = "",
+    yaml: str | None = None,
+) -> Case:
+    return Case(
+        family,
+        name,
+        yaml=yaml,
+        setup=setup,
+        argv=argv,
+        mentions=mentions,
+        seeded=seeded,
+        pattern=pattern,
+        untouched=True,
+    )
 
 
 # ---------------------------------------------------------------------------- export
@@ -125,102 +145,328 @@ def export_cases() -> list[Case]:
     cases = []
     for damage, (_, names) in ALL_DAMAGE.items():
         for to in ("hf", "gguf"):
-            cases.append(_c(f, f"{to}/{damage}", ("export", "--model", f"{H}/m1", "--to", to,
-                            "--out", f"{H}/out"), ("m1", names), model_at("m1", damage)))  # fmt: skip
-    for damage in ("weights_truncated", "weights_missing", "weights_flipped_checksummed",
-                   "weights_nan", "config_not_json"):  # fmt: skip
+            cases.append(
+                _c(
+                    f,
+                    f"{to}/{damage}",
+                    ("export", "--model", f"{H}/m1", "--to", to, "--out", f"{H}/out"),
+                    ("m1", names),
+                    model_at("m1", damage),
+                )
+            )
+    for damage in (
+        "weights_truncated",
+        "weights_missing",
+        "weights_flipped_checksummed",
+        "weights_nan",
+        "config_not_json",
+    ):
         for to in ("ollama", "mlx"):
-            cases.append(_c(f, f"{to}/{damage}", ("export", "--model", f"{H}/m1", "--to", to,
-                            "--out", f"{H}/out"), ("m1",), model_at("m1", damage)))  # fmt: skip
+            cases.append(
+                _c(
+                    f,
+                    f"{to}/{damage}",
+                    ("export", "--model", f"{H}/m1", "--to", to, "--out", f"{H}/out"),
+                    ("m1",),
+                    model_at("m1", damage),
+                )
+            )
     # --out onto what it was given: the model itself, inside it, the folder holding it, the
     # workspace the model lives in and a folder of that workspace; --force or not
-    outs = {"is_the_model": (FINAL, "--out"), "inside_the_model": (f"{FINAL}/gguf", "--out"),
-            "holds_the_model": ("runs/bad/cycles", "--out"), "the_workspace": ("runs/bad", "--out"),
-            "inside_the_workspace": ("runs/bad/exports/x", "--out")}  # fmt: skip
+    outs = {
+        "is_the_model": (FINAL, "--out"),
+        "inside_the_model": (f"{FINAL}/gguf", "--out"),
+        "holds_the_model": ("runs/bad/cycles", "--out"),
+        "the_workspace": ("runs/bad", "--out"),
+        "inside_the_workspace": ("runs/bad/exports/x", "--out"),
+    }
     for to in FORMATS:
         for name, (rel, word) in outs.items():
             for force in (False, True):
-                argv = ("export", "--model", f"{H}/{FINAL}", "--to", to, "--out", f"{H}/{rel}",
-                        *(("--force",) if force else ()))  # fmt: skip
-                cases.append(_c(f, f"{to}/out_{name}{'_force' if force else ''}", argv,
-                                (word,), model_at(FINAL), seeded=True))  # fmt: skip
+                argv = (
+                    "export",
+                    "--model",
+                    f"{H}/{FINAL}",
+                    "--to",
+                    to,
+                    "--out",
+                    f"{H}/{rel}",
+                    *(("--force",) if force else ()),
+                )
+                cases.append(
+                    _c(
+                        f,
+                        f"{to}/out_{name}{'_force' if force else ''}",
+                        argv,
+                        (word,),
+                        model_at(FINAL),
+                        seeded=True,
+                    )
+                )
     M = ("export", "--model", f"{H}/m1")
     mine = files({"mine/notes.txt": "my notes\n"})
     cases += [
-        _c(f, "out_is_a_file", (*M, "--to", "hf", "--out", f"{H}/notes.txt"), ("notes.txt",),
-           both(model_at("m1"), files({"notes.txt": "x"}))),
-        _c(f, "out_under_a_file", (*M, "--to", "hf", "--out", f"{H}/notes.txt/x"),
-           ("notes.txt",), both(model_at("m1"), files({"notes.txt": "x"}))),
-        _c(f, "out_not_jupiters_force", (*M, "--to", "hf", "--out", f"{H}/mine", "--force"),
-           ("mine",), both(model_at("m1"), mine)),
-        _c(f, "out_exists_no_force", (*M, "--to", "gguf", "--out", f"{H}/mine"), ("mine",),
-           both(model_at("m1"), mine)),
-        _c(f, "out_a_merge_force", (*M, "--to", "hf", "--out", f"{H}/merged", "--force"),
-           ("merged",), both(model_at("m1"), files({"merged/merge.json": "{}"}))),
-        _c(f, "out_is_home_force", (*M, "--to", "hf", "--out", H, "--force"), ("--out",),
-           model_at("m1")),
-        _c(f, "out_locked_by_a_live_writer", (*M, "--to", "hf", "--out", f"{H}/new"),
-           ("new",), both(model_at("m1"), lock_held("new"))),
-        _c(f, "out_beside_into_other_model_force", (*M, "--to", "hf", "--out", f"{H}/m2",
-           "--force"), ("m2",), both(model_at("m1"), model_at("m2"))),
-        _c(f, "to_unknown", (*M, "--to", "safetensors", "--out", f"{H}/o"), ("safetensors",),
-           model_at("m1")),
+        _c(
+            f,
+            "out_is_a_file",
+            (*M, "--to", "hf", "--out", f"{H}/notes.txt"),
+            ("notes.txt",),
+            both(model_at("m1"), files({"notes.txt": "x"})),
+        ),
+        _c(
+            f,
+            "out_under_a_file",
+            (*M, "--to", "hf", "--out", f"{H}/notes.txt/x"),
+            ("notes.txt",),
+            both(model_at("m1"), files({"notes.txt": "x"})),
+        ),
+        _c(
+            f,
+            "out_not_jupiters_force",
+            (*M, "--to", "hf", "--out", f"{H}/mine", "--force"),
+            ("mine",),
+            both(model_at("m1"), mine),
+        ),
+        _c(
+            f,
+            "out_exists_no_force",
+            (*M, "--to", "gguf", "--out", f"{H}/mine"),
+            ("mine",),
+            both(model_at("m1"), mine),
+        ),
+        _c(
+            f,
+            "out_a_merge_force",
+            (*M, "--to", "hf", "--out", f"{H}/merged", "--force"),
+            ("merged",),
+            both(model_at("m1"), files({"merged/merge.json": "{}"})),
+        ),
+        _c(
+            f,
+            "out_is_home_force",
+            (*M, "--to", "hf", "--out", H, "--force"),
+            ("--out",),
+            model_at("m1"),
+        ),
+        _c(
+            f,
+            "out_locked_by_a_live_writer",
+            (*M, "--to", "hf", "--out", f"{H}/new"),
+            ("new",),
+            both(model_at("m1"), lock_held("new")),
+        ),
+        _c(
+            f,
+            "out_beside_into_other_model_force",
+            (*M, "--to", "hf", "--out", f"{H}/m2", "--force"),
+            ("m2",),
+            both(model_at("m1"), model_at("m2")),
+        ),
+        _c(
+            f,
+            "to_unknown",
+            (*M, "--to", "safetensors", "--out", f"{H}/o"),
+            ("safetensors",),
+            model_at("m1"),
+        ),
         _c(f, "to_empty", (*M, "--to", "", "--out", f"{H}/o"), ("--to",), model_at("m1")),
         _c(f, "no_to", (*M, "--out", f"{H}/o"), ("--to",), model_at("m1")),
         _c(f, "no_out", (*M, "--to", "hf"), ("--out",), model_at("m1")),
-        _c(f, "hf_quant_q4", (*M, "--to", "hf", "--quant", "q4", "--out", f"{H}/o"), ("q4",),
-           model_at("m1")),
-        _c(f, "gguf_quant_q4_k", (*M, "--to", "gguf", "--quant", "q4_k", "--out",
-           f"{H}/o"), ("q4_k",), model_at("m1")),
-        _c(f, "mlx_quant_q3", (*M, "--to", "mlx", "--quant", "q3", "--out", f"{H}/o"),
-           ("q3",), model_at("m1")),
-        _c(f, "ollama_quant_int8", (*M, "--to", "ollama", "--quant", "int8", "--out",
-           f"{H}/o"), ("int8",), model_at("m1")),
-        _c(f, "model_missing", ("export", "--model", f"{H}/gone", "--to", "hf", "--out",
-           f"{H}/o"), ("gone",)),
-        _c(f, "model_a_file", ("export", "--model", f"{H}/notes.txt", "--to", "hf", "--out",
-           f"{H}/o"), ("notes.txt",), files({"notes.txt": "x"})),
-        _c(f, "model_garbage_gguf", ("export", "--model", f"{H}/m.gguf", "--to", "hf",
-           "--out", f"{H}/o"), ("m.gguf",), files({"m.gguf": b"GGUF" + b"\x07" * 60})),
-        _c(f, "model_ollama_unknown", ("export", "--model", "ollama:no-such-model-xyz",
-           "--to", "hf", "--out", f"{H}/o"), ("no-such-model-xyz",)),
-        _c(f, "model_hub_id_not_cached", ("export", "--model", "nobody/no-such-model-xyz",
-           "--to", "gguf", "--out", f"{H}/o"), ("nobody/no-such-model-xyz",)),
-        _c(f, "model_and_domain", ("export", "--model", f"{H}/m1", "--domain", "{yaml}",
-           "--to", "hf", "--out", f"{H}/o"), ("--model", "--domain"), model_at("m1"),
-           yaml=LOCAL_TEXT),
-        _c(f, "neither_model_nor_domain", ("export", "--to", "hf", "--out", f"{H}/o"),
-           ("--model",)),
-        _c(f, "domain_unknown", ("export", "--domain", "klingon", "--to", "hf", "--out",
-           f"{H}/o"), ("klingon",)),
-        _c(f, "domain_no_student", ("export", "--domain", "{yaml}", "--to", "hf", "--out",
-           f"{H}/o"), ("bad",), yaml=LOCAL_TEXT, seeded=True),
-        _c(f, "domain_before_collect", ("export", "--domain", "{yaml}", "--to", "hf", "--out",
-           f"{H}/o"), ("bad",), yaml=LOCAL_TEXT),
-        _c(f, "cycle_zero", ("export", "--domain", "{yaml}", "--cycle", "0", "--to", "hf",
-           "--out", f"{H}/o"), ("--cycle",), yaml=LOCAL_TEXT, seeded=True),
-        _c(f, "cycle_not_run", ("export", "--domain", "{yaml}", "--cycle", "7", "--to", "hf",
-           "--out", f"{H}/o"), ("7",), yaml=LOCAL_TEXT, seeded=True),
-        _c(f, "cycle_word", ("export", "--domain", "{yaml}", "--cycle", "last", "--to", "hf",
-           "--out", f"{H}/o"), ("--cycle",), yaml=LOCAL_TEXT, seeded=True),
-        _c(f, "checkpoint_bogus", ("export", "--domain", "{yaml}", "--checkpoint", "latest",
-           "--to", "hf", "--out", f"{H}/o"), ("latest",), yaml=LOCAL_TEXT, seeded=True),
-        _c(f, "checkpoint_not_there", ("export", "--domain", "{yaml}", "--checkpoint",
-           "step-99", "--to", "hf", "--out", f"{H}/o"), ("train",), yaml=LOCAL_TEXT,
-           seeded=True),
-        _c(f, "best_without_eval", ("export", "--domain", "{yaml}", "--best", "--to", "hf",
-           "--out", f"{H}/o"), ("bad",), yaml=LOCAL_TEXT, seeded=True),
-        _c(f, "best_with_model", ("export", "--model", f"{H}/m1", "--best", "--to", "hf",
-           "--out", f"{H}/o"), ("--best",), model_at("m1")),
-        _c(f, "adapter_base_missing", ("export", "--model", f"{H}/ad", "--to", "hf", "--out",
-           f"{H}/o"), ("nowhere",), files({"ad/adapter_config.json": json.dumps(
-               {"peft_type": "LORA", "base_model_name_or_path": "/nowhere/base", "r": 4,
-                "target_modules": ["q_proj"], "lora_alpha": 8}),
-               "ad/adapter_model.safetensors": b"\x08" + b"\0" * 7 + b"{}      "})),
-        _c(f, "adapter_config_not_json", ("export", "--model", f"{H}/ad", "--to", "gguf",
-           "--out", f"{H}/o"), ("adapter_config.json",),
-           files({"ad/adapter_config.json": "{peft"})),
-    ]  # fmt: skip
+        _c(
+            f,
+            "hf_quant_q4",
+            (*M, "--to", "hf", "--quant", "q4", "--out", f"{H}/o"),
+            ("q4",),
+            model_at("m1"),
+        ),
+        _c(
+            f,
+            "gguf_quant_q4_k",
+            (*M, "--to", "gguf", "--quant", "q4_k", "--out", f"{H}/o"),
+            ("q4_k",),
+            model_at("m1"),
+        ),
+        _c(
+            f,
+            "mlx_quant_q3",
+            (*M, "--to", "mlx", "--quant", "q3", "--out", f"{H}/o"),
+            ("q3",),
+            model_at("m1"),
+        ),
+        _c(
+            f,
+            "ollama_quant_int8",
+            (*M, "--to", "ollama", "--quant", "int8", "--out", f"{H}/o"),
+            ("int8",),
+            model_at("m1"),
+        ),
+        _c(
+            f,
+            "model_missing",
+            ("export", "--model", f"{H}/gone", "--to", "hf", "--out", f"{H}/o"),
+            ("gone",),
+        ),
+        _c(
+            f,
+            "model_a_file",
+            ("export", "--model", f"{H}/notes.txt", "--to", "hf", "--out", f"{H}/o"),
+            ("notes.txt",),
+            files({"notes.txt": "x"}),
+        ),
+        _c(
+            f,
+            "model_garbage_gguf",
+            ("export", "--model", f"{H}/m.gguf", "--to", "hf", "--out", f"{H}/o"),
+            ("m.gguf",),
+            files({"m.gguf": b"GGUF" + b"\x07" * 60}),
+        ),
+        _c(
+            f,
+            "model_ollama_unknown",
+            ("export", "--model", "ollama:no-such-model-xyz", "--to", "hf", "--out", f"{H}/o"),
+            ("no-such-model-xyz",),
+        ),
+        _c(
+            f,
+            "model_hub_id_not_cached",
+            ("export", "--model", "nobody/no-such-model-xyz", "--to", "gguf", "--out", f"{H}/o"),
+            ("nobody/no-such-model-xyz",),
+        ),
+        _c(
+            f,
+            "model_and_domain",
+            ("export", "--model", f"{H}/m1", "--domain", "{yaml}", "--to", "hf", "--out", f"{H}/o"),
+            ("--model", "--domain"),
+            model_at("m1"),
+            yaml=LOCAL_TEXT,
+        ),
+        _c(
+            f, "neither_model_nor_domain", ("export", "--to", "hf", "--out", f"{H}/o"), ("--model",)
+        ),
+        _c(
+            f,
+            "domain_unknown",
+            ("export", "--domain", "klingon", "--to", "hf", "--out", f"{H}/o"),
+            ("klingon",),
+        ),
+        _c(
+            f,
+            "domain_no_student",
+            ("export", "--domain", "{yaml}", "--to", "hf", "--out", f"{H}/o"),
+            ("bad",),
+            yaml=LOCAL_TEXT,
+            seeded=True,
+        ),
+        _c(
+            f,
+            "domain_before_collect",
+            ("export", "--domain", "{yaml}", "--to", "hf", "--out", f"{H}/o"),
+            ("bad",),
+            yaml=LOCAL_TEXT,
+        ),
+        _c(
+            f,
+            "cycle_zero",
+            ("export", "--domain", "{yaml}", "--cycle", "0", "--to", "hf", "--out", f"{H}/o"),
+            ("--cycle",),
+            yaml=LOCAL_TEXT,
+            seeded=True,
+        ),
+        _c(
+            f,
+            "cycle_not_run",
+            ("export", "--domain", "{yaml}", "--cycle", "7", "--to", "hf", "--out", f"{H}/o"),
+            ("7",),
+            yaml=LOCAL_TEXT,
+            seeded=True,
+        ),
+        _c(
+            f,
+            "cycle_word",
+            ("export", "--domain", "{yaml}", "--cycle", "last", "--to", "hf", "--out", f"{H}/o"),
+            ("--cycle",),
+            yaml=LOCAL_TEXT,
+            seeded=True,
+        ),
+        _c(
+            f,
+            "checkpoint_bogus",
+            (
+                "export",
+                "--domain",
+                "{yaml}",
+                "--checkpoint",
+                "latest",
+                "--to",
+                "hf",
+                "--out",
+                f"{H}/o",
+            ),
+            ("latest",),
+            yaml=LOCAL_TEXT,
+            seeded=True,
+        ),
+        _c(
+            f,
+            "checkpoint_not_there",
+            (
+                "export",
+                "--domain",
+                "{yaml}",
+                "--checkpoint",
+                "step-99",
+                "--to",
+                "hf",
+                "--out",
+                f"{H}/o",
+            ),
+            ("train",),
+            yaml=LOCAL_TEXT,
+            seeded=True,
+        ),
+        _c(
+            f,
+            "best_without_eval",
+            ("export", "--domain", "{yaml}", "--best", "--to", "hf", "--out", f"{H}/o"),
+            ("bad",),
+            yaml=LOCAL_TEXT,
+            seeded=True,
+        ),
+        _c(
+            f,
+            "best_with_model",
+            ("export", "--model", f"{H}/m1", "--best", "--to", "hf", "--out", f"{H}/o"),
+            ("--best",),
+            model_at("m1"),
+        ),
+        _c(
+            f,
+            "adapter_base_missing",
+            ("export", "--model", f"{H}/ad", "--to", "hf", "--out", f"{H}/o"),
+            ("nowhere",),
+            files(
+                {
+                    "ad/adapter_config.json": json.dumps(
+                        {
+                            "peft_type": "LORA",
+                            "base_model_name_or_path": "/nowhere/base",
+                            "r": 4,
+                            "target_modules": ["q_proj"],
+                            "lora_alpha": 8,
+                        }
+                    ),
+                    "ad/adapter_model.safetensors": b"\x08" + b"\0" * 7 + b"{}      ",
+                }
+            ),
+        ),
+        _c(
+            f,
+            "adapter_config_not_json",
+            ("export", "--model", f"{H}/ad", "--to", "gguf", "--out", f"{H}/o"),
+            ("adapter_config.json",),
+            files({"ad/adapter_config.json": "{peft"}),
+        ),
+    ]
     return cases
 
 
@@ -232,92 +478,381 @@ def merge_cases() -> list[Case]:
     ab = both(model_at("x/a"), model_at("x/b"))
     cases = []
     for damage, (_, names) in ALL_DAMAGE.items():
-        cases.append(_c(f, f"input/{damage}", ("merge", "--method", "linear", "--model",
-                        f"{H}/m1", "--model", "{model}", "--out", f"{H}/o"), ("m1", names),
-                        model_at("m1", damage)))  # fmt: skip
-    for damage in ("weights_truncated", "weights_missing", "weights_nan",
-                   "weights_flipped_checksummed", "config_missing", "dir_empty"):  # fmt: skip
-        cases.append(_c(f, f"base/{damage}", ("merge", "--method", "task_arithmetic",
-                        "--model", "{model}", "--model", "{model}", "--base", f"{H}/m1",
-                        "--out", f"{H}/o"), ("m1",), model_at("m1", damage)))  # fmt: skip
-    outs = {"is_an_input": "x/a", "inside_an_input": "x/a/inner", "holds_the_inputs": "x",
-            "the_workspace": "runs/bad", "inside_the_workspace": "runs/bad/merged"}  # fmt: skip
+        cases.append(
+            _c(
+                f,
+                f"input/{damage}",
+                (
+                    "merge",
+                    "--method",
+                    "linear",
+                    "--model",
+                    f"{H}/m1",
+                    "--model",
+                    "{model}",
+                    "--out",
+                    f"{H}/o",
+                ),
+                ("m1", names),
+                model_at("m1", damage),
+            )
+        )
+    for damage in (
+        "weights_truncated",
+        "weights_missing",
+        "weights_nan",
+        "weights_flipped_checksummed",
+        "config_missing",
+        "dir_empty",
+    ):
+        cases.append(
+            _c(
+                f,
+                f"base/{damage}",
+                (
+                    "merge",
+                    "--method",
+                    "task_arithmetic",
+                    "--model",
+                    "{model}",
+                    "--model",
+                    "{model}",
+                    "--base",
+                    f"{H}/m1",
+                    "--out",
+                    f"{H}/o",
+                ),
+                ("m1",),
+                model_at("m1", damage),
+            )
+        )
+    outs = {
+        "is_an_input": "x/a",
+        "inside_an_input": "x/a/inner",
+        "holds_the_inputs": "x",
+        "the_workspace": "runs/bad",
+        "inside_the_workspace": "runs/bad/merged",
+    }
     for name, rel in outs.items():
         for force in (False, True):
-            cases.append(_c(f, f"out_{name}{'_force' if force else ''}",
-                            (*two, "--out", f"{H}/{rel}", *(("--force",) if force else ())),
-                            ("--out",), ab, seeded=True))  # fmt: skip
+            cases.append(
+                _c(
+                    f,
+                    f"out_{name}{'_force' if force else ''}",
+                    (*two, "--out", f"{H}/{rel}", *(("--force",) if force else ())),
+                    ("--out",),
+                    ab,
+                    seeded=True,
+                )
+            )
     for force in (False, True):
-        cases.append(_c(f, f"out_is_the_base{'_force' if force else ''}",
-                        ("merge", "--method", "task_arithmetic", "--model", f"{H}/x/a",
-                         "--model", f"{H}/x/b", "--base", f"{H}/base", "--out", f"{H}/base",
-                         *(("--force",) if force else ())), ("--out",),
-                        both(ab, model_at("base"))))  # fmt: skip
+        cases.append(
+            _c(
+                f,
+                f"out_is_the_base{'_force' if force else ''}",
+                (
+                    "merge",
+                    "--method",
+                    "task_arithmetic",
+                    "--model",
+                    f"{H}/x/a",
+                    "--model",
+                    f"{H}/x/b",
+                    "--base",
+                    f"{H}/base",
+                    "--out",
+                    f"{H}/base",
+                    *(("--force",) if force else ()),
+                ),
+                ("--out",),
+                both(ab, model_at("base")),
+            )
+        )
     OUT = ("--out", f"{H}/o")
-    ta = ("merge", "--method", "task_arithmetic", "--model", "{model}", "--model", "{model}",
-          "--base", "{model}", *OUT)  # fmt: skip
+    ta = (
+        "merge",
+        "--method",
+        "task_arithmetic",
+        "--model",
+        "{model}",
+        "--model",
+        "{model}",
+        "--base",
+        "{model}",
+        *OUT,
+    )
     lin = ("merge", "--method", "linear", "--model", "{model}", "--model", "{model}", *OUT)
     cases += [
-        _c(f, "out_a_file", (*two, "--out", f"{H}/notes.txt"), ("notes.txt",),
-           both(ab, files({"notes.txt": "x"}))),
-        _c(f, "out_export_force", (*two, "--out", f"{H}/exp", "--force"), ("exp",),
-           both(ab, files({"exp/export.json": "{}"}))),
-        _c(f, "out_not_jupiters_force", (*two, "--out", f"{H}/mine", "--force"), ("mine",),
-           both(ab, files({"mine/notes.txt": "mine"}))),
-        _c(f, "out_locked_by_a_live_writer", (*two, "--out", f"{H}/new"), ("new",),
-           both(ab, lock_held("new"))),
+        _c(
+            f,
+            "out_a_file",
+            (*two, "--out", f"{H}/notes.txt"),
+            ("notes.txt",),
+            both(ab, files({"notes.txt": "x"})),
+        ),
+        _c(
+            f,
+            "out_export_force",
+            (*two, "--out", f"{H}/exp", "--force"),
+            ("exp",),
+            both(ab, files({"exp/export.json": "{}"})),
+        ),
+        _c(
+            f,
+            "out_not_jupiters_force",
+            (*two, "--out", f"{H}/mine", "--force"),
+            ("mine",),
+            both(ab, files({"mine/notes.txt": "mine"})),
+        ),
+        _c(
+            f,
+            "out_locked_by_a_live_writer",
+            (*two, "--out", f"{H}/new"),
+            ("new",),
+            both(ab, lock_held("new")),
+        ),
         _c(f, "no_out", two, ("--out",), ab),
         _c(f, "lambda_nan", (*ta, "--lambda", "nan"), ("--lambda",)),
         _c(f, "lambda_inf", (*ta, "--lambda", "inf"), ("--lambda",)),
         _c(f, "lambda_minus_inf", (*ta, "--lambda", "-inf"), ("--lambda",)),
         _c(f, "lambda_word", (*ta, "--lambda", "lots"), ("--lambda",)),
-        _c(f, "lambda_overflows_float16", (*ta, "--lambda", "1e39", "--dtype", "float16"),
-           ("--lambda",)),
+        _c(
+            f,
+            "lambda_overflows_float16",
+            (*ta, "--lambda", "1e39", "--dtype", "float16"),
+            ("--lambda",),
+        ),
         _c(f, "density_nan", (*ta[:2], "ties", *ta[3:], "--density", "nan"), ("--density",)),
         _c(f, "density_zero", (*ta[:2], "ties", *ta[3:], "--density", "0"), ("density",)),
-        _c(f, "density_negative", (*ta[:2], "dare_ties", *ta[3:], "--density", "-0.1"),
-           ("density",)),
-        _c(f, "t_nan", ("merge", "--method", "slerp", "--model", "{model}", "--model",
-           "{model}", *OUT, "--t", "nan"), ("--t",)),
-        _c(f, "t_above_one", ("merge", "--method", "slerp", "--model", "{model}", "--model",
-           "{model}", *OUT, "--t", "1.5"), ("t",)),
-        _c(f, "t_negative", ("merge", "--method", "slerp", "--model", "{model}", "--model",
-           "{model}", *OUT, "--t", "-0.5"), ("t",)),
-        _c(f, "slerp_three_models", ("merge", "--method", "slerp", "--model", "{model}",
-           "--model", "{model}", "--model", "{model}", *OUT), ("slerp",)),
-        _c(f, "trim_fraction_nan", ("merge", "--method", "trimmed_mean", "--model", "{model}",
-           "--model", "{model}", "--model", "{model}", *OUT, "--trim-fraction", "nan"),
-           ("--trim-fraction",)),
-        _c(f, "trim_fraction_half", ("merge", "--method", "trimmed_mean", "--model", "{model}",
-           "--model", "{model}", "--model", "{model}", *OUT, "--trim-fraction", "0.5"),
-           ("trim_fraction",)),
-        _c(f, "byzantine_negative", ("merge", "--method", "krum", "--model", "{model}",
-           "--model", "{model}", "--model", "{model}", *OUT, "--byzantine", "-1"),
-           ("byzantine",)),
-        _c(f, "byzantine_too_many", ("merge", "--method", "krum", "--model", "{model}",
-           "--model", "{model}", "--model", "{model}", *OUT, "--byzantine", "5"),
-           ("byzantine",)),
+        _c(
+            f,
+            "density_negative",
+            (*ta[:2], "dare_ties", *ta[3:], "--density", "-0.1"),
+            ("density",),
+        ),
+        _c(
+            f,
+            "t_nan",
+            (
+                "merge",
+                "--method",
+                "slerp",
+                "--model",
+                "{model}",
+                "--model",
+                "{model}",
+                *OUT,
+                "--t",
+                "nan",
+            ),
+            ("--t",),
+        ),
+        _c(
+            f,
+            "t_above_one",
+            (
+                "merge",
+                "--method",
+                "slerp",
+                "--model",
+                "{model}",
+                "--model",
+                "{model}",
+                *OUT,
+                "--t",
+                "1.5",
+            ),
+            ("t",),
+        ),
+        _c(
+            f,
+            "t_negative",
+            (
+                "merge",
+                "--method",
+                "slerp",
+                "--model",
+                "{model}",
+                "--model",
+                "{model}",
+                *OUT,
+                "--t",
+                "-0.5",
+            ),
+            ("t",),
+        ),
+        _c(
+            f,
+            "slerp_three_models",
+            (
+                "merge",
+                "--method",
+                "slerp",
+                "--model",
+                "{model}",
+                "--model",
+                "{model}",
+                "--model",
+                "{model}",
+                *OUT,
+            ),
+            ("slerp",),
+        ),
+        _c(
+            f,
+            "trim_fraction_nan",
+            (
+                "merge",
+                "--method",
+                "trimmed_mean",
+                "--model",
+                "{model}",
+                "--model",
+                "{model}",
+                "--model",
+                "{model}",
+                *OUT,
+                "--trim-fraction",
+                "nan",
+            ),
+            ("--trim-fraction",),
+        ),
+        _c(
+            f,
+            "trim_fraction_half",
+            (
+                "merge",
+                "--method",
+                "trimmed_mean",
+                "--model",
+                "{model}",
+                "--model",
+                "{model}",
+                "--model",
+                "{model}",
+                *OUT,
+                "--trim-fraction",
+                "0.5",
+            ),
+            ("trim_fraction",),
+        ),
+        _c(
+            f,
+            "byzantine_negative",
+            (
+                "merge",
+                "--method",
+                "krum",
+                "--model",
+                "{model}",
+                "--model",
+                "{model}",
+                "--model",
+                "{model}",
+                *OUT,
+                "--byzantine",
+                "-1",
+            ),
+            ("byzantine",),
+        ),
+        _c(
+            f,
+            "byzantine_too_many",
+            (
+                "merge",
+                "--method",
+                "krum",
+                "--model",
+                "{model}",
+                "--model",
+                "{model}",
+                "--model",
+                "{model}",
+                *OUT,
+                "--byzantine",
+                "5",
+            ),
+            ("byzantine",),
+        ),
         _c(f, "dtype_float8", (*lin, "--dtype", "float8"), ("float8",)),
         _c(f, "lora_unknown", (*lin, "--lora", "sum"), ("sum",)),
-        _c(f, "ties_without_base", ("merge", "--method", "ties", "--model", "{model}",
-           "--model", "{model}", *OUT), ("--base",)),
-        _c(f, "weight_nan", ("merge", "--method", "weighted", "--model", "{model}:nan",
-           "--model", "{model}", *OUT), ("nan",)),
-        _c(f, "weight_inf", ("merge", "--method", "weighted", "--model", "{model}:inf",
-           "--model", "{model}", *OUT), ("inf",)),
-        _c(f, "weight_negative", ("merge", "--method", "weighted", "--model", "{model}:-1",
-           "--model", "{model}:1", *OUT), ("-1",)),
-        _c(f, "weights_all_zero", ("merge", "--method", "weighted", "--model", "{model}:0",
-           "--model", "{model}:0", *OUT), ("weight",)),
-        _c(f, "weight_on_median", ("merge", "--method", "median", "--model", "{model}:2",
-           "--model", "{model}", "--model", "{model}", *OUT), ("median",)),
+        _c(
+            f,
+            "ties_without_base",
+            ("merge", "--method", "ties", "--model", "{model}", "--model", "{model}", *OUT),
+            ("--base",),
+        ),
+        _c(
+            f,
+            "weight_nan",
+            ("merge", "--method", "weighted", "--model", "{model}:nan", "--model", "{model}", *OUT),
+            ("nan",),
+        ),
+        _c(
+            f,
+            "weight_inf",
+            ("merge", "--method", "weighted", "--model", "{model}:inf", "--model", "{model}", *OUT),
+            ("inf",),
+        ),
+        _c(
+            f,
+            "weight_negative",
+            (
+                "merge",
+                "--method",
+                "weighted",
+                "--model",
+                "{model}:-1",
+                "--model",
+                "{model}:1",
+                *OUT,
+            ),
+            ("-1",),
+        ),
+        _c(
+            f,
+            "weights_all_zero",
+            ("merge", "--method", "weighted", "--model", "{model}:0", "--model", "{model}:0", *OUT),
+            ("weight",),
+        ),
+        _c(
+            f,
+            "weight_on_median",
+            (
+                "merge",
+                "--method",
+                "median",
+                "--model",
+                "{model}:2",
+                "--model",
+                "{model}",
+                "--model",
+                "{model}",
+                *OUT,
+            ),
+            ("median",),
+        ),
         _c(f, "max_items_zero", (*lin, "--max-items", "0"), ("--max-items",)),
         _c(f, "qa_missing", (*lin, "--qa", f"{H}/nope.jsonl"), ("nope.jsonl",)),
         _c(f, "heldout_missing", (*lin, "--heldout", f"{H}/nope.txt"), ("nope.txt",)),
         _c(f, "domain_unknown", (*lin, "--domain", "klingon"), ("klingon",)),
-        _c(f, "different_architectures", ("merge", "--method", "linear", "--model",
-           "{model}", "--model", f"{H}/qwen-model", *OUT), ("qwen-model",), _other_family("qwen-model")),
-    ]  # fmt: skip
+        _c(
+            f,
+            "different_architectures",
+            (
+                "merge",
+                "--method",
+                "linear",
+                "--model",
+                "{model}",
+                "--model",
+                f"{H}/qwen-model",
+                *OUT,
+            ),
+            ("qwen-model",),
+            _other_family("qwen-model"),
+        ),
+    ]
     cases += recipe_cases()
     return cases
 
@@ -331,8 +866,9 @@ def _other_family(rel: str) -> Setup:
     return setup
 
 
-def _recipe(head: str, models: str = "[{model: {model}}, {model: {model}}]",
-            out: str = "{home}/o") -> str:  # fmt: skip
+def _recipe(
+    head: str, models: str = "[{model: {model}}, {model: {model}}]", out: str = "{home}/o"
+) -> str:
     return f"{head}\nmodels: {models}\nout: {out}\n"
 
 
@@ -340,8 +876,11 @@ def recipe_file(text: str | bytes) -> Setup:
     """r.yaml, with {model} and {home} filled in."""
 
     def setup(home: Path, fx: Fixtures) -> None:
-        data = text if isinstance(text, bytes) else (
-            text.replace("{model}", str(fx.model)).replace("{home}", str(home)).encode())  # fmt: skip
+        data = (
+            text
+            if isinstance(text, bytes)
+            else (text.replace("{model}", str(fx.model)).replace("{home}", str(home)).encode())
+        )
         (home / "r.yaml").write_bytes(data)
 
     return setup
@@ -406,10 +945,25 @@ RECIPES: dict[str, tuple[str | bytes, tuple[str, ...]]] = {
 
 
 def recipe_cases() -> list[Case]:
-    cases = [_c("merge", f"recipe/{name}", ("merge", "--recipe", "{home}/r.yaml"), mentions,
-                recipe_file(text)) for name, (text, mentions) in RECIPES.items()]  # fmt: skip
-    cases.append(_c("merge", "recipe/a_folder", ("merge", "--recipe", "{home}/r.yaml"),
-                    ("r.yaml",), files({"r.yaml/": ""})))  # fmt: skip
+    cases = [
+        _c(
+            "merge",
+            f"recipe/{name}",
+            ("merge", "--recipe", "{home}/r.yaml"),
+            mentions,
+            recipe_file(text),
+        )
+        for name, (text, mentions) in RECIPES.items()
+    ]
+    cases.append(
+        _c(
+            "merge",
+            "recipe/a_folder",
+            ("merge", "--recipe", "{home}/r.yaml"),
+            ("r.yaml",),
+            files({"r.yaml/": ""}),
+        )
+    )
     return cases
 
 

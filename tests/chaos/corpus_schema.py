@@ -147,8 +147,14 @@ def yaml_type_cases() -> list[Case]:
         value = wrong_type(ann)
         if value is not None:
             key = dotted(path)
-            out.append(Case("yaml_type", f"{kind}.{path[-1]}",
-                            dump(place(path, value, kind)), mentions=(key,)))  # fmt: skip
+            out.append(
+                Case(
+                    "yaml_type",
+                    f"{kind}.{path[-1]}",
+                    dump(place(path, value, kind)),
+                    mentions=(key,),
+                )
+            )
     return out
 
 
@@ -183,10 +189,17 @@ def yaml_range_cases() -> list[Case]:
             data = place(path, value, kind or "local")
             out.append(Case("yaml_range", name, dump(data), mentions=(key,)))
     # lists that must not be empty
-    out.append(Case("yaml_range", "sources:empty", "name: bad\nsources: []\n",
-                    mentions=("sources",)))  # fmt: skip
-    out.append(Case("yaml_range", "generator.tasks:empty", dump(place(["generator", "tasks"], [])),
-                    mentions=("generator.tasks",)))  # fmt: skip
+    out.append(
+        Case("yaml_range", "sources:empty", "name: bad\nsources: []\n", mentions=("sources",))
+    )
+    out.append(
+        Case(
+            "yaml_range",
+            "generator.tasks:empty",
+            dump(place(["generator", "tasks"], [])),
+            mentions=("generator.tasks",),
+        )
+    )
     return out
 
 
@@ -214,8 +227,14 @@ def yaml_enum_cases() -> list[Case]:
         in_list = any(typing.get_origin(k) is list for k in _members(ann))
         data = place(path, [value] if in_list else value, kind or "local")
         key = dotted(path)
-        out.append(Case("yaml_enum", f"{kind + '.' if kind else ''}{key}", dump(data),
-                        mentions=(key, str(value))))  # fmt: skip
+        out.append(
+            Case(
+                "yaml_enum",
+                f"{kind + '.' if kind else ''}{key}",
+                dump(data),
+                mentions=(key, str(value)),
+            )
+        )
     return out
 
 
@@ -248,8 +267,11 @@ def yaml_unknown_key_cases() -> list[Case]:
             out.append(Case("yaml_unknown_key", key, dump(data), mentions=(f"'{key}'",)))
     for kind, item in SOURCE_ITEMS.items():
         data = {**LOCAL, "sources": [{**item, "max_docs": 10}]}
-        out.append(Case("yaml_unknown_key", f"sources.{kind}", dump(data),
-                        mentions=("sources.0.max_docs",)))  # fmt: skip
+        out.append(
+            Case(
+                "yaml_unknown_key", f"sources.{kind}", dump(data), mentions=("sources.0.max_docs",)
+            )
+        )
     return out
 
 

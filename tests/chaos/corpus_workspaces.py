@@ -47,10 +47,18 @@ def _store_a_folder(home: Path, fx: Fixtures) -> str:
 
 
 # what the error line names for each damaged store
-STORE_NAMED = {"garbage": "jupiter.sqlite", "truncated": "jupiter.sqlite",
-               "foreign": "jupiter.sqlite", "a_folder": "runs/bad"}  # fmt: skip
-STORES: dict[str, Setup] = {"garbage": _garbage_store, "truncated": _truncated_store,
-                            "foreign": _foreign_store, "a_folder": _store_a_folder}  # fmt: skip
+STORE_NAMED = {
+    "garbage": "jupiter.sqlite",
+    "truncated": "jupiter.sqlite",
+    "foreign": "jupiter.sqlite",
+    "a_folder": "runs/bad",
+}
+STORES: dict[str, Setup] = {
+    "garbage": _garbage_store,
+    "truncated": _truncated_store,
+    "foreign": _foreign_store,
+    "a_folder": _store_a_folder,
+}
 
 
 def dashboard_cases() -> list[Case]:
@@ -59,16 +67,35 @@ def dashboard_cases() -> list[Case]:
     return [
         _c(f, "port_word", (*D, "--port", "http"), ("--port",), yaml=LOCAL_TEXT),
         _c(f, "port_negative", (*D, "--port", "-1"), ("--port",), yaml=LOCAL_TEXT),
-        _c(f, "public_without_key", (*D, "--host", "0.0.0.0", "--port", "0"), ("--api-key",),
-           yaml=LOCAL_TEXT, seeded=True),
-        _c(f, "host_unresolvable", (*D, "--host", "no-such-host.invalid", "--port", "0",
-           "--api-key", "k"), ("no-such-host.invalid",), yaml=LOCAL_TEXT, seeded=True),
+        _c(
+            f,
+            "public_without_key",
+            (*D, "--host", "0.0.0.0", "--port", "0"),
+            ("--api-key",),
+            yaml=LOCAL_TEXT,
+            seeded=True,
+        ),
+        _c(
+            f,
+            "host_unresolvable",
+            (*D, "--host", "no-such-host.invalid", "--port", "0", "--api-key", "k"),
+            ("no-such-host.invalid",),
+            yaml=LOCAL_TEXT,
+            seeded=True,
+        ),
         _c(f, "yaml_broken", (*D, "--port", "0"), ("bad.yaml",), yaml="name: [bad\n"),
-        _c(f, "yaml_unknown_key", (*D, "--port", "0"), ("sorces",),
-           yaml=LOCAL_TEXT + "sorces: []\n"),
-        *[_c(f, f"store_{name}", (*D, "--port", "0"), (STORE_NAMED[name],), setup)
-          for name, setup in STORES.items()],
-    ]  # fmt: skip
+        _c(
+            f,
+            "yaml_unknown_key",
+            (*D, "--port", "0"),
+            ("sorces",),
+            yaml=LOCAL_TEXT + "sorces: []\n",
+        ),
+        *[
+            _c(f, f"store_{name}", (*D, "--port", "0"), (STORE_NAMED[name],), setup)
+            for name, setup in STORES.items()
+        ],
+    ]
 
 
 def doctor_cases() -> list[Case]:
@@ -78,47 +105,107 @@ def doctor_cases() -> list[Case]:
         _c(f, "timeout_inf", ("doctor", "--timeout", "inf"), ("--timeout",)),
         _c(f, "timeout_negative", ("doctor", "--timeout", "-3"), ("--timeout",)),
         _c(f, "timeout_word", ("doctor", "--timeout", "soon"), ("--timeout",)),
-        _c(f, "cluster_file_not_yaml", ("doctor", "--cluster-file", f"{H}/c.yaml"),
-           ("c.yaml",), files({"c.yaml": "nodes: [{host: a\n"})),
-        _c(f, "cluster_file_latin1", ("doctor", "--cluster-file", f"{H}/c.yaml"), ("c.yaml",),
-           files({"c.yaml": "# caf\xe9\nnodes: [{host: a}]\n".encode("latin-1")})),
-        _c(f, "cluster_file_a_folder", ("doctor", "--cluster-file", f"{H}/c.yaml"),
-           ("c.yaml",), files({"c.yaml/": ""})),
-        _c(f, "cluster_file_unknown_key", ("doctor", "--cluster-file", f"{H}/c.yaml"),
-           ("gpus",), files({"c.yaml": "nodes: [{host: a, gpus: 2}]\n"})),
+        _c(
+            f,
+            "cluster_file_not_yaml",
+            ("doctor", "--cluster-file", f"{H}/c.yaml"),
+            ("c.yaml",),
+            files({"c.yaml": "nodes: [{host: a\n"}),
+        ),
+        _c(
+            f,
+            "cluster_file_latin1",
+            ("doctor", "--cluster-file", f"{H}/c.yaml"),
+            ("c.yaml",),
+            files({"c.yaml": "# caf\xe9\nnodes: [{host: a}]\n".encode("latin-1")}),
+        ),
+        _c(
+            f,
+            "cluster_file_a_folder",
+            ("doctor", "--cluster-file", f"{H}/c.yaml"),
+            ("c.yaml",),
+            files({"c.yaml/": ""}),
+        ),
+        _c(
+            f,
+            "cluster_file_unknown_key",
+            ("doctor", "--cluster-file", f"{H}/c.yaml"),
+            ("gpus",),
+            files({"c.yaml": "nodes: [{host: a, gpus: 2}]\n"}),
+        ),
         _c(f, "domain_unknown", ("doctor", "--domain", "klingon"), ("klingon",)),
-        _c(f, "domain_yaml_broken", ("doctor", "--domain", Y), ("bad.yaml",),
-           yaml="name: bad\n\tsources: []\n"),
-        _c(f, "domain_yaml_nan", ("doctor", "--domain", Y), ("train.lr",),
-           yaml=LOCAL_TEXT + "train: {lr: .nan}\n"),
-        _c(f, "json_with_bad_timeout", ("doctor", "--json", "--timeout", "nan"),
-           ("--timeout",)),
-    ]  # fmt: skip
+        _c(
+            f,
+            "domain_yaml_broken",
+            ("doctor", "--domain", Y),
+            ("bad.yaml",),
+            yaml="name: bad\n\tsources: []\n",
+        ),
+        _c(
+            f,
+            "domain_yaml_nan",
+            ("doctor", "--domain", Y),
+            ("train.lr",),
+            yaml=LOCAL_TEXT + "train: {lr: .nan}\n",
+        ),
+        _c(f, "json_with_bad_timeout", ("doctor", "--json", "--timeout", "nan"), ("--timeout",)),
+    ]
 
 
 # ---------------------------------------------------------------- generators, rollback
 def lineage_cases() -> list[Case]:
     cases = []
     for cmd in ("generators", "rollback"):
-        cases += [_c(cmd, f"store_{name}", (cmd, "--domain", Y), (STORE_NAMED[name],), setup)
-                  for name, setup in STORES.items()]  # fmt: skip
+        cases += [
+            _c(cmd, f"store_{name}", (cmd, "--domain", Y), (STORE_NAMED[name],), setup)
+            for name, setup in STORES.items()
+        ]
         cases += [
             _c(cmd, "no_workspace", (cmd, "--domain", Y), ("bad",), yaml=LOCAL_TEXT),
             _c(cmd, "yaml_broken", (cmd, "--domain", Y), ("bad.yaml",), yaml="name: 'bad\n"),
-            _c(cmd, "yaml_not_utf8", (cmd, "--domain", Y), ("bad.yaml",),
-               yaml=b"name: bad\xff\xfe\n"),
-        ]  # fmt: skip
+            _c(
+                cmd,
+                "yaml_not_utf8",
+                (cmd, "--domain", Y),
+                ("bad.yaml",),
+                yaml=b"name: bad\xff\xfe\n",
+            ),
+        ]
     R = ("rollback", "--domain", Y)
     cases += [
-        _c("rollback", "to_empty", (*R, "--to", ""), ("first generator",), yaml=LOCAL_TEXT,
-           seeded=True),
-        _c("rollback", "to_sql_quote", (*R, "--to", "x' OR '1'='1"), ("x' OR '1'='1",),
-           yaml=LOCAL_TEXT, seeded=True),
-        _c("rollback", "to_a_path", (*R, "--to", "{model}"), ("no generator",), yaml=LOCAL_TEXT,
-           seeded=True),
-        _c("rollback", "to_rejected_student", (*R, "--to", "cycle-001-student"),
-           ("cycle-001-student",), yaml=LOCAL_TEXT, seeded=True),
-    ]  # fmt: skip
+        _c(
+            "rollback",
+            "to_empty",
+            (*R, "--to", ""),
+            ("first generator",),
+            yaml=LOCAL_TEXT,
+            seeded=True,
+        ),
+        _c(
+            "rollback",
+            "to_sql_quote",
+            (*R, "--to", "x' OR '1'='1"),
+            ("x' OR '1'='1",),
+            yaml=LOCAL_TEXT,
+            seeded=True,
+        ),
+        _c(
+            "rollback",
+            "to_a_path",
+            (*R, "--to", "{model}"),
+            ("no generator",),
+            yaml=LOCAL_TEXT,
+            seeded=True,
+        ),
+        _c(
+            "rollback",
+            "to_rejected_student",
+            (*R, "--to", "cycle-001-student"),
+            ("cycle-001-student",),
+            yaml=LOCAL_TEXT,
+            seeded=True,
+        ),
+    ]
     return cases
 
 
@@ -194,35 +281,86 @@ def federated_cases() -> list[Case]:
     f = "federated"
     srv = ("federated", "server", "--domain", Y, "--wait-clients", "2")
     given = files({"notes.txt": "x", "k.pem": "not a key", "runs/other/jupiter.sqlite": ""})
-    cases = [_c(f, f"server/{name}", (*srv, *flags), (m,), both(_fed_yaml(), given),
-                seeded=True) for name, (flags, m) in FED_FLAGS.items()]  # fmt: skip
-    cases += [_c(f, f"server/{name}", srv, (m,), _fed_yaml(extra))
-              for name, (extra, m) in FED_YAML.items()]  # fmt: skip
+    cases = [
+        _c(f, f"server/{name}", (*srv, *flags), (m,), both(_fed_yaml(), given), seeded=True)
+        for name, (flags, m) in FED_FLAGS.items()
+    ]
+    cases += [
+        _c(f, f"server/{name}", srv, (m,), _fed_yaml(extra))
+        for name, (extra, m) in FED_YAML.items()
+    ]
     cli = ("federated", "client", "--domain", Y)
     cases += [
         _c(f, "server/no_base_model", srv, ("model.base",), yaml=LOCAL_TEXT),
-        _c(f, "server/base_model_missing", srv, ("gone",),
-           yaml=LOCAL_TEXT + "model: {base: gone}\n"),
-        _c(f, "server/domain_unknown", ("federated", "server", "--domain", "klingon"),
-           ("klingon",)),
+        _c(
+            f,
+            "server/base_model_missing",
+            srv,
+            ("gone",),
+            yaml=LOCAL_TEXT + "model: {base: gone}\n",
+        ),
+        _c(
+            f, "server/domain_unknown", ("federated", "server", "--domain", "klingon"), ("klingon",)
+        ),
         _c(f, "client/no_server", cli, ("--server",), _fed_yaml()),
-        _c(f, "client/server_no_port", (*cli, "--server", "localhost"), ("localhost",),
-           _fed_yaml(), seeded=True),
+        _c(
+            f,
+            "client/server_no_port",
+            (*cli, "--server", "localhost"),
+            ("localhost",),
+            _fed_yaml(),
+            seeded=True,
+        ),
         _c(f, "client/server_empty", (*cli, "--server", ""), ("--server",), _fed_yaml()),
-        _c(f, "client/root_cert_missing", (*cli, "--server", "127.0.0.1:9092", "--root-cert",
-           f"{H}/ca.pem"), ("ca.pem",), _fed_yaml(), seeded=True),
-        _c(f, "client/auth_key_missing", (*cli, "--server", "127.0.0.1:9092", "--auth-key",
-           f"{H}/id"), ("id",), _fed_yaml(), seeded=True),
-        _c(f, "client/auth_key_without_tls", (*cli, "--server", "127.0.0.1:9092", "--auth-key",
-           f"{H}/id"), ("--root-cert",), both(_fed_yaml(), files({"id": "not a key\n"})),
-           seeded=True),
-        _c(f, "client/device_tpu", (*cli, "--server", "127.0.0.1:9092", "--device", "tpu"),
-           ("tpu",), _fed_yaml(), seeded=True),
-        _c(f, "client/no_examples", (*cli, "--server", "127.0.0.1:9092"), ("examples",),
-           _fed_yaml(), seeded=True),
-        _c(f, "client/no_base_model", (*cli, "--server", "127.0.0.1:9092"), ("model.base",),
-           yaml=LOCAL_TEXT, seeded=True),
-    ]  # fmt: skip
+        _c(
+            f,
+            "client/root_cert_missing",
+            (*cli, "--server", "127.0.0.1:9092", "--root-cert", f"{H}/ca.pem"),
+            ("ca.pem",),
+            _fed_yaml(),
+            seeded=True,
+        ),
+        _c(
+            f,
+            "client/auth_key_missing",
+            (*cli, "--server", "127.0.0.1:9092", "--auth-key", f"{H}/id"),
+            ("id",),
+            _fed_yaml(),
+            seeded=True,
+        ),
+        _c(
+            f,
+            "client/auth_key_without_tls",
+            (*cli, "--server", "127.0.0.1:9092", "--auth-key", f"{H}/id"),
+            ("--root-cert",),
+            both(_fed_yaml(), files({"id": "not a key\n"})),
+            seeded=True,
+        ),
+        _c(
+            f,
+            "client/device_tpu",
+            (*cli, "--server", "127.0.0.1:9092", "--device", "tpu"),
+            ("tpu",),
+            _fed_yaml(),
+            seeded=True,
+        ),
+        _c(
+            f,
+            "client/no_examples",
+            (*cli, "--server", "127.0.0.1:9092"),
+            ("examples",),
+            _fed_yaml(),
+            seeded=True,
+        ),
+        _c(
+            f,
+            "client/no_base_model",
+            (*cli, "--server", "127.0.0.1:9092"),
+            ("model.base",),
+            yaml=LOCAL_TEXT,
+            seeded=True,
+        ),
+    ]
     return cases
 
 
@@ -234,11 +372,25 @@ def data_export_cases() -> list[Case]:
     return [
         _c(f, "out_the_workspace", (*X, "--out", f"{H}/runs/bad"), ("--out",), **S),
         _c(f, "out_the_store", (*X, "--out", f"{H}/runs/bad/jupiter.sqlite"), ("--out",), **S),
-        _c(f, "out_a_file", (*X, "--out", f"{H}/notes.txt"), ("notes.txt",),
-           files({"notes.txt": "x"}), seeded=True, yaml=LOCAL_TEXT),
+        _c(
+            f,
+            "out_a_file",
+            (*X, "--out", f"{H}/notes.txt"),
+            ("notes.txt",),
+            files({"notes.txt": "x"}),
+            seeded=True,
+            yaml=LOCAL_TEXT,
+        ),
         _c(f, "out_holds_the_workspace", (*X, "--out", f"{H}/runs"), ("--out",), **S),
-        _c(f, "out_under_a_file", (*X, "--out", f"{H}/notes.txt/x"), ("notes.txt",),
-           files({"notes.txt": "x"}), seeded=True, yaml=LOCAL_TEXT),
+        _c(
+            f,
+            "out_under_a_file",
+            (*X, "--out", f"{H}/notes.txt/x"),
+            ("notes.txt",),
+            files({"notes.txt": "x"}),
+            seeded=True,
+            yaml=LOCAL_TEXT,
+        ),
         _c(f, "split_nan", (*X, "--split", "nan,0.5,0.5"), ("--split",), **S),
         _c(f, "split_inf", (*X, "--split", "inf,0,0"), ("--split",), **S),
         _c(f, "split_negative", (*X, "--split", "1.1,-0.1,0"), ("--split",), **S),
@@ -251,4 +403,4 @@ def data_export_cases() -> list[Case]:
         _c(f, "no_workspace", X, ("bad",), yaml=LOCAL_TEXT),
         _c(f, "store_garbage", X, ("jupiter.sqlite",), _garbage_store),
         _c(f, "no_examples_yet", X, ("examples",), **S),
-    ]  # fmt: skip
+    ]

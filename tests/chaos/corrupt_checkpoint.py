@@ -28,8 +28,16 @@ from typing import Any
 from harness import emit, max_abs_diff, out_arg, tiny_run, tiny_tokenizer
 
 STEPS, EVERY = 12, 3
-CHECKPOINT_FILES = ("model/model.safetensors", "model/config.json", "model/tokenizer.json",
-                    "optimizer.pt", "rng.pt", "state.json", "scheduler.json", "checksums.json")  # fmt: skip
+CHECKPOINT_FILES = (
+    "model/model.safetensors",
+    "model/config.json",
+    "model/tokenizer.json",
+    "optimizer.pt",
+    "rng.pt",
+    "state.json",
+    "scheduler.json",
+    "checksums.json",
+)
 FINAL_FILES = ("model.safetensors", "config.json", "tokenizer.json", "checksums.json")
 
 
@@ -56,20 +64,30 @@ def train_quietly(run: Any, stop_after: int | None = None) -> tuple[Any, list[st
     return result, [str(w.message) for w in seen]
 
 
-def checkpoint_cases(root: Path, tok: Path, ref: Path, files: tuple[str, ...],
-                     damages: tuple[str, ...] = tuple(DAMAGE)) -> list[dict]:  # fmt: skip
+def checkpoint_cases(
+    root: Path,
+    tok: Path,
+    ref: Path,
+    files: tuple[str, ...],
+    damages: tuple[str, ...] = tuple(DAMAGE),
+) -> list[dict]:
     from jupiter.train.checkpoint import latest_checkpoint
 
     partial = root / "partial"
-    train_quietly(tiny_run(tok, partial, max_steps=STEPS, checkpoint_every=EVERY,
-                           keep_checkpoints=10), stop_after=9)  # fmt: skip
+    train_quietly(
+        tiny_run(tok, partial, max_steps=STEPS, checkpoint_every=EVERY, keep_checkpoints=10),
+        stop_after=9,
+    )
     rows = []
     variants = [(f, d) for f in files for d in damages] + [("every checkpoint", "flip")]
     for rel, damage in variants:
         out = root / f"case-{len(rows)}"
         shutil.copytree(partial, out)
-        targets = [out / "step-000009" / rel] if rel != "every checkpoint" else [
-            c / "model" / "model.safetensors" for c in sorted(out.glob("step-*"))]  # fmt: skip
+        targets = (
+            [out / "step-000009" / rel]
+            if rel != "every checkpoint"
+            else [c / "model" / "model.safetensors" for c in sorted(out.glob("step-*"))]
+        )
         for t in targets:
             DAMAGE[damage](t)
         with warnings.catch_warnings(record=True) as seen:
@@ -89,13 +107,19 @@ def checkpoint_cases(root: Path, tok: Path, ref: Path, files: tuple[str, ...],
                 False,
                 f"{type(err).__name__}: {err}",
             )
-        rows.append({
-            "file": rel, "damage": damage, "detected": named,
-            "resumed_from": chosen.name if chosen else "scratch",
-            "warned_on_resume": any("corrupt checkpoint" in w for w in said),
-            "finished": bool(result and result.finished), "max_abs_diff": diff,
-            "bit_identical": same, "error": error[:300],
-        })  # fmt: skip
+        rows.append(
+            {
+                "file": rel,
+                "damage": damage,
+                "detected": named,
+                "resumed_from": chosen.name if chosen else "scratch",
+                "warned_on_resume": any("corrupt checkpoint" in w for w in said),
+                "finished": bool(result and result.finished),
+                "max_abs_diff": diff,
+                "bit_identical": same,
+                "error": error[:300],
+            }
+        )
         shutil.rmtree(out, ignore_errors=True)
     return rows
 
@@ -117,8 +141,9 @@ def final_cases(root: Path, finished: Path, files: tuple[str, ...]) -> list[dict
         for damage in DAMAGE:
             for keep_checkpoint in (True, False):
                 home = root / f"final-{len(rows)}"
-                ws = Workspace(load_domain(str(yaml)), console=Console(file=io.StringIO(),
-                                                                        width=300))  # fmt: skip
+                ws = Workspace(
+                    load_domain(str(yaml)), console=Console(file=io.StringIO(), width=300)
+                )
                 _at_home(home)
                 shutil.copytree(finished, ws.train_dir(1))
                 if not keep_checkpoint:
@@ -135,18 +160,30 @@ def final_cases(root: Path, finished: Path, files: tuple[str, ...]) -> list[dict
                 # without checksums.json intact weights are taken as they are (a final
                 # written before checksums existed); everything else must be noticed
                 unverifiable = rel == "checksums.json" and damage == "missing"
-                one_line = (bool(error) and len(error.splitlines()) == 1
-                            and "student is damaged" in error and rel in error)  # fmt: skip
+                one_line = (
+                    bool(error)
+                    and len(error.splitlines()) == 1
+                    and "student is damaged" in error
+                    and rel in error
+                )
                 if keep_checkpoint or unverifiable:
                     ok = not error and same and ("warning:" in said or unverifiable)
                 else:
                     ok = one_line
-                rows.append({
-                    "file": rel, "damage": damage, "checkpoint_kept": keep_checkpoint,
-                    "ok": ok, "restored": not error, "warned": "warning:" in said,
-                    "bit_identical": same, "max_abs_diff": diff, "one_line_error": one_line,
-                    "error": error[:300],
-                })  # fmt: skip
+                rows.append(
+                    {
+                        "file": rel,
+                        "damage": damage,
+                        "checkpoint_kept": keep_checkpoint,
+                        "ok": ok,
+                        "restored": not error,
+                        "warned": "warning:" in said,
+                        "bit_identical": same,
+                        "max_abs_diff": diff,
+                        "one_line_error": one_line,
+                        "error": error[:300],
+                    }
+                )
                 ws.close()
                 shutil.rmtree(home, ignore_errors=True)
     return rows
@@ -166,8 +203,9 @@ def main(argv: list[str]) -> dict[str, Any]:
     try:
         tok = tiny_tokenizer(root / "tok")
         ref = root / "ref"
-        train_quietly(tiny_run(tok, ref, max_steps=STEPS, checkpoint_every=EVERY,
-                               keep_checkpoints=10))  # fmt: skip
+        train_quietly(
+            tiny_run(tok, ref, max_steps=STEPS, checkpoint_every=EVERY, keep_checkpoints=10)
+        )
         ckpt = checkpoint_cases(root, tok, ref, files)
         final = final_cases(root, ref, FINAL_FILES[:1] if quick else FINAL_FILES)
     finally:
@@ -178,19 +216,21 @@ def main(argv: list[str]) -> dict[str, Any]:
     figures_ok = sum(r["ok"] for r in final)
     figures = {
         "checkpoint": {
-            "cases": len(ckpt), "detected_and_identical": len(ok_ckpt),
+            "cases": len(ckpt),
+            "detected_and_identical": len(ok_ckpt),
             "resumed_from_previous": sum(r["resumed_from"] == "step-000006" for r in ckpt),
             "per_case": ckpt,
         },
         "final_model": {
-            "cases": len(final), "as_expected": figures_ok,
+            "cases": len(final),
+            "as_expected": figures_ok,
             "restored_identical": sum(r["ok"] for r in restorable),
             "restorable_cases": len(restorable),
             "stopped_one_line": sum(r["one_line_error"] for r in stopped),
             "unrestorable_cases": len(stopped),
             "per_case": final,
         },
-    }  # fmt: skip
+    }
     return emit("corrupt checkpoint", figures, out_arg(argv))
 
 

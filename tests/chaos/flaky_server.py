@@ -43,8 +43,18 @@ from harness import emit, out_arg
 
 from fakellm import FakeLLM
 
-KINDS = ("http_500", "http_429", "hang", "slow_drip", "garbage", "empty", "wrong_types",
-         "content_number", "reset", "truncated")  # fmt: skip
+KINDS = (
+    "http_500",
+    "http_429",
+    "hang",
+    "slow_drip",
+    "garbage",
+    "empty",
+    "wrong_types",
+    "content_number",
+    "reset",
+    "truncated",
+)
 TIMEOUT = 1.0  # the client's llm.timeout, seconds
 
 
@@ -175,8 +185,7 @@ def run(requests: int, rate: float, seed: int, root: Path) -> dict[str, Any]:
     ledger = Ledger()
     with FlakyLLM(rate, seed, ledger) as llm:
         home = root / "flaky"
-        yaml = write_domain(home, llm.base_url, requests, concurrency=4, retries=2,
-                            timeout=TIMEOUT)  # fmt: skip
+        yaml = write_domain(home, llm.base_url, requests, concurrency=4, retries=2, timeout=TIMEOUT)
         ledger.segment = 1
         info, seconds, missing = generate_once(yaml, home)
         answered_first = cached(home)
@@ -189,24 +198,34 @@ def run(requests: int, rate: float, seed: int, root: Path) -> dict[str, Any]:
         rows = example_count(home)
     counts = {k: v for k, v in info.get("counts", {}).items() if k.startswith("malformed")}
     return {
-        "requests": requests, "failure_rate": rate, "seed": seed, "client_timeout_s": TIMEOUT,
-        "injected": dict(sorted(llm.injected.items())), "injected_total": sum(llm.injected.values()),
+        "requests": requests,
+        "failure_rate": rate,
+        "seed": seed,
+        "client_timeout_s": TIMEOUT,
+        "injected": dict(sorted(llm.injected.items())),
+        "injected_total": sum(llm.injected.values()),
         "slow_drip_held_s": llm.drips,
         "first_run": {
-            "seconds": round(seconds, 1), "server_requests": len(ledger.of(1)),
-            "retries": info.get("retries"), "failed_after_retries": failed,
-            "malformed_rejects": counts, "answered": len(answered_first),
+            "seconds": round(seconds, 1),
+            "server_requests": len(ledger.of(1)),
+            "retries": info.get("retries"),
+            "failed_after_retries": failed,
+            "malformed_rejects": counts,
+            "answered": len(answered_first),
             "says_missing": missing,
         },
         "second_run": {
-            "seconds": round(seconds2, 1), "asked": len(second),
-            "asked_only_the_unanswered": sorted(second) == sorted(set(ledger.of(1))
-                                                                   - answered_first),
-            "failed": again.get("failed", 0), "says_missing": missing2,
+            "seconds": round(seconds2, 1),
+            "asked": len(second),
+            "asked_only_the_unanswered": sorted(second)
+            == sorted(set(ledger.of(1)) - answered_first),
+            "failed": again.get("failed", 0),
+            "says_missing": missing2,
         },
-        "answered_at_end": len(answered), "queue_rows": rows,
+        "answered_at_end": len(answered),
+        "queue_rows": rows,
         "nothing_lost": rows == requests and not missing2,
-    }  # fmt: skip
+    }
 
 
 def main(argv: list[str]) -> dict[str, Any]:

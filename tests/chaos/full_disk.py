@@ -51,8 +51,11 @@ def namespace_command() -> list[str] | None:
     if not shutil.which("unshare"):
         return None
     root = hasattr(os, "geteuid") and os.geteuid() == 0
-    base = ["unshare", "--mount", "--propagation", "private"] if root else [
-        "unshare", "--user", "--map-root-user", "--mount"]  # fmt: skip
+    base = (
+        ["unshare", "--mount", "--propagation", "private"]
+        if root
+        else ["unshare", "--user", "--map-root-user", "--mount"]
+    )
     probe = subprocess.run([*base, "true"], capture_output=True)
     return base if probe.returncode == 0 else None
 
@@ -60,8 +63,11 @@ def namespace_command() -> list[str] | None:
 @contextlib.contextmanager
 def tmpfs(path: Path, size_mb: int) -> Iterator[Path]:
     path.mkdir(parents=True, exist_ok=True)
-    subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size_mb}m", "tmpfs", str(path)],
-                   check=True, capture_output=True)  # fmt: skip
+    subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size_mb}m", "tmpfs", str(path)],
+        check=True,
+        capture_output=True,
+    )
     try:
         yield path
     finally:
@@ -132,11 +138,16 @@ def checkpoint_case(root: Path, disk: Path | None) -> dict[str, Any]:
     diff, same = max_abs_diff(ref.model_dir, result.model_dir)
     return {
         "disk": "tmpfs" if disk else "patched torch.save (ENOSPC at step 15)",
-        "checkpoint_bytes": size, "error": error[:400], "jupiter_error": not error.startswith("RAW"),
-        "one_line": bool(error) and one_line(error), "left_in_run_dir": left,
-        "nothing_half_written": left == ["step-000005", "step-000010"], "older_intact": intact,
-        "resumed_identical": same, "max_abs_diff": diff,
-    }  # fmt: skip
+        "checkpoint_bytes": size,
+        "error": error[:400],
+        "jupiter_error": not error.startswith("RAW"),
+        "one_line": bool(error) and one_line(error),
+        "left_in_run_dir": left,
+        "nothing_half_written": left == ["step-000005", "step-000010"],
+        "older_intact": intact,
+        "resumed_identical": same,
+        "max_abs_diff": diff,
+    }
 
 
 def integrity(home: Path) -> str:
@@ -158,8 +169,13 @@ def collect_case(root: Path, disk: Path) -> dict[str, Any]:
         with sqlite3.connect(store_path(home)) as con:
             docs = con.execute("SELECT COUNT(*) FROM documents").fetchone()[0]
     filler.unlink()
-    return {"exit": out.code, "one_line": one_line(out.stderr), "error": out.stderr.strip()[:400],
-            "integrity": integrity(home), "documents_written": docs}  # fmt: skip
+    return {
+        "exit": out.code,
+        "one_line": one_line(out.stderr),
+        "error": out.stderr.strip()[:400],
+        "integrity": integrity(home),
+        "documents_written": docs,
+    }
 
 
 def generate_case(root: Path, disk: Path) -> dict[str, Any]:
@@ -184,13 +200,18 @@ def generate_case(root: Path, disk: Path) -> dict[str, Any]:
         again = run_cli(["generate", "--domain", str(yaml)], home, limit=300)
         asked = ledger.of(2)
     return {
-        "exit": first.code, "one_line": one_line(first.stderr),
-        "error": first.stderr.strip()[-400:], "answers_cached_before_full": len(before),
+        "exit": first.code,
+        "one_line": one_line(first.stderr),
+        "error": first.stderr.strip()[-400:],
+        "answers_cached_before_full": len(before),
         # answers reach the queue after the cache: the rerun queues the rest from it
-        "queue_rows_before_full": queued, "integrity": sound, "rerun_exit": again.code,
-        "rerun_asked_again": len(set(asked) & before), "answered_at_end": len(cached(home)),
+        "queue_rows_before_full": queued,
+        "integrity": sound,
+        "rerun_exit": again.code,
+        "rerun_asked_again": len(set(asked) & before),
+        "answered_at_end": len(cached(home)),
         "queue_rows_at_end": example_count(home),
-    }  # fmt: skip
+    }
 
 
 def read_only_case(root: Path) -> dict[str, Any]:
@@ -201,8 +222,9 @@ def read_only_case(root: Path) -> dict[str, Any]:
         ws = home / "runs" / "gen"
         subprocess.run(["mount", "--bind", str(ws), str(ws)], check=True, capture_output=True)
         try:
-            subprocess.run(["mount", "-o", "remount,bind,ro", str(ws)], check=True,
-                           capture_output=True)  # fmt: skip
+            subprocess.run(
+                ["mount", "-o", "remount,bind,ro", str(ws)], check=True, capture_output=True
+            )
             before = store_digest(home)
             gen = run_cli(["generate", "--domain", str(yaml)], home)
             status = run_cli(["status", "--domain", str(yaml)], home)
@@ -211,12 +233,18 @@ def read_only_case(root: Path) -> dict[str, Any]:
             subprocess.run(["umount", "-l", str(ws)], capture_output=True)
     return {
         "how": "read-only bind mount of runs/<domain>/ (root ignores file modes)",
-        "generate": {"exit": gen.code, "one_line": one_line(gen.stderr),
-                     "error": gen.stderr.strip()[:400]},
-        "status": {"exit": status.code, "one_line": one_line(status.stderr) or status.code == 0,
-                   "error": status.stderr.strip()[:400]},
+        "generate": {
+            "exit": gen.code,
+            "one_line": one_line(gen.stderr),
+            "error": gen.stderr.strip()[:400],
+        },
+        "status": {
+            "exit": status.code,
+            "one_line": one_line(status.stderr) or status.code == 0,
+            "error": status.stderr.strip()[:400],
+        },
         "store_unchanged": before == after,
-    }  # fmt: skip
+    }
 
 
 # ------------------------------------------------------------------------------- main
@@ -241,9 +269,11 @@ def inside(argv: list[str]) -> dict[str, Any]:
 def patched(argv: list[str]) -> dict[str, Any]:
     root = Path(tempfile.mkdtemp(prefix="jupiter-full-disk-"))
     try:
-        return {"mounts": "none could be made here: the checkpoint case by a patched write, "
-                          "the others skipped",
-                "checkpoint": checkpoint_case(root, None)}  # fmt: skip
+        return {
+            "mounts": "none could be made here: the checkpoint case by a patched write, "
+            "the others skipped",
+            "checkpoint": checkpoint_case(root, None),
+        }
     finally:
         shutil.rmtree(root, ignore_errors=True)
 

@@ -20,8 +20,14 @@ def identity(messages: Any, seed: Any) -> str:
     return hashlib.sha256(raw.encode()).hexdigest()[:20]
 
 
-def write_domain(home: Path, base_url: str, requests: int, concurrency: int = 2,
-                 retries: int = 3, timeout: float = 120.0) -> Path:  # fmt: skip
+def write_domain(
+    home: Path,
+    base_url: str,
+    requests: int,
+    concurrency: int = 2,
+    retries: int = 3,
+    timeout: float = 120.0,
+) -> Path:
     """docs/ of 12 language-reference pages and a YAML whose generator is the LLM at
     base_url (no continuation examples: every example is an answer)."""
     docs = home / "docs"

@@ -47,10 +47,14 @@ def machine() -> dict[str, Any]:
     import torch
 
     info = {
-        "date": time.strftime("%Y-%m-%d"), "os": f"{platform.system()} {platform.release()}",
-        "cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(),
-        "torch": torch.__version__, "root": os.geteuid() == 0 if hasattr(os, "geteuid") else None,
-    }  # fmt: skip
+        "date": time.strftime("%Y-%m-%d"),
+        "os": f"{platform.system()} {platform.release()}",
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "python": platform.python_version(),
+        "torch": torch.__version__,
+        "root": os.geteuid() == 0 if hasattr(os, "geteuid") else None,
+    }
     with contextlib.suppress(ImportError):
         import mlx.core as mx
 
@@ -103,23 +107,45 @@ def tiny_run(tok_dir: Path, out: Path, **cfg: Any) -> Any:
     seqs = encode_examples(tok, [], texts, raw_text_fraction=1.0, seed=0)
     held = encode_examples(tok, [], texts[::9], raw_text_fraction=1.0, seed=1)
     model_config = LlamaConfig(
-        vocab_size=len(tok), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-        num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64,
-        tie_word_embeddings=True, pad_token_id=tok.pad_token_id,
-        bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id,
-    )  # fmt: skip
+        vocab_size=len(tok),
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=64,
+        tie_word_embeddings=True,
+        pad_token_id=tok.pad_token_id,
+        bos_token_id=tok.bos_token_id,
+        eos_token_id=tok.eos_token_id,
+    )
     base = {
-        "max_steps": 40, "micro_batch_size": 4, "grad_accum": 1, "warmup_steps": 2,
-        "precision": "fp32", "checkpoint_every": 4, "checkpoint_every_epoch": False,
-        "eval_every": 1000, "metrics": [], "log_every": 1, "lr": 3e-3, "loss": "plain",
-        "gradient_checkpointing": False, "keep_checkpoints": 2,
-    }  # fmt: skip
+        "max_steps": 40,
+        "micro_batch_size": 4,
+        "grad_accum": 1,
+        "warmup_steps": 2,
+        "precision": "fp32",
+        "checkpoint_every": 4,
+        "checkpoint_every_epoch": False,
+        "eval_every": 1000,
+        "metrics": [],
+        "log_every": 1,
+        "lr": 3e-3,
+        "loss": "plain",
+        "gradient_checkpointing": False,
+        "keep_checkpoints": 2,
+    }
     return TrainRun(
         PackedDataset(seqs, context_length=32, pad_id=tok.pad_token_id, seed=0),
-        TrainConfig(**{**base, **cfg}), out, tok_dir, model_config=model_config,
+        TrainConfig(**{**base, **cfg}),
+        out,
+        tok_dir,
+        model_config=model_config,
         heldout=PackedDataset(held, context_length=32, pad_id=tok.pad_token_id, seed=0),
-        run_id="chaos", device="cpu", progress=False,
-    )  # fmt: skip
+        run_id="chaos",
+        device="cpu",
+        progress=False,
+    )
 
 
 def trainer_command(spec: Path, backend: str) -> list[str]:
@@ -142,13 +168,21 @@ def max_abs_diff(a_dir: Path, b_dir: Path) -> tuple[float, bool]:
 
 
 # ----------------------------------------------------------------------- processes
-def start_group(cmd: list[str], log: Path, env: dict[str, str] | None = None,
-                cwd: Path | None = None) -> subprocess.Popen[bytes]:  # fmt: skip
+def start_group(
+    cmd: list[str], log: Path, env: dict[str, str] | None = None, cwd: Path | None = None
+) -> subprocess.Popen[bytes]:
     """A process in its own process group (session), output appended to `log`."""
     out = log.open("ab")
     env = dict(os.environ if env is None else env, OMP_NUM_THREADS="1")
-    return subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=cwd,
-                            stdin=subprocess.DEVNULL, start_new_session=True)  # fmt: skip
+    return subprocess.Popen(
+        cmd,
+        stdout=out,
+        stderr=subprocess.STDOUT,
+        env=env,
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,
+    )
 
 
 def kill_group(proc: subprocess.Popen[bytes]) -> None:
@@ -204,8 +238,9 @@ def _child(argv: list[str], home: Path, out_path: Path, err_path: Path) -> None:
         os.setpgid(0, 0)  # its own group: a timeout kills what it started too
         os.chdir(home)
         os.environ.update(JUPITER_HOME=str(home), COLUMNS="200")
-        fds = [os.open(p, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-               for p in (out_path, err_path)]  # fmt: skip
+        fds = [
+            os.open(p, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644) for p in (out_path, err_path)
+        ]
         null = os.open(os.devnull, os.O_RDONLY)
         for fd, target in ((null, 0), (fds[0], 1), (fds[1], 2)):
             os.dup2(fd, target)
@@ -238,9 +273,15 @@ def run_cli_process(argv: list[str], home: Path, limit: int = 120) -> Outcome:
     exe = shutil.which("jupiter", path=str(Path(sys.executable).parent)) or "jupiter"
     t0 = time.perf_counter()
     try:
-        r = subprocess.run([exe, *argv], cwd=home, env=env,
-                           capture_output=True, text=True, timeout=limit,
-                           stdin=subprocess.DEVNULL)  # fmt: skip
+        r = subprocess.run(
+            [exe, *argv],
+            cwd=home,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=limit,
+            stdin=subprocess.DEVNULL,
+        )
     except subprocess.TimeoutExpired as e:
         return Outcome("timeout", str(e.stdout or ""), str(e.stderr or ""), float(limit))
     return Outcome(r.returncode, r.stdout, r.stderr, time.perf_counter() - t0)

@@ -38,15 +38,20 @@ def islands_with_mlx() -> dict[str, tuple[str, int]]:
         return {"torch2": ("torch", 1), "torch": ("torch", 1)}
 
 
-def cluster_run(tok: Path, root: Path, islands: dict[str, tuple[str, int]], rounds: int,
-                **sync: Any) -> Any:  # fmt: skip
+def cluster_run(
+    tok: Path, root: Path, islands: dict[str, tuple[str, int]], rounds: int, **sync: Any
+) -> Any:
     from diloco_setup import cluster, tiny_run
 
     from jupiter.cluster.launch import ClusterRun
 
     run = tiny_run(tok, root / "train", max_steps=rounds * H)
-    return ClusterRun(run, cluster(root / "sync", islands, inner_steps=H, **sync),
-                      str(root / "sync"), root / "train")  # fmt: skip
+    return ClusterRun(
+        run,
+        cluster(root / "sync", islands, inner_steps=H, **sync),
+        str(root / "sync"),
+        root / "train",
+    )
 
 
 def island_killed(tok: Path, root: Path, rounds: int) -> dict[str, Any]:
@@ -64,8 +69,12 @@ def island_killed(tok: Path, root: Path, rounds: int) -> dict[str, Any]:
             procs.start(name)
         until(lambda: procs.latest()["round"] >= 2, 600, "round 2", procs)
         procs.kill("torch")
-        until(lambda: any("torch" in r["skipped"] for r in report(cr.workdir)), 600,
-              "a round without the killed island", procs)  # fmt: skip
+        until(
+            lambda: any("torch" in r["skipped"] for r in report(cr.workdir)),
+            600,
+            "a round without the killed island",
+            procs,
+        )
         procs.start("torch")
         until(lambda: procs.latest()["done"], 900, "the last round", procs)
         codes = [procs.wait(n, 120) for n in ("coordinator", *islands)]
@@ -77,15 +86,17 @@ def island_killed(tok: Path, root: Path, rounds: int) -> dict[str, Any]:
         r["round"] for r in rows if missed and r["round"] > missed[0] and "torch" in r["islands"]
     ]
     return {
-        "islands": {k: v[0] for k, v in islands.items()}, "rounds": rounds,
-        "rounds_completed": len(rows), "exit_codes": codes,
+        "islands": {k: v[0] for k, v in islands.items()},
+        "rounds": rounds,
+        "rounds_completed": len(rows),
+        "exit_codes": codes,
         "killed_island_missed_rounds": missed,
         "killed_island_back_at_round": back[0] if back else None,
         "final_model_written": (cr.workdir / "final" / "model.safetensors").is_file(),
         "heldout_loss": rows[-1]["heldout_loss"],
         "heldout_loss_uninterrupted": ref_rows[-1]["heldout_loss"],
         "loss_ratio": rows[-1]["heldout_loss"] / ref_rows[-1]["heldout_loss"],
-    }  # fmt: skip
+    }
 
 
 def attacked(tok: Path, root: Path, mode: str, aggregate: str, rounds: int) -> list[dict]:
@@ -102,8 +113,12 @@ def attacked(tok: Path, root: Path, mode: str, aggregate: str, rounds: int) -> l
     try:
         for name in ("coordinator", "h1", "h2"):
             procs.start(name)
-        procs.cmds["bad"] = [([sys.executable, str(bad), cr.store_url, "bad", mode,
-                               str(root / "bad")], dict(os.environ))]  # fmt: skip
+        procs.cmds["bad"] = [
+            (
+                [sys.executable, str(bad), cr.store_url, "bad", mode, str(root / "bad")],
+                dict(os.environ),
+            )
+        ]
         if mode == "absent":
             procs.store.put_json(P.error_key("bad"), {"rank": 0, "error": "did not start"})
         else:
@@ -121,10 +136,11 @@ def byzantine_island(tok: Path, root: Path, rounds: int) -> dict[str, Any]:
         rows = attacked(tok, root / f"{mode}-{aggregate}", mode, aggregate, rounds)
         loss = rows[-1]["heldout_loss"]
         out[f"{aggregate}_vs_{mode}"] = {
-            "rounds_completed": len(rows), "heldout_loss": loss,
+            "rounds_completed": len(rows),
+            "heldout_loss": loss,
             "ratio_to_honest": loss / honest if math.isfinite(loss) else float("inf"),
             "rejected": sorted({k for r in rows for k in r.get("rejected", {})}),
-        }  # fmt: skip
+        }
     return out
 
 
@@ -140,8 +156,9 @@ def main(argv: list[str]) -> dict[str, Any]:
         if only in ("", "killed"):
             figures["island_killed"] = island_killed(tok, root / "killed", rounds)
         if only in ("", "byzantine"):
-            figures["byzantine_island"] = byzantine_island(tok, root / "byzantine",
-                                                           max(3, rounds // 2))  # fmt: skip
+            figures["byzantine_island"] = byzantine_island(
+                tok, root / "byzantine", max(3, rounds // 2)
+            )
     finally:
         shutil.rmtree(root, ignore_errors=True)
     return emit("islands", figures, out_arg(argv))

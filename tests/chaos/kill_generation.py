@@ -37,8 +37,9 @@ def jupiter(args: list[str], yaml: Path, home: Path, log: Path) -> Any:
     return start_group(cmd, log, env={**os.environ, "JUPITER_HOME": str(home)}, cwd=home)
 
 
-def run_segment(ledger: Ledger, yaml: Path, home: Path, log: Path, kill_in: float | None,
-                timeout: float = 600) -> dict[str, Any]:  # fmt: skip
+def run_segment(
+    ledger: Ledger, yaml: Path, home: Path, log: Path, kill_in: float | None, timeout: float = 600
+) -> dict[str, Any]:
     """One `jupiter generate`: killed `kill_in` seconds after its first request (None: run
     to its end). What it sent, and what reached the store."""
     before = cached(home)
@@ -59,11 +60,15 @@ def run_segment(ledger: Ledger, yaml: Path, home: Path, log: Path, kill_in: floa
     after = cached(home)
     sent = ledger.of(seg)
     return {
-        "segment": seg, "kill_after_s": kill_in, "ended_before_kill": ended and kill_in is not None,
-        "exit": proc.returncode, "sent": len(sent), "new_answers": len(after - before),
+        "segment": seg,
+        "kill_after_s": kill_in,
+        "ended_before_kill": ended and kill_in is not None,
+        "exit": proc.returncode,
+        "sent": len(sent),
+        "new_answers": len(after - before),
         "asked_again": len(set(sent) & before),  # answers already in the store: must be 0
         "wasted_in_flight": len([i for i in set(sent) if i not in after]),
-    }  # fmt: skip
+    }
 
 
 def run(kills: int, requests: int, delay: float, seed: int, root: Path) -> dict[str, Any]:
@@ -102,14 +107,21 @@ def run(kills: int, requests: int, delay: float, seed: int, root: Path) -> dict[
             assert code == 0, f"reference {cmd} failed: see {log}"
         same = accepted(home) == got
     return {
-        "kills": kills, "requests": requests, "server_delay_s": delay, "seed": seed,
+        "kills": kills,
+        "requests": requests,
+        "server_delay_s": delay,
+        "seed": seed,
         "asked_again": sum(r["asked_again"] for r in rows) + last["asked_again"],
         "wasted_in_flight": sum(r["wasted_in_flight"] for r in rows),
-        "requests_sent": total_sent, "answered": len(answered),
-        "queue_rows": examples, "last_exit": last["exit"],
-        "accepted_same_as_uninterrupted": same, "accepted": len(got),
-        "per_kill": rows, "final_segment": last,
-    }  # fmt: skip
+        "requests_sent": total_sent,
+        "answered": len(answered),
+        "queue_rows": examples,
+        "last_exit": last["exit"],
+        "accepted_same_as_uninterrupted": same,
+        "accepted": len(got),
+        "per_kill": rows,
+        "final_segment": last,
+    }
 
 
 def main(argv: list[str]) -> dict[str, Any]:

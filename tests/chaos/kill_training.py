@@ -68,8 +68,11 @@ def run_to_end(spec: Path, backend: str, log: Path, timeout: float = 900) -> dic
             raise SystemExit(f"{backend} run did not finish in {timeout} s: see {log}")
         time.sleep(0.01)
     end = time.perf_counter()
-    return {"code": proc.returncode, "wall_s": end - t0,
-            "stepping_s": end - (first if first is not None else end)}  # fmt: skip
+    return {
+        "code": proc.returncode,
+        "wall_s": end - t0,
+        "stepping_s": end - (first if first is not None else end),
+    }
 
 
 def run_here(spec: Path, backend: str) -> dict[str, Any]:
@@ -88,8 +91,9 @@ def run_here(spec: Path, backend: str) -> dict[str, Any]:
     return {"code": 0, "wall_s": wall, "stepping_s": wall}
 
 
-def kill_once(spec: Path, backend: str, window: float, rng: random.Random,
-              log: Path) -> dict[str, Any]:  # fmt: skip
+def kill_once(
+    spec: Path, backend: str, window: float, rng: random.Random, log: Path
+) -> dict[str, Any]:
     """Start; wait until a random step of the run is logged, then a random part of a step's
     time more (a checkpoint write is one of the moments it can land in); kill -9 the group.
     A random step rather than a random second: the first checkpoint write takes longer
@@ -106,23 +110,30 @@ def kill_once(spec: Path, backend: str, window: float, rng: random.Random,
     finished = proc.poll() is not None
     kill_group(proc)
     return {
-        "delay_s": round(delay, 3), "target_step": target, "finished_before_kill": finished,
+        "delay_s": round(delay, 3),
+        "target_step": target,
+        "finished_before_kill": finished,
         "step_at_kill": metrics_steps(out),
         "checkpoints": sorted(p.name for p in out.glob("step-*")),
         "torn_writes": sorted(p.name for p in out.glob(".tmp-*")),
-    }  # fmt: skip
+    }
 
 
 def compare(ref: Path, out: Path) -> dict[str, Any]:
     diff, same = max_abs_diff(ref / "final", out / "final")
     a = json.loads((ref.with_name(ref.name + "-spec") / "result.json").read_text())
     b = json.loads((out.with_name(out.name + "-spec") / "result.json").read_text())
-    return {"max_abs_diff": diff, "bit_identical": same, "losses_equal": a["losses"] == b["losses"],
-            "leftover_temps": sorted(p.name for p in out.glob(".tmp-*"))}  # fmt: skip
+    return {
+        "max_abs_diff": diff,
+        "bit_identical": same,
+        "losses_equal": a["losses"] == b["losses"],
+        "leftover_temps": sorted(p.name for p in out.glob(".tmp-*")),
+    }
 
 
-def run_backend(backend: str, kills: int, steps: int, root: Path, rng: random.Random,
-                here: bool = False) -> dict:  # fmt: skip
+def run_backend(
+    backend: str, kills: int, steps: int, root: Path, rng: random.Random, here: bool = False
+) -> dict:
     """`kills` kill-and-resume trials against one reference run. `here`: the reference
     and the resumes run in this process (the killed runs are processes either way)."""
     tok = tiny_tokenizer(root / "tok")
@@ -139,15 +150,23 @@ def run_backend(backend: str, kills: int, steps: int, root: Path, rng: random.Ra
         spec = spec_for(tok, out, steps)
         row = kill_once(spec, backend, timing["stepping_s"], rng, log)
         again = finish(spec, backend)
-        row |= {"resume_code": again["code"], **compare(ref, out)} if again["code"] == 0 else {
-            "resume_code": again["code"], "bit_identical": False}  # fmt: skip
+        row |= (
+            {"resume_code": again["code"], **compare(ref, out)}
+            if again["code"] == 0
+            else {"resume_code": again["code"], "bit_identical": False}
+        )
         rows.append(row)
-        print(f"{backend} kill {k + 1}/{kills}: after {row['delay_s']} s at step "
-              f"{row['step_at_kill']}, torn {row['torn_writes']}, resumed: max |diff| "
-              f"{row.get('max_abs_diff')}, identical {row['bit_identical']}", flush=True)  # fmt: skip
+        print(
+            f"{backend} kill {k + 1}/{kills}: after {row['delay_s']} s at step "
+            f"{row['step_at_kill']}, torn {row['torn_writes']}, resumed: max |diff| "
+            f"{row.get('max_abs_diff')}, identical {row['bit_identical']}",
+            flush=True,
+        )
         shutil.rmtree(out, ignore_errors=True)
     return {
-        "kills": kills, "steps": steps, "checkpoint_every": CHECKPOINT_EVERY,
+        "kills": kills,
+        "steps": steps,
+        "checkpoint_every": CHECKPOINT_EVERY,
         "reference_wall_s": round(timing["wall_s"], 2),
         "reference_stepping_s": round(timing["stepping_s"], 2),
         "bit_identical": sum(bool(r["bit_identical"]) for r in rows),
@@ -156,7 +175,7 @@ def run_backend(backend: str, kills: int, steps: int, root: Path, rng: random.Ra
         "finished_before_kill": sum(r["finished_before_kill"] for r in rows),
         "max_abs_diff": max((r.get("max_abs_diff", float("inf")) for r in rows), default=0.0),
         "per_kill": rows,
-    }  # fmt: skip
+    }
 
 
 def mlx_works() -> bool:

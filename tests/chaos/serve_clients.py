@@ -46,8 +46,10 @@ def start_server(model: Path, log: Path, max_batch: int = 4, limit: float = 180)
     """`jupiter serve --model MODEL --port 0` in its own process group; returns once it
     listens (its first line names the port)."""
     exe = Path(sys.executable).parent / "jupiter"
-    proc = start_group([str(exe), "serve", "--model", str(model), "--port", "0",
-                        "--max-batch", str(max_batch)], log)  # fmt: skip
+    proc = start_group(
+        [str(exe), "serve", "--model", str(model), "--port", "0", "--max-batch", str(max_batch)],
+        log,
+    )
     deadline = time.monotonic() + limit
     while time.monotonic() < deadline:
         found = PORT_LINE.search(log.read_text(errors="replace")) if log.is_file() else None
@@ -60,8 +62,13 @@ def start_server(model: Path, log: Path, max_batch: int = 4, limit: float = 180)
     raise RuntimeError(f"jupiter serve did not start: {log.read_text(errors='replace')[-2000:]}")
 
 
-def http_bytes(method: str, path: str, body: bytes | None, headers: dict[str, str] | None = None,
-               length: int | None = None) -> bytes:  # fmt: skip
+def http_bytes(
+    method: str,
+    path: str,
+    body: bytes | None,
+    headers: dict[str, str] | None = None,
+    length: int | None = None,
+) -> bytes:
     """A raw HTTP/1.1 request; `length` overrides Content-Length (a lie, when given)."""
     head = {"Host": "127.0.0.1", "Connection": "close", **(headers or {})}
     if body is not None:
@@ -71,8 +78,9 @@ def http_bytes(method: str, path: str, body: bytes | None, headers: dict[str, st
     return "\r\n".join(lines).encode("latin-1") + (body or b"")
 
 
-def send_raw(port: int, data: bytes, timeout: float = 60.0,
-             hang_up: bool = False) -> tuple[int | None, bytes]:  # fmt: skip
+def send_raw(
+    port: int, data: bytes, timeout: float = 60.0, hang_up: bool = False
+) -> tuple[int | None, bytes]:
     """Send `data`; (status, body) of the answer, or (None, b"") when `hang_up` (the
     connection closed right after sending) or nothing came back."""
     with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:

@@ -41,14 +41,16 @@ BAD: dict[str, tuple[bytes, bool]] = {
     "nested_100k": (_post(b"[" * 100_000 + b"]" * 100_000), False),
     "seed_2_pow_70": (_post(json.dumps(chat_body(seed=2**70, temperature=1)).encode()), False),
     "hangup_mid_body": (_post(WHOLE)[:-25], True),
-    "temperature_nan": (_post(b'{"messages": [{"role": "user", "content": "hi"}], '
-                              b'"temperature": NaN}'), False),
+    "temperature_nan": (
+        _post(b'{"messages": [{"role": "user", "content": "hi"}], "temperature": NaN}'),
+        False,
+    ),
     "max_tokens_negative": (_post(json.dumps(chat_body(max_tokens=-3)).encode()), False),
     "not_json": (_post(b"{oops"), False),
     "lone_surrogate": (_post(b'{"messages": [{"role": "user", "content": "\\ud800"}]}'), False),
     "messages_empty": (_post(b'{"messages": []}'), False),
     "prompt_over_cap": (_post(json.dumps(chat_body("lever " * 200_000)).encode()), False),
-}  # fmt: skip
+}
 
 
 class Soak:
@@ -123,20 +125,33 @@ def soak(minutes: float, good: int = 3, bad: int = 3, every: float = 5.0) -> dic
     lat = run.latencies
     mbs = [m for _, m in rss]
     return {
-        "minutes": minutes, "good_clients": good, "bad_clients": bad,
-        "good_requests": len(lat) + len(run.failures), "good_failed": len(run.failures),
-        "failures_sample": run.failures[:5], "server_alive_at_end": alive,
-        "latency_s": {"p50": _pct(lat, 0.50), "p95": _pct(lat, 0.95), "p99": _pct(lat, 0.99),
-                      "max": round(max(lat), 3) if lat else None,
-                      "mean": round(statistics.fmean(lat), 3) if lat else None},
-        "rss_mb": {"start": mbs[0] if mbs else None, "end": mbs[-1] if mbs else None,
-                   "peak": max(mbs) if mbs else None, "samples": len(mbs)},
+        "minutes": minutes,
+        "good_clients": good,
+        "bad_clients": bad,
+        "good_requests": len(lat) + len(run.failures),
+        "good_failed": len(run.failures),
+        "failures_sample": run.failures[:5],
+        "server_alive_at_end": alive,
+        "latency_s": {
+            "p50": _pct(lat, 0.50),
+            "p95": _pct(lat, 0.95),
+            "p99": _pct(lat, 0.99),
+            "max": round(max(lat), 3) if lat else None,
+            "mean": round(statistics.fmean(lat), 3) if lat else None,
+        },
+        "rss_mb": {
+            "start": mbs[0] if mbs else None,
+            "end": mbs[-1] if mbs else None,
+            "peak": max(mbs) if mbs else None,
+            "samples": len(mbs),
+        },
         "rss_timeline_mb": rss[:: max(1, len(rss) // 40)],
-        "bad_requests": sum(run.bad.values()), "bad_by_kind": dict(sorted(run.bad.items())),
+        "bad_requests": sum(run.bad.values()),
+        "bad_by_kind": dict(sorted(run.bad.items())),
         "bad_status": dict(sorted(run.bad_status.items())),
         "server_log_lines": len(lines),
         "server_log_tracebacks": sum("Traceback" in ln for ln in lines),
-    }  # fmt: skip
+    }
 
 
 def main(argv: list[str]) -> dict[str, Any]:

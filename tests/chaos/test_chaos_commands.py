@@ -21,8 +21,21 @@ from serve_soak import soak
 
 pytestmark = pytest.mark.slow
 
-COMMANDS = {"export", "merge", "serve_cli", "serve_http", "dashboard", "doctor", "test",
-            "eval_model", "chat", "generators", "rollback", "federated", "data_export"}  # fmt: skip
+COMMANDS = {
+    "export",
+    "merge",
+    "serve_cli",
+    "serve_http",
+    "dashboard",
+    "doctor",
+    "test",
+    "eval_model",
+    "chat",
+    "generators",
+    "rollback",
+    "federated",
+    "data_export",
+}
 
 
 def test_the_commands_corpus_holds_300_distinct_cases_and_the_reported_ones() -> None:
@@ -56,8 +69,9 @@ def test_the_inputs_the_commands_corpus_found_fail_cleanly_now() -> None:
     raw library error, a hang, an input overwritten, or a dead server worker before."""
     by_id = {c.id: c for c in command_cases()}
     http_by_id = {c.id: c for c in http_cases()}
-    fig = run_corpus([by_id[i] for i in FIXED_BY_THE_COMMANDS_CORPUS],
-                     http=[http_by_id[i] for i in HTTP_FIXED])  # fmt: skip
+    fig = run_corpus(
+        [by_id[i] for i in FIXED_BY_THE_COMMANDS_CORPUS], http=[http_by_id[i] for i in HTTP_FIXED]
+    )
     assert fig["cases"] == len(FIXED_BY_THE_COMMANDS_CORPUS) + len(HTTP_FIXED)
     assert fig["passed"] == fig["cases"], fig["failures"]
 

@@ -18,8 +18,10 @@ pytestmark = pytest.mark.slow
 def test_checkpoint_on_a_full_disk_is_one_line_and_nothing_half_written(tmp_path: Path) -> None:
     fig = checkpoint_case(tmp_path, None)
     assert fig["jupiter_error"] and fig["one_line"], fig["error"]
-    assert fig["error"].startswith("cannot write step-000015 in ") and "the disk is full" in fig[
-        "error"]  # fmt: skip
+    assert (
+        fig["error"].startswith("cannot write step-000015 in ")
+        and "the disk is full" in fig["error"]
+    )
     assert fig["left_in_run_dir"] == ["step-000005", "step-000010"]
     assert fig["older_intact"] and fig["resumed_identical"] and fig["max_abs_diff"] == 0.0
 
@@ -28,14 +30,15 @@ def test_checkpoint_on_a_full_disk_is_one_line_and_nothing_half_written(tmp_path
     ("err", "said"),
     [
         (OSError(28, "No space left on device"), "the disk is full"),
-        (RuntimeError("Error while serializing: IoError(Os { code: 28, kind: StorageFull })"),
-         "the disk is full"),
+        (
+            RuntimeError("Error while serializing: IoError(Os { code: 28, kind: StorageFull })"),
+            "the disk is full",
+        ),
         (OSError(30, "Read-only file system"), "the folder is read-only"),
         (RuntimeError("shape mismatch"), None),
     ],
-)  # fmt: skip
-def test_disk_problems_are_told_apart(err: BaseException, said: str | None,
-                                      tmp_path: Path) -> None:  # fmt: skip
+)
+def test_disk_problems_are_told_apart(err: BaseException, said: str | None, tmp_path: Path) -> None:
     assert disk_problem(err, tmp_path) == said
 
 

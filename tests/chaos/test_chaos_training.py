@@ -24,8 +24,9 @@ def test_kill_9_mid_training_resumes_bit_identical(backend: str, tmp_path: Path)
     # on a loaded machine the run can end before a late kill lands: that kill tests
     # nothing, so another moment is drawn (at most three tries)
     for seed in (7, 8, 9):
-        fig = kill_training.run_backend(backend, 1, 40, tmp_path / f"seed{seed}", random.Random(seed),
-                             here=True)  # fmt: skip
+        fig = kill_training.run_backend(
+            backend, 1, 40, tmp_path / f"seed{seed}", random.Random(seed), here=True
+        )
         kill = fig["per_kill"][0]
         if not kill["finished_before_kill"]:
             break
@@ -38,8 +39,15 @@ def test_kill_9_mid_training_resumes_bit_identical(backend: str, tmp_path: Path)
 def finished(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     root = tmp_path_factory.mktemp("corrupt-checkpoint")
     tok = tiny_tokenizer(root / "tok")
-    corrupt_checkpoint.train_quietly(tiny_run(tok, root / "ref", max_steps=corrupt_checkpoint.STEPS,
-                              checkpoint_every=corrupt_checkpoint.EVERY, keep_checkpoints=10))  # fmt: skip
+    corrupt_checkpoint.train_quietly(
+        tiny_run(
+            tok,
+            root / "ref",
+            max_steps=corrupt_checkpoint.STEPS,
+            checkpoint_every=corrupt_checkpoint.EVERY,
+            keep_checkpoints=10,
+        )
+    )
     return tok, root / "ref"
 
 
@@ -47,13 +55,15 @@ def test_damaged_newest_checkpoint_is_skipped_and_the_run_ends_identical(
     finished: tuple[Path, Path], tmp_path: Path
 ) -> None:
     tok, ref = finished
-    rows = corrupt_checkpoint.checkpoint_cases(tmp_path, tok, ref, ("model/model.safetensors", "optimizer.pt"),
-                               ("flip", "missing"))  # fmt: skip
+    rows = corrupt_checkpoint.checkpoint_cases(
+        tmp_path, tok, ref, ("model/model.safetensors", "optimizer.pt"), ("flip", "missing")
+    )
     assert len(rows) == 5  # 2 files x flipped/deleted, and every checkpoint flipped
     for row in rows:
         assert row["detected"] and row["warned_on_resume"] and row["bit_identical"], row
-        assert row["resumed_from"] == ("scratch" if row["file"] == "every checkpoint"
-                                       else "step-000006"), row  # fmt: skip
+        assert row["resumed_from"] == (
+            "scratch" if row["file"] == "every checkpoint" else "step-000006"
+        ), row
 
 
 def test_damaged_final_model_is_restored_or_refused_in_one_line(

@@ -33,9 +33,19 @@ def main(url: str, island: str, mode: str, workdir: str) -> None:
             bad = {n: w.float() - 1e6 * w.float() for n, w in weights.items()}
         else:
             bad = {n: torch.full_like(w.float(), float("nan")) for n, w in weights.items()}
-        info = {"island": island, "round": rnd, "steps": 4, "tokens": 512, "train_s": 1.0,
-                "tokens_per_s": 512.0, "loss": 1.0, "wait_s": 0.0, "digest": meta["digest"],
-                "global_digest": meta["digest"], "step": 4 * (rnd + 1)}  # fmt: skip
+        info = {
+            "island": island,
+            "round": rnd,
+            "steps": 4,
+            "tokens": 512,
+            "train_s": 1.0,
+            "tokens_per_s": 512.0,
+            "loss": 1.0,
+            "wait_s": 0.0,
+            "digest": meta["digest"],
+            "global_digest": meta["digest"],
+            "step": 4 * (rnd + 1),
+        }
         store.put(P.contribution_key(rnd, island), encode(bad, "bf16", {"info": json.dumps(info)}))
         last = rnd
         time.sleep(0.1)

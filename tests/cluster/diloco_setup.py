@@ -47,20 +47,41 @@ def tiny_run(tok_dir: Path, out: Path, **cfg: Any) -> TrainRun:
     held = encode_examples(tok, [], TEXTS[::7], raw_text_fraction=1.0, seed=1)
     data = PackedDataset(seqs, context_length=32, pad_id=tok.pad_token_id, seed=0)
     heldout = PackedDataset(held, context_length=32, pad_id=tok.pad_token_id, seed=0)
-    config = TrainConfig(**{"micro_batch_size": 4, "lr": 3e-3, "min_lr": 3e-4,
-                            "warmup_steps": 2, "checkpoint_every": 1000, "eval_every": 1000,
-                            "precision": "fp32", "metrics": [], **cfg})  # fmt: skip
-    model_config = ModelConfig.from_preset("tiny", len(tok), 32, tok.pad_token_id,
-                                           tok.bos_token_id, tok.eos_token_id)  # fmt: skip
-    return TrainRun(data, config, out, tok_dir, model_config=model_config, heldout=heldout,
-                    progress=False)  # fmt: skip
+    config = TrainConfig(
+        **{
+            "micro_batch_size": 4,
+            "lr": 3e-3,
+            "min_lr": 3e-4,
+            "warmup_steps": 2,
+            "checkpoint_every": 1000,
+            "eval_every": 1000,
+            "precision": "fp32",
+            "metrics": [],
+            **cfg,
+        }
+    )
+    model_config = ModelConfig.from_preset(
+        "tiny", len(tok), 32, tok.pad_token_id, tok.bos_token_id, tok.eos_token_id
+    )
+    return TrainRun(
+        data, config, out, tok_dir, model_config=model_config, heldout=heldout, progress=False
+    )
 
 
 def cluster(store: Path, islands: dict[str, tuple[str, int]], **sync: Any) -> ClusterConfig:
     """islands: name -> (engine, processes), every one on localhost."""
-    nodes = [{"host": "localhost", "name": f"{name}-node", "device_type": "cpu",
-              "backend": engine, "processes": procs, "island": name, "memory_gb": 8}
-             for name, (engine, procs) in islands.items()]  # fmt: skip
+    nodes = [
+        {
+            "host": "localhost",
+            "name": f"{name}-node",
+            "device_type": "cpu",
+            "backend": engine,
+            "processes": procs,
+            "island": name,
+            "memory_gb": 8,
+        }
+        for name, (engine, procs) in islands.items()
+    ]
     settings = {"store": str(store), "heartbeat_s": 2, "round_timeout_s": 300, **sync}
     return ClusterConfig.model_validate({"nodes": nodes, "sync": settings})
 
@@ -77,11 +98,18 @@ class Processes:
         logs.mkdir(parents=True, exist_ok=True)
 
     def start(self, name: str) -> None:
-        cmds = ([(coordinator_command(self.cr.store_url, self.cr.workdir), dict(os.environ))]
-                if name == "coordinator" else self.cmds[name])  # fmt: skip
+        cmds = (
+            [(coordinator_command(self.cr.store_url, self.cr.workdir), dict(os.environ))]
+            if name == "coordinator"
+            else self.cmds[name]
+        )
         out = (self.logs / f"{name}.log").open("ab")
-        self.procs[name] = [subprocess.Popen(c, env=env, stdout=out, stderr=subprocess.STDOUT,
-                                             start_new_session=True) for c, env in cmds]  # fmt: skip
+        self.procs[name] = [
+            subprocess.Popen(
+                c, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+            )
+            for c, env in cmds
+        ]
 
     def kill(self, name: str) -> None:
         """kill -9 of the island's processes, all of them (torchrun's workers too)."""
@@ -109,8 +137,10 @@ class Processes:
         )
 
     def log_tail(self) -> str:
-        return "\n".join(f"--- {p.name}\n{p.read_text(errors='replace')[-3000:]}"
-                         for p in sorted(self.logs.glob("*.log")))  # fmt: skip
+        return "\n".join(
+            f"--- {p.name}\n{p.read_text(errors='replace')[-3000:]}"
+            for p in sorted(self.logs.glob("*.log"))
+        )
 
 
 def until(cond: Callable[[], bool], timeout: float, what: str, procs: Processes) -> None:

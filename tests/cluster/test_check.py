@@ -287,9 +287,19 @@ def test_ssh_argv_quotes_the_command() -> None:
     cluster = ClusterConfig(ssh_options=["-J", "bastion"], nodes=[node])
     argv = ssh_argv(node, cluster, ["python3", "-c", "print('a b')"])
     assert argv == [
-        "ssh", "-o", "BatchMode=yes", "-o", "ConnectTimeout=10", "-p", "2222",
-        "-J", "bastion", "ml@10.0.0.20", "--", "python3 -c 'print('\"'\"'a b'\"'\"')'",
-    ]  # fmt: skip
+        "ssh",
+        "-o",
+        "BatchMode=yes",
+        "-o",
+        "ConnectTimeout=10",
+        "-p",
+        "2222",
+        "-J",
+        "bastion",
+        "ml@10.0.0.20",
+        "--",
+        "python3 -c 'print('\"'\"'a b'\"'\"')'",
+    ]
     tty = ssh_argv(node, cluster, "uptime", tty=True)
     assert tty[tty.index("2222") + 1] == "-tt" and tty[-2:] == ["--", "uptime"]
 

@@ -22,15 +22,32 @@ NAMES = ["fast", "slow", "gone"]
 def make(tmp_path: Path, **sync: object) -> Coordinator:
     store = SyncStore(str(tmp_path / "store"))
     settings = SyncConfig(**{"heartbeat_s": 0.5, "round_timeout_s": 2.0, **sync})  # type: ignore[arg-type]
-    store.put_json(P.PLAN, {"rounds": 3, "sync": settings.model_dump(mode="json"),
-                            "islands": [{"name": n, "engine": "torch"} for n in NAMES]})  # fmt: skip
+    store.put_json(
+        P.PLAN,
+        {
+            "rounds": 3,
+            "sync": settings.model_dump(mode="json"),
+            "islands": [{"name": n, "engine": "torch"} for n in NAMES],
+        },
+    )
     return Coordinator(store, tmp_path / "work", poll_s=0.05)
 
 
-def contribute(c: Coordinator, rnd: int, name: str, pg: torch.Tensor, tokens: int = 100,
-               tps: float = 1000.0) -> None:  # fmt: skip
-    info = {"island": name, "round": rnd, "steps": 4, "tokens": tokens, "train_s": 1.0,
-            "tokens_per_s": tps, "loss": 1.0, "wait_s": 0.5, "digest": "d", "step": 4}  # fmt: skip
+def contribute(
+    c: Coordinator, rnd: int, name: str, pg: torch.Tensor, tokens: int = 100, tps: float = 1000.0
+) -> None:
+    info = {
+        "island": name,
+        "round": rnd,
+        "steps": 4,
+        "tokens": tokens,
+        "train_s": 1.0,
+        "tokens_per_s": tps,
+        "loss": 1.0,
+        "wait_s": 0.5,
+        "digest": "d",
+        "step": 4,
+    }
     c.store.put(
         P.contribution_key(rnd, name), encode({"w": pg}, "bf16", {"info": json.dumps(info)})
     )

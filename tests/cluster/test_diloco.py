@@ -32,8 +32,9 @@ def tok_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def two_island_run(tok_dir: Path, root: Path, rounds: int = ROUNDS) -> ClusterRun:
     run = tiny_run(tok_dir, root / "train", max_steps=rounds * H)
-    return ClusterRun(run, cluster(root / "sync", TWO, inner_steps=H), str(root / "sync"),
-                      root / "train")  # fmt: skip
+    return ClusterRun(
+        run, cluster(root / "sync", TWO, inner_steps=H), str(root / "sync"), root / "train"
+    )
 
 
 @pytest.fixture(scope="module")
@@ -85,8 +86,12 @@ def test_island_killed_mid_round_is_skipped_then_rejoins(tok_dir: Path, tmp_path
             procs.start(name)
         until(lambda: procs.latest()["round"] >= 2, 240, "round 2", procs)
         procs.kill("torch")
-        until(lambda: any("torch" in r["skipped"] for r in report(cr.workdir)), 120,
-              "a round without the killed island", procs)  # fmt: skip
+        until(
+            lambda: any("torch" in r["skipped"] for r in report(cr.workdir)),
+            120,
+            "a round without the killed island",
+            procs,
+        )
         skipped_at = next(r["round"] for r in report(cr.workdir) if "torch" in r["skipped"])
         procs.start("torch")
         until(lambda: procs.latest()["done"], 400, "the last round", procs)

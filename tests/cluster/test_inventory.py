@@ -17,19 +17,39 @@ from jupiter.errors import JupiterError
 
 DOCS = {
     "nodes": [
-        {"host": "studio.local", "name": "studio1", "device_type": "mac", "memory_gb": 192,
-         "ips": ["169.254.1.1"]},
+        {
+            "host": "studio.local",
+            "name": "studio1",
+            "device_type": "mac",
+            "memory_gb": 192,
+            "ips": ["169.254.1.1"],
+        },
         {"host": "mini.local", "name": "mini", "device_type": "mac", "memory_gb": 64},
-        {"host": "10.0.0.20", "name": "rtx1", "device_type": "nvidia", "memory_gb": 24,
-         "ssh_user": "ml"},
-        {"host": "10.0.0.21", "name": "rtx2", "device_type": "nvidia", "memory_gb": 48,
-         "ssh_user": "ml", "processes": 2, "ssh_port": 2222},
+        {
+            "host": "10.0.0.20",
+            "name": "rtx1",
+            "device_type": "nvidia",
+            "memory_gb": 24,
+            "ssh_user": "ml",
+        },
+        {
+            "host": "10.0.0.21",
+            "name": "rtx2",
+            "device_type": "nvidia",
+            "memory_gb": 48,
+            "ssh_user": "ml",
+            "processes": 2,
+            "ssh_port": 2222,
+        },
         {"host": "gen.local", "name": "gen", "device_type": "nvidia", "role": "generator"},
     ],
     "sync": {"store": "s3://bucket/run"},
-}  # fmt: skip
-BIG = {"name": "d", "sources": [{"type": "python_stdlib"}],
-       "model": {"preset": "1b", "context_length": 2048}}  # fmt: skip
+}
+BIG = {
+    "name": "d",
+    "sources": [{"type": "python_stdlib"}],
+    "model": {"preset": "1b", "context_length": 2048},
+}
 
 
 def test_islands_group_by_device_and_engine() -> None:
@@ -41,8 +61,10 @@ def test_islands_group_by_device_and_engine() -> None:
 
 
 def test_an_island_mixing_engines_is_refused() -> None:
-    nodes = [{"name": "a", "backend": "mlx", "island": "x"},
-             {"name": "b", "backend": "torch", "island": "x"}]  # fmt: skip
+    nodes = [
+        {"name": "a", "backend": "mlx", "island": "x"},
+        {"name": "b", "backend": "torch", "island": "x"},
+    ]
     with pytest.raises(JupiterError, match="island x mixes mlx and torch nodes"):
         islands(ClusterConfig.model_validate({"nodes": nodes}))
 
@@ -59,8 +81,10 @@ def test_plan_batches_follow_memory_and_the_island_takes_its_smallest() -> None:
 
 def test_a_model_too_big_for_a_node_is_sharded_or_refused() -> None:
     cfg = DomainConfig.model_validate(BIG)
-    nodes = [{"name": "small", "device_type": "nvidia", "memory_gb": 32, "processes": 4},
-             {"name": "mac", "device_type": "mac", "memory_gb": 4}]  # fmt: skip
+    nodes = [
+        {"name": "small", "device_type": "nvidia", "memory_gb": 32, "processes": 4},
+        {"name": "mac", "device_type": "mac", "memory_gb": 4},
+    ]
     plans = {
         p.node.name: p for p in plan_cluster(ClusterConfig.model_validate({"nodes": nodes}), cfg)
     }
@@ -72,8 +96,13 @@ def test_hostfile_and_commands(tmp_path: Path) -> None:
     cluster = ClusterConfig.model_validate(DOCS)
     mac = islands(cluster)[0]
     data = json.loads(write_hostfile(mac, cluster, tmp_path / "h.json").read_text())
-    assert data == {"backend": "ring", "hosts": [{"ssh": "studio.local", "ips": ["169.254.1.1"]},
-                                                 {"ssh": "mini.local", "ips": ["mini.local"]}]}  # fmt: skip
+    assert data == {
+        "backend": "ring",
+        "hosts": [
+            {"ssh": "studio.local", "ips": ["169.254.1.1"]},
+            {"ssh": "mini.local", "ips": ["mini.local"]},
+        ],
+    }
     cmds = launch_commands(cluster, "s3://bucket/run", tmp_path)
     ((mlx_cmd, _),) = cmds["mac-mlx"]
     assert mlx_cmd[0].endswith("mlx.launch") and "--hostfile" in mlx_cmd
@@ -95,14 +124,27 @@ def test_hostfile_and_commands(tmp_path: Path) -> None:
 JACCL = {
     "mlx_backend": "jaccl",
     "nodes": [
-        {"host": "m1.local", "name": "m1", "device_type": "mac", "ips": ["10.0.1.1"],
-         "rdma": {"m2": "rdma_en3", "m3": "rdma_en4"}},
-        {"host": "m2.local", "name": "m2", "device_type": "mac",
-         "rdma": {"m1": "rdma_en3", "m3": "rdma_en5"}},
-        {"host": "m3.local", "name": "m3", "device_type": "mac",
-         "rdma": {"m1": "rdma_en4", "m2": "rdma_en5"}},
+        {
+            "host": "m1.local",
+            "name": "m1",
+            "device_type": "mac",
+            "ips": ["10.0.1.1"],
+            "rdma": {"m2": "rdma_en3", "m3": "rdma_en4"},
+        },
+        {
+            "host": "m2.local",
+            "name": "m2",
+            "device_type": "mac",
+            "rdma": {"m1": "rdma_en3", "m3": "rdma_en5"},
+        },
+        {
+            "host": "m3.local",
+            "name": "m3",
+            "device_type": "mac",
+            "rdma": {"m1": "rdma_en4", "m2": "rdma_en5"},
+        },
     ],
-}  # fmt: skip
+}
 
 
 def test_a_jaccl_hostfile_carries_the_rdma_matrix_mlx_launch_reads(tmp_path: Path) -> None:
@@ -113,9 +155,11 @@ def test_a_jaccl_hostfile_carries_the_rdma_matrix_mlx_launch_reads(tmp_path: Pat
     path = write_hostfile(mac, cluster, tmp_path / "h.json")
     parsed = Hostfile.from_file(path)  # mlx.launch's own reader
     assert parsed.backend == "jaccl"
-    assert [h.rdma for h in parsed.hosts] == [[None, "rdma_en3", "rdma_en4"],
-                                              ["rdma_en3", None, "rdma_en5"],
-                                              ["rdma_en4", "rdma_en5", None]]  # fmt: skip
+    assert [h.rdma for h in parsed.hosts] == [
+        [None, "rdma_en3", "rdma_en4"],
+        ["rdma_en3", None, "rdma_en5"],
+        ["rdma_en4", "rdma_en5", None],
+    ]
     assert parsed.hosts[0].ips == ["10.0.1.1"]  # rank 0's address: the JACCL coordinator
     ((cmd, _),) = launch_commands(cluster, "s3://bucket/run", tmp_path)["mac-mlx"]
     assert cmd[cmd.index("--backend") + 1] == "jaccl"
@@ -166,9 +210,23 @@ def test_shards_are_disjoint_and_cover_the_rows() -> None:
 def test_cluster_plan_cli_prints_islands_and_commands(tmp_path: Path) -> None:
     path = tmp_path / "cluster.yaml"
     path.write_text(json.dumps(DOCS))
-    out = subprocess.run([sys.executable, "-m", "jupiter.cli", "cluster", "plan", "--domain",
-                          "python", "--cluster-file", str(path)], capture_output=True, text=True,
-                         env={"COLUMNS": "200", "PATH": "/usr/bin:/bin"}, check=False)  # fmt: skip
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "jupiter.cli",
+            "cluster",
+            "plan",
+            "--domain",
+            "python",
+            "--cluster-file",
+            str(path),
+        ],
+        capture_output=True,
+        text=True,
+        env={"COLUMNS": "200", "PATH": "/usr/bin:/bin"},
+        check=False,
+    )
     assert out.returncode == 0, out.stderr
     assert "mac-mlx" in out.stdout and "nvidia-torch" in out.stdout
     assert "mlx.launch --hostfile" in out.stdout and "coordinator:" in out.stdout

@@ -27,27 +27,49 @@ pytest.importorskip("mlx.core")
 pytestmark = [pytest.mark.slow, pytest.mark.mlx]
 
 ROUNDS, H = 3, 3
-QA = [(f"What does module {m} provide?", f"Module {m} provides {w} for Python programs.")
-      for m, w in [("json", "JSON encoding"), ("os", "operating system calls"),
-                   ("re", "regular expressions"), ("csv", "CSV reading and writing"),
-                   ("math", "mathematical functions"), ("time", "clocks and sleeping")]]  # fmt: skip
+QA = [
+    (f"What does module {m} provide?", f"Module {m} provides {w} for Python programs.")
+    for m, w in [
+        ("json", "JSON encoding"),
+        ("os", "operating system calls"),
+        ("re", "regular expressions"),
+        ("csv", "CSV reading and writing"),
+        ("math", "mathematical functions"),
+        ("time", "clocks and sleeping"),
+    ]
+]
 
 
 def lora_run(base: Path, out: Path) -> TrainRun:
     tok = AutoTokenizer.from_pretrained(base)
-    chats = [[{"role": "user", "content": f"{q} ({i})"}, {"role": "assistant", "content": a}]
-             for i, (q, a) in enumerate(QA * 8)]  # fmt: skip
+    chats = [
+        [{"role": "user", "content": f"{q} ({i})"}, {"role": "assistant", "content": a}]
+        for i, (q, a) in enumerate(QA * 8)
+    ]
     seqs = [encode_chat(tok, c) for c in chats]
     config = TrainConfig(
-        max_steps=ROUNDS * H, micro_batch_size=4, lr=2e-2, min_lr=2e-3, warmup_steps=1,
-        precision="fp32", checkpoint_every=1000, eval_every=1000, metrics=[],
-        gradient_checkpointing=False, method="lora", lora=LoraConfig(r=4, alpha=8, dropout=0.0),
-    )  # fmt: skip
+        max_steps=ROUNDS * H,
+        micro_batch_size=4,
+        lr=2e-2,
+        min_lr=2e-3,
+        warmup_steps=1,
+        precision="fp32",
+        checkpoint_every=1000,
+        eval_every=1000,
+        metrics=[],
+        gradient_checkpointing=False,
+        method="lora",
+        lora=LoraConfig(r=4, alpha=8, dropout=0.0),
+    )
     return TrainRun(
-        PackedDataset(seqs[:40], 64, pad_id_for(tok), seed=0), config, out, base,
-        model_dir=base, heldout=PackedDataset(seqs[40:], 64, pad_id_for(tok), seed=0),
+        PackedDataset(seqs[:40], 64, pad_id_for(tok), seed=0),
+        config,
+        out,
+        base,
+        model_dir=base,
+        heldout=PackedDataset(seqs[40:], 64, pad_id_for(tok), seed=0),
         progress=False,
-    )  # fmt: skip
+    )
 
 
 @pytest.fixture(scope="module")
@@ -55,8 +77,12 @@ def finished(tmp_path_factory: pytest.TempPathFactory) -> ClusterRun:
     root = tmp_path_factory.mktemp("lora-islands")
     base = save_tiny("llama", root / "base")
     isl = {"mlx": ("mlx", 1), "torch": ("torch", 1)}
-    cr = ClusterRun(lora_run(base, root / "train"), cluster(root / "sync", isl, inner_steps=H),
-                    str(root / "sync"), root / "train")  # fmt: skip
+    cr = ClusterRun(
+        lora_run(base, root / "train"),
+        cluster(root / "sync", isl, inner_steps=H),
+        str(root / "sync"),
+        root / "train",
+    )
     assert run_cluster(cr).finished
     return cr
 

@@ -45,8 +45,12 @@ def attacked(tok_dir: Path, root: Path, mode: str, aggregate: str) -> list[dict]
     try:
         for name in ("coordinator", "h1", "h2"):
             procs.start(name)
-        procs.cmds["bad"] = [([sys.executable, str(bad), cr.store_url, "bad", mode, str(root / "bad")],
-                              dict(os.environ))]  # fmt: skip
+        procs.cmds["bad"] = [
+            (
+                [sys.executable, str(bad), cr.store_url, "bad", mode, str(root / "bad")],
+                dict(os.environ),
+            )
+        ]
         if mode == "absent":  # as an island that failed at its start reports itself
             procs.store.put_json(P.error_key("bad"), {"rank": 0, "error": "did not start"})
         else:
@@ -60,7 +64,7 @@ def attacked(tok_dir: Path, root: Path, mode: str, aggregate: str) -> list[dict]
     return rows
 
 
-@pytest.mark.parametrize(("mode", "aggregate"), [("scale", "median"), ("nan", "trimmed_mean")])  # fmt: skip
+@pytest.mark.parametrize(("mode", "aggregate"), [("scale", "median"), ("nan", "trimmed_mean")])
 def test_robust_aggregation_survives_a_bad_island(
     mode: str, aggregate: str, tok_dir: Path, honest_loss: float, tmp_path: Path
 ) -> None:
@@ -74,7 +78,8 @@ def test_robust_aggregation_survives_a_bad_island(
     assert abs(loss - honest_loss) <= 0.05 * honest_loss, (loss, honest_loss)
 
 
-def test_plain_mean_is_ruined_by_the_same_attack(tok_dir: Path, honest_loss: float,
-                                                 tmp_path: Path) -> None:  # fmt: skip
+def test_plain_mean_is_ruined_by_the_same_attack(
+    tok_dir: Path, honest_loss: float, tmp_path: Path
+) -> None:
     loss = attacked(tok_dir, tmp_path, "scale", "mean")[-1]["heldout_loss"]
     assert not math.isfinite(loss) or loss > 2 * honest_loss

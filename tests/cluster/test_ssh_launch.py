@@ -21,18 +21,32 @@ if not SSHServer.available():
 
 
 def ssh_cluster(server: SSHServer, store: Path, engines: dict[str, str]) -> ClusterConfig:
-    nodes = [{"host": server.alias_host, "name": f"{name}-node", "device_type": "cpu",
-              "backend": engine, "processes": 1, "island": name, "memory_gb": 8,
-              "ssh_port": server.port, "ssh_user": server.user, "python": sys.executable}
-             for name, engine in engines.items()]  # fmt: skip
+    nodes = [
+        {
+            "host": server.alias_host,
+            "name": f"{name}-node",
+            "device_type": "cpu",
+            "backend": engine,
+            "processes": 1,
+            "island": name,
+            "memory_gb": 8,
+            "ssh_port": server.port,
+            "ssh_user": server.user,
+            "python": sys.executable,
+        }
+        for name, engine in engines.items()
+    ]
     sync = {"store": str(store), "inner_steps": 3, "heartbeat_s": 2, "round_timeout_s": 300}
     return ClusterConfig.model_validate(
         {"nodes": nodes, "sync": sync, "ssh_options": server.ssh_options}
     )
 
 
-@pytest.mark.parametrize("engines", [{"torch": "torch", "torch2": "torch"},
-                                     {"mlx": "mlx", "torch": "torch"}], ids=["torch", "mlx+torch"])  # fmt: skip
+@pytest.mark.parametrize(
+    "engines",
+    [{"torch": "torch", "torch2": "torch"}, {"mlx": "mlx", "torch": "torch"}],
+    ids=["torch", "mlx+torch"],
+)
 def test_islands_start_over_ssh(engines: dict[str, str], tmp_path: Path) -> None:
     if "mlx" in engines.values():
         pytest.importorskip("mlx.core")

@@ -97,11 +97,16 @@ def test_dataset_json_array_and_csv_cells(tmp_path: Path) -> None:
         for text in ("How do I spin?", "How do I stop?\\ud800", None):
             chat = DEEP if text is None else f'[{{"role": "user", "content": "{text}"}}]'
             w.writerow([chat])
-    cfg = DomainConfig.model_validate({"name": "t", "sources": [
-        {"type": "dataset", "path": "rows.json", "columns": {"text": "text"}},
-        {"type": "dataset", "path": "deep.json", "columns": {"text": "text"}},
-        {"type": "dataset", "path": "chats.csv", "columns": {"messages": "chat"}},
-    ]})  # fmt: skip
+    cfg = DomainConfig.model_validate(
+        {
+            "name": "t",
+            "sources": [
+                {"type": "dataset", "path": "rows.json", "columns": {"text": "text"}},
+                {"type": "dataset", "path": "deep.json", "columns": {"text": "text"}},
+                {"type": "dataset", "path": "chats.csv", "columns": {"messages": "chat"}},
+            ],
+        }
+    )
     cfg.base_dir = tmp_path
     rejects = CollectResult()
     docs, _ = collect(cfg, rejects=rejects)

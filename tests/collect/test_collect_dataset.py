@@ -139,9 +139,11 @@ def test_question_answer_and_messages(tmp_path: Path) -> None:
     [doc] = result.documents
     assert doc.text == "What does spin do?\n\nIt turns the widget."
     assert doc.meta == {
-        "file": str(tmp_path / "qa.jsonl"), "row": 0,
-        "question": "What does spin do?", "answer": "It turns the widget.",
-    }  # fmt: skip
+        "file": str(tmp_path / "qa.jsonl"),
+        "row": 0,
+        "question": "What does spin do?",
+        "answer": "It turns the widget.",
+    }
     assert result.rejects == {"empty": 1}
 
     chats = [{"conv": CHAT}, {"conv": "not a chat"}, {"conv": [{"role": "user"}]}]

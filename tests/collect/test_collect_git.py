@@ -89,8 +89,11 @@ def test_reads_a_local_repo_at_a_commit(tmp_path: Path, repo: tuple[Path, str, s
     assert app.source == "git"
     assert app.uri == f"{repo_path}@{first}:src/app.py"
     assert app.meta == {
-        "repo": repo_path, "commit": first, "path": "src/app.py", "language": "python"
-    }  # fmt: skip
+        "repo": repo_path,
+        "commit": first,
+        "path": "src/app.py",
+        "language": "python",
+    }
     assert not (tmp_path / "cache").exists()  # a local repo is read in place
 
     head = collect_git(domain(tmp_path, url=str(root), exclude=["build/*"])[0], cfg, tmp_path)

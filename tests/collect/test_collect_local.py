@@ -60,9 +60,15 @@ def test_folder_yields_exactly_the_text_files(tmp_path: Path) -> None:
     root = (tmp_path / "corpus").resolve()
     assert [d.uri for d in docs] == [
         str(root / rel)
-        for rel in ["code/example.py", "docs/api.rst", "docs/guide.md", "legacy.txt",
-                    "notes.txt", "page.html"]
-    ]  # fmt: skip
+        for rel in [
+            "code/example.py",
+            "docs/api.rst",
+            "docs/guide.md",
+            "legacy.txt",
+            "notes.txt",
+            "page.html",
+        ]
+    ]
     by = {Path(d.uri).name: d for d in docs}
     assert by["guide.md"].text == "# Guide\n\nInstall the widget.\n"
     assert by["guide.md"].meta == {"kind": "file", "suffix": ".md"}
@@ -147,7 +153,9 @@ def test_symlinks_out_of_the_folder_are_refused_and_counted(tmp_path: Path) -> N
     assert all("outside" not in d.text.lower() and "secret" not in d.text.lower() for d in docs)
     assert rejects.rejects == {"symlink_outside": 2}  # leak.md and the linked folder
     assert sorted(s.split(" -> ")[0] for s in rejects.samples["symlink_outside"]) == [
-        str(corpus / "leak.md"), str(corpus / "linked")]  # fmt: skip
+        str(corpus / "leak.md"),
+        str(corpus / "linked"),
+    ]
 
     cfg = domain(tmp_path, {"type": "local", "path": "corpus", "follow_symlinks": True})
     rejects = CollectResult()
@@ -169,5 +177,9 @@ def test_collect_stage_reports_symlink_outside(tmp_path: Path) -> None:
     assert sorted(Path(d.uri).name for d in docs) == ["alias.md", "own.md"]
     assert rejects.rejects == {"symlink_outside": 2}
     with pytest.raises(ValueError, match="follow_symlinks"):
-        DomainConfig.model_validate({"name": "t", "sources": [
-            {"type": "local", "path": ".", "follow_symlinks": "sometimes"}]})  # fmt: skip
+        DomainConfig.model_validate(
+            {
+                "name": "t",
+                "sources": [{"type": "local", "path": ".", "follow_symlinks": "sometimes"}],
+            }
+        )

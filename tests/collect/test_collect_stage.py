@@ -34,9 +34,12 @@ def test_collects_every_source_dedups_and_chunks(
     progress: list[tuple[str, int]] = []
     docs, chunks = collect(cfg, on_progress=lambda label, n: progress.append((label, n)))
     assert [d.uri for d in docs][:5] == [
-        "python:json", "python:json.dump", "python:json.dumps", "python:json.load",
+        "python:json",
+        "python:json.dump",
+        "python:json.dumps",
+        "python:json.load",
         "python:json.loads",
-    ]  # fmt: skip
+    ]
     docs_dir = (tmp_path / "docs").resolve()
     assert [d.uri for d in docs][5:] == [str(docs_dir / "a.md"), str(docs_dir / "b.txt")]
     assert len({d.id for d in docs}) == len(docs) == 7

@@ -28,9 +28,12 @@ def test_json_module_docstrings() -> None:
     assert uris == sorted(uris)
     # JSONEncoder and JSONDecoder live in json.encoder / json.decoder, not asked for
     assert set(uris) == {
-        "python:json", "python:json.dump", "python:json.dumps", "python:json.load",
+        "python:json",
+        "python:json.dump",
+        "python:json.dumps",
+        "python:json.load",
         "python:json.loads",
-    }  # fmt: skip
+    }
     dumps = by_uri(docs)["python:json.dumps"]
     assert dumps.source == "python_stdlib"
     assert dumps.title == "json.dumps"
@@ -43,8 +46,12 @@ def test_json_module_docstrings() -> None:
     assert "Serialize ``obj`` to a JSON formatted ``str``" in dumps.text
     module = by_uri(docs)["python:json"]
     assert module.meta == {
-        "kind": "module", "module": "json", "qualname": "", "signature": "", "params": []
-    }  # fmt: skip
+        "kind": "module",
+        "module": "json",
+        "qualname": "",
+        "signature": "",
+        "params": [],
+    }
     assert module.text.startswith("JSON (JavaScript Object Notation)")
 
 
@@ -121,8 +128,12 @@ def test_a_hung_or_crashed_import_is_skipped(monkeypatch: pytest.MonkeyPatch) ->
         calls.append(list(names))
         if len(calls) == 1:  # a done, b started and never finished: the child hung
             return [{"start": "a"}, {"done": "a", "docs": [{"uri": "x"}]}, {"start": "b"}], False
-        return [{"start": "c"}, {"failed": "c", "error": "E"}, {"start": "d"},
-                {"done": "d", "docs": []}], True  # fmt: skip
+        return [
+            {"start": "c"},
+            {"failed": "c", "error": "E"},
+            {"start": "d"},
+            {"done": "d", "docs": []},
+        ], True
 
     monkeypatch.setattr(stdlib, "_run_child", fake_child)
     records, failed = stdlib._read_share(["a", "b", "c", "d"])
@@ -152,8 +163,13 @@ def test_whole_stdlib() -> None:
     kinds = {d.meta["kind"] for d in docs}
     assert kinds == {"topic", "module", "class", "function", "method"}
     found = set(uris)
-    for uri in ("python:builtins.print", "python:os.listdir", "python:asyncio.tasks.gather",
-                "python:re.Pattern.match", "pydoc:topics/with"):  # fmt: skip
+    for uri in (
+        "python:builtins.print",
+        "python:os.listdir",
+        "python:asyncio.tasks.gather",
+        "python:re.Pattern.match",
+        "pydoc:topics/with",
+    ):
         assert uri in found
     assert not any(".tkinter" in u or u.startswith("python:idlelib") for u in uris)
     assert not any(" at 0x" in d.text for d in docs)  # addresses would change the ids
@@ -199,8 +215,9 @@ def test_the_interpreters_path_never_reaches_the_corpus() -> None:
     a document would make two clones collect different documents (and train differently)."""
     import sys
 
-    docs = collect_stdlib(PythonStdlibSource(type="python_stdlib", topics=False,
-                                             modules=["platform"]))  # fmt: skip
+    docs = collect_stdlib(
+        PythonStdlibSource(type="python_stdlib", topics=False, modules=["platform"])
+    )
     arch = by_uri(docs)["python:platform.architecture"]
     assert arch.text.startswith("architecture(executable=sys.executable, bits='', linkage='')")
     assert arch.meta["signature"] == "(executable=sys.executable, bits='', linkage='')"

@@ -323,8 +323,12 @@ def test_include_and_exclude_globs_filter_followed_links(site: Server, tmp_path:
     res = collect_web(src, tmp_path / "cache")
     assert [d.uri for d in res.documents] == [
         site.url(p)
-        for p in ["/", "/guide/install.html", "/guide/advanced/deep.html",
-                  "/guide/advanced/deeper.html"]
-    ]  # fmt: skip
+        for p in [
+            "/",
+            "/guide/install.html",
+            "/guide/advanced/deep.html",
+            "/guide/advanced/deeper.html",
+        ]
+    ]
     assert res.rejects["excluded"] == 4  # usage, private, logo, missing
     assert "/guide/usage.html" not in site.paths

@@ -42,14 +42,28 @@ def _fill(path: Path) -> None:
     s = ws.store
     docs = [Document("local", f"/d/{k}.md", f"d{k}", f"text {k} " * 20) for k in range(2)]
     s.add_documents(docs)
-    s.add_chunks([Chunk(docs[0].id, "local", "/d/0.md", "d0", 0, 10, "a", "train"),
-                  Chunk(docs[0].id, "local", "/d/0.md", "d0", 10, 20, "b", "train"),
-                  Chunk(docs[1].id, "local", "/d/1.md", "d1", 0, 10, "c", "heldout")])  # fmt: skip
-    ex = [Example("qa", "extractive", "c", "what_does",
-                  [{"role": "user", "content": f"q{k}"}, {"role": "assistant", "content": "a"}],
-                  cycle=1, status=st, reason=reason)
-          for k, (st, reason) in enumerate([("accepted", ""), ("accepted", ""),
-                                            ("rejected", "too_short"), ("pending", "")])]  # fmt: skip
+    s.add_chunks(
+        [
+            Chunk(docs[0].id, "local", "/d/0.md", "d0", 0, 10, "a", "train"),
+            Chunk(docs[0].id, "local", "/d/0.md", "d0", 10, 20, "b", "train"),
+            Chunk(docs[1].id, "local", "/d/1.md", "d1", 0, 10, "c", "heldout"),
+        ]
+    )
+    ex = [
+        Example(
+            "qa",
+            "extractive",
+            "c",
+            "what_does",
+            [{"role": "user", "content": f"q{k}"}, {"role": "assistant", "content": "a"}],
+            cycle=1,
+            status=st,
+            reason=reason,
+        )
+        for k, (st, reason) in enumerate(
+            [("accepted", ""), ("accepted", ""), ("rejected", "too_short"), ("pending", "")]
+        )
+    ]
     s.add_examples(ex)
     s.start_cycle(1, "extractive")
     s.mark_stage(1, "collect", {"documents": 2})
@@ -59,8 +73,9 @@ def _fill(path: Path) -> None:
     ws.close()
 
 
-def test_status_json(domain: Path, monkeypatch: pytest.MonkeyPatch,
-                     capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_status_json(
+    domain: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     none = _json(monkeypatch, capsys, "status", "--domain", str(domain))
     assert none["exists"] is False and none["domain"] == "js"
     _fill(domain)
@@ -68,7 +83,8 @@ def test_status_json(domain: Path, monkeypatch: pytest.MonkeyPatch,
     assert doc["exists"] is True and doc["documents"] == 2
     assert doc["chunks"] == {"train": 2, "heldout": 1} and doc["current_generator"] is None
     assert [c["n"] for c in doc["cycles"]] == [1] and doc["cycles"][0]["stages"] == {
-        "collect": {"documents": 2}}  # fmt: skip
+        "collect": {"documents": 2}
+    }
     queue = {(q["status"], q["reason"]): q["count"] for q in doc["data_queue"]}
     assert queue == {("accepted", None): 2, ("rejected", "too_short"): 1, ("pending", None): 1}
     evals = {e["model"]: e["report"] for e in doc["evaluations"]}
@@ -80,8 +96,12 @@ def test_status_json(domain: Path, monkeypatch: pytest.MonkeyPatch,
     assert "data queue" in capsys.readouterr().out
 
 
-def test_data_report_json(domain: Path, monkeypatch: pytest.MonkeyPatch,
-                          capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:  # fmt: skip
+def test_data_report_json(
+    domain: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+) -> None:
     assert _json(monkeypatch, capsys, "data", "report", "--domain", str(domain))["exists"] is False
     _fill(domain)
     page = tmp_path / "r.html"
@@ -90,19 +110,39 @@ def test_data_report_json(domain: Path, monkeypatch: pytest.MonkeyPatch,
     kinds = {(e["status"], e["kind"]): e["count"] for e in doc["examples"]}
     assert kinds == {("accepted", "qa"): 2, ("rejected", "qa"): 1, ("pending", "qa"): 1}
     filt = [s for s in doc["stages"] if s["stage"] == "filter"]
-    assert filt == [{"cycle": 1, "stage": "filter", "kept": 2, "total": 3,
-                     "dropped": {"too_short": 1}, "samples": {"too_short": ["q2"]}}]  # fmt: skip
+    assert filt == [
+        {
+            "cycle": 1,
+            "stage": "filter",
+            "kept": 2,
+            "total": 3,
+            "dropped": {"too_short": 1},
+            "samples": {"too_short": ["q2"]},
+        }
+    ]
 
 
-def test_cluster_plan_json(domain: Path, monkeypatch: pytest.MonkeyPatch,
-                           capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:  # fmt: skip
+def test_cluster_plan_json(
+    domain: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+) -> None:
     cluster = tmp_path / "c.yaml"
     cluster.write_text(
         "nodes:\n  - {host: localhost, name: a, device_type: cpu, memory_gb: 16}\n"
         "  - {host: 10.0.0.9, name: b, device_type: cpu, memory_gb: 0.001}\n"
     )
-    doc = _json(monkeypatch, capsys, "cluster", "plan", "--domain", str(domain),
-                "--cluster-file", str(cluster))  # fmt: skip
+    doc = _json(
+        monkeypatch,
+        capsys,
+        "cluster",
+        "plan",
+        "--domain",
+        str(domain),
+        "--cluster-file",
+        str(cluster),
+    )
     a, b = doc["nodes"]
     assert (a["node"], a["engine"], a["island"]) == ("a", "torch", b["island"])
     assert a["micro_batch"] >= 1 and b["micro_batch"] is None  # 1 MB fits nothing
@@ -111,16 +151,34 @@ def test_cluster_plan_json(domain: Path, monkeypatch: pytest.MonkeyPatch,
     assert doc["sync"]["inner_steps"] >= 1
 
 
-def test_score_json_model_on_a_qa_set(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                     capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_score_json_model_on_a_qa_set(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     model = save_tiny("llama", tmp_path / "m")
     qa = tmp_path / "qa.jsonl"
-    qa.write_text("".join(json.dumps({"id": f"q{k}", "question": f"What is {k}?",
-                                      "answer": f"It is {k}."}) + "\n" for k in range(5)))  # fmt: skip
+    qa.write_text(
+        "".join(
+            json.dumps({"id": f"q{k}", "question": f"What is {k}?", "answer": f"It is {k}."}) + "\n"
+            for k in range(5)
+        )
+    )
     out = tmp_path / "r.json"
     capsys.readouterr()  # what building the model printed
-    doc = _json(monkeypatch, capsys, "score", "--model", str(model), "--qa", str(qa),
-                "--max-new-tokens", "2", "--general-max-bytes", "0", "--out", str(out))  # fmt: skip
+    doc = _json(
+        monkeypatch,
+        capsys,
+        "score",
+        "--model",
+        str(model),
+        "--qa",
+        str(qa),
+        "--max-new-tokens",
+        "2",
+        "--general-max-bytes",
+        "0",
+        "--out",
+        str(out),
+    )
     assert doc["n_qa"] == 5 and doc["n_mc"] == 5 and 0 <= doc["mc_accuracy"] <= 1
     assert json.loads(out.read_text())["mc_accuracy"] == doc["mc_accuracy"]
 
@@ -132,16 +190,28 @@ def test_completion_script_and_help() -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("_JUPITER")}
     # with shellingham installed Typer detects the shell from the parent process (a "bash"
     # argument is not read): run it under bash (not exec-ed: "; exit"), make's shell is sh
-    shown = subprocess.run(["bash", "-c", f"{shlex.quote(jupiter[0])} --show-completion; exit $?"],
-                           capture_output=True, text=True, env=env, timeout=60)  # fmt: skip
+    shown = subprocess.run(
+        ["bash", "-c", f"{shlex.quote(jupiter[0])} --show-completion; exit $?"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
     assert shown.returncode == 0
     assert "complete -o default -F _jupiter_completion" in shown.stdout
     assert "_JUPITER_COMPLETE=complete_bash" in shown.stdout
-    helped = subprocess.run([*jupiter, "--help"], capture_output=True, text=True, env=env,
-                            timeout=60)  # fmt: skip
+    helped = subprocess.run(
+        [*jupiter, "--help"], capture_output=True, text=True, env=env, timeout=60
+    )
     assert helped.returncode == 0 and "--install-completion" in helped.stdout
     assert "doctor" in helped.stdout and "test" in helped.stdout
     # what the installed script runs on TAB: the commands that start with "sta"
-    words = subprocess.run(jupiter, capture_output=True, text=True, timeout=60, env=env | {
-        "_JUPITER_COMPLETE": "complete_bash", "COMP_WORDS": "jupiter sta", "COMP_CWORD": "1"})  # fmt: skip
+    words = subprocess.run(
+        jupiter,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env
+        | {"_JUPITER_COMPLETE": "complete_bash", "COMP_WORDS": "jupiter sta", "COMP_CWORD": "1"},
+    )
     assert words.stdout.split() == ["start", "status"]

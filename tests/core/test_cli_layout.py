@@ -20,8 +20,12 @@ def test_cli_py_stays_thin() -> None:
     text = CLI.read_text()
     assert len(text.splitlines()) < 300
     tree = ast.parse(text)
-    commands = [f.name for f in ast.walk(tree) if isinstance(f, ast.FunctionDef)
-                and any("command" in ast.unparse(d) for d in f.decorator_list)]  # fmt: skip
+    commands = [
+        f.name
+        for f in ast.walk(tree)
+        if isinstance(f, ast.FunctionDef)
+        and any("command" in ast.unparse(d) for d in f.decorator_list)
+    ]
     assert commands == ["version"], commands
 
 
@@ -54,9 +58,11 @@ def test_every_command_lives_in_its_verbs_package() -> None:
 
 
 def test_the_command_line_starts_without_heavy_imports() -> None:
-    code = ("import sys, jupiter.cli; print(' '.join(m for m in ('torch', 'numpy', "
-            "'transformers', 'safetensors', 'jupiter.store', 'jupiter.improve.workspace') "
-            "if m in sys.modules))")  # fmt: skip
+    code = (
+        "import sys, jupiter.cli; print(' '.join(m for m in ('torch', 'numpy', "
+        "'transformers', 'safetensors', 'jupiter.store', 'jupiter.improve.workspace') "
+        "if m in sys.modules))"
+    )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "", f"imported at start-up: {r.stdout.strip()}"

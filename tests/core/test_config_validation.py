@@ -77,10 +77,13 @@ def test_collect_refuses_when_every_document_is_held_out(tmp_path: Path) -> None
     from jupiter.collect import collect
 
     (tmp_path / "docs").mkdir()
-    cfg = DomainConfig.model_validate({
-        "name": "d", "sources": [{"type": "local", "path": "docs"}],
-        "chunking": {"heldout_fraction": 0.5},
-    })  # fmt: skip
+    cfg = DomainConfig.model_validate(
+        {
+            "name": "d",
+            "sources": [{"type": "local", "path": "docs"}],
+            "chunking": {"heldout_fraction": 0.5},
+        }
+    )
     cfg.base_dir = tmp_path
     body = "The frobnicator turns widgets into gadgets when its lever is pulled twice. " * 4
     for k in range(64):  # each text is held out with probability 1/2: one soon is

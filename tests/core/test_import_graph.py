@@ -55,8 +55,10 @@ def imported(name: str, path: Path, modules: dict[str, Path]) -> Iterator[str]:
                 here = name.split(".") if is_package else name.split(".")[:-1]
                 here = here[: len(here) - (node.level - 1)]
                 base = ".".join([*here, base] if base else here)
-            targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base
-                       for alias in node.names]  # fmt: skip
+            targets = [
+                f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base
+                for alias in node.names
+            ]
         else:
             continue
         for target in targets:
@@ -156,5 +158,5 @@ def test_stages_are_leaves() -> None:
         for a in runs
         for b in graph[a] & set(runs)
         if b in entries or not runs[b] <= runs[a] or a in STAGE_PARTS
-    )  # fmt: skip
+    )
     assert not crossing, "stage modules importing one another:\n" + "\n".join(crossing)

@@ -18,15 +18,19 @@ from jupiter.errors import JupiterError
 from jupiter.outputs import check_output, claimed_output, output_lock
 
 
-def run_main(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
-             *args: str) -> tuple[int, str]:  # fmt: skip
+def run_main(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *args: str
+) -> tuple[int, str]:
     """cli.main() in this process (climain.run_main): the exit code and stderr."""
     return climain_run(monkeypatch, *args), capsys.readouterr().err
 
 
 def tree_digest(root: Path) -> dict[str, str]:
-    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*")) if p.is_file()}  # fmt: skip
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
 @pytest.fixture
@@ -45,8 +49,18 @@ def test_export_into_its_workspace_with_force_deletes_nothing(
     before = tree_digest(workspace)
     final = workspace / "cycles" / "cycle-001" / "train" / "final"
     for out in (workspace, final, final / "sub", workspace / "exports"):
-        code, err = run_main(monkeypatch, capsys, "export", "--model", str(final), "--to",
-                             "hf", "--out", str(out), "--force")  # fmt: skip
+        code, err = run_main(
+            monkeypatch,
+            capsys,
+            "export",
+            "--model",
+            str(final),
+            "--to",
+            "hf",
+            "--out",
+            str(out),
+            "--force",
+        )
         assert code == 1, err
         assert len(err.strip().splitlines()) == 1 and "--out" in err and "Traceback" not in err
     assert tree_digest(workspace) == before
@@ -54,17 +68,30 @@ def test_export_into_its_workspace_with_force_deletes_nothing(
 
 
 def test_merge_into_the_folder_of_its_inputs_with_force_deletes_nothing(
-    tiny_model_dirs: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    tiny_model_dirs: dict[str, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
-) -> None:  # fmt: skip
+) -> None:
     x = tmp_path / "x"
     for name in ("a", "b"):
         shutil.copytree(tiny_model_dirs["llama"], x / name)
     before = tree_digest(x)
     for out in (x, x / "a", x / "a" / "inner"):
-        code, err = run_main(monkeypatch, capsys, "merge", "--method", "linear", "--model",
-                             str(x / "a"), "--model", str(x / "b"), "--out", str(out),
-                             "--force")  # fmt: skip
+        code, err = run_main(
+            monkeypatch,
+            capsys,
+            "merge",
+            "--method",
+            "linear",
+            "--model",
+            str(x / "a"),
+            "--model",
+            str(x / "b"),
+            "--out",
+            str(out),
+            "--force",
+        )
         assert code == 1 and len(err.strip().splitlines()) == 1, err
         assert "input" in err
     assert tree_digest(x) == before
@@ -159,15 +186,19 @@ def damage(model: Path, how: str) -> None:
 
 @pytest.mark.parametrize("how", ["truncated", "flipped", "no-weights", "nan"])
 def test_a_damaged_model_is_never_exported(
-    how: str, tiny_model_dirs: dict[str, Path], tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
-) -> None:  # fmt: skip
+    how: str,
+    tiny_model_dirs: dict[str, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     model = tmp_path / "model"
     shutil.copytree(tiny_model_dirs["llama"], model)
     damage(model, how)
     out = tmp_path / "out"
-    code, err = run_main(monkeypatch, capsys, "export", "--model", str(model), "--to", "hf",
-                         "--out", str(out))  # fmt: skip
+    code, err = run_main(
+        monkeypatch, capsys, "export", "--model", str(model), "--to", "hf", "--out", str(out)
+    )
     assert code == 1 and len(err.strip().splitlines()) == 1 and "damaged model" in err, err
     assert not out.exists() and sorted(p.name for p in tmp_path.iterdir()) == ["model"]
 
@@ -190,13 +221,25 @@ def test_sigterm_mid_export_leaves_no_temp_folder(
         "from jupiter import cli\n"
         "sys.argv = ['jupiter'] + sys.argv[1:]\n"
         "cli.main()\n"
-    )  # fmt: skip
+    )
     out = tmp_path / "out"
     proc = subprocess.Popen(
-        [sys.executable, "-c", code, "export", "--model", str(tiny_model_dirs["llama"]),
-         "--to", "hf", "--out", str(out)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-c",
+            code,
+            "export",
+            "--model",
+            str(tiny_model_dirs["llama"]),
+            "--to",
+            "hf",
+            "--out",
+            str(out),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert proc.stdout is not None and proc.stdout.readline().strip() == "writing"
         assert any(p.name.startswith(".out.lock") for p in tmp_path.iterdir())
@@ -222,9 +265,13 @@ def test_a_report_file_never_lands_on_what_the_command_reads(tmp_path: Path) -> 
     ws.mkdir(parents=True)
     (ws / "jupiter.sqlite").touch()
     (tmp_path / "notes.txt").write_text("x")
-    refused = {model / "config.json": "sits inside the input", qa: "is the input",
-               ws / "jupiter.sqlite": "sits inside the workspace", model: "is a folder",
-               tmp_path / "notes.txt" / "r.json": "sits under the file"}  # fmt: skip
+    refused = {
+        model / "config.json": "sits inside the input",
+        qa: "is the input",
+        ws / "jupiter.sqlite": "sits inside the workspace",
+        model: "is a folder",
+        tmp_path / "notes.txt" / "r.json": "sits under the file",
+    }
     for out, message in refused.items():
         with pytest.raises(JupiterError, match=message):
             check_output_file(out, [model, qa])
@@ -232,42 +279,52 @@ def test_a_report_file_never_lands_on_what_the_command_reads(tmp_path: Path) -> 
 
 
 def test_eval_out_onto_its_model_is_refused_before_scoring(
-    tiny_model_dirs: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    tiny_model_dirs: dict[str, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
-) -> None:  # fmt: skip
+) -> None:
     model = tmp_path / "model"
     shutil.copytree(tiny_model_dirs["llama"], model)
     qa = tmp_path / "qa.jsonl"
     qa.write_text('{"id": "a", "question": "What turns?", "answer": "the lever"}\n')
     before = tree_digest(tmp_path)
     for out in (model / "config.json", qa):
-        code, err = run_main(monkeypatch, capsys, "score", "--model", str(model), "--qa",
-                             str(qa), "--out", str(out))  # fmt: skip
+        code, err = run_main(
+            monkeypatch, capsys, "score", "--model", str(model), "--qa", str(qa), "--out", str(out)
+        )
         assert code == 1 and len(err.strip().splitlines()) == 1 and "--out" in err, err
     assert tree_digest(tmp_path) == before
 
 
 def test_a_live_writer_or_a_file_above_out_is_refused_before_anything_is_said(
-    tiny_model_dirs: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    tiny_model_dirs: dict[str, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
-) -> None:  # fmt: skip
+) -> None:
     """Both were found once the export had printed its 'exporting …' line: two lines, and
     a raw FileExistsError for --out under a file."""
     (tmp_path / "notes.txt").write_text("x")
     (tmp_path / ".new.lock").write_text(str(os.getppid()))  # a live process: this one's parent
     model = str(tiny_model_dirs["llama"])
-    for out, message in ((tmp_path / "notes.txt" / "x", "sits under the file"),
-                         (tmp_path / "new", f"pid {os.getppid()}")):  # fmt: skip
-        code, err = run_main(monkeypatch, capsys, "export", "--model", model, "--to", "hf",
-                             "--out", str(out))  # fmt: skip
+    for out, message in (
+        (tmp_path / "notes.txt" / "x", "sits under the file"),
+        (tmp_path / "new", f"pid {os.getppid()}"),
+    ):
+        code, err = run_main(
+            monkeypatch, capsys, "export", "--model", model, "--to", "hf", "--out", str(out)
+        )
         assert code == 1 and len(err.strip().splitlines()) == 1 and message in err, err
     assert sorted(p.name for p in tmp_path.iterdir()) == [".new.lock", "notes.txt"]
 
 
 def test_a_federated_run_dir_never_lands_in_the_base_or_another_workspace(
-    tiny_model_dirs: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    tiny_model_dirs: dict[str, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
-) -> None:  # fmt: skip
+) -> None:
     """`federated server --out BASE/run` started a SuperLink writing its run into the base
     model's folder; `--out notes.txt` was a raw NotADirectoryError."""
     base = tmp_path / "base"
@@ -277,14 +334,19 @@ def test_a_federated_run_dir_never_lands_in_the_base_or_another_workspace(
     (other / "jupiter.sqlite").touch()
     (tmp_path / "notes.txt").write_text("x")
     domain = tmp_path / "d.yaml"
-    domain.write_text(f"name: d\nsources: [{{type: local, path: {tmp_path}}}]\n"
-                      f"model: {{base: {base}}}\ntrain: {{method: full}}\n")  # fmt: skip
+    domain.write_text(
+        f"name: d\nsources: [{{type: local, path: {tmp_path}}}]\n"
+        f"model: {{base: {base}}}\ntrain: {{method: full}}\n"
+    )
     monkeypatch.setenv("JUPITER_HOME", str(tmp_path))
     before = tree_digest(tmp_path)
-    for out, message in ((base / "run", "sits inside the input"),
-                         (other / "run", "sits inside the workspace"),
-                         (tmp_path / "notes.txt", "is a file")):  # fmt: skip
-        code, err = run_main(monkeypatch, capsys, "federated", "server", "--domain",
-                             str(domain), "--out", str(out))  # fmt: skip
+    for out, message in (
+        (base / "run", "sits inside the input"),
+        (other / "run", "sits inside the workspace"),
+        (tmp_path / "notes.txt", "is a file"),
+    ):
+        code, err = run_main(
+            monkeypatch, capsys, "federated", "server", "--domain", str(domain), "--out", str(out)
+        )
         assert code == 1 and len(err.strip().splitlines()) == 1 and message in err, err
     assert tree_digest(tmp_path) == before

@@ -37,12 +37,21 @@ def test_queue_life_cycle(tmp_path: Path) -> None:
         exs = [make_example(i) for i in range(4)]
         assert s.add_examples(exs) == 4
         assert s.add_examples(exs) == 0
-        s.set_status([(exs[0].id, "rejected", "too_short"), (exs[1].id, "accepted", ""),
-                      (exs[2].id, "accepted", "")])  # fmt: skip
+        s.set_status(
+            [
+                (exs[0].id, "rejected", "too_short"),
+                (exs[1].id, "accepted", ""),
+                (exs[2].id, "accepted", ""),
+            ]
+        )
         s.mark_used([exs[1].id], "run-1")
         counts = s.example_counts()
-        assert counts == {("accepted", ""): 1, ("pending", ""): 1, ("rejected", "too_short"): 1,
-                          ("used", ""): 1}  # fmt: skip
+        assert counts == {
+            ("accepted", ""): 1,
+            ("pending", ""): 1,
+            ("rejected", "too_short"): 1,
+            ("used", ""): 1,
+        }
         used = s.db.execute("SELECT used_by FROM examples WHERE status='used'").fetchone()[0]
         assert used == "run-1"
         got = list(s.iter_examples(status="accepted"))

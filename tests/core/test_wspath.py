@@ -20,8 +20,7 @@ def make_workspace(root: Path) -> Path:
         d.mkdir(parents=True)
     (base / "config.json").write_text("{}")
     # as training writes it: the base by absolute path
-    (final / "adapter_config.json").write_text(json.dumps({"base_model_name_or_path":
-                                                           str(base)}))  # fmt: skip
+    (final / "adapter_config.json").write_text(json.dumps({"base_model_name_or_path": str(base)}))
     with Store(ws / "jupiter.sqlite") as store:
         store.add_generator("model:cycle-001", "model", str(final), 1, status="promoted")
         store.add_eval(1, "student:cycle-001", {"path": str(final), "mc_accuracy": 0.5})

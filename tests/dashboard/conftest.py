@@ -82,8 +82,9 @@ def markup_workspace(tmp_path: Path) -> Path:
         s.set_status([(exs[0].id, "rejected", "too_short"), (exs[1].id, "accepted", "")])
         s.start_cycle(1, "extractive")
         s.mark_stage(1, "filter", {"examined": 2})
-        s.record_filter_stats(1, "filter", {"accepted": 1, "too_short": 1},
-                              {"too_short": [exs[0].content()]})  # fmt: skip
+        s.record_filter_stats(
+            1, "filter", {"accepted": 1, "too_short": 1}, {"too_short": [exs[0].content()]}
+        )
         s.add_generator("extractive", "extractive", "", 0, reason=f"first {SCRIPT}")
         s.activate_generator("extractive", reason=f"first {SCRIPT}")
     return root
@@ -101,9 +102,14 @@ def cluster_workspace(tmp_path: Path) -> Path:
     Store(root / "jupiter.sqlite").close()
     train = root / "cycles" / "cycle-001" / "train"
     sync = SyncStore(str(train / "sync"))
-    plan = {"rounds": 3, "sync": {"inner_steps": 20, "outer": "nesterov", "aggregate": "mean"},
-            "islands": [{"name": "gpu", "engine": "torch", "nodes": ["a", "b"], "max_steps": 60},
-                        {"name": "mac", "engine": "mlx", "nodes": ["m1"], "max_steps": 60}]}  # fmt: skip
+    plan = {
+        "rounds": 3,
+        "sync": {"inner_steps": 20, "outer": "nesterov", "aggregate": "mean"},
+        "islands": [
+            {"name": "gpu", "engine": "torch", "nodes": ["a", "b"], "max_steps": 60},
+            {"name": "mac", "engine": "mlx", "nodes": ["m1"], "max_steps": 60},
+        ],
+    }
     sync.put_json(P.PLAN, plan)
     sync.put_json(P.heartbeat("gpu"), {"round": 2, "step": 45, "time": time.time() - 3})
     rows = [

@@ -110,19 +110,33 @@ def changed(url: str, since: str, timeout: float = 20.0) -> dict[str, Any]:
 
 def qa(q: str, a: str, cycle: int = 1) -> Example:
     return Example(
-        kind="qa", generator="extractive", chunk_id=f"c-{q[:8]}", template="what_does",
+        kind="qa",
+        generator="extractive",
+        chunk_id=f"c-{q[:8]}",
+        template="what_does",
         messages=[{"role": "user", "content": q}, {"role": "assistant", "content": a}],
         cycle=cycle,
-    )  # fmt: skip
+    )
 
 
 def report_row(rnd: int, islands: list[str], skipped: list[str], loss: float) -> dict[str, Any]:
     """A row as the coordinator writes it (cluster/coordinator.py report_row)."""
     return {
-        "round": rnd, "islands": islands, "rejected": {}, "skipped": skipped,
-        "aggregate": {"method": "mean"}, "bytes_up": 1000, "bytes_down": 3000, "bytes": 4000,
-        "allreduce_bytes": 40000, "reduction": 10.0,
+        "round": rnd,
+        "islands": islands,
+        "rejected": {},
+        "skipped": skipped,
+        "aggregate": {"method": "mean"},
+        "bytes_up": 1000,
+        "bytes_down": 3000,
+        "bytes": 4000,
+        "allreduce_bytes": 40000,
+        "reduction": 10.0,
         "tokens_per_s": {n: 100.0 * (k + 1) for k, n in enumerate(islands)},
-        "train_loss": {n: loss + 0.1 for n in islands}, "wait_s": {n: 0.5 for n in islands},
-        "digests": {}, "global_digest": "", "heldout_loss": loss, "time": time.time(),
-    }  # fmt: skip
+        "train_loss": {n: loss + 0.1 for n in islands},
+        "wait_s": {n: 0.5 for n in islands},
+        "digests": {},
+        "global_digest": "",
+        "heldout_loss": loss,
+        "time": time.time(),
+    }

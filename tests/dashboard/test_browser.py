@@ -79,8 +79,9 @@ def test_page_shows_the_finished_run(finished_run: Run, serve: Serve, page: Any)
     assert "model:cycle-001 generates the next cycle's data" in decision
     for status, n in query(db, "SELECT status, COUNT(*) FROM examples GROUP BY status"):
         expect_text(page, f'#queue-status td[data-status="{status}"]', str(n))
-    for reason, n in query(db, "SELECT reason, COUNT(*) FROM examples WHERE status = "
-                               "'rejected' GROUP BY reason"):  # fmt: skip
+    for reason, n in query(
+        db, "SELECT reason, COUNT(*) FROM examples WHERE status = 'rejected' GROUP BY reason"
+    ):
         expect_text(page, f'#queue-reasons td[data-reason="{reason}"]', str(n))
     last = [r for r in read_metrics(finished_run.metrics) if r["kind"] == "train"][-1]
     run = '[data-run="cycle-001"] [data-last="{}"]'
@@ -91,8 +92,9 @@ def test_page_shows_the_finished_run(finished_run: Run, serve: Serve, page: Any)
     chart = page.locator('svg[data-chart="cycle-001: loss"]')
     assert len(chart.locator("polyline").get_attribute("points").split()) == 6
     assert chart.locator("circle").count() == 2
-    expect_text(page, '#lineage-generators tr[data-generator="model:cycle-001"] td.promoted',
-                "promoted")  # fmt: skip
+    expect_text(
+        page, '#lineage-generators tr[data-generator="model:cycle-001"] td.promoted', "promoted"
+    )
     expect_text(page, '[data-overview="active_generator"] .v', "model:cycle-001")
 
 
@@ -109,8 +111,9 @@ def test_page_follows_a_run_that_writes(run_copy: Run, serve: Serve, page: Any) 
     expect_text(page, run.format("tokens_per_s"), "54,321")
     (before,) = query(run_copy.db, "SELECT COUNT(*) FROM examples")[0]
     with Store(run_copy.db) as writer:
-        writer.add_examples([qa(f"What does json.f{i} do?", f"It does thing {i}.", 2)
-                             for i in range(3)])  # fmt: skip
+        writer.add_examples(
+            [qa(f"What does json.f{i} do?", f"It does thing {i}.", 2) for i in range(3)]
+        )
     expect_text(page, '#queue-status td[data-status="pending"]', "3")
     expect_text(page, '[data-overview="examples"] .v', f"{before + 3:,}")
     assert page.locator("#live").get_attribute("data-state") == "live"

@@ -81,11 +81,15 @@ def test_serves_the_page_and_stops_on_ctrl_c(small: Path) -> None:
     env = dict(os.environ, JUPITER_HOME=str(small), COLUMNS="200")
     proc = subprocess.Popen(
         [JUPITER, "dashboard", "--domain", "small.yaml", "--port", str(port)],
-        cwd=small, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        cwd=small,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
         # a test run started in the background (`make test &`) inherits SIGINT ignored, and
         # Python then installs no KeyboardInterrupt handler: give the server Ctrl-C back
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
-    )  # fmt: skip
+    )
     try:
         deadline = time.time() + 60
         while True:
@@ -111,8 +115,10 @@ def test_beyond_loopback_the_page_needs_its_key(small: Path) -> None:
     from jupiter.dashboard.server import start_in_thread, url_of
     from jupiter.dashboard.state import Board
 
-    r = jupiter(["dashboard", "--domain", "small.yaml", "--host", "0.0.0.0", "--port",
-                 str(free_port())], small)  # fmt: skip
+    r = jupiter(
+        ["dashboard", "--domain", "small.yaml", "--host", "0.0.0.0", "--port", str(free_port())],
+        small,
+    )
     line = one_error_line(r)
     assert "without a key" in line and "--api-key" in line
     board = Board(small / "runs" / "small", "small")

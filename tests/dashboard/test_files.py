@@ -66,17 +66,28 @@ def test_cluster_islands_and_rounds(cluster_workspace: Path, serve: Serve) -> No
     (c,) = before["cluster"]
     assert c["cycle"] == 1 and c["planned_rounds"] == 3 and c["start_heldout_loss"] == 6.0
     assert [(r["round"], r["heldout_loss"], r["skipped"]) for r in c["rounds"]] == [
-        (0, 5.0, []), (1, 4.4, ["mac"])]  # fmt: skip
+        (0, 5.0, []),
+        (1, 4.4, ["mac"]),
+    ]
     assert c["rounds"][0]["tokens_per_s"] == 300.0 and c["rounds"][0]["reduction"] == 10.0
     gpu, mac = c["islands"]
     assert (gpu["name"], gpu["engine"], gpu["nodes"], gpu["rounds"], gpu["skipped"]) == (
-        "gpu", "torch", ["a", "b"], 2, 0)  # fmt: skip
+        "gpu",
+        "torch",
+        ["a", "b"],
+        2,
+        0,
+    )
     assert gpu["tokens_per_s"] == 100.0 and gpu["wait_s"] == 1.0
     assert gpu["train_loss"] == 4.4 + 0.1
     assert gpu["heartbeat"]["round"] == 2 and gpu["heartbeat"]["step"] == 45
     assert 2.5 < gpu["heartbeat"]["age_s"] < 60
     assert (mac["rounds"], mac["skipped"], mac["tokens_per_s"], mac["heartbeat"]) == (
-        1, 1, 200.0, None)  # fmt: skip
+        1,
+        1,
+        200.0,
+        None,
+    )
     assert c["sync"] == {"inner_steps": 20, "outer": "nesterov", "aggregate": "mean"}
     # an island's own metrics.jsonl is a learning curve of its own
     with MetricsLogger(train / "gpu", [], run_name="gpu", config={}) as log:
@@ -98,17 +109,33 @@ def test_generation_cost_cache_hits_and_the_running_cycle(tmp_path: Path, serve:
     root = tmp_path / "runs" / "g"
 
     def answer(s: Store, key: str, model: str, prompt: int, completion: int) -> None:
-        s.cache_response(key, "http", model, {"prompt": key},
-                         {"text": "a", "prompt_tokens": prompt, "completion_tokens": completion})  # fmt: skip
+        s.cache_response(
+            key,
+            "http",
+            model,
+            {"prompt": key},
+            {"text": "a", "prompt_tokens": prompt, "completion_tokens": completion},
+        )
 
     with Store(root / "jupiter.sqlite") as s:
         s.start_cycle(1, "llm:http:teacher")
         for i in range(4):
             answer(s, f"k{i}", "teacher", 100, 10 + i)
         s.add_examples([qa(f"q{i}", f"answer number {i}") for i in range(3)])
-        s.mark_stage(1, "generate", {"generator": "llm:http:teacher", "requests": 6,
-                                     "cache_hits": 2, "calls": 4, "retries": 1, "failed": 0,
-                                     "completion_tokens": 46, "seconds": 1.5})  # fmt: skip
+        s.mark_stage(
+            1,
+            "generate",
+            {
+                "generator": "llm:http:teacher",
+                "requests": 6,
+                "cache_hits": 2,
+                "calls": 4,
+                "retries": 1,
+                "failed": 0,
+                "completion_tokens": 46,
+                "seconds": 1.5,
+            },
+        )
         s.finish_cycle(1)
         time.sleep(0.01)
         s.start_cycle(2, "llm:http:teacher")  # collected; generating now
@@ -118,15 +145,23 @@ def test_generation_cost_cache_hits_and_the_running_cycle(tmp_path: Path, serve:
     doc = state(serve(root, "g", max_examples=500))
     gen = doc["generation"]
     c1, c2 = gen["cycles"]
-    assert c1["done"] and c1["stage"] == {"generator": "llm:http:teacher", "requests": 6,
-                                          "cache_hits": 2, "calls": 4, "retries": 1,
-                                          "failed": 0, "completion_tokens": 46, "seconds": 1.5}  # fmt: skip
+    assert c1["done"] and c1["stage"] == {
+        "generator": "llm:http:teacher",
+        "requests": 6,
+        "cache_hits": 2,
+        "calls": 4,
+        "retries": 1,
+        "failed": 0,
+        "completion_tokens": 46,
+        "seconds": 1.5,
+    }
     assert (c1["llm_calls"], c1["prompt_tokens"], c1["completion_tokens"]) == (4, 400, 46)
     assert c1["queued"] == [{"generator": "extractive", "status": "pending", "count": 3}]
     assert not c2["done"] and c2["stage"] == {} and c2["queued_total"] == 1
     assert (c2["llm_calls"], c2["prompt_tokens"], c2["completion_tokens"]) == (1, 50, 5)
-    assert [(m["model"], m["calls"], m["prompt_tokens"], m["completion_tokens"])
-            for m in gen["llm"]] == [("judge", 1, 50, 5), ("teacher", 4, 400, 46)]  # fmt: skip
+    assert [
+        (m["model"], m["calls"], m["prompt_tokens"], m["completion_tokens"]) for m in gen["llm"]
+    ] == [("judge", 1, 50, 5), ("teacher", 4, 400, 46)]
     assert gen["cache_hits"] == 2 and gen["max_examples"] == 500
     assert gen["last_minute"] == {"calls": 5, "completion_tokens": 51}
     assert doc["overview"]["current_cycle"] == 2 and doc["overview"]["next_stage"] == "generate"

@@ -24,12 +24,21 @@ def test_cycles_figures_and_decision_equal_the_store(finished_run: Run, serve: S
     (cycle,) = doc["cycles"]
     assert cycle["n"] == 1 and cycle["status"] == "done"
     assert [s["name"] for s in cycle["stages"]] == [
-        "collect", "generate", "filter", "train", "eval", "decide"]  # fmt: skip
+        "collect",
+        "generate",
+        "filter",
+        "train",
+        "eval",
+        "decide",
+    ]
     stored = {
         m: json.loads(r) for m, r in query(finished_run.db, "SELECT model, report FROM evals")
     }
     assert [m["model"] for m in cycle["models"]] == [
-        "untrained", "student:cycle-001", "generator:extractive"]  # fmt: skip
+        "untrained",
+        "student:cycle-001",
+        "generator:extractive",
+    ]
     for row in cycle["models"]:
         rep = stored[row["model"]]
         for key in ("bpb", "qa_f1", "qa_exact", "mc_accuracy", "general_bpb"):
@@ -42,16 +51,19 @@ def test_cycles_figures_and_decision_equal_the_store(finished_run: Run, serve: S
     assert info["promoted"] and dec["outcome"] == "promoted"
     assert dec["reason"] == info["reason"] and dec["difference_ci"] == info["difference_ci"]
     assert dec["new_generator"] == "model:cycle-001"
-    vs_gen = {c["metric"]: c for c in cycle["comparisons"]
-              if c["comparison"] == "student_vs_generator"}  # fmt: skip
+    vs_gen = {
+        c["metric"]: c for c in cycle["comparisons"] if c["comparison"] == "student_vs_generator"
+    }
     (ev,) = query(finished_run.db, "SELECT info FROM stages WHERE stage = 'eval'")
     paired = json.loads(ev[0])["comparisons"]["student_vs_generator"]["metrics"]
     assert set(vs_gen) == set(paired)
     assert vs_gen["mc_accuracy"]["ci"] == paired["mc_accuracy"]["ci"]
     assert vs_gen["mc_accuracy"]["verdict"] == paired["mc_accuracy"]["verdict"]
     overview = doc["overview"]
-    (docs,), (exs,) = query(finished_run.db, "SELECT COUNT(*) FROM documents"), query(
-        finished_run.db, "SELECT COUNT(*) FROM examples")  # fmt: skip
+    (docs,), (exs,) = (
+        query(finished_run.db, "SELECT COUNT(*) FROM documents"),
+        query(finished_run.db, "SELECT COUNT(*) FROM examples"),
+    )
     assert (overview["documents"], overview["examples"]) == (docs[0], exs[0])
     assert overview["active_generator"] == "model:cycle-001"
     assert overview["cycles_done"] == overview["cycles_planned"] == 1
@@ -71,8 +83,12 @@ def test_curves_equal_metrics_jsonl(finished_run: Run, serve: Serve) -> None:
     assert curve["heldout"] == {"step": [6, 12], "loss": [r["loss"] for r in held]}
     assert curve["last"]["step"] == 12 and curve["last"]["loss"] == train[-1]["loss"]
     # the store's metrics table holds the same training rows
-    stored = dict(query(finished_run.db, "SELECT step, value FROM metrics WHERE "
-                                         "run = 'cycle-001' AND name = 'loss'"))  # fmt: skip
+    stored = dict(
+        query(
+            finished_run.db,
+            "SELECT step, value FROM metrics WHERE run = 'cycle-001' AND name = 'loss'",
+        )
+    )
     assert stored == dict(zip(curve["train"]["step"], curve["train"]["loss"], strict=True))
 
 
@@ -81,17 +97,25 @@ def test_queue_generation_and_lineage_equal_the_store(finished_run: Run, serve: 
     q, db = doc["queue"], finished_run.db
     assert q["by_status"] == dict(query(db, "SELECT status, COUNT(*) FROM examples GROUP BY 1"))
     assert set(q["by_status"]) == {"used", "rejected"}
-    rejected = query(db, "SELECT reason, COUNT(*) FROM examples WHERE status = 'rejected' "
-                         "GROUP BY 1 ORDER BY 1")  # fmt: skip
+    rejected = query(
+        db, "SELECT reason, COUNT(*) FROM examples WHERE status = 'rejected' GROUP BY 1 ORDER BY 1"
+    )
     assert [(r["reason"], r["count"]) for r in q["by_reason"]] == rejected
     assert {r["reason"] for r in q["by_reason"]} >= {"too_short"}
     for reason, _ in rejected:  # a few samples of each reason, from the rejected rows
         texts = q["reason_samples"][reason]
         assert 1 <= len(texts) <= 3
-        (first,) = query(db, "SELECT messages, text, kind FROM examples WHERE reason = ? "
-                             "ORDER BY created_at, rowid LIMIT 1", (reason,))  # fmt: skip
-        body = first[1] if first[2] == "text" else "\n".join(
-            m["content"] for m in json.loads(first[0]))  # fmt: skip
+        (first,) = query(
+            db,
+            "SELECT messages, text, kind FROM examples WHERE reason = ? "
+            "ORDER BY created_at, rowid LIMIT 1",
+            (reason,),
+        )
+        body = (
+            first[1]
+            if first[2] == "text"
+            else "\n".join(m["content"] for m in json.loads(first[0]))
+        )
         assert texts[0] == body[:400] or texts[0] == body[:399] + "…"
     assert len(q["status_samples"]["used"]) == 3
     filt = next(s for s in q["stages"] if s["stage"] == "filter")

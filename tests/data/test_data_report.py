@@ -29,13 +29,22 @@ VOID = {"meta", "br", "hr", "img", "input", "link"}
 
 def _example(i: int, kind: str = "qa", cycle: int = 1) -> Example:
     if kind == "text":
-        return Example(kind="text", generator="extractive", chunk_id=f"c{i}",
-                       template="continuation", text=f"text {i}", cycle=cycle)  # fmt: skip
+        return Example(
+            kind="text",
+            generator="extractive",
+            chunk_id=f"c{i}",
+            template="continuation",
+            text=f"text {i}",
+            cycle=cycle,
+        )
     return Example(
-        kind="qa", generator="extractive", chunk_id=f"c{i}", template="what_does",
+        kind="qa",
+        generator="extractive",
+        chunk_id=f"c{i}",
+        template="what_does",
         messages=[{"role": "user", "content": f"q{i}"}, {"role": "assistant", "content": "a"}],
         cycle=cycle,
-    )  # fmt: skip
+    )
 
 
 @pytest.fixture
@@ -50,14 +59,23 @@ def store(tmp_path: Path) -> Iterator[Store]:
     s.set_status([(exs[0].id, "accepted", ""), (exs[3].id, "rejected", "too_short")])
     s.start_cycle(1, "extractive")
     s.mark_stage(1, "collect", {"documents": 4, "chunks": 9})
-    s.record_filter_stats(1, "collect", {"too_short": 2, "binary": 1},
-                          {"too_short": ["tiny", "x"], "binary": ["\x00\x01"]})  # fmt: skip
+    s.record_filter_stats(
+        1,
+        "collect",
+        {"too_short": 2, "binary": 1},
+        {"too_short": ["tiny", "x"], "binary": ["\x00\x01"]},
+    )
     s.mark_stage(1, "filter", {"examined": 10})
     s.record_filter_stats(
-        1, "filter", {"accepted": 5, "near_duplicate": 3, "too_short": 2},
-        {"accepted": ["a good one"], "too_short": [SCRIPT, "[bold]markup[/bold]"],
-         "near_duplicate": [LONG]},
-    )  # fmt: skip
+        1,
+        "filter",
+        {"accepted": 5, "near_duplicate": 3, "too_short": 2},
+        {
+            "accepted": ["a good one"],
+            "too_short": [SCRIPT, "[bold]markup[/bold]"],
+            "near_duplicate": [LONG],
+        },
+    )
     # cycle 2: collect ran without recording its count or any drop; filter only has stats
     s.mark_stage(2, "collect", {})
     s.record_filter_stats(2, "filter", {"accepted": 1, "exact_duplicate": 1}, {})
@@ -90,16 +108,18 @@ class StrictParser(HTMLParser):
 def test_data_report_counts_per_stage_and_reason(store: Store) -> None:
     reports = data_report(store)
     assert [(r.cycle, r.stage) for r in reports] == [
-        (1, "collect"), (1, "filter"), (2, "collect"), (2, "filter"),
-    ]  # fmt: skip
+        (1, "collect"),
+        (1, "filter"),
+        (2, "collect"),
+        (2, "filter"),
+    ]
     c1, f1, c2, f2 = reports
     assert (c1.kept, c1.dropped) == (4, {"too_short": 2, "binary": 1})
     assert c1.samples["too_short"] == ["tiny", "x"]
     assert (f1.kept, f1.dropped) == (5, {"near_duplicate": 3, "too_short": 2})
     assert f1.samples["too_short"] == [SCRIPT, "[bold]markup[/bold]"]
     assert f1.total == 10
-    assert f1.rows() == [("accepted", 5, 50.0), ("near_duplicate", 3, 30.0),
-                         ("too_short", 2, 20.0)]  # fmt: skip
+    assert f1.rows() == [("accepted", 5, 50.0), ("near_duplicate", 3, 30.0), ("too_short", 2, 20.0)]
     assert (c2.kept, c2.dropped) == (4, {})  # no recorded count: the store's documents
     assert (f2.kept, f2.dropped) == (1, {"exact_duplicate": 1})
     assert c1.rows()[0] == ("collected", 4, pytest.approx(100 * 4 / 7))
@@ -108,8 +128,11 @@ def test_data_report_counts_per_stage_and_reason(store: Store) -> None:
 def test_data_summary_counts_sources_and_statuses(store: Store) -> None:
     summary = data_summary(store)
     assert summary.documents == {"local": 3, "python_stdlib": 1}
-    assert summary.examples == {("accepted", "qa"): 1, ("pending", "qa"): 2,
-                                ("rejected", "text"): 1}  # fmt: skip
+    assert summary.examples == {
+        ("accepted", "qa"): 1,
+        ("pending", "qa"): 2,
+        ("rejected", "text"): 1,
+    }
 
 
 def test_report_tables_show_reasons_counts_and_samples(store: Store) -> None:

@@ -201,8 +201,10 @@ def test_bad_fractions_are_refused(tmp_path: Path) -> None:
         export_examples([], str, tmp_path, fractions=(0.5, 0.2, 0.2))
 
 
-@pytest.mark.parametrize("fractions", [(float("nan"), 0.5, 0.5), (float("inf"), 0.0, 0.0),
-                                       (1.1, -0.1, 0.0), (0.9, 0.2, 0.1)])  # fmt: skip
+@pytest.mark.parametrize(
+    "fractions",
+    [(float("nan"), 0.5, 0.5), (float("inf"), 0.0, 0.0), (1.1, -0.1, 0.0), (0.9, 0.2, 0.1)],
+)
 def test_split_fractions_must_be_finite_non_negative_and_sum_to_one(
     fractions: tuple[float, float, float],
 ) -> None:

@@ -110,8 +110,10 @@ def test_long_sequences_split_with_positions_restarting() -> None:
 def test_first_fit_fills_earlier_rows_in_order() -> None:
     # targets per sequence: 6, 6, 2, 3, 1 with L=8. 6 opens row 0; 6 opens row 1; 2 fills
     # row 0; 3 fits neither (room 0, 2): opens row 2; 1 goes to the first with room, row 1.
-    seqs = [(list(range(a, a + n + 1)), list(range(a, a + n + 1))) for a, n in
-            [(10, 6), (20, 6), (30, 2), (40, 3), (50, 1)]]  # fmt: skip
+    seqs = [
+        (list(range(a, a + n + 1)), list(range(a, a + n + 1)))
+        for a, n in [(10, 6), (20, 6), (30, 2), (40, 3), (50, 1)]
+    ]
     ds = PackedDataset(seqs, context_length=8, pad_id=0)
     firsts = [[x[0] for x, _, _ in row_segments(ds, r)] for r in range(ds.num_rows)]
     assert firsts == [[10, 30], [20, 50, 0], [40, 0]]  # 0: the padding segment

@@ -58,10 +58,14 @@ def test_gemma_renders_the_reference_format() -> None:
     turn = "<start_of_turn>{}\n{}<end_of_turn>\n"
     assert render(tok, CHAT[1:3]) == "<bos>" + turn.format("user", U1) + turn.format("model", A1)
     # the system message is folded into the first user turn; assistant renders as "model"
-    assert render(tok, CHAT) == "<bos>" + "".join([
-        turn.format("user", f"{S}\n\n{U1}"), turn.format("model", A1),
-        turn.format("user", U2), turn.format("model", A2),
-    ])  # fmt: skip
+    assert render(tok, CHAT) == "<bos>" + "".join(
+        [
+            turn.format("user", f"{S}\n\n{U1}"),
+            turn.format("model", A1),
+            turn.format("user", U2),
+            turn.format("model", A2),
+        ]
+    )
     assert render(tok, CHAT[:2], prompt=True) == (
         "<bos>" + turn.format("user", f"{S}\n\n{U1}") + "<start_of_turn>model\n"
     )
@@ -211,11 +215,14 @@ def test_generation_config_lists_every_stop_token(tmp_path: Path) -> None:
     write_stop_tokens(tmp_path / "absent", tok)  # no generation config: nothing to do
 
 
-@pytest.mark.parametrize(("data", "message"), [
-    (b"{% for m in messages %}{{ m.content }", "line 1"),
-    (b"{% if %}", "line 1"),
-    ("{{ 'caf\xe9' }}".encode("latin-1"), "not UTF-8"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b"{% for m in messages %}{{ m.content }", "line 1"),
+        (b"{% if %}", "line 1"),
+        ("{{ 'caf\xe9' }}".encode("latin-1"), "not UTF-8"),
+    ],
+)
 def test_a_template_file_that_does_not_parse_is_refused_when_read(
     tmp_path: Path, data: bytes, message: str
 ) -> None:

@@ -65,8 +65,9 @@ def test_cpu_torch_beside_an_nvidia_driver_names_the_cuda_wheel(
     monkeypatch.setattr(system, "nvidia_driver", lambda: "550.54.14")
     (line,) = [c for c in system.accelerator_check(Context()) if c.name == "cuda"]
     assert line.status == "fail" and "CPU-only build" in line.detail
-    assert line.fix == ("pip install --force-reinstall torch --index-url "
-                        "https://download.pytorch.org/whl/cu126")  # fmt: skip
+    assert line.fix == (
+        "pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/cu126"
+    )
     # no driver and no NVIDIA device on the bus: a CPU machine is fine as it is
     monkeypatch.setattr(system, "nvidia_driver", lambda: None)
     monkeypatch.setattr(system, "pci_gpus", lambda: {})
@@ -99,8 +100,9 @@ def test_cuda_build_without_a_usable_gpu_says_why(monkeypatch: pytest.MonkeyPatc
     assert "install the NVIDIA driver" in line.fix
 
 
-def fake_gpus(monkeypatch: pytest.MonkeyPatch, gpus: list[tuple[str, int, int, int]],
-              arch: list[str]) -> None:  # fmt: skip
+def fake_gpus(
+    monkeypatch: pytest.MonkeyPatch, gpus: list[tuple[str, int, int, int]], arch: list[str]
+) -> None:
     """CUDA with these (name, GiB, major, minor) devices and torch kernels for `arch`."""
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     monkeypatch.setattr(torch.cuda, "device_count", lambda: len(gpus))
@@ -217,9 +219,11 @@ def test_unreachable_server_names_how_to_start_it(tmp_path: Path) -> None:
     (line,) = server_checks(ctx)
     assert line.status == "fail" and line.name == f"generator.llm (http://127.0.0.1:{port}/v1)"
     assert "connection refused" in line.detail
-    assert line.fix == (f"start the server at http://127.0.0.1:{port}/v1 (a Jupiter model: "
-                        f"`jupiter serve --model DIR --port {port}`), or set generator.llm."
-                        "base_url to where it runs")  # fmt: skip
+    assert line.fix == (
+        f"start the server at http://127.0.0.1:{port}/v1 (a Jupiter model: "
+        f"`jupiter serve --model DIR --port {port}`), or set generator.llm."
+        "base_url to where it runs"
+    )
 
 
 def test_reachable_server_and_its_models(tmp_path: Path) -> None:
@@ -265,8 +269,10 @@ def test_ollama_tags_and_a_model_to_pull(tmp_path: Path) -> None:
 
 def test_api_key_variable_not_set(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("DOCTOR_TEST_KEY", raising=False)
-    extra = ("generator: {type: llm, llm: {base_url: 'http://127.0.0.1:1/v1', model: m, "
-             "api_key_env: DOCTOR_TEST_KEY}}\n")  # fmt: skip
+    extra = (
+        "generator: {type: llm, llm: {base_url: 'http://127.0.0.1:1/v1', model: m, "
+        "api_key_env: DOCTOR_TEST_KEY}}\n"
+    )
     (line,) = server_checks(domain(tmp_path, extra))
     assert line.status == "fail" and line.fix == "export DOCTOR_TEST_KEY=<the server's key>"
 
@@ -304,8 +310,9 @@ def test_bad_cluster_files(tmp_path: Path) -> None:
     assert line.status == "fail" and line.name == "cluster file" and "colour" in line.detail
     assert line.fix.startswith(f"fix {bad}")
     nopy = tmp_path / "nopy.yaml"
-    nopy.write_text("nodes:\n  - {host: localhost, name: a, memory_gb: 0.01, "
-                    "python: /no/such/python}\n")  # fmt: skip
+    nopy.write_text(
+        "nodes:\n  - {host: localhost, name: a, memory_gb: 0.01, python: /no/such/python}\n"
+    )
     (node,) = cluster_checks(Context(cluster_file=str(nopy), timeout=5))
     assert node.status == "fail" and node.name == "node a (localhost)"
     assert node.detail == "python /no/such/python not found there"
@@ -314,12 +321,18 @@ def test_bad_cluster_files(tmp_path: Path) -> None:
 
 
 def test_split_fix_of_cluster_messages() -> None:
-    msg = ("node s1 (10.0.0.2): SSH failed (Connection refused): check that sshd runs there and "
-           "that `ssh 10.0.0.2` works without a password (ssh-copy-id)")  # fmt: skip
-    assert split_fix(msg) == ("SSH failed (Connection refused)", "check that sshd runs there "
-                              "and that `ssh 10.0.0.2` works without a password (ssh-copy-id)")  # fmt: skip
-    mem = ("node a: 3.0 GiB of memory free, below memory_gb: 16 in cluster.yaml: free memory "
-           "there, or lower memory_gb (the automatic batch size trusts it)")  # fmt: skip
+    msg = (
+        "node s1 (10.0.0.2): SSH failed (Connection refused): check that sshd runs there and "
+        "that `ssh 10.0.0.2` works without a password (ssh-copy-id)"
+    )
+    assert split_fix(msg) == (
+        "SSH failed (Connection refused)",
+        "check that sshd runs there and that `ssh 10.0.0.2` works without a password (ssh-copy-id)",
+    )
+    mem = (
+        "node a: 3.0 GiB of memory free, below memory_gb: 16 in cluster.yaml: free memory "
+        "there, or lower memory_gb (the automatic batch size trusts it)"
+    )
     what, fix = split_fix(mem)
     assert what == "3.0 GiB of memory free, below memory_gb: 16 in cluster.yaml"
     assert fix.startswith("free memory there")
@@ -340,8 +353,10 @@ def test_cli_json_and_lines_exit_1_on_a_failure(
 ) -> None:
     port = closed_port()
     yaml_path = tmp_path / "srv.yaml"
-    yaml_path.write_text("name: srv\nsources: [{type: python_stdlib, modules: [json]}]\n"
-                         + llm_yaml(f"http://127.0.0.1:{port}/v1"))  # fmt: skip
+    yaml_path.write_text(
+        "name: srv\nsources: [{type: python_stdlib, modules: [json]}]\n"
+        + llm_yaml(f"http://127.0.0.1:{port}/v1")
+    )
     monkeypatch.setenv("JUPITER_HOME", str(tmp_path))
     assert _main(monkeypatch, "doctor", "--domain", str(yaml_path), "--json") == 1
     out = capsys.readouterr().out

@@ -24,10 +24,14 @@ def test_a_gemma_base_trains_with_the_gemma_template(
 ) -> None:
     base = save_tiny_base("gemma", tmp_path / "gemma-base")
     chats = [
-        {"messages": [{"role": "user", "content": f"What is {i} + {i}?"},
-                      {"role": "assistant", "content": f"{i} + {i} is {2 * i}."}]}
+        {
+            "messages": [
+                {"role": "user", "content": f"What is {i} + {i}?"},
+                {"role": "assistant", "content": f"{i} + {i} is {2 * i}."},
+            ]
+        }
         for i in range(8)
-    ]  # fmt: skip
+    ]
     (tmp_path / "sums.jsonl").write_text("".join(json.dumps(c) + "\n" for c in chats))
     path = tmp_path / "g.yaml"
     path.write_text(f"""

@@ -155,14 +155,20 @@ def test_bad_eval_set_leaves_an_existing_store_as_it_was(tmp_path: Path) -> None
         ("serve", {"config": "{not json"}, r"damaged model file .*config\.json: not valid JSON"),
         ("serve", {"data_len": 3}, r"model\.safetensors: holds 3 bytes of tensor data"),
         # well-formed files the loader still refuses: its error, with the dir and the fix
-        ("chat", {"config": '{"model_type": "no-such-family"}'},
-         r"cannot load the model in .*model \(ValueError: .*\): check that its files"),
+        (
+            "chat",
+            {"config": '{"model_type": "no-such-family"}'},
+            r"cannot load the model in .*model \(ValueError: .*\): check that its files",
+        ),
         # a value of the wrong type: the field and the value, on the one line
-        ("chat", {"config": '{"model_type": "llama", "hidden_size": "abc"}'},
-         r"cannot load the model in .*hidden_size.*'abc'.*check that its files"),
+        (
+            "chat",
+            {"config": '{"model_type": "llama", "hidden_size": "abc"}'},
+            r"cannot load the model in .*hidden_size.*'abc'.*check that its files",
+        ),
     ],
     ids=["serve-config", "serve-safetensors", "chat-loader", "chat-bad-value"],
-)  # fmt: skip
+)
 def test_damaged_model_dir_in_serve_and_chat(
     tmp_path: Path, command: str, damage: dict, expected: str
 ) -> None:

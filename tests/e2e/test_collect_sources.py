@@ -18,8 +18,12 @@ from jupiter.improve.workspace import Workspace
 
 
 def git(repo: Path, *args: str) -> str:
-    out = subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t",
-                          *args], check=True, capture_output=True, text=True)  # fmt: skip
+    out = subprocess.run(
+        ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", *args],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     return out.stdout.strip()
 
 
@@ -34,23 +38,51 @@ def sources(tmp_path: Path) -> Path:
     git(repo, "init", "-q")
     git(repo, "add", ".")
     git(repo, "commit", "-qm", "docs")
-    rows = [{"q": "What does the cache store?", "a": "Results keyed by the call's arguments."},
-            {"q": "When do entries expire?", "a": "After the configured time to live."}]  # fmt: skip
+    rows = [
+        {"q": "What does the cache store?", "a": "Results keyed by the call's arguments."},
+        {"q": "When do entries expire?", "a": "After the configured time to live."},
+    ]
     (tmp_path / "qa.jsonl").write_text(
         "".join(json.dumps(r) + "\n" for r in rows) + "{not json\n" + '{"q": "no answer"}\n'
     )
     logs = [
-        {"code": "def square(x):\n    return x * x\n\nprint(square(4))\n", "language": "python",
-         "stdout": "16\n", "stderr": "", "exit_code": 0, "timestamp": "2026-11-01T10:00:00Z",
-         "task": "Write a function that squares a number."},
-        {"code": "print(1/0)\n", "language": "python", "stdout": "", "exit_code": 1,
-         "stderr": "ZeroDivisionError", "timestamp": "2026-11-01T11:00:00Z"},
-    ]  # fmt: skip
+        {
+            "code": "def square(x):\n    return x * x\n\nprint(square(4))\n",
+            "language": "python",
+            "stdout": "16\n",
+            "stderr": "",
+            "exit_code": 0,
+            "timestamp": "2026-11-01T10:00:00Z",
+            "task": "Write a function that squares a number.",
+        },
+        {
+            "code": "print(1/0)\n",
+            "language": "python",
+            "stdout": "",
+            "exit_code": 1,
+            "stderr": "ZeroDivisionError",
+            "timestamp": "2026-11-01T11:00:00Z",
+        },
+    ]
     (tmp_path / "exec.jsonl").write_text("".join(json.dumps(r) + "\n" for r in logs))
-    books = [{"agent": "a1", "domain": "cache", "score": 0.9, "success_rate": 0.9,
-              "interactions": 50, "content": "Check the cache before calling the backend."},
-             {"agent": "a2", "domain": "cache", "score": 0.2, "success_rate": 0.5,
-              "interactions": 3, "content": "Always call the backend."}]  # fmt: skip
+    books = [
+        {
+            "agent": "a1",
+            "domain": "cache",
+            "score": 0.9,
+            "success_rate": 0.9,
+            "interactions": 50,
+            "content": "Check the cache before calling the backend.",
+        },
+        {
+            "agent": "a2",
+            "domain": "cache",
+            "score": 0.2,
+            "success_rate": 0.5,
+            "interactions": 3,
+            "content": "Always call the backend.",
+        },
+    ]
     (tmp_path / "books.jsonl").write_text("".join(json.dumps(r) + "\n" for r in books))
     sha = git(repo, "rev-parse", "HEAD")
     (tmp_path / "d.yaml").write_text(f"""
@@ -80,10 +112,16 @@ def test_local_collectors_through_the_stages(
     assert len(by_source["dataset"]) == 2 and len(by_source["exec_logs"]) == 1
     assert len(by_source["playbooks"]) == 1
     assert info["rejected_records"] == {
-        "bad_json": 1, "missing_field": 1, "failed_run": 1, "below_min_score": 1,
-    }  # fmt: skip
-    stats = dict(ws.store.db.execute(
-        "SELECT reason, count FROM filter_stats WHERE stage = 'collect'").fetchall())  # fmt: skip
+        "bad_json": 1,
+        "missing_field": 1,
+        "failed_run": 1,
+        "below_min_score": 1,
+    }
+    stats = dict(
+        ws.store.db.execute(
+            "SELECT reason, count FROM filter_stats WHERE stage = 'collect'"
+        ).fetchall()
+    )
     assert stats == info["rejected_records"]
     ws.store.start_cycle(1, "extractive")
     gen = generate_stage(ws, 1)

@@ -145,8 +145,14 @@ def test_single_stage_commands(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     env = dict(os.environ, JUPITER_HOME=str(tmp_path), COLUMNS="200")
 
     def jupiter(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([JUPITER, *args, "--domain", path], cwd=tmp_path, env=env,
-                              capture_output=True, text=True, timeout=300)  # fmt: skip
+        return subprocess.run(
+            [JUPITER, *args, "--domain", path],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
 
     early = jupiter("train")
     # refused before a workspace exists, naming the stage to run first
@@ -163,8 +169,14 @@ def test_single_stage_commands(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     st = jupiter("status")
     assert st.returncode == 0 and "accepted" in st.stdout
     # `start` picks up after the stages run by hand
-    r = subprocess.run([JUPITER, "start", "--domain", path], cwd=tmp_path, env=env,
-                       capture_output=True, text=True, timeout=300)  # fmt: skip
+    r = subprocess.run(
+        [JUPITER, "start", "--domain", path],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert r.returncode == 0, r.stderr
     assert "collect: done earlier" in r.stdout and "filter: done earlier" in r.stdout
     assert "train:" in r.stdout

@@ -53,9 +53,15 @@ def test_lora_fine_tune_with_two_processes_then_eval_and_chat(
     env = dict(os.environ, JUPITER_HOME=str(tmp_path), COLUMNS="200")
 
     def jupiter(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([JUPITER, *args, "--domain", path], cwd=tmp_path, env=env,
-                              capture_output=True, text=True, timeout=600,
-                              input=stdin)  # fmt: skip
+        return subprocess.run(
+            [JUPITER, *args, "--domain", path],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            input=stdin,
+        )
 
     for stage in ("collect", "generate", "filter"):
         r = jupiter(stage)
@@ -81,10 +87,14 @@ def test_curriculum_levels_run_in_order_each_from_the_last(
 ) -> None:
     base = tiny_model_dirs["llama"]
     chats = [
-        {"messages": [{"role": "user", "content": f"What is {i} + {i}?"},
-                      {"role": "assistant", "content": f"{i} + {i} is {2 * i}."}]}
+        {
+            "messages": [
+                {"role": "user", "content": f"What is {i} + {i}?"},
+                {"role": "assistant", "content": f"{i} + {i} is {2 * i}."},
+            ]
+        }
         for i in range(12)
-    ]  # fmt: skip
+    ]
     (tmp_path / "basics.jsonl").write_text("".join(json.dumps(c) + "\n" for c in chats))
     (tmp_path / "docs.jsonl").write_text(
         "".join(json.dumps({"text": f"Python document number {i}."}) + "\n" for i in range(8))
@@ -135,8 +145,9 @@ def test_training_input_errors_are_one_line(
     env = dict(os.environ, JUPITER_HOME=str(tmp_path), COLUMNS="200")
 
     def jupiter(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([JUPITER, *args], cwd=tmp_path, env=env, capture_output=True,
-                              text=True, timeout=300)  # fmt: skip
+        return subprocess.run(
+            [JUPITER, *args], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
+        )
 
     bad = jupiter("train", "--domain", path, "--nnodes", "2")
     assert bad.returncode == 1 and "--master HOST:PORT" in bad.stderr
@@ -152,12 +163,21 @@ def test_training_input_errors_are_one_line(
 def test_knowledge_recipe_and_replay_reach_the_packed_data(
     tmp_path: Path, tiny_model_dirs: dict[str, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    facts = [("len", "Return the number of items in a container."),
-             ("abs", "Return the absolute value of the argument."),
-             ("sorted", "Return a new list containing all items from the iterable."),
-             ("round", "Round a number to a given precision in decimal digits.")]  # fmt: skip
-    chats = [{"messages": [{"role": "user", "content": f"What does `{n}` do?"},
-                           {"role": "assistant", "content": a}]} for n, a in facts]  # fmt: skip
+    facts = [
+        ("len", "Return the number of items in a container."),
+        ("abs", "Return the absolute value of the argument."),
+        ("sorted", "Return a new list containing all items from the iterable."),
+        ("round", "Round a number to a given precision in decimal digits."),
+    ]
+    chats = [
+        {
+            "messages": [
+                {"role": "user", "content": f"What does `{n}` do?"},
+                {"role": "assistant", "content": a},
+            ]
+        }
+        for n, a in facts
+    ]
     (tmp_path / "facts.jsonl").write_text("".join(json.dumps(c) + "\n" for c in chats))
     extra = """
 levels:

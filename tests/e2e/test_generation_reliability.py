@@ -89,8 +89,10 @@ def test_malformed_answers_are_counted_rejects_never_cached_or_fatal(
         # plant two poisoned rows: a number as the text, and a row that is no JSON object
         keys = [r[0] for r in ws.store.db.execute("SELECT key FROM llm_cache ORDER BY key")]
         with ws.store.transaction() as db:
-            db.execute("UPDATE llm_cache SET response = ? WHERE key = ?",
-                       (json.dumps({"text": 7, "finish_reason": "stop"}), keys[0]))  # fmt: skip
+            db.execute(
+                "UPDATE llm_cache SET response = ? WHERE key = ?",
+                (json.dumps({"text": 7, "finish_reason": "stop"}), keys[0]),
+            )
             db.execute("UPDATE llm_cache SET response = 'not json' WHERE key = ?", (keys[1],))
         llm.asked.clear()
         again = generate_stage(ws, 1)
@@ -119,9 +121,15 @@ def test_start_asks_the_failed_requests_again_and_nothing_else(
         filtered.append(n)
         return {}
 
-    monkeypatch.setattr(cycle, "STAGES", {"collect": stages.collect_stage,
-                                          "generate": stages.generate_stage,
-                                          "filter": filter_stage})  # fmt: skip
+    monkeypatch.setattr(
+        cycle,
+        "STAGES",
+        {
+            "collect": stages.collect_stage,
+            "generate": stages.generate_stage,
+            "filter": filter_stage,
+        },
+    )
     failing = {2, 6, 7}
     with ScriptedLLM(failing=failing) as llm:
         yaml = make_domain(tmp_path, llm.base_url, 10)

@@ -75,7 +75,8 @@ def first_generation(ws: Workspace) -> dict[str, Any]:
 def outcome_counts(ws: Workspace) -> dict[str, int]:
     rows = ws.store.db.execute(
         "SELECT CASE status WHEN 'rejected' THEN reason ELSE status END, COUNT(*) "
-        "FROM examples GROUP BY 1").fetchall()  # fmt: skip
+        "FROM examples GROUP BY 1"
+    ).fetchall()
     return {r[0]: r[1] for r in rows}
 
 
@@ -101,8 +102,9 @@ def test_generate_stage_parses_filters_and_caches(
             r["reason"]: r["count"] for r in ws.store.filter_stats(1) if r["stage"] == "generate"
         }
         assert stats == counts
-        bad = next(e for e in ws.store.iter_examples(status="rejected")
-                   if e.reason == "malformed:no_json")  # fmt: skip
+        bad = next(
+            e for e in ws.store.iter_examples(status="rejected") if e.reason == "malformed:no_json"
+        )
         assert bad.messages[1]["content"].startswith("Sure! Here is a question")
         acc = next(ws.store.iter_examples(status="accepted"))
         assert acc.template == "grounded_qa" and acc.generator == "llm:openai:" + llm.base_url
@@ -184,8 +186,11 @@ def test_llm_judge_drops_low_scores_in_the_filter_stage(
 ) -> None:
     with FakeLLM() as llm:
         yaml = make_domain(tmp_path, llm.base_url, 1)
-        text = yaml.read_text().replace("type: llm", "type: extractive").replace(
-            "continuation: false", "continuation: true")  # fmt: skip
+        text = (
+            yaml.read_text()
+            .replace("type: llm", "type: extractive")
+            .replace("continuation: false", "continuation: true")
+        )
         yaml.write_text(
             text + "filters: {judge: {enabled: true, threshold: 3}, dedup: {near: false}}\n"
         )
@@ -193,8 +198,11 @@ def test_llm_judge_drops_low_scores_in_the_filter_stage(
         first_generation(ws)
         info = filter_stage(ws, 1)
         chunks = {c.id: c for c in ws.store.iter_chunks()}
-        judged = [e for e in ws.store.iter_examples(cycle=1) if e.kind == "qa"
-                  and e.reason in ("", "judge_low_score")]  # fmt: skip
+        judged = [
+            e
+            for e in ws.store.iter_examples(cycle=1)
+            if e.kind == "qa" and e.reason in ("", "judge_low_score")
+        ]
         low = {e.id for e in judged if e.reason == "judge_low_score"}
         # the teacher scores 2 whatever quotes the page about the wrong way to lock a file
         assert low and low == {e.id for e in judged if "wrong way" in chunks[e.chunk_id].text}
@@ -237,15 +245,17 @@ def test_a_local_transformers_teacher_through_the_stage(
         'llm: {base_url: "unused", concurrency: 2, max_retries: 3}',
         f'llm: {{backend: transformers, model: "{tiny_model_dirs["qwen2"]}", max_tokens: 8, '
         "max_batch: 4, concurrency: 2}",
-    )  # fmt: skip
+    )
     yaml.write_text(text)
     ws = workspace(yaml, tmp_path, monkeypatch)
     info = first_generation(ws)
     assert (info["requests"], info["calls"]) == (6, 6) and info["generator"].startswith(
-        "llm:transformers:")  # fmt: skip
+        "llm:transformers:"
+    )
     rows = list(ws.store.iter_examples(cycle=1))
-    assert len(rows) == 6 and all(r.status == "rejected" and r.reason.startswith("malformed:")
-                                  for r in rows)  # fmt: skip
+    assert len(rows) == 6 and all(
+        r.status == "rejected" and r.reason.startswith("malformed:") for r in rows
+    )
     assert info["completion_tokens"] > 0 and ws.store.cache_size() == 6
     ws.close()
 

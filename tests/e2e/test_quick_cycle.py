@@ -18,9 +18,14 @@ JUPITER = shutil.which("jupiter", path=str(Path(sys.executable).parent)) or "jup
 def jupiter(args: list[str], home: Path, stdin: str | None = None, timeout: int = 300):
     env = dict(os.environ, JUPITER_HOME=str(home), COLUMNS="200")
     return subprocess.run(
-        [JUPITER, *args], cwd=home, env=env, capture_output=True, text=True,
-        input=stdin, timeout=timeout,
-    )  # fmt: skip
+        [JUPITER, *args],
+        cwd=home,
+        env=env,
+        capture_output=True,
+        text=True,
+        input=stdin,
+        timeout=timeout,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -74,16 +79,22 @@ def test_store_rows(quick_run: tuple[Path, float, str]) -> None:
     assert (
         rows(db, "SELECT COUNT(*) FROM examples WHERE status='rejected' AND reason=''")[0][0] == 0
     )
-    assert rows(db, "SELECT COUNT(*) FROM examples WHERE chunk_id NOT IN "
-                    "(SELECT id FROM chunks)")[0][0] == 0  # fmt: skip
+    assert (
+        rows(db, "SELECT COUNT(*) FROM examples WHERE chunk_id NOT IN (SELECT id FROM chunks)")[0][
+            0
+        ]
+        == 0
+    )
     assert {r[0] for r in rows(db, "SELECT DISTINCT generator FROM examples")} == {"extractive"}
-    assert {r[0] for r in rows(db, "SELECT DISTINCT used_by FROM examples WHERE status='used'")} \
-        == {"cycle-001"}  # fmt: skip
+    assert {
+        r[0] for r in rows(db, "SELECT DISTINCT used_by FROM examples WHERE status='used'")
+    } == {"cycle-001"}
     stats = dict(rows(db, "SELECT reason, count FROM filter_stats WHERE cycle=1"))
     assert stats["accepted"] == status["used"]
     assert sum(v for k, v in stats.items() if k != "accepted") == status["rejected"]
-    assert [r[0] for r in rows(db, "SELECT stage FROM stages WHERE cycle=1 ORDER BY finished_at")] \
-        == ["collect", "generate", "filter", "train", "eval", "decide"]  # fmt: skip
+    assert [
+        r[0] for r in rows(db, "SELECT stage FROM stages WHERE cycle=1 ORDER BY finished_at")
+    ] == ["collect", "generate", "filter", "train", "eval", "decide"]
     assert rows(db, "SELECT status FROM cycles")[0][0] == "done"
     models = {r[0] for r in rows(db, "SELECT model FROM evals")}
     assert models == {"untrained", "student:cycle-001", "generator:extractive"}
@@ -102,8 +113,9 @@ def test_checkpoint_loads_with_transformers(quick_run: tuple[Path, float, str]) 
     assert tok.pad_token_id != tok.eos_token_id and tok.chat_template
     prompt = tok.apply_chat_template(
         [{"role": "user", "content": "What does json.dumps do?"}],
-        add_generation_prompt=True, tokenize=False,
-    )  # fmt: skip
+        add_generation_prompt=True,
+        tokenize=False,
+    )
     ids = tok(prompt, add_special_tokens=False, return_tensors="pt")["input_ids"]
     with torch.no_grad():
         out = model.generate(ids, max_new_tokens=5, do_sample=False, pad_token_id=tok.pad_token_id)
@@ -162,8 +174,11 @@ def test_rerun_is_idempotent_and_status(quick_run: tuple[Path, float, str]) -> N
 def test_chat_answers(quick_run: tuple[Path, float, str]) -> None:
     ws, _, _ = quick_run
     home = ws.parent.parent
-    r = jupiter(["chat", "--domain", "python", "--quick", "--max-new-tokens", "8"], home,
-                stdin="What does len do?\n/quit\n")  # fmt: skip
+    r = jupiter(
+        ["chat", "--domain", "python", "--quick", "--max-new-tokens", "8"],
+        home,
+        stdin="What does len do?\n/quit\n",
+    )
     assert r.returncode == 0, r.stderr
     assert "cycle-001" in r.stdout and r.stdout.count("jupiter>") == 1
 
@@ -188,8 +203,20 @@ def test_data_export_splits_by_document_and_experts(quick_run: tuple[Path, float
     ws, _, _ = quick_run
     home = ws.parent.parent
     out = home / "export"
-    r = jupiter(["data", "export", "--domain", "python", "--quick", "--format", "mistral",
-                 "--out", str(out)], home)  # fmt: skip
+    r = jupiter(
+        [
+            "data",
+            "export",
+            "--domain",
+            "python",
+            "--quick",
+            "--format",
+            "mistral",
+            "--out",
+            str(out),
+        ],
+        home,
+    )
     assert r.returncode == 0, r.stderr
     docs: dict[str, set[str]] = {}
     total = 0
@@ -199,12 +226,26 @@ def test_data_export_splits_by_document_and_experts(quick_run: tuple[Path, float
         docs[split] = {json.loads(ln)["source_document"] for ln in lines}
         chats = [ln for ln in lines if json.loads(ln)["text"].startswith("<s>[INST] ")]
         assert len(chats) > len(lines) / 3  # the chats; raw-text examples stay plain text
-    assert not (docs["train"] & docs["validation"] or docs["train"] & docs["test"]
-                or docs["validation"] & docs["test"])  # fmt: skip
+    assert not (
+        docs["train"] & docs["validation"]
+        or docs["train"] & docs["test"]
+        or docs["validation"] & docs["test"]
+    )
     manifest = json.loads((out / "manifest.json").read_text())
     assert sum(manifest["counts"].values()) == total > 500
-    r = jupiter(["data", "export", "--domain", "python", "--quick", "--experts",
-                 "--out", str(home / "experts")], home)  # fmt: skip
+    r = jupiter(
+        [
+            "data",
+            "export",
+            "--domain",
+            "python",
+            "--quick",
+            "--experts",
+            "--out",
+            str(home / "experts"),
+        ],
+        home,
+    )
     assert r.returncode == 0, r.stderr
     for name in ("python", "debug", "api", "router"):
         assert (home / "experts" / name / "train.jsonl").is_file()
@@ -215,8 +256,9 @@ def test_data_export_splits_by_document_and_experts(quick_run: tuple[Path, float
     writer = subprocess.Popen(["sleep", "60"])
     try:
         (home / ".held.lock").write_text(str(writer.pid))
-        busy = jupiter(["data", "export", "--domain", "python", "--quick", "--out", str(held)],
-                       home)  # fmt: skip
+        busy = jupiter(
+            ["data", "export", "--domain", "python", "--quick", "--out", str(held)], home
+        )
     finally:
         writer.kill()
         writer.wait()
@@ -244,8 +286,11 @@ def test_train_on_a_cluster_of_two_islands(
         "  - {host: localhost, name: a, island: a, processes: 1, memory_gb: 8}\n"
         "  - {host: localhost, name: b, island: b, processes: 1, memory_gb: 8}\n"
     )
-    r = jupiter(["train", "--domain", "python", "--quick", "--cluster", "--cluster-file",
-                 str(cluster)], home, timeout=600)  # fmt: skip
+    r = jupiter(
+        ["train", "--domain", "python", "--quick", "--cluster", "--cluster-file", str(cluster)],
+        home,
+        timeout=600,
+    )
     assert r.returncode == 0, r.stdout + r.stderr[-3000:]
     train = copy / "cycles" / "cycle-002" / "train"  # cycle 1 is done in the copied store
     final = train / "final"

@@ -58,12 +58,27 @@ def test_lora_steps_on_gemma_then_chat_stops_at_end_of_turn(
     seqs = [encode_chat(tok, c) for c in chats * 4]
     data = PackedDataset(seqs, 128, pad_id_for(tok), seed=0)
     cfg = TrainConfig(
-        method="lora", lora=LoraConfig(r=8, alpha=16, dropout=0.0), max_steps=4,
-        micro_batch_size=2, lr=1e-3, warmup_steps=1, metrics=[], checkpoint_every=100,
-        checkpoint_every_epoch=False, gradient_checkpointing=False,
-    )  # fmt: skip
-    run = TrainRun(data, cfg, tmp_path / "run", tok_dir, model_dir=gemma_dir, run_id="g",
-                   device="cpu", progress=False)  # fmt: skip
+        method="lora",
+        lora=LoraConfig(r=8, alpha=16, dropout=0.0),
+        max_steps=4,
+        micro_batch_size=2,
+        lr=1e-3,
+        warmup_steps=1,
+        metrics=[],
+        checkpoint_every=100,
+        checkpoint_every_epoch=False,
+        gradient_checkpointing=False,
+    )
+    run = TrainRun(
+        data,
+        cfg,
+        tmp_path / "run",
+        tok_dir,
+        model_dir=gemma_dir,
+        run_id="g",
+        device="cpu",
+        progress=False,
+    )
     result = train(run)
     assert result.finished and len(result.losses) == 4
     assert all(torch.isfinite(torch.tensor(result.losses)))

@@ -87,9 +87,11 @@ train:
 
 
 def test_a_real_llama_cpp_server_writes_the_data_a_student_trains_on(
-    tmp_path: Path, teacher: LlamaServer, tiny_model_dirs: dict[str, Path],
+    tmp_path: Path,
+    teacher: LlamaServer,
+    tiny_model_dirs: dict[str, Path],
     monkeypatch: pytest.MonkeyPatch,
-) -> None:  # fmt: skip
+) -> None:
     monkeypatch.setenv("JUPITER_HOME", str(tmp_path / "home"))
     yaml = domain(tmp_path, teacher.base_url, tiny_model_dirs["llama"], requests=8)
     ws = Workspace(load_domain(str(yaml)), console=Console(file=io.StringIO(), width=200))
@@ -103,7 +105,8 @@ def test_a_real_llama_cpp_server_writes_the_data_a_student_trains_on(
     rows = ws.store.db.execute(
         "SELECT status, reason, messages FROM examples WHERE cycle = 1 AND generator = ? "
         "AND kind = 'qa'",
-        (f"llm:openai:{teacher.base_url}",)).fetchall()  # fmt: skip
+        (f"llm:openai:{teacher.base_url}",),
+    ).fetchall()
     # one row per distinct answer (a repeated answer is one example), each with its outcome
     assert 1 <= len(rows) <= 8 and all(r[0] == "used" or r[1] for r in rows)
     # the grammar holds the answers to the schema: none is refused for not being JSON
@@ -129,9 +132,13 @@ def test_kill_9_mid_generation_against_the_real_server(
     env = os.environ | {"JUPITER_HOME": str(tmp_path / "home")}
 
     def cli(*args: str) -> subprocess.Popen[str]:
-        return subprocess.Popen([sys.executable, "-m", "jupiter.cli", *args, "--domain",
-                                 str(yaml)], env=env, text=True, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT)  # fmt: skip
+        return subprocess.Popen(
+            [sys.executable, "-m", "jupiter.cli", *args, "--domain", str(yaml)],
+            env=env,
+            text=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+        )
 
     assert cli("collect").wait(120) == 0
     db = tmp_path / "home" / "runs" / "realteacher" / "jupiter.sqlite"

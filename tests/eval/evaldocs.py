@@ -32,15 +32,19 @@ def make_docs(n: int, rng: random.Random) -> list[Document]:
         w = [_word(rng) for _ in range(12)]
         if k % 2:
             name = f"pkg{k}.{w[0]}"
-            text = (f"{name}(value, count=1)\n\nReturn the {w[1]} {w[2]} of value, computed "
-                    f"with the {w[3]} {w[4]} method.\n\nThe count argument says how many "
-                    f"times the {w[5]} step is applied.")  # fmt: skip
+            text = (
+                f"{name}(value, count=1)\n\nReturn the {w[1]} {w[2]} of value, computed "
+                f"with the {w[3]} {w[4]} method.\n\nThe count argument says how many "
+                f"times the {w[5]} step is applied."
+            )
             out.append(Document("python_stdlib", f"python:{name}", name, text))
         else:
-            text = (f"# The {w[0]} guide\n\nThis guide explains how {w[1]} {w[2]} works and "
-                    f"why the {w[3]} matters for every {w[4]} in the system.\n\n## Setup of "
-                    f"{w[5]}\n\nInstall the {w[6]} package first, then configure the {w[7]} "
-                    f"file with the {w[8]} option set.\n")  # fmt: skip
+            text = (
+                f"# The {w[0]} guide\n\nThis guide explains how {w[1]} {w[2]} works and "
+                f"why the {w[3]} matters for every {w[4]} in the system.\n\n## Setup of "
+                f"{w[5]}\n\nInstall the {w[6]} package first, then configure the {w[7]} "
+                f"file with the {w[8]} option set.\n"
+            )
             out.append(Document("local", f"/docs/guides/{w[0]}.md", w[0], text))
     return out
 
@@ -58,8 +62,9 @@ def doc_workspace(root: Path, yaml_extra: str = "") -> Workspace:
     train.append(
         Document("local", "/docs/guides/logging.md", "logging", f"# Logging\n\n{COPIED}\n")
     )
-    held.append(Document("local", "/docs/guides/tracing.md", "tracing",
-                         f"# Tracing requests\n\n{COPIED}\n"))  # fmt: skip
+    held.append(
+        Document("local", "/docs/guides/tracing.md", "tracing", f"# Tracing requests\n\n{COPIED}\n")
+    )
     w.store.add_documents(train + held)
     w.store.add_chunks(
         [chunk_of(d, "train") for d in train] + [chunk_of(d, "heldout") for d in held]

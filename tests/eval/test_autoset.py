@@ -31,9 +31,21 @@ def test_auto_set_never_contains_a_training_document(ws: Workspace) -> None:
     probe = auto_eval_set(ws)[0][0]
     for f in (ws.root / "eval").iterdir():
         f.unlink()
-    ws.store.add_examples([Example("qa", "extractive", "x", "what_does", status="accepted",
-        messages=[{"role": "user", "content": probe.question},
-                  {"role": "assistant", "content": "something else entirely"}])])  # fmt: skip
+    ws.store.add_examples(
+        [
+            Example(
+                "qa",
+                "extractive",
+                "x",
+                "what_does",
+                status="accepted",
+                messages=[
+                    {"role": "user", "content": probe.question},
+                    {"role": "assistant", "content": "something else entirely"},
+                ],
+            )
+        ]
+    )
 
     items, manifest = auto_eval_set(ws)
     assert len(items) >= 10
@@ -103,8 +115,18 @@ def test_spread_covers_documents_before_taking_seconds() -> None:
 
 def test_training_examples_from_heldout_chunks_are_counted_and_warned(ws: Workspace) -> None:
     chunk = next(ws.store.iter_chunks(split="heldout"))
-    ws.store.add_examples([Example("text", "extractive", chunk.id, "continuation",
-                                   text="unrelated words here", status="used")])  # fmt: skip
+    ws.store.add_examples(
+        [
+            Example(
+                "text",
+                "extractive",
+                chunk.id,
+                "continuation",
+                text="unrelated words here",
+                status="used",
+            )
+        ]
+    )
     _, manifest = auto_eval_set(ws)
     assert manifest["heldout_chunk_examples_in_training"] == 1
     assert "1 training examples come from held-out chunks" in ws.console.file.getvalue()  # type: ignore[attr-defined]

@@ -20,7 +20,7 @@ ITEMS = [
         source=f"python:{topic}.f{k}",
         template="what_does" if k % 2 else "returns",
         doc=f"doc-{topic}-{k % 3}",
-    )  # fmt: skip
+    )
     for topic in ("json", "csv", "re")
     for k in range(8)
 ]

@@ -20,10 +20,15 @@ from tinyhf import save_tiny
 
 JUPITER = shutil.which("jupiter", path=str(Path(sys.executable).parent)) or "jupiter"
 ITEMS = [
-    {"id": f"q{k}", "question": f"What does tool_{k} print?", "answer": f"tool_{k} prints {k}.",
-     "topic": "tools" if k % 2 else "files", "source": f"/docs/{'ab'[k % 2]}/t{k}.md"}
+    {
+        "id": f"q{k}",
+        "question": f"What does tool_{k} print?",
+        "answer": f"tool_{k} prints {k}.",
+        "topic": "tools" if k % 2 else "files",
+        "source": f"/docs/{'ab'[k % 2]}/t{k}.md",
+    }
     for k in range(8)
-] + [{"id": "m", "question": "Pick two", "choices": ["one", "two", "three"], "answer_index": 1}]  # fmt: skip
+] + [{"id": "m", "question": "Pick two", "choices": ["one", "two", "three"], "answer_index": 1}]
 
 
 @pytest.fixture(scope="module")
@@ -41,8 +46,19 @@ def test_scores_any_model_on_any_set_with_intervals(
     model_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
 ) -> None:
     out = tmp_path / "r.json"
-    args = ["score", "--model", str(model_dir), "--qa", str(_qa(tmp_path)), "--out", str(out),
-            "--max-new-tokens", "3", "--general-max-bytes", "2000"]  # fmt: skip
+    args = [
+        "score",
+        "--model",
+        str(model_dir),
+        "--qa",
+        str(_qa(tmp_path)),
+        "--out",
+        str(out),
+        "--max-new-tokens",
+        "3",
+        "--general-max-bytes",
+        "2000",
+    ]
     assert _main(monkeypatch, *args) == 0
     printed = capsys.readouterr().out
     assert "qa_f1" in printed and "general_bpb" in printed and "(chance" in printed
@@ -72,8 +88,16 @@ def test_a_report_another_run_is_writing_is_refused_before_the_model_loads(
     writer = subprocess.Popen(["sleep", "60"])
     try:
         (tmp_path / ".r.json.lock").write_text(str(writer.pid))
-        code = _main(monkeypatch, "score", "--model", str(model_dir), "--qa", str(_qa(tmp_path)),
-                     "--out", str(out))  # fmt: skip
+        code = _main(
+            monkeypatch,
+            "score",
+            "--model",
+            str(model_dir),
+            "--qa",
+            str(_qa(tmp_path)),
+            "--out",
+            str(out),
+        )
     finally:
         writer.kill()
         writer.wait()
@@ -94,9 +118,13 @@ def test_a_report_another_run_is_writing_is_refused_before_the_model_loads(
     ],
 )
 def test_bad_input_is_one_line_and_exit_1(
-    args: list[str], message: str, model_dir: Path, tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture,
-) -> None:  # fmt: skip
+    args: list[str],
+    message: str,
+    model_dir: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture,
+) -> None:
     good = _qa(tmp_path)
     bad = tmp_path / "set.jsonl" if "BAD" in args else good
     if "BAD" in args:
@@ -121,9 +149,13 @@ def test_bad_input_is_one_line_and_exit_1(
     ],
 )
 def test_a_missing_or_foreign_flag_is_a_usage_line_and_exit_2(
-    args: list[str], message: str, model_dir: Path, tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture,
-) -> None:  # fmt: skip
+    args: list[str],
+    message: str,
+    model_dir: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture,
+) -> None:
     subs = {"MODEL": str(model_dir), "GOOD": str(_qa(tmp_path))}
     code = _main(monkeypatch, "score", *[subs.get(a, a) for a in args])
     err = capsys.readouterr().err
@@ -137,8 +169,21 @@ def test_eval_with_model_and_qa_is_the_old_spelling_of_score(
     """`jupiter eval --model M --qa FILE ...` runs `jupiter score` with the same flags; its
     own errors are the ones it always gave."""
     out = tmp_path / "r.json"
-    args = ["eval", "--model", str(model_dir), "--qa", str(_qa(tmp_path)), "--out", str(out),
-            "--max-new-tokens", "2", "--general-max-bytes", "0", "--max-items", "3"]  # fmt: skip
+    args = [
+        "eval",
+        "--model",
+        str(model_dir),
+        "--qa",
+        str(_qa(tmp_path)),
+        "--out",
+        str(out),
+        "--max-new-tokens",
+        "2",
+        "--general-max-bytes",
+        "0",
+        "--max-items",
+        "3",
+    ]
     assert _main(monkeypatch, *args) == 0
     report = json.loads(out.read_text())
     assert report["model"] == "tiny" and report["n_mc"] == 3 and "general_bpb" not in report
@@ -150,7 +195,7 @@ def test_eval_with_model_and_qa_is_the_old_spelling_of_score(
         ([], "give --domain NAME, or --model MODEL --qa FILE", 1),
         (["--model", str(model_dir), "--qa", str(out), "--bogus"], "No such option '--bogus'", 2),
         (["--domain", "d", "--out", str(out)], "No such option '--out'", 2),
-    ]:  # fmt: skip
+    ]:
         assert _main(monkeypatch, "eval", *argv) == code, argv
         err = capsys.readouterr().err
         assert message in err and len(err.strip().splitlines()) == 1, err
@@ -160,8 +205,13 @@ def test_real_command_bad_set_no_traceback(tmp_path: Path) -> None:
     env = dict(os.environ, COLUMNS="200")
     bad = tmp_path / "s.jsonl"
     bad.write_text('{"id": "a", "question": "Q?"}\n')
-    got = subprocess.run([JUPITER, "score", "--model", str(tmp_path), "--qa", str(bad)],
-                         env=env, capture_output=True, text=True, timeout=60)  # fmt: skip
+    got = subprocess.run(
+        [JUPITER, "score", "--model", str(tmp_path), "--qa", str(bad)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert got.returncode == 1
     assert "s.jsonl:1: missing field 'answer'" in got.stderr
     assert "Traceback" not in got.stderr and len(got.stderr.strip().splitlines()) == 1
@@ -176,8 +226,9 @@ def test_open_book_puts_the_saved_index_passages_before_each_question(
 
     student = tmp_path / "student"
     shutil.copytree(model_dir, student)
-    index = PassageIndex([Passage(f"c{k}", f"tool_{k}", f"Running tool_{k} prints {k} and exits.")
-                          for k in range(8)])  # fmt: skip
+    index = PassageIndex(
+        [Passage(f"c{k}", f"tool_{k}", f"Running tool_{k} prints {k} and exits.") for k in range(8)]
+    )
     index.save(student)
     qa = _qa(tmp_path)
     items = load_eval_set(qa)
@@ -188,8 +239,22 @@ def test_open_book_puts_the_saved_index_passages_before_each_question(
     assert "Running tool_3 prints 3" in got[3].question.split("Question:")[0]
     assert [g.id for g in got] == [i.id for i in items] and got[3].answer == items[3].answer
     out = tmp_path / "r.json"
-    args = ["score", "--model", str(student), "--qa", str(qa), "--out", str(out), "--open-book",
-            "--top-k", "2", "--max-new-tokens", "3", "--general-max-bytes", "0"]  # fmt: skip
+    args = [
+        "score",
+        "--model",
+        str(student),
+        "--qa",
+        str(qa),
+        "--out",
+        str(out),
+        "--open-book",
+        "--top-k",
+        "2",
+        "--max-new-tokens",
+        "3",
+        "--general-max-bytes",
+        "0",
+    ]
     assert _main(monkeypatch, *args) == 0
     report = json.loads(out.read_text())
     assert report["open_book"] is True and report["top_k"] == 2

@@ -23,8 +23,9 @@ def test_eval_stage_json(
     save_tiny("llama", ws.student_dir(1), seed=1)
     ws.close()
     capsys.readouterr()
-    monkeypatch.setattr(sys, "argv", ["jupiter", "eval", "--domain", str(tmp_path / "t.yaml"),
-                                      "--json"])  # fmt: skip
+    monkeypatch.setattr(
+        sys, "argv", ["jupiter", "eval", "--domain", str(tmp_path / "t.yaml"), "--json"]
+    )
     cli.main()
     captured = capsys.readouterr()
     doc = json.loads(captured.out)

@@ -208,11 +208,18 @@ def _render(table: object) -> str:
 
 def test_comparison_table_shows_intervals_and_chance() -> None:
     rows = [
-        {"model": "student", "bpb": 2.5, "bpb_ci": [2.41, 2.6], "qa_f1": 0.512,
-         "qa_f1_ci": [0.47, 0.55], "mc_accuracy": 0.5, "mc_accuracy_ci": [0.3, 0.7],
-         "mc_chance": 0.25},
+        {
+            "model": "student",
+            "bpb": 2.5,
+            "bpb_ci": [2.41, 2.6],
+            "qa_f1": 0.512,
+            "qa_f1_ci": [0.47, 0.55],
+            "mc_accuracy": 0.5,
+            "mc_accuracy_ci": [0.3, 0.7],
+            "mc_chance": 0.25,
+        },
         {"model": "extractive", "qa_f1": 0.61, "mc_chance": 0.25},
-    ]  # fmt: skip
+    ]
     text = _render(comparison_table(rows))
     lines = {ln.split()[1]: ln for ln in text.splitlines() if ln.strip().startswith("│")}
     assert "2.500 [2.41, 2.60]" in lines["student"]
@@ -224,20 +231,30 @@ def test_comparison_table_shows_intervals_and_chance() -> None:
 def test_difference_table_lists_each_paired_difference() -> None:
     comps = {
         "student_vs_generator": {
-            "model": "student:cycle-001", "against": "generator:extractive",
+            "model": "student:cycle-001",
+            "against": "generator:extractive",
             "metrics": {
-                "mc_accuracy": {"difference": 0.1, "ci": [-0.05, 0.25], "higher_is_better": True,
-                                "verdict": "no difference (inside the noise)"},
+                "mc_accuracy": {
+                    "difference": 0.1,
+                    "ci": [-0.05, 0.25],
+                    "higher_is_better": True,
+                    "verdict": "no difference (inside the noise)",
+                },
             },
         },
         "student_vs_untrained": {
-            "model": "student:cycle-001", "against": "untrained",
+            "model": "student:cycle-001",
+            "against": "untrained",
             "metrics": {
-                "bpb": {"difference": -1.2, "ci": [-1.4, -1.0], "higher_is_better": False,
-                        "verdict": "better"},
+                "bpb": {
+                    "difference": -1.2,
+                    "ci": [-1.4, -1.0],
+                    "higher_is_better": False,
+                    "verdict": "better",
+                },
             },
         },
-    }  # fmt: skip
+    }
     table = difference_table(comps)
     assert table.row_count == 2
     text = _render(table)

@@ -54,8 +54,10 @@ def test_eval_stage_reports_general_bpb_for_every_model(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("JUPITER_HOME", str(tmp_path / "home"))
-    extra = ("eval: {auto_max_items: 6, max_new_tokens: 3, heldout_max_bytes: 1000,"
-             " general_max_bytes: 3000}\nmodel: {context_length: 64}\n")  # fmt: skip
+    extra = (
+        "eval: {auto_max_items: 6, max_new_tokens: 3, heldout_max_bytes: 1000,"
+        " general_max_bytes: 3000}\nmodel: {context_length: 64}\n"
+    )
     ws, ev = eval_with_tiny_models(tmp_path, extra)
     for model in ("student", "untrained"):
         lo, hi = ev[model]["general_bpb_ci"]

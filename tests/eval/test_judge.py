@@ -80,10 +80,18 @@ def test_unreadable_verdicts_count_as_ties() -> None:
 
 @pytest.mark.parametrize(
     ("reply", "letter"),
-    [("A", "A"), ("[[B]]", "B"), ("T", "T"), ("Tie.", "T"), ("B. Because...", "B"),
-     ("I think Answer A is better", "A"), ("a tie, really", "T"), ("Both are fine", None),
-     ("", None)],
-)  # fmt: skip
+    [
+        ("A", "A"),
+        ("[[B]]", "B"),
+        ("T", "T"),
+        ("Tie.", "T"),
+        ("B. Because...", "B"),
+        ("I think Answer A is better", "A"),
+        ("a tie, really", "T"),
+        ("Both are fine", None),
+        ("", None),
+    ],
+)
 def test_parse_verdict(reply: str, letter: str | None) -> None:
     assert parse_verdict(reply) == letter
 
@@ -94,8 +102,10 @@ def test_eval_stage_adds_the_judge_to_the_paired_comparison(
     monkeypatch.setenv("JUPITER_HOME", str(tmp_path / "home"))
     judge = ScriptedJudge(lambda _: "B")  # always the second: cancels out
     monkeypatch.setattr("jupiter.synth.http.make_backend", lambda llm: judge)
-    extra = ("eval: {auto_max_items: 5, max_new_tokens: 2, heldout_max_bytes: 1000,"
-             " general_max_bytes: 0, judge: true}\nmodel: {context_length: 64}\n")  # fmt: skip
+    extra = (
+        "eval: {auto_max_items: 5, max_new_tokens: 2, heldout_max_bytes: 1000,"
+        " general_max_bytes: 0, judge: true}\nmodel: {context_length: 64}\n"
+    )
     ws, ev = eval_with_tiny_models(tmp_path, extra)
     entry = ev["comparisons"]["student_vs_generator"]["metrics"]["judge_win"]
     assert entry["model"] == 0.5 and entry["n"] == 5 and entry["consistent"] == 0.0

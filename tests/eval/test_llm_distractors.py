@@ -62,8 +62,10 @@ class Teacher:
 
 
 def teacher_workspace(root: Path, llm: FakeLLM, eval_extra: str = "auto_max_items: 8") -> Workspace:
-    extra = (f"generator: {{type: llm, llm: {{base_url: '{llm.base_url}', model: teacher, "
-             f"max_retries: 0}}}}\neval: {{{eval_extra}}}\n")  # fmt: skip
+    extra = (
+        f"generator: {{type: llm, llm: {{base_url: '{llm.base_url}', model: teacher, "
+        f"max_retries: 0}}}}\neval: {{{eval_extra}}}\n"
+    )
     return doc_workspace(root, extra)
 
 
@@ -104,26 +106,39 @@ def test_frozen_set_carries_the_teachers_checked_choices_asked_once(
     manifest = json.loads((folder / "eval-v1.json").read_text())
     info = manifest["distractors"]
     assert info["counts"] == {
-        "distractor_dup": 1, "distractor_is_answer": 1, "distractor_length": 1,
-        "distractor_overlaps_answer": 1, "distractor_surplus": 1, "items_topped_up": 3,
-        "llm": 19, "malformed:no_json": 1, "topped_up": 5,
-    }  # fmt: skip
+        "distractor_dup": 1,
+        "distractor_is_answer": 1,
+        "distractor_length": 1,
+        "distractor_overlaps_answer": 1,
+        "distractor_surplus": 1,
+        "items_topped_up": 3,
+        "llm": 19,
+        "malformed:no_json": 1,
+        "topped_up": 5,
+    }
     recipe = ROOT / "config" / "recipes" / "distractors.j2"
     assert info["recipe_sha256"] == hashlib.sha256(recipe.read_bytes()).hexdigest()
-    assert (info["source"], info["teacher"], info["recipe"]) == ("llm", "openai:teacher",
-                                                                 "distractors.j2")  # fmt: skip
+    assert (info["source"], info["teacher"], info["recipe"]) == (
+        "llm",
+        "openai:teacher",
+        "distractors.j2",
+    )
     assert about["distractors"] == info
 
     frozen = {it.id: it for it in load_eval_set(folder / "eval-v1.jsonl")}
     top = hard_distractors(plain, 6, seed=0)  # the top-ups, best first
     want = {
-        "malformed": [], "answer": [1, 2], "duplicates": [1, 2], "mixed": [1, 2, 3],
-    }  # fmt: skip
+        "malformed": [],
+        "answer": [1, 2],
+        "duplicates": [1, 2],
+        "mixed": [1, 2, 3],
+    }
     for it in plain:
         got = frozen[it.id]
         assert len(got.choices) == 4 and got.choices[got.answer_index] == it.answer  # type: ignore[index]
-        from_teacher = [good(it.answer, k) for k in want.get(script.plan.get(it.question, ""),
-                                                             [1, 2, 3])]  # fmt: skip
+        from_teacher = [
+            good(it.answer, k) for k in want.get(script.plan.get(it.question, ""), [1, 2, 3])
+        ]
         topped = top[it.id][: 3 - len(from_teacher)]
         assert sorted(got.choices) == sorted([it.answer, *from_teacher, *topped])
     # the MC of the eval is the frozen choices, as given
@@ -155,10 +170,14 @@ def test_a_users_file_gets_a_sidecar_keyed_by_its_hash(
 ) -> None:
     llm, _ = served
     items = [
-        QAItem(f"q{k}", f"Which colour does the widget number {k} use?",
-               f"The widget {k} is painted {c} by default", topic="widgets")
+        QAItem(
+            f"q{k}",
+            f"Which colour does the widget number {k} use?",
+            f"The widget {k} is painted {c} by default",
+            topic="widgets",
+        )
         for k, c in enumerate(["red", "green", "blue", "amber", "violet", "black"])
-    ]  # fmt: skip
+    ]
     own = ("It is blue", "It is red", "It is grey")
     items[5] = replace(items[5], choices=own, answer_index=0, answer=own[0])
     qa = tmp_path / "qa.jsonl"
@@ -181,8 +200,17 @@ def test_a_users_file_gets_a_sidecar_keyed_by_its_hash(
     assert eval_items(again)[1] == mc and llm.count == 5
     again.close()
     # an edited file gets its own sidecar; unchanged items come from the store's cache
-    _qa_file(qa, [*items, QAItem("q6", "Which colour does the widget 6 use?",
-                                  "The widget 6 is painted white by default")])  # fmt: skip
+    _qa_file(
+        qa,
+        [
+            *items,
+            QAItem(
+                "q6",
+                "Which colour does the widget 6 use?",
+                "The widget 6 is painted white by default",
+            ),
+        ],
+    )
     assert len(eval_items(ws)[1]) == 7 and llm.count == 6
     assert len(list((ws.root / "eval").glob("choices-*.jsonl"))) == 2
     # cached answers that no longer parse (a number as text) are asked again, not fatal
@@ -198,8 +226,11 @@ def test_auto_without_a_teacher_is_hard_and_calls_nothing(
     tmp_path: Path, served: tuple[FakeLLM, Teacher]
 ) -> None:
     llm, _ = served
-    ws = doc_workspace(tmp_path, f"eval: {{auto_max_items: 6}}\ngenerator: {{llm: "
-                       f"{{base_url: '{llm.base_url}', model: teacher}}}}\n")  # fmt: skip
+    ws = doc_workspace(
+        tmp_path,
+        f"eval: {{auto_max_items: 6}}\ngenerator: {{llm: "
+        f"{{base_url: '{llm.base_url}', model: teacher}}}}\n",
+    )
     items, mc, about = eval_items(ws)
     ws.close()
     assert about["distractors"] == {"source": "hard"} and (llm.count, llm.gets) == (0, 0)
@@ -213,8 +244,10 @@ def test_an_unreachable_teacher_names_the_way_out(
     from jupiter.errors import JupiterError
 
     monkeypatch.setenv("JUPITER_HOME", str(tmp_path / "home"))
-    extra = ("generator: {type: llm, llm: {base_url: 'http://127.0.0.1:9/v1', model: t, "
-             "timeout: 1, max_retries: 0}}\neval: {auto_max_items: 4, mc_distractors: llm}\n")  # fmt: skip
+    extra = (
+        "generator: {type: llm, llm: {base_url: 'http://127.0.0.1:9/v1', model: t, "
+        "timeout: 1, max_retries: 0}}\neval: {auto_max_items: 4, mc_distractors: llm}\n"
+    )
     ws = doc_workspace(tmp_path, extra)
     with pytest.raises(JupiterError, match="set it to hard"):
         eval_items(ws)
@@ -224,10 +257,13 @@ def test_an_unreachable_teacher_names_the_way_out(
 
 def test_the_report_line_says_who_wrote_them() -> None:
     info = {
-        "source": "llm", "teacher": "openai:teacher", "recipe": "distractors.j2",
-        "recipe_sha256": "ab" * 32, "items": 8,
+        "source": "llm",
+        "teacher": "openai:teacher",
+        "recipe": "distractors.j2",
+        "recipe_sha256": "ab" * 32,
+        "items": 8,
         "counts": {"llm": 19, "topped_up": 5, "items_topped_up": 3},
-    }  # fmt: skip
+    }
     line = describe(info)
     assert "written by openai:teacher (recipe distractors.j2 abababababab) for 8 items" in line
     assert "19 used; 5 hard ones topped up on 3 items" in line
@@ -237,12 +273,16 @@ def test_the_report_line_says_who_wrote_them() -> None:
 
 @pytest.mark.parametrize(
     ("raw", "reason"),
-    [([""], "distractor_empty"), ([3], "distractor_empty"),
-     (["The Answer here!"], "distractor_is_answer"),
-     (["not the answer here at all"], "distractor_overlaps_answer"),
-     (["the answer"], "distractor_overlaps_answer"),  # contained in the answer
-     (["a b", "A  b."], "distractor_dup"), (["x" * 60], "distractor_length")],
-)  # fmt: skip
+    [
+        ([""], "distractor_empty"),
+        ([3], "distractor_empty"),
+        (["The Answer here!"], "distractor_is_answer"),
+        (["not the answer here at all"], "distractor_overlaps_answer"),
+        (["the answer"], "distractor_overlaps_answer"),  # contained in the answer
+        (["a b", "A  b."], "distractor_dup"),
+        (["x" * 60], "distractor_length"),
+    ],
+)
 def test_each_check_has_its_reason(raw: list[Any], reason: str) -> None:
     from collections import Counter
 

@@ -22,8 +22,16 @@ from tinyhf import save_tiny
 SYSTEM = "You are an expert on the tools."
 # answers of one shape: every item's choices have the same token count (13 with the tiny
 # tokenizer), so Jupiter's per-token mean and lm-eval's summed log-likelihood rank alike
-QA = [{"id": f"q{i}", "question": f"What does tool_{i} print?", "answer": f"tool_{i} prints {i}.",
-       "topic": "tools", "source": f"/docs/t{i}.md"} for i in range(10)]  # fmt: skip
+QA = [
+    {
+        "id": f"q{i}",
+        "question": f"What does tool_{i} print?",
+        "answer": f"tool_{i} prints {i}.",
+        "topic": "tools",
+        "source": f"/docs/t{i}.md",
+    }
+    for i in range(10)
+]
 
 
 def _domain(root: Path) -> Path:
@@ -67,12 +75,17 @@ def test_export_writes_the_eval_stage_items(exported: dict[str, Any]) -> None:
     assert task["dataset_path"] == "json" and task["test_split"] == "test"
     assert task["dataset_kwargs"]["data_files"]["test"] == str(out / "tinyqa.jsonl")
     assert (task["doc_to_text"], task["doc_to_choice"], task["doc_to_target"]) == (
-        "question", "choices", "answer")  # fmt: skip
+        "question",
+        "choices",
+        "answer",
+    )
     assert task["description"] == "system"
     man = json.loads((out / "tinyqa.json").read_text())
     assert man["items"] == 8 and man["choices"] == [4] and man["eval_set"]["auto"] is False
-    assert man["command"] == (f"lm_eval --model hf --model_args pretrained=MODEL_DIR --tasks "
-                              f"tinyqa --include_path {out} --apply_chat_template")  # fmt: skip
+    assert man["command"] == (
+        f"lm_eval --model hf --model_args pretrained=MODEL_DIR --tasks "
+        f"tinyqa --include_path {out} --apply_chat_template"
+    )
 
 
 def test_lm_eval_scores_the_exported_task_as_jupiter_does(exported: dict[str, Any]) -> None:
@@ -88,10 +101,16 @@ def test_lm_eval_scores_the_exported_task_as_jupiter_does(exported: dict[str, An
     model, mc = exported["model"], exported["mc"]
     tm = TaskManager(include_path=str(exported["dir"]), include_defaults=False)
     res = simple_evaluate(
-        model="hf", model_args=f"pretrained={model},dtype=float32", tasks=["tinyqa"],
-        task_manager=tm, apply_chat_template=True, batch_size=1, device="cpu",
-        log_samples=True, bootstrap_iters=0,
-    )  # fmt: skip
+        model="hf",
+        model_args=f"pretrained={model},dtype=float32",
+        tasks=["tinyqa"],
+        task_manager=tm,
+        apply_chat_template=True,
+        batch_size=1,
+        device="cpu",
+        log_samples=True,
+        bootstrap_iters=0,
+    )
     assert res is not None
     samples = sorted(res["samples"]["tinyqa"], key=lambda s: s["doc_id"])
     assert [s["doc"]["id"] for s in samples] == [m.id for m in mc]
@@ -116,14 +135,18 @@ def test_lm_eval_scores_the_exported_task_as_jupiter_does(exported: dict[str, An
 
 
 def test_cli_export_and_errors(
-    exported: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    exported: dict[str, Any],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
-) -> None:  # fmt: skip
+) -> None:
     domain = _domain(tmp_path)
     monkeypatch.setenv("JUPITER_HOME", str(tmp_path / "home"))
     out = tmp_path / "t"
-    assert _main(monkeypatch, "eval", "--domain", str(domain), "--export-lm-eval", str(out),
-                 "--json") == 0  # fmt: skip
+    assert (
+        _main(monkeypatch, "eval", "--domain", str(domain), "--export-lm-eval", str(out), "--json")
+        == 0
+    )
     manifest = json.loads(capsys.readouterr().out)
     assert manifest["items"] == 8 and manifest["yaml"] == str(out / "tinyqa.yaml")
     same = (exported["dir"] / "tinyqa.jsonl").read_text()
@@ -135,9 +158,11 @@ def test_cli_export_and_errors(
     auto.write_text("name: auto\nsources: [{type: python_stdlib, modules: [json]}]\n")
     for args, message in (
         (["--domain", str(auto), "--export-lm-eval", str(tmp_path / "x")], "no workspace yet"),
-        (["--model", "m", "--qa", "q", "--export-lm-eval", str(tmp_path / "x")],
-         "--export-lm-eval writes a domain's eval set"),
-    ):  # fmt: skip
+        (
+            ["--model", "m", "--qa", "q", "--export-lm-eval", str(tmp_path / "x")],
+            "--export-lm-eval writes a domain's eval set",
+        ),
+    ):
         assert _main(monkeypatch, "eval", *args) == 1
         err = capsys.readouterr().err.strip()
         assert message in err and len(err.splitlines()) == 1
@@ -171,8 +196,10 @@ def test_eval_stage_runs_lm_eval_tasks(
     tasks.mkdir()
     (tasks / "tinyqa.yaml").write_text((exported["dir"] / "tinyqa.yaml").read_text())
     (tasks / "remote.yaml").write_text(REMOTE_TASK)
-    extra = (f"eval: {{general_max_bytes: 0, lm_eval_include: {tasks}, lm_eval_limit: 5, "
-             "lm_eval_tasks: [tinyqa, remote_mc, no_such_task]}\n")  # fmt: skip
+    extra = (
+        f"eval: {{general_max_bytes: 0, lm_eval_include: {tasks}, lm_eval_limit: 5, "
+        "lm_eval_tasks: [tinyqa, remote_mc, no_such_task]}\n"
+    )
     ws, ev = eval_with_tiny_models(tmp_path, extra)
     report = json.loads((ws.cycle_dir(1) / "eval.json").read_text())["lm_eval"]
     assert ev["lm_eval"]["student"]["results"] == report["student"]["results"]
@@ -193,7 +220,10 @@ def test_eval_stage_runs_lm_eval_tasks(
     printed = ws.console.file.getvalue()  # type: ignore[attr-defined]
     warnings = [ln for ln in printed.splitlines() if ln.startswith("warning: lm-eval task")]
     assert len(warnings) == 4  # two tasks, two models
-    assert any("'remote_mc' skipped: its dataset is not available offline" in w
-               and "TaskManager().load(['remote_mc'])" in w for w in warnings)  # fmt: skip
+    assert any(
+        "'remote_mc' skipped: its dataset is not available offline" in w
+        and "TaskManager().load(['remote_mc'])" in w
+        for w in warnings
+    )
     assert any("'no_such_task' skipped: lm-eval knows no such task" in w for w in warnings)
     assert "lm-eval benchmarks" in printed

@@ -55,8 +55,13 @@ def test_topic_only_retriever_is_near_chance_on_hard_distractors() -> None:
 
 
 def test_hard_distractors_prefer_type_then_kind_then_nearest() -> None:
-    item = QAItem("a", "Which iterables does `zip` accept?", "iterables and strict", "python:zip",
-                  template="arguments")  # fmt: skip
+    item = QAItem(
+        "a",
+        "Which iterables does `zip` accept?",
+        "iterables and strict",
+        "python:zip",
+        template="arguments",
+    )
     pool = [
         item,
         QAItem("b", "Q?", "iterables, key and default", "python:max", template="arguments"),

@@ -122,8 +122,9 @@ def test_paired_ratio_difference_lower_bits_is_better() -> None:
     assert paired_ratio_diff_ci(good, nbytes, good, nbytes) == (0.0, 0.0)
 
 
-def _report(model: str, f1: dict[str, float], hits: dict[str, float], bits: list[float],
-            nbytes: list[float]) -> dict:  # fmt: skip
+def _report(
+    model: str, f1: dict[str, float], hits: dict[str, float], bits: list[float], nbytes: list[float]
+) -> dict:
     return {
         "model": model,
         "qa_f1": sum(f1.values()) / len(f1),
@@ -134,11 +135,21 @@ def _report(model: str, f1: dict[str, float], hits: dict[str, float], bits: list
 
 def test_compare_reports_pairs_by_item_id_and_documents() -> None:
     ids = [f"q{k}" for k in range(40)]
-    student = _report("student", {i: 1.0 for i in ids}, {i: float(k % 2) for k, i in
-                      enumerate(ids)}, [150.0] * 10, [100.0] * 10)  # fmt: skip
+    student = _report(
+        "student",
+        {i: 1.0 for i in ids},
+        {i: float(k % 2) for k, i in enumerate(ids)},
+        [150.0] * 10,
+        [100.0] * 10,
+    )
     # the other model lists the same items in another order: pairing goes by id
-    base = _report("base", {i: 0.0 for i in reversed(ids)}, {i: float(k % 2) for k, i in
-                   enumerate(ids)}, [300.0] * 10, [100.0] * 10)  # fmt: skip
+    base = _report(
+        "base",
+        {i: 0.0 for i in reversed(ids)},
+        {i: float(k % 2) for k, i in enumerate(ids)},
+        [300.0] * 10,
+        [100.0] * 10,
+    )
     comp = compare_reports(student, base)
     assert comp["model"] == "student" and comp["against"] == "base"
     f1 = comp["metrics"]["qa_f1"]

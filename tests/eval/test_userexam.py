@@ -51,9 +51,12 @@ def test_check_exam_drops_each_bad_item_with_its_reason() -> None:
     got = check_exam(items, raw, text_of=docs.get)
     assert [it.id for it in got.kept] == ["ok"]
     assert got.counts() == {
-        "no_quote": 1, "not_four_distinct_choices": 2, "quote_not_in_source": 1,
-        "source_not_found": 1, "template_wording": 1,
-    }  # fmt: skip
+        "no_quote": 1,
+        "not_four_distinct_choices": 2,
+        "quote_not_in_source": 1,
+        "source_not_found": 1,
+        "template_wording": 1,
+    }
 
 
 def test_a_question_sharing_an_8gram_with_training_is_rejected() -> None:
@@ -76,17 +79,37 @@ def _write_exam(path: Path) -> None:
         return doc.text[doc.text.index("says how many") :].rstrip(".")
 
     rows = [
-        ("u1", "doc:/docs/guides/logging.md", COPIED.split(",")[0],
-         "A slow request bit us in production; what gets written down for every request?"),
-        ("u2", f"doc:{api.uri}", step(api),
-         "I need the step applied twice; which parameter controls that?"),
-        ("u3", f"doc:{held_api.uri}", step(held_api),
-         "In the held-out module, which parameter repeats the step?"),
-        ("u4", f"doc:{api.uri}", "The count argument says how many times",
-         f"What does `{api.title}` do?"),
-        ("u5", "doc:/docs/guides/logging.md", "Every request is dropped silently",
-         "When my service drops a request, is it logged anywhere at all?"),
-    ]  # fmt: skip
+        (
+            "u1",
+            "doc:/docs/guides/logging.md",
+            COPIED.split(",")[0],
+            "A slow request bit us in production; what gets written down for every request?",
+        ),
+        (
+            "u2",
+            f"doc:{api.uri}",
+            step(api),
+            "I need the step applied twice; which parameter controls that?",
+        ),
+        (
+            "u3",
+            f"doc:{held_api.uri}",
+            step(held_api),
+            "In the held-out module, which parameter repeats the step?",
+        ),
+        (
+            "u4",
+            f"doc:{api.uri}",
+            "The count argument says how many times",
+            f"What does `{api.title}` do?",
+        ),
+        (
+            "u5",
+            "doc:/docs/guides/logging.md",
+            "Every request is dropped silently",
+            "When my service drops a request, is it logged anywhere at all?",
+        ),
+    ]
     with path.open("w") as f:
         for k, source, quote, question in rows:
             f.write(
@@ -110,13 +133,18 @@ def test_eval_stage_scores_both_exams_side_by_side(
     monkeypatch.setenv("JUPITER_HOME", str(tmp_path / "home"))
     _write_exam(tmp_path / "user.jsonl")
     ws, ev = eval_with_tiny_models(
-        tmp_path, "eval: {max_items: 4, max_new_tokens: 4, general_max_bytes: 0,\n"
-                  "       user_exam_path: user.jsonl}\n")  # fmt: skip
+        tmp_path,
+        "eval: {max_items: 4, max_new_tokens: 4, general_max_bytes: 0,\n"
+        "       user_exam_path: user.jsonl}\n",
+    )
     user = ev["user_exam"]
     assert user["items"] == 5 and user["scored"] == 2
     # u3's quote is only in a held-out document; u4 asks in a template's words; u5 misquotes
-    assert user["dropped"] == {"quote_not_in_training_documents": 1, "template_wording": 1,
-                               "quote_not_in_source": 1}  # fmt: skip
+    assert user["dropped"] == {
+        "quote_not_in_training_documents": 1,
+        "template_wording": 1,
+        "quote_not_in_source": 1,
+    }
     for model in ("student", "untrained", "generator"):
         assert user[model]["n_mc"] == 2 and user[model]["n_qa"] == 2
         assert user[model]["mc_chance"] == 0.25

@@ -33,8 +33,9 @@ def save_preset(out: Path, seed: int = 0) -> Path:
     from jupiter.models.presets import ModelConfig, build_model
 
     tok = train_tokenizer(CORPUS * 3, 400, out / "tokenizer")
-    config = ModelConfig.from_preset("tiny", len(tok), 128, tok.pad_token_id, tok.bos_token_id,
-                                     tok.eos_token_id)  # fmt: skip
+    config = ModelConfig.from_preset(
+        "tiny", len(tok), 128, tok.pad_token_id, tok.bos_token_id, tok.eos_token_id
+    )
     return _save(build_model(config, seed), tok, out)
 
 
@@ -43,10 +44,17 @@ def save_gemma(out: Path, tok: object, seed: int = 0, **over: object) -> Path:
 
     torch.manual_seed(seed)
     shape = dict(
-        vocab_size=len(tok), hidden_size=64, intermediate_size=128, num_hidden_layers=2,  # type: ignore[arg-type]
-        num_attention_heads=2, num_key_value_heads=1, head_dim=256, query_pre_attn_scalar=256,
-        max_position_embeddings=256, sliding_window=64,
-    )  # fmt: skip
+        vocab_size=len(tok),
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,  # type: ignore[arg-type]
+        num_attention_heads=2,
+        num_key_value_heads=1,
+        head_dim=256,
+        query_pre_attn_scalar=256,
+        max_position_embeddings=256,
+        sliding_window=64,
+    )
     shape.update(over)
     return _save(Gemma3ForCausalLM(Gemma3TextConfig(**shape)), tok, out)
 
@@ -77,8 +85,9 @@ def spm_tokenizer() -> object:
 def reload_gguf(path: Path) -> tuple[PreTrainedModel, object]:
     """(model, tokenizer) read back from a GGUF file by transformers' GGUF loader."""
     tok = AutoTokenizer.from_pretrained(path.parent, gguf_file=path.name)
-    model = AutoModelForCausalLM.from_pretrained(path.parent, gguf_file=path.name,
-                                                 dtype=torch.float32)  # fmt: skip
+    model = AutoModelForCausalLM.from_pretrained(
+        path.parent, gguf_file=path.name, dtype=torch.float32
+    )
     return model.eval(), tok
 
 
@@ -95,7 +104,12 @@ def logits(model: PreTrainedModel, ids: list[int]) -> torch.Tensor:
 @torch.no_grad()
 def greedy(model: PreTrainedModel, ids: list[int], n: int = 12) -> list[int]:
     """n greedy tokens (no stop: the two models are compared token for token)."""
-    out = model.generate(torch.tensor([ids]), attention_mask=torch.ones(1, len(ids), dtype=torch.long),
-                         max_new_tokens=n, min_new_tokens=n, do_sample=False,
-                         pad_token_id=0)  # fmt: skip
+    out = model.generate(
+        torch.tensor([ids]),
+        attention_mask=torch.ones(1, len(ids), dtype=torch.long),
+        max_new_tokens=n,
+        min_new_tokens=n,
+        do_sample=False,
+        pad_token_id=0,
+    )
     return out[0, len(ids) :].tolist()

@@ -37,14 +37,18 @@ eval: {{qa_path: {ROOT / "config" / "domains" / "python_eval.jsonl"}, max_items:
        max_new_tokens: 4, heldout_max_bytes: 2000, general_max_bytes: 0}}
 max_examples: 80
 """
-QUESTIONS = ["What does json.dumps return?", "How do I read JSON from a file?",
-             "What is a JSONDecodeError?"]  # fmt: skip
+QUESTIONS = [
+    "What does json.dumps return?",
+    "How do I read JSON from a file?",
+    "What is a JSONDecodeError?",
+]
 
 
 def jupiter(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, JUPITER_HOME=str(home), COLUMNS="200", OMP_NUM_THREADS="1")
-    return subprocess.run([JUPITER, *args], cwd=home, env=env, capture_output=True, text=True,
-                          timeout=600)  # fmt: skip
+    return subprocess.run(
+        [JUPITER, *args], cwd=home, env=env, capture_output=True, text=True, timeout=600
+    )
 
 
 @pytest.fixture(scope="module")
@@ -61,13 +65,26 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.mark.slow
 def test_student_to_ollama_answers_as_the_student(run: Path) -> None:
     out = run / "exports" / "demo-ollama"
-    r = jupiter(run, "export", "--domain", "demo.yaml", "--to", "ollama", "--quant", "f16",
-                "--out", str(out))  # fmt: skip
+    r = jupiter(
+        run,
+        "export",
+        "--domain",
+        "demo.yaml",
+        "--to",
+        "ollama",
+        "--quant",
+        "f16",
+        "--out",
+        str(out),
+    )
     assert r.returncode == 0, r.stderr
     create = f"ollama create demo-ollama -f {out / 'Modelfile'}"
     assert r.stdout.splitlines()[-1] == create
-    assert sorted(p.name for p in out.iterdir()) == ["Modelfile", "demo-ollama-f16.gguf",
-                                                    "export.json"]  # fmt: skip
+    assert sorted(p.name for p in out.iterdir()) == [
+        "Modelfile",
+        "demo-ollama-f16.gguf",
+        "export.json",
+    ]
     assert (out / "Modelfile").read_text() == (
         "# Written by `jupiter export`. Create the Ollama model with:\n"
         f"#   {create}\n"
@@ -148,8 +165,11 @@ def test_k_quants_need_llama_cpp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     find = importlib.util.find_spec
     if find("llama_cpp") is not None:  # installed: llama.cpp's quantizer makes the k-quant
         assert plan_export("ollama", tmp_path / "o", "Q4_K_M").quant == "q4_k_m"
-    monkeypatch.setattr(importlib.util, "find_spec",
-                        lambda name, *a: None if name == "llama_cpp" else find(name, *a))  # fmt: skip
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "llama_cpp" else find(name, *a),
+    )
     with pytest.raises(JupiterError) as err:
         plan_export("ollama", tmp_path / "o", "Q4_K_M")
     assert "pip install llama-cpp-python" in str(err.value) and "\n" not in str(err.value)
@@ -160,12 +180,18 @@ def test_request_errors_are_one_line(tmp_path: Path) -> None:
     from jupiter.export.writer import plan_export
 
     cases = [
-        (("tflite", tmp_path / "o"), "unknown export format 'tflite': use --to hf, gguf, ollama, mlx"),
-        (("gguf", tmp_path / "o", "q4"), "--quant q4 is not a gguf quantization: choose f32, f16, bf16, q8_0"),
+        (
+            ("tflite", tmp_path / "o"),
+            "unknown export format 'tflite': use --to hf, gguf, ollama, mlx",
+        ),
+        (
+            ("gguf", tmp_path / "o", "q4"),
+            "--quant q4 is not a gguf quantization: choose f32, f16, bf16, q8_0",
+        ),
         (("mlx", tmp_path / "o", "q8_0"), "--quant q8_0 is not a mlx quantization"),
         (("gguf", tmp_path / "m.gguf"), "--out is a folder"),
         (("hf", tmp_path), "already exists: choose another --out, or add --force"),
-    ]  # fmt: skip
+    ]
     for args, message in cases:
         with pytest.raises(JupiterError) as err:
             plan_export(*args)
@@ -183,11 +209,15 @@ def test_cli_errors_name_the_fix_and_leave_nothing(tmp_path: Path) -> None:
     GPT2LMHeadModel(GPT2Config(n_layer=1, n_embd=32, n_head=2, vocab_size=64)).save_pretrained(gpt2)
     (tmp_path / "empty").mkdir()
     cases = [
-        (["--model", str(gpt2), "--to", "gguf", "--out", "g"],
-         "does not support architecture 'gpt2' (GPT2LMHeadModel)"),
-        (["--model", str(tmp_path / "empty"), "--to", "hf", "--out", "e"],
-         "is not a model folder (no config.json or adapter_config.json)"),
-    ]  # fmt: skip
+        (
+            ["--model", str(gpt2), "--to", "gguf", "--out", "g"],
+            "does not support architecture 'gpt2' (GPT2LMHeadModel)",
+        ),
+        (
+            ["--model", str(tmp_path / "empty"), "--to", "hf", "--out", "e"],
+            "is not a model folder (no config.json or adapter_config.json)",
+        ),
+    ]
     for args, message in cases:
         r = jupiter(tmp_path, "export", *args)
         assert r.returncode == 1, r.stderr

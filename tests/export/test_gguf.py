@@ -137,11 +137,24 @@ def test_llama3_rope_scaling_writes_rope_freqs(tmp_path: Path, quiet: Console) -
     from tinyhf import tiny_tokenizer
 
     tok = tiny_tokenizer("llama")
-    rope = {"rope_type": "llama3", "rope_theta": 10000.0, "factor": 8.0, "low_freq_factor": 1.0,
-            "high_freq_factor": 4.0, "original_max_position_embeddings": 64}  # fmt: skip
-    config = LlamaConfig(vocab_size=len(tok), hidden_size=64, intermediate_size=128,
-                         num_hidden_layers=1, num_attention_heads=4, num_key_value_heads=2,
-                         max_position_embeddings=512, rope_parameters=rope)  # fmt: skip
+    rope = {
+        "rope_type": "llama3",
+        "rope_theta": 10000.0,
+        "factor": 8.0,
+        "low_freq_factor": 1.0,
+        "high_freq_factor": 4.0,
+        "original_max_position_embeddings": 64,
+    }
+    config = LlamaConfig(
+        vocab_size=len(tok),
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=1,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=512,
+        rope_parameters=rope,
+    )
     torch.manual_seed(0)
     LlamaForCausalLM(config).save_pretrained(tmp_path / "m")
     tok.save_pretrained(tmp_path / "m")
@@ -154,8 +167,9 @@ def test_llama3_rope_scaling_writes_rope_freqs(tmp_path: Path, quiet: Console) -
     assert factors[0] == 1.0 and factors[-1] == 8.0 and 1.0 < factors[1] < 8.0  # all three bands
     scaled, _ = ROPE_INIT_FUNCTIONS["llama3"](config, "cpu")
     plain = 1.0 / 10000.0 ** (torch.arange(0, 16, 2, dtype=torch.float64) / 16)
-    torch.testing.assert_close(scaled.double(), plain / torch.from_numpy(factors).double(),
-                               rtol=1e-6, atol=0)  # fmt: skip
+    torch.testing.assert_close(
+        scaled.double(), plain / torch.from_numpy(factors).double(), rtol=1e-6, atol=0
+    )
 
 
 def test_quantization_choices_per_tensor() -> None:

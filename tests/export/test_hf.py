@@ -36,8 +36,9 @@ def adapter(family_dirs: dict[str, Path], tmp_path_factory: pytest.TempPathFacto
     out = tmp_path_factory.mktemp("adapter") / "adapter"
     torch.manual_seed(0)
     model = AutoModelForCausalLM.from_pretrained(base, dtype=torch.float32)
-    config = LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj", "v_proj", "down_proj"],
-                        init_lora_weights=False)  # fmt: skip
+    config = LoraConfig(
+        r=4, lora_alpha=8, target_modules=["q_proj", "v_proj", "down_proj"], init_lora_weights=False
+    )
     peft_model = get_peft_model(model, config)
     peft_model.peft_config["default"].base_model_name_or_path = str(base)
     peft_model.save_pretrained(out)
@@ -64,8 +65,10 @@ def test_adapter_is_merged_into_its_base(
         "adapter_model.safetensors": sha256_file(adapter / "adapter_model.safetensors")
     }
     base_dir = family_dirs["llama"]
-    assert src["base"] == {"path": str(base_dir.resolve()), "weights_sha256": {
-        "model.safetensors": sha256_file(base_dir / "model.safetensors")}}  # fmt: skip
+    assert src["base"] == {
+        "path": str(base_dir.resolve()),
+        "weights_sha256": {"model.safetensors": sha256_file(base_dir / "model.safetensors")},
+    }
     assert manifest["hf"]["how"] == "adapter merged into its base"
     assert manifest["eval"] is None and "no evaluation is recorded" in manifest["eval_note"]
     assert set(manifest["files"]) == {p.name for p in out.iterdir()} - {"export.json"}

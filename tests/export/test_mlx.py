@@ -32,12 +32,17 @@ def export(src: Path, out: Path, quant: str | None, console: Console) -> dict:
     return write_export(plan_export("mlx", out, quant), source, console).manifest
 
 
-@pytest.mark.parametrize(("family", "quant", "tolerance"),
-                         [("llama", None, 1e-5), ("qwen2", "q8", 4e-2)])  # fmt: skip
+@pytest.mark.parametrize(
+    ("family", "quant", "tolerance"), [("llama", None, 1e-5), ("qwen2", "q8", 4e-2)]
+)
 def test_mlx_lm_loads_it_with_the_same_logits(
-    family: str, quant: str | None, tolerance: float, family_dirs: dict[str, Path],
-    tmp_path: Path, quiet: Console,
-) -> None:  # fmt: skip
+    family: str,
+    quant: str | None,
+    tolerance: float,
+    family_dirs: dict[str, Path],
+    tmp_path: Path,
+    quiet: Console,
+) -> None:
     src = family_dirs[family]
     manifest = export(src, tmp_path / "mlx", quant, quiet)
     got, tok = mlx_logits(tmp_path / "mlx")

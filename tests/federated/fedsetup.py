@@ -54,8 +54,9 @@ def examples(client: int, n: int) -> list[Example]:
         q = f"Client {client} asks {i}: what does module {topic} provide?"
         a = f"Module {topic} provides tools {client}-{i} for Python programs."
         msgs = [{"role": "user", "content": q}, {"role": "assistant", "content": a}]
-        out.append(Example("qa", "extractive", f"chunk-{client}-{i}", "what_does", msgs,
-                           status="accepted"))  # fmt: skip
+        out.append(
+            Example("qa", "extractive", f"chunk-{client}-{i}", "what_does", msgs, status="accepted")
+        )
     return out
 
 
@@ -78,16 +79,23 @@ def fill_queue(home: Path, yaml: Path, exs: list[Example]) -> None:
 
 def env(home: Path, **extra: str) -> dict[str, str]:
     e = dict(os.environ)
-    e.update(JUPITER_HOME=str(home), OMP_NUM_THREADS="1", TOKENIZERS_PARALLELISM="false",
-             COLUMNS="400")  # an error stays on one line in the logs  # fmt: skip
+    e.update(
+        JUPITER_HOME=str(home), OMP_NUM_THREADS="1", TOKENIZERS_PARALLELISM="false", COLUMNS="400"
+    )  # an error stays on one line in the logs
     e.update(extra)
     return e
 
 
 def start(args: list[str], home: Path, log: Path, **extra: str) -> subprocess.Popen[bytes]:
     sink = log.open("wb")
-    return subprocess.Popen([JUPITER, "federated", *args], env=env(home, **extra), cwd=home,
-                            stdout=sink, stderr=subprocess.STDOUT, start_new_session=True)  # fmt: skip
+    return subprocess.Popen(
+        [JUPITER, "federated", *args],
+        env=env(home, **extra),
+        cwd=home,
+        stdout=sink,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
 
 
 def kill_group(proc: subprocess.Popen[bytes], sig: int = signal.SIGKILL) -> None:
@@ -141,27 +149,45 @@ def make_tls(out: Path, clients: list[str]) -> None:
         return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, cn)])
 
     ca_key = ec.generate_private_key(ec.SECP384R1())
-    ca = (x509.CertificateBuilder().subject_name(name("jupiter test CA"))
-          .issuer_name(name("jupiter test CA")).public_key(ca_key.public_key())
-          .serial_number(1).not_valid_before(now - day).not_valid_after(now + day)
-          .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-          .sign(ca_key, hashes.SHA256()))  # fmt: skip
+    ca = (
+        x509.CertificateBuilder()
+        .subject_name(name("jupiter test CA"))
+        .issuer_name(name("jupiter test CA"))
+        .public_key(ca_key.public_key())
+        .serial_number(1)
+        .not_valid_before(now - day)
+        .not_valid_after(now + day)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(ca_key, hashes.SHA256())
+    )
     key = ec.generate_private_key(ec.SECP384R1())
     san = x509.SubjectAlternativeName(
         [x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]
     )
-    cert = (x509.CertificateBuilder().subject_name(name("localhost")).issuer_name(ca.subject)
-            .public_key(key.public_key()).serial_number(2).not_valid_before(now - day)
-            .not_valid_after(now + day).add_extension(san, critical=False)
-            .sign(ca_key, hashes.SHA256()))  # fmt: skip
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name("localhost"))
+        .issuer_name(ca.subject)
+        .public_key(key.public_key())
+        .serial_number(2)
+        .not_valid_before(now - day)
+        .not_valid_after(now + day)
+        .add_extension(san, critical=False)
+        .sign(ca_key, hashes.SHA256())
+    )
     pem = serialization.Encoding.PEM
     (out / "ca.pem").write_bytes(ca.public_bytes(pem))
     (out / "server.pem").write_bytes(cert.public_bytes(pem))
-    (out / "server.key").write_bytes(key.private_bytes(
-        pem, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))  # fmt: skip
+    (out / "server.key").write_bytes(
+        key.private_bytes(pem, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    )
     for c in clients:
         k = ec.generate_private_key(ec.SECP384R1())
-        (out / f"{c}.key").write_bytes(k.private_bytes(
-            pem, serialization.PrivateFormat.OpenSSH, serialization.NoEncryption()))  # fmt: skip
-        (out / f"{c}.pub").write_bytes(k.public_key().public_bytes(
-            serialization.Encoding.OpenSSH, serialization.PublicFormat.OpenSSH))  # fmt: skip
+        (out / f"{c}.key").write_bytes(
+            k.private_bytes(pem, serialization.PrivateFormat.OpenSSH, serialization.NoEncryption())
+        )
+        (out / f"{c}.pub").write_bytes(
+            k.public_key().public_bytes(
+                serialization.Encoding.OpenSSH, serialization.PublicFormat.OpenSSH
+            )
+        )

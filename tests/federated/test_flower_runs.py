@@ -45,10 +45,14 @@ pytestmark = pytest.mark.slow
 COUNTS = {"c1": 6, "c2": 10, "c3": 14}  # each client's own examples (no held-out share)
 STEPS = 2
 MC = [
-    {"id": f"q{i}", "question": f"Which module provides {w}?", "choices": ["json", "os", "re", "csv"],
-     "answer_index": i % 4}
+    {
+        "id": f"q{i}",
+        "question": f"Which module provides {w}?",
+        "choices": ["json", "os", "re", "csv"],
+        "answer_index": i % 4,
+    }
     for i, w in enumerate(["JSON encoding", "system calls", "regular expressions", "CSV files"])
-]  # fmt: skip
+]
 
 
 @pytest.fixture(scope="module")
@@ -73,10 +77,13 @@ def free_port() -> int:
 
 
 def federate(
-    root: Path, run: str, server_args: list[str], attack: dict[str, dict[str, str]] | None = None,
+    root: Path,
+    run: str,
+    server_args: list[str],
+    attack: dict[str, dict[str, str]] | None = None,
     during: Callable[[dict[str, subprocess.Popen[bytes]]], None] | None = None,
     tls: bool = False,
-) -> tuple[Path, dict[str, Any]]:  # fmt: skip
+) -> tuple[Path, dict[str, Any]]:
     """Server and the three clients as processes; (run dir, its federated.json). With
     `tls`: TLS and SuperNode authentication on, and an unregistered client (c4) knocking."""
     address = f"127.0.0.1:{free_port()}"
@@ -84,27 +91,64 @@ def federate(
     extra = []
     if tls:
         t = root / "tls"
-        extra = ["--ca-cert", str(t / "ca.pem"), "--cert", str(t / "server.pem"),
-                 "--key", str(t / "server.key")]  # fmt: skip
+        extra = [
+            "--ca-cert",
+            str(t / "ca.pem"),
+            "--cert",
+            str(t / "server.pem"),
+            "--key",
+            str(t / "server.key"),
+        ]
         extra += [a for c in COUNTS for a in ("--client-key", str(t / f"{c}.pub"))]
-    server = start(["server", "--domain", str(root / f"{server_args[0]}.yaml"), "--address",
-                    address, "--out", str(out), "--wait-clients", "120", *extra,
-                    *server_args[1:]], root, root / f"{run}.log")  # fmt: skip
+    server = start(
+        [
+            "server",
+            "--domain",
+            str(root / f"{server_args[0]}.yaml"),
+            "--address",
+            address,
+            "--out",
+            str(out),
+            "--wait-clients",
+            "120",
+            *extra,
+            *server_args[1:],
+        ],
+        root,
+        root / f"{run}.log",
+    )
     if tls:  # the keys are registered before the run is submitted: wait for that line
-        wait_for(lambda: "federated server on" in (root / f"{run}.log").read_text(), 120,
-                 "the server to register the clients' keys")  # fmt: skip
+        wait_for(
+            lambda: "federated server on" in (root / f"{run}.log").read_text(),
+            120,
+            "the server to register the clients' keys",
+        )
     names = [*COUNTS, "c4"] if tls else list(COUNTS)
 
     def client_args(c: str) -> list[str]:
-        args = ["client", "--domain", str(root / f"{c}.yaml"), "--server", address,
-                "--keep-updates", "--device", "cpu"]  # fmt: skip
+        args = [
+            "client",
+            "--domain",
+            str(root / f"{c}.yaml"),
+            "--server",
+            address,
+            "--keep-updates",
+            "--device",
+            "cpu",
+        ]
         if tls:
-            args += ["--root-cert", str(root / "tls" / "ca.pem"),
-                     "--auth-key", str(root / "tls" / f"{c}.key")]  # fmt: skip
+            args += [
+                "--root-cert",
+                str(root / "tls" / "ca.pem"),
+                "--auth-key",
+                str(root / "tls" / f"{c}.key"),
+            ]
         return args
 
-    clients = {c: start(client_args(c), root, root / f"{run}-{c}.log", **(attack or {}).get(c, {}))
-               for c in names}  # fmt: skip
+    clients = {
+        c: start(client_args(c), root, root / f"{run}-{c}.log", **(attack or {}).get(c, {}))
+        for c in names
+    }
     try:
         if during is not None:
             during(clients)
@@ -140,8 +184,21 @@ def weighted_mean(parts: list[tuple[dict[str, torch.Tensor], int]]) -> dict[str,
 # ----------------------------------------------------------------------------- FedAvg
 @pytest.fixture(scope="module")
 def fedavg(root: Path) -> tuple[Path, dict[str, Any]]:
-    return federate(root, "fedavg", ["srv", "--rounds", "2", "--local-steps", str(STEPS),
-                                     "--min-clients", "3", "--min-results", "3"])  # fmt: skip
+    return federate(
+        root,
+        "fedavg",
+        [
+            "srv",
+            "--rounds",
+            "2",
+            "--local-steps",
+            str(STEPS),
+            "--min-clients",
+            "3",
+            "--min-results",
+            "3",
+        ],
+    )
 
 
 def test_fedavg_is_the_weighted_mean_of_what_the_clients_sent(
@@ -212,13 +269,33 @@ def kill_mid_round(log: Path, client: subprocess.Popen[bytes]) -> None:
 def dp(root: Path) -> tuple[Path, dict[str, Any]]:
     budget = (accountant(1) + accountant(2)) / 2
     return federate(
-        root, "dp",
-        ["srvdp", "--rounds", "3", "--local-steps", str(STEPS), "--min-clients", "3",
-         "--min-results", "2", "--straggler-wait", "2", "--dp", "server",
-         "--noise-multiplier", str(Z), "--clip-norm", str(C), "--delta", str(DELTA),
-         "--epsilon-budget", str(budget)],
+        root,
+        "dp",
+        [
+            "srvdp",
+            "--rounds",
+            "3",
+            "--local-steps",
+            str(STEPS),
+            "--min-clients",
+            "3",
+            "--min-results",
+            "2",
+            "--straggler-wait",
+            "2",
+            "--dp",
+            "server",
+            "--noise-multiplier",
+            str(Z),
+            "--clip-norm",
+            str(C),
+            "--delta",
+            str(DELTA),
+            "--epsilon-budget",
+            str(budget),
+        ],
         during=lambda clients: kill_mid_round(root / "dp-c3.log", clients["c3"]),
-    )  # fmt: skip
+    )
 
 
 def test_epsilon_is_the_accountants_and_the_budget_stops_after_round_one(
@@ -249,8 +326,9 @@ def test_dp_noise_has_the_std_it_claims(root: Path, dp: tuple[Path, dict[str, An
         for k in total:
             total[k] += delta[k] * (C / norm)
     saved = load_file(str(out / "model" / "adapter_model.safetensors"))
-    noise = torch.cat([(saved[k].double() - start_w[k].double() - total[k] / 3).flatten()
-                       for k in start_w])  # fmt: skip
+    noise = torch.cat(
+        [(saved[k].double() - start_w[k].double() - total[k] / 3).flatten() for k in start_w]
+    )
     assert noise.numel() == 8192
     assert float(noise.std()) == pytest.approx(Z * C / 3, rel=0.1)
     assert abs(float(noise.mean())) < 4 * Z * C / 3 / noise.numel() ** 0.5
@@ -273,10 +351,22 @@ def test_a_client_killed_mid_round_does_not_stop_the_round(
 def median(root: Path) -> tuple[Path, dict[str, Any]]:
     """One median round over TLS with client keys; c3 sends its weights × 1e6."""
     return federate(
-        root, "median", ["srvdp", "--rounds", "1", "--local-steps", str(STEPS),
-                         "--min-clients", "3", "--strategy", "fedmedian"],
-        attack={"c3": {"JUPITER_FEDERATED_ATTACK": "scale:1e6"}}, tls=True,
-    )  # fmt: skip
+        root,
+        "median",
+        [
+            "srvdp",
+            "--rounds",
+            "1",
+            "--local-steps",
+            str(STEPS),
+            "--min-clients",
+            "3",
+            "--strategy",
+            "fedmedian",
+        ],
+        attack={"c3": {"JUPITER_FEDERATED_ATTACK": "scale:1e6"}},
+        tls=True,
+    )
 
 
 def test_a_client_sending_weights_times_1e6_is_outvoted_by_the_median(

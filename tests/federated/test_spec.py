@@ -57,8 +57,9 @@ def test_client_beyond_localhost_needs_the_ca_and_its_key(tmp_path: Path) -> Non
 
 def test_combinations_that_cannot_work_are_refused() -> None:
     with pytest.raises(JupiterError, match="needs --strategy fedavg"):
-        check_federated(FederatedConfig(strategy="fedmedian", min_clients=3,
-                                        dp=FederatedDP(mode="server")))  # fmt: skip
+        check_federated(
+            FederatedConfig(strategy="fedmedian", min_clients=3, dp=FederatedDP(mode="server"))
+        )
     with pytest.raises(JupiterError, match="at least 5 replies"):
         check_federated(FederatedConfig(strategy="krum", min_clients=4, min_results=4))
     with pytest.raises(JupiterError, match="more than the 2 clients"):
@@ -81,10 +82,21 @@ def test_the_server_command_refuses_an_insecure_public_address(tmp_path: Path) -
         port = s.getsockname()[1]
     env = dict(os.environ, JUPITER_HOME=str(tmp_path), COLUMNS="300")
     r = subprocess.run(
-        [JUPITER, "federated", "server", "--domain", str(tmp_path / "srv.yaml"),
-         "--address", f"0.0.0.0:{port}"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        [
+            JUPITER,
+            "federated",
+            "server",
+            "--domain",
+            str(tmp_path / "srv.yaml"),
+            "--address",
+            f"0.0.0.0:{port}",
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert r.returncode == 1, r.stdout + r.stderr
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and "refusing to serve without TLS" in lines[0], r.stderr

@@ -43,10 +43,17 @@ def strategy(**fed: object) -> JupiterStrategy:
 
 
 def reply(node: int, weights: dict[str, torch.Tensor], n: int, loss: float = 1.0) -> Message:
-    ask = Message(RecordDict({"arrays": ArrayRecord(GLOBAL), "config": ConfigRecord()}),
-                  dst_node_id=node, message_type=MessageType.TRAIN)  # fmt: skip
-    content = RecordDict({"arrays": ArrayRecord(weights),
-                          "metrics": MetricRecord({"num-examples": n, "train-loss": loss})})  # fmt: skip
+    ask = Message(
+        RecordDict({"arrays": ArrayRecord(GLOBAL), "config": ConfigRecord()}),
+        dst_node_id=node,
+        message_type=MessageType.TRAIN,
+    )
+    content = RecordDict(
+        {
+            "arrays": ArrayRecord(weights),
+            "metrics": MetricRecord({"num-examples": n, "train-loss": loss}),
+        }
+    )
     return Message(content, reply_to=ask)
 
 
@@ -63,8 +70,9 @@ def client(seed: int, scale: float = 1.0) -> dict[str, torch.Tensor]:
 def test_fedavg_is_the_example_weighted_mean() -> None:
     s = strategy(strategy="fedavg", min_results=3)
     ws, ns = [client(1), client(2), client(3)], [6, 10, 14]
-    arrays, metrics = s.aggregate_train(1, [reply(i + 1, w, n, float(i)) for i, (w, n) in
-                                            enumerate(zip(ws, ns, strict=True))])  # fmt: skip
+    arrays, metrics = s.aggregate_train(
+        1, [reply(i + 1, w, n, float(i)) for i, (w, n) in enumerate(zip(ws, ns, strict=True))]
+    )
     assert arrays is not None and metrics is not None
     got = arrays.to_torch_state_dict()
     for k in GLOBAL:
@@ -127,8 +135,9 @@ def test_dp_round_goes_on_without_a_failed_client_and_follows_the_formula() -> N
         for w in ws:
             norm = torch.sqrt(sum((w[j].double() ** 2).sum() for j in GLOBAL))
             clipped.append(w[k].double() * min(1.0, 0.2 / float(norm)))
-        noise = torch.normal(0.0, 0.5 * 0.2, size=tuple(GLOBAL[k].shape), generator=gen,
-                             dtype=torch.float64)  # fmt: skip
+        noise = torch.normal(
+            0.0, 0.5 * 0.2, size=tuple(GLOBAL[k].shape), generator=gen, dtype=torch.float64
+        )
         hand = (clipped[0] + clipped[1] + noise) / 3  # examples do not weigh under DP
         assert torch.allclose(got[k].double(), hand, atol=1e-6)
     assert s.last["dp"]["clipped"] == 2 and s.last["errors"] == {"node-3": "client crashed"}

@@ -125,9 +125,15 @@ def test_top_ngram_fraction_value() -> None:
 
 @pytest.mark.parametrize(
     "degenerate",
-    ["aaaaaaaaaaaaaaaaaaaa", "abababababababababab", "the the the the the the", "!" * 20,
-     "foo bar foo bar foo bar foo bar", "no no no no no no no no"],
-)  # fmt: skip
+    [
+        "aaaaaaaaaaaaaaaaaaaa",
+        "abababababababababab",
+        "the the the the the the",
+        "!" * 20,
+        "foo bar foo bar foo bar foo bar",
+        "no no no no no no no no",
+    ],
+)
 def test_char_repetition_catches_degenerate_runs(degenerate: str) -> None:
     assert char_repeat_fraction(degenerate) > 0.9
     assert check_example(text(f"Note: {degenerate}"), CFG) == "char_repetition"

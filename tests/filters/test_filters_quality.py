@@ -74,7 +74,7 @@ GOPHER_QUALITY_CASES = {
             "keep unique members. Tuples stay immutable forever. Strings hold Unicode text."
         ]
         * 2
-    ),  # fmt: skip
+    ),
 }
 
 

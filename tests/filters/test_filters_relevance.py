@@ -46,8 +46,13 @@ def test_plurals_and_case_match() -> None:
     assert flt.score("DECORATORS") == flt.score("decorator") > 0
     assert flt.score("Two List Comprehension examples") > 0
     assert [stem(w) for w in ("classes", "libraries", "boxes", "keys", "status", "lists")] == [
-        "class", "library", "box", "key", "status", "list",
-    ]  # fmt: skip
+        "class",
+        "library",
+        "box",
+        "key",
+        "status",
+        "list",
+    ]
 
 
 def test_score_formula() -> None:
@@ -71,7 +76,9 @@ def test_length_normalization_and_threshold() -> None:
 
 def test_domain_keywords_and_no_keywords() -> None:
     assert domain_keywords(["python", "decorators"], ["Decorator", "asyncio", " "]) == [
-        "python", "decorators", "asyncio",
-    ]  # fmt: skip
+        "python",
+        "decorators",
+        "asyncio",
+    ]
     assert RelevanceFilter([]).check("anything at all") is None
     assert tokens("Ｐｙｔｈｏｎ Lists") == ["python", "list"]  # NFKC: full-width letters

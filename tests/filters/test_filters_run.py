@@ -62,10 +62,16 @@ def test_every_example_gets_its_reason_and_counts_add_up() -> None:
         assert reason == expected[ex_id]
         assert status == (ACCEPTED if not reason else REJECTED)
     assert result.counts == {
-        "accepted": 3, "exact_duplicate": 1, "answer_too_short": 1, "empty_answer": 1,
-        "too_short": 1, "near_duplicate": 1, "dup_lines": 1, "contaminated": 1,
+        "accepted": 3,
+        "exact_duplicate": 1,
+        "answer_too_short": 1,
+        "empty_answer": 1,
+        "too_short": 1,
+        "near_duplicate": 1,
+        "dup_lines": 1,
+        "contaminated": 1,
         "char_repetition": 1,
-    }  # fmt: skip
+    }
     assert sum(result.counts.values()) == len(examples)
 
 
@@ -85,8 +91,10 @@ def test_samples_are_kept_per_reason_and_truncated() -> None:
 
 
 def test_seen_examples_cause_drops_but_are_not_decided() -> None:
-    earlier = [qa("What does json.dumps return?", "The JSON encoding of obj, as a str."),
-               text(PARAGRAPH)]  # fmt: skip
+    earlier = [
+        qa("What does json.dumps return?", "The JSON encoding of obj, as a str."),
+        text(PARAGRAPH),
+    ]
     now = [
         qa("what does json.dumps return?", "The JSON encoding of obj as a str."),
         text(PARAGRAPH.replace("pretty printing", "pretty output")),
@@ -134,9 +142,11 @@ def test_run_is_deterministic() -> None:
 def test_format_counts_rows() -> None:
     rows = format_counts({"too_short": 1, "accepted": 6, "dup_lines": 1, "contaminated": 2})
     assert rows == [
-        ("accepted", 6, "60.0%"), ("contaminated", 2, "20.0%"),
-        ("dup_lines", 1, "10.0%"), ("too_short", 1, "10.0%"),
-    ]  # fmt: skip
+        ("accepted", 6, "60.0%"),
+        ("contaminated", 2, "20.0%"),
+        ("dup_lines", 1, "10.0%"),
+        ("too_short", 1, "10.0%"),
+    ]
     assert format_counts({}) == []
 
 
@@ -172,11 +182,16 @@ def test_language_relevance_and_13gram_decontamination_in_the_runner() -> None:
         "happens to errors when ignore_errors is set to true?"
     )
     rewrapped = "Q: " + question.upper().replace(" a whole ", "\n  a  whole\n")
-    examples = [text(PARAGRAPH), text(spanish), text(off_topic),
-                qa(rewrapped, EVAL_ANSWER, system="")]  # fmt: skip
+    examples = [
+        text(PARAGRAPH),
+        text(spanish),
+        text(off_topic),
+        qa(rewrapped, EVAL_ANSWER, system=""),
+    ]
     cfg = FilterConfig(relevance=True)
-    res = run_filters(examples, cfg, [question], language="en",
-                      keywords=["python", "json", "module", "shutil"])  # fmt: skip
+    res = run_filters(
+        examples, cfg, [question], language="en", keywords=["python", "json", "module", "shutil"]
+    )
     assert [r for _, _, r in res.decisions] == ["", "wrong_language", "off_topic", "contaminated"]
     # switched off, the same texts pass those filters
     loose = FilterConfig(language_filter=False, relevance=False, decontam_method="overlap")

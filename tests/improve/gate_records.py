@@ -25,16 +25,21 @@ def hits(n: int, p: float, seed: int) -> list[float]:
 
 
 def eval_record(
-    student_hits: list[float], generator_hits: list[float], generator: str = "extractive",
+    student_hits: list[float],
+    generator_hits: list[float],
+    generator: str = "extractive",
     general: tuple[float, float] | None = None,
-) -> dict[str, Any]:  # fmt: skip
+) -> dict[str, Any]:
     """The eval stage's record for two models' MC hits on the same items, through the real
     paired bootstrap; `general` = (student, generator) out-of-domain bits-per-byte."""
 
     def report(model: str, scores: list[float]) -> dict[str, Any]:
         items = {f"q{k}": h for k, h in enumerate(scores)}
-        return {"model": model, "mc_accuracy": sum(scores) / len(scores),
-                "item_scores": {"mc_accuracy": items}}  # fmt: skip
+        return {
+            "model": model,
+            "mc_accuracy": sum(scores) / len(scores),
+            "item_scores": {"mc_accuracy": items},
+        }
 
     student = report("student:cycle-001", student_hits)
     gen = report(f"generator:{generator}", generator_hits)
@@ -42,10 +47,16 @@ def eval_record(
     if general is not None:
         student["general_bpb"], gen["general_bpb"] = general
         comparison["metrics"]["general_bpb"] = {
-            "model": general[0], "against": general[1], "difference": general[0] - general[1],
+            "model": general[0],
+            "against": general[1],
+            "difference": general[0] - general[1],
             "ci": [general[0] - general[1] - 0.01, general[0] - general[1] + 0.01],
-        }  # fmt: skip
+        }
     for r in (student, gen):
         del r["item_scores"]  # the stage records summaries
-    return {"student": student, "generator": gen, "untrained": None,
-            "comparisons": {"student_vs_generator": comparison}}  # fmt: skip
+    return {
+        "student": student,
+        "generator": gen,
+        "untrained": None,
+        "comparisons": {"student_vs_generator": comparison},
+    }

@@ -27,10 +27,16 @@ from jupiter.train.loop import TrainResult, TrainRun
 def test_budget_figures() -> None:
     info = budget_info(TokenBudget(1000, 1000, 50), epochs=3.0, max_steps=None)
     assert info == {
-        "corpus_tokens": 1000, "raw_tokens_per_epoch": 1000, "chat_tokens_per_epoch": 50,
-        "trained_tokens_per_epoch": 1050, "epochs": 3.0, "max_steps": None,
-        "trained_tokens": 3150, "corpus_share_per_epoch": 1.0, "corpus_share": 1.0,
-    }  # fmt: skip
+        "corpus_tokens": 1000,
+        "raw_tokens_per_epoch": 1000,
+        "chat_tokens_per_epoch": 50,
+        "trained_tokens_per_epoch": 1050,
+        "epochs": 3.0,
+        "max_steps": None,
+        "trained_tokens": 3150,
+        "corpus_share_per_epoch": 1.0,
+        "corpus_share": 1.0,
+    }
     assert budget_line(info) == (
         "train: token budget: corpus 1,000 tokens of raw text (train split); 1,000 raw + 50 "
         "chat = 1,050 tokens per epoch, 3,150 over 3.00 epochs; 100.0% of the corpus trained on"
@@ -120,7 +126,7 @@ def man_pages(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Works
                 {"role": "user", "content": f"What does --level-{n} of tool-{n} do?"},
                 {"role": "assistant", "content": f"It sets the level of thing {n}."},
             ],
-        )  # fmt: skip
+        )
         for n in (1, 2)
     ]
     ws.store.add_examples(qa)
@@ -141,8 +147,16 @@ def test_train_stage_stores_and_prints_the_budget(
         seen["rows"], seen["per_epoch"] = run.dataset.num_rows, per_epoch
         (run.out_dir / "final").mkdir(parents=True)
         steps = run.config.max_steps
-        return TrainResult(run.out_dir / "final", steps, steps, [2.0, 1.0], 10.0, 0.1, True,
-                           epochs=steps / per_epoch)  # fmt: skip
+        return TrainResult(
+            run.out_dir / "final",
+            steps,
+            steps,
+            [2.0, 1.0],
+            10.0,
+            0.1,
+            True,
+            epochs=steps / per_epoch,
+        )
 
     monkeypatch.setattr(training, "run_training", fake_training)
     monkeypatch.setattr(training, "save_untrained", lambda *a: tmp_path)
@@ -162,11 +176,16 @@ def test_train_stage_stores_and_prints_the_budget(
     assert seen["per_epoch"] >= 11  # the fixture is big enough for 2 steps to be < 20%
     budget = info["budget"]
     assert budget == {
-        "corpus_tokens": corpus, "raw_tokens_per_epoch": corpus, "chat_tokens_per_epoch": chats,
-        "trained_tokens_per_epoch": corpus + chats, "epochs": round(epochs, 4), "max_steps": 2,
-        "trained_tokens": round(epochs * (corpus + chats)), "corpus_share_per_epoch": 1.0,
+        "corpus_tokens": corpus,
+        "raw_tokens_per_epoch": corpus,
+        "chat_tokens_per_epoch": chats,
+        "trained_tokens_per_epoch": corpus + chats,
+        "epochs": round(epochs, 4),
+        "max_steps": 2,
+        "trained_tokens": round(epochs * (corpus + chats)),
+        "corpus_share_per_epoch": 1.0,
         "corpus_share": round(epochs, 4),
-    }  # fmt: skip
+    }
     printed = ws.console.file.getvalue()  # type: ignore[attr-defined]
     assert budget_line(budget) in printed.splitlines()
     assert f"warning: only {epochs:.1%} of the corpus is trained on (under 20%)" in printed

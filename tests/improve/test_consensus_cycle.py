@@ -60,8 +60,10 @@ def test_consensus_members_vote_and_student(
     tmp_path: Path, tiny_model_dirs: dict[str, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("JUPITER_HOME", str(tmp_path))
-    ws = Workspace(load_domain(domain(tmp_path, tiny_model_dirs["llama"])),
-                   console=Console(file=io.StringIO(), width=200))  # fmt: skip
+    ws = Workspace(
+        load_domain(domain(tmp_path, tiny_model_dirs["llama"])),
+        console=Console(file=io.StringIO(), width=200),
+    )
     for stage in ("collect", "generate", "filter"):
         ws.store.mark_stage(1, stage, cycle_mod.run_stage(ws, 1, stage))
     info = cycle_mod.run_stage(ws, 1, "train")
@@ -86,16 +88,16 @@ def test_consensus_members_vote_and_student(
     else:
         assert rec["merged_bpb"] is None or rec["merged_bpb"] > rec["best_bpb"]
     best = members[rec["best_member"]]
-    assert rec["best_bpb"] == min(m["validation_bpb"] for m in members
-                                  if m["outlier"] is None)  # fmt: skip
+    assert rec["best_bpb"] == min(m["validation_bpb"] for m in members if m["outlier"] is None)
     assert best["outlier"] is None
     line = _data({"data": info["data"]}).splitlines()[-1]
     assert line.startswith("consensus: ") and "3 members" in line
     ws.close()
 
 
-def test_consensus_config_errors(tmp_path: Path, tiny_model_dirs: dict[str, Path],
-                                 monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+def test_consensus_config_errors(
+    tmp_path: Path, tiny_model_dirs: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
     base = tiny_model_dirs["llama"]
     bad = {
         "  consensus: {vary: [strategy]}\n": "vary: strategy needs strategies",
@@ -109,8 +111,10 @@ def test_consensus_config_errors(tmp_path: Path, tiny_model_dirs: dict[str, Path
             load_domain(domain(tmp_path, base, text))
     # no held-out examples to score the members on: one line with the fix
     monkeypatch.setenv("JUPITER_HOME", str(tmp_path))
-    ws = Workspace(load_domain(domain(tmp_path, base, heldout=0.0)),
-                   console=Console(file=io.StringIO(), width=200))  # fmt: skip
+    ws = Workspace(
+        load_domain(domain(tmp_path, base, heldout=0.0)),
+        console=Console(file=io.StringIO(), width=200),
+    )
     from jupiter.improve.consensus import validation_texts
 
     with pytest.raises(JupiterError, match="raise train.heldout_fraction"):
@@ -123,13 +127,19 @@ def test_from_scratch_members_share_one_init_and_split_the_shards(
     tmp_path: Path, tiny_model_dirs: dict[str, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("JUPITER_HOME", str(tmp_path))
-    text = Path(domain(tmp_path, tiny_model_dirs["llama"], "  consensus: {members: 2, "
-                       "vary: [seed, shard], threshold: 1.0}\n")).read_text()  # fmt: skip
+    text = Path(
+        domain(
+            tmp_path,
+            tiny_model_dirs["llama"],
+            "  consensus: {members: 2, vary: [seed, shard], threshold: 1.0}\n",
+        )
+    ).read_text()
     text = text.replace(f"base: {tiny_model_dirs['llama']}", "preset: tiny")
     text = text.replace("method: lora", "method: full")
     (tmp_path / "cons.yaml").write_text(text)
-    ws = Workspace(load_domain(str(tmp_path / "cons.yaml")),
-                   console=Console(file=io.StringIO(), width=200))  # fmt: skip
+    ws = Workspace(
+        load_domain(str(tmp_path / "cons.yaml")), console=Console(file=io.StringIO(), width=200)
+    )
     for stage in ("collect", "generate", "filter"):
         ws.store.mark_stage(1, stage, cycle_mod.run_stage(ws, 1, stage))
     info = cycle_mod.run_stage(ws, 1, "train")
@@ -137,8 +147,11 @@ def test_from_scratch_members_share_one_init_and_split_the_shards(
     assert info["init"].endswith("untrained") and (ws.root / "untrained" / "config.json").is_file()
     # the shards split the examples (each member holds out its part of the held-out ones)
     accepted = info["examples"]
-    held = sum(1 for e in ws.store.iter_examples(status="used")
-               if is_heldout(e.id, ws.cfg.train.heldout_fraction))  # fmt: skip
+    held = sum(
+        1
+        for e in ws.store.iter_examples(status="used")
+        if is_heldout(e.id, ws.cfg.train.heldout_fraction)
+    )
     assert sum(m["examples"] for m in members) == accepted - held
     assert all(0 < m["examples"] < accepted for m in members)
     assert (ws.student_dir(1) / "model.safetensors").is_file()

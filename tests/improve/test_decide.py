@@ -139,15 +139,23 @@ def test_decide_keeps_a_worse_student(make_ws: MakeWorkspace, margin: float) -> 
 def _with_user_exam(ev: dict, student_hits: list[float], generator_hits: list[float]) -> dict:
     """`ev` with a user exam whose student and generator scored these hits."""
     user = eval_record(student_hits, generator_hits)
-    return ev | {"user_exam": {
-        "student": user["student"], "generator": user["generator"], "untrained": None,
-        "comparisons": user["comparisons"], "scored": len(student_hits),
-    }}  # fmt: skip
+    return ev | {
+        "user_exam": {
+            "student": user["student"],
+            "generator": user["generator"],
+            "untrained": None,
+            "comparisons": user["comparisons"],
+            "scored": len(student_hits),
+        }
+    }
 
 
 def test_decide_reports_the_user_exam_without_gating_on_it(make_ws: MakeWorkspace) -> None:
-    ev = _with_user_exam(eval_record(hits(200, 0.8, seed=3), hits(200, 0.3, seed=4)),
-                         hits(200, 0.3, seed=5), hits(200, 0.6, seed=6))  # fmt: skip
+    ev = _with_user_exam(
+        eval_record(hits(200, 0.8, seed=3), hits(200, 0.3, seed=4)),
+        hits(200, 0.3, seed=5),
+        hits(200, 0.6, seed=6),
+    )
     info, ws = _decide(make_ws, ev)
     assert info["promoted"] and info["exam"] == "own"
     assert not info["user_exam"]["promoted"] and info["user_exam"]["difference_ci"][1] < 0
@@ -172,8 +180,11 @@ def test_decide_on_both_exams_needs_a_gain_on_each(make_ws: MakeWorkspace) -> No
 
 def test_decide_on_the_user_exam_alone(make_ws: MakeWorkspace) -> None:
     own_worse = eval_record(hits(200, 0.3, seed=3), hits(200, 0.8, seed=4))
-    info, _ = _decide(make_ws, _with_user_exam(own_worse, hits(200, 0.7, seed=5),
-                                               hits(200, 0.3, seed=6)), exam="user")  # fmt: skip
+    info, _ = _decide(
+        make_ws,
+        _with_user_exam(own_worse, hits(200, 0.7, seed=5), hits(200, 0.3, seed=6)),
+        exam="user",
+    )
     assert info["promoted"] and info["reason"].startswith("user exam: the paired 95% CI")
 
 

@@ -16,10 +16,16 @@ from jupiter.records import Chunk, Example
 
 
 def qa(generator: str, n: int) -> Example:
-    return Example("qa", generator, "c", "what_does", messages=[
-        {"role": "user", "content": f"{generator} question {n}"},
-        {"role": "assistant", "content": f"answer {n}"},
-    ])  # fmt: skip
+    return Example(
+        "qa",
+        generator,
+        "c",
+        "what_does",
+        messages=[
+            {"role": "user", "content": f"{generator} question {n}"},
+            {"role": "assistant", "content": f"answer {n}"},
+        ],
+    )
 
 
 def text(n: int) -> Example:

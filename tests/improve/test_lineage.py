@@ -41,11 +41,27 @@ def fake_stages(monkeypatch: pytest.MonkeyPatch, outcomes: list[tuple[list, list
         ws.student_dir(cycle).mkdir(parents=True, exist_ok=True)
         examples = [
             Example("text", "extractive", f"c{cycle}", "continuation", text=f"doc {cycle}"),
-            Example("qa", "extractive", "c", "what_does", messages=[
-                {"role": "user", "content": f"q{cycle}"}, {"role": "assistant", "content": "a"}]),
-            Example("qa", "model:x", "c", "what_does", messages=[
-                {"role": "user", "content": f"m{cycle}"}, {"role": "assistant", "content": "b"}]),
-        ]  # fmt: skip
+            Example(
+                "qa",
+                "extractive",
+                "c",
+                "what_does",
+                messages=[
+                    {"role": "user", "content": f"q{cycle}"},
+                    {"role": "assistant", "content": "a"},
+                ],
+            ),
+            Example(
+                "qa",
+                "model:x",
+                "c",
+                "what_does",
+                messages=[
+                    {"role": "user", "content": f"m{cycle}"},
+                    {"role": "assistant", "content": "b"},
+                ],
+            ),
+        ]
         return {"data": data_summary(ws, cycle, examples)}
 
     def evaluate(ws: Workspace, cycle: int) -> dict[str, Any]:
@@ -79,8 +95,9 @@ def test_lineage_lists_parent_cycle_figures_data_and_reason(
     assert lost["active"] == 0 and "needs >" in lost["reason"]
     events = ws.store.generator_events()
     assert [(e["action"], e["generator"], e["previous"]) for e in events] == [
-        ("initial", "extractive", ""), ("promoted", "model:cycle-001", "extractive"),
-    ]  # fmt: skip
+        ("initial", "extractive", ""),
+        ("promoted", "model:cycle-001", "extractive"),
+    ]
     tables = lineage_tables(ws)
     assert tables[0].row_count == 3 and tables[1].row_count == 2
 
@@ -199,8 +216,15 @@ def test_an_old_store_migrates(tmp_path: Path) -> None:
         assert gens["model:cycle-001"]["status"] == "promoted"
         assert gens["model:cycle-001"]["figures"] == {} and gens["model:cycle-001"]["parent"] == ""
         assert s.active_generator()["id"] == "model:cycle-001"
-        s.add_generator("model:cycle-002", "model", "/m2", 2, parent="model:cycle-001",
-                        status="rejected", reason="needs > 0.5")  # fmt: skip
+        s.add_generator(
+            "model:cycle-002",
+            "model",
+            "/m2",
+            2,
+            parent="model:cycle-001",
+            status="rejected",
+            reason="needs > 0.5",
+        )
         assert s.generator("model:cycle-002")["reason"] == "needs > 0.5"
     with Store(path) as s:  # opening again changes nothing
         assert len(s.generators()) == 3

@@ -40,8 +40,10 @@ def write_domain(home: Path, generator: str) -> Path:
     for name, text in DOCS.items():
         (docs / f"{name}.md").write_text(f"# {name.title()}\n\n{text}\n")
     path = home / "d.yaml"
-    path.write_text(f"name: st\nsources: [{{type: local, path: docs}}]\n"
-                    f"chunking: {{heldout_fraction: 0.0}}\ngenerator: {generator}\n")  # fmt: skip
+    path.write_text(
+        f"name: st\nsources: [{{type: local, path: docs}}]\n"
+        f"chunking: {{heldout_fraction: 0.0}}\ngenerator: {generator}\n"
+    )
     return path
 
 
@@ -56,7 +58,9 @@ def said(ws: Workspace) -> str:
 def rows(ws: Workspace) -> dict[str, int]:
     tables = ("documents", "chunks", "examples", "cycles", "generators")
     return {t: ws.store.count(t) for t in tables} | {
-        "events": len(ws.store.generator_events()), "stages": len(ws.store.stages(1))}  # fmt: skip
+        "events": len(ws.store.generator_events()),
+        "stages": len(ws.store.stages(1)),
+    }
 
 
 @pytest.fixture
@@ -106,23 +110,31 @@ def test_a_changed_generator_in_the_yaml_is_the_one_in_force(home: Path) -> None
     refused."""
     path = extractive_workspace(home)
     with FakeLLM() as llm:
-        write_domain(home, f'{{type: llm, num_requests: 3, continuation: false, '
-                           f'llm: {{base_url: "{llm.base_url}", model: teacher}}}}')  # fmt: skip
+        write_domain(
+            home,
+            f"{{type: llm, num_requests: 3, continuation: false, "
+            f'llm: {{base_url: "{llm.base_url}", model: teacher}}}}',
+        )
         ws = open_ws(path)
         tables = Console(file=io.StringIO(), width=300)
         for table in lineage_tables(ws):  # before any stage: the change is announced
             tables.print(table)
         assert "the YAML's generator is now llm:openai:teacher (was extractive)" in " ".join(
-            tables.file.getvalue().split())  # type: ignore[attr-defined]  # fmt: skip
+            tables.file.getvalue().split()
+        )  # type: ignore[attr-defined]
         info = run_stage_command(ws, "generate")
         assert llm.count == 3 and info["generator"] == "llm:openai:teacher"
         assert info["requests"] == 3 and info["failed"] == 0
         events = ws.store.generator_events()
         assert [(e["action"], e["generator"], e["previous"], e["reason"]) for e in events] == [
             ("initial", "extractive", "", "the first generator: generator.type in the domain YAML"),
-            ("configured", "llm:openai:teacher", "extractive",
-             "generator changed in the YAML (was extractive)"),
-        ]  # fmt: skip
+            (
+                "configured",
+                "llm:openai:teacher",
+                "extractive",
+                "generator changed in the YAML (was extractive)",
+            ),
+        ]
         assert "generator: llm:openai:teacher is active now" in said(ws)
         run_stage_command(ws, "generate")  # unchanged YAML: no new activation
         assert len(ws.store.generator_events()) == 2 and llm.count == 3  # cached answers
@@ -130,8 +142,15 @@ def test_a_changed_generator_in_the_yaml_is_the_one_in_force(home: Path) -> None
         # a promoted student generates while the YAML stays as it is
         student = ws.student_dir(1)
         student.mkdir(parents=True)
-        ws.store.add_generator("model:cycle-001", "model", str(student), 1,
-                               parent="llm:openai:teacher", status="promoted", reason="won")  # fmt: skip
+        ws.store.add_generator(
+            "model:cycle-001",
+            "model",
+            str(student),
+            1,
+            parent="llm:openai:teacher",
+            status="promoted",
+            reason="won",
+        )
         ws.store.activate_generator("model:cycle-001", cycle=1, action="promoted", reason="won")
         ws.close()
         ws = open_ws(path)
@@ -165,8 +184,14 @@ def test_filter_first_on_a_fresh_workspace_is_refused(home: Path) -> None:
     """Through the real command: one line naming the stage to run first, no workspace."""
     path = write_domain(home, "{type: extractive}")
     env = dict(os.environ, JUPITER_HOME=str(home), COLUMNS="200")
-    r = subprocess.run([JUPITER, "filter", "--domain", str(path)], cwd=home, env=env,
-                       capture_output=True, text=True, timeout=120)  # fmt: skip
+    r = subprocess.run(
+        [JUPITER, "filter", "--domain", str(path)],
+        cwd=home,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert r.returncode == 1 and "Traceback" not in r.stdout + r.stderr
     expected = "filter: the workspace has no documents yet: run `jupiter collect --domain st`"
     assert r.stderr.strip() == f"error: {expected} first"

@@ -36,16 +36,38 @@ def trained(tmp_path_factory: pytest.TempPathFactory) -> Path:
     train_tokenizer(TEXTS, 400, tok_dir)
     tok = AutoTokenizer.from_pretrained(tok_dir)
     seqs = encode_examples(tok, [], TEXTS, raw_text_fraction=1.0, seed=0)
-    model = LlamaConfig(vocab_size=len(tok), hidden_size=32, intermediate_size=64,
-                        num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=4,
-                        max_position_embeddings=32, tie_word_embeddings=True,
-                        pad_token_id=0, bos_token_id=1, eos_token_id=2)  # fmt: skip
-    config = TrainConfig(max_steps=6, micro_batch_size=8, warmup_steps=1, precision="fp32",
-                         checkpoint_every=3, log_every=3, checkpoint_every_epoch=False,
-                         metrics=[])  # fmt: skip
-    run = TrainRun(PackedDataset(seqs, context_length=32, pad_id=tok.pad_token_id, seed=0),
-                   config, root / "train", tok_dir, model_config=model, device="cpu",
-                   progress=False)  # fmt: skip
+    model = LlamaConfig(
+        vocab_size=len(tok),
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=4,
+        max_position_embeddings=32,
+        tie_word_embeddings=True,
+        pad_token_id=0,
+        bos_token_id=1,
+        eos_token_id=2,
+    )
+    config = TrainConfig(
+        max_steps=6,
+        micro_batch_size=8,
+        warmup_steps=1,
+        precision="fp32",
+        checkpoint_every=3,
+        log_every=3,
+        checkpoint_every_epoch=False,
+        metrics=[],
+    )
+    run = TrainRun(
+        PackedDataset(seqs, context_length=32, pad_id=tok.pad_token_id, seed=0),
+        config,
+        root / "train",
+        tok_dir,
+        model_config=model,
+        device="cpu",
+        progress=False,
+    )
     assert train(run).finished
     return root / "train"
 

@@ -37,9 +37,13 @@ def attacked() -> tuple[list[Contribution], dict[str, torch.Tensor]]:
     g = torch.Generator().manual_seed(0)
     base = {"w": torch.randn(64, 32, generator=g), "b": torch.randn(32, generator=g)}
     honest = [
-        Contribution(f"h{i}", {k: v + 0.02 * torch.randn(v.shape, generator=g) for k, v in base.items()}, 1000.0)
+        Contribution(
+            f"h{i}",
+            {k: v + 0.02 * torch.randn(v.shape, generator=g) for k, v in base.items()},
+            1000.0,
+        )
         for i in range(4)
-    ]  # fmt: skip
+    ]
     attacker = Contribution("attacker", {k: v * 1e6 for k, v in honest[0].tensors.items()}, 1000.0)
     nan = {k: v.clone() for k, v in honest[1].tensors.items()}
     nan["w"][3, 5] = float("nan")
@@ -62,7 +66,7 @@ def test_weighted_mean_hand_computed() -> None:
             contrib("b", 30.0, x=[3.0, 6.0], y=[[8.0, 0.0]]),
         ]
     )
-    assert torch.allclose(scaled["x"], out["x"]) and torch.allclose(scaled["y"], out["y"])  # fmt: skip
+    assert torch.allclose(scaled["x"], out["x"]) and torch.allclose(scaled["y"], out["y"])
 
 
 def test_median_odd_and_even() -> None:

@@ -31,8 +31,10 @@ class Dict:
 
 def test_distances_to_the_coordinate_median_by_hand() -> None:
     # one tensor of two entries; members (0,0) (1,0) (2,0) (100,0) (nan,0)
-    members = [Dict({"w": torch.tensor([x, 0.0]), "i": torch.tensor([1])})
-               for x in (0.0, 1.0, 2.0, 100.0, math.nan)]  # fmt: skip
+    members = [
+        Dict({"w": torch.tensor([x, 0.0]), "i": torch.tensor([1])})
+        for x in (0.0, 1.0, 2.0, 100.0, math.nan)
+    ]
     d = median_distances(members, ["w", "i"])
     # the NaN member is left out of the median: median of 0, 1, 2, 100 is 1.5
     assert d[:4] == pytest.approx([1.5, 0.5, 0.5, 98.5])
@@ -40,8 +42,13 @@ def test_distances_to_the_coordinate_median_by_hand() -> None:
 
 
 def test_vote_outliers_by_distance_loss_and_finiteness() -> None:
-    v = vote([1.0, 1.2, 0.9, 40.0, math.inf, 1.1], [2.0, 2.1, 2.05, 2.0, 2.0, 2.6],
-             threshold=0.5, max_distance=3.0, max_loss_gap=0.1)  # fmt: skip
+    v = vote(
+        [1.0, 1.2, 0.9, 40.0, math.inf, 1.1],
+        [2.0, 2.1, 2.05, 2.0, 2.0, 2.6],
+        threshold=0.5,
+        max_distance=3.0,
+        max_loss_gap=0.1,
+    )
     assert v.median_distance == pytest.approx(1.1)  # of the finite distances
     assert v.median_loss == pytest.approx(2.05)  # of the members with finite weights
     assert sorted(v.outliers) == [3, 4, 5]
@@ -50,11 +57,13 @@ def test_vote_outliers_by_distance_loss_and_finiteness() -> None:
     assert "2.6000" in v.outliers[5] and "max_loss_gap 0.1" in v.outliers[5]
     assert v.agree == [0, 1, 2] and v.quorum  # 3 of 6 at threshold 0.5
     assert v.best() == 0  # the lowest loss among the agreeing
-    three_quarters = vote([1.0, 1.0, 1.0, 9.0], [1.0] * 4, threshold=0.75, max_distance=3.0,
-                          max_loss_gap=0.1)  # fmt: skip
+    three_quarters = vote(
+        [1.0, 1.0, 1.0, 9.0], [1.0] * 4, threshold=0.75, max_distance=3.0, max_loss_gap=0.1
+    )
     assert three_quarters.agree == [0, 1, 2] and three_quarters.quorum  # 3 of 4 = 0.75
-    below = vote([1.0, 1.0, 9.0, 9.5, 1.0], [1.0] * 5, threshold=0.75, max_distance=3.0,
-                 max_loss_gap=0.1)  # fmt: skip
+    below = vote(
+        [1.0, 1.0, 9.0, 9.5, 1.0], [1.0] * 5, threshold=0.75, max_distance=3.0, max_loss_gap=0.1
+    )
     assert below.agree == [0, 1, 4] and not below.quorum  # 3 of 5 < 0.75
     assert below.record()["outliers"].keys() == {"2", "3"}
 
@@ -64,8 +73,12 @@ def members(family: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -
     """Five members of one start: four honest fine-tunes (base + small noise) and one
     poisoned copy of the first, its weights x1e6 (and a NaN-poisoned one apart)."""
     root = tmp_path_factory.mktemp("consensus")
-    honest = [family["ft1"], family["ft2"], family["ft3"], perturbed(family["base"],
-              root / "ft4", seed=4)]  # fmt: skip
+    honest = [
+        family["ft1"],
+        family["ft2"],
+        family["ft3"],
+        perturbed(family["base"], root / "ft4", seed=4),
+    ]
     scaled = root / "scaled"
     shutil.copytree(family["ft1"], scaled)
     w = load_file(str(scaled / "model.safetensors"))
@@ -79,17 +92,25 @@ def members(family: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -
     save_file(w, str(nan / "model.safetensors"))
     words = "the json module reads and writes text as python objects and back".split()
     gen = torch.Generator().manual_seed(0)
-    texts = [" ".join(words[int(i)] for i in torch.randint(len(words), (40,), generator=gen))
-             for _ in range(6)]  # fmt: skip
+    texts = [
+        " ".join(words[int(i)] for i in torch.randint(len(words), (40,), generator=gen))
+        for _ in range(6)
+    ]
     return {"honest": honest, "scaled": scaled, "nan": nan, "texts": texts, "root": root}
 
 
 def run_vote(members: dict, dirs: list[Path], name: str, **cfg: object) -> tuple[Path, dict]:
     c = ConsensusConfig.model_validate({"members": len(dirs), **cfg})
-    return vote_and_merge(dirs, members["texts"], c, context=64,
-                          cache_dir=members["root"] / "cache",
-                          console=Console(file=io.StringIO()), base=None,
-                          out=members["root"] / name)  # fmt: skip
+    return vote_and_merge(
+        dirs,
+        members["texts"],
+        c,
+        context=64,
+        cache_dir=members["root"] / "cache",
+        console=Console(file=io.StringIO()),
+        base=None,
+        out=members["root"] / name,
+    )
 
 
 def bpb_of(model_dir: Path, texts: list[str]) -> float:
@@ -101,15 +122,15 @@ def bpb_of(model_dir: Path, texts: list[str]) -> float:
 @pytest.mark.parametrize("poison", ["scaled", "nan"])
 def test_a_poisoned_member_gets_no_weight(members: dict, poison: str) -> None:
     dirs = [*members["honest"], members[poison]]
-    chosen, record = run_vote(members, dirs, f"merged-{poison}", threshold=0.75,
-                              max_loss_gap=1.0)  # fmt: skip
+    chosen, record = run_vote(members, dirs, f"merged-{poison}", threshold=0.75, max_loss_gap=1.0)
     assert list(record["vote"]["outliers"]) == ["4"]  # the poisoned one, only
     why = record["vote"]["outliers"]["4"]
     assert ("not finite" in why) if poison == "nan" else ("distance to the median" in why)
     assert record["vote"]["agree"] == [0, 1, 2, 3] and record["vote"]["quorum"]
     # the honest-only merge, made apart: the consensus's merged model is the same model
-    honest, _ = run_vote(members, members["honest"], f"honest-{poison}", threshold=0.75,
-                         max_loss_gap=1.0)  # fmt: skip
+    honest, _ = run_vote(
+        members, members["honest"], f"honest-{poison}", threshold=0.75, max_loss_gap=1.0
+    )
     merged_bpb = record["merged_bpb"]
     honest_bpb = bpb_of(members["root"] / f"honest-{poison}", members["texts"])
     assert math.isfinite(merged_bpb) and abs(merged_bpb - honest_bpb) <= 0.05 * honest_bpb
@@ -131,10 +152,16 @@ def test_the_plain_mean_with_the_poisoned_member_would_be_ruined(members: dict) 
 
     dirs = [*members["honest"], members["scaled"]]
     out = members["root"] / "naive"
-    recipe = parse_recipe({"method": "linear", "models": [{"model": str(d)} for d in dirs],
-                           "out": str(out)})  # fmt: skip
-    merge_models(recipe, base_dir=None, cache_dir=members["root"] / "cache", force=True,
-                 console=Console(file=io.StringIO()))  # fmt: skip
+    recipe = parse_recipe(
+        {"method": "linear", "models": [{"model": str(d)} for d in dirs], "out": str(out)}
+    )
+    merge_models(
+        recipe,
+        base_dir=None,
+        cache_dir=members["root"] / "cache",
+        force=True,
+        console=Console(file=io.StringIO()),
+    )
     naive, honest = read(out), read(members["honest"][0])
     k = "model.layers.0.self_attn.q_proj.weight"
     # a fifth of the poisoned member's 1e6 scale: the mean follows the one bad member
@@ -158,8 +185,9 @@ def test_below_the_threshold_no_merge_is_made(members: dict) -> None:
 
 def test_consensus_greedy_soup_of_the_agreeing_members(members: dict) -> None:
     dirs = [*members["honest"], members["scaled"]]
-    chosen, record = run_vote(members, dirs, "greedy", threshold=0.75, max_loss_gap=1.0,
-                              merge="greedy_soup")  # fmt: skip
+    chosen, record = run_vote(
+        members, dirs, "greedy", threshold=0.75, max_loss_gap=1.0, merge="greedy_soup"
+    )
     assert list(record["vote"]["outliers"]) == ["4"]
     info = __import__("json").loads((members["root"] / "greedy" / "merge.json").read_text())
     assert info["method"] == "greedy_soup" and len(info["weights"]) == 4  # the honest four

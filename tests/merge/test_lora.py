@@ -40,8 +40,9 @@ def adapters(family: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) 
 
 
 def merge(recipe: dict, out: Path) -> dict:
-    return merge_models(parse_recipe({**recipe, "out": str(out)}), base_dir=None,
-                        cache_dir=out.parent / "cache")  # fmt: skip
+    return merge_models(
+        parse_recipe({**recipe, "out": str(out)}), base_dir=None, cache_dir=out.parent / "cache"
+    )
 
 
 def ab(adapter: Path, module: str) -> tuple[torch.Tensor, torch.Tensor]:
@@ -72,8 +73,9 @@ def test_delta_merge_by_hand(family: dict[str, Path], adapters: list[Path], tmp_
     assert (tmp_path / "delta" / "tokenizer.json").is_file()
 
 
-def test_concat_equals_delta_merge(family: dict[str, Path], adapters: list[Path],
-                                   tmp_path: Path) -> None:  # fmt: skip
+def test_concat_equals_delta_merge(
+    family: dict[str, Path], adapters: list[Path], tmp_path: Path
+) -> None:
     models = [
         {"model": str(adapters[0]), "weight": 0.7},
         {"model": str(adapters[1]), "weight": 0.3},
@@ -97,8 +99,9 @@ def test_concat_equals_delta_merge(family: dict[str, Path], adapters: list[Path]
         assert torch.allclose(m_cat(ids).logits, m_delta(ids).logits, atol=1e-5)
 
 
-def test_task_arithmetic_concat_and_ties_in_delta_space(family: dict[str, Path],
-                                                        adapters: list[Path], tmp_path: Path) -> None:  # fmt: skip
+def test_task_arithmetic_concat_and_ties_in_delta_space(
+    family: dict[str, Path], adapters: list[Path], tmp_path: Path
+) -> None:
     models = [
         {"model": str(adapters[0]), "weight": 1.0},
         {"model": str(adapters[1]), "weight": 0.5},

@@ -21,8 +21,9 @@ from jupiter.merge import methods
 JUPITER = shutil.which("jupiter", path=str(Path(sys.executable).parent)) or "jupiter"
 
 
-def run_main(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
-             *args: str) -> tuple[int, str, str]:  # fmt: skip
+def run_main(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *args: str
+) -> tuple[int, str, str]:
     """cli.main() as the `jupiter` command runs it, in this process."""
     monkeypatch.setattr(sys, "argv", ["jupiter", *args])
     code = 0
@@ -51,51 +52,89 @@ def edited(src: Path, out: Path, change: dict[str, torch.Tensor | None]) -> Path
 def broken(family: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("broken")
     return {
-        "shape": edited(family["ft1"], root / "shape",
-                        {"model.embed_tokens.weight": torch.zeros(10, 64)}),
-        "missing": edited(family["ft1"], root / "missing",
-                          {"model.layers.1.mlp.up_proj.weight": None}),
-    }  # fmt: skip
+        "shape": edited(
+            family["ft1"], root / "shape", {"model.embed_tokens.weight": torch.zeros(10, 64)}
+        ),
+        "missing": edited(
+            family["ft1"], root / "missing", {"model.layers.1.mlp.up_proj.weight": None}
+        ),
+    }
 
 
 def cases(f: dict[str, Path], b: dict[str, Path], qwen: Path) -> dict[str, tuple[list[str], str]]:
     m1, m2, m3, base = (str(f[k]) for k in ("ft1", "ft2", "ft3", "base"))
     return {
-        "architecture": (["--method", "linear", "--model", m1, "--model", str(qwen)],
-                         "different architectures"),
-        "shape": (["--method", "linear", "--model", m1, "--model", str(b["shape"])],
-                  "tensor model.embed_tokens.weight has shape [10, 64]"),
-        "missing_tensor": (["--method", "linear", "--model", m1, "--model", str(b["missing"])],
-                           "lacks tensor model.layers.1.mlp.up_proj.weight"),
-        "slerp_three": (["--method", "slerp", "--model", m1, "--model", m2, "--model", m3],
-                        "slerp interpolates exactly two models, got 3"),
-        "negative_weight": (["--method", "linear", "--model", f"{m1}:1", "--model", f"{m2}:-0.5"],
-                            "every weight must be positive"),
-        "zero_sum": (["--method", "ties", "--base", base, "--model", f"{m1}:1",
-                      "--model", f"{m2}:-1"], "sum to 0"),
-        "unknown_method": (["--method", "frankenmerge", "--model", m1, "--model", m2],
-                           "unknown method 'frankenmerge'"),
+        "architecture": (
+            ["--method", "linear", "--model", m1, "--model", str(qwen)],
+            "different architectures",
+        ),
+        "shape": (
+            ["--method", "linear", "--model", m1, "--model", str(b["shape"])],
+            "tensor model.embed_tokens.weight has shape [10, 64]",
+        ),
+        "missing_tensor": (
+            ["--method", "linear", "--model", m1, "--model", str(b["missing"])],
+            "lacks tensor model.layers.1.mlp.up_proj.weight",
+        ),
+        "slerp_three": (
+            ["--method", "slerp", "--model", m1, "--model", m2, "--model", m3],
+            "slerp interpolates exactly two models, got 3",
+        ),
+        "negative_weight": (
+            ["--method", "linear", "--model", f"{m1}:1", "--model", f"{m2}:-0.5"],
+            "every weight must be positive",
+        ),
+        "zero_sum": (
+            ["--method", "ties", "--base", base, "--model", f"{m1}:1", "--model", f"{m2}:-1"],
+            "sum to 0",
+        ),
+        "unknown_method": (
+            ["--method", "frankenmerge", "--model", m1, "--model", m2],
+            "unknown method 'frankenmerge'",
+        ),
         "no_base": (["--method", "ties", "--model", m1, "--model", m2], "--base DIR"),
-        "weighted_without_weights": (["--method", "weighted", "--model", m1, "--model", m2],
-                                     "weighted needs a weight for every model"),
-        "missing_model": (["--method", "linear", "--model", m1, "--model", "no/such/dir"],
-                          "model not found"),
-        "greedy_without_data": (["--method", "greedy_soup", "--model", m1, "--model", m2],
-                                "--qa FILE"),
+        "weighted_without_weights": (
+            ["--method", "weighted", "--model", m1, "--model", m2],
+            "weighted needs a weight for every model",
+        ),
+        "missing_model": (
+            ["--method", "linear", "--model", m1, "--model", "no/such/dir"],
+            "model not found",
+        ),
+        "greedy_without_data": (
+            ["--method", "greedy_soup", "--model", m1, "--model", m2],
+            "--qa FILE",
+        ),
         "nothing": ([], "give --recipe FILE, or --method"),
-    }  # fmt: skip
+    }
 
 
-CASE_NAMES = ["architecture", "shape", "missing_tensor", "slerp_three", "negative_weight",
-              "zero_sum", "unknown_method", "no_base", "weighted_without_weights",
-              "missing_model", "greedy_without_data", "nothing"]  # fmt: skip
+CASE_NAMES = [
+    "architecture",
+    "shape",
+    "missing_tensor",
+    "slerp_three",
+    "negative_weight",
+    "zero_sum",
+    "unknown_method",
+    "no_base",
+    "weighted_without_weights",
+    "missing_model",
+    "greedy_without_data",
+    "nothing",
+]
 
 
 @pytest.mark.parametrize("case", CASE_NAMES)
 def test_bad_input_is_one_line(
-    case: str, family: dict[str, Path], broken: dict[str, Path], tiny_model_dirs: dict,
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
-) -> None:  # fmt: skip
+    case: str,
+    family: dict[str, Path],
+    broken: dict[str, Path],
+    tiny_model_dirs: dict,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     args, expected = cases(family, broken, tiny_model_dirs["qwen2"])[case]
     out = tmp_path / "out"
     code, _, err = run_main(monkeypatch, capsys, "merge", *args, "--out", str(out))
@@ -107,11 +146,22 @@ def test_bad_input_is_one_line(
 
 
 def test_existing_out_and_a_crash_midway_leave_nothing(
-    family: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    family: dict[str, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
-) -> None:  # fmt: skip
-    args = ["merge", "--method", "linear", "--model", str(family["ft1"]),
-            "--model", str(family["ft2"]), "--out", str(tmp_path / "out")]  # fmt: skip
+) -> None:
+    args = [
+        "merge",
+        "--method",
+        "linear",
+        "--model",
+        str(family["ft1"]),
+        "--model",
+        str(family["ft2"]),
+        "--out",
+        str(tmp_path / "out"),
+    ]
     (tmp_path / "out").mkdir()
     (tmp_path / "out" / "keep.txt").write_text("mine")
     code, _, err = run_main(monkeypatch, capsys, *args, "--force")  # not Jupiter's: refused
@@ -148,9 +198,14 @@ def test_recipe_through_the_real_command(family: dict[str, Path], tmp_path: Path
         "params:\n  density: 0.3\n  lambda: 1.0\nout: ../ignored\n"
     )
     env = dict(os.environ, COLUMNS="200")
-    r = subprocess.run([JUPITER, "merge", "--recipe", str(recipe), "--density", "0.5",
-                        "--out", "merged"], cwd=tmp_path, env=env, capture_output=True,
-                       text=True, timeout=300)  # fmt: skip
+    r = subprocess.run(
+        [JUPITER, "merge", "--recipe", str(recipe), "--density", "0.5", "--out", "merged"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert r.returncode == 0, r.stderr
     out = tmp_path / "merged"
     assert "ties: ft1 0.7, ft2 0.3" in r.stdout
@@ -169,15 +224,24 @@ def test_recipe_through_the_real_command(family: dict[str, Path], tmp_path: Path
     assert torch.equal(model.state_dict()["model.norm.weight"], got["model.norm.weight"])
     b, a1, a2 = read(family["base"]), read(family["ft1"]), read(family["ft2"])
     k = "model.layers.0.mlp.gate_proj.weight"
-    want = methods.task_vectors(b[k], [a1[k], a2[k]], [0.7, 0.3], normalize=True,
-                                sparsify="magnitude", density=0.5, elect_sign=True)  # fmt: skip
+    want = methods.task_vectors(
+        b[k],
+        [a1[k], a2[k]],
+        [0.7, 0.3],
+        normalize=True,
+        sparsify="magnitude",
+        density=0.5,
+        elect_sign=True,
+    )
     assert torch.equal(got[k], want)
 
 
 def test_domain_validation_uses_the_workspace_eval_set(
-    family: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    family: dict[str, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
-) -> None:  # fmt: skip
+) -> None:
     """--domain: MC items of the domain's eval set and its held-out chunks' text."""
     sys.path.insert(0, str(Path(__file__).parents[1] / "eval"))
     from evaldocs import doc_workspace
@@ -186,10 +250,22 @@ def test_domain_validation_uses_the_workspace_eval_set(
     doc_workspace(tmp_path).close()
     domain = str(tmp_path / "t.yaml")
     code, out, err = run_main(
-        monkeypatch, capsys, "merge", "--method", "greedy_soup", "--model", str(family["ft1"]),
-        "--model", str(family["ft2"]), "--domain", domain, "--max-items", "3",
-        "--out", str(tmp_path / "soup"),
-    )  # fmt: skip
+        monkeypatch,
+        capsys,
+        "merge",
+        "--method",
+        "greedy_soup",
+        "--model",
+        str(family["ft1"]),
+        "--model",
+        str(family["ft2"]),
+        "--domain",
+        domain,
+        "--max-items",
+        "3",
+        "--out",
+        str(tmp_path / "soup"),
+    )
     assert code == 0, err
     assert "validation of the merge: bpb" in out
     info = json.loads((tmp_path / "soup" / "merge.json").read_text())
@@ -200,9 +276,11 @@ def test_domain_validation_uses_the_workspace_eval_set(
 
 
 def test_recipe_paths_are_relative_to_the_recipe(
-    family: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    family: dict[str, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
-) -> None:  # fmt: skip
+) -> None:
     from tinyhf import CORPUS
 
     (tmp_path / "r").mkdir()
@@ -224,26 +302,40 @@ def test_recipe_paths_are_relative_to_the_recipe(
 
 
 def test_non_finite_numbers_never_reach_a_model(
-    family: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    family: dict[str, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
-) -> None:  # fmt: skip
+) -> None:
     """`lambda: .nan` in a recipe, `--lambda inf` on the line, a scale past float16's range
     and a NaN weight in an input: each exits non-zero in one line and writes nothing."""
     from safetensors.torch import load_file, save_file
 
     base, m1 = str(family["base"]), str(family["ft1"])
     out = tmp_path / "out"
-    flags = ["merge", "--method", "task_arithmetic", "--base", base, "--model", m1,
-             "--model", str(family["ft2"]), "--out", str(out)]  # fmt: skip
+    flags = [
+        "merge",
+        "--method",
+        "task_arithmetic",
+        "--base",
+        base,
+        "--model",
+        m1,
+        "--model",
+        str(family["ft2"]),
+        "--out",
+        str(out),
+    ]
     code, _, err = run_main(monkeypatch, capsys, *flags, "--lambda", "inf")
     assert code == 2 and "not a finite number" in err
     recipe = tmp_path / "r.yaml"
-    recipe.write_text(f"method: task_arithmetic\nbase: {base}\nmodels: [{{model: {m1}}}]\n"
-                      f"params: {{lambda: .nan}}\nout: {out}\n")  # fmt: skip
+    recipe.write_text(
+        f"method: task_arithmetic\nbase: {base}\nmodels: [{{model: {m1}}}]\n"
+        f"params: {{lambda: .nan}}\nout: {out}\n"
+    )
     code, _, err = run_main(monkeypatch, capsys, "merge", "--recipe", str(recipe))
     assert code == 1 and len(err.strip().splitlines()) == 1 and "lambda" in err, err
-    code, _, err = run_main(monkeypatch, capsys, *flags, "--lambda", "1e39", "--dtype",
-                            "float16")  # fmt: skip
+    code, _, err = run_main(monkeypatch, capsys, *flags, "--lambda", "1e39", "--dtype", "float16")
     assert code == 1 and "NaN or infinite" in err and len(err.strip().splitlines()) == 1, err
     nan_model = tmp_path / "nan-model"
     shutil.copytree(family["ft1"], nan_model)
@@ -252,17 +344,31 @@ def test_non_finite_numbers_never_reach_a_model(
     name = sorted(tensors)[0]
     tensors[name].view(-1)[0] = float("nan")
     save_file(tensors, weights, metadata={"format": "pt"})
-    code, _, err = run_main(monkeypatch, capsys, "merge", "--method", "linear", "--model", m1,
-                            "--model", str(nan_model), "--out", str(out))  # fmt: skip
+    code, _, err = run_main(
+        monkeypatch,
+        capsys,
+        "merge",
+        "--method",
+        "linear",
+        "--model",
+        m1,
+        "--model",
+        str(nan_model),
+        "--out",
+        str(out),
+    )
     assert code == 1 and "NaN or infinite" in err and f"the input {nan_model}" in err, err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["nan-model", "r.yaml"]
 
 
 @pytest.mark.parametrize("damage", ["config_list", "no_model_type", "tokenizer", "checksums"])
 def test_a_damaged_input_is_refused_before_anything_is_written(
-    damage: str, family: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    damage: str,
+    family: dict[str, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
-) -> None:  # fmt: skip
+) -> None:
     """A merge reads only tensors: a config that is a list or names no model_type, a
     damaged tokenizer.json, weights that no longer match checksums.json went into an
     output with exit 0. Now each input is verified as every reader verifies a model."""
@@ -284,7 +390,18 @@ def test_a_damaged_input_is_refused_before_anything_is_written(
         data[-64] ^= 0xFF
         (bad / "model.safetensors").write_bytes(bytes(data))
     out = tmp_path / "out"
-    code, _, err = run_main(monkeypatch, capsys, "merge", "--method", "linear", "--model",
-                            str(family["ft2"]), "--model", str(bad), "--out", str(out))  # fmt: skip
+    code, _, err = run_main(
+        monkeypatch,
+        capsys,
+        "merge",
+        "--method",
+        "linear",
+        "--model",
+        str(family["ft2"]),
+        "--model",
+        str(bad),
+        "--out",
+        str(out),
+    )
     assert code == 1 and len(err.strip().splitlines()) == 1 and str(bad) in err, err
     assert not out.exists()

@@ -32,8 +32,9 @@ def run_mergekit(config: dict[str, Any], out: Path) -> dict[str, torch.Tensor]:
 
 
 def run_jupiter(recipe: dict[str, Any], out: Path) -> dict[str, torch.Tensor]:
-    merge_models(parse_recipe({**recipe, "out": str(out)}), base_dir=None,
-                 cache_dir=out.parent / "cache")  # fmt: skip
+    merge_models(
+        parse_recipe({**recipe, "out": str(out)}), base_dir=None, cache_dir=out.parent / "cache"
+    )
     return read(out)
 
 
@@ -56,14 +57,14 @@ def mk_models(dirs: list[Path], weights: list[float] | None, **extra: float) -> 
 
 
 def our_models(dirs: list[Path], weights: list[float] | None) -> list[dict]:
-    return [{"model": str(d), **({"weight": weights[i]} if weights else {})}
-            for i, d in enumerate(dirs)]  # fmt: skip
+    return [
+        {"model": str(d), **({"weight": weights[i]} if weights else {})} for i, d in enumerate(dirs)
+    ]
 
 
 def test_linear_matches_mergekit(family: dict[str, Path], tmp_path: Path) -> None:
     dirs, w = [family["ft1"], family["ft2"], family["ft3"]], [0.6, 0.3, 0.1]
-    theirs = run_mergekit({"merge_method": "linear", "models": mk_models(dirs, w)},
-                          tmp_path / "mk")  # fmt: skip
+    theirs = run_mergekit({"merge_method": "linear", "models": mk_models(dirs, w)}, tmp_path / "mk")
     ours = run_jupiter({"method": "weighted", "models": our_models(dirs, w)}, tmp_path / "j")
     assert_same(ours, theirs)
     # and it is the weighted mean, by hand, on one tensor
@@ -74,22 +75,46 @@ def test_linear_matches_mergekit(family: dict[str, Path], tmp_path: Path) -> Non
 
 def test_task_arithmetic_matches_mergekit(family: dict[str, Path], tmp_path: Path) -> None:
     dirs, w = [family["ft1"], family["ft2"], family["ft3"]], [0.5, 0.3, 0.8]
-    theirs = run_mergekit({"merge_method": "task_arithmetic", "base_model": str(family["base"]),
-                           "models": mk_models(dirs, w), "parameters": {"lambda": 0.9}},
-                          tmp_path / "mk")  # fmt: skip
-    ours = run_jupiter({"method": "task_arithmetic", "base": str(family["base"]),
-                        "models": our_models(dirs, w), "params": {"lambda": 0.9}},
-                       tmp_path / "j")  # fmt: skip
+    theirs = run_mergekit(
+        {
+            "merge_method": "task_arithmetic",
+            "base_model": str(family["base"]),
+            "models": mk_models(dirs, w),
+            "parameters": {"lambda": 0.9},
+        },
+        tmp_path / "mk",
+    )
+    ours = run_jupiter(
+        {
+            "method": "task_arithmetic",
+            "base": str(family["base"]),
+            "models": our_models(dirs, w),
+            "params": {"lambda": 0.9},
+        },
+        tmp_path / "j",
+    )
     assert_same(ours, theirs)
 
 
 def test_ties_matches_mergekit(family: dict[str, Path], tmp_path: Path) -> None:
     dirs, w = [family["ft1"], family["ft2"], family["ft3"]], [1.0, 0.5, 0.8]
-    theirs = run_mergekit({"merge_method": "ties", "base_model": str(family["base"]),
-                           "models": mk_models(dirs, w, density=0.4)}, tmp_path / "mk")  # fmt: skip
-    ours = run_jupiter({"method": "ties", "base": str(family["base"]),
-                        "models": our_models(dirs, w), "params": {"density": 0.4}},
-                       tmp_path / "j")  # fmt: skip
+    theirs = run_mergekit(
+        {
+            "merge_method": "ties",
+            "base_model": str(family["base"]),
+            "models": mk_models(dirs, w, density=0.4),
+        },
+        tmp_path / "mk",
+    )
+    ours = run_jupiter(
+        {
+            "method": "ties",
+            "base": str(family["base"]),
+            "models": our_models(dirs, w),
+            "params": {"density": 0.4},
+        },
+        tmp_path / "j",
+    )
     assert_same(ours, theirs)
     base = read(family["base"])
     k = "model.layers.0.self_attn.q_proj.weight"
@@ -99,9 +124,17 @@ def test_ties_matches_mergekit(family: dict[str, Path], tmp_path: Path) -> None:
 
 def test_slerp_matches_mergekit(family: dict[str, Path], tmp_path: Path) -> None:
     a, b = family["ft1"], family["ft2"]
-    theirs = run_mergekit({"merge_method": "slerp", "base_model": str(a),
-                           "models": [{"model": str(a)}, {"model": str(b)}],
-                           "parameters": {"t": 0.3}}, tmp_path / "mk")  # fmt: skip
-    ours = run_jupiter({"method": "slerp", "models": our_models([a, b], None),
-                        "params": {"t": 0.3}}, tmp_path / "j")  # fmt: skip
+    theirs = run_mergekit(
+        {
+            "merge_method": "slerp",
+            "base_model": str(a),
+            "models": [{"model": str(a)}, {"model": str(b)}],
+            "parameters": {"t": 0.3},
+        },
+        tmp_path / "mk",
+    )
+    ours = run_jupiter(
+        {"method": "slerp", "models": our_models([a, b], None), "params": {"t": 0.3}},
+        tmp_path / "j",
+    )
     assert_same(ours, theirs)

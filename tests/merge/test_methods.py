@@ -43,15 +43,30 @@ def test_ties_trims_elects_and_averages_by_hand() -> None:
     # density 0.5 keeps 2 of 4 per input: [3, 0, 0, -2], [-1.5, -2, 0, 0], [2, 0, -3, 0];
     # sums [3.5, -2, -3, -2] elect signs [+, -, -, -]; the agreeing entries' mean:
     # (3 + 2)/2, -2 (only input 2), -3 (only input 3), -2 (only input 1)
-    out = methods.task_vectors(base, TIES_INPUTS, [1.0, 1.0, 1.0], normalize=True,
-                               sparsify="magnitude", density=0.5, elect_sign=True)  # fmt: skip
+    out = methods.task_vectors(
+        base,
+        TIES_INPUTS,
+        [1.0, 1.0, 1.0],
+        normalize=True,
+        sparsify="magnitude",
+        density=0.5,
+        elect_sign=True,
+    )
     assert out.tolist() == [2.5, -2.0, -3.0, -2.0]
-    summed = methods.task_vectors(base, TIES_INPUTS, [1.0, 1.0, 1.0], sparsify="magnitude",
-                                  density=0.5, elect_sign=True)  # fmt: skip
+    summed = methods.task_vectors(
+        base, TIES_INPUTS, [1.0, 1.0, 1.0], sparsify="magnitude", density=0.5, elect_sign=True
+    )
     assert summed.tolist() == [5.0, -2.0, -3.0, -2.0]
     # weights enter the election and the mean: 3*[3,..] + 1*[-1.5,..] + 1*[2,..]
-    weighted = methods.task_vectors(base, TIES_INPUTS, [3.0, 1.0, 1.0], normalize=True,
-                                    sparsify="magnitude", density=0.5, elect_sign=True)  # fmt: skip
+    weighted = methods.task_vectors(
+        base,
+        TIES_INPUTS,
+        [3.0, 1.0, 1.0],
+        normalize=True,
+        sparsify="magnitude",
+        density=0.5,
+        elect_sign=True,
+    )
     assert weighted[0].item() == pytest.approx((9.0 + 2.0) / 4.0)
 
 
@@ -80,13 +95,24 @@ def test_dare_drops_and_rescales_seeded() -> None:
     assert abs(float(a.mean()) - 1.0) < 0.1  # the rescale keeps the delta's expectation
     # DARE-TIES: the election runs on the dropped-and-rescaled deltas
     xs = [T([1.0, -1.0, 2.0, 0.5]), T([-2.0, 1.0, 1.0, 1.0])]
-    got = methods.task_vectors(torch.zeros(4), xs, [1.0, 1.0], sparsify="random", density=0.5,
-                               elect_sign=True, seeds=[1, 2])  # fmt: skip
+    got = methods.task_vectors(
+        torch.zeros(4),
+        xs,
+        [1.0, 1.0],
+        sparsify="random",
+        density=0.5,
+        elect_sign=True,
+        seeds=[1, 2],
+    )
     d = [x * methods.random_mask(x, 0.5, s) for x, s in zip(xs, [1, 2], strict=True)]
     sign = torch.where(d[0] + d[1] >= 0, 1.0, -1.0)
     want = sum(di * (di.sign() == sign) for di in d)
     assert torch.equal(got, want)
-    assert methods.entry_seed(0, "w", 1) == methods.entry_seed(0, "w", 1) != methods.entry_seed(0, "w", 2)  # fmt: skip
+    assert (
+        methods.entry_seed(0, "w", 1)
+        == methods.entry_seed(0, "w", 1)
+        != methods.entry_seed(0, "w", 2)
+    )
 
 
 def test_slerp_by_hand_and_its_linear_fallback() -> None:
@@ -95,8 +121,10 @@ def test_slerp_by_hand_and_its_linear_fallback() -> None:
     # the angle is the directions'; the tensors themselves are interpolated (norm 2 stays 2)
     assert torch.allclose(methods.slerp(T([2.0, 0.0]), T([0.0, 2.0]), 0.5), T([2 * h, 2 * h]))
     t = 1 / 3  # 30 degrees of 90
-    assert torch.allclose(methods.slerp(T([[1.0, 0.0]]), T([[0.0, 1.0]]), t),
-                          T([[math.cos(math.pi / 6), math.sin(math.pi / 6)]]))  # fmt: skip
+    assert torch.allclose(
+        methods.slerp(T([[1.0, 0.0]]), T([[0.0, 1.0]]), t),
+        T([[math.cos(math.pi / 6), math.sin(math.pi / 6)]]),
+    )
     # parallel and antiparallel: no great circle, linear interpolation
     a, b = T([1.0, 2.0]), T([2.0, 4.0])
     assert torch.allclose(methods.slerp(a, b, 0.25), 0.75 * a + 0.25 * b)
@@ -131,8 +159,9 @@ def toy_model(path: Path, tensors: dict[str, torch.Tensor]) -> Path:
 
 def run(tmp_path: Path, recipe: dict) -> tuple[dict[str, torch.Tensor], dict]:
     out = tmp_path / "out"
-    info = merge_models(parse_recipe({**recipe, "out": str(out)}), base_dir=None,
-                        cache_dir=tmp_path / "cache")  # fmt: skip
+    info = merge_models(
+        parse_recipe({**recipe, "out": str(out)}), base_dir=None, cache_dir=tmp_path / "cache"
+    )
     assert json.loads((out / "merge.json").read_text())["weights"] == info["weights"]
     return read(out), info
 
@@ -141,8 +170,10 @@ def run(tmp_path: Path, recipe: dict) -> tuple[dict[str, torch.Tensor], dict]:
 def toys(tmp_path: Path) -> list[Path]:
     """Five toy models: four near [1, 2, 3], one attacker at 100x."""
     vals = [[1.0, 2.0, 3.0], [1.1, 2.1, 2.9], [0.9, 1.9, 3.1], [1.0, 2.2, 3.0], [100, 200, 300]]
-    return [toy_model(tmp_path / f"m{i}", {"w": T(v), "n": T([i], dtype=torch.int64)})
-            for i, v in enumerate(vals)]  # fmt: skip
+    return [
+        toy_model(tmp_path / f"m{i}", {"w": T(v), "n": T([i], dtype=torch.int64)})
+        for i, v in enumerate(vals)
+    ]
 
 
 def test_robust_methods_end_to_end(toys: list[Path], tmp_path: Path) -> None:
@@ -150,12 +181,16 @@ def test_robust_methods_end_to_end(toys: list[Path], tmp_path: Path) -> None:
     med, _ = run(tmp_path / "med", {"method": "median", "models": models})
     assert torch.allclose(med["w"], T([1.0, 2.1, 3.0]))  # the middle of 5 per coordinate
     assert med["n"].tolist() == [0]  # integer tensors are copied from the first input
-    tm, _ = run(tmp_path / "tm", {"method": "trimmed_mean", "models": models,
-                                  "params": {"trim_fraction": 0.2}})  # fmt: skip
+    tm, _ = run(
+        tmp_path / "tm",
+        {"method": "trimmed_mean", "models": models, "params": {"trim_fraction": 0.2}},
+    )
     # per coordinate, the lowest and highest dropped: (1 + 1 + 1.1)/3, (2 + 2.1 + 2.2)/3, ...
     assert torch.allclose(tm["w"], T([3.1 / 3, 2.1, 9.1 / 3]), atol=1e-6)
-    kr, info = run(tmp_path / "kr", {"method": "krum", "models": models,
-                                     "params": {"byzantine": 1, "multi": 2}})  # fmt: skip
+    kr, info = run(
+        tmp_path / "kr",
+        {"method": "krum", "models": models, "params": {"byzantine": 1, "multi": 2}},
+    )
     assert info["weights"][4] == 0.0 and sum(info["weights"]) == pytest.approx(1.0)
     chosen = info["selection"]["selected"]
     assert 4 not in chosen and len(chosen) == 2
@@ -164,9 +199,12 @@ def test_robust_methods_end_to_end(toys: list[Path], tmp_path: Path) -> None:
 
 
 def test_dare_end_to_end_is_seeded(toys: list[Path], tmp_path: Path) -> None:
-    recipe = {"method": "dare_linear", "base": str(toys[0]),
-              "models": [{"model": str(toys[1])}, {"model": str(toys[2])}],
-              "params": {"density": 0.5, "seed": 3}}  # fmt: skip
+    recipe = {
+        "method": "dare_linear",
+        "base": str(toys[0]),
+        "models": [{"model": str(toys[1])}, {"model": str(toys[2])}],
+        "params": {"density": 0.5, "seed": 3},
+    }
     a, _ = run(tmp_path / "a", recipe)
     b, _ = run(tmp_path / "b", recipe)
     assert torch.equal(a["w"], b["w"])

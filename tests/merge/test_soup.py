@@ -50,11 +50,21 @@ def val_files(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     heldout.write_text("\n\n".join(dict.fromkeys(CORPUS)))
     qa = root / "qa.jsonl"
     rows = [
-        {"id": "q1", "question": "What does list.append do?", "answer": "adds one item",
-         "choices": ["adds one item", "sorts the list", "opens a file"], "answer_index": 0},
-        {"id": "q2", "question": "How is a file closed?", "answer": "with open",
-         "choices": ["raise", "with open", "print"], "answer_index": 1},
-    ]  # fmt: skip
+        {
+            "id": "q1",
+            "question": "What does list.append do?",
+            "answer": "adds one item",
+            "choices": ["adds one item", "sorts the list", "opens a file"],
+            "answer_index": 0,
+        },
+        {
+            "id": "q2",
+            "question": "How is a file closed?",
+            "answer": "with open",
+            "choices": ["raise", "with open", "print"],
+            "answer_index": 1,
+        },
+    ]
     qa.write_text("\n".join(json.dumps(r) for r in rows))
     return heldout, qa
 
@@ -84,12 +94,23 @@ def test_validator_bpb_is_the_eval_code_bpb(family: dict[str, Path], val_files: 
     assert loss > 0
 
 
-def test_greedy_soup_rejects_an_ingredient_that_hurts(family: dict[str, Path], bad: Path,
-                                                      val_files: tuple, tmp_path: Path) -> None:  # fmt: skip
+def test_greedy_soup_rejects_an_ingredient_that_hurts(
+    family: dict[str, Path], bad: Path, val_files: tuple, tmp_path: Path
+) -> None:
     models = [{"model": str(family["ft1"])}, {"model": str(bad)}, {"model": str(family["ft2"])}]
-    recipe = parse_recipe({"method": "greedy_soup", "models": models, "out": str(tmp_path / "o"),
-                           "validation": {"heldout": str(val_files[0]), "qa": str(val_files[1]),
-                                          "max_bytes": 2000, "context": 64}})  # fmt: skip
+    recipe = parse_recipe(
+        {
+            "method": "greedy_soup",
+            "models": models,
+            "out": str(tmp_path / "o"),
+            "validation": {
+                "heldout": str(val_files[0]),
+                "qa": str(val_files[1]),
+                "max_bytes": 2000,
+                "context": 64,
+            },
+        }
+    )
     data = file_validation(None, val_files[0], 10, 3, 2000, 64)
     data.mc = file_validation(val_files[1], None, 10, 3, 2000, 64).mc
     info = merge_models(recipe, base_dir=None, cache_dir=tmp_path / "c", data=data)
@@ -108,12 +129,19 @@ def test_greedy_soup_rejects_an_ingredient_that_hurts(family: dict[str, Path], b
     assert saved["validation"]["output"]["bpb"] == pytest.approx(val["output"]["bpb"])
 
 
-def test_convex_weights_beat_the_uniform_soup(family: dict[str, Path], bad: Path,
-                                              val_files: tuple, tmp_path: Path) -> None:  # fmt: skip
+def test_convex_weights_beat_the_uniform_soup(
+    family: dict[str, Path], bad: Path, val_files: tuple, tmp_path: Path
+) -> None:
     models = [{"model": str(family["ft1"])}, {"model": str(bad)}]
-    recipe = parse_recipe({"method": "convex", "models": models, "out": str(tmp_path / "o"),
-                           "params": {"steps": 6, "lr": 0.5},
-                           "validation": {"heldout": str(val_files[0])}})  # fmt: skip
+    recipe = parse_recipe(
+        {
+            "method": "convex",
+            "models": models,
+            "out": str(tmp_path / "o"),
+            "params": {"steps": 6, "lr": 0.5},
+            "validation": {"heldout": str(val_files[0])},
+        }
+    )
     data = file_validation(None, val_files[0], 10, 3, 2000, 64)
     info = merge_models(recipe, base_dir=None, cache_dir=tmp_path / "c", data=data)
     history = info["selection"]["history"]

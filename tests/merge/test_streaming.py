@@ -21,8 +21,9 @@ from jupiter.merge.recipe import parse_recipe
 
 
 def merge(recipe: dict, out: Path) -> dict:
-    return merge_models(parse_recipe({**recipe, "out": str(out)}), base_dir=None,
-                        cache_dir=out.parent / "cache")  # fmt: skip
+    return merge_models(
+        parse_recipe({**recipe, "out": str(out)}), base_dir=None, cache_dir=out.parent / "cache"
+    )
 
 
 @pytest.mark.parametrize("method", ["linear", "ties", "median"])
@@ -115,12 +116,18 @@ def test_peak_rss_grows_by_less_than_one_model(tmp_path: Path) -> None:
         d = tmp_path / f"m{m}"
         d.mkdir()
         (d / "config.json").write_text(json.dumps({"model_type": "toy"}))
-        save_file({f"t{i:02d}": torch.randn(numel, generator=gen) for i in range(n_tensors)},
-                  str(d / "model.safetensors"))  # fmt: skip
+        save_file(
+            {f"t{i:02d}": torch.randn(numel, generator=gen) for i in range(n_tensors)},
+            str(d / "model.safetensors"),
+        )
         dirs.append(str(d))
     model_mb = n_tensors * numel * 4 / 2**20
-    r = subprocess.run([sys.executable, "-c", RSS_SCRIPT, *dirs, str(tmp_path / "out")],
-                       capture_output=True, text=True, timeout=120)  # fmt: skip
+    r = subprocess.run(
+        [sys.executable, "-c", RSS_SCRIPT, *dirs, str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert r.returncode == 0, r.stderr[-2000:]
     got = json.loads(r.stdout.strip().splitlines()[-1])
     if "skip" in got:

@@ -69,8 +69,9 @@ def test_local_lm_stops_at_the_turn_end(base_dirs: dict[BaseKind, Path], kind: B
 
 
 def test_model_generator_and_chat_stop_at_the_turn_end(base_dirs: dict[BaseKind, Path]) -> None:
-    gen = ModelGenerator(base_dirs["gemma"], "base", max_new_tokens=8, device="cpu",
-                         system_prompt="Answer briefly.")  # fmt: skip
+    gen = ModelGenerator(
+        base_dirs["gemma"], "base", max_new_tokens=8, device="cpu", system_prompt="Answer briefly."
+    )
     end = gen.tokenizer.convert_tokens_to_ids("<end_of_turn>")
     text = gen.tokenizer.decode(gen.prompt_ids("Why?", 100))
     assert (

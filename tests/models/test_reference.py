@@ -38,8 +38,9 @@ def source(tmp_path_factory: pytest.TempPathFactory) -> tuple[PreTrainedModel, A
 
 
 @pytest.fixture(scope="module")
-def imported(source: tuple[PreTrainedModel, Any, Path], tmp_path_factory: pytest.TempPathFactory
-             ) -> tuple[Path, Path]:  # fmt: skip
+def imported(
+    source: tuple[PreTrainedModel, Any, Path], tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, Path]:
     """(cache dir, the HF dir imported from the GGUF into it)."""
     cache = tmp_path_factory.mktemp("cache")
     return cache, resolve_model(str(source[2]), base_dir=None, cache_dir=cache)
@@ -349,12 +350,21 @@ def test_workspace_imports_a_gguf_base_into_its_own_cache(
 
 
 def jupiter(args: list[str], tmp_path: Path) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, JUPITER_HOME=str(tmp_path), COLUMNS="300",
-               HF_HUB_CACHE=str(tmp_path / "hub"), OLLAMA_MODELS=str(tmp_path / "ollama"))  # fmt: skip
+    env = dict(
+        os.environ,
+        JUPITER_HOME=str(tmp_path),
+        COLUMNS="300",
+        HF_HUB_CACHE=str(tmp_path / "hub"),
+        OLLAMA_MODELS=str(tmp_path / "ollama"),
+    )
     return subprocess.run(
         [sys.executable, "-m", "jupiter.cli", *args],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_cli_refuses_an_unknown_reference_in_one_line(tmp_path: Path) -> None:

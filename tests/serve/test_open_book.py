@@ -77,8 +77,9 @@ def test_server_answers_open_book(book_model: Path) -> None:
         assert post(url, "chat/completions", one).json()["usage"]["prompt_tokens"] == (
             want_one.prompt_tokens
         )
-        closed = post(url, "chat/completions", {"messages": chat, "max_tokens": 8,
-                                                "open_book": False}).json()  # fmt: skip
+        closed = post(
+            url, "chat/completions", {"messages": chat, "max_tokens": 8, "open_book": False}
+        ).json()
         assert closed["usage"]["prompt_tokens"] == local_chat(lm, chat, 8).prompt_tokens
     finally:
         proc.send_signal(signal.SIGINT)

@@ -41,8 +41,11 @@ def cli(*args: str, key: str | None = None) -> subprocess.Popen[str]:
         env["JUPITER_API_KEY"] = key
     return subprocess.Popen(
         [sys.executable, "-m", "jupiter.cli", *args],
-        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def launch(model_dir: Path, *args: str) -> tuple[subprocess.Popen[str], str]:
@@ -125,16 +128,23 @@ def test_models_lists_the_served_model(server: str) -> None:
 
 def test_chat_greedy_equals_local_model(server: str, lm: LocalLM) -> None:
     want = local_chat(lm, CHAT, 16)
-    r = post(server, "chat/completions", {"model": "llama", "messages": CHAT,
-                                         "max_tokens": 16, "temperature": 0})  # fmt: skip
+    r = post(
+        server,
+        "chat/completions",
+        {"model": "llama", "messages": CHAT, "max_tokens": 16, "temperature": 0},
+    )
     assert r.status_code == 200
     body = r.json()
     assert body["id"].startswith("chatcmpl-")
     assert (body["object"], body["model"]) == ("chat.completion", "llama")
-    assert body["choices"] == [{
-        "index": 0, "message": {"role": "assistant", "content": want.text},
-        "logprobs": None, "finish_reason": want.finish_reason,
-    }]  # fmt: skip
+    assert body["choices"] == [
+        {
+            "index": 0,
+            "message": {"role": "assistant", "content": want.text},
+            "logprobs": None,
+            "finish_reason": want.finish_reason,
+        }
+    ]
     assert body["usage"] == {
         "prompt_tokens": want.prompt_tokens,
         "completion_tokens": want.completion_tokens,
@@ -148,8 +158,9 @@ def test_completions(server: str, lm: LocalLM) -> None:
     greedy = Sampling(max_tokens=16, temperature=0.0)  # 16: OpenAI's default max_tokens
     want = lm.generate([lm.prompt_ids(prompt)], [greedy])[0]
     for sent in (prompt, [prompt]):
-        body = post(server, "completions", {"model": "llama", "prompt": sent,
-                                            "temperature": 0}).json()  # fmt: skip
+        body = post(
+            server, "completions", {"model": "llama", "prompt": sent, "temperature": 0}
+        ).json()
         assert body["object"] == "text_completion"
         assert body["choices"] == [
             {"index": 0, "text": want.text, "logprobs": None, "finish_reason": "length"}
@@ -185,8 +196,11 @@ def test_stream_chat_arrives_in_pieces(server: str, lm: LocalLM) -> None:
     assert all(c["object"] == "chat.completion.chunk" for c in chunks)
     assert chunks[0]["choices"][0]["delta"] == {"role": "assistant", "content": ""}
     assert chunks[-1]["choices"][0] == {
-        "index": 0, "delta": {}, "logprobs": None, "finish_reason": want.finish_reason
-    }  # fmt: skip
+        "index": 0,
+        "delta": {},
+        "logprobs": None,
+        "finish_reason": want.finish_reason,
+    }
     pieces = [c["choices"][0]["delta"]["content"] for c in chunks[1:-1]]
     assert len(pieces) > 20
     assert "".join(pieces) == want.text
@@ -218,9 +232,13 @@ def test_openai_client(server: str, lm: LocalLM) -> None:
     assert chat.usage is not None and chat.usage.completion_tokens == 10
 
     stream = client.chat.completions.create(
-        model="llama", messages=OPENAI_CHAT, max_tokens=10, temperature=0, stream=True,
+        model="llama",
+        messages=OPENAI_CHAT,
+        max_tokens=10,
+        temperature=0,
+        stream=True,
         stream_options={"include_usage": True},
-    )  # fmt: skip
+    )
     chunks = list(stream)
     assert "".join(c.choices[0].delta.content or "" for c in chunks if c.choices) == want.text
     assert chunks[-1].usage is not None and chunks[-1].usage.completion_tokens == 10
@@ -229,8 +247,9 @@ def test_openai_client(server: str, lm: LocalLM) -> None:
     local = lm.generate([lm.prompt_ids(prompt)], [Sampling(max_tokens=6, temperature=0)])[0]
     done = client.completions.create(model="llama", prompt=prompt, max_tokens=6, temperature=0)
     assert (done.choices[0].text, done.choices[0].finish_reason) == (
-        local.text, local.finish_reason,
-    )  # fmt: skip
+        local.text,
+        local.finish_reason,
+    )
     streamed = client.completions.create(
         model="llama", prompt=prompt, max_tokens=6, temperature=0, stream=True
     )
@@ -370,10 +389,14 @@ def test_jupiter_http_backend_against_jupiter_serve(
 
     open_url, keyed_url = servers
     greedy = Sampling(max_tokens=12, temperature=0.0)
-    reqs = [Request(messages=tuple(CHAT), sampling=greedy),
-            Request(prompt="The split method", sampling=greedy)]  # fmt: skip
-    want = [local_chat(lm, CHAT, 12).text,
-            lm.generate([lm.prompt_ids("The split method")], [greedy])[0].text]  # fmt: skip
+    reqs = [
+        Request(messages=tuple(CHAT), sampling=greedy),
+        Request(prompt="The split method", sampling=greedy),
+    ]
+    want = [
+        local_chat(lm, CHAT, 12).text,
+        lm.generate([lm.prompt_ids("The split method")], [greedy])[0].text,
+    ]
 
     def answers(cfg: LLMConfig) -> list[str]:
         got: dict[int, str] = {}
@@ -425,8 +448,12 @@ def test_a_prompt_the_tokenizer_refuses_is_its_own_400(server: str) -> None:
     good = {"messages": CHAT, "max_tokens": 4, "temperature": 0}
     with ThreadPoolExecutor(3) as pool:
         neighbours = [pool.submit(post, server, "chat/completions", good) for _ in range(2)]
-        r = httpx.post(f"{server}/v1/chat/completions", content=bad, timeout=30,
-                       headers={"Content-Type": "application/json"})  # fmt: skip
+        r = httpx.post(
+            f"{server}/v1/chat/completions",
+            content=bad,
+            timeout=30,
+            headers={"Content-Type": "application/json"},
+        )
         assert all(n.result().status_code == 200 for n in neighbours)
     assert r.status_code == 400 and "cannot be tokenized" in r.json()["error"]["message"]
     after = post(server, "chat/completions", good)  # the worker is still there
@@ -471,8 +498,9 @@ def test_a_batch_that_fails_is_answered_request_by_request() -> None:
     try:
         lm = FlakyLM()
         worker = BatchWorker(lm, max_batch=8)  # type: ignore[arg-type]
-        jobs = [Job(Request(prompt=str(n), sampling=Sampling(max_tokens=4)), loop)
-                for n in (1, 13, 2)]  # fmt: skip
+        jobs = [
+            Job(Request(prompt=str(n), sampling=Sampling(max_tokens=4)), loop) for n in (1, 13, 2)
+        ]
         worker._run(jobs)
         events = []
         for job in jobs:
@@ -489,9 +517,12 @@ def test_a_batch_that_fails_is_answered_request_by_request() -> None:
 def test_chat_reads_a_byte_that_is_not_utf8(model_dir: Path) -> None:
     """A latin-1 'é' on stdin was a library TypeError that ended the chat."""
     jupiter = str(Path(sys.executable).with_name("jupiter"))
-    r = subprocess.run([jupiter, "chat", "--model", str(model_dir), "--max-new-tokens", "4"],
-                       input=b"caf\xe9 latte?\nwhat is a list?\n/quit\n", capture_output=True,
-                       timeout=120)  # fmt: skip
+    r = subprocess.run(
+        [jupiter, "chat", "--model", str(model_dir), "--max-new-tokens", "4"],
+        input=b"caf\xe9 latte?\nwhat is a list?\n/quit\n",
+        capture_output=True,
+        timeout=120,
+    )
     out = r.stdout.decode("utf-8", "replace")
     assert r.returncode == 0, r.stderr.decode("utf-8", "replace")
     assert out.count("jupiter>") == 2 and b"Error" not in r.stderr
@@ -506,9 +537,11 @@ def test_clients_that_hang_up_mid_body_log_a_line_each(model_dir: Path) -> None:
         port = int(url.rsplit(":", 1)[1])
         for _ in range(50):
             with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
-                s.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n"
-                          b"Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n"
-                          b'{"messages": [')  # fmt: skip
+                s.sendall(
+                    b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n"
+                    b"Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n"
+                    b'{"messages": ['
+                )
         r = post(url, "chat/completions", {"messages": CHAT, "max_tokens": 4, "temperature": 0})
         assert r.status_code == 200
     finally:

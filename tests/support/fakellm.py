@@ -45,8 +45,12 @@ def teacher(body: dict[str, Any], malformed_every: int) -> str:
     sentences = [s.strip() for s in SENTENCE.findall(passage) if len(s.split()) >= 4]
     answer = sentences[seed % len(sentences)] if sentences else passage[:200]
     subject = " ".join(answer.split()[:5])
-    return json.dumps({"question": f"What does the documentation say about {subject} "
-                       f"(variant {seed})?", "answer": answer})  # fmt: skip
+    return json.dumps(
+        {
+            "question": f"What does the documentation say about {subject} (variant {seed})?",
+            "answer": answer,
+        }
+    )
 
 
 class FakeLLM:
@@ -56,10 +60,15 @@ class FakeLLM:
     "429" or "timeout" (sleep `slow_seconds` before answering)."""
 
     def __init__(
-        self, log: Path | None = None, fail: Callable[[int], str | None] | None = None,
-        malformed_every: int = 0, slow_seconds: float = 3.0, delay: float = 0.0,
-        model: str = "teacher", reply: Callable[[dict[str, Any]], str] | None = None,
-    ) -> None:  # fmt: skip
+        self,
+        log: Path | None = None,
+        fail: Callable[[int], str | None] | None = None,
+        malformed_every: int = 0,
+        slow_seconds: float = 3.0,
+        delay: float = 0.0,
+        model: str = "teacher",
+        reply: Callable[[dict[str, Any]], str] | None = None,
+    ) -> None:
         self.log, self.fail = log, fail or (lambda n: None)
         # the answer to a request body; None: the recipe teacher above
         self.reply = reply or (lambda body: teacher(body, self.malformed_every))
@@ -123,8 +132,9 @@ class FakeLLM:
                 if outcome == "500":
                     return self.send(500, {"error": {"message": "scheduled failure"}}, {})
                 if outcome == "429":
-                    return self.send(429, {"error": {"message": "slow down"}},
-                                     {"Retry-After": "0.05"})  # fmt: skip
+                    return self.send(
+                        429, {"error": {"message": "slow down"}}, {"Retry-After": "0.05"}
+                    )
                 if outcome == "timeout":
                     time.sleep(llm.slow_seconds)
                 if llm.delay:
@@ -136,12 +146,21 @@ class FakeLLM:
                     choice["message"] = {"role": "assistant", "content": text}
                 else:
                     choice["text"] = text
-                self.send(200, {
-                    "id": f"x-{n}", "object": "chat.completion" if chat else "text_completion",
-                    "model": llm.model, "choices": [choice],
-                    "usage": {"prompt_tokens": 10, "completion_tokens": len(text.split()),
-                              "total_tokens": 10 + len(text.split())},
-                }, {})  # fmt: skip
+                self.send(
+                    200,
+                    {
+                        "id": f"x-{n}",
+                        "object": "chat.completion" if chat else "text_completion",
+                        "model": llm.model,
+                        "choices": [choice],
+                        "usage": {
+                            "prompt_tokens": 10,
+                            "completion_tokens": len(text.split()),
+                            "total_tokens": 10 + len(text.split()),
+                        },
+                    },
+                    {},
+                )
 
         return Handler
 

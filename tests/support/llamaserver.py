@@ -38,8 +38,15 @@ def free_port() -> int:
 class LlamaServer:
     """`python -m llama_cpp.server` on a free port; a context manager. `log` gets its output."""
 
-    def __init__(self, gguf: Path, log: Path, threads: int = 2, n_ctx: int = 2048,
-                 parallel: int = 1, alias: str = "teacher") -> None:  # fmt: skip
+    def __init__(
+        self,
+        gguf: Path,
+        log: Path,
+        threads: int = 2,
+        n_ctx: int = 2048,
+        parallel: int = 1,
+        alias: str = "teacher",
+    ) -> None:
         self.gguf, self.log, self.alias = gguf, log, alias
         self.threads, self.n_ctx, self.parallel = threads, n_ctx, parallel
         self.port = free_port()
@@ -47,16 +54,32 @@ class LlamaServer:
         self.proc: subprocess.Popen[bytes] | None = None
 
     def __enter__(self) -> LlamaServer:
-        cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(self.gguf),
-               "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", str(self.n_ctx),
-               "--n_threads", str(self.threads), "--model_alias", self.alias]  # fmt: skip
+        cmd = [
+            sys.executable,
+            "-m",
+            "llama_cpp.server",
+            "--model",
+            str(self.gguf),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            "--n_ctx",
+            str(self.n_ctx),
+            "--n_threads",
+            str(self.threads),
+            "--model_alias",
+            self.alias,
+        ]
         with self.log.open("wb") as fh:
             self.proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 180
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise RuntimeError(f"llama_cpp.server exited {self.proc.returncode}: "
-                                   + self.log.read_text(errors="replace")[-800:])  # fmt: skip
+                raise RuntimeError(
+                    f"llama_cpp.server exited {self.proc.returncode}: "
+                    + self.log.read_text(errors="replace")[-800:]
+                )
             try:
                 if httpx.get(f"{self.base_url}/models", timeout=2).status_code == 200:
                     return self

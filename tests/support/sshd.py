@@ -132,12 +132,17 @@ class SSHServer:
         self.root.chmod(0o755)
         host_key, client_key = self._keygen("host_key"), self._keygen("client_key")
         self.ssh_options = [
-            "-i", str(client_key),
-            "-o", f"UserKnownHostsFile={self.root / 'known_hosts'}",
-            "-o", "StrictHostKeyChecking=no",
-            "-o", "IdentitiesOnly=yes",
-            "-o", "LogLevel=ERROR",
-        ]  # fmt: skip
+            "-i",
+            str(client_key),
+            "-o",
+            f"UserKnownHostsFile={self.root / 'known_hosts'}",
+            "-o",
+            "StrictHostKeyChecking=no",
+            "-o",
+            "IdentitiesOnly=yes",
+            "-o",
+            "LogLevel=ERROR",
+        ]
         for attempt in range(3):  # a free port can be taken before sshd binds it
             self.port = free_port()
             try:

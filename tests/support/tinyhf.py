@@ -192,10 +192,17 @@ def save_tiny_base(kind: BaseKind, out: Path, seed: int = 0) -> Path:
     torch.manual_seed(seed)
     if kind == "gemma":
         cfg = Gemma3TextConfig(
-            vocab_size=len(tok), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-            num_attention_heads=4, num_key_value_heads=2, head_dim=16,
-            max_position_embeddings=256, sliding_window=64, tie_word_embeddings=False,
-        )  # fmt: skip
+            vocab_size=len(tok),
+            hidden_size=64,
+            intermediate_size=128,
+            num_hidden_layers=2,
+            num_attention_heads=4,
+            num_key_value_heads=2,
+            head_dim=16,
+            max_position_embeddings=256,
+            sliding_window=64,
+            tie_word_embeddings=False,
+        )
         model: PreTrainedModel = Gemma3ForCausalLM(cfg)
     else:
         model = tiny_model("llama", len(tok), seed)
@@ -235,19 +242,28 @@ def save_tiny_embedder(out: Path, texts: list[str], seed: int = 0) -> Path:
     tok.normalizer = normalizers.BertNormalizer(lowercase=True)
     tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
     tok.post_processor = processors.TemplateProcessing(
-        single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B [SEP]",
+        single="[CLS] $A [SEP]",
+        pair="[CLS] $A [SEP] $B [SEP]",
         special_tokens=[("[CLS]", vocab["[CLS]"]), ("[SEP]", vocab["[SEP]"])],
-    )  # fmt: skip
+    )
     tok.decoder = decoders.WordPiece()
     fast = PreTrainedTokenizerFast(
-        tokenizer_object=tok, unk_token="[UNK]", pad_token="[PAD]", cls_token="[CLS]",
-        sep_token="[SEP]", mask_token="[MASK]",
-    )  # fmt: skip
+        tokenizer_object=tok,
+        unk_token="[UNK]",
+        pad_token="[PAD]",
+        cls_token="[CLS]",
+        sep_token="[SEP]",
+        mask_token="[MASK]",
+    )
     torch.manual_seed(seed)
     cfg = BertConfig(
-        vocab_size=len(vocab), hidden_size=EMBED_DIM, num_hidden_layers=2,
-        num_attention_heads=4, intermediate_size=64, max_position_embeddings=128,
-    )  # fmt: skip
+        vocab_size=len(vocab),
+        hidden_size=EMBED_DIM,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        intermediate_size=64,
+        max_position_embeddings=128,
+    )
     bert = out.parent / f"{out.name}-bert"
     BertModel(cfg).save_pretrained(bert, safe_serialization=True)
     fast.save_pretrained(bert)

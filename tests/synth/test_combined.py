@@ -19,13 +19,24 @@ def chunk(uri: str, title: str, text: str) -> Chunk:
 
 
 CHUNKS = [
-    chunk("/d/deque.md", "deque", "# deque\n\nA deque keeps items at both ends. With maxlen "
-          "set, a deque keeps only the newest items and drops the oldest ones."),
-    chunk("/d/heap.md", "heapq", "# heapq\n\nThe heapq module keeps a list as a binary heap, "
-          "so the smallest item is always first."),
-    chunk("/d/bisect.md", "bisect", "# bisect\n\nBisect finds the insertion point in a sorted "
-          "list without sorting it again."),
-]  # fmt: skip
+    chunk(
+        "/d/deque.md",
+        "deque",
+        "# deque\n\nA deque keeps items at both ends. With maxlen "
+        "set, a deque keeps only the newest items and drops the oldest ones.",
+    ),
+    chunk(
+        "/d/heap.md",
+        "heapq",
+        "# heapq\n\nThe heapq module keeps a list as a binary heap, "
+        "so the smallest item is always first.",
+    ),
+    chunk(
+        "/d/bisect.md",
+        "bisect",
+        "# bisect\n\nBisect finds the insertion point in a sorted list without sorting it again.",
+    ),
+]
 
 
 class FakeModel:
@@ -53,7 +64,8 @@ def test_zscores_and_the_best_window() -> None:
     assert zscores([1.0, float("-inf"), 3.0])[1] == -1e9
     text = "Alpha is first. Beta is second. The deque keeps newest items. Omega is last."
     assert best_window(text, "which deque keeps the newest items?", 40) == (
-        "The deque keeps newest items.")  # fmt: skip
+        "The deque keeps newest items."
+    )
     assert best_window(text, "anything", 0) == text
 
 

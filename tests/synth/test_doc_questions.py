@@ -236,8 +236,17 @@ def test_man_page_text(tmp_path: Path) -> None:
     assert all("`taskq`" in q for q in options)
     verbose = [a for q, a in qa.items() if "`-v`" in q]
     assert verbose == ["print every job as it starts and ends"]
-    about = [a for q, a in qa.items() if q in ("What is `taskq`?", "What does `taskq` do?",
-                                               "What is `taskq` for?", "Describe `taskq`.")]  # fmt: skip
+    about = [
+        a
+        for q, a in qa.items()
+        if q
+        in (
+            "What is `taskq`?",
+            "What does `taskq` do?",
+            "What is `taskq` for?",
+            "Describe `taskq`.",
+        )
+    ]
     assert about and about[0].startswith("Run jobs from a queue kept on disk")
     # Synopsis and See also are not asked about
     assert not any("Synopsis" in q or "See also" in q or "cron" in a for q, a in qa.items())

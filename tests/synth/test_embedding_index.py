@@ -84,8 +84,11 @@ def test_saved_embeddings_are_the_embedders_unit_vectors(
     index = PassageIndex.from_chunks(chunks(), config(embedder_dir))
     folder = index.save(tmp_path / "student")
     assert sorted(f.name for f in folder.iterdir()) == [
-        "embedder", "embeddings.safetensors", "index.json", "passages.jsonl",
-    ]  # fmt: skip
+        "embedder",
+        "embeddings.safetensors",
+        "index.json",
+        "passages.jsonl",
+    ]
     saved = load_file(str(folder / "embeddings.safetensors"))["embeddings"]
     want = st_model(embedder_dir).encode(
         [f"{t}\n{x}" for t, x in TEXTS.items()], normalize_embeddings=True
@@ -97,8 +100,11 @@ def test_saved_embeddings_are_the_embedders_unit_vectors(
     emb = meta["embedding"]
     assert meta["kind"] == "embedding" and meta["passages"] == len(TEXTS)
     assert (emb["model"], emb["dir"], emb["dim"], emb["count"]) == (
-        str(embedder_dir), "embedder", EMBED_DIM, len(TEXTS),
-    )  # fmt: skip
+        str(embedder_dir),
+        "embedder",
+        EMBED_DIM,
+        len(TEXTS),
+    )
     assert emb["sha256"] == hashlib.sha256((folder / emb["file"]).read_bytes()).hexdigest()
     # the embedder is copied, so the student dir stands alone
     assert (folder / "embedder" / "modules.json").read_text() == (
@@ -266,8 +272,9 @@ def test_open_book_prompts_carry_the_embedding_passages(
     chat = [{"role": "user", "content": question}, {"role": "assistant", "content": "x"}]
     ex = Example("qa", "extractive", gold_chunk.id, "what_does", chat)
     raft = RaftConfig(enabled=True, fraction=1.0, distractors=2, p_gold=0.0, passage_chars=0)
-    (got,) = raft_examples([ex], list(ws.store.iter_chunks(split="train")), raft, 0,
-                           ws.cfg.retrieval_config())  # fmt: skip
+    (got,) = raft_examples(
+        [ex], list(ws.store.iter_chunks(split="train")), raft, 0, ws.cfg.retrieval_config()
+    )
     distractors = [texts[i] for i in order if list(TEXTS)[i] != "ls"][:2]
     assert all(d in got.question for d in distractors) and TEXTS["ls"] not in got.question
     ws.close()

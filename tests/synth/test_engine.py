@@ -24,8 +24,13 @@ PASSAGE = (
 
 
 def requests(n: int) -> list[Request]:
-    return [Request(messages=({"role": "user", "content": f"{PASSAGE} #{i}"},),
-                    sampling=Sampling(max_tokens=64, seed=i)) for i in range(n)]  # fmt: skip
+    return [
+        Request(
+            messages=({"role": "user", "content": f"{PASSAGE} #{i}"},),
+            sampling=Sampling(max_tokens=64, seed=i),
+        )
+        for i in range(n)
+    ]
 
 
 def run(
@@ -57,8 +62,10 @@ def test_every_call_is_cached_and_never_repeated(tmp_path: Path) -> None:
         assert (again.calls, again.cache_hits, llm.count) == (0, 12, 12)
         assert {i: c for i, (c, _) in out.items()} == {i: c for i, (c, _) in out2.items()}
         # a different seed is a different request
-        more = [Request(messages=r.messages, sampling=Sampling(max_tokens=64, seed=100))
-                for r in requests(1)]  # fmt: skip
+        more = [
+            Request(messages=r.messages, sampling=Sampling(max_tokens=64, seed=100))
+            for r in requests(1)
+        ]
         third, _ = run(Engine(be, store, 4), more)
         assert (third.calls, llm.count) == (1, 13)
     assert '"answer": "The cache keeps results of earlier calls."' in out[0][0].text  # type: ignore[union-attr]
@@ -88,8 +95,9 @@ def test_gives_up_after_max_retries_and_caches_nothing(tmp_path: Path) -> None:
         be = backend(llm.base_url)
         stats, out = run(Engine(be, store, 2, Retry(max_retries=2, base=0.01)), requests(3))
         assert (stats.failures, stats.calls, llm.count) == (3, 0, 9)
-        assert all(c is None and r.startswith(CALL_FAILED) and "HTTP 500" in r
-                   for c, r in out.values())  # fmt: skip
+        assert all(
+            c is None and r.startswith(CALL_FAILED) and "HTTP 500" in r for c, r in out.values()
+        )
         assert store.cache_size() == 0  # a failure is tried again by the next run
 
 
@@ -122,8 +130,13 @@ def test_model_name_is_taken_from_the_server_and_completions_api_works() -> None
 
 def test_balanced_backend_spreads_load_and_survives_a_dead_endpoint() -> None:
     with FakeLLM(delay=0.02) as a, FakeLLM(delay=0.02) as b:
-        bal = BalancedBackend([backend(a.base_url), backend(b.base_url),
-                               backend(f"http://127.0.0.1:{free_port()}/v1")])  # fmt: skip
+        bal = BalancedBackend(
+            [
+                backend(a.base_url),
+                backend(b.base_url),
+                backend(f"http://127.0.0.1:{free_port()}/v1"),
+            ]
+        )
         stats, _ = run(Engine(bal, None, 6), requests(30))
         assert stats.calls == 30 and len(bal.endpoints) == 2  # the dead one was dropped
         assert a.count + b.count == 30 and min(a.count, b.count) >= 10
@@ -176,8 +189,10 @@ def test_llm_generator_exam_on_a_local_model(
     lm = backend._lm
     greedy = Sampling(max_tokens=6, temperature=0.0, seed=0)
     local = LocalLM(tiny_model_dirs["llama"], device="cpu")
-    want = [local.generate([local.chat_ids([{"role": "user", "content": q}])], [greedy])[0].text.strip()
-            for q in ("What is a cache?", "What is a queue?")]  # fmt: skip
+    want = [
+        local.generate([local.chat_ids([{"role": "user", "content": q}])], [greedy])[0].text.strip()
+        for q in ("What is a cache?", "What is a queue?")
+    ]
     assert answers == want
     assert 0 <= gen.choose("Which?", ["a", "b", "c", "d"]) < 4
     assert backend._lm is lm  # the model was loaded once for the whole exam

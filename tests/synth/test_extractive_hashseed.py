@@ -26,7 +26,8 @@ def test_choice_scores_do_not_depend_on_the_hash_seed() -> None:
     outs = set()
     for seed in ("1", "2", "3"):
         env = {"PYTHONHASHSEED": seed, "PATH": ""}
-        got = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True,
-                             env=env, check=True)  # fmt: skip
+        got = subprocess.run(
+            [sys.executable, "-c", SCRIPT], capture_output=True, text=True, env=env, check=True
+        )
         outs.add(got.stdout)
     assert len(outs) == 1

@@ -15,8 +15,10 @@ from jupiter.synth import outputs
 from jupiter.synth.outputs import Malformed
 from jupiter.synth.recipes import Job, plan, task_counts, to_example
 
-TEXT = ("The cache module stores the results of expensive calls. Each entry expires after "
-        "the configured time to live. The clear function empties the whole cache at once.")  # fmt: skip
+TEXT = (
+    "The cache module stores the results of expensive calls. Each entry expires after "
+    "the configured time to live. The clear function empties the whole cache at once."
+)
 
 
 def chunks(n: int = 4) -> list[Chunk]:
@@ -24,11 +26,16 @@ def chunks(n: int = 4) -> list[Chunk]:
 
 
 def domain(tmp_path: Path, tasks: list[dict[str, object]], **extra: object) -> DomainConfig:
-    cfg = DomainConfig.model_validate({
-        "name": "cachey", "language": "es", "topics": ["caching"],
-        "sources": [{"type": "local", "path": "."}],
-        "generator": {"type": "llm", "num_requests": 10, "tasks": tasks}, **extra,
-    })  # fmt: skip
+    cfg = DomainConfig.model_validate(
+        {
+            "name": "cachey",
+            "language": "es",
+            "topics": ["caching"],
+            "sources": [{"type": "local", "path": "."}],
+            "generator": {"type": "llm", "num_requests": 10, "tasks": tasks},
+            **extra,
+        }
+    )
     cfg.base_dir = tmp_path
     return cfg
 
@@ -46,9 +53,14 @@ def reject(j: Job, text: str, finish: str = "stop") -> str:
 
 
 def test_plan_is_deterministic_weighted_and_renders_the_templates(tmp_path: Path) -> None:
-    cfg = domain(tmp_path, [{"recipe": "grounded_qa", "weight": 3},
-                            {"recipe": "explanation", "weight": 1},
-                            {"recipe": "multi_turn", "count": 2}])  # fmt: skip
+    cfg = domain(
+        tmp_path,
+        [
+            {"recipe": "grounded_qa", "weight": 3},
+            {"recipe": "explanation", "weight": 1},
+            {"recipe": "multi_turn", "count": 2},
+        ],
+    )
     assert task_counts(cfg.generator.tasks, 10) == [8, 2, 2]
     jobs = plan(chunks(), cfg, seed=5)
     assert [j.recipe for j in jobs] == ["grounded_qa"] * 8 + ["explanation"] * 2 + [
@@ -68,11 +80,22 @@ def test_plan_is_deterministic_weighted_and_renders_the_templates(tmp_path: Path
 
 def test_an_edited_template_replaces_the_shipped_one(tmp_path: Path) -> None:
     (tmp_path / "mine.j2").write_text("Ask about {{ title }} in {{ language }}: {{ passage }}")
-    cfg = domain(tmp_path, [{"recipe": "grounded_qa", "count": 1, "template": "mine.j2",
-                             "system_prompt": "Be brief."}])  # fmt: skip
+    cfg = domain(
+        tmp_path,
+        [
+            {
+                "recipe": "grounded_qa",
+                "count": 1,
+                "template": "mine.j2",
+                "system_prompt": "Be brief.",
+            }
+        ],
+    )
     (j,) = plan(chunks(1), cfg, seed=0)
-    assert j.request.messages == ({"role": "system", "content": "Be brief."},
-                                  {"role": "user", "content": f"Ask about Doc 0 in Spanish: {TEXT}"})  # fmt: skip
+    assert j.request.messages == (
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": f"Ask about Doc 0 in Spanish: {TEXT}"},
+    )
     (tmp_path / "bad.j2").write_text("{{ nonexistent }}")
     bad = domain(tmp_path, [{"recipe": "grounded_qa", "count": 1, "template": "bad.j2"}])
     with pytest.raises(JupiterError, match="'nonexistent' is undefined.*may use: .*passage"):
@@ -84,11 +107,15 @@ def test_an_edited_template_replaces_the_shipped_one(tmp_path: Path) -> None:
 
 def test_grounded_qa_parses_strictly() -> None:
     j = job("grounded_qa")
-    good = {"question": "When does a cache entry expire?",
-            "answer": "Each entry expires after the configured time to live."}  # fmt: skip
+    good = {
+        "question": "When does a cache entry expire?",
+        "answer": "Each entry expires after the configured time to live.",
+    }
     ex = to_example(j, "```json\n" + json.dumps(good) + "\n```", "stop", "llm:t", 3)
-    assert ex.messages == [{"role": "user", "content": good["question"]},
-                           {"role": "assistant", "content": good["answer"]}]  # fmt: skip
+    assert ex.messages == [
+        {"role": "user", "content": good["question"]},
+        {"role": "assistant", "content": good["answer"]},
+    ]
     assert (ex.template, ex.chunk_id, ex.cycle, ex.generator) == (
         "grounded_qa",
         j.chunk.id,
@@ -130,9 +157,11 @@ def test_evol_instruct_drops_instructions_that_did_not_evolve() -> None:
     j = job("evol_instruct", seed_instruction="What does the clear function do?")
     same = {"instruction": "What does the clear function do?", "response": "It empties the cache."}
     assert reject(j, json.dumps(same)) == outputs.NOT_EVOLVED
-    evolved = {"instruction": "What does the clear function do to entries that have not yet "
-               "expired, and when would you call it in a long-running service?",
-               "response": "It removes them too; call it after a configuration change."}  # fmt: skip
+    evolved = {
+        "instruction": "What does the clear function do to entries that have not yet "
+        "expired, and when would you call it in a long-running service?",
+        "response": "It removes them too; call it after a configuration change.",
+    }
     assert (
         to_example(j, json.dumps(evolved), "stop", "g", 1).messages[0]["content"]
         == evolved["instruction"]
@@ -142,8 +171,10 @@ def test_evol_instruct_drops_instructions_that_did_not_evolve() -> None:
 
 def test_multi_turn_and_judge_outputs() -> None:
     j = job("multi_turn")
-    turns = [{"user": "What is stored?", "assistant": "Results of calls."},
-             {"user": "For how long?", "assistant": "Until the time to live passes."}]  # fmt: skip
+    turns = [
+        {"user": "What is stored?", "assistant": "Results of calls."},
+        {"user": "For how long?", "assistant": "Until the time to live passes."},
+    ]
     ex = to_example(j, json.dumps({"turns": turns}), "stop", "g", 1)
     assert [m["role"] for m in ex.messages] == ["user", "assistant"] * 2
     assert reject(j, json.dumps({"turns": turns[:1]})) == outputs.TOO_FEW_TURNS

@@ -37,8 +37,18 @@ generator:
 
 
 def chunks() -> list[Chunk]:
-    return [Chunk(doc_id=f"d{i}", source="local", uri=f"u{i}", title="Cache", start=0,
-                  end=len(PASSAGE), text=PASSAGE) for i in range(3)]  # fmt: skip
+    return [
+        Chunk(
+            doc_id=f"d{i}",
+            source="local",
+            uri=f"u{i}",
+            title="Cache",
+            start=0,
+            end=len(PASSAGE),
+            text=PASSAGE,
+        )
+        for i in range(3)
+    ]
 
 
 @pytest.mark.parametrize("fmt", ["json_schema", "json_object"])
@@ -82,10 +92,15 @@ def test_free_text_requests_keep_their_cache_keys(tmp_path: Path) -> None:
     sampling = jobs[0].request.sampling
     assert (sampling.schema, sampling.schema_form) == ("", "")
     # the key as it was computed before the schema fields existed
-    old = {"backend": "openai", "model": "m", "prompt": None,
-           "messages": [dict(m) for m in jobs[0].request.messages or ()],
-           "sampling": {k: v for k, v in asdict(sampling).items()
-                        if k not in ("schema", "schema_form")}}  # fmt: skip
+    old = {
+        "backend": "openai",
+        "model": "m",
+        "prompt": None,
+        "messages": [dict(m) for m in jobs[0].request.messages or ()],
+        "sampling": {
+            k: v for k, v in asdict(sampling).items() if k not in ("schema", "schema_form")
+        },
+    }
     raw = json.dumps(old, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     assert jobs[0].request.key("openai", "m") == hashlib.sha256(raw.encode()).hexdigest()
     # a schema changes the key: the same prompt decoded under a grammar is another call
@@ -100,9 +115,11 @@ def test_free_text_requests_keep_their_cache_keys(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("extra", "message"),
-    [({"backend": "transformers", "model": "m"}, "has no constrained decoding"),
-     ({"api": "completions"}, "goes with api: chat")],
-)  # fmt: skip
+    [
+        ({"backend": "transformers", "model": "m"}, "has no constrained decoding"),
+        ({"api": "completions"}, "goes with api: chat"),
+    ],
+)
 def test_response_format_is_refused_where_nothing_decodes_to_it(extra: dict, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         LLMConfig(response_format="json_schema", **extra)

@@ -32,11 +32,17 @@ def model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     tok = train_tokenizer(texts, 400, out)
     torch.manual_seed(0)
     config = LlamaConfig(
-        vocab_size=len(tok), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-        num_attention_heads=4, num_key_value_heads=4, max_position_embeddings=128,
-        pad_token_id=tok.pad_token_id, bos_token_id=tok.bos_token_id,
+        vocab_size=len(tok),
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=4,
+        max_position_embeddings=128,
+        pad_token_id=tok.pad_token_id,
+        bos_token_id=tok.bos_token_id,
         eos_token_id=tok.eos_token_id,
-    )  # fmt: skip
+    )
     LlamaForCausalLM(config).save_pretrained(out)
     assert (out / "model.safetensors").is_file()
     return out
@@ -169,9 +175,12 @@ def test_auto_dtype_is_bf16_on_a_cpu_that_runs_it(
     ],
 )
 def test_cpu_runs_bf16_reads_the_flags(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capability: str, cpuinfo: str | None,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capability: str,
+    cpuinfo: str | None,
     want: bool,
-) -> None:  # fmt: skip
+) -> None:
     from jupiter.models import decode
     from jupiter.train.setup import autocast_dtype
 

@@ -91,9 +91,10 @@ def test_stop_string_cuts_text_and_stream(lms: dict[str, LocalLM]) -> None:
     cut = full[: full.index(stop)]
     streamed: list[str] = []
     out = lm.generate(
-        [p], [Sampling(max_tokens=24, temperature=0.0, stop=(stop, "never appears"))],
+        [p],
+        [Sampling(max_tokens=24, temperature=0.0, stop=(stop, "never appears"))],
         on_text=lambda row, delta: streamed.append(delta),
-    )[0]  # fmt: skip
+    )[0]
     assert out.text == cut
     assert out.finish_reason == "stop"
     assert "".join(streamed) == cut
@@ -114,8 +115,11 @@ def test_eos_ends_with_stop(tiny_model_dirs: dict[str, Path]) -> None:
     lm.eos_ids = {first}  # the token the model picks first now ends its turn
     out = lm.generate([p], [GREEDY])[0]
     assert (out.text, out.finish_reason, out.token_ids, out.completion_tokens) == (
-        "", "stop", [first], 1,
-    )  # fmt: skip
+        "",
+        "stop",
+        [first],
+        1,
+    )
 
 
 def test_on_text_streams_each_row(lms: dict[str, LocalLM]) -> None:
@@ -158,8 +162,10 @@ def test_backend_completes_chat_and_prompt(
     backend = TransformersBackend(tiny_model_dirs["llama"], max_batch=2, device="cpu")
     assert isinstance(backend, Backend)
     assert (backend.name, backend.model, backend.max_batch) == (
-        "transformers", str(tiny_model_dirs["llama"]), 2,
-    )  # fmt: skip
+        "transformers",
+        str(tiny_model_dirs["llama"]),
+        2,
+    )
     assert backend._lm is None  # nothing loaded until needed
     lm = lms["llama"]
     requests = [

@@ -28,8 +28,11 @@ def main() -> None:
     run_steps(run, state, 2)
     final = get_weights(state)
     if state.dist.main:
-        out = {"losses": state.losses, "exact": exact,
-               "sums": {n: float(w.double().sum()) for n, w in final.items()}}  # fmt: skip
+        out = {
+            "losses": state.losses,
+            "exact": exact,
+            "sums": {n: float(w.double().sum()) for n, w in final.items()},
+        }
         Path(sys.argv[2]).write_text(json.dumps(out))
     dist.exit_rank(0)  # like the launcher's ranks: no gloo teardown at exit
 

@@ -33,10 +33,14 @@ from jupiter.train.loop import TrainRun, TrainState, micro_loss, run_steps, star
 from jupiter.train.trainer import train
 
 FACTS = [
-    (f"chunk-{i}", f"Module zork{i} has the function frob{i}, which returns {7 * i}.",
-     f"What does zork{i}.frob{i} return?", f"It returns {7 * i}.")
+    (
+        f"chunk-{i}",
+        f"Module zork{i} has the function frob{i}, which returns {7 * i}.",
+        f"What does zork{i}.frob{i} return?",
+        f"It returns {7 * i}.",
+    )
     for i in range(6)
-]  # fmt: skip
+]
 CTX = 64
 
 
@@ -83,17 +87,27 @@ def packed_facts(
 
 def config(**over: Any) -> TrainConfig:
     base = {
-        "max_steps": 3, "micro_batch_size": 4, "warmup_steps": 1, "lr": 1e-2, "precision": "fp32",
-        "checkpoint_every": 100, "checkpoint_every_epoch": False, "metrics": [], "log_every": 1,
-        "gradient_checkpointing": False, "lora": LoraConfig(r=4, alpha=8, dropout=0.0),
-    }  # fmt: skip
+        "max_steps": 3,
+        "micro_batch_size": 4,
+        "warmup_steps": 1,
+        "lr": 1e-2,
+        "precision": "fp32",
+        "checkpoint_every": 100,
+        "checkpoint_every_epoch": False,
+        "metrics": [],
+        "log_every": 1,
+        "gradient_checkpointing": False,
+        "lora": LoraConfig(r=4, alpha=8, dropout=0.0),
+    }
     return TrainConfig(**{**base, **over})
 
 
-def begin(base: Path, out: Path, packed: PackedDataset, data: DistillData | None,
-          **cfg: Any) -> tuple[TrainRun, TrainState]:  # fmt: skip
-    run = TrainRun(packed, config(**cfg), out, base, model_dir=base, device="cpu",
-                   progress=False, distill=data)  # fmt: skip
+def begin(
+    base: Path, out: Path, packed: PackedDataset, data: DistillData | None, **cfg: Any
+) -> tuple[TrainRun, TrainState]:
+    run = TrainRun(
+        packed, config(**cfg), out, base, model_dir=base, device="cpu", progress=False, distill=data
+    )
     return run, start(run)
 
 
@@ -144,8 +158,9 @@ def test_kl_is_zero_for_one_model_reading_one_prompt(
     base, tok = llama
     for open_book in (False, True):
         packed, data = packed_facts(tok, open_book)
-        _, state = begin(base, tmp_path / f"{open_book}", packed, data, objective="distill",
-                         loss=loss)  # fmt: skip
+        _, state = begin(
+            base, tmp_path / f"{open_book}", packed, data, objective="distill", loss=loss
+        )
         assert state.distill is not None and state.distill.teacher is not None  # a frozen copy
         with torch.no_grad():
             micro_loss(state, whole_batch(state, packed), 1)
@@ -198,8 +213,17 @@ def test_distilling_lowers_the_kl_on_the_training_rows(
 ) -> None:
     base, tok = llama
     packed, data = packed_facts(tok, others=False)  # the KL is the whole loss
-    run, state = begin(base, tmp_path, packed, data, objective="distill", max_steps=8,
-                       micro_batch_size=packed.num_rows, lr=1e-3, seed=7)  # fmt: skip
+    run, state = begin(
+        base,
+        tmp_path,
+        packed,
+        data,
+        objective="distill",
+        max_steps=8,
+        micro_batch_size=packed.num_rows,
+        lr=1e-3,
+        seed=7,
+    )
     steps: list[dict[str, Any]] = []
     run_steps(run, state, 8, steps.append)  # every step reads every row
     kl = [s["kl"] for s in steps]
@@ -242,8 +266,16 @@ def test_two_processes_distil_as_one(
     results = {}
     for world, micro in ((1, 4), (2, 2)):
         cfg = config(method="lora", objective="sft+distill", micro_batch_size=micro)
-        run = TrainRun(packed, cfg, tmp_path / str(world), base, model_dir=base, device="cpu",
-                       progress=False, distill=data)  # fmt: skip
+        run = TrainRun(
+            packed,
+            cfg,
+            tmp_path / str(world),
+            base,
+            model_dir=base,
+            device="cpu",
+            progress=False,
+            distill=data,
+        )
         results[world] = train(run) if world == 1 else launch_train(run, Launch(nproc=2))
     assert results[2].losses == pytest.approx(results[1].losses, rel=1e-5)
     assert results[2].distill is not None and results[2].distill["teacher_s"] > 0
@@ -272,17 +304,20 @@ def one_line(err: pytest.ExceptionInfo[JupiterError], *words: str) -> None:
 
 
 def test_setups_that_cannot_distil_are_refused_in_one_line(
-    llama: tuple[Path, PreTrainedTokenizerBase], tiny_model_dirs: dict[str, Path],
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-) -> None:  # fmt: skip
+    llama: tuple[Path, PreTrainedTokenizerBase],
+    tiny_model_dirs: dict[str, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     base, tok = llama
     ws = workspace(tmp_path, base, "objective: distill", monkeypatch)
     with pytest.raises(JupiterError) as err:
         check_objective(ws, base, "mlx")
     one_line(err, "train.objective distill", "MLX", "set train.objective: sft")
     packed, data = packed_facts(tok)
-    run = TrainRun(packed, config(objective="distill"), tmp_path / "m", base, model_dir=base,
-                   distill=data)  # fmt: skip
+    run = TrainRun(
+        packed, config(objective="distill"), tmp_path / "m", base, model_dir=base, distill=data
+    )
     with pytest.raises(JupiterError) as err:  # before mlx is even imported
         mlx_loop.start(run)
     one_line(err, "MLX", "set train.objective: sft")
@@ -307,13 +342,17 @@ def test_setups_that_cannot_distil_are_refused_in_one_line(
 
 # ---------------------------------------------------------------------------- end to end
 def test_train_stage_distils_prints_and_records_the_teacher_cost(
-    llama: tuple[Path, PreTrainedTokenizerBase], tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
-) -> None:  # fmt: skip
+    llama: tuple[Path, PreTrainedTokenizerBase],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     base, _ = llama
-    train = ("method: lora, lora: {r: 4, alpha: 8, dropout: 0.0}, objective: sft+distill, "
-             "max_steps: 3, micro_batch_size: 2, warmup_steps: 1, lr: 1.0e-3, metrics: [], "
-             "precision: fp32, heldout_fraction: 0.0, log_every: 1")  # fmt: skip
+    train = (
+        "method: lora, lora: {r: 4, alpha: 8, dropout: 0.0}, objective: sft+distill, "
+        "max_steps: 3, micro_batch_size: 2, warmup_steps: 1, lr: 1.0e-3, metrics: [], "
+        "precision: fp32, heldout_fraction: 0.0, log_every: 1"
+    )
     ws = workspace(tmp_path, base, train, monkeypatch)
     stages.collect_stage(ws, 1)
     chunks = list(ws.store.iter_chunks(split="train"))

@@ -39,22 +39,42 @@ def make_run(tok_dir: Path, out: Path, **cfg: object) -> TrainRun:
     seqs = encode_examples(tok, [], TEXTS, raw_text_fraction=1.0, seed=0)
     dataset = PackedDataset(seqs, context_length=32, pad_id=tok.pad_token_id, seed=0)
     model_config = LlamaConfig(
-        vocab_size=len(tok), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-        num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64,
-        tie_word_embeddings=False, pad_token_id=tok.pad_token_id,
-        bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id,
-    )  # fmt: skip
+        vocab_size=len(tok),
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=64,
+        tie_word_embeddings=False,
+        pad_token_id=tok.pad_token_id,
+        bos_token_id=tok.bos_token_id,
+        eos_token_id=tok.eos_token_id,
+    )
     base = {
-        "max_steps": 4, "micro_batch_size": 4, "grad_accum": 2, "warmup_steps": 1,
-        "precision": "fp32", "checkpoint_every": 2, "checkpoint_every_epoch": False,
-        "metrics": [], "log_every": 1, "lr": 3e-3,
+        "max_steps": 4,
+        "micro_batch_size": 4,
+        "grad_accum": 2,
+        "warmup_steps": 1,
+        "precision": "fp32",
+        "checkpoint_every": 2,
+        "checkpoint_every_epoch": False,
+        "metrics": [],
+        "log_every": 1,
+        "lr": 3e-3,
         # FSDP2 and ZeRO shard the head, so they take the plain loss: compare like with like
         "loss": "plain",
-    }  # fmt: skip
+    }
     return TrainRun(
-        dataset, TrainConfig(**{**base, **cfg}), out, tok_dir, model_config=model_config,
-        run_id="dist", device="cpu", progress=False,
-    )  # fmt: skip
+        dataset,
+        TrainConfig(**{**base, **cfg}),
+        out,
+        tok_dir,
+        model_config=model_config,
+        run_id="dist",
+        device="cpu",
+        progress=False,
+    )
 
 
 def weights(model_dir: Path) -> dict[str, torch.Tensor]:
@@ -151,8 +171,17 @@ def test_rounds_under_two_processes_match_one(strategy: str, tok_dir: Path, tmp_
         run = make_run(tok_dir, tmp_path / name, micro_batch_size=micro, distributed=strategy)
         spec = write_spec(run, tmp_path / f"spec-{name}")
         out = tmp_path / f"{name}.json"
-        cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone",
-               "--nproc-per-node", str(nproc), str(worker), str(spec), str(out)]  # fmt: skip
+        cmd = [
+            sys.executable,
+            "-m",
+            "torch.distributed.run",
+            "--standalone",
+            "--nproc-per-node",
+            str(nproc),
+            str(worker),
+            str(spec),
+            str(out),
+        ]
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
         assert proc.returncode == 0, proc.stderr[-3000:]
         results[name] = json.loads(out.read_text())

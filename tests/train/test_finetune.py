@@ -45,15 +45,29 @@ def make_run(model_dir: Path, out: Path, n: int = 24, heldout: int = 0, **cfg: o
     data = PackedDataset(seqs[:n], 64, pad_id_for(tok), seed=0)
     held = PackedDataset(seqs[n:], 64, pad_id_for(tok), seed=0) if heldout else None
     base = {
-        "max_steps": 3, "micro_batch_size": 4, "warmup_steps": 1, "lr": 1e-2,
-        "precision": "fp32", "checkpoint_every": 100, "checkpoint_every_epoch": False,
-        "metrics": [], "log_every": 1, "gradient_checkpointing": False,
+        "max_steps": 3,
+        "micro_batch_size": 4,
+        "warmup_steps": 1,
+        "lr": 1e-2,
+        "precision": "fp32",
+        "checkpoint_every": 100,
+        "checkpoint_every_epoch": False,
+        "metrics": [],
+        "log_every": 1,
+        "gradient_checkpointing": False,
         "lora": LoraConfig(r=8, alpha=16, dropout=0.0),
-    }  # fmt: skip
+    }
     return TrainRun(
-        data, TrainConfig(**{**base, **cfg}), out, model_dir, model_dir=model_dir,
-        heldout=held, run_id="ft", device="cpu", progress=False,
-    )  # fmt: skip
+        data,
+        TrainConfig(**{**base, **cfg}),
+        out,
+        model_dir,
+        model_dir=model_dir,
+        heldout=held,
+        run_id="ft",
+        device="cpu",
+        progress=False,
+    )
 
 
 def snapshot(model: torch.nn.Module) -> dict[str, tuple[bool, torch.Tensor]]:
@@ -120,8 +134,11 @@ def test_qlora_trains_adapters_on_a_4bit_base(
     assert len(quantized) == 2 * 7  # the base projections, each under a LoRA wrapper
     before = snapshot(state.model)
     run_steps(run, state, 2)
-    changed = [n for n, p in state.model.named_parameters()
-               if before[n][0] and not torch.equal(before[n][1], p.detach())]  # fmt: skip
+    changed = [
+        n
+        for n, p in state.model.named_parameters()
+        if before[n][0] and not torch.equal(before[n][1], p.detach())
+    ]
     assert len(changed) == 2 * 7 * 2
     assert all(math.isfinite(x) for x in state.losses)
 
@@ -131,10 +148,17 @@ def test_epoch_checkpoints_info_metrics_and_curve(
 ) -> None:
     out = tmp_path / "ep"
     run = make_run(
-        tiny_model_dirs["qwen2"], out, heldout=6, method="lora", max_steps=None, epochs=2,
-        checkpoint_every_epoch=True, eval_every=2, keep_checkpoints=1,
+        tiny_model_dirs["qwen2"],
+        out,
+        heldout=6,
+        method="lora",
+        max_steps=None,
+        epochs=2,
+        checkpoint_every_epoch=True,
+        eval_every=2,
+        keep_checkpoints=1,
         metrics=["tensorboard"],
-    )  # fmt: skip
+    )
     result = train(run)
     per_epoch = run.dataset.batches_per_epoch(4)
     assert result.finished and result.steps == 2 * per_epoch == result.max_steps
@@ -165,34 +189,68 @@ def test_epoch_checkpoints_info_metrics_and_curve(
 
 
 def test_auto_epochs_table_and_plan(tiny_model_dirs: dict[str, Path], tmp_path: Path) -> None:
-    table = {1: 5, 999: 5, 1_000: 4, 9_999: 4, 10_000: 3, 49_999: 3, 50_000: 2,
-             100_000: 2, 100_001: 1, 10**7: 1}  # fmt: skip
+    table = {
+        1: 5,
+        999: 5,
+        1_000: 4,
+        9_999: 4,
+        10_000: 3,
+        49_999: 3,
+        50_000: 2,
+        100_000: 2,
+        100_001: 1,
+        10**7: 1,
+    }
     assert {n: auto_epochs(n) for n in table} == table
-    run = make_run(tiny_model_dirs["llama"], tmp_path / "p", n=30, max_steps=None,
-                   epochs="auto", grad_accum=2)  # fmt: skip
+    run = make_run(
+        tiny_model_dirs["llama"], tmp_path / "p", n=30, max_steps=None, epochs="auto", grad_accum=2
+    )
     state = start(run)
     per_epoch = run.dataset.batches_per_epoch(4)
     assert state.plan.max_steps == math.ceil(5 * per_epoch / 2)  # 30 examples: 5 epochs
-    plan = make_plan(run.config.model_copy(update={"global_batch_size": 16}), run.dataset,
-                     state.model, state.dist, None)  # fmt: skip
+    plan = make_plan(
+        run.config.model_copy(update={"global_batch_size": 16}),
+        run.dataset,
+        state.model,
+        state.dist,
+        None,
+    )
     assert plan.grad_accum == 4 and plan.global_batch == 16
     with pytest.raises(JupiterError, match="global_batch_size"):
-        make_plan(run.config.model_copy(update={"global_batch_size": 10}), run.dataset,
-                  state.model, state.dist, None)  # fmt: skip
+        make_plan(
+            run.config.model_copy(update={"global_batch_size": 10}),
+            run.dataset,
+            state.model,
+            state.dist,
+            None,
+        )
 
 
 def test_auto_micro_batch_follows_memory(tiny_model_dirs: dict[str, Path], tmp_path: Path) -> None:
     from jupiter.models.memory import estimate_memory
 
-    run = make_run(tiny_model_dirs["llama"], tmp_path / "m", micro_batch_size="auto",
-                   gradient_checkpointing="auto")  # fmt: skip
+    run = make_run(
+        tiny_model_dirs["llama"],
+        tmp_path / "m",
+        micro_batch_size="auto",
+        gradient_checkpointing="auto",
+    )
     state = start(run)
     n = sum(p.numel() for p in state.model.parameters())
 
     def need(batch: int, ckpt: bool) -> float:
-        return estimate_memory(n, n, "full", micro_batch=batch, context_length=64, hidden_size=64,
-                               num_layers=2, vocab_size=400, grad_ckpt=ckpt,
-                               precision="fp32").total_gb  # fmt: skip
+        return estimate_memory(
+            n,
+            n,
+            "full",
+            micro_batch=batch,
+            context_length=64,
+            hidden_size=64,
+            num_layers=2,
+            vocab_size=400,
+            grad_ckpt=ckpt,
+            precision="fp32",
+        ).total_gb
 
     def plan(memory_gb: float):  # noqa: ANN202
         cfg = run.config.model_copy(update={"memory_gb": memory_gb})
@@ -209,8 +267,9 @@ def test_auto_micro_batch_follows_memory(tiny_model_dirs: dict[str, Path], tmp_p
 
 def test_fp16_uses_dynamic_loss_scaling(tiny_model_dirs: dict[str, Path], tmp_path: Path) -> None:
     out = tmp_path / "fp16"
-    result = train(make_run(tiny_model_dirs["llama"], out, method="full", precision="fp16",
-                            lr=1e-3))  # fmt: skip
+    result = train(
+        make_run(tiny_model_dirs["llama"], out, method="full", precision="fp16", lr=1e-3)
+    )
     assert all(math.isfinite(x) for x in result.losses)
     state = json.loads((out / "step-000003" / "state.json").read_text())
     assert state["scaler"]["scale"] > 0  # the GradScaler's state travels with the checkpoint
@@ -220,8 +279,11 @@ def test_gradient_checkpointing_gives_the_same_losses(
     tiny_model_dirs: dict[str, Path], tmp_path: Path
 ) -> None:
     plain = train(make_run(tiny_model_dirs["mistral"], tmp_path / "a", method="lora"))
-    ckpt = train(make_run(tiny_model_dirs["mistral"], tmp_path / "b", method="lora",
-                          gradient_checkpointing=True))  # fmt: skip
+    ckpt = train(
+        make_run(
+            tiny_model_dirs["mistral"], tmp_path / "b", method="lora", gradient_checkpointing=True
+        )
+    )
     assert ckpt.losses == pytest.approx(plain.losses, abs=1e-5)
 
 

@@ -40,8 +40,9 @@ def test_scratch_training_on_gpu_logs_mfu_and_memory(
 ) -> None:
     from test_finetune import make_run
 
-    run = make_run(tiny_model_dirs["llama"], tmp_path / "s", method="full", precision="bf16",
-                   max_steps=4)  # fmt: skip
+    run = make_run(
+        tiny_model_dirs["llama"], tmp_path / "s", method="full", precision="bf16", max_steps=4
+    )
     run.device = "cuda"
     result = train(run)
     assert result.finished
@@ -131,8 +132,9 @@ def test_lora_with_liger_loss_follows_the_torch_loss(
 
     losses = {}
     for loss in ("liger", "fused"):
-        run = make_run(tiny_model_dirs["llama"], tmp_path / loss, method="lora",
-                       precision="fp32", loss=loss)  # fmt: skip
+        run = make_run(
+            tiny_model_dirs["llama"], tmp_path / loss, method="lora", precision="fp32", loss=loss
+        )
         run.device = "cuda"
         state = start(run)
         assert state.loss_kernel == ("liger" if loss == "liger" else "torch")
@@ -150,8 +152,10 @@ def test_batched_decode_on_gpu_equals_one_row_at_a_time(tiny_model_dirs: dict[st
 
     lm = LocalLM(tiny_model_dirs["llama"], device="cuda", dtype="float32")
     assert next(lm.model.parameters()).device.type == "cuda"
-    chats = [[{"role": "user", "content": t}] for t in ("What does str.split do?", "hello",
-                                                          "Explain the list.append method.")]  # fmt: skip
+    chats = [
+        [{"role": "user", "content": t}]
+        for t in ("What does str.split do?", "hello", "Explain the list.append method.")
+    ]
     prompts = [lm.chat_ids(c) for c in chats]
     greedy = Sampling(max_tokens=20, temperature=0.0)
     batch = lm.generate(prompts, [greedy] * len(prompts))

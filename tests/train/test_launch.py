@@ -20,8 +20,9 @@ def test_single_node_uses_a_standalone_rendezvous() -> None:
 
 
 def test_several_nodes_name_the_master_and_this_node() -> None:
-    cmd = torchrun_command(Path("s.json"), Launch(nproc=8, nnodes=2, node_rank=1,
-                                                 master="10.0.0.1:29500"))  # fmt: skip
+    cmd = torchrun_command(
+        Path("s.json"), Launch(nproc=8, nnodes=2, node_rank=1, master="10.0.0.1:29500")
+    )
     joined = " ".join(cmd)
     assert "--nnodes 2 --node-rank 1 --master-addr 10.0.0.1 --master-port 29500" in joined
     assert "--standalone" not in cmd
@@ -41,8 +42,9 @@ def test_bad_launches_are_refused(launch: Launch, message: str) -> None:
 
 
 def test_deepspeed_config_derives_the_batch_from_jupiters() -> None:
-    cfg = deepspeed_config(micro_batch=4, grad_accum=8, world=4, zero_stage=2,
-                           precision="bf16", grad_clip=1.0)  # fmt: skip
+    cfg = deepspeed_config(
+        micro_batch=4, grad_accum=8, world=4, zero_stage=2, precision="bf16", grad_clip=1.0
+    )
     # the docs' example: effective batch 128 = 4 per GPU × 8 accumulation × 4 GPUs
     assert cfg["train_batch_size"] == 128
     assert cfg["train_micro_batch_size_per_gpu"] == 4 and cfg["gradient_accumulation_steps"] == 8
@@ -68,8 +70,13 @@ def test_presets_command_lists_every_size_and_method() -> None:
     import subprocess
 
     exe = str(Path(sys.executable).with_name("jupiter"))
-    out = subprocess.run([exe, "config", "presets", "--context", "4096"], capture_output=True,
-                         text=True, timeout=120, env={"COLUMNS": "160", "PATH": ""})  # fmt: skip
+    out = subprocess.run(
+        [exe, "config", "presets", "--context", "4096"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"COLUMNS": "160", "PATH": ""},
+    )
     assert out.returncode == 0, out.stderr
     rows = [ln for ln in out.stdout.splitlines() if ln.startswith("│ ") and "B │" in ln]
     assert [r.split("│")[1].strip() for r in rows] == ["1b"] * 3 + ["7b"] * 3 + ["20b"] * 3 + [

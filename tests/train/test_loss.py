@@ -126,19 +126,24 @@ class FakeLiger(torch.nn.Module):
 
     calls: list[tuple[tuple[int, ...], tuple[int, ...], str]] = []
 
-    def __init__(self, ignore_index: int = -100, reduction: str = "mean",
-                 softcap: float | None = None) -> None:  # fmt: skip
+    def __init__(
+        self, ignore_index: int = -100, reduction: str = "mean", softcap: float | None = None
+    ) -> None:
         super().__init__()
         self.ignore_index, self.reduction, self.softcap = ignore_index, reduction, softcap
 
-    def forward(self, lin_weight: torch.Tensor, _input: torch.Tensor, target: torch.Tensor,
-                bias: torch.Tensor | None = None) -> torch.Tensor:  # fmt: skip
+    def forward(
+        self,
+        lin_weight: torch.Tensor,
+        _input: torch.Tensor,
+        target: torch.Tensor,
+        bias: torch.Tensor | None = None,
+    ) -> torch.Tensor:
         FakeLiger.calls.append((tuple(lin_weight.shape), tuple(_input.shape), self.reduction))
         z = _input @ lin_weight.t()
         if self.softcap is not None:
             z = torch.tanh(z / self.softcap) * self.softcap
-        return F.cross_entropy(z, target, ignore_index=self.ignore_index,
-                               reduction=self.reduction)  # fmt: skip
+        return F.cross_entropy(z, target, ignore_index=self.ignore_index, reduction=self.reduction)
 
 
 class OldLiger(FakeLiger):  # before softcap existed
@@ -147,8 +152,9 @@ class OldLiger(FakeLiger):  # before softcap existed
 
 
 @pytest.mark.parametrize("cap", [None, 5.0])
-def test_liger_glue_matches_the_torch_path(cap: float | None,
-                                           monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+def test_liger_glue_matches_the_torch_path(
+    cap: float | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     torch.manual_seed(2)
     h = torch.randn(2, 7, 16)
     w = torch.randn(300, 16)
@@ -179,8 +185,9 @@ def test_liger_loss_without_cuda_is_refused_in_one_line(
     assert "\n" not in str(err.value) and "train.loss: auto" in str(err.value)
 
 
-def test_fused_loss_takes_the_torch_kernel(tiny_model_dirs: dict[str, Path], tmp_path: Path,
-                                           monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+def test_fused_loss_takes_the_torch_kernel(
+    tiny_model_dirs: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from test_finetune import make_run
 
     from jupiter.train.loop import run_steps, start

@@ -252,8 +252,9 @@ def test_wandb_offline_run_receives_the_metrics(
     monkeypatch.setenv("WANDB_MODE", "offline")  # the real client, writing locally
     monkeypatch.setenv("WANDB_SILENT", "true")
     config = {"train": {"lr": 0.1}, "name": "py"}
-    logger = MetricsLogger(tmp_path, ["wandb"], run_name="cycle-1", config=config,
-                           wandb_project="jup")  # fmt: skip
+    logger = MetricsLogger(
+        tmp_path, ["wandb"], run_name="cycle-1", config=config, wandb_project="jup"
+    )
     for step in (1, 2, 3):
         logger.log(step, {"loss": 4.0 / step, "mfu": None})
     logger.log(3, {"loss": 2.5}, kind="heldout")
@@ -264,8 +265,9 @@ def test_wandb_offline_run_receives_the_metrics(
     for key in (b"train/loss", b"heldout/loss", b"cycle-1", b"jup"):
         assert key in blob, key
     assert b"train/mfu" not in blob  # None values are not sent
-    again = MetricsLogger(tmp_path, ["wandb"], run_name="cycle-1", config=config,
-                          wandb_project="jup", resume_step=3)  # fmt: skip
+    again = MetricsLogger(
+        tmp_path, ["wandb"], run_name="cycle-1", config=config, wandb_project="jup", resume_step=3
+    )
     again.close()
     assert (tmp_path / "wandb-run-id").read_text() == run_id  # a resumed run continues it
 

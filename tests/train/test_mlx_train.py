@@ -54,37 +54,77 @@ def preset_run(tok_dir: Path, out: Path, **cfg: object) -> TrainRun:
     seqs = encode_examples(tok, [], TEXTS, raw_text_fraction=1.0, seed=0)
     dataset = PackedDataset(seqs, context_length=32, pad_id=tok.pad_token_id, seed=0)
     model_config = LlamaConfig(
-        vocab_size=len(tok), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-        num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64,
-        tie_word_embeddings=True, pad_token_id=tok.pad_token_id,
-        bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id,
-    )  # fmt: skip
+        vocab_size=len(tok),
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=64,
+        tie_word_embeddings=True,
+        pad_token_id=tok.pad_token_id,
+        bos_token_id=tok.bos_token_id,
+        eos_token_id=tok.eos_token_id,
+    )
     base = {
-        "max_steps": 6, "micro_batch_size": 4, "grad_accum": 2, "warmup_steps": 2,
-        "precision": "fp32", "checkpoint_every": 3, "checkpoint_every_epoch": False,
-        "metrics": [], "log_every": 1, "lr": 3e-3, "gradient_checkpointing": False,
-    }  # fmt: skip
+        "max_steps": 6,
+        "micro_batch_size": 4,
+        "grad_accum": 2,
+        "warmup_steps": 2,
+        "precision": "fp32",
+        "checkpoint_every": 3,
+        "checkpoint_every_epoch": False,
+        "metrics": [],
+        "log_every": 1,
+        "lr": 3e-3,
+        "gradient_checkpointing": False,
+    }
     return TrainRun(
-        dataset, TrainConfig(**{**base, **cfg}), out, tok_dir, model_config=model_config,
-        run_id="mlx", device="cpu", progress=False,
-    )  # fmt: skip
+        dataset,
+        TrainConfig(**{**base, **cfg}),
+        out,
+        tok_dir,
+        model_config=model_config,
+        run_id="mlx",
+        device="cpu",
+        progress=False,
+    )
 
 
 def chat_run(model_dir: Path, out: Path, n: int = 16, heldout: int = 0, **cfg: object) -> TrainRun:
     tok = AutoTokenizer.from_pretrained(model_dir)
-    chats = [[{"role": "user", "content": f"{q} ({i})"}, {"role": "assistant", "content": a}]
-             for i, (q, a) in enumerate((QA * (n + heldout))[: n + heldout])]  # fmt: skip
+    chats = [
+        [{"role": "user", "content": f"{q} ({i})"}, {"role": "assistant", "content": a}]
+        for i, (q, a) in enumerate((QA * (n + heldout))[: n + heldout])
+    ]
     seqs = [encode_chat(tok, c) for c in chats]
     data = PackedDataset(seqs[:n], 64, pad_id_for(tok), seed=0)
     held = PackedDataset(seqs[n:], 64, pad_id_for(tok), seed=0) if heldout else None
     base = {
-        "max_steps": 3, "micro_batch_size": 2, "warmup_steps": 1, "lr": 1e-2,
-        "precision": "fp32", "checkpoint_every": 100, "checkpoint_every_epoch": False,
-        "metrics": [], "log_every": 1, "gradient_checkpointing": False, "method": "lora",
+        "max_steps": 3,
+        "micro_batch_size": 2,
+        "warmup_steps": 1,
+        "lr": 1e-2,
+        "precision": "fp32",
+        "checkpoint_every": 100,
+        "checkpoint_every_epoch": False,
+        "metrics": [],
+        "log_every": 1,
+        "gradient_checkpointing": False,
+        "method": "lora",
         "lora": LoraConfig(r=4, alpha=8, dropout=0.0),
-    }  # fmt: skip
-    return TrainRun(data, TrainConfig(**{**base, **cfg}), out, model_dir, model_dir=model_dir,
-                    heldout=held, run_id="ft", device="cpu", progress=False)  # fmt: skip
+    }
+    return TrainRun(
+        data,
+        TrainConfig(**{**base, **cfg}),
+        out,
+        model_dir,
+        model_dir=model_dir,
+        heldout=held,
+        run_id="ft",
+        device="cpu",
+        progress=False,
+    )
 
 
 def torch_logits(model: torch.nn.Module, b: Batch) -> np.ndarray:
@@ -113,14 +153,25 @@ def scratch_model(family: str) -> torch.nn.Module:
     """Variants the saved tiny dirs do not cover: llama3 RoPE scaling, a sliding window."""
     from transformers import LlamaForCausalLM, MistralConfig, MistralForCausalLM
 
-    shape = dict(vocab_size=400, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-                 num_attention_heads=4, num_key_value_heads=2)  # fmt: skip
+    shape = dict(
+        vocab_size=400,
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+    )
     torch.manual_seed(0)
     if family == "mistral-window":  # 8 keys back: shorter than the packed examples
         return MistralForCausalLM(MistralConfig(**shape, sliding_window=8))
-    rope = {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
-            "high_freq_factor": 4.0, "original_max_position_embeddings": 16,
-            "rope_theta": 500000.0}  # fmt: skip
+    rope = {
+        "rope_type": "llama3",
+        "factor": 8.0,
+        "low_freq_factor": 1.0,
+        "high_freq_factor": 4.0,
+        "original_max_position_embeddings": 16,
+        "rope_theta": 500000.0,
+    }
     return LlamaForCausalLM(LlamaConfig(**shape, rope_parameters=rope))
 
 
@@ -155,8 +206,9 @@ def test_unsupported_models_and_methods_fail_clearly(
     with pytest.raises(JupiterError, match="gemma"):
         mlx_args({"model_type": "gemma"})
     with pytest.raises(JupiterError, match="dynamic"):
-        mlx_args({"model_type": "llama", "rope_parameters": {"rope_theta": 1e4,
-                                                             "rope_type": "dynamic"}})  # fmt: skip
+        mlx_args(
+            {"model_type": "llama", "rope_parameters": {"rope_theta": 1e4, "rope_type": "dynamic"}}
+        )
     with pytest.raises(JupiterError, match="qlora is not supported"):
         mlx_loop.start(chat_run(tiny_model_dirs["llama"], tmp_path / "q", method="qlora"))
     with pytest.raises(JupiterError, match="needs a base model"):
@@ -373,8 +425,13 @@ def test_lora_resume_with_dropout_is_exact(
     tiny_model_dirs: dict[str, Path], tmp_path: Path
 ) -> None:
     """Dropout draws from mx.random: the resumed run continues its key stream exactly."""
-    cfg = {"max_steps": 4, "checkpoint_every": 2, "eval_every": 2, "heldout": 4,
-           "lora": LoraConfig(r=4, alpha=8, dropout=0.2)}  # fmt: skip
+    cfg = {
+        "max_steps": 4,
+        "checkpoint_every": 2,
+        "eval_every": 2,
+        "heldout": 4,
+        "lora": LoraConfig(r=4, alpha=8, dropout=0.2),
+    }
     base = tiny_model_dirs["mistral"]
     straight = mlx_loop.train(chat_run(base, tmp_path / "a", **cfg))
     mlx_loop.train(chat_run(base, tmp_path / "b", **cfg), stop_after=2)
@@ -421,11 +478,20 @@ def two_rounds(run: TrainRun) -> dict[str, Any]:
     mlx_loop.set_weights(state, {n: w * 0.5 for n, w in first.items()})
     mlx_loop.run_steps(run, state, 2, lambda r: norms.append(r["grad_norm"]))
     assert state.fns is not None
-    moments = {f"{kind}/{p}": np.array(mv[i]) for p, mv in state.moments.items()
-               for i, kind in enumerate(("exp_avg", "exp_avg_sq"))}  # fmt: skip
+    moments = {
+        f"{kind}/{p}": np.array(mv[i])
+        for p, mv in state.moments.items()
+        for i, kind in enumerate(("exp_avg", "exp_avg_sq"))
+    }
     end = mlx_loop.get_weights(state)
-    return {"losses": state.losses, "norms": norms, "mid": mid, "end": end, "moments": moments,
-            "compiled": state.fns.update is not mlx_loop._clip_adamw}  # fmt: skip
+    return {
+        "losses": state.losses,
+        "norms": norms,
+        "mid": mid,
+        "end": end,
+        "moments": moments,
+        "compiled": state.fns.update is not mlx_loop._clip_adamw,
+    }
 
 
 @pytest.mark.parametrize("method", ["full", "lora"])
@@ -445,8 +511,9 @@ def test_compiled_steps_equal_eager_ones(
             run = preset_run(tok_dir, tmp_path / mode)
         else:  # dropout draws from mx.random: the RNG key goes through the compiled step
             lora = LoraConfig(r=4, alpha=8, dropout=0.1)
-            run = chat_run(tiny_model_dirs["llama"], tmp_path / mode, max_steps=4, grad_accum=2,
-                           lora=lora)  # fmt: skip
+            run = chat_run(
+                tiny_model_dirs["llama"], tmp_path / mode, max_steps=4, grad_accum=2, lora=lora
+            )
         assert run.config.grad_accum == 2
         got[mode] = two_rounds(run)
     eager, compiled = got["0"], got["1"]

@@ -27,10 +27,17 @@ def family_model(family: str) -> Any:
     torch.manual_seed(0)
     if family == "gemma3":
         cfg = Gemma3TextConfig(
-            vocab_size=97, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-            num_attention_heads=4, num_key_value_heads=2, head_dim=16,
-            max_position_embeddings=128, sliding_window=64, tie_word_embeddings=False,
-        )  # fmt: skip
+            vocab_size=97,
+            hidden_size=64,
+            intermediate_size=128,
+            num_hidden_layers=2,
+            num_attention_heads=4,
+            num_key_value_heads=2,
+            head_dim=16,
+            max_position_embeddings=128,
+            sliding_window=64,
+            tie_word_embeddings=False,
+        )
         model = Gemma3ForCausalLM(cfg)
     else:
         cls = {"llama": LlamaForCausalLM, "qwen2": Qwen2ForCausalLM}[family]
@@ -50,8 +57,9 @@ def grads_of(model: Any, ids: torch.Tensor) -> tuple[torch.Tensor, dict[str, tor
     model.zero_grad()
     logits = model(input_ids=ids).logits
     (logits.float() * torch.linspace(-1, 1, logits.shape[-1])).sum().backward()
-    return logits.detach(), {n: p.grad.clone() for n, p in model.named_parameters()
-                             if p.grad is not None}  # fmt: skip
+    return logits.detach(), {
+        n: p.grad.clone() for n, p in model.named_parameters() if p.grad is not None
+    }
 
 
 @pytest.mark.parametrize("family", ["llama", "qwen2", "gemma3"])

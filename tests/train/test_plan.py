@@ -34,10 +34,19 @@ def dataset(n: int) -> PackedDataset:
 
 
 def tiny(vocab: int = 64) -> LlamaConfig:
-    return LlamaConfig(vocab_size=vocab, hidden_size=32, intermediate_size=64,
-                       num_hidden_layers=1, num_attention_heads=2, num_key_value_heads=2,
-                       max_position_embeddings=CTX, tie_word_embeddings=True,
-                       pad_token_id=0, bos_token_id=1, eos_token_id=2)  # fmt: skip
+    return LlamaConfig(
+        vocab_size=vocab,
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        num_key_value_heads=2,
+        max_position_embeddings=CTX,
+        tie_word_embeddings=True,
+        pad_token_id=0,
+        bos_token_id=1,
+        eos_token_id=2,
+    )
 
 
 def launchers(cfg: TrainConfig, data: PackedDataset, micro: int) -> dict[str, TrainPlan]:
@@ -127,16 +136,16 @@ def test_a_curriculum_level_sets_the_length_on_every_launcher() -> None:
     size = DataSize.of(data)
     local = plan_training(cfg, size, micro_batch=4, over=over)
     assert local.max_steps == 2 * 400 // 4 and local.epochs == 2
-    assert local.notes == ("curriculum level basics: epochs 2, lr 0.0005 (the level's, over "
-                           "train:)",)  # fmt: skip
+    assert local.notes == (
+        "curriculum level basics: epochs 2, lr 0.0005 (the level's, over train:)",
+    )
     explicit = cfg.model_copy(update={"gradient_checkpointing": False})
     mlx = mlx_setup.make_plan(explicit, data, None, None, 1, None, over).steps  # type: ignore[arg-type]
     assert mlx == replace(local, launcher="mlx")
     cluster = cluster_plan(cfg, size, n_islands=2, ranks=1, over=over)
     assert cluster.epochs == 2 and cluster.max_steps == 2 * 200 // 4
     assert cluster.total_tokens == local.total_tokens
-    short = level_overrides(Overrides(), CurriculumLevel(name="x", datasets=["queue"],
-                                                         max_steps=3))  # fmt: skip
+    short = level_overrides(Overrides(), CurriculumLevel(name="x", datasets=["queue"], max_steps=3))
     assert plan_training(cfg, size, micro_batch=4, over=short).max_steps == 3
     assert cfg.model_dump() == before
 
@@ -145,36 +154,63 @@ def test_global_batch_must_divide() -> None:
     from jupiter.errors import JupiterError
 
     with pytest.raises(JupiterError, match="global_batch_size 10 is not a multiple"):
-        plan_training(TrainConfig(global_batch_size=10), DataSize(100, 100, CTX),
-                      micro_batch=4)  # fmt: skip
+        plan_training(TrainConfig(global_batch_size=10), DataSize(100, 100, CTX), micro_batch=4)
 
 
 def test_the_local_loop_plans_by_the_pure_function_and_leaves_the_config(tmp_path: Path) -> None:
     data = dataset(400)
     tok = tmp_path / "tok"
     train_tokenizer(["some text for a tokenizer"] * 20, 80, tok)
-    cfg = TrainConfig(epochs="auto", micro_batch_size=4, grad_accum=2, precision="fp16",
-                      metrics=[], resume="never")  # fmt: skip
+    cfg = TrainConfig(
+        epochs="auto",
+        micro_batch_size=4,
+        grad_accum=2,
+        precision="fp16",
+        metrics=[],
+        resume="never",
+    )
     before = cfg.model_dump()
     over = Overrides(precision="fp32", budget=3, lr=1e-2, reasons=("budget 3: a test's",))
-    run = TrainRun(data, cfg, tmp_path / "out", tok, model_config=tiny(), device="cpu",
-                   progress=False, overrides=over)  # fmt: skip
+    run = TrainRun(
+        data,
+        cfg,
+        tmp_path / "out",
+        tok,
+        model_config=tiny(),
+        device="cpu",
+        progress=False,
+        overrides=over,
+    )
     state = start(run)
     assert cfg.model_dump() == before and run.config is cfg
     assert state.plan.amp is None  # the run's precision (fp32), not the config's fp16
     assert state.plan.max_steps == 3 and state.plan.steps.notes == ("budget 3: a test's",)
     assert state.optimizer.param_groups[0]["lr"] == 1e-2 and run.lr == 1e-2  # not cfg.lr
-    plain = start(TrainRun(data, cfg, tmp_path / "out2", tok, model_config=tiny(),
-                           device="cpu", progress=False))  # fmt: skip
+    plain = start(
+        TrainRun(
+            data, cfg, tmp_path / "out2", tok, model_config=tiny(), device="cpu", progress=False
+        )
+    )
     assert plain.plan.steps == plan_training(cfg, DataSize.of(data), micro_batch=4)
     assert cfg.model_dump() == before
 
 
 def two_islands(store: Path) -> ClusterConfig:
-    nodes = [{"host": "localhost", "name": f"{n}-node", "device_type": "cpu", "backend": "torch",
-              "processes": 1, "island": n, "memory_gb": 8} for n in ("a", "b")]  # fmt: skip
-    return ClusterConfig.model_validate({"nodes": nodes, "sync": {"store": str(store),
-                                                                  "inner_steps": 5}})  # fmt: skip
+    nodes = [
+        {
+            "host": "localhost",
+            "name": f"{n}-node",
+            "device_type": "cpu",
+            "backend": "torch",
+            "processes": 1,
+            "island": n,
+            "memory_gb": 8,
+        }
+        for n in ("a", "b")
+    ]
+    return ClusterConfig.model_validate(
+        {"nodes": nodes, "sync": {"store": str(store), "inner_steps": 5}}
+    )
 
 
 def test_islands_get_their_figures_in_the_run_not_the_config(tmp_path: Path) -> None:
@@ -182,8 +218,7 @@ def test_islands_get_their_figures_in_the_run_not_the_config(tmp_path: Path) -> 
     train_tokenizer(["some text for a tokenizer"] * 20, 80, tok)
     cfg = TrainConfig(epochs="auto", micro_batch_size=4, resume="never", metrics=[])
     before = cfg.model_dump()
-    run = TrainRun(dataset(400), cfg, tmp_path / "run", tok, model_config=tiny(),
-                   progress=False)  # fmt: skip
+    run = TrainRun(dataset(400), cfg, tmp_path / "run", tok, model_config=tiny(), progress=False)
     cr = ClusterRun(run, two_islands(tmp_path / "sync"), str(tmp_path / "sync"), tmp_path / "w")
     plan = run_plan(cr)
     # the local rules: 400 examples, 5 epochs over each island's 200 rows in batches of 4
@@ -231,8 +266,14 @@ def test_a_plain_train_does_not_read_cluster_yaml(
             attention = "auto"
 
     ws = Workspace(Cfg())  # type: ignore[arg-type]
-    run = TrainRun(dataset(10), TrainConfig(), tmp_path, tmp_path, model_config=tiny(),
-                   **trainrun.run_fields(ws))  # fmt: skip
+    run = TrainRun(
+        dataset(10),
+        TrainConfig(),
+        tmp_path,
+        tmp_path,
+        model_config=tiny(),
+        **trainrun.run_fields(ws),
+    )
     assert trainrun.run_training(ws, 1, run) == "done" and ran == [run]
     assert trainrun.node_memory_gb() is None and trainrun.local_engine() == "torch"
     assert opened == []

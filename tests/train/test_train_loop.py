@@ -90,9 +90,17 @@ def test_resume_equals_uninterrupted(tmp_path: Path, tok_dir: Path) -> None:
     assert full.finished and full.steps == 8 and len(full.losses) == 8
     assert [m["step"] for m in logged] == [2, 4, 6, 8]
     assert set(logged[0]) == {
-        "step", "loss", "ppl", "lr", "grad_norm", "tokens_per_s", "peak_mem_gb", "epoch",
-        "elapsed", "start_mem_gb",
-    }  # fmt: skip
+        "step",
+        "loss",
+        "ppl",
+        "lr",
+        "grad_norm",
+        "tokens_per_s",
+        "peak_mem_gb",
+        "epoch",
+        "elapsed",
+        "start_mem_gb",
+    }
     # the resident set when training started is the floor of the run's peak
     assert 0 < logged[0]["start_mem_gb"] <= max(m["peak_mem_gb"] for m in logged)
 
@@ -219,8 +227,9 @@ def test_node_memory_comes_from_cluster_yaml(tmp_path: Path) -> None:
     from jupiter.improve.trainrun import node_memory_gb
 
     path = tmp_path / "cluster.yaml"
-    path.write_text("nodes:\n  - {host: far.example, memory_gb: 80}\n"
-                    "  - {host: localhost, memory_gb: 12.5}\n")  # fmt: skip
+    path.write_text(
+        "nodes:\n  - {host: far.example, memory_gb: 80}\n  - {host: localhost, memory_gb: 12.5}\n"
+    )
     assert node_memory_gb(str(path)) == 12.5
     path.write_text("nodes:\n  - {host: far.example, memory_gb: 80}\n")
     assert node_memory_gb(str(path)) is None
@@ -297,8 +306,12 @@ def test_stale_temp_dirs_are_removed_when_a_run_resumes(tmp_path: Path, tok_dir:
     out = tmp_path / "run"
     train(make_run(tok_dir, out, TEXTS), stop_after=4)
     assert finished_checkpoint(out) is None  # step 4 of 8: not the final model
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
-                          capture_output=True, text=True, check=True)  # fmt: skip
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
         torn = out / f".tmp-step-000005-{int(dead.stdout)}"

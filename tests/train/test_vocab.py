@@ -19,8 +19,9 @@ from jupiter.models.loss import fused_linear_ce
 from jupiter.train.loss import CorpusVocab
 
 
-def restricted_reference(h: torch.Tensor, w: torch.Tensor, y: torch.Tensor,
-                         keep: torch.Tensor) -> torch.Tensor:  # fmt: skip
+def restricted_reference(
+    h: torch.Tensor, w: torch.Tensor, y: torch.Tensor, keep: torch.Tensor
+) -> torch.Tensor:
     """Plain logits over the kept columns, targets renumbered by hand."""
     z = h @ w[keep].t()
     place = {int(t): i for i, t in enumerate(keep)}
@@ -146,8 +147,14 @@ def test_loop_trains_over_the_corpus_tokens_and_scores_held_out_over_all(
 
     states = {}
     for vocab in ("full", "corpus"):
-        run = make_run(tiny_model_dirs["llama"], tmp_path / vocab, heldout=8, method="lora",
-                       vocab=vocab, max_steps=3)  # fmt: skip
+        run = make_run(
+            tiny_model_dirs["llama"],
+            tmp_path / vocab,
+            heldout=8,
+            method="lora",
+            vocab=vocab,
+            max_steps=3,
+        )
         state = start(run)
         states[vocab] = (run, state)
     run, state = states["corpus"]
@@ -172,8 +179,9 @@ def test_corpus_vocab_with_the_plain_loss_is_refused(
 
     from jupiter.train.loop import start
 
-    run = make_run(tiny_model_dirs["llama"], tmp_path / "p", method="lora", vocab="corpus",
-                   loss="plain")  # fmt: skip
+    run = make_run(
+        tiny_model_dirs["llama"], tmp_path / "p", method="lora", vocab="corpus", loss="plain"
+    )
     with pytest.raises(JupiterError) as err:
         start(run)
     assert "train.vocab: corpus needs the fused loss" in str(err.value)

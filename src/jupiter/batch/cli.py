@@ -18,12 +18,17 @@ commands = typer.Typer()  # merged into the app by jupiter/cli.py
 def batch_test(
     model: Annotated[
         list[str],
-        typer.Option("--model", help="Model to test (dir, adapter, checkpoint step-N dir, "
-                     ".gguf, Hub id, ollama:NAME); repeat to compare."),
+        typer.Option(
+            "--model",
+            help="Model to test (dir, adapter, checkpoint step-N dir, "
+            ".gguf, Hub id, ollama:NAME); repeat to compare.",
+        ),
     ],
     prompts: Annotated[
-        Path, typer.Option("--prompts", help=".txt (one prompt a line) or .jsonl of "
-                           '{"prompt", "expected"?}.')
+        Path,
+        typer.Option(
+            "--prompts", help='.txt (one prompt a line) or .jsonl of {"prompt", "expected"?}.'
+        ),
     ],
     out: Annotated[
         Path | None, typer.Option(help="Output folder (default: test-results/<time>).")
@@ -32,7 +37,7 @@ def batch_test(
     max_batch: Annotated[int, typer.Option(min=1, help="Prompts decoded together.")] = 16,
     system_prompt: Annotated[str, typer.Option(help="A system message before each prompt.")] = "",
     chat_template: ChatTemplate = "auto",
-) -> None:  # fmt: skip
+) -> None:
     """Run a list of prompts through each model (greedy, batched, chat template): writes
     results.jsonl, a side-by-side results.md and summary.json; scored (token F1, exact
     match, 95% CI) where the JSONL gives expected answers."""
@@ -52,8 +57,14 @@ def batch_test(
         runs = run_models(models, items, opts, console)
         doc = write_results(out_dir, items, runs)
     for s in doc["models"]:
-        score = "" if not s["n_scored"] else (
-            f", token F1 {s['f1']:.3f}, exact {s['exact']:.3f} ({s['n_scored']} scored)")  # fmt: skip
-        console.print(f"{s['model']}: {s['n']} answers, {s['tokens_per_s'] or 0:g} tokens/s"
-                      f"{score}", highlight=False, markup=False)  # fmt: skip
+        score = (
+            ""
+            if not s["n_scored"]
+            else (f", token F1 {s['f1']:.3f}, exact {s['exact']:.3f} ({s['n_scored']} scored)")
+        )
+        console.print(
+            f"{s['model']}: {s['n']} answers, {s['tokens_per_s'] or 0:g} tokens/s{score}",
+            highlight=False,
+            markup=False,
+        )
     console.print(f"results: {out_dir / 'results.md'}, {out_dir / 'results.jsonl'}", markup=False)

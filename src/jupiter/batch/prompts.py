@@ -25,8 +25,9 @@ def _text(path: Path) -> str:
     raw = path.read_bytes()
     if b"\0" in raw:
         line = raw.count(b"\n", 0, raw.index(b"\0")) + 1
-        raise JupiterError(f"{path}:{line}: a NUL byte: this is not a text file; save the "
-                           "prompts as UTF-8 text")  # fmt: skip
+        raise JupiterError(
+            f"{path}:{line}: a NUL byte: this is not a text file; save the prompts as UTF-8 text"
+        )
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as err:
@@ -65,8 +66,10 @@ def _jsonl(path: Path, text: str) -> list[PromptItem]:
                 f"{where}: malformed JSON: {msg} (one JSON object per line)"
             ) from None
         if not isinstance(obj, dict):
-            raise JupiterError(f"{where}: expected a JSON object like {{\"prompt\": \"...\"}}, "
-                               f"got {type(obj).__name__}")  # fmt: skip
+            raise JupiterError(
+                f'{where}: expected a JSON object like {{"prompt": "..."}}, '
+                f"got {type(obj).__name__}"
+            )
         prompt = _field(where, obj, "prompt", required=True)
         item_id = _field(where, obj, "id", required=False) or str(len(items) + 1)
         if item_id in seen:

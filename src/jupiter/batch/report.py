@@ -28,14 +28,23 @@ def result_rows(items: Sequence[PromptItem], runs: Sequence[ModelRun]) -> list[d
     for run in runs:
         for k, (item, a) in enumerate(zip(items, run.answers, strict=True)):
             row: dict[str, Any] = {
-                "index": k, "id": item.id, "model": run.model.label, "model_ref": run.model.ref,
-                "prompt": item.prompt, "output": a.text, "finish_reason": a.finish_reason,
-                "prompt_tokens": a.prompt_tokens, "completion_tokens": a.completion_tokens,
+                "index": k,
+                "id": item.id,
+                "model": run.model.label,
+                "model_ref": run.model.ref,
+                "prompt": item.prompt,
+                "output": a.text,
+                "finish_reason": a.finish_reason,
+                "prompt_tokens": a.prompt_tokens,
+                "completion_tokens": a.completion_tokens,
                 "batch_seconds": round(a.batch_seconds, 4),
-            }  # fmt: skip
+            }
             if item.expected is not None:
-                row |= {"expected": item.expected, "f1": token_f1(a.text, item.expected),
-                        "exact": float(exact_match(a.text, item.expected))}  # fmt: skip
+                row |= {
+                    "expected": item.expected,
+                    "f1": token_f1(a.text, item.expected),
+                    "exact": float(exact_match(a.text, item.expected)),
+                }
             rows.append(row)
     return rows
 
@@ -58,14 +67,23 @@ def summaries(rows: Sequence[dict[str, Any]], runs: Sequence[ModelRun]) -> list[
         f1 = [float(r["f1"]) for r in mine if "f1" in r]
         exact = [float(r["exact"]) for r in mine if "exact" in r]
         tokens = sum(int(r["completion_tokens"]) for r in mine)
-        out.append({
-            "model": run.model.label, "ref": run.model.ref, "path": str(run.model.path),
-            "n": len(mine), "n_scored": len(f1),
-            "f1": _mean(f1), "f1_ci": _ci(f1), "exact": _mean(exact), "exact_ci": _ci(exact),
-            "load_seconds": round(run.load_seconds, 3), "seconds": round(run.seconds, 3),
-            "completion_tokens": tokens,
-            "tokens_per_s": round(tokens / run.seconds, 1) if run.seconds > 0 else None,
-        })  # fmt: skip
+        out.append(
+            {
+                "model": run.model.label,
+                "ref": run.model.ref,
+                "path": str(run.model.path),
+                "n": len(mine),
+                "n_scored": len(f1),
+                "f1": _mean(f1),
+                "f1_ci": _ci(f1),
+                "exact": _mean(exact),
+                "exact_ci": _ci(exact),
+                "load_seconds": round(run.load_seconds, 3),
+                "seconds": round(run.seconds, 3),
+                "completion_tokens": tokens,
+                "tokens_per_s": round(tokens / run.seconds, 1) if run.seconds > 0 else None,
+            }
+        )
     return out
 
 
@@ -81,8 +99,9 @@ def _figure(value: float | None, ci: list[float] | None) -> str:
     return f"{value:.3f}" + (f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "")
 
 
-def markdown(items: Sequence[PromptItem], rows: Sequence[dict[str, Any]],
-             summary: Sequence[dict[str, Any]]) -> str:  # fmt: skip
+def markdown(
+    items: Sequence[PromptItem], rows: Sequence[dict[str, Any]], summary: Sequence[dict[str, Any]]
+) -> str:
     """The scores (when expected answers are given), then the side-by-side table."""
     labels = [s["model"] for s in summary]
     lines = [f"# jupiter test: {len(items)} prompts, {len(labels)} models", ""]
@@ -94,8 +113,11 @@ def markdown(items: Sequence[PromptItem], rows: Sequence[dict[str, Any]],
     for s in summary:
         cells = [_cell(s["model"]), str(s["n"]), str(s["tokens_per_s"] or "—")]
         if scored:
-            cells[1:1] = [_figure(s["f1"], s["f1_ci"]), _figure(s["exact"], s["exact_ci"]),
-                          str(s["n_scored"])]  # fmt: skip
+            cells[1:1] = [
+                _figure(s["f1"], s["f1_ci"]),
+                _figure(s["exact"], s["exact_ci"]),
+                str(s["n_scored"]),
+            ]
         lines.append("| " + " | ".join(cells) + " |")
     by_key = {(r["model"], r["index"]): r for r in rows}
     expected = any(it.expected is not None for it in items)
@@ -126,19 +148,21 @@ def check_results_out(out: Path, inputs: Sequence[Path]) -> None:
     for given in inputs:
         src = Path(given).resolve()
         if out == src or src in out.parents:
-            raise JupiterError(f"--out {out} is inside the model {src}: choose a folder "
-                               "outside it")  # fmt: skip
+            raise JupiterError(f"--out {out} is inside the model {src}: choose a folder outside it")
         if out in src.parents:  # the results' files could land on it (results.jsonl)
-            raise JupiterError(f"--out {out} holds the input {src}: choose a folder for the "
-                               "results apart from the models and prompts")  # fmt: skip
+            raise JupiterError(
+                f"--out {out} holds the input {src}: choose a folder for the "
+                "results apart from the models and prompts"
+            )
     ws = workspace_of(out)
     if ws is not None:
-        raise JupiterError(f"--out {out} is inside the workspace {ws}: choose a folder "
-                           "outside it")  # fmt: skip
+        raise JupiterError(f"--out {out} is inside the workspace {ws}: choose a folder outside it")
     existing = next(p for p in (out, *out.parents) if p.exists())
     if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
-        raise JupiterError(f"--out {out} cannot be written ({existing} is not a writable "
-                           "folder): choose another --out")  # fmt: skip
+        raise JupiterError(
+            f"--out {out} cannot be written ({existing} is not a writable "
+            "folder): choose another --out"
+        )
 
 
 def write_results(

@@ -81,17 +81,24 @@ def resolve_models(refs: Sequence[str], cache_dir: Path, console: Console) -> li
 
 
 def decode_all(
-    model: ModelInput, items: Sequence[PromptItem], opts: BatchOptions,
+    model: ModelInput,
+    items: Sequence[PromptItem],
+    opts: BatchOptions,
     on_batch: Callable[[int], None] = lambda n: None,
-) -> ModelRun:  # fmt: skip
+) -> ModelRun:
     """The model's greedy answer to every prompt, in the prompts' order. Prompts are batched
     by length (less left padding); each answer does not depend on its batch."""
     from jupiter.models.decode import LocalLM
     from jupiter.synth.backend import Sampling
 
     t0 = time.perf_counter()
-    lm = LocalLM(model.path, device=opts.device, dtype=opts.dtype, max_batch=opts.max_batch,
-                 chat_template=opts.chat_template)  # fmt: skip
+    lm = LocalLM(
+        model.path,
+        device=opts.device,
+        dtype=opts.dtype,
+        max_batch=opts.max_batch,
+        chat_template=opts.chat_template,
+    )
     run = ModelRun(model, load_seconds=time.perf_counter() - t0)
     system = [{"role": "system", "content": opts.system_prompt}] if opts.system_prompt else []
     prompts = [lm.chat_ids([*system, {"role": "user", "content": it.prompt}]) for it in items]
@@ -123,14 +130,20 @@ def _release(lm: object) -> None:
 
 
 def run_models(
-    models: Sequence[ModelInput], items: Sequence[PromptItem], opts: BatchOptions,
+    models: Sequence[ModelInput],
+    items: Sequence[PromptItem],
+    opts: BatchOptions,
     console: Console,
-) -> list[ModelRun]:  # fmt: skip
+) -> list[ModelRun]:
     """Every prompt through each model, one model at a time, under a progress bar."""
     bar = Progress(
-        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-        TimeElapsedColumn(), console=console, disable=not console.is_terminal,
-    )  # fmt: skip
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        disable=not console.is_terminal,
+    )
     runs: list[ModelRun] = []
     with bar:
         for m in models:

@@ -18,9 +18,11 @@ commands.add_typer(cluster_app, name="cluster")
 
 @cluster_app.command("plan")
 def cluster_plan(
-    domain: Domain, cluster_file: ClusterFile = None, quick: Quick = False,
+    domain: Domain,
+    cluster_file: ClusterFile = None,
+    quick: Quick = False,
     as_json: JsonFlag = False,
-) -> None:  # fmt: skip
+) -> None:
     """Islands, launch commands, per-node batch sizes and model placement."""
     from jupiter.cluster.inventory import plan_cluster
     from jupiter.cluster.report import plan_data, plan_notes, plan_table
@@ -35,10 +37,15 @@ def cluster_plan(
         return
     console.print(plan_table(plans))
     sync = cluster.sync
-    outer = ("plain averaging" if sync.outer == "average"
-             else f"Nesterov lr {sync.outer_lr} momentum {sync.outer_momentum}")  # fmt: skip
-    console.print(f"outer loop: {sync.inner_steps} inner steps a round, {sync.aggregate} of the "
-                  f"pseudo-gradients ({sync.dtype}), {outer}; store: {sync.store or '<run>/sync'}")  # fmt: skip
+    outer = (
+        "plain averaging"
+        if sync.outer == "average"
+        else f"Nesterov lr {sync.outer_lr} momentum {sync.outer_momentum}"
+    )
+    console.print(
+        f"outer loop: {sync.inner_steps} inner steps a round, {sync.aggregate} of the "
+        f"pseudo-gradients ({sync.dtype}), {outer}; store: {sync.store or '<run>/sync'}"
+    )
     for line in cluster_launch_lines(domain, quick, cluster):
         console.print(line, markup=False, highlight=False, soft_wrap=True)
     for note in plan_notes(plans, cluster.sync.store or "<run>/sync"):

@@ -68,8 +68,13 @@ class Coordinator:
                 }
             plan = json.loads(meta["plan"])
             log(f"coordinator: resuming at round {r}")
-            return Round(r, {n: t.float() for n, t in weights.items()}, momentum, plan,
-                         float(meta["published_at"]))  # fmt: skip
+            return Round(
+                r,
+                {n: t.float() for n, t in weights.items()},
+                momentum,
+                plan,
+                float(meta["published_at"]),
+            )
         weights = self.initial_weights()
         rnd = Round(0, weights, {}, self.round_plan(None), time.time())
         self.publish(rnd)
@@ -91,8 +96,13 @@ class Coordinator:
 
             run_json = fetch_spec(self.store, self.workdir / "spec")
             run = read_spec(run_json)
-            run = replace(run, resume="never", tokenizer_dir=run_json.parent / "tokenizer",
-                          out_dir=self.workdir / "coordinator", progress=False)  # fmt: skip
+            run = replace(
+                run,
+                resume="never",
+                tokenizer_dir=run_json.parent / "tokenizer",
+                out_dir=self.workdir / "coordinator",
+                progress=False,
+            )
             self.evaluator = (run, start(run))
         return self.evaluator  # type: ignore[no-any-return]
 
@@ -101,8 +111,11 @@ class Coordinator:
         finds everything it needs, and a crash leaves a round either whole or absent."""
         if rnd.momentum:
             self.store.put(P.momentum_key(rnd.index), encode(rnd.momentum, "fp32"))
-        meta = {"plan": json.dumps(rnd.plan), "published_at": str(rnd.published_at),
-                "digest": weights_digest(rnd.weights)}  # fmt: skip
+        meta = {
+            "plan": json.dumps(rnd.plan),
+            "published_at": str(rnd.published_at),
+            "digest": weights_digest(rnd.weights),
+        }
         self.store.put(P.global_key(rnd.index), encode(rnd.weights, "fp32", meta))
         done = rnd.index >= int(self.plan["rounds"])
         self.store.put_json(P.LATEST, {"round": rnd.index, "done": done})
@@ -154,16 +167,24 @@ class Coordinator:
             tensors, meta = decode(blob)
             info = json.loads(meta["info"])
             infos[name] = info
-            contribs.append(Contribution(name, {n: t.float() for n, t in tensors.items()},
-                                         float(info["tokens"])))  # fmt: skip
+            contribs.append(
+                Contribution(
+                    name, {n: t.float() for n, t in tensors.items()}, float(info["tokens"])
+                )
+            )
         kept, rejected = check_contributions(contribs, rnd.weights)
         sync = self.sync
         lr, mu = (
             (1.0, 0.0) if sync["outer"] == "average" else (sync["outer_lr"], sync["outer_momentum"])
         )
         if kept:
-            delta, agg_info = aggregate(kept, sync["aggregate"], sync["trim_fraction"],
-                                        sync["byzantine"], reference=rnd.weights)  # fmt: skip
+            delta, agg_info = aggregate(
+                kept,
+                sync["aggregate"],
+                sync["trim_fraction"],
+                sync["byzantine"],
+                reference=rnd.weights,
+            )
             weights, momentum = outer_step(
                 rnd.weights, delta, rnd.momentum, lr, mu, nesterov=mu > 0
             )
@@ -171,15 +192,25 @@ class Coordinator:
             agg_info = {"method": sync["aggregate"], "used": [], "selected": []}
             weights, momentum = rnd.weights, rnd.momentum
         agg_info["rejected"] = rejected
-        last = {n: {**infos[n], "step_tokens": infos[n]["tokens"] / max(1, infos[n]["steps"])}
-                for n in names if n not in rejected}  # fmt: skip
-        nxt = Round(rnd.index + 1, weights, momentum if mu > 0 else {}, self.round_plan(last),
-                    time.time())  # fmt: skip
+        last = {
+            n: {**infos[n], "step_tokens": infos[n]["tokens"] / max(1, infos[n]["steps"])}
+            for n in names
+            if n not in rejected
+        }
+        nxt = Round(
+            rnd.index + 1, weights, momentum if mu > 0 else {}, self.round_plan(last), time.time()
+        )
         report = self.report_row(rnd, infos, rejected, agg_info, up)
         return nxt, report
 
-    def report_row(self, rnd: Round, infos: dict[str, Any], rejected: dict[str, str],
-                   agg_info: dict[str, Any], up: int) -> dict[str, Any]:  # fmt: skip
+    def report_row(
+        self,
+        rnd: Round,
+        infos: dict[str, Any],
+        rejected: dict[str, str],
+        agg_info: dict[str, Any],
+        up: int,
+    ) -> dict[str, Any]:
         n_params = sum(w.numel() for w in rnd.weights.values())
         k = len(self.names)
         down = 4 * n_params * len(infos)  # every contributor read the fp32 global weights
@@ -188,17 +219,22 @@ class Coordinator:
         # island, k islands: what syncing the islands every step instead would cost.
         allreduce = mean_steps * 2 * (k - 1) * 4 * n_params
         return {
-            "round": rnd.index, "islands": sorted(infos), "rejected": rejected,
+            "round": rnd.index,
+            "islands": sorted(infos),
+            "rejected": rejected,
             "skipped": [n for n in self.names if n not in infos],
-            "aggregate": agg_info, "bytes_up": up, "bytes_down": down,
-            "bytes": up + down, "allreduce_bytes": allreduce,
+            "aggregate": agg_info,
+            "bytes_up": up,
+            "bytes_down": down,
+            "bytes": up + down,
+            "allreduce_bytes": allreduce,
             "reduction": allreduce / (up + down) if up + down else 0.0,
             "tokens_per_s": {n: i["tokens_per_s"] for n, i in infos.items()},
             "train_loss": {n: i["loss"] for n, i in infos.items()},
             "wait_s": {n: i["wait_s"] for n, i in infos.items()},
             "digests": {n: i["digest"] for n, i in infos.items()},
             "global_digest": weights_digest(rnd.weights),
-        }  # fmt: skip
+        }
 
     def heldout(self, weights: Weights) -> float | None:
         from jupiter.cluster.island import torch_name
@@ -225,9 +261,11 @@ class Coordinator:
             with report_path.open("a", encoding="utf-8") as f:
                 f.write(json.dumps(row) + "\n")
             self.publish(nxt)
-            log(f"coordinator: round {rnd.index} → {nxt.index}: {row['islands']}"
+            log(
+                f"coordinator: round {rnd.index} → {nxt.index}: {row['islands']}"
                 f" held-out loss {row['heldout_loss']}, {row['bytes']:,} bytes"
-                f" ({row['reduction']:.0f}× less than all-reduce)")  # fmt: skip
+                f" ({row['reduction']:.0f}× less than all-reduce)"
+            )
             rnd = nxt
         return self.write_final(rnd)
 

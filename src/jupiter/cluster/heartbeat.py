@@ -28,8 +28,16 @@ class Heartbeat:
     def __init__(self, store_url: str, island: str, every_s: float, info_file: Path) -> None:
         self.info_file = info_file
         self.info = {"round": -1, "step": 0}
-        cmd = [sys.executable, "-m", "jupiter.cluster.heartbeat", store_url, island,
-               str(every_s), str(os.getpid()), str(info_file)]  # fmt: skip
+        cmd = [
+            sys.executable,
+            "-m",
+            "jupiter.cluster.heartbeat",
+            store_url,
+            island,
+            str(every_s),
+            str(os.getpid()),
+            str(info_file),
+        ]
         self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL)
 
     @property

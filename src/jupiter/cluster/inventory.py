@@ -108,8 +108,9 @@ def model_shape(cfg: DomainConfig, base: Path | None = None) -> ModelShape:
         return ModelShape(n, trainable, h, layers, vocab, cfg.model.context_length, method)
     s = PRESETS[cfg.model.preset]
     n = param_count(cfg.model.preset, cfg.model.vocab_size)
-    return ModelShape(n, n, s.hidden, s.layers, cfg.model.vocab_size, cfg.model.context_length,
-                      "full")  # fmt: skip
+    return ModelShape(
+        n, n, s.hidden, s.layers, cfg.model.vocab_size, cfg.model.context_length, "full"
+    )
 
 
 @dataclass(frozen=True)
@@ -131,16 +132,24 @@ def fit(
 
     try:
         return auto_batch(
-            memory_gb, shape.n_params, shape.trainable, shape.method,
-            context_length=shape.context_length, hidden_size=shape.hidden,
-            num_layers=shape.layers, vocab_size=shape.vocab, precision=precision, shards=shards,
-        )  # fmt: skip
+            memory_gb,
+            shape.n_params,
+            shape.trainable,
+            shape.method,
+            context_length=shape.context_length,
+            hidden_size=shape.hidden,
+            num_layers=shape.layers,
+            vocab_size=shape.vocab,
+            precision=precision,
+            shards=shards,
+        )
     except JupiterError:
         return None
 
 
-def plan_node(node: Node, island: Island, shape: ModelShape, cfg: DomainConfig,
-              cluster: ClusterConfig) -> NodePlan:  # fmt: skip
+def plan_node(
+    node: Node, island: Island, shape: ModelShape, cfg: DomainConfig, cluster: ClusterConfig
+) -> NodePlan:
     """Replicated on every process when it fits; else FSDP over a PyTorch island's ranks."""
     procs = processes_of(node, cluster)
     per_proc = node.memory_gb / (procs or 1)

@@ -63,8 +63,9 @@ class TorchEngine:
         return int(dist.broadcast_object(self.state.dist, value))
 
     def set_weights(self, weights: dict[str, torch.Tensor]) -> None:
-        self.loop.set_weights(self.state, {torch_name(n, self.state.model): w
-                                           for n, w in weights.items()})  # fmt: skip
+        self.loop.set_weights(
+            self.state, {torch_name(n, self.state.model): w for n, w in weights.items()}
+        )
 
     def get_weights(self) -> dict[str, torch.Tensor]:
         return {canonical(n): w for n, w in self.loop.get_weights(self.state).items()}
@@ -119,8 +120,10 @@ class MLXEngine:
         self.loop.set_weights(self.state, {n: w.numpy() for n, w in weights.items()})
 
     def get_weights(self) -> dict[str, torch.Tensor]:
-        return {n: torch.from_numpy(np.asarray(w, dtype=np.float32))
-                for n, w in self.loop.get_weights(self.state).items()}  # fmt: skip
+        return {
+            n: torch.from_numpy(np.asarray(w, dtype=np.float32))
+            for n, w in self.loop.get_weights(self.state).items()
+        }
 
     def run_steps(self, k: int) -> list[float]:
         before = len(self.state.losses)
@@ -189,17 +192,33 @@ def island_run(spec: IslandSpec, store: SyncStore) -> tuple[TrainRun, dict[str, 
     # The island's figures go into the run, beside the config (which stays the YAML's) and
     # the run's own (a level's): its step budget (the coordinator stops it at the last
     # round), its micro-batch
-    cap = " × 4 (speed-aware islands may run up to 4H a round)" if plan["sync"].get(
-        "speed_aware") else ""  # fmt: skip
+    cap = (
+        " × 4 (speed-aware islands may run up to 4H a round)"
+        if plan["sync"].get("speed_aware")
+        else ""
+    )
     budget = int(me["max_steps"])
-    why = (f"budget {budget} steps: the cluster's, {plan['rounds']} rounds × "
-           f"{plan['sync']['inner_steps']} inner steps{cap}")  # fmt: skip
-    over = replace(run.overrides, budget=budget, reasons=(*run.overrides.reasons, why),
-                   micro_batch=me.get("micro_batch") or run.overrides.micro_batch)  # fmt: skip
+    why = (
+        f"budget {budget} steps: the cluster's, {plan['rounds']} rounds × "
+        f"{plan['sync']['inner_steps']} inner steps{cap}"
+    )
+    over = replace(
+        run.overrides,
+        budget=budget,
+        reasons=(*run.overrides.reasons, why),
+        micro_batch=me.get("micro_batch") or run.overrides.micro_batch,
+    )
     dataset = run.dataset.shard(names.index(spec.island), len(names))
-    run = replace(run, dataset=dataset, tokenizer_dir=run_json.parent / "tokenizer",
-                  out_dir=spec.workdir / spec.island, progress=False,
-                  memory_gb=me.get("memory_gb"), overrides=over, resume="auto")  # fmt: skip
+    run = replace(
+        run,
+        dataset=dataset,
+        tokenizer_dir=run_json.parent / "tokenizer",
+        out_dir=spec.workdir / spec.island,
+        progress=False,
+        memory_gb=me.get("memory_gb"),
+        overrides=over,
+        resume="auto",
+    )
     return run, plan
 
 
@@ -235,8 +254,11 @@ def run_rounds(
         # then rank 0's view of the round is everyone's.
         rnd, done = wait_round(store, last)
         # Restarted inside this round: the checkpoint already holds its first steps.
-        resumed = (rnd == at["round"] and engine.step > int(at["start"])
-                   and not store.exists(P.contribution_key(rnd, spec.island)))  # fmt: skip
+        resumed = (
+            rnd == at["round"]
+            and engine.step > int(at["start"])
+            and not store.exists(P.contribution_key(rnd, spec.island))
+        )
         code = engine.broadcast(-1 if done else 2 * rnd + int(resumed))  # rank 0 decides
         if code < 0:
             return
@@ -247,15 +269,20 @@ def run_rounds(
         start_step = int(at["start"]) if resumed else engine.step
         if not resumed:
             engine.set_weights(weights)
-        info = {"island": spec.island, "round": rnd, "wait_s": wait_s,
-                "digest": "" if resumed else weights_digest(engine.get_weights()),
-                "global_digest": meta.get("digest", "")}  # fmt: skip
+        info = {
+            "island": spec.island,
+            "round": rnd,
+            "wait_s": wait_s,
+            "digest": "" if resumed else weights_digest(engine.get_weights()),
+            "global_digest": meta.get("digest", ""),
+        }
         if beat is not None:
             beat.info = {"round": rnd, "step": engine.step}
         inner = int(json.loads(meta["plan"])["inner_steps"].get(spec.island, 0))
         at = {"round": rnd, "start": start_step}
-        engine.state.lr_fn = round_schedule(engine.run.config, plan, rnd, start_step, inner,
-                                            engine.run.lr)  # fmt: skip
+        engine.state.lr_fn = round_schedule(
+            engine.run.config, plan, rnd, start_step, inner, engine.run.lr
+        )
         losses, train_s = train_round(engine, min(start_step + inner, engine.max_steps), marker, at)
         if engine.rank == 0 and losses:
             publish(store, engine, weights, info, losses, train_s, plan["sync"]["dtype"])
@@ -264,9 +291,13 @@ def run_rounds(
 
 
 def round_schedule(
-    cfg: TrainConfig, plan: dict[str, Any], rnd: int, start: int, inner: int,
+    cfg: TrainConfig,
+    plan: dict[str, Any],
+    rnd: int,
+    start: int,
+    inner: int,
     peak: float | None = None,
-) -> Callable[[int], float]:  # fmt: skip
+) -> Callable[[int], float]:
     """The lr of the round's inner steps: the run's nominal schedule (rounds x H steps) over
     this round's stretch of it, whatever the island's own step count. A speed-aware island
     running 2H steps takes them at half the pace through the same stretch, and an island
@@ -277,8 +308,9 @@ def round_schedule(
     pace = h / max(1, inner)
 
     def lr(step: int) -> float:
-        return lr_at(rnd * h + (step - start) * pace, total, peak or cfg.lr, cfg.min_lr,
-                     cfg.warmup_steps)  # fmt: skip
+        return lr_at(
+            rnd * h + (step - start) * pace, total, peak or cfg.lr, cfg.min_lr, cfg.warmup_steps
+        )
 
     return lr
 
@@ -296,19 +328,34 @@ def train_round(
     return losses, time.perf_counter() - t1
 
 
-def publish(store: SyncStore, engine: Engine, weights: dict[str, torch.Tensor],
-            info: dict[str, Any], losses: list[float], train_s: float, dtype: str) -> None:  # fmt: skip
+def publish(
+    store: SyncStore,
+    engine: Engine,
+    weights: dict[str, torch.Tensor],
+    info: dict[str, Any],
+    losses: list[float],
+    train_s: float,
+    dtype: str,
+) -> None:
     """The pseudo-gradient (global − local), compressed, with the round's numbers."""
     local = engine.get_weights()
     pg = {n: weights[n] - local[n] for n in weights}
     tokens = len(losses) * engine.step_tokens
-    info = {**info, "steps": len(losses), "tokens": tokens, "train_s": train_s,
-            "tokens_per_s": tokens / max(train_s, 1e-9), "loss": float(np.mean(losses)),
-            "step": engine.step}  # fmt: skip
+    info = {
+        **info,
+        "steps": len(losses),
+        "tokens": tokens,
+        "train_s": train_s,
+        "tokens_per_s": tokens / max(train_s, 1e-9),
+        "loss": float(np.mean(losses)),
+        "step": engine.step,
+    }
     blob = encode(pg, dtype, {"info": json.dumps(info)})  # type: ignore[arg-type]
     store.put(P.contribution_key(int(info["round"]), str(info["island"])), blob)
-    log(f"island {info['island']}: round {info['round']} published ({len(losses)} steps, "
-        f"loss {info['loss']:.4f}, {info['tokens_per_s']:,.0f} tok/s)")  # fmt: skip
+    log(
+        f"island {info['island']}: round {info['round']} published ({len(losses)} steps, "
+        f"loss {info['loss']:.4f}, {info['tokens_per_s']:,.0f} tok/s)"
+    )
 
 
 def save_island(engine: Engine, marker: Path, at: dict[str, int]) -> None:

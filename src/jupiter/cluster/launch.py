@@ -70,21 +70,37 @@ def cluster_plan(
                 f"micro_batch_size auto: the cluster counts its steps with micro-batch {micro} "
                 "per process; each island picks its own by its memory, so its tokens per step "
                 "may differ (set train.micro_batch_size or train.global_batch_size to fix them)",
-            )  # fmt: skip
-    return plan_training(cfg, data, micro_batch=micro, world=ranks, islands=n_islands,
-                         launcher="cluster", over=over, notes=notes)  # fmt: skip
+            )
+    return plan_training(
+        cfg,
+        data,
+        micro_batch=micro,
+        world=ranks,
+        islands=n_islands,
+        launcher="cluster",
+        over=over,
+        notes=notes,
+    )
 
 
 def run_plan(cr: ClusterRun) -> dict[str, Any]:
     isls = islands(cr.cluster)
     sync = cr.cluster.sync.model_dump(mode="json")
     ranks = [sum(processes_of(n, cr.cluster) or 1 for n in i.nodes) for i in isls]
-    tp = cluster_plan(cr.run.config, DataSize.of(cr.run.dataset), len(isls), ranks[0],
-                      cr.run.overrides)  # fmt: skip
+    tp = cluster_plan(
+        cr.run.config, DataSize.of(cr.run.dataset), len(isls), ranks[0], cr.run.overrides
+    )
     if len(set(ranks)) > 1:
-        tp = replace(tp, notes=(*tp.notes, (
-            f"islands run {'/'.join(map(str, ranks))} processes: the plan counts the first's "
-            f"{ranks[0]}; an island with more takes more tokens per step")))  # fmt: skip
+        tp = replace(
+            tp,
+            notes=(
+                *tp.notes,
+                (
+                    f"islands run {'/'.join(map(str, ranks))} processes: the plan counts the first's "
+                    f"{ranks[0]}; an island with more takes more tokens per step"
+                ),
+            ),
+        )
     steps = tp.max_steps
     if len(isls) == 1:  # one island: one round of plain data-parallel training, exact
         sync.update(inner_steps=steps, outer="average", dtype="fp32", speed_aware=False)
@@ -98,19 +114,30 @@ def run_plan(cr: ClusterRun) -> dict[str, Any]:
         "sync": sync,
         "train_plan": tp.as_dict(),
         "islands": [
-            {"name": i.name, "engine": i.engine, "max_steps": rounds * h * cap,
-             "memory_gb": min(n.memory_gb / (processes_of(n, cr.cluster) or 1) for n in i.nodes),
-             "nodes": [n.name for n in i.nodes]}
+            {
+                "name": i.name,
+                "engine": i.engine,
+                "max_steps": rounds * h * cap,
+                "memory_gb": min(n.memory_gb / (processes_of(n, cr.cluster) or 1) for n in i.nodes),
+                "nodes": [n.name for n in i.nodes],
+            }
             for i in isls
         ],
-    }  # fmt: skip
+    }
 
 
 def fingerprint(run: TrainRun) -> str:
     ds = run.dataset
     cfg = run.config.model_dump(mode="json", exclude={"resume", "log_every", "metrics"})
-    parts = [cfg, ds.num_rows, ds.tokens, ds.seed, ds.context_length, str(run.model_dir),
-             run.model_config.to_dict() if run.model_config else None]  # fmt: skip
+    parts = [
+        cfg,
+        ds.num_rows,
+        ds.tokens,
+        ds.seed,
+        ds.context_length,
+        str(run.model_dir),
+        run.model_config.to_dict() if run.model_config else None,
+    ]
     if run.overrides.hashed():  # the run's own settings (a level's) count as the config's
         parts.append(run.overrides.hashed())
     blob = json.dumps(parts, sort_keys=True, default=str)
@@ -160,13 +187,26 @@ def torch_island_commands(
     cmds = []
     for node in isl.nodes:
         procs = processes_of(node, cluster)
-        run = [python_of(node), "-m", "torch.distributed.run",
-               "--nproc-per-node", str(procs) if procs else "gpu"]  # fmt: skip
+        run = [
+            python_of(node),
+            "-m",
+            "torch.distributed.run",
+            "--nproc-per-node",
+            str(procs) if procs else "gpu",
+        ]
         if len(isl.nodes) == 1:
             run += ["--standalone"]
         else:
-            run += ["--nnodes", str(len(isl.nodes)), "--rdzv-backend", "c10d",
-                    "--rdzv-endpoint", endpoint, "--rdzv-id", f"jupiter-{isl.name}"]  # fmt: skip
+            run += [
+                "--nnodes",
+                str(len(isl.nodes)),
+                "--rdzv-backend",
+                "c10d",
+                "--rdzv-endpoint",
+                endpoint,
+                "--rdzv-id",
+                f"jupiter-{isl.name}",
+            ]
         run += ["-m", "jupiter.cluster.island", *args]
         if node.is_local:  # share this machine's cores among its ranks
             cmds.append(["env", f"OMP_NUM_THREADS={local_threads(cluster)}", *run])
@@ -184,10 +224,22 @@ def mlx_island_command(
     hostfile = write_hostfile(isl, cluster, workdir / f"hostfile-{isl.name}.json")
     launcher = str(Path(sys.executable).with_name("mlx.launch"))
     ranks = sum(processes_of(n, cluster) or 1 for n in isl.nodes)
-    cmd = [launcher, "--hostfile", str(hostfile), "--backend", mlx_transport(cluster),
-           "--starting-port", str(ring_port(isl, ranks, store_url)),
-           "--python", python_of(isl.nodes[0]), "-m", "jupiter.cluster.island",
-           store_url, isl.name, str(workdir)]  # fmt: skip
+    cmd = [
+        launcher,
+        "--hostfile",
+        str(hostfile),
+        "--backend",
+        mlx_transport(cluster),
+        "--starting-port",
+        str(ring_port(isl, ranks, store_url)),
+        "--python",
+        python_of(isl.nodes[0]),
+        "-m",
+        "jupiter.cluster.island",
+        store_url,
+        isl.name,
+        str(workdir),
+    ]
     env = dict(os.environ)
     shim = ssh_shim(cluster, workdir / "ssh-shim")
     if shim is not None:  # mlx.launch calls plain `ssh host`: give it cluster.yaml's options
@@ -227,8 +279,9 @@ def port_free(port: int) -> bool:
 def local_threads(cluster: ClusterConfig) -> int:
     """This machine's cores shared by every training process it runs, of all islands
     (more threads than cores makes every process wait on the others)."""
-    ranks = sum(processes_of(n, cluster) or 1 for n in cluster.nodes
-                if n.is_local and n.role != "generator")  # fmt: skip
+    ranks = sum(
+        processes_of(n, cluster) or 1 for n in cluster.nodes if n.is_local and n.role != "generator"
+    )
     return max(1, (os.cpu_count() or 1) // max(1, ranks))
 
 
@@ -258,8 +311,9 @@ def start(cmd: list[str], env: dict[str, str] | None = None) -> subprocess.Popen
 def descendants(pid: int) -> list[int]:
     """Every process below pid. torchrun starts its workers in sessions of their own, so
     signalling its process group alone would leave them running."""
-    out = subprocess.run(["ps", "-A", "-o", "pid=,ppid="], capture_output=True, text=True,
-                         check=False).stdout  # fmt: skip
+    out = subprocess.run(
+        ["ps", "-A", "-o", "pid=,ppid="], capture_output=True, text=True, check=False
+    ).stdout
     children: dict[int, list[int]] = {}
     for line in out.splitlines():
         parts = line.split()
@@ -319,8 +373,9 @@ def run_cluster(cr: ClusterRun) -> TrainResult:
                     failed[name] = island_error(store, name, ps)
                     print(f"island {name} stopped: {failed[name]}", file=sys.stderr)
             if len(failed) == len(procs):
-                raise JupiterError("every island failed: " + "; ".join(
-                    f"{n}: {e}" for n, e in failed.items()))  # fmt: skip
+                raise JupiterError(
+                    "every island failed: " + "; ".join(f"{n}: {e}" for n, e in failed.items())
+                )
             time.sleep(0.5)
         if coord.returncode != 0:
             raise JupiterError(f"the coordinator exited with status {coord.returncode}: see above")
@@ -330,8 +385,10 @@ def run_cluster(cr: ClusterRun) -> TrainResult:
                 try:
                     p.wait(timeout=max(1.0, deadline - time.time()))
                 except subprocess.TimeoutExpired:  # the model is written: stop them (finally)
-                    print(f"island {name} did not exit after the last round: stopping it",
-                          file=sys.stderr)  # fmt: skip
+                    print(
+                        f"island {name} did not exit after the last round: stopping it",
+                        file=sys.stderr,
+                    )
     finally:
         for p in [coord, *(p for ps in procs.values() for p in ps)]:
             stop(p)
@@ -374,12 +431,16 @@ def cluster_result(cr: ClusterRun, plan: dict[str, Any], wall: float) -> TrainRe
     tps = [sum(r["tokens_per_s"].values()) for r in rows]
     steps = sum(int(plan["sync"]["inner_steps"]) for _ in rows)
     return TrainResult(
-        model_dir=cr.workdir / "final", steps=steps,
-        max_steps=int(plan["rounds"]) * int(plan["sync"]["inner_steps"]), losses=losses,
-        tokens_per_s=sum(tps) / len(tps) if tps else 0.0, wall_time_s=wall,
+        model_dir=cr.workdir / "final",
+        steps=steps,
+        max_steps=int(plan["rounds"]) * int(plan["sync"]["inner_steps"]),
+        losses=losses,
+        tokens_per_s=sum(tps) / len(tps) if tps else 0.0,
+        wall_time_s=wall,
         finished=(cr.workdir / "final").is_dir(),
-        heldout_loss=rows[-1]["heldout_loss"] if rows else None, plan=plan.get("train_plan"),
-    )  # fmt: skip
+        heldout_loss=rows[-1]["heldout_loss"] if rows else None,
+        plan=plan.get("train_plan"),
+    )
 
 
 def describe_commands(cluster: ClusterConfig, store_url: str, workdir: Path) -> list[str]:

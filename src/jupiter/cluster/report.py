@@ -12,17 +12,32 @@ from jupiter.cluster.inventory import NodePlan, island_micro_batch
 
 def plan_table(plans: list[NodePlan]) -> Table:
     table = Table(title="islands: data parallel inside, DiLoCo rounds across")
-    for col in ("island", "engine", "node", "host", "GB", "procs", "micro", "island micro",
-                "model"):  # fmt: skip
+    for col in (
+        "island",
+        "engine",
+        "node",
+        "host",
+        "GB",
+        "procs",
+        "micro",
+        "island micro",
+        "model",
+    ):
         table.add_column(col, overflow="fold")
     for p in plans:
         isl = island_micro_batch(plans, p.island)
         mb = "—" if p.micro_batch is None else f"{p.micro_batch}{' +ckpt' if p.grad_ckpt else ''}"
         table.add_row(
-            p.island, p.engine, p.node.name, p.node.host, f"{p.node.memory_gb:g}",
-            "per GPU" if p.processes is None else str(p.processes), mb,
-            "—" if isl is None else str(isl), p.placement,
-        )  # fmt: skip
+            p.island,
+            p.engine,
+            p.node.name,
+            p.node.host,
+            f"{p.node.memory_gb:g}",
+            "per GPU" if p.processes is None else str(p.processes),
+            mb,
+            "—" if isl is None else str(isl),
+            p.placement,
+        )
     return table
 
 
@@ -80,10 +95,20 @@ def plan_data(plans: list[NodePlan], launch: list[str], notes: list[str]) -> dic
     """`jupiter cluster plan --json`: per node its island, engine, processes, micro-batch
     (null: does not fit), the island's micro-batch and the placement; the launch commands
     and the notes."""
-    nodes = [{
-        "node": p.node.name, "host": p.node.host, "device_type": p.node.device_type,
-        "memory_gb": p.node.memory_gb, "island": p.island, "engine": p.engine,
-        "processes": p.processes, "micro_batch": p.micro_batch, "grad_ckpt": p.grad_ckpt,
-        "island_micro_batch": island_micro_batch(plans, p.island), "placement": p.placement,
-    } for p in plans]  # fmt: skip
+    nodes = [
+        {
+            "node": p.node.name,
+            "host": p.node.host,
+            "device_type": p.node.device_type,
+            "memory_gb": p.node.memory_gb,
+            "island": p.island,
+            "engine": p.engine,
+            "processes": p.processes,
+            "micro_batch": p.micro_batch,
+            "grad_ckpt": p.grad_ckpt,
+            "island_micro_batch": island_micro_batch(plans, p.island),
+            "placement": p.placement,
+        }
+        for p in plans
+    ]
     return {"nodes": nodes, "launch": launch, "notes": notes}

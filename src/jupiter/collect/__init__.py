@@ -19,9 +19,13 @@ from jupiter.errors import JupiterError
 from jupiter.records import Chunk, Document, Example
 
 __all__ = [
-    "CollectResult", "chunk_document", "collect", "collect_local", "collect_stdlib",
+    "CollectResult",
+    "chunk_document",
+    "collect",
+    "collect_local",
+    "collect_stdlib",
     "direct_examples",
-]  # fmt: skip
+]
 
 Progress = Callable[[str, int], None]
 
@@ -53,8 +57,10 @@ def collect(
         if on_progress is not None:
             on_progress(_describe(src, cfg), len(found))
     if not docs:
-        reasons = "; ".join(_describe(s, cfg, empty=True) + _drops(d)
-                            for s, d in zip(cfg.sources, dropped, strict=True))  # fmt: skip
+        reasons = "; ".join(
+            _describe(s, cfg, empty=True) + _drops(d)
+            for s, d in zip(cfg.sources, dropped, strict=True)
+        )
         raise JupiterError(
             f"empty corpus: the sources of domain '{cfg.name}' yielded no documents ({reasons});"
             f" check sources[].path and include"
@@ -126,8 +132,10 @@ def direct_examples(doc: Document, cycle: int) -> list[Example]:
     elif doc.source == "dataset" and isinstance(doc.meta.get("messages"), list):
         out = [Example("qa", "dataset", "", "dataset", messages=list(doc.meta["messages"]))]
     elif doc.source == "dataset" and doc.meta.get("question") and doc.meta.get("answer"):
-        msgs = [{"role": "user", "content": str(doc.meta["question"])},
-                {"role": "assistant", "content": str(doc.meta["answer"])}]  # fmt: skip
+        msgs = [
+            {"role": "user", "content": str(doc.meta["question"])},
+            {"role": "assistant", "content": str(doc.meta["answer"])},
+        ]
         out = [Example("qa", "dataset", "", "dataset", messages=msgs)]
     else:
         return []

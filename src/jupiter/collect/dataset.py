@@ -140,10 +140,12 @@ def _tables(
             )
     else:
         files = sorted(
-            p for p in root.rglob("*")
-            if p.is_file() and p.suffix.lower() in SUFFIXES
+            p
+            for p in root.rglob("*")
+            if p.is_file()
+            and p.suffix.lower() in SUFFIXES
             and not any(part.startswith(".") for part in p.relative_to(root).parts)
-        )  # fmt: skip
+        )
         if not files:
             raise JupiterError(
                 f"dataset source {root}: no .jsonl, .json, .parquet or .csv files in this folder"

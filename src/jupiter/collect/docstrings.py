@@ -42,8 +42,14 @@ def _stable(text: str) -> str:
 
 
 # C modules whose public face is not their name without the underscore.
-FACES = {"_thread": "threading", "posix": "os", "nt": "os", "_sre": "re",
-         "_collections_abc": "collections.abc", "_elementtree": "xml.etree.ElementTree"}  # fmt: skip
+FACES = {
+    "_thread": "threading",
+    "posix": "os",
+    "nt": "os",
+    "_sre": "re",
+    "_collections_abc": "collections.abc",
+    "_elementtree": "xml.etree.ElementTree",
+}
 # Docstrings generated for namedtuple fields and enum classes: boilerplate, not knowledge.
 _GENERATED = re.compile(r"^(Alias for field number \d+|An enumeration\.)$")
 

@@ -24,10 +24,16 @@ SOURCE = "exec_logs"
 TAGS = ("functions", "classes", "loops", "queries", "error_handling", "imports", "async")
 LANGUAGE_NAMES = {"python": "Python", "javascript": "JavaScript", "sql": "SQL"}
 ALIASES = {
-    "py": "python", "python3": "python", "js": "javascript", "node": "javascript",
-    "nodejs": "javascript", "sqlite": "sql", "postgresql": "sql", "postgres": "sql",
+    "py": "python",
+    "python3": "python",
+    "js": "javascript",
+    "node": "javascript",
+    "nodejs": "javascript",
+    "sqlite": "sql",
+    "postgresql": "sql",
+    "postgres": "sql",
     "mysql": "sql",
-}  # fmt: skip
+}
 MAX_OUTPUT_CHARS = 500  # stdout shown in an example; long logs teach little past this
 
 _I = re.IGNORECASE | re.MULTILINE
@@ -86,10 +92,13 @@ FUNCTION_NAMES = {
 }
 # Task sentence parts, in the order they read best.
 TASK_PHRASES = (
-    ("classes", "defines a class"), ("functions", "defines a function"),
-    ("queries", "queries a database"), ("loops", "loops over data"),
-    ("error_handling", "handles errors"), ("async", "runs asynchronously"),
-)  # fmt: skip
+    ("classes", "defines a class"),
+    ("functions", "defines a function"),
+    ("queries", "queries a database"),
+    ("loops", "loops over data"),
+    ("error_handling", "handles errors"),
+    ("async", "runs asynchronously"),
+)
 QUERY_CALLS = {"execute", "executemany", "executescript", "read_sql", "read_sql_query"}
 SECRET = re.compile(
     r"(?:api[_-]?key|secret|passw(?:or)?d|token)\s*[:=]\s*['\"][^'\"]{6,}['\"]"

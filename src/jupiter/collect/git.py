@@ -29,13 +29,36 @@ _SCP_URL = re.compile(r"^[\w.+-]+@[\w.-]+:")
 # No password prompts (a private URL fails at once) and messages in English for the user.
 _QUIET = {"GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
 LANGUAGES = {
-    ".py": "python", ".pyi": "python", ".md": "markdown", ".markdown": "markdown",
-    ".rst": "restructuredtext", ".txt": "text", ".js": "javascript", ".mjs": "javascript",
-    ".jsx": "javascript", ".ts": "typescript", ".tsx": "typescript", ".sql": "sql",
-    ".html": "html", ".htm": "html", ".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp",
-    ".hpp": "cpp", ".rs": "rust", ".go": "go", ".java": "java", ".rb": "ruby", ".sh": "shell",
-    ".yaml": "yaml", ".yml": "yaml", ".toml": "toml", ".json": "json", ".ipynb": "jupyter",
-}  # fmt: skip
+    ".py": "python",
+    ".pyi": "python",
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".rst": "restructuredtext",
+    ".txt": "text",
+    ".js": "javascript",
+    ".mjs": "javascript",
+    ".jsx": "javascript",
+    ".ts": "typescript",
+    ".tsx": "typescript",
+    ".sql": "sql",
+    ".html": "html",
+    ".htm": "html",
+    ".c": "c",
+    ".h": "c",
+    ".cc": "cpp",
+    ".cpp": "cpp",
+    ".hpp": "cpp",
+    ".rs": "rust",
+    ".go": "go",
+    ".java": "java",
+    ".rb": "ruby",
+    ".sh": "shell",
+    ".yaml": "yaml",
+    ".yml": "yaml",
+    ".toml": "toml",
+    ".json": "json",
+    ".ipynb": "jupyter",
+}
 
 
 def collect_git(src: GitSource, cfg: DomainConfig, cache_dir: Path) -> CollectResult:
@@ -164,10 +187,19 @@ def _prefetch(git_dir: Path, sha: str, oids: set[str]) -> None:
         # The command git itself runs for lazy fetches (promisor-remote.c); should it fail,
         # cat-file still fetches each missing blob on its own.
         _git(
-            git_dir, "-c", "fetch.negotiationAlgorithm=noop", "fetch", "--quiet", "origin",
-            "--no-tags", "--no-write-fetch-head", "--recurse-submodules=no",
-            "--filter=blob:none", "--stdin", stdin="\n".join(missing).encode() + b"\n",
-        )  # fmt: skip
+            git_dir,
+            "-c",
+            "fetch.negotiationAlgorithm=noop",
+            "fetch",
+            "--quiet",
+            "origin",
+            "--no-tags",
+            "--no-write-fetch-head",
+            "--recurse-submodules=no",
+            "--filter=blob:none",
+            "--stdin",
+            stdin="\n".join(missing).encode() + b"\n",
+        )
 
 
 def _blobs(git_dir: Path, oids: list[str]) -> Generator[bytes | None, None, None]:

@@ -50,9 +50,12 @@ def collect_local(
 
 
 def matching_files(
-    root: Path, include: list[str], exclude: list[str], follow_symlinks: bool = False,
+    root: Path,
+    include: list[str],
+    exclude: list[str],
+    follow_symlinks: bool = False,
     rejects: CollectResult | None = None,
-) -> list[Path]:  # fmt: skip
+) -> list[Path]:
     """Files under `root` (or `root` itself) matching an include glob and no exclude glob.
 
     A glob matches either the file name or the path relative to `root`, so both "*.md"
@@ -146,10 +149,37 @@ def decode(data: bytes) -> str | None:
 # Content of these elements is never visible text.
 HIDDEN = {"script", "style", "nav", "noscript", "template", "svg", "head"}
 BLOCKS = {
-    "p", "div", "section", "article", "main", "header", "footer", "aside", "li", "ul", "ol",
-    "dl", "dt", "dd", "table", "tr", "blockquote", "pre", "figure", "figcaption", "hr",
-    "h1", "h2", "h3", "h4", "h5", "h6", "form", "details", "summary",
-}  # fmt: skip
+    "p",
+    "div",
+    "section",
+    "article",
+    "main",
+    "header",
+    "footer",
+    "aside",
+    "li",
+    "ul",
+    "ol",
+    "dl",
+    "dt",
+    "dd",
+    "table",
+    "tr",
+    "blockquote",
+    "pre",
+    "figure",
+    "figcaption",
+    "hr",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "form",
+    "details",
+    "summary",
+}
 
 
 HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}

@@ -27,9 +27,19 @@ HELPER = Path(__file__).with_name("docstrings.py")
 # Never imported: they open windows or browsers, run code on import, are test suites,
 # or are generated tables (encodings.*: ~120 codec modules with near-identical docstrings).
 EXCLUDED = {
-    "__main__", "antigravity", "this", "test", "idlelib", "tkinter", "turtle", "turtledemo",
-    "lib2to3", "ensurepip", "pydoc_data", "distutils",  # distutils: removed in 3.12
-}  # fmt: skip
+    "__main__",
+    "antigravity",
+    "this",
+    "test",
+    "idlelib",
+    "tkinter",
+    "turtle",
+    "turtledemo",
+    "lib2to3",
+    "ensurepip",
+    "pydoc_data",
+    "distutils",  # distutils: removed in 3.12
+}
 EXCLUDED_PARTS = {"test", "tests", "idle_test"}
 NO_SUBMODULES = {"encodings"}
 # Modules that must not be imported even when named explicitly in `modules:`.

@@ -74,6 +74,12 @@ def config_presets(
         p = SIZE_PRESETS[str(row["size"])]
         lora = "" if row["method"] == "full" else f"{p.lora_r}/{p.lora_alpha}"
         star = " (recommended)" if row["recommended"] else ""
-        table.add_row(str(row["size"]), f"{row['params_b']}B", f"{row['method']}{star}", lora,
-                      str(row["gb"]), str(row["gb_ckpt"]))  # fmt: skip
+        table.add_row(
+            str(row["size"]),
+            f"{row['params_b']}B",
+            f"{row['method']}{star}",
+            lora,
+            str(row["gb"]),
+            str(row["gb_ckpt"]),
+        )
     console.print(table)

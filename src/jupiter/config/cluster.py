@@ -85,8 +85,10 @@ class ClusterConfig(Strict):
         names = [n.name for n in self.nodes if "name" in n.model_fields_set]
         twice = sorted({n for n in names if names.count(n) > 1})
         if twice:
-            raise ValueError(f"node name '{twice[0]}' is given to more than one node: give "
-                             "each node its own name (plans, logs and reports go by it)")  # fmt: skip
+            raise ValueError(
+                f"node name '{twice[0]}' is given to more than one node: give "
+                "each node its own name (plans, logs and reports go by it)"
+            )
         return self
 
     def engine_of(self, node: Node) -> Literal["torch", "mlx"]:

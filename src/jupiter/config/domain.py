@@ -130,8 +130,9 @@ class DatasetSource(Strict):
                 f"unknown role(s) {', '.join(unknown)}: map {', '.join(DATASET_ROLES)} to "
                 "column names"
             )
-        modes = [m for m in (("text",), ("question", "answer"), ("messages",))
-                 if set(m) & set(columns)]  # fmt: skip
+        modes = [
+            m for m in (("text",), ("question", "answer"), ("messages",)) if set(m) & set(columns)
+        ]
         if len(modes) != 1 or not set(modes[0]) <= set(columns):
             raise ValueError(
                 "map exactly one of text, question + answer, or messages to a column, "
@@ -170,8 +171,10 @@ class ExecLogSource(Strict):
     @model_validator(mode="after")
     def _check_window(self) -> ExecLogSource:
         if self.since and self.until and _moment(self.since) > _moment(self.until):
-            raise ValueError(f"since ({self.since}) is after until ({self.until}): no run "
-                             "can fall between them; swap them or drop one")  # fmt: skip
+            raise ValueError(
+                f"since ({self.since}) is after until ({self.until}): no run "
+                "can fall between them; swap them or drop one"
+            )
         return self
 
 
@@ -282,9 +285,16 @@ class RaftConfig(Strict):
 
 # the extractive question templates (synth/questions.py TEMPLATES holds their code)
 QUESTION_TEMPLATES = (
-    "what_does", "arguments", "returns", "difference", "explain_topic", "signature", "define",
-    "example", "cloze",
-)  # fmt: skip
+    "what_does",
+    "arguments",
+    "returns",
+    "difference",
+    "explain_topic",
+    "signature",
+    "define",
+    "example",
+    "cloze",
+)
 
 
 class GeneratorConfig(Strict):
@@ -427,8 +437,19 @@ class LoraConfig(Strict):
 
 
 # what a consensus member's train config may change (train.consensus.strategies)
-STRATEGY_KEYS = ("method", "lora", "lr", "min_lr", "warmup_steps", "epochs", "max_steps",
-                 "weight_decay", "raw_text_fraction", "grad_accum", "micro_batch_size")  # fmt: skip
+STRATEGY_KEYS = (
+    "method",
+    "lora",
+    "lr",
+    "min_lr",
+    "warmup_steps",
+    "epochs",
+    "max_steps",
+    "weight_decay",
+    "raw_text_fraction",
+    "grad_accum",
+    "micro_batch_size",
+)
 
 
 Vary = Literal["seed", "shard", "strategy"]
@@ -462,8 +483,10 @@ class ConsensusConfig(Strict):
         for i, st in enumerate(self.strategies):
             bad = [k for k in st if k not in STRATEGY_KEYS]
             if bad:
-                raise ValueError(f"strategies[{i}]: '{bad[0]}' cannot vary between members "
-                                 f"(use {', '.join(STRATEGY_KEYS)})")  # fmt: skip
+                raise ValueError(
+                    f"strategies[{i}]: '{bad[0]}' cannot vary between members "
+                    f"(use {', '.join(STRATEGY_KEYS)})"
+                )
         return self
 
 
@@ -843,8 +866,9 @@ class DomainConfig(Strict):
         if len(set(names)) != len(names):
             raise ValueError("levels: every level needs its own name")
         if self.levels and self.train.consensus is not None:
-            raise ValueError("train.consensus and curriculum levels cannot be combined: "
-                             "drop one of them")  # fmt: skip
+            raise ValueError(
+                "train.consensus and curriculum levels cannot be combined: drop one of them"
+            )
         experts = [e.name for e in self.experts]
         if len(set(experts)) != len(experts) or "router" in experts:
             raise ValueError("experts: every expert needs its own name, and not 'router'")

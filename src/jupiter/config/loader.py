@@ -89,9 +89,11 @@ def _unique_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict[Any
             continue
         if seen is not None:
             raise _Refused(
-                None, None, f"duplicate key '{key}' (first on line {seen + 1}): keep one",
+                None,
+                None,
+                f"duplicate key '{key}' (first on line {seen + 1}): keep one",
                 key_node.start_mark,
-            )  # fmt: skip
+            )
         first[key] = key_node.start_mark.line
     loader.flatten_mapping(node)
     return loader.construct_mapping(node, deep=True)
@@ -109,9 +111,11 @@ def _timestamp(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> Any:
         return loader.construct_yaml_timestamp(node)
     except ValueError as err:
         raise _Refused(
-            None, None, f"{node.value!r} is not a valid date ({err}): write it as YYYY-MM-DD",
+            None,
+            None,
+            f"{node.value!r} is not a valid date ({err}): write it as YYYY-MM-DD",
             node.start_mark,
-        ) from None  # fmt: skip
+        ) from None
 
 
 _ConfigLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _unique_mapping)
@@ -170,9 +174,12 @@ def _location(loc: tuple[int | str, ...]) -> str:
     """The key path as written in the YAML: pydantic's tags of union members left out
     (sources.0.local.path is sources.0.path)."""
     parts = [p for p in loc if not str(p).startswith(("function-", "tagged-"))]
-    keep = [p for i, p in enumerate(parts)
-            if not (i >= 2 and parts[i - 2] == "sources" and isinstance(parts[i - 1], int))
-            or p not in SOURCE_TYPES]  # fmt: skip
+    keep = [
+        p
+        for i, p in enumerate(parts)
+        if not (i >= 2 and parts[i - 2] == "sources" and isinstance(parts[i - 1], int))
+        or p not in SOURCE_TYPES
+    ]
     return ".".join(str(p) for p in keep)
 
 
@@ -181,8 +188,11 @@ _MEMBER_TAGS = {"int", "float", "str", "bool", "none"}
 
 
 def _member_free(loc: tuple[int | str, ...]) -> tuple[int | str, ...]:
-    return tuple(p for p in loc if str(p) not in _MEMBER_TAGS
-                 and not str(p).startswith(("literal[", "list[", "dict[")))  # fmt: skip
+    return tuple(
+        p
+        for p in loc
+        if str(p) not in _MEMBER_TAGS and not str(p).startswith(("literal[", "list[", "dict["))
+    )
 
 
 def _explain(path: Path, err: ValidationError, where: str = "") -> JupiterError:
@@ -191,8 +201,13 @@ def _explain(path: Path, err: ValidationError, where: str = "") -> JupiterError:
     if e["type"] != "extra_forbidden":  # a union field: its name, and what else it takes
         bare = _member_free(e["loc"])
         loc = _location(bare) or "(top level)"
-        others = [o["ctx"]["expected"] for o in err.errors()[1:] if o["type"] == "literal_error"
-                  and _member_free(o["loc"]) == bare and "expected" in o.get("ctx", {})]  # fmt: skip
+        others = [
+            o["ctx"]["expected"]
+            for o in err.errors()[1:]
+            if o["type"] == "literal_error"
+            and _member_free(o["loc"]) == bare
+            and "expected" in o.get("ctx", {})
+        ]
         if others and e["type"] != "literal_error":
             e = {**e, "msg": f"{e['msg']} (or {others[0]})"}
     if e["type"] == "extra_forbidden":

@@ -36,7 +36,13 @@ def dashboard(
     root = Workspace(cfg, quick=quick).root  # only its path: the store is opened read-only
     start = f"jupiter start --domain {domain}" + (" --quick" if quick else "")
     run_dashboard(
-        root, cfg.name, host, port, cfg.cycles, cfg.max_examples, start,
+        root,
+        cfg.name,
+        host,
+        port,
+        cfg.cycles,
+        cfg.max_examples,
+        start,
         log=lambda line: console.print(line, highlight=False, markup=False, soft_wrap=True),
         api_key=api_key or None,
-    )  # fmt: skip
+    )

@@ -78,16 +78,25 @@ def curve(label: str, rel: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
     shown, shown_held = thin(train), thin(held)
     last = train[-1] if train else {}
     return {
-        "run": label, "path": rel, "rows": len(rows), "train_points": len(train),
-        "train": {"step": [r["step"] for r in shown]} | {
-            key: [_number(r.get(key)) for r in shown] for key in ("loss", "tokens_per_s", "lr")},
-        "heldout": {"step": [r["step"] for r in shown_held],
-                    "loss": [_number(r["loss"]) for r in shown_held]},
-        "last": {"step": last.get("step")} | {key: _number(last.get(key)) for key in
-                 ("loss", "tokens_per_s", "lr", "mfu", "peak_mem_gb", "epoch")},
-        "last_heldout": ({"step": held[-1]["step"], "loss": _number(held[-1]["loss"])}
-                         if held else None),
-    }  # fmt: skip
+        "run": label,
+        "path": rel,
+        "rows": len(rows),
+        "train_points": len(train),
+        "train": {"step": [r["step"] for r in shown]}
+        | {key: [_number(r.get(key)) for r in shown] for key in ("loss", "tokens_per_s", "lr")},
+        "heldout": {
+            "step": [r["step"] for r in shown_held],
+            "loss": [_number(r["loss"]) for r in shown_held],
+        },
+        "last": {"step": last.get("step")}
+        | {
+            key: _number(last.get(key))
+            for key in ("loss", "tokens_per_s", "lr", "mfu", "peak_mem_gb", "epoch")
+        },
+        "last_heldout": (
+            {"step": held[-1]["step"], "loss": _number(held[-1]["loss"])} if held else None
+        ),
+    }
 
 
 def _read_json(path: Path) -> Any:
@@ -101,8 +110,9 @@ def _mean(values: list[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def cluster_view(rows: list[dict[str, Any]], plan: Any, beats: dict[str, Any],
-                 now: float) -> dict[str, Any]:  # fmt: skip
+def cluster_view(
+    rows: list[dict[str, Any]], plan: Any, beats: dict[str, Any], now: float
+) -> dict[str, Any]:
     """Islands and sync rounds from the coordinator's report rows (the last row of a round
     wins; round -1 is the starting weights' held-out loss), the plan and the heartbeats."""
     by_round: dict[int, dict[str, Any]] = {}
@@ -120,32 +130,54 @@ def cluster_view(rows: list[dict[str, Any]], plan: Any, beats: dict[str, Any],
     for name in names:
         took = [r for r in rounds if name in r.get("islands", [])]
         beat = beats.get(name) or {}
-        islands.append({
-            "name": name, "engine": spec.get(name, {}).get("engine"),
-            "nodes": spec.get(name, {}).get("nodes") or [],
-            "rounds": len(took), "skipped": sum(name in r.get("skipped", []) for r in rounds),
-            "rejected": sum(name in (r.get("rejected") or {}) for r in rounds),
-            "tokens_per_s": _mean([r["tokens_per_s"][name] for r in took
-                                   if name in r.get("tokens_per_s", {})]),
-            "wait_s": sum(float(r.get("wait_s", {}).get(name, 0.0)) for r in took),
-            "train_loss": (took[-1].get("train_loss") or {}).get(name) if took else None,
-            "heartbeat": ({"round": beat.get("round"), "step": beat.get("step"),
-                           "age_s": now - float(beat["time"])} if "time" in beat else None),
-        })  # fmt: skip
+        islands.append(
+            {
+                "name": name,
+                "engine": spec.get(name, {}).get("engine"),
+                "nodes": spec.get(name, {}).get("nodes") or [],
+                "rounds": len(took),
+                "skipped": sum(name in r.get("skipped", []) for r in rounds),
+                "rejected": sum(name in (r.get("rejected") or {}) for r in rounds),
+                "tokens_per_s": _mean(
+                    [r["tokens_per_s"][name] for r in took if name in r.get("tokens_per_s", {})]
+                ),
+                "wait_s": sum(float(r.get("wait_s", {}).get(name, 0.0)) for r in took),
+                "train_loss": (took[-1].get("train_loss") or {}).get(name) if took else None,
+                "heartbeat": (
+                    {
+                        "round": beat.get("round"),
+                        "step": beat.get("step"),
+                        "age_s": now - float(beat["time"]),
+                    }
+                    if "time" in beat
+                    else None
+                ),
+            }
+        )
     return {
         "planned_rounds": (plan or {}).get("rounds"),
-        "sync": {k: v for k, v in ((plan or {}).get("sync") or {}).items()
-                 if k in ("inner_steps", "outer", "aggregate", "dtype", "outer_lr")},
+        "sync": {
+            k: v
+            for k, v in ((plan or {}).get("sync") or {}).items()
+            if k in ("inner_steps", "outer", "aggregate", "dtype", "outer_lr")
+        },
         "start_heldout_loss": start,
         "islands": islands,
-        "rounds": [{
-            "round": r["round"], "islands": r.get("islands", []),
-            "skipped": r.get("skipped", []), "rejected": sorted(r.get("rejected") or {}),
-            "heldout_loss": r.get("heldout_loss"), "bytes": r.get("bytes"),
-            "reduction": r.get("reduction"),
-            "tokens_per_s": sum((r.get("tokens_per_s") or {}).values()), "time": r.get("time"),
-        } for r in rounds],
-    }  # fmt: skip
+        "rounds": [
+            {
+                "round": r["round"],
+                "islands": r.get("islands", []),
+                "skipped": r.get("skipped", []),
+                "rejected": sorted(r.get("rejected") or {}),
+                "heldout_loss": r.get("heldout_loss"),
+                "bytes": r.get("bytes"),
+                "reduction": r.get("reduction"),
+                "tokens_per_s": sum((r.get("tokens_per_s") or {}).values()),
+                "time": r.get("time"),
+            }
+            for r in rounds
+        ],
+    }
 
 
 class RunFiles:
@@ -181,8 +213,11 @@ class RunFiles:
         return [(label, path) for path, label in out.items()]
 
     def cluster_files(self) -> list[tuple[int, Path]]:
-        return [(n, d / "train") for n, d in self.cycle_dirs()
-                if (d / "train" / "cluster_report.jsonl").is_file()]  # fmt: skip
+        return [
+            (n, d / "train")
+            for n, d in self.cycle_dirs()
+            if (d / "train" / "cluster_report.jsonl").is_file()
+        ]
 
     def watched(self) -> list[Path]:
         """Every file whose change changes the page."""
@@ -199,8 +234,10 @@ class RunFiles:
         return self._tails[path].read()
 
     def curves(self) -> list[dict[str, Any]]:
-        return [curve(label, str(path.relative_to(self.root)), self.tail(path))
-                for label, path in self.metrics_files()]  # fmt: skip
+        return [
+            curve(label, str(path.relative_to(self.root)), self.tail(path))
+            for label, path in self.metrics_files()
+        ]
 
     def clusters(self, now: float) -> list[dict[str, Any]]:
         out = []
@@ -213,5 +250,5 @@ class RunFiles:
                 {k: v for k, v in beats.items() if isinstance(v, dict)},
                 now,
             )
-            out.append({"cycle": n, **view})  # fmt: skip
+            out.append({"cycle": n, **view})
         return out

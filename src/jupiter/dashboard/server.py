@@ -67,8 +67,13 @@ def host_name(header: str) -> str:
 class DashboardServer(ThreadingHTTPServer):
     daemon_threads = True  # an open page's request never holds up Ctrl-C
 
-    def __init__(self, address: tuple[str, int], board: Board, files: dict[str, bytes],
-                 api_key: str | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        address: tuple[str, int],
+        board: Board,
+        files: dict[str, bytes],
+        api_key: str | None = None,
+    ) -> None:
         self.board, self.files, self.api_key = board, files, api_key
         # bound to loopback, the page answers only to loopback names: a web page elsewhere
         # cannot rebind its own name to 127.0.0.1 and read the run's documents
@@ -109,8 +114,13 @@ class Handler(BaseHTTPRequestHandler):
             self._json(403, {"error": "this dashboard answers only to 127.0.0.1 / localhost"})
             return
         if not self._has_key(url.query):
-            self._json(401, {"error": "this dashboard needs its key: open /?key=KEY, or send "
-                             "Authorization: Bearer KEY"})  # fmt: skip
+            self._json(
+                401,
+                {
+                    "error": "this dashboard needs its key: open /?key=KEY, or send "
+                    "Authorization: Bearer KEY"
+                },
+            )
             return
         if url.path in STATIC:
             self._send(200, self.server.files[url.path], STATIC[url.path][1])
@@ -164,8 +174,9 @@ def make_server(board: Board, host: str, port: int, api_key: str | None = None) 
         ) from None
 
 
-def start_in_thread(board: Board, host: str = "127.0.0.1", port: int = 0,
-                    api_key: str | None = None) -> DashboardServer:  # fmt: skip
+def start_in_thread(
+    board: Board, host: str = "127.0.0.1", port: int = 0, api_key: str | None = None
+) -> DashboardServer:
     """A running server in a background thread (for tests and embedding); its URL is
     url_of(server); stop with server.shutdown() and server.server_close()."""
     server = make_server(board, host, port, api_key)
@@ -184,10 +195,17 @@ def url_of(server: DashboardServer) -> str:
     return f"http://{shown}:{port}/"
 
 
-def run_dashboard(root: Path, name: str, host: str = "127.0.0.1", port: int = 8765,
-                  cycles: int | None = None, max_examples: int | None = None, start: str = "",
-                  log: Callable[[str], None] = print,
-                  api_key: str | None = None) -> None:  # fmt: skip
+def run_dashboard(
+    root: Path,
+    name: str,
+    host: str = "127.0.0.1",
+    port: int = 8765,
+    cycles: int | None = None,
+    max_examples: int | None = None,
+    start: str = "",
+    log: Callable[[str], None] = print,
+    api_key: str | None = None,
+) -> None:
     """Serve the page until interrupted (Ctrl-C). `start`: the command that makes the
     workspace, named when there is none yet."""
     board = Board(root, name, cycles, max_examples, start)
@@ -195,8 +213,10 @@ def run_dashboard(root: Path, name: str, host: str = "127.0.0.1", port: int = 87
         server = make_server(board, host, port, api_key)
         log(f"dashboard of '{name}' ({root}) on {url_of(server)} (Ctrl-C stops it)")
         if not is_loopback(host):
-            log(f"{host} is not loopback: the page answers only with its key (open "
-                f"{url_of(server)}?key=KEY)")  # fmt: skip
+            log(
+                f"{host} is not loopback: the page answers only with its key (open "
+                f"{url_of(server)}?key=KEY)"
+            )
         try:
             server.serve_forever(poll_interval=0.5)
         except KeyboardInterrupt:

@@ -33,11 +33,33 @@ MODEL_ORDER = ("untrained", "base", "student:", "generator:")  # as `jupiter eva
 REBUILD_PAUSE = 4.0
 SAMPLES = 3  # examples shown per status and per drop reason
 SAMPLE_CHARS = 400
-TRAIN_KEYS = ("run", "steps", "examples", "tokens", "first_loss", "final_loss", "heldout_loss",
-              "tokens_per_s", "seconds")  # fmt: skip
-GENERATE_KEYS = ("generator", "made", "new", "requests", "cache_hits", "calls", "retries",
-                 "failed", "malformed", "completion_tokens", "grounded", "direct",
-                 "continuation", "seconds")  # fmt: skip
+TRAIN_KEYS = (
+    "run",
+    "steps",
+    "examples",
+    "tokens",
+    "first_loss",
+    "final_loss",
+    "heldout_loss",
+    "tokens_per_s",
+    "seconds",
+)
+GENERATE_KEYS = (
+    "generator",
+    "made",
+    "new",
+    "requests",
+    "cache_hits",
+    "calls",
+    "retries",
+    "failed",
+    "malformed",
+    "completion_tokens",
+    "grounded",
+    "direct",
+    "continuation",
+    "seconds",
+)
 
 
 def finite(value: Any) -> Any:
@@ -59,11 +81,15 @@ def _eval_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     out = []
     for row in sorted(rows, key=lambda r: _model_rank(r["model"])):
         rep = row["report"]
-        out.append({
-            "model": row["model"],
-            "figures": {k: {"value": rep.get(k), "ci": rep.get(f"{k}_ci")} for k in FIGURES},
-            "n_qa": rep.get("n_qa"), "n_mc": rep.get("n_mc"), "mc_chance": rep.get("mc_chance"),
-        })  # fmt: skip
+        out.append(
+            {
+                "model": row["model"],
+                "figures": {k: {"value": rep.get(k), "ci": rep.get(f"{k}_ci")} for k in FIGURES},
+                "n_qa": rep.get("n_qa"),
+                "n_mc": rep.get("n_mc"),
+                "mc_chance": rep.get("mc_chance"),
+            }
+        )
     return out
 
 
@@ -71,11 +97,18 @@ def _comparisons(ev: dict[str, Any]) -> list[dict[str, Any]]:
     out = []
     for name, comp in (ev.get("comparisons") or {}).items():
         for metric, m in (comp.get("metrics") or {}).items():
-            out.append({
-                "comparison": name, "model": comp.get("model"), "against": comp.get("against"),
-                "metric": metric, "difference": m.get("difference"), "ci": m.get("ci"),
-                "verdict": m.get("verdict"), "higher_is_better": m.get("higher_is_better", True),
-            })  # fmt: skip
+            out.append(
+                {
+                    "comparison": name,
+                    "model": comp.get("model"),
+                    "against": comp.get("against"),
+                    "metric": metric,
+                    "difference": m.get("difference"),
+                    "ci": m.get("ci"),
+                    "verdict": m.get("verdict"),
+                    "higher_is_better": m.get("higher_is_better", True),
+                }
+            )
     return out
 
 
@@ -84,10 +117,20 @@ def _decision(info: dict[str, Any] | None) -> dict[str, Any] | None:
         return None
     if info.get("skipped"):
         return {"outcome": "skipped", "reason": "the decide stage was skipped"}
-    keys = ("metric", "margin", "student", "generator", "difference_ci", "generator_id",
-            "new_generator", "reason")  # fmt: skip
-    return {"outcome": "promoted" if info.get("promoted") else "kept",
-            **{k: info.get(k) for k in keys}}  # fmt: skip
+    keys = (
+        "metric",
+        "margin",
+        "student",
+        "generator",
+        "difference_ci",
+        "generator_id",
+        "new_generator",
+        "reason",
+    )
+    return {
+        "outcome": "promoted" if info.get("promoted") else "kept",
+        **{k: info.get(k) for k in keys},
+    }
 
 
 def content(kind: str, messages: str, text: str) -> str:
@@ -105,8 +148,14 @@ def content(kind: str, messages: str, text: str) -> str:
 class Board:
     """One workspace seen read-only. `document()` is safe to call from many threads."""
 
-    def __init__(self, root: Path, name: str, cycles: int | None = None,
-                 max_examples: int | None = None, start: str = "") -> None:  # fmt: skip
+    def __init__(
+        self,
+        root: Path,
+        name: str,
+        cycles: int | None = None,
+        max_examples: int | None = None,
+        start: str = "",
+    ) -> None:
         """`start`: the command that makes the workspace, for the error when there is none."""
         self.root, self.name = Path(root).resolve(), name
         self.cycles_planned, self.max_examples = cycles, max_examples
@@ -146,8 +195,11 @@ class Board:
 
     def _last_activity(self) -> float | None:
         times = []
-        for path in [self.store.path, self.store.path.with_name("jupiter.sqlite-wal"),
-                     *self.files.watched()]:  # fmt: skip
+        for path in [
+            self.store.path,
+            self.store.path.with_name("jupiter.sqlite-wal"),
+            *self.files.watched(),
+        ]:
             try:
                 times.append(os.stat(path).st_mtime)
             except FileNotFoundError:
@@ -176,11 +228,14 @@ class Board:
         try:
             counts = self._queue_counts()
             doc: dict[str, Any] = {
-                "domain": self.name, "workspace": str(self.root),
-                "overview": self.overview(), "cycles": self.cycles(),
-                "queue": self.queue(counts), "generation": self.generation(counts),
+                "domain": self.name,
+                "workspace": str(self.root),
+                "overview": self.overview(),
+                "cycles": self.cycles(),
+                "queue": self.queue(counts),
+                "generation": self.generation(counts),
                 "lineage": self.lineage(),
-            }  # fmt: skip
+            }
         finally:
             db.execute("COMMIT")
         now = time.time()
@@ -205,9 +260,10 @@ class Board:
             "cycles_done": sum(c["status"] == "done" for c in cycles),
             "cycles_planned": self.cycles_planned,
             "current_cycle": current["n"] if current else None,
-            "next_stage": (next((st for st in STAGE_ORDER if st not in done), None)
-                           if current else None),
-        }  # fmt: skip
+            "next_stage": (
+                next((st for st in STAGE_ORDER if st not in done), None) if current else None
+            ),
+        }
 
     def cycles(self) -> list[dict[str, Any]]:
         s = self.store
@@ -218,16 +274,24 @@ class Board:
         for c in s.cycles():
             done = s.stages(c["n"])
             train = done.get("train") or {}
-            out.append({
-                "n": c["n"], "status": c["status"], "generator": c["generator"],
-                "started_at": c["started_at"], "finished_at": c["finished_at"],
-                "stages": [{"name": st, "skipped": bool(done[st].get("skipped"))}
-                           for st in STAGE_ORDER if st in done],
-                "models": _eval_rows(evals.get(c["n"], [])),
-                "comparisons": _comparisons(done.get("eval") or {}),
-                "decision": _decision(done.get("decide")),
-                "train": {k: train.get(k) for k in TRAIN_KEYS} if train else None,
-            })  # fmt: skip
+            out.append(
+                {
+                    "n": c["n"],
+                    "status": c["status"],
+                    "generator": c["generator"],
+                    "started_at": c["started_at"],
+                    "finished_at": c["finished_at"],
+                    "stages": [
+                        {"name": st, "skipped": bool(done[st].get("skipped"))}
+                        for st in STAGE_ORDER
+                        if st in done
+                    ],
+                    "models": _eval_rows(evals.get(c["n"], [])),
+                    "comparisons": _comparisons(done.get("eval") or {}),
+                    "decision": _decision(done.get("decide")),
+                    "train": {k: train.get(k) for k in TRAIN_KEYS} if train else None,
+                }
+            )
         return out
 
     def _samples(self, where: str, args: tuple[Any, ...]) -> list[str]:
@@ -261,22 +325,37 @@ class Board:
         stages = []
         for rep in data_report(self.store):
             kept = KEPT_LABEL.get(rep.stage, "accepted")
-            rows = [{"reason": r, "count": n, "share": pct, "kept": r == kept,
-                     "samples": rep.samples.get("accepted" if r == kept else r, [])[:SAMPLES]}
-                    for r, n, pct in rep.rows()]  # fmt: skip
-            stages.append({"stage": rep.stage, "cycle": rep.cycle, "total": rep.total,
-                           "kept": rep.kept, "rows": rows})  # fmt: skip
+            rows = [
+                {
+                    "reason": r,
+                    "count": n,
+                    "share": pct,
+                    "kept": r == kept,
+                    "samples": rep.samples.get("accepted" if r == kept else r, [])[:SAMPLES],
+                }
+                for r, n, pct in rep.rows()
+            ]
+            stages.append(
+                {
+                    "stage": rep.stage,
+                    "cycle": rep.cycle,
+                    "total": rep.total,
+                    "kept": rep.kept,
+                    "rows": rows,
+                }
+            )
         return {
             "by_status": dict(sorted(by_status.items())),
-            "by_cycle": [{"cycle": c, "status": st, "count": n}
-                         for (c, st), n in sorted(by_cycle.items())],
-            "by_reason": [{"status": "rejected", "reason": r, "count": n}
-                          for r, n in reasons],
+            "by_cycle": [
+                {"cycle": c, "status": st, "count": n} for (c, st), n in sorted(by_cycle.items())
+            ],
+            "by_reason": [{"status": "rejected", "reason": r, "count": n} for r, n in reasons],
             "status_samples": {st: self._samples("status = ?", (st,)) for st in by_status},
-            "reason_samples": {r: self._samples("status = 'rejected' AND reason = ?", (r,))
-                               for r, _ in reasons},
+            "reason_samples": {
+                r: self._samples("status = 'rejected' AND reason = ?", (r,)) for r, _ in reasons
+            },
             "stages": stages,
-        }  # fmt: skip
+        }
 
     def _llm_answers(self, cycles: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The cached LLM answers by (cycle they were written in, backend, model), with
@@ -296,7 +375,7 @@ class Board:
             "json_extract(response, '$.completion_tokens') END), 0) AS recent_tokens "
             "FROM llm_cache GROUP BY 1, backend, model",
             (*args, now - 60.0, now - 60.0),
-        ).fetchall()  # fmt: skip
+        ).fetchall()
         return [dict(r) for r in rows]
 
     def generation(self, counts: list[dict[str, Any]]) -> dict[str, Any]:
@@ -305,43 +384,71 @@ class Board:
         out = []
         for c in cycles:
             info = self.store.stages(c["n"]).get("generate") or {}
-            queued = [{k: r[k] for k in ("generator", "status", "count")}
-                      for r in counts if r["cycle"] == c["n"]]  # fmt: skip
+            queued = [
+                {k: r[k] for k in ("generator", "status", "count")}
+                for r in counts
+                if r["cycle"] == c["n"]
+            ]
             mine = [a for a in answers if a["cycle"] == c["n"]]
-            out.append({
-                "cycle": c["n"], "done": bool(info) and not info.get("skipped"),
-                "stage": {k: info[k] for k in GENERATE_KEYS if k in info},
-                "queued": queued, "queued_total": sum(q["count"] for q in queued),
-                "llm_calls": sum(a["calls"] for a in mine),
-                "prompt_tokens": sum(a["prompt_tokens"] for a in mine),
-                "completion_tokens": sum(a["completion_tokens"] for a in mine),
-            })  # fmt: skip
+            out.append(
+                {
+                    "cycle": c["n"],
+                    "done": bool(info) and not info.get("skipped"),
+                    "stage": {k: info[k] for k in GENERATE_KEYS if k in info},
+                    "queued": queued,
+                    "queued_total": sum(q["count"] for q in queued),
+                    "llm_calls": sum(a["calls"] for a in mine),
+                    "prompt_tokens": sum(a["prompt_tokens"] for a in mine),
+                    "completion_tokens": sum(a["completion_tokens"] for a in mine),
+                }
+            )
         models: dict[tuple[str, str], dict[str, Any]] = {}
         for a in answers:
-            m = models.setdefault((a["backend"], a["model"]), {
-                "backend": a["backend"], "model": a["model"], "calls": 0, "prompt_tokens": 0,
-                "completion_tokens": 0, "last": a["last"]})  # fmt: skip
+            m = models.setdefault(
+                (a["backend"], a["model"]),
+                {
+                    "backend": a["backend"],
+                    "model": a["model"],
+                    "calls": 0,
+                    "prompt_tokens": 0,
+                    "completion_tokens": 0,
+                    "last": a["last"],
+                },
+            )
             for k in ("calls", "prompt_tokens", "completion_tokens"):
                 m[k] += a[k]
             m["last"] = max(m["last"], a["last"])
         return {
-            "cycles": out, "llm": [models[k] for k in sorted(models)],
+            "cycles": out,
+            "llm": [models[k] for k in sorted(models)],
             "max_examples": self.max_examples,
             "cache_hits": sum(int(c["stage"].get("cache_hits") or 0) for c in out),
-            "last_minute": {"calls": sum(a["recent_calls"] for a in answers),
-                            "completion_tokens": sum(a["recent_tokens"] for a in answers)},
-        }  # fmt: skip
+            "last_minute": {
+                "calls": sum(a["recent_calls"] for a in answers),
+                "completion_tokens": sum(a["recent_tokens"] for a in answers),
+            },
+        }
 
     def lineage(self) -> dict[str, Any]:
         gens = []
         for g in self.store.generators():
             data = g.get("data") or {}
-            gens.append({
-                "id": g["id"], "kind": g["kind"], "parent": g.get("parent") or "",
-                "cycle": g["cycle"], "status": g.get("status") or "", "active": bool(g["active"]),
-                "reason": g.get("reason") or "", "figures": g.get("figures") or {},
-                "data": {k: data[k] for k in ("examples", "by_generator", "grounded_share")
-                         if k in data},
-                "created_at": g["created_at"],
-            })  # fmt: skip
+            gens.append(
+                {
+                    "id": g["id"],
+                    "kind": g["kind"],
+                    "parent": g.get("parent") or "",
+                    "cycle": g["cycle"],
+                    "status": g.get("status") or "",
+                    "active": bool(g["active"]),
+                    "reason": g.get("reason") or "",
+                    "figures": g.get("figures") or {},
+                    "data": {
+                        k: data[k]
+                        for k in ("examples", "by_generator", "grounded_share")
+                        if k in data
+                    },
+                    "created_at": g["created_at"],
+                }
+            )
         return {"generators": gens, "events": self.store.generator_events()}

@@ -55,8 +55,9 @@ def data_report_cmd(
     if as_json:
         if html is not None:
             extra = {"domain": ws.cfg.name, "workspace": str(ws.root)}
-            where["html"] = str(write_html(reports, html, f"{ws.cfg.name}: data report", extra,
-                                           summary))  # fmt: skip
+            where["html"] = str(
+                write_html(reports, html, f"{ws.cfg.name}: data report", extra, summary)
+            )
         print_json(where | report_data(reports, summary))
         return
     for table in report_tables(reports, summary):
@@ -143,8 +144,10 @@ def _check_data_out(out: Path, workspace: Path) -> None:
     out, workspace = out.expanduser().resolve(), workspace.resolve()
     if out == workspace or out in workspace.parents:
         what = "is" if out == workspace else "holds"
-        raise JupiterError(f"--out {out} {what} the workspace {workspace}: choose a folder of "
-                           "its own (default: <workspace>/export)")  # fmt: skip
+        raise JupiterError(
+            f"--out {out} {what} the workspace {workspace}: choose a folder of "
+            "its own (default: <workspace>/export)"
+        )
     above = next((p for p in (out, *out.parents) if p.exists() and not p.is_dir()), None)
     if above is not None:
         raise JupiterError(f"--out {out}: {above} is a file: choose a folder for the export")

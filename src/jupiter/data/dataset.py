@@ -322,8 +322,9 @@ def encode_examples(
     min_corpus_share: float = 1.0,
 ) -> list[Encoded]:
     """`mix_examples` without the budget."""
-    return mix_examples(tokenizer, examples, texts, raw_text_fraction, seed, system_prompt,
-                        min_corpus_share)[0]  # fmt: skip
+    return mix_examples(
+        tokenizer, examples, texts, raw_text_fraction, seed, system_prompt, min_corpus_share
+    )[0]
 
 
 def mix_examples(

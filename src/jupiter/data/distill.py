@@ -89,9 +89,13 @@ class DistillData:
     """
 
     def __init__(
-        self, teachers: list[np.ndarray], spans: np.ndarray, context_length: int, pad_id: int,
+        self,
+        teachers: list[np.ndarray],
+        spans: np.ndarray,
+        context_length: int,
+        pad_id: int,
         teacher_dir: Path | None = None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         self.teachers = teachers
         self.spans = spans.reshape(-1, 4).astype(np.int64)
         self.context_length, self.pad_id = context_length, pad_id
@@ -122,8 +126,9 @@ class DistillData:
                     teachers.append(np.asarray(pairs[k].teacher, np.int32))
                 pair = pairs[k]
                 spans.append((r, int(s) + pair.answer_start - 1, pair.answer_len, seen[k]))
-        return cls(teachers, np.asarray(spans, np.int64), packed.context_length, packed.pad_id,
-                   teacher_dir)  # fmt: skip
+        return cls(
+            teachers, np.asarray(spans, np.int64), packed.context_length, packed.pad_id, teacher_dir
+        )
 
     def __len__(self) -> int:
         """Answers with a teacher in the rows (a repeated example counts each time)."""
@@ -149,8 +154,9 @@ class DistillData:
                 chosen.append((self.teachers[t], int(n)))
         labels = b.labels.masked_fill(answers, IGNORE) if mask_answers else b.labels
         ids, positions, teacher_answers = self._teacher_rows(chosen)
-        return DistillBatch(b.input_ids, labels, b.position_ids, answers, ids, positions,
-                            teacher_answers)  # fmt: skip
+        return DistillBatch(
+            b.input_ids, labels, b.position_ids, answers, ids, positions, teacher_answers
+        )
 
     def _teacher_rows(
         self, chosen: list[tuple[np.ndarray, int]]
@@ -182,13 +188,18 @@ class DistillData:
         """One .npz (written to a temp file and renamed), for the processes of a launch."""
         lengths = np.asarray([len(t) for t in self.teachers], dtype=np.int64)
         flat = np.concatenate(self.teachers) if self.teachers else np.zeros(0, np.int32)
-        meta = {"format": FORMAT, "context_length": self.context_length, "pad_id": self.pad_id,
-                "teacher_dir": str(self.teacher_dir) if self.teacher_dir else None}  # fmt: skip
+        meta = {
+            "format": FORMAT,
+            "context_length": self.context_length,
+            "pad_id": self.pad_id,
+            "teacher_dir": str(self.teacher_dir) if self.teacher_dir else None,
+        }
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(path.name + ".tmp")
         with tmp.open("wb") as f:
-            np.savez(f, teachers=flat, lengths=lengths, spans=self.spans,
-                     meta=np.array(json.dumps(meta)))  # fmt: skip
+            np.savez(
+                f, teachers=flat, lengths=lengths, spans=self.spans, meta=np.array(json.dumps(meta))
+            )
         tmp.replace(path)
 
     @classmethod
@@ -204,5 +215,6 @@ class DistillData:
             )
         teachers = np.split(flat, np.cumsum(lengths)[:-1]) if len(lengths) else []
         teacher_dir = Path(meta["teacher_dir"]) if meta.get("teacher_dir") else None
-        return cls(list(teachers), spans, int(meta["context_length"]), int(meta["pad_id"]),
-                   teacher_dir)  # fmt: skip
+        return cls(
+            list(teachers), spans, int(meta["context_length"]), int(meta["pad_id"]), teacher_dir
+        )

@@ -200,8 +200,9 @@ def _summary_html(summary: DataSummary | None, extra: dict[str, Any] | None) -> 
             [f"<td>{_e(st)}</td>", f"<td>{_e(kind)}</td>", f'<td class="n">{n}</td>']
             for (st, kind), n in summary.examples.items()
         ]
-        parts.append("<h2>Examples by status and kind</h2>\n"
-                     + _table(["status", "kind", "examples"], exs))  # fmt: skip
+        parts.append(
+            "<h2>Examples by status and kind</h2>\n" + _table(["status", "kind", "examples"], exs)
+        )
     return "".join(parts)
 
 
@@ -210,11 +211,16 @@ def _overview_html(reports: list[StageReport]) -> str:
     for rep in reports:
         dropped = sum(rep.dropped.values())
         share = 100.0 * dropped / rep.total if rep.total else 0.0
-        rows.append([
-            f'<td class="n">{rep.cycle}</td>', f"<td>{_e(rep.stage)}</td>",
-            f'<td class="n">{rep.kept}</td>', f'<td class="n">{dropped}</td>',
-            f'<td class="n">{share:.1f}%</td>', f'<td class="n">{len(rep.dropped)}</td>',
-        ])  # fmt: skip
+        rows.append(
+            [
+                f'<td class="n">{rep.cycle}</td>',
+                f"<td>{_e(rep.stage)}</td>",
+                f'<td class="n">{rep.kept}</td>',
+                f'<td class="n">{dropped}</td>',
+                f'<td class="n">{share:.1f}%</td>',
+                f'<td class="n">{len(rep.dropped)}</td>',
+            ]
+        )
     headers = ["cycle", "stage", "kept", "dropped", "dropped share", "reasons"]
     return "<h2>Summary</h2>\n" + _table(headers, rows)
 
@@ -228,21 +234,31 @@ def _stage_html(rep: StageReport) -> str:
         bar = f'<div class="bar"><div{css} style="width: {pct:.1f}%"></div></div>'
         samples = rep.samples.get(key, [])
         shown = "".join(f"<pre>{_e(s)}</pre>" for s in samples)
-        details = (f"<details><summary>{len(samples)} sample(s)</summary>{shown}</details>"
-                   if samples else "")  # fmt: skip
-        rows.append([
-            f"<td>{_e(reason)}</td>", f'<td class="n">{n}</td>', f'<td class="n">{pct:.1f}%</td>',
-            f"<td>{bar}</td>", f"<td>{details}</td>",
-        ])  # fmt: skip
+        details = (
+            f"<details><summary>{len(samples)} sample(s)</summary>{shown}</details>"
+            if samples
+            else ""
+        )
+        rows.append(
+            [
+                f"<td>{_e(reason)}</td>",
+                f'<td class="n">{n}</td>',
+                f'<td class="n">{pct:.1f}%</td>',
+                f"<td>{bar}</td>",
+                f"<td>{details}</td>",
+            ]
+        )
     title = f"{rep.stage}: cycle {rep.cycle} ({rep.total} seen)"
     headers = ["reason", "count", "share", "", "samples"]
     return f'<h2 id="{_e(rep.stage)}-{rep.cycle}">{_e(title)}</h2>\n' + _table(headers, rows)
 
 
 def render_html(
-    reports: list[StageReport], title: str, extra: dict[str, Any] | None = None,
+    reports: list[StageReport],
+    title: str,
+    extra: dict[str, Any] | None = None,
     summary: DataSummary | None = None,
-) -> str:  # fmt: skip
+) -> str:
     body = _summary_html(summary, extra) + _overview_html(reports)
     body += "".join(_stage_html(rep) for rep in reports)
     if not reports:
@@ -255,9 +271,12 @@ def render_html(
 
 
 def write_html(
-    reports: list[StageReport], out: Path, title: str, extra: dict[str, Any] | None = None,
+    reports: list[StageReport],
+    out: Path,
+    title: str,
+    extra: dict[str, Any] | None = None,
     summary: DataSummary | None = None,
-) -> Path:  # fmt: skip
+) -> Path:
     """Write the page to `out` atomically (a temp file in the same folder, then rename), so
     a reader never sees half a page; returns `out`."""
     out = Path(out)
@@ -271,8 +290,18 @@ def report_data(reports: list[StageReport], summary: DataSummary) -> dict[str, A
     """The same records as plain data (`jupiter data report --json`): per cycle and stage,
     kept, dropped by reason and the samples; documents by source, examples by status and
     kind."""
-    examples = [{"status": st, "kind": kind, "count": n}
-                for (st, kind), n in summary.examples.items()]  # fmt: skip
-    stages = [{"cycle": r.cycle, "stage": r.stage, "kept": r.kept, "total": r.total,
-               "dropped": dict(r.dropped), "samples": dict(r.samples)} for r in reports]  # fmt: skip
+    examples = [
+        {"status": st, "kind": kind, "count": n} for (st, kind), n in summary.examples.items()
+    ]
+    stages = [
+        {
+            "cycle": r.cycle,
+            "stage": r.stage,
+            "kept": r.kept,
+            "total": r.total,
+            "dropped": dict(r.dropped),
+            "samples": dict(r.samples),
+        }
+        for r in reports
+    ]
     return {"documents": dict(summary.documents), "examples": examples, "stages": stages}

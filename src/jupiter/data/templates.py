@@ -49,13 +49,16 @@ _ALTERNATE = (
 
 # Google's Gemma 3 format: the assistant is "model", content trimmed, bos written here.
 GEMMA = (
-    "{{ bos_token }}" + _FOLD_SYSTEM + "{%- for m in turns -%}" + _ALTERNATE +
-    "{%- set role = 'model' if m['role'] == 'assistant' else m['role'] -%}"
+    "{{ bos_token }}"
+    + _FOLD_SYSTEM
+    + "{%- for m in turns -%}"
+    + _ALTERNATE
+    + "{%- set role = 'model' if m['role'] == 'assistant' else m['role'] -%}"
     "{{ '<start_of_turn>' + role + '\\n' + (system if loop.first else '') "
     "+ (m['content'] | trim) + '<end_of_turn>\\n' }}"
     "{%- endfor -%}"
     "{%- if add_generation_prompt -%}{{ '<start_of_turn>model\\n' }}{%- endif -%}"
-)  # fmt: skip
+)
 
 # Meta's Llama 3 format (without its date and tool preamble): headers, content trimmed.
 LLAMA3 = (
@@ -79,12 +82,15 @@ CHATML = (
 
 # Mistral-7B-Instruct's format: the answer follows [/INST] and ends with eos.
 MISTRAL = (
-    "{{ bos_token }}" + _FOLD_SYSTEM + "{%- for m in turns -%}" + _ALTERNATE +
-    "{%- if m['role'] == 'user' -%}"
+    "{{ bos_token }}"
+    + _FOLD_SYSTEM
+    + "{%- for m in turns -%}"
+    + _ALTERNATE
+    + "{%- if m['role'] == 'user' -%}"
     "{{ '[INST] ' + (system if loop.first else '') + m['content'] + ' [/INST]' }}"
     "{%- else -%}{{ m['content'] + eos_token }}{%- endif -%}"
     "{%- endfor -%}"
-)  # fmt: skip
+)
 
 NAMED: dict[str, str] = {"chatml": CHATML, "gemma": GEMMA, "llama3": LLAMA3, "mistral": MISTRAL}
 
@@ -99,9 +105,15 @@ TURN_TOKENS: dict[str, tuple[str, ...]] = {
 
 # config.json model_type → the template its instruct models use
 FAMILIES: dict[str, str] = {
-    "gemma": "gemma", "gemma2": "gemma", "gemma3": "gemma", "gemma3_text": "gemma",
-    "llama": "llama3", "mistral": "mistral", "qwen2": "chatml", "qwen3": "chatml",
-}  # fmt: skip
+    "gemma": "gemma",
+    "gemma2": "gemma",
+    "gemma3": "gemma",
+    "gemma3_text": "gemma",
+    "llama": "llama3",
+    "mistral": "mistral",
+    "qwen2": "chatml",
+    "qwen3": "chatml",
+}
 
 _PROBE = "Jupiter probe answer."
 _turn_ends: weakref.WeakKeyDictionary[Any, tuple[tuple[Any, Any], str | None]] = (
@@ -119,15 +131,17 @@ def read_template(path: Path) -> str:
             "model.chat_template, or set it to auto"
         ) from None
     except UnicodeDecodeError as err:
-        raise JupiterError(f"chat template file {path} is not UTF-8 (byte {err.start}): save "
-                           "it as UTF-8") from None  # fmt: skip
+        raise JupiterError(
+            f"chat template file {path} is not UTF-8 (byte {err.start}): save it as UTF-8"
+        ) from None
     if not text.strip():
         raise JupiterError(f"chat template file {path} is empty: write a Jinja chat template in it")
     try:  # parsed now: a syntax error would otherwise surface at the first chat, or never
         ImmutableSandboxedEnvironment().parse(text)
     except TemplateSyntaxError as err:
-        raise JupiterError(f"chat template file {path}: line {err.lineno}: {err.message}: fix "
-                           "the Jinja syntax") from None  # fmt: skip
+        raise JupiterError(
+            f"chat template file {path}: line {err.lineno}: {err.message}: fix the Jinja syntax"
+        ) from None
     return text
 
 

@@ -41,8 +41,11 @@ def _node_line(report: object, path: str) -> Check:
         return (fail if status == "fail" else warn)("cluster", name, detail, fix)
     free = "" if report.free_gb is None else f", {report.free_gb:.1f} GiB free"
     skew = "" if report.skew_s is None else f", clock {report.skew_s:+.3f} s"
-    return ok("cluster", name, f"{report.device}, Python {report.python}, Jupiter "
-              f"{report.jupiter}{free}{skew}")  # fmt: skip
+    return ok(
+        "cluster",
+        name,
+        f"{report.device}, Python {report.python}, Jupiter {report.jupiter}{free}{skew}",
+    )
 
 
 def cluster_checks(ctx: Context) -> list[Check]:
@@ -56,6 +59,12 @@ def cluster_checks(ctx: Context) -> list[Check]:
     try:
         cluster = load_cluster(ctx.cluster_file)
     except JupiterError as err:
-        return [fail("cluster", "cluster file", str(err),
-                     f"fix {ctx.cluster_file} (see config/cluster.yaml for the keys)")]  # fmt: skip
+        return [
+            fail(
+                "cluster",
+                "cluster file",
+                str(err),
+                f"fix {ctx.cluster_file} (see config/cluster.yaml for the keys)",
+            )
+        ]
     return [_node_line(r, ctx.cluster_file) for r in check_cluster(cluster, ctx.timeout)]

@@ -31,40 +31,88 @@ def needed_by(module: str, cfg: DomainConfig) -> str:
     settings = {
         "deepspeed": (cfg.train.distributed == "deepspeed", "train.distributed: deepspeed"),
         "bitsandbytes": (cfg.train.method == "qlora", "train.method: qlora"),
-        "flash_attn": (cfg.model.attention == "flash_attention_2",
-                       "model.attention: flash_attention_2"),
+        "flash_attn": (
+            cfg.model.attention == "flash_attention_2",
+            "model.attention: flash_attention_2",
+        ),
         "peft": (cfg.train.method != "full", f"train.method: {cfg.train.method}"),
-        "mlx_lm": (any(llm is not None and llm.backend == "mlx" for llm in llms),
-                   "an LLM with backend: mlx"),
-        "sentence_transformers": (cfg.retrieval.kind != "bm25",
-                                  f"retrieval.kind: {cfg.retrieval.kind}"),
+        "mlx_lm": (
+            any(llm is not None and llm.backend == "mlx" for llm in llms),
+            "an LLM with backend: mlx",
+        ),
+        "sentence_transformers": (
+            cfg.retrieval.kind != "bm25",
+            f"retrieval.kind: {cfg.retrieval.kind}",
+        ),
         "lm_eval": (bool(getattr(cfg.eval, "lm_eval_tasks", None)), "eval.lm_eval_tasks"),
-    }  # fmt: skip
+    }
     hit, setting = settings.get(module, (False, ""))
     return setting if hit else ""
 
 
 PACKAGES = (
-    Optional("deepspeed", "deepspeed", "ZeRO 2/3 sharding (train.distributed: deepspeed)",
-             'pip install "jupiter[deepspeed]"', "cuda"),
-    Optional("bitsandbytes", "bitsandbytes", "QLoRA: 4-bit base weights (train.method: qlora)",
-             'pip install "jupiter[qlora]"', "cuda"),
-    Optional("flash_attn", "flash-attn", "FlashAttention-2 kernels (model.attention: auto picks "
-             "them on CUDA)", "pip install flash-attn --no-build-isolation", "cuda"),
-    Optional("liger_kernel", "liger-kernel", "Liger's fused linear cross-entropy on CUDA (less "
-             "memory at large vocabularies)", "pip install liger-kernel", "cuda"),
+    Optional(
+        "deepspeed",
+        "deepspeed",
+        "ZeRO 2/3 sharding (train.distributed: deepspeed)",
+        'pip install "jupiter[deepspeed]"',
+        "cuda",
+    ),
+    Optional(
+        "bitsandbytes",
+        "bitsandbytes",
+        "QLoRA: 4-bit base weights (train.method: qlora)",
+        'pip install "jupiter[qlora]"',
+        "cuda",
+    ),
+    Optional(
+        "flash_attn",
+        "flash-attn",
+        "FlashAttention-2 kernels (model.attention: auto picks them on CUDA)",
+        "pip install flash-attn --no-build-isolation",
+        "cuda",
+    ),
+    Optional(
+        "liger_kernel",
+        "liger-kernel",
+        "Liger's fused linear cross-entropy on CUDA (less memory at large vocabularies)",
+        "pip install liger-kernel",
+        "cuda",
+    ),
     Optional("peft", "peft", "LoRA / QLoRA fine-tuning and adapters", "pip install peft"),
-    Optional("mlx_lm", "mlx-lm", "training and generation with MLX (Apple silicon)",
-             'pip install "jupiter[mlx]"', "apple"),
-    Optional("flwr", "flwr", "federated training over Flower, with differential privacy",
-             'pip install "jupiter[federated]"'),
-    Optional("sentence_transformers", "sentence-transformers", "embedding and hybrid "
-             "open-book retrieval (retrieval.kind)", 'pip install "jupiter[retrieval]"'),
-    Optional("lm_eval", "lm-eval", "lm-eval-harness benchmarks (eval.lm_eval_tasks) and "
-             "scoring an exported task (jupiter eval --export-lm-eval)", "pip install lm-eval"),
-    Optional("datasets", "datasets", "Parquet files and datasets folders as sources",
-             'pip install "jupiter[data]"'),
-)  # fmt: skip
+    Optional(
+        "mlx_lm",
+        "mlx-lm",
+        "training and generation with MLX (Apple silicon)",
+        'pip install "jupiter[mlx]"',
+        "apple",
+    ),
+    Optional(
+        "flwr",
+        "flwr",
+        "federated training over Flower, with differential privacy",
+        'pip install "jupiter[federated]"',
+    ),
+    Optional(
+        "sentence_transformers",
+        "sentence-transformers",
+        "embedding and hybrid open-book retrieval (retrieval.kind)",
+        'pip install "jupiter[retrieval]"',
+    ),
+    Optional(
+        "lm_eval",
+        "lm-eval",
+        "lm-eval-harness benchmarks (eval.lm_eval_tasks) and "
+        "scoring an exported task (jupiter eval --export-lm-eval)",
+        "pip install lm-eval",
+    ),
+    Optional(
+        "datasets",
+        "datasets",
+        "Parquet files and datasets folders as sources",
+        'pip install "jupiter[data]"',
+    ),
+)
 
 
 def installed(module: str) -> bool:

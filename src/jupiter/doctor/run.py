@@ -27,10 +27,20 @@ from jupiter.doctor.system import (
 
 CheckFn = Callable[[Context], list[Check]]
 CHECKS: tuple[CheckFn, ...] = (
-    python_check, torch_check, accelerator_check, mlx_check, gpu_checks, collectives_check,
-    disk_check, memory_check, package_checks, server_checks, hf_cache_check, model_checks,
+    python_check,
+    torch_check,
+    accelerator_check,
+    mlx_check,
+    gpu_checks,
+    collectives_check,
+    disk_check,
+    memory_check,
+    package_checks,
+    server_checks,
+    hf_cache_check,
+    model_checks,
     cluster_checks,
-)  # fmt: skip
+)
 STYLE = {"ok": "green", "warn": "yellow", "fail": "bold red"}
 
 
@@ -52,8 +62,14 @@ def run_checks(
             if debug:
                 raise
             name = check.__name__.removesuffix("_checks").removesuffix("_check")
-            out.append(fail("doctor", name, f"the check itself failed: {type(e).__name__}: {e}",
-                            "run `jupiter --debug doctor` and report the traceback"))  # fmt: skip
+            out.append(
+                fail(
+                    "doctor",
+                    name,
+                    f"the check itself failed: {type(e).__name__}: {e}",
+                    "run `jupiter --debug doctor` and report the traceback",
+                )
+            )
     return out
 
 

@@ -26,8 +26,13 @@ def llm_servers(cfg: DomainConfig) -> list[tuple[str, LLMConfig]]:
     if judge.enabled:
         found.append(("filters.judge.llm", judge.llm) if judge.llm else ("generator.llm", gen.llm))
     if ecfg.judge:
-        chosen = (("eval.judge_llm", ecfg.judge_llm) if ecfg.judge_llm else
-                  ("filters.judge.llm", judge.llm) if judge.llm else ("generator.llm", gen.llm))  # fmt: skip
+        chosen = (
+            ("eval.judge_llm", ecfg.judge_llm)
+            if ecfg.judge_llm
+            else ("filters.judge.llm", judge.llm)
+            if judge.llm
+            else ("generator.llm", gen.llm)
+        )
         found.append(chosen)
     out, seen = [], set()
     for key, llm in found:
@@ -47,8 +52,10 @@ def _start_fix(key: str, llm: LLMConfig) -> str:
     port = urlsplit(llm.base_url).port
     if port == OLLAMA_PORT:
         return f"start Ollama (`ollama serve`), or set {key}.base_url to where the server runs"
-    return (f"start the server at {llm.base_url} (a Jupiter model: `jupiter serve --model DIR "
-            f"--port {port or 8000}`), or set {key}.base_url to where it runs")  # fmt: skip
+    return (
+        f"start the server at {llm.base_url} (a Jupiter model: `jupiter serve --model DIR "
+        f"--port {port or 8000}`), or set {key}.base_url to where it runs"
+    )
 
 
 def _served(body: object) -> list[str]:
@@ -74,8 +81,12 @@ def probe_llm(key: str, llm: LLMConfig, timeout: float) -> Check:
     headers = {}
     if llm.api_key_env:
         if not os.environ.get(llm.api_key_env):
-            return fail("servers", name, f"{key}.api_key_env names {llm.api_key_env}, which is "
-                        "not set", f"export {llm.api_key_env}=<the server's key>")  # fmt: skip
+            return fail(
+                "servers",
+                name,
+                f"{key}.api_key_env names {llm.api_key_env}, which is not set",
+                f"export {llm.api_key_env}=<the server's key>",
+            )
         headers["Authorization"] = f"Bearer {os.environ[llm.api_key_env]}"
     t0 = time.perf_counter()
     try:
@@ -85,28 +96,44 @@ def probe_llm(key: str, llm: LLMConfig, timeout: float) -> Check:
             if ollama:
                 resp = client.get(_root(llm.base_url) + "/api/tags")
     except httpx.ConnectError:
-        return fail("servers", name, "connection refused: nothing listens there",
-                    _start_fix(key, llm))  # fmt: skip
+        return fail(
+            "servers", name, "connection refused: nothing listens there", _start_fix(key, llm)
+        )
     except httpx.TimeoutException:
         return fail("servers", name, f"no answer within {timeout:g} s", _start_fix(key, llm))
     except httpx.HTTPError as e:
         return fail("servers", name, f"{type(e).__name__}: {e}", _start_fix(key, llm))
     ms = 1000 * (time.perf_counter() - t0)
     if resp.status_code in (401, 403):
-        return fail("servers", name, f"HTTP {resp.status_code}: the server wants a key",
-                    f"set {key}.api_key_env to the variable holding it, and export it")  # fmt: skip
+        return fail(
+            "servers",
+            name,
+            f"HTTP {resp.status_code}: the server wants a key",
+            f"set {key}.api_key_env to the variable holding it, and export it",
+        )
     if resp.status_code >= 400:
-        return fail("servers", name, f"HTTP {resp.status_code} from its model list",
-                    f"check that {llm.base_url} is an OpenAI-compatible /v1 root")  # fmt: skip
+        return fail(
+            "servers",
+            name,
+            f"HTTP {resp.status_code} from its model list",
+            f"check that {llm.base_url} is an OpenAI-compatible /v1 root",
+        )
     try:
         served = _served(resp.json())
     except ValueError:
         served = []
     if llm.model and served and not _serves(served, llm.model):
-        pull = (f"`ollama pull {llm.model}`, or " if ollama or
-                urlsplit(llm.base_url).port == OLLAMA_PORT else "")  # fmt: skip
-        return fail("servers", name, f"up, but does not serve '{llm.model}' (it serves: "
-                    f"{', '.join(served[:8])})", f"{pull}set {key}.model to one it serves")  # fmt: skip
+        pull = (
+            f"`ollama pull {llm.model}`, or "
+            if ollama or urlsplit(llm.base_url).port == OLLAMA_PORT
+            else ""
+        )
+        return fail(
+            "servers",
+            name,
+            f"up, but does not serve '{llm.model}' (it serves: {', '.join(served[:8])})",
+            f"{pull}set {key}.model to one it serves",
+        )
     what = f"'{llm.model}' served" if llm.model else f"serves {', '.join(served[:3]) or 'models'}"
     return ok("servers", name, f"up ({ms:.0f} ms), {what}")
 
@@ -132,8 +159,14 @@ def hf_cache_check(ctx: Context) -> list[Check]:
     models = sum(r.startswith("models--") for r in repos)
     detail = f"{where}: {models} models, {len(repos) - models} datasets"
     if not os.access(cache, os.W_OK):
-        return [warn("models", "hf cache", f"{detail}; not writable, so `hf download` cannot "
-                     "add to it", f"export HF_HOME=/a/writable/folder (or chmod u+w {cache})")]  # fmt: skip
+        return [
+            warn(
+                "models",
+                "hf cache",
+                f"{detail}; not writable, so `hf download` cannot add to it",
+                f"export HF_HOME=/a/writable/folder (or chmod u+w {cache})",
+            )
+        ]
     return [ok("models", "hf cache", detail)]
 
 

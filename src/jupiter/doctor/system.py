@@ -46,8 +46,15 @@ def python_check(ctx: Context) -> list[Check]:
     where = f"{ver} ({sys.executable})"
     if sys.version_info[:2] < MIN_PYTHON:
         need = ".".join(map(str, MIN_PYTHON))
-        return [fail("system", "python", where, f"use Python {need} or newer: "
-                     f"python{need} -m venv .venv && .venv/bin/pip install jupiter")]  # fmt: skip
+        return [
+            fail(
+                "system",
+                "python",
+                where,
+                f"use Python {need} or newer: "
+                f"python{need} -m venv .venv && .venv/bin/pip install jupiter",
+            )
+        ]
     return [ok("system", "python", where)]
 
 
@@ -59,8 +66,14 @@ def torch_check(ctx: Context) -> list[Check]:
     ver = str(torch.__version__)
     if _version_tuple(ver) < MIN_TORCH:
         need = ".".join(map(str, MIN_TORCH))
-        return [fail("system", "torch", f"{ver} is older than {need}",
-                     f'pip install --upgrade "torch>={need}"')]  # fmt: skip
+        return [
+            fail(
+                "system",
+                "torch",
+                f"{ver} is older than {need}",
+                f'pip install --upgrade "torch>={need}"',
+            )
+        ]
     cuda, hip = torch.version.cuda, getattr(torch.version, "hip", None)
     build = f"CUDA {cuda}" if cuda else f"ROCm {hip}" if hip else "CPU-only"
     return [ok("system", "torch", f"{ver} ({build} build)")]
@@ -108,21 +121,36 @@ def _cuda_init_error() -> str:
 def _gpu_build_unusable(torch: Any) -> Check:
     """A CUDA or ROCm build of torch that sees no GPU: say why."""
     name = "cuda" if torch.version.cuda else "rocm"
-    build = f"torch {torch.__version__} (CUDA {torch.version.cuda})" if torch.version.cuda else (
-        f"torch {torch.__version__} (ROCm {torch.version.hip})")  # fmt: skip
+    build = (
+        f"torch {torch.__version__} (CUDA {torch.version.cuda})"
+        if torch.version.cuda
+        else (f"torch {torch.__version__} (ROCm {torch.version.hip})")
+    )
     visible = os.environ.get("CUDA_VISIBLE_DEVICES")
     if visible is not None and visible.strip() in ("", "-1"):
-        return fail("system", name, f"{build} sees no GPU: CUDA_VISIBLE_DEVICES={visible!r} "
-                    "hides every device", "unset CUDA_VISIBLE_DEVICES")  # fmt: skip
+        return fail(
+            "system",
+            name,
+            f"{build} sees no GPU: CUDA_VISIBLE_DEVICES={visible!r} hides every device",
+            "unset CUDA_VISIBLE_DEVICES",
+        )
     driver, gpus = nvidia_driver(), pci_gpus()
     if torch.version.cuda and driver is None and gpus.get(NVIDIA):
-        return fail("system", name, "an NVIDIA GPU is on the PCI bus but no NVIDIA driver is "
-                    "loaded", "install the NVIDIA driver (afterwards `nvidia-smi` lists the GPU)")  # fmt: skip
+        return fail(
+            "system",
+            name,
+            "an NVIDIA GPU is on the PCI bus but no NVIDIA driver is loaded",
+            "install the NVIDIA driver (afterwards `nvidia-smi` lists the GPU)",
+        )
     if torch.version.cuda and driver is not None:
-        return fail("system", name, f"NVIDIA driver {driver} is loaded but {build} cannot use "
-                    f"it: {_cuda_init_error()}", "update the driver, or install a torch built "
-                    "for an older CUDA: pip install --force-reinstall torch --index-url "
-                    "https://download.pytorch.org/whl/cu118")  # fmt: skip
+        return fail(
+            "system",
+            name,
+            f"NVIDIA driver {driver} is loaded but {build} cannot use it: {_cuda_init_error()}",
+            "update the driver, or install a torch built "
+            "for an older CUDA: pip install --force-reinstall torch --index-url "
+            "https://download.pytorch.org/whl/cu118",
+        )
     return ok("system", name, f"no GPU on this machine: {build} runs on the CPU")
 
 
@@ -130,11 +158,19 @@ def _cpu_build(torch: Any) -> Check:
     """A CPU-only torch: fine, unless a GPU sits unused beside it."""
     build = f"torch {torch.__version__} is a CPU-only build"
     if nvidia_driver() is not None or pci_gpus().get(NVIDIA):
-        return fail("system", "cuda", f"an NVIDIA GPU is here but {build}: training runs on "
-                    "the CPU", f"pip install --force-reinstall torch --index-url {CUDA_WHEELS}")  # fmt: skip
+        return fail(
+            "system",
+            "cuda",
+            f"an NVIDIA GPU is here but {build}: training runs on the CPU",
+            f"pip install --force-reinstall torch --index-url {CUDA_WHEELS}",
+        )
     if pci_gpus().get(AMD) and sys.platform == "linux":
-        return warn("system", "rocm", f"an AMD GPU is here but {build}",
-                    f"pip install --force-reinstall torch --index-url {ROCM_WHEELS}")  # fmt: skip
+        return warn(
+            "system",
+            "rocm",
+            f"an AMD GPU is here but {build}",
+            f"pip install --force-reinstall torch --index-url {ROCM_WHEELS}",
+        )
     return ok("system", "cuda", "no GPU found: torch runs on the CPU")
 
 
@@ -159,8 +195,14 @@ def accelerator_check(ctx: Context) -> list[Check]:
         if mps.is_available():
             out.append(ok("system", "mps", f"Apple GPU ({platform.machine()})"))
         elif mps.is_built():
-            out.append(warn("system", "mps", "torch has MPS but macOS does not offer it here",
-                            "update macOS to 12.3 or newer on an Apple-silicon Mac"))  # fmt: skip
+            out.append(
+                warn(
+                    "system",
+                    "mps",
+                    "torch has MPS but macOS does not offer it here",
+                    "update macOS to 12.3 or newer on an Apple-silicon Mac",
+                )
+            )
     return out
 
 
@@ -171,16 +213,28 @@ def mlx_check(ctx: Context) -> list[Check]:
         ver = importlib.metadata.version("mlx")
     except importlib.metadata.PackageNotFoundError:
         if apple:
-            return [warn("system", "mlx", "not installed: training and generation on this "
-                         "Mac's GPU need it", 'pip install "jupiter[mlx]"')]  # fmt: skip
+            return [
+                warn(
+                    "system",
+                    "mlx",
+                    "not installed: training and generation on this Mac's GPU need it",
+                    'pip install "jupiter[mlx]"',
+                )
+            ]
         return [ok("system", "mlx", "not installed (the engine of Apple-silicon Macs)")]
     if not apple:
         return [ok("system", "mlx", f"{ver} (CPU: Metal is on Apple silicon only)")]
     import mlx.core as mx
 
     if not mx.metal.is_available():
-        return [warn("system", "mlx", f"{ver} but Metal is not available",
-                     "run on macOS 14 or newer, natively (not under Rosetta)")]  # fmt: skip
+        return [
+            warn(
+                "system",
+                "mlx",
+                f"{ver} but Metal is not available",
+                "run on macOS 14 or newer, natively (not under Rosetta)",
+            )
+        ]
     return [ok("system", "mlx", f"{ver} (Metal)")]
 
 
@@ -209,15 +263,24 @@ def _gpu_line(ctx: Context, i: int, torch: Any) -> Check:
     hip = getattr(torch.version, "hip", None)
     bf16 = bool(torch.cuda.is_bf16_supported()) if hip else cap >= (8, 0)
     name = f"gpu {i}"
-    detail = (f"{props.name}, {mem:.1f} GiB, compute capability {cap[0]}.{cap[1]}, bf16 "
-              + ("yes" if bf16 else "no (precision auto trains in fp16)"))  # fmt: skip
+    detail = f"{props.name}, {mem:.1f} GiB, compute capability {cap[0]}.{cap[1]}, bf16 " + (
+        "yes" if bf16 else "no (precision auto trains in fp16)"
+    )
     if not hip and not arch_supported(cap, list(torch.cuda.get_arch_list())):
-        return fail("gpu", name, f"{detail}; torch {torch.__version__} has no kernels for "
-                    f"sm_{cap[0]}{cap[1]}", "install a torch built for this GPU: pip install "
-                    "--force-reinstall torch --index-url https://download.pytorch.org/whl/cu118")  # fmt: skip
+        return fail(
+            "gpu",
+            name,
+            f"{detail}; torch {torch.__version__} has no kernels for sm_{cap[0]}{cap[1]}",
+            "install a torch built for this GPU: pip install "
+            "--force-reinstall torch --index-url https://download.pytorch.org/whl/cu118",
+        )
     if not bf16 and ctx.cfg is not None and ctx.cfg.train.precision == "bf16":
-        return fail("gpu", name, f"{detail}; train.precision is bf16",
-                    "set train.precision: auto (fp16 on this GPU) or fp32")  # fmt: skip
+        return fail(
+            "gpu",
+            name,
+            f"{detail}; train.precision is bf16",
+            "set train.precision: auto (fp16 on this GPU) or fp32",
+        )
     return ok("gpu", name, detail)
 
 
@@ -240,19 +303,37 @@ def collectives_check(ctx: Context) -> list[Check]:
     import torch.distributed as dist
 
     if not dist.is_available():
-        return [warn("system", "torch.distributed", "this torch has no torch.distributed: "
-                     "--nproc and --cluster cannot train", "pip install --force-reinstall torch")]  # fmt: skip
-    out = [ok("system", "gloo", "available (CPU ranks)") if dist.is_gloo_available() else
-           warn("system", "gloo", "not in this torch build: CPU ranks cannot sync",
-                "pip install --force-reinstall torch")]  # fmt: skip
+        return [
+            warn(
+                "system",
+                "torch.distributed",
+                "this torch has no torch.distributed: --nproc and --cluster cannot train",
+                "pip install --force-reinstall torch",
+            )
+        ]
+    out = [
+        ok("system", "gloo", "available (CPU ranks)")
+        if dist.is_gloo_available()
+        else warn(
+            "system",
+            "gloo",
+            "not in this torch build: CPU ranks cannot sync",
+            "pip install --force-reinstall torch",
+        )
+    ]
     cuda = torch.cuda.is_available() and not getattr(torch.version, "hip", None)
     if dist.is_nccl_available():
         ver = ".".join(map(str, torch.cuda.nccl.version())) if cuda else ""
         out.append(ok("system", "nccl", f"available{' (' + ver + ')' if ver else ''}"))
     elif cuda:
-        out.append(warn("system", "nccl", "not in this torch build: GPU ranks fall back to gloo "
-                        "(much slower all-reduce)",
-                        f"pip install --force-reinstall torch --index-url {CUDA_WHEELS}"))  # fmt: skip
+        out.append(
+            warn(
+                "system",
+                "nccl",
+                "not in this torch build: GPU ranks fall back to gloo (much slower all-reduce)",
+                f"pip install --force-reinstall torch --index-url {CUDA_WHEELS}",
+            )
+        )
     else:
         out.append(ok("system", "nccl", "not needed here (no CUDA GPU)"))
     return out
@@ -270,8 +351,10 @@ def disk_check(ctx: Context) -> list[Check]:
     where = _existing(ctx.home)
     free = shutil.disk_usage(where).free / GIB
     detail = f"{free:.1f} GiB free under {where} (JUPITER_HOME)"
-    fix = (f"free space on {where}'s disk, or point runs at a disk with room: "
-           "export JUPITER_HOME=/path/with/space")  # fmt: skip
+    fix = (
+        f"free space on {where}'s disk, or point runs at a disk with room: "
+        "export JUPITER_HOME=/path/with/space"
+    )
     if free < FAIL_DISK_GB:
         return [fail("system", "disk", detail, fix)]
     if free < WARN_DISK_GB:
@@ -298,6 +381,13 @@ def memory_check(ctx: Context) -> list[Check]:
         return [ok("system", "memory", "free memory unknown on this system")]
     detail = f"{free:.1f} GiB available"
     if free < WARN_RAM_GB:
-        return [warn("system", "memory", detail, "close other programs, or train smaller: "
-                     "train.method: qlora, a smaller model.preset or model.context_length")]  # fmt: skip
+        return [
+            warn(
+                "system",
+                "memory",
+                detail,
+                "close other programs, or train smaller: "
+                "train.method: qlora, a smaller model.preset or model.context_length",
+            )
+        ]
     return [ok("system", "memory", detail)]

@@ -52,9 +52,13 @@ def heldout_items(
             topic = family(QAItem("", "", "", source=chunk.uri))
             item = QAItem(
                 id="auto-" + content_id("eval", q.question, q.answer),
-                question=q.question, answer=q.answer, source=chunk.uri,
-                topic=topic, template=q.template, doc=chunk.doc_id,
-            )  # fmt: skip
+                question=q.question,
+                answer=q.answer,
+                source=chunk.uri,
+                topic=topic,
+                template=q.template,
+                doc=chunk.doc_id,
+            )
             by_question[normalize_answer(q.question)].append(item)
     out: list[QAItem] = []
     for same in by_question.values():
@@ -131,12 +135,16 @@ def freeze(folder: Path, items: Sequence[QAItem], info: dict[str, Any]) -> dict[
     lines = [json.dumps(item_record(it), ensure_ascii=False) for it in items]
     atomic.write_text(data, "\n".join(lines) + "\n")
     manifest = {
-        "format": FORMAT, "version": version, "file": data.name, "items": len(items),
-        "sha256": sha256_file(data), "created": time.time(),
+        "format": FORMAT,
+        "version": version,
+        "file": data.name,
+        "items": len(items),
+        "sha256": sha256_file(data),
+        "created": time.time(),
         "source_docs": sorted({it.doc for it in items}),
         "templates": dict(sorted(_count(it.template for it in items).items())),
         **info,
-    }  # fmt: skip
+    }
     atomic.write_text(
         folder / f"eval-v{version}.json", json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"
     )

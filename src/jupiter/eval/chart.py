@@ -7,8 +7,12 @@ from pathlib import Path
 from typing import Any
 
 ORDER = ("untrained", "student", "student+retriever", "generator")
-COLORS = {"untrained": "#9e9e9e", "student": "#1f77b4", "student+retriever": "#2ca02c",
-          "generator": "#ff7f0e"}  # fmt: skip
+COLORS = {
+    "untrained": "#9e9e9e",
+    "student": "#1f77b4",
+    "student+retriever": "#2ca02c",
+    "generator": "#ff7f0e",
+}
 
 
 def exam_panels(ev: dict[str, Any]) -> list[tuple[str, list[tuple[str, str, dict[str, Any]]]]]:
@@ -17,8 +21,11 @@ def exam_panels(ev: dict[str, Any]) -> list[tuple[str, list[tuple[str, str, dict
     for title, got in (("own exam", ev), ("user exam", ev.get("user_exam"))):
         if not got:
             continue
-        rows = [(role, str(got[role].get("model", role)), got[role])
-                for role in ORDER if got.get(role) and got[role].get("mc_accuracy") is not None]  # fmt: skip
+        rows = [
+            (role, str(got[role].get("model", role)), got[role])
+            for role in ORDER
+            if got.get(role) and got[role].get("mc_accuracy") is not None
+        ]
         if rows:
             panels.append((title, rows))
     return panels
@@ -46,8 +53,9 @@ def exam_chart(ev: dict[str, Any], out: Path, title: str = "") -> Path | None:
             for v, (_, _, r) in zip(values, rows, strict=True)
         ]
         xs = range(len(rows))
-        ax.bar(xs, values, yerr=[lows, highs], capsize=5,
-               color=[COLORS[role] for role, _, _ in rows])  # fmt: skip
+        ax.bar(
+            xs, values, yerr=[lows, highs], capsize=5, color=[COLORS[role] for role, _, _ in rows]
+        )
         chance = rows[0][2].get("mc_chance")
         if chance is not None:
             ax.axhline(float(chance), color="black", linestyle="--", linewidth=1, label="chance")

@@ -51,8 +51,10 @@ def eval_cmd(
     `jupiter score`."""
     if export_lm_eval is not None:
         if domain is None or model is not None or qa is not None:
-            raise JupiterError("--export-lm-eval writes a domain's eval set: give --domain "
-                               "NAME, without --model/--qa")  # fmt: skip
+            raise JupiterError(
+                "--export-lm-eval writes a domain's eval set: give --domain "
+                "NAME, without --model/--qa"
+            )
         _refuse_extra(ctx)
         _export_lm_eval(domain, quick, export_lm_eval, as_json)
         return
@@ -63,8 +65,9 @@ def eval_cmd(
         _run_score(ctx, score_args)
         return
     if domain is None:
-        raise JupiterError("give --domain NAME, or --model MODEL --qa FILE.jsonl (or use "
-                           "`jupiter score`)")  # fmt: skip
+        raise JupiterError(
+            "give --domain NAME, or --model MODEL --qa FILE.jsonl (or use `jupiter score`)"
+        )
     _refuse_extra(ctx)
     if as_json:
         with contextlib.redirect_stdout(sys.stderr):
@@ -79,8 +82,9 @@ def _refuse_extra(ctx: typer.Context) -> None:
     if ctx.args:
         extra = ctx.args[0]
         if extra.startswith("-"):
-            known = [o for p in ctx.command.params if not getattr(p, "hidden", False)
-                     for o in p.opts]  # fmt: skip
+            known = [
+                o for p in ctx.command.params if not getattr(p, "hidden", False) for o in p.opts
+            ]
             raise click.NoSuchOption(extra, possibilities=known, ctx=ctx)
         raise click.UsageError(f"Got unexpected extra argument ({extra})", ctx=ctx)
 
@@ -129,17 +133,29 @@ def score_cmd(
     if distractors not in ("hard", "random"):
         raise JupiterError(f"--distractors must be hard or random, got {distractors!r}")
     if passages is not None and not open_book:
-        raise JupiterError("--passages names the index --open-book reads: add --open-book, "
-                           "or drop --passages")  # fmt: skip
+        raise JupiterError(
+            "--passages names the index --open-book reads: add --open-book, or drop --passages"
+        )
     from jupiter.eval.report import write_report
     from jupiter.eval.standalone import ScoreOptions, print_report, score_model
     from jupiter.models.reference import user_cache_dir
 
     opts = ScoreOptions(
-        model, qa, mc_choices, cast(Literal["hard", "random"], distractors), max_items,
-        max_new_tokens, seed, chat_template, system_prompt, general, general_max_bytes,
-        open_book=open_book, top_k=top_k, passages=passages,
-    )  # fmt: skip
+        model,
+        qa,
+        mc_choices,
+        cast(Literal["hard", "random"], distractors),
+        max_items,
+        max_new_tokens,
+        seed,
+        chat_template,
+        system_prompt,
+        general,
+        general_max_bytes,
+        open_book=open_book,
+        top_k=top_k,
+        passages=passages,
+    )
     if out is not None:  # never onto what it reads: the model, the QA set, a workspace
         from jupiter.models.reference import locate_model
         from jupiter.outputs import check_output_file
@@ -175,8 +191,12 @@ def _eval_stage_json(domain: str, quick: bool) -> dict:
         ws.store.mark_stage(cycle, "eval", info)
     finally:
         ws.close()
-    return {"domain": ws.cfg.name, "cycle": cycle, "eval_json": str(ws.cycle_dir(cycle) / "eval.json"),
-            **info}  # fmt: skip
+    return {
+        "domain": ws.cfg.name,
+        "cycle": cycle,
+        "eval_json": str(ws.cycle_dir(cycle) / "eval.json"),
+        **info,
+    }
 
 
 def _export_lm_eval(domain: str, quick: bool, out: Path, as_json: bool) -> None:
@@ -192,7 +212,11 @@ def _export_lm_eval(domain: str, quick: bool, out: Path, as_json: bool) -> None:
     if as_json:
         print_json(manifest)
         return
-    console.print(f"{manifest['items']} multiple-choice items of '{manifest['task']}' → "
-                  f"{manifest['yaml']}; score a model with:", highlight=False, markup=False,
-                  soft_wrap=True)  # fmt: skip
+    console.print(
+        f"{manifest['items']} multiple-choice items of '{manifest['task']}' → "
+        f"{manifest['yaml']}; score a model with:",
+        highlight=False,
+        markup=False,
+        soft_wrap=True,
+    )
     console.print(manifest["command"], highlight=False, markup=False, soft_wrap=True)

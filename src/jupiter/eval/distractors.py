@@ -80,19 +80,28 @@ class Recipe:
 
 
 def distractor_requests(
-    items: Sequence[QAItem], passages: Mapping[str, str], recipe: Recipe, n: int,
-    max_tokens: int, seed: int,
-) -> list[Request]:  # fmt: skip
+    items: Sequence[QAItem],
+    passages: Mapping[str, str],
+    recipe: Recipe,
+    n: int,
+    max_tokens: int,
+    seed: int,
+) -> list[Request]:
     """One greedy request per item, asking for `n` wrong answers."""
     template = load_template(recipe.path)
     sampling = Sampling(max_tokens=max_tokens, temperature=0.0, seed=seed)
     out: list[Request] = []
     for it in items:
         text = render(
-            template, recipe.path, domain=recipe.domain, language=recipe.language,
-            question=it.question, answer=it.answer, n=n,
+            template,
+            recipe.path,
+            domain=recipe.domain,
+            language=recipe.language,
+            question=it.question,
+            answer=it.answer,
+            n=n,
             passage=passages.get(it.id, "").strip()[:PASSAGE_CHARS],
-        )  # fmt: skip
+        )
         messages = ({"role": "system", "content": SYSTEM}, {"role": "user", "content": text})
         out.append(Request(messages=messages, sampling=sampling))
     return out
@@ -194,9 +203,12 @@ def _top_up(valid: list[str], hard: Sequence[str], k: int) -> int:
 
 
 def with_choices(
-    items: Sequence[QAItem], replies: Sequence[tuple[Completion | None, str]],
-    pool: Sequence[QAItem], n_choices: int, seed: int,
-) -> tuple[list[QAItem], dict[str, int]]:  # fmt: skip
+    items: Sequence[QAItem],
+    replies: Sequence[tuple[Completion | None, str]],
+    pool: Sequence[QAItem],
+    n_choices: int,
+    seed: int,
+) -> tuple[list[QAItem], dict[str, int]]:
     """`items` with `choices` and `answer_index`: the teacher's valid distractors of each
     one's reply (in item order), topped up with hard ones drawn from `pool` as build_mc
     draws them; counts by reason."""
@@ -224,9 +236,13 @@ def with_choices(
 
 
 def teacher_choices(
-    items: Sequence[QAItem], teacher: Teacher, recipe: Recipe, passages: Mapping[str, str],
-    n_choices: int, seed: int,
-) -> tuple[list[QAItem], dict[str, Any]]:  # fmt: skip
+    items: Sequence[QAItem],
+    teacher: Teacher,
+    recipe: Recipe,
+    passages: Mapping[str, str],
+    n_choices: int,
+    seed: int,
+) -> tuple[list[QAItem], dict[str, Any]]:
     """Items without choices get the teacher's (items with their own keep them), and what
     the choices came from: {"source": "llm", "teacher", "recipe", "recipe_sha256",
     "n_choices", "seed", "items", "counts"}."""
@@ -237,10 +253,15 @@ def teacher_choices(
     by_id = {it.id: it for it in made}
     out = [it if it.choices else by_id[it.id] for it in items]
     info = {
-        "source": "llm", "teacher": f"{teacher.backend.name}:{teacher.backend.model}",
-        "recipe": recipe.path.name, "recipe_sha256": sha256_file(recipe.path),
-        "n_choices": n_choices, "seed": seed, "items": len(todo), "counts": counts,
-    }  # fmt: skip
+        "source": "llm",
+        "teacher": f"{teacher.backend.name}:{teacher.backend.model}",
+        "recipe": recipe.path.name,
+        "recipe_sha256": sha256_file(recipe.path),
+        "n_choices": n_choices,
+        "seed": seed,
+        "items": len(todo),
+        "counts": counts,
+    }
     return out, info
 
 

@@ -129,8 +129,13 @@ def win_entry(result: dict[str, Any]) -> dict[str, Any] | None:
         return None
     shifted = None if ci is None else (ci[0] - 0.5, ci[1] - 0.5)
     return {
-        "model": win, "against": 0.5, "difference": win - 0.5,
-        "ci": None if shifted is None else list(shifted), "n": result["n"],
-        "higher_is_better": True, "verdict": verdict(shifted),
-        "consistent": result["consistent"], "unparsed": result["unparsed"],
-    }  # fmt: skip
+        "model": win,
+        "against": 0.5,
+        "difference": win - 0.5,
+        "ci": None if shifted is None else list(shifted),
+        "n": result["n"],
+        "higher_is_better": True,
+        "verdict": verdict(shifted),
+        "consistent": result["consistent"],
+        "unparsed": result["unparsed"],
+    }

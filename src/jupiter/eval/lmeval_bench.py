@@ -33,8 +33,10 @@ class BenchOptions:
 
 def fetch_hint(name: str) -> str:
     """The one command that puts a task's dataset in the local cache."""
-    return ("HF_HUB_OFFLINE=0 HF_DATASETS_OFFLINE=0 python -c \"from lm_eval.tasks import "
-            f"TaskManager; TaskManager().load(['{name}'])\"")  # fmt: skip
+    return (
+        'HF_HUB_OFFLINE=0 HF_DATASETS_OFFLINE=0 python -c "from lm_eval.tasks import '
+        f"TaskManager; TaskManager().load(['{name}'])\""
+    )
 
 
 @contextmanager
@@ -44,8 +46,10 @@ def offline() -> Iterator[None]:
     saved_env = {k: os.environ.get(k) for k in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE")}
     os.environ.update({k: "1" for k in saved_env})
     patched: list[tuple[Any, str, Any]] = []
-    for mod_name, attrs in (("huggingface_hub.constants", ("HF_HUB_OFFLINE",)),
-                            ("datasets.config", ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"))):  # fmt: skip
+    for mod_name, attrs in (
+        ("huggingface_hub.constants", ("HF_HUB_OFFLINE",)),
+        ("datasets.config", ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE")),
+    ):
         mod = sys.modules.get(mod_name)
         for attr in attrs if mod is not None else ():
             if hasattr(mod, attr):
@@ -76,15 +80,19 @@ def loadable_tasks(tm: Any, names: tuple[str, ...], warn: Warn) -> tuple[list[st
     for name in names:
         if name not in known:
             skipped[name] = "unknown task"
-            warn(f"lm-eval task '{name}' skipped: lm-eval knows no such task or group (list "
-                 "them with `lm_eval ls tasks`; a task of your own goes in eval.lm_eval_include)")  # fmt: skip
+            warn(
+                f"lm-eval task '{name}' skipped: lm-eval knows no such task or group (list "
+                "them with `lm_eval ls tasks`; a task of your own goes in eval.lm_eval_include)"
+            )
             continue
         try:
             tm.load([name])
         except Exception as err:  # noqa: BLE001 - datasets raises many kinds; each is a skip
             skipped[name] = _first_line(err)
-            warn(f"lm-eval task '{name}' skipped: its dataset is not available offline "
-                 f"({skipped[name][:160]}): fetch it once with `{fetch_hint(name)}`")  # fmt: skip
+            warn(
+                f"lm-eval task '{name}' skipped: its dataset is not available offline "
+                f"({skipped[name][:160]}): fetch it once with `{fetch_hint(name)}`"
+            )
             continue
         ready.append(name)
     return ready, skipped
@@ -121,13 +129,22 @@ def run_benchmarks(model: Any, tokenizer: Any, opts: BenchOptions, warn: Warn) -
         include = str(opts.include) if opts.include else None
         tm = TaskManager(include_path=include, include_defaults=opts.include_defaults)
         ready, skipped = loadable_tasks(tm, opts.tasks, warn)
-        out: dict[str, Any] = {"results": {}, "skipped": skipped,
-                               "lm_eval": getattr(lm_eval, "__version__", "")}  # fmt: skip
+        out: dict[str, Any] = {
+            "results": {},
+            "skipped": skipped,
+            "lm_eval": getattr(lm_eval, "__version__", ""),
+        }
         if not ready:
             return out
         lm = HFLM(pretrained=model, tokenizer=tokenizer, batch_size=opts.batch_size)
-        res = simple_evaluate(model=lm, tasks=ready, task_manager=tm, limit=opts.limit,
-                              num_fewshot=opts.fewshot, log_samples=False)  # fmt: skip
+        res = simple_evaluate(
+            model=lm,
+            tasks=ready,
+            task_manager=tm,
+            limit=opts.limit,
+            num_fewshot=opts.fewshot,
+            log_samples=False,
+        )
     if res is None:
         return out
     samples = res.get("n-samples") or {}

@@ -43,8 +43,16 @@ TASK_NAME = re.compile(r"^[A-Za-z0-9_\-]+$")
 
 def task_docs(mc: Sequence[MCItem], system_prompt: str) -> list[dict[str, Any]]:
     """One lm-eval doc per item: its choices in the order Jupiter scores them."""
-    return [{"id": m.id, "question": m.question, "choices": list(m.choices), "answer": m.correct,
-             "system": system_prompt} for m in mc]  # fmt: skip
+    return [
+        {
+            "id": m.id,
+            "question": m.question,
+            "choices": list(m.choices),
+            "answer": m.correct,
+            "system": system_prompt,
+        }
+        for m in mc
+    ]
 
 
 def task_config(name: str, data: Path) -> dict[str, Any]:
@@ -71,8 +79,10 @@ def task_config(name: str, data: Path) -> dict[str, Any]:
 
 
 def lm_eval_command(name: str, out: Path) -> str:
-    return (f"lm_eval --model hf --model_args pretrained=MODEL_DIR --tasks {name} "
-            f"--include_path {out} --apply_chat_template")  # fmt: skip
+    return (
+        f"lm_eval --model hf --model_args pretrained=MODEL_DIR --tasks {name} "
+        f"--include_path {out} --apply_chat_template"
+    )
 
 
 def export_task(
@@ -92,16 +102,23 @@ def export_task(
     docs = task_docs(mc, system_prompt)
     atomic.write_text(data, "".join(json.dumps(d, ensure_ascii=False) + "\n" for d in docs))
     command = lm_eval_command(name, out)
-    head = (f"# Jupiter's eval set of '{name}' as an lm-eval task: {len(docs)} multiple-choice "
-            "items, choices in Jupiter's order.\n# Scored as Jupiter scores them (chat "
-            f"template, system prompt):\n#   {command}\n")  # fmt: skip
+    head = (
+        f"# Jupiter's eval set of '{name}' as an lm-eval task: {len(docs)} multiple-choice "
+        "items, choices in Jupiter's order.\n# Scored as Jupiter scores them (chat "
+        f"template, system prompt):\n#   {command}\n"
+    )
     body = yaml.safe_dump(task_config(name, data), sort_keys=False, allow_unicode=True)
     atomic.write_text(out / f"{name}.yaml", head + body)
     manifest = {
-        "task": name, "items": len(docs), "data": str(data), "yaml": str(out / f"{name}.yaml"),
-        "choices": sorted({len(d["choices"]) for d in docs}), "system_prompt": system_prompt,
-        "eval_set": about, "command": command,
-    }  # fmt: skip
+        "task": name,
+        "items": len(docs),
+        "data": str(data),
+        "yaml": str(out / f"{name}.yaml"),
+        "choices": sorted({len(d["choices"]) for d in docs}),
+        "system_prompt": system_prompt,
+        "eval_set": about,
+        "command": command,
+    }
     atomic.write_text(
         out / f"{name}.json", json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"
     )

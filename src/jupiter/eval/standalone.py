@@ -75,8 +75,9 @@ def cut_prompts(gen: Any, items: list[Any], max_new_tokens: int) -> int:
     return sum(len(gen.tokenizer(it.question).input_ids) > room for it in items)
 
 
-def cut_warning(cut: int, total: int, name: str, context: int, max_new_tokens: int,
-                fix: str) -> str:  # fmt: skip
+def cut_warning(
+    cut: int, total: int, name: str, context: int, max_new_tokens: int, fix: str
+) -> str:
     return (
         f"[yellow]warning[/]: {cut} of {total} open-book questions do not fit {name}'s "
         f"context ({context} tokens, {max_new_tokens} kept for the answer): their passages "
@@ -97,9 +98,11 @@ def _general_bpb(
             gen.model, gen.tokenizer, texts, context, opts.general_max_bytes, gen.device
         )
     return {
-        "general_bpb": got["bpb"], "general_bpb_ci": got["bpb_ci"],
-        "general_bytes": got["bytes"], "general_bpb_docs": got["docs"],
-    }  # fmt: skip
+        "general_bpb": got["bpb"],
+        "general_bpb_ci": got["bpb_ci"],
+        "general_bytes": got["bytes"],
+        "general_bpb_docs": got["docs"],
+    }
 
 
 def score_model(opts: ScoreOptions, cache_dir: Path, console: Console) -> dict[str, Any]:
@@ -124,19 +127,30 @@ def score_model(opts: ScoreOptions, cache_dir: Path, console: Console) -> dict[s
     label = model_label(opts.model, base_dir=None)
     with console.status(f"loading {label}…"):
         gen = ModelGenerator(
-            model_dir, label, max_new_tokens=opts.max_new_tokens,
-            system_prompt=opts.system_prompt, chat_template=opts.chat_template, dtype=opts.dtype,
-        )  # fmt: skip
+            model_dir,
+            label,
+            max_new_tokens=opts.max_new_tokens,
+            system_prompt=opts.system_prompt,
+            chat_template=opts.chat_template,
+            dtype=opts.dtype,
+        )
     cut = cut_prompts(gen, items, opts.max_new_tokens) if opts.open_book else 0
     if cut:
-        console.print(cut_warning(cut, len(items), label, gen.context, opts.max_new_tokens,
-                                  "Lower --top-k."))  # fmt: skip
+        console.print(
+            cut_warning(cut, len(items), label, gen.context, opts.max_new_tokens, "Lower --top-k.")
+        )
     with console.status(f"{label}: {len(items)} questions, {len(mc)} multiple choice…"):
         report = evaluate_answerer(gen, items, mc)
     report |= _general_bpb(gen, general, opts, console)
-    report |= {"path": str(model_dir), "qa_path": str(opts.qa), "seed": opts.seed,
-               "mc_distractors": opts.distractors, "lower_is_better": ["general_bpb"],
-               "open_book": opts.open_book, "dtype": gen.dtype}  # fmt: skip
+    report |= {
+        "path": str(model_dir),
+        "qa_path": str(opts.qa),
+        "seed": opts.seed,
+        "mc_distractors": opts.distractors,
+        "lower_is_better": ["general_bpb"],
+        "open_book": opts.open_book,
+        "dtype": gen.dtype,
+    }
     if opts.open_book:
         report |= {"top_k": opts.top_k, "passages": str(opts.passages or model_dir)}
     return report

@@ -130,8 +130,12 @@ def shared_ngrams(questions: dict[str, str], texts: Iterable[str], n: int = NGRA
     return hit
 
 
-def check_exam(items: list[Any], sources: dict[str, Any], training: Iterable[str] = (),
-               text_of: Callable[[str], str | None] | None = None) -> ExamCheck:  # fmt: skip
+def check_exam(
+    items: list[Any],
+    sources: dict[str, Any],
+    training: Iterable[str] = (),
+    text_of: Callable[[str], str | None] | None = None,
+) -> ExamCheck:
     """Keep the items whose quote is in their source, whose question no template wrote and
     which share no 8-gram with `training`; `sources` maps item id -> its raw line (source,
     quote); `text_of` reads a source (default: `source_text`)."""
@@ -178,9 +182,11 @@ def raw_lines(path: Path) -> dict[str, dict[str, Any]]:
     return out
 
 
-def load_user_exam(path: Path, training: Iterable[str] = (),
-                   text_of: Callable[[str], str | None] | None = None,
-                   ) -> tuple[list[Any], dict[str, Any]]:  # fmt: skip
+def load_user_exam(
+    path: Path,
+    training: Iterable[str] = (),
+    text_of: Callable[[str], str | None] | None = None,
+) -> tuple[list[Any], dict[str, Any]]:
     """The exam's items that pass `check_exam`, and what was dropped and why."""
     from jupiter.eval.qa import load_eval_set
 
@@ -197,8 +203,7 @@ def load_user_exam(path: Path, training: Iterable[str] = (),
             "choice (choices: 4 strings, answer_index)"
         )
     got = check_exam(items, raw_lines(path), training, text_of)
-    about = {"path": str(path), "items": len(items), "kept": len(got.kept),
-             "dropped": got.counts()}  # fmt: skip
+    about = {"path": str(path), "items": len(items), "kept": len(got.kept), "dropped": got.counts()}
     return got.kept, about
 
 

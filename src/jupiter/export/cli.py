@@ -32,12 +32,14 @@ def export_cmd(
     ] = None,
     quant: Annotated[
         str | None,
-        typer.Option(help="hf: auto|f32|f16|bf16; gguf/ollama: f32|f16|bf16|q8_0 (default "
-                     "f16/q8_0); mlx: auto|f32|f16|bf16|q8|q4"),
+        typer.Option(
+            help="hf: auto|f32|f16|bf16; gguf/ollama: f32|f16|bf16|q8_0 (default "
+            "f16/q8_0); mlx: auto|f32|f16|bf16|q8|q4"
+        ),
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="Replace an existing --out.")] = False,
     quick: Quick = False,
-) -> None:  # fmt: skip
+) -> None:
     """Export a model: merged HF dir, GGUF (llama.cpp, LM Studio), Ollama (GGUF + Modelfile)
     or mlx-lm folder; writes OUT/export.json (source, checksums, eval figures)."""
     from jupiter.export.common import MANIFEST
@@ -54,8 +56,9 @@ def export_cmd(
     if (model is None) == (domain is None):
         raise JupiterError("give --model MODEL or --domain NAME (one of them)")
     if model is not None and (best or cycle is not None or checkpoint is not None):
-        raise JupiterError("--best, --cycle and --checkpoint pick among a domain's models: "
-                           "use them with --domain")  # fmt: skip
+        raise JupiterError(
+            "--best, --cycle and --checkpoint pick among a domain's models: use them with --domain"
+        )
     plan = plan_export(to, out, quant, force)
     if model is not None:
         source = from_model(model, user_cache_dir(), err_console)
@@ -69,13 +72,18 @@ def export_cmd(
     # and a damaged model is never exported
     check_output(plan.out, export_inputs(source), force=plan.force, manifest=MANIFEST)
     check_export_source(source)
-    err_console.print(f"exporting {source.selected}: {source.path}", highlight=False,
-                      markup=False, soft_wrap=True)  # fmt: skip
+    err_console.print(
+        f"exporting {source.selected}: {source.path}", highlight=False, markup=False, soft_wrap=True
+    )
     result = write_export(plan, source, err_console)
     for warning in result.warnings:
         err_console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False)
     files = ", ".join(result.manifest["files"])
-    console.print(f"{plan.fmt} ({plan.quant}) → {result.out}: {files}", highlight=False,
-                  markup=False, soft_wrap=True)  # fmt: skip
+    console.print(
+        f"{plan.fmt} ({plan.quant}) → {result.out}: {files}",
+        highlight=False,
+        markup=False,
+        soft_wrap=True,
+    )
     if result.create:
         console.print(result.create, highlight=False, markup=False, soft_wrap=True)

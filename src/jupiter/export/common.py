@@ -34,9 +34,22 @@ QUANTS: dict[Format, tuple[str, ...]] = {
 DEFAULT_QUANT: dict[Format, str] = {"hf": "auto", "gguf": "f16", "ollama": "q8_0", "mlx": "auto"}
 # llama.cpp's k-quants and legacy types: made from an f16 GGUF by llama.cpp's llama-quantize
 LLAMA_QUANTIZE = (
-    "q2_k", "q3_k_s", "q3_k_m", "q3_k_l", "q4_0", "q4_1", "q4_k_s", "q4_k_m", "q5_0", "q5_1",
-    "q5_k_s", "q5_k_m", "q6_k", "iq4_xs", "iq4_nl",
-)  # fmt: skip
+    "q2_k",
+    "q3_k_s",
+    "q3_k_m",
+    "q3_k_l",
+    "q4_0",
+    "q4_1",
+    "q4_k_s",
+    "q4_k_m",
+    "q5_0",
+    "q5_1",
+    "q5_k_s",
+    "q5_k_m",
+    "q6_k",
+    "iq4_xs",
+    "iq4_nl",
+)
 
 
 def check_format(fmt: str) -> Format:
@@ -76,8 +89,9 @@ def check_out(out: Path, force: bool) -> Path:
     if out.exists() and not out.is_dir():
         raise JupiterError(f"--out {out} is a file: choose a folder path for the export")
     if out.exists() and not force:
-        raise JupiterError(f"{out} already exists: choose another --out, or add --force to "
-                           "replace it")  # fmt: skip
+        raise JupiterError(
+            f"{out} already exists: choose another --out, or add --force to replace it"
+        )
     return out
 
 

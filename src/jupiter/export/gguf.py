@@ -358,17 +358,32 @@ def write_gguf(
         add_vocab(w, vocab)
         types = {hf: qtype_for(gg, shapes[hf], quant) for hf, gg in plan}
         for hf, gg in plan:
-            w.add_tensor_info(gg, shapes[hf], np.dtype(np.float32), nbytes(shapes[hf], types[hf]),
-                              raw_dtype=types[hf])  # fmt: skip
+            w.add_tensor_info(
+                gg,
+                shapes[hf],
+                np.dtype(np.float32),
+                nbytes(shapes[hf], types[hf]),
+                raw_dtype=types[hf],
+            )
         freqs = llama3_rope_factors(config) if needs_freqs else None
         if freqs is not None:
-            w.add_tensor_info("rope_freqs.weight", freqs.shape, np.dtype(np.float32), freqs.nbytes,
-                              raw_dtype=gguf.GGMLQuantizationType.F32)  # fmt: skip
+            w.add_tensor_info(
+                "rope_freqs.weight",
+                freqs.shape,
+                np.dtype(np.float32),
+                freqs.nbytes,
+                raw_dtype=gguf.GGMLQuantizationType.F32,
+            )
         w.write_header_to_file(path=dest)
         w.write_kv_data_to_file()
         w.write_ti_data_to_file()
-        bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                       console=console, disable=not console.is_terminal)  # fmt: skip
+        bar = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            console=console,
+            disable=not console.is_terminal,
+        )
         with bar:
             task = bar.add_task(f"GGUF {quant}", total=len(plan))
             for hf, _ in plan:
@@ -383,12 +398,20 @@ def write_gguf(
         counts[t.name] = counts.get(t.name, 0) + 1
     stops = [tokenizer.convert_ids_to_tokens(i) for i in stop_ids]
     return {
-        "file": dest.name, "architecture": arch.name, "model_type": config.get("model_type"),
-        "tensor_types": counts, "tokenizer": vocab.model, "pre_tokenizer": vocab.pre,
-        "tokens": len(vocab.tokens), "special_ids": vocab.special, "add_bos": vocab.add_bos,
-        "stop_tokens": stops, "stop_ids": stop_ids, "chat_template": vocab.chat_template,
+        "file": dest.name,
+        "architecture": arch.name,
+        "model_type": config.get("model_type"),
+        "tensor_types": counts,
+        "tokenizer": vocab.model,
+        "pre_tokenizer": vocab.pre,
+        "tokens": len(vocab.tokens),
+        "special_ids": vocab.special,
+        "add_bos": vocab.add_bos,
+        "stop_tokens": stops,
+        "stop_ids": stop_ids,
+        "chat_template": vocab.chat_template,
         "rope_freqs": freqs is not None,
-    }  # fmt: skip
+    }
 
 
 def quantize_gguf(src: Path, dest: Path, quant: str, threads: int = 0) -> dict[str, Any]:
@@ -412,15 +435,20 @@ def quantize_gguf(src: Path, dest: Path, quant: str, threads: int = 0) -> dict[s
         llama_cpp.llama_backend_init()
         params = llama_cpp.llama_model_quantize_default_params()
         params.ftype, params.nthread = ftype, threads
-        rc = llama_cpp.llama_model_quantize(str(src).encode(), str(dest).encode(),
-                                            ctypes.byref(params))  # fmt: skip
+        rc = llama_cpp.llama_model_quantize(
+            str(src).encode(), str(dest).encode(), ctypes.byref(params)
+        )
     finally:
         log.setLevel(level)
     if rc != 0 or not dest.is_file():
-        raise JupiterError(f"llama.cpp's quantizer failed on {src.name} ({quant}, code {rc}): "
-                           "nothing exported; try --quant f16 or q8_0")  # fmt: skip
+        raise JupiterError(
+            f"llama.cpp's quantizer failed on {src.name} ({quant}, code {rc}): "
+            "nothing exported; try --quant f16 or q8_0"
+        )
     counts: dict[str, int] = {}
     for t in _gguf().GGUFReader(dest).tensors:
         counts[t.tensor_type.name] = counts.get(t.tensor_type.name, 0) + 1
-    return {"tensor_types": counts, "quantizer": f"llama.cpp (llama-cpp-python "
-            f"{llama_cpp.__version__})"}  # fmt: skip
+    return {
+        "tensor_types": counts,
+        "quantizer": f"llama.cpp (llama-cpp-python {llama_cpp.__version__})",
+    }

@@ -16,10 +16,20 @@ from jupiter.errors import JupiterError
 # the files of a model dir that a copy carries; training leftovers (retrieval index,
 # optimizer state) stay behind
 MODEL_FILES = (
-    "config.json", "generation_config.json", "*.safetensors", "model.safetensors.index.json",
-    "tokenizer.json", "tokenizer_config.json", "tokenizer.model", "special_tokens_map.json",
-    "added_tokens.json", "vocab.json", "merges.txt", "chat_template.jinja", "chat_template.json",
-)  # fmt: skip
+    "config.json",
+    "generation_config.json",
+    "*.safetensors",
+    "model.safetensors.index.json",
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "tokenizer.model",
+    "special_tokens_map.json",
+    "added_tokens.json",
+    "vocab.json",
+    "merges.txt",
+    "chat_template.jinja",
+    "chat_template.json",
+)
 DTYPES = {"f32": "float32", "f16": "float16", "bf16": "bfloat16"}
 
 
@@ -52,8 +62,11 @@ def _finish(dest: Path) -> dict[str, Any]:
     write_stop_tokens(dest, tokenizer)
     eos = json.loads(gen.read_text(encoding="utf-8")).get("eos_token_id")
     ids = eos if isinstance(eos, list) else [eos] if isinstance(eos, int) else []
-    return {"stop_ids": ids, "stop_tokens": tokenizer.convert_ids_to_tokens(ids),
-            "chat_template_added": not had}  # fmt: skip
+    return {
+        "stop_ids": ids,
+        "stop_tokens": tokenizer.convert_ids_to_tokens(ids),
+        "chat_template_added": not had,
+    }
 
 
 def write_hf(path: Path, kind: str, dest: Path, quant: str) -> dict[str, Any]:

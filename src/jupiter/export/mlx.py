@@ -36,11 +36,19 @@ def write_mlx(hf_dir: Path, dest: Path, quant: str) -> dict[str, Any]:
     try:
         with contextlib.redirect_stdout(chatter):
             convert(
-                str(hf_dir), str(dest), quantize=bits is not None, q_bits=bits,
-                q_group_size=GROUP_SIZE if bits else None, dtype=DTYPES.get(quant),
-            )  # fmt: skip
+                str(hf_dir),
+                str(dest),
+                quantize=bits is not None,
+                q_bits=bits,
+                q_group_size=GROUP_SIZE if bits else None,
+                dtype=DTYPES.get(quant),
+            )
     except (ValueError, KeyError, NotImplementedError) as err:
         first = (str(err).splitlines() or [type(err).__name__])[0]
         raise JupiterError(f"mlx-lm cannot convert this model ({first}): export --to hf") from None
-    return {"dtype": DTYPES.get(quant, "stored"), "quantization": (
-        {"bits": bits, "group_size": GROUP_SIZE, "mode": "affine"} if bits else None)}  # fmt: skip
+    return {
+        "dtype": DTYPES.get(quant, "stored"),
+        "quantization": (
+            {"bits": bits, "group_size": GROUP_SIZE, "mode": "affine"} if bits else None
+        ),
+    }

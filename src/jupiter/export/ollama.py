@@ -49,7 +49,7 @@ GO_TEMPLATES = {
     "mistral": FOLD_START + '{{- else if eq .Role "assistant" }}{{ .Content }}{eos}'
     "{{- else }}[INST] {{ if $system }}{{ $system }}\n\n{{ end }}{{ .Content }} [/INST]"
     '{{ $system = "" }}{{ end }}{{ end }}',
-}  # fmt: skip
+}
 
 
 @dataclass(frozen=True)
@@ -60,8 +60,9 @@ class Translation:
     note: str = ""
 
 
-def _render(tokenizer: PreTrainedTokenizerBase, messages: list[dict[str, str]],
-            template: str | None = None) -> str | None:  # fmt: skip
+def _render(
+    tokenizer: PreTrainedTokenizerBase, messages: list[dict[str, str]], template: str | None = None
+) -> str | None:
     from jinja2.exceptions import TemplateError
 
     try:
@@ -123,9 +124,11 @@ def translate(tokenizer: PreTrainedTokenizerBase, add_bos: bool) -> Translation:
         return Translation(family, go, system)
     names = ", ".join(_families())
     return Translation(
-        None, None, note=f"the chat template renders like none of {names}: it cannot be "
+        None,
+        None,
+        note=f"the chat template renders like none of {names}: it cannot be "
         "translated into Ollama's Go-template syntax",
-    )  # fmt: skip
+    )
 
 
 def _quoted(value: str) -> str:
@@ -134,8 +137,10 @@ def _quoted(value: str) -> str:
 
 def _triple(key: str, value: str) -> str:
     if '"""' in value:
-        raise JupiterError(f'the {key} text contains """, which a Modelfile cannot hold: '
-                           "remove it (e.g. from the domain's system_prompt)")  # fmt: skip
+        raise JupiterError(
+            f'the {key} text contains """, which a Modelfile cannot hold: '
+            "remove it (e.g. from the domain's system_prompt)"
+        )
     return f'{key} """{value}"""'
 
 
@@ -143,8 +148,11 @@ def modelfile(
     gguf_name: str, translation: Translation, stops: list[str], system: str, create: str
 ) -> str:
     """The Modelfile's text; `create` is the `ollama create` line it is meant for."""
-    lines = ["# Written by `jupiter export`. Create the Ollama model with:", f"#   {create}",
-             f"FROM ./{gguf_name}"]  # fmt: skip
+    lines = [
+        "# Written by `jupiter export`. Create the Ollama model with:",
+        f"#   {create}",
+        f"FROM ./{gguf_name}",
+    ]
     if translation.template is not None:
         lines.append(_triple("TEMPLATE", translation.template))
     else:

@@ -72,9 +72,13 @@ def student_figures(path: Path) -> tuple[dict[str, Any] | None, str]:
     if Path(student.get("path") or "").resolve() != path:
         return None, f"{report_path} scores another model"
     comparisons = report.get("comparisons") or {}
-    figures = {"source": str(report_path), "cycle": report.get("cycle"),
-               "promotion_metric": report.get("promotion_metric"),
-               "eval_set": report.get("eval_set"), "student": _figures(student)}  # fmt: skip
+    figures = {
+        "source": str(report_path),
+        "cycle": report.get("cycle"),
+        "promotion_metric": report.get("promotion_metric"),
+        "eval_set": report.get("eval_set"),
+        "student": _figures(student),
+    }
     for name, entry in comparisons.items():
         figures[name] = entry.get("metrics")
     return figures, ""
@@ -82,13 +86,20 @@ def student_figures(path: Path) -> tuple[dict[str, Any] | None, str]:
 
 def _stored_figures(ws: Workspace, path: Path) -> dict[str, Any] | None:
     """The latest eval row the domain's store holds for the model at `path`."""
-    rows = [r for r in ws.store.evals() if r["report"].get("path")
-            and Path(r["report"]["path"]).resolve() == path.resolve()]  # fmt: skip
+    rows = [
+        r
+        for r in ws.store.evals()
+        if r["report"].get("path") and Path(r["report"]["path"]).resolve() == path.resolve()
+    ]
     if not rows:
         return None
     row = rows[-1]
-    return {"source": f"{ws.store_path} (evals)", "cycle": row["cycle"],
-            "promotion_metric": ws.cfg.promotion.metric, "student": _figures(row["report"])}  # fmt: skip
+    return {
+        "source": f"{ws.store_path} (evals)",
+        "cycle": row["cycle"],
+        "promotion_metric": ws.cfg.promotion.metric,
+        "student": _figures(row["report"]),
+    }
 
 
 def from_model(ref: str, cache_dir: Path, console: Console) -> Source:
@@ -126,8 +137,11 @@ def _best_student(ws: Workspace) -> Path:
 
 
 def _cycles_with_train(ws: Workspace) -> list[int]:
-    found = [int(m.group(1)) for p in (ws.root / "cycles").glob("cycle-*")
-             if (m := STUDENT_DIR.match(p.name)) and (p / "train").is_dir()]  # fmt: skip
+    found = [
+        int(m.group(1))
+        for p in (ws.root / "cycles").glob("cycle-*")
+        if (m := STUDENT_DIR.match(p.name)) and (p / "train").is_dir()
+    ]
     return sorted(found)
 
 
@@ -159,8 +173,11 @@ def _available(train_dir: Path) -> str:
     epoch_of = {
         Path(r.get("checkpoint") or "").name: r.get("epoch") for r in _epoch_rows(train_dir)
     }
-    names = [p.name + (f" (epoch-{epoch_of[p.name]})" if epoch_of.get(p.name) else "")
-             for p in list_checkpoints(train_dir) if (p / "model").is_dir()]  # fmt: skip
+    names = [
+        p.name + (f" (epoch-{epoch_of[p.name]})" if epoch_of.get(p.name) else "")
+        for p in list_checkpoints(train_dir)
+        if (p / "model").is_dir()
+    ]
     return ", ".join(names) or "none"
 
 
@@ -217,8 +234,10 @@ def from_domain(
             f"checkpoint {checkpoint} of cycle {n}",
             f"{name}-cycle-{n:03d}-{checkpoint}",
         )
-        note = (f"checkpoint {checkpoint} was not evaluated (only each cycle's final student "
-                f"is): score it with `jupiter eval --model {path} --qa FILE`")  # fmt: skip
+        note = (
+            f"checkpoint {checkpoint} was not evaluated (only each cycle's final student "
+            f"is): score it with `jupiter eval --model {path} --qa FILE`"
+        )
     elif cycle is not None:
         path, selected, label = (
             _student(ws, cycle),
@@ -228,9 +247,15 @@ def from_domain(
     else:
         path = _best_student(ws) if best else best_model(ws)
         active = ws.store.active_generator() or {}
-        what = "best evaluated student" if best else (
-            f"active generator {active.get('id')}" if Path(active.get("path") or "-") == path
-            else "best evaluated student")  # fmt: skip
+        what = (
+            "best evaluated student"
+            if best
+            else (
+                f"active generator {active.get('id')}"
+                if Path(active.get("path") or "-") == path
+                else "best evaluated student"
+            )
+        )
         selected, label = (
             what,
             f"{name}-{path.parent.parent.name if path.name == 'final' else path.name}",
@@ -239,6 +264,12 @@ def from_domain(
     if figures is None and checkpoint is None:
         figures = _stored_figures(ws, path)
     return Source(
-        f"--domain {name}", path.resolve(), _kind(path), selected, label, figures,
-        "" if figures else (note or why), ws.cfg.system_prompt,
-    )  # fmt: skip
+        f"--domain {name}",
+        path.resolve(),
+        _kind(path),
+        selected,
+        label,
+        figures,
+        "" if figures else (note or why),
+        ws.cfg.system_prompt,
+    )

@@ -106,10 +106,14 @@ def _kind(data: dict[str, Any]) -> str:
         )
     if any(n.get("type") == "ByteLevel" for n in _nodes(data.get("pre_tokenizer"))):
         return "gpt2"
-    spm = model.get("byte_fallback") or any(
-        n.get("type") == "Metaspace" for n in _nodes(data.get("pre_tokenizer"))
-    ) or any(n.get("type") == "Replace" and n.get("content") == SPACE
-             for n in _nodes(data.get("normalizer")))  # fmt: skip
+    spm = (
+        model.get("byte_fallback")
+        or any(n.get("type") == "Metaspace" for n in _nodes(data.get("pre_tokenizer")))
+        or any(
+            n.get("type") == "Replace" and n.get("content") == SPACE
+            for n in _nodes(data.get("normalizer"))
+        )
+    )
     if not spm:
         raise JupiterError(
             "the tokenizer is a BPE neither byte-level nor SentencePiece-style: the GGUF "
@@ -132,8 +136,10 @@ def _scores(tokens: list[str], types: list[int], merges: list[tuple[str, str]]) 
     for i, (a, b) in enumerate(merges):
         rank.setdefault(a + b, i)
     last = float(len(merges))
-    return [0.0 if kind != NORMAL else -float(rank.get(tok, last))
-            for tok, kind in zip(tokens, types, strict=True)]  # fmt: skip
+    return [
+        0.0 if kind != NORMAL else -float(rank.get(tok, last))
+        for tok, kind in zip(tokens, types, strict=True)
+    ]
 
 
 def _looks_special(token: str) -> bool:
@@ -197,19 +203,29 @@ def read_vocab(tokenizer: PreTrainedTokenizerBase, n_vocab: int, stop_ids: list[
     tokens, types = _token_table(tokenizer, kind, n_vocab)
     merges = _merges(data["model"])
     add_bos, add_eos = _adds(tokenizer)
-    special = {name: tid for name in ("bos", "eos", "unk", "pad")
-               if isinstance(tid := getattr(tokenizer, f"{name}_token_id"), int)}  # fmt: skip
+    special = {
+        name: tid
+        for name in ("bos", "eos", "unk", "pad")
+        if isinstance(tid := getattr(tokenizer, f"{name}_token_id"), int)
+    }
     turn_end = turn_end_token(tokenizer)
     eot = tokenizer.convert_tokens_to_ids(turn_end) if turn_end is not None else None
     if isinstance(eot, int) and turn_end != tokenizer.eos_token:
         special["eot"] = eot
     return Vocab(
-        kind, pre, tokens, types, [f"{a} {b}" for a, b in merges],
-        _scores(tokens, types, merges) if kind == "llama" else None, special, add_bos,
-        add_eos, _space_prefix(data) if kind == "llama" else None,
+        kind,
+        pre,
+        tokens,
+        types,
+        [f"{a} {b}" for a, b in merges],
+        _scores(tokens, types, merges) if kind == "llama" else None,
+        special,
+        add_bos,
+        add_eos,
+        _space_prefix(data) if kind == "llama" else None,
         tokenizer.chat_template if isinstance(tokenizer.chat_template, str) else None,
         stop_ids,
-    )  # fmt: skip
+    )
 
 
 def add_vocab(writer: gguf.GGUFWriter, vocab: Vocab) -> None:
@@ -221,9 +237,13 @@ def add_vocab(writer: gguf.GGUFWriter, vocab: Vocab) -> None:
     if vocab.scores is not None:
         writer.add_token_scores(vocab.scores)
     writer.add_token_merges(vocab.merges)
-    adders = {"bos": writer.add_bos_token_id, "eos": writer.add_eos_token_id,
-              "unk": writer.add_unk_token_id, "pad": writer.add_pad_token_id,
-              "eot": writer.add_eot_token_id}  # fmt: skip
+    adders = {
+        "bos": writer.add_bos_token_id,
+        "eos": writer.add_eos_token_id,
+        "unk": writer.add_unk_token_id,
+        "pad": writer.add_pad_token_id,
+        "eot": writer.add_eot_token_id,
+    }
     for name, tid in vocab.special.items():
         adders[name](tid)
     writer.add_add_bos_token(vocab.add_bos)

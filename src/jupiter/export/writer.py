@@ -95,20 +95,28 @@ def _ollama(
 
     tokenizer, _ = load_tokenizer(hf_dir, read_config(hf_dir))
     translation = translate(tokenizer, bool(info["add_bos"]))
-    text = modelfile(plan.gguf_name, translation, info["stop_tokens"], source.system_prompt,
-                     plan.create_line)  # fmt: skip
+    text = modelfile(
+        plan.gguf_name, translation, info["stop_tokens"], source.system_prompt, plan.create_line
+    )
     write_text(tmp / MODELFILE, text)
-    return {"create": plan.create_line, "template_family": translation.family,
-            "template_note": translation.note or None,
-            "system": source.system_prompt or translation.default_system or None}  # fmt: skip
+    return {
+        "create": plan.create_line,
+        "template_family": translation.family,
+        "template_note": translation.note or None,
+        "system": source.system_prompt or translation.default_system or None,
+    }
 
 
 def _source_record(source: Source) -> dict[str, Any]:
     from jupiter.models.loading import adapter_base
 
-    record: dict[str, Any] = {"ref": source.ref, "selected": source.selected,
-                              "path": str(source.path), "kind": source.kind,
-                              "weights_sha256": weight_hashes(source.path)}  # fmt: skip
+    record: dict[str, Any] = {
+        "ref": source.ref,
+        "selected": source.selected,
+        "path": str(source.path),
+        "kind": source.kind,
+        "weights_sha256": weight_hashes(source.path),
+    }
     if source.kind == "adapter":
         base = adapter_base(source.path)
         record["base"] = {"path": str(base), "weights_sha256": weight_hashes(base)}
@@ -137,11 +145,17 @@ def check_export_source(source: Source) -> None:
     )
 
     for folder in export_inputs(source):
-        problem = (model_files_problem(folder) or adapter_weights_problem(folder)
-                   or model_build_problem(folder) or nonfinite_problem(folder))  # fmt: skip
+        problem = (
+            model_files_problem(folder)
+            or adapter_weights_problem(folder)
+            or model_build_problem(folder)
+            or nonfinite_problem(folder)
+        )
         if problem:
-            raise JupiterError(f"damaged model: {problem}: nothing exported; train, download "
-                               "or export the model again")  # fmt: skip
+            raise JupiterError(
+                f"damaged model: {problem}: nothing exported; train, download "
+                "or export the model again"
+            )
 
 
 def write_export(plan: Plan, source: Source, console: Console) -> Result:
@@ -154,8 +168,10 @@ def write_export(plan: Plan, source: Source, console: Console) -> Result:
     record = _source_record(source)
     # never the model it reads (or an adapter's base), a workspace, or a folder Jupiter did
     # not write; one writer at a time (outputs.py)
-    with (claimed_output(plan.out, export_inputs(source), force=plan.force, manifest=MANIFEST),
-          staging(plan.out) as tmp):  # fmt: skip
+    with (
+        claimed_output(plan.out, export_inputs(source), force=plan.force, manifest=MANIFEST),
+        staging(plan.out) as tmp,
+    ):
         extra: dict[str, Any] = {}
         if plan.fmt == "hf":
             info = write_hf(source.path, source.kind, tmp, plan.quant)
@@ -168,23 +184,35 @@ def write_export(plan: Plan, source: Source, console: Console) -> Result:
                     tmp.mkdir()
                     if plan.quant in LLAMA_QUANTIZE:  # f16 first, then llama.cpp's quantizer
                         f16 = tmp / f"{plan.name}-f16.gguf"
-                        info = write_gguf(hf_dir, f16, "f16", label=source.label,
-                                          console=console)  # fmt: skip
+                        info = write_gguf(hf_dir, f16, "f16", label=source.label, console=console)
                         info |= quantize_gguf(f16, tmp / plan.gguf_name, plan.quant)
                         info["file"] = plan.gguf_name
                         f16.unlink()
                     else:
-                        info = write_gguf(hf_dir, tmp / plan.gguf_name, plan.quant,
-                                          label=source.label, console=console)  # fmt: skip
+                        info = write_gguf(
+                            hf_dir,
+                            tmp / plan.gguf_name,
+                            plan.quant,
+                            label=source.label,
+                            console=console,
+                        )
                     if plan.fmt == "ollama":
                         extra["ollama"] = _ollama(plan, tmp, hf_dir, info, source)
                         result.create = plan.create_line
                         if extra["ollama"]["template_note"]:
-                            result.warnings.append(f"no TEMPLATE in the Modelfile: "
-                                                   f"{extra['ollama']['template_note']}")  # fmt: skip
-        result.manifest = write_manifest(tmp, {
-            "format": plan.fmt, "quant": plan.quant, "source": record,
-            "gguf" if plan.fmt == "ollama" else plan.fmt: info, **extra,
-            "eval": source.evals, "eval_note": None if source.evals else source.eval_note,
-        })  # fmt: skip
+                            result.warnings.append(
+                                f"no TEMPLATE in the Modelfile: {extra['ollama']['template_note']}"
+                            )
+        result.manifest = write_manifest(
+            tmp,
+            {
+                "format": plan.fmt,
+                "quant": plan.quant,
+                "source": record,
+                "gguf" if plan.fmt == "ollama" else plan.fmt: info,
+                **extra,
+                "eval": source.evals,
+                "eval_note": None if source.evals else source.eval_note,
+            },
+        )
     return result

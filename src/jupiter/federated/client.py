@@ -41,14 +41,20 @@ def client_round(msg: Message, context: Context) -> Message:
     received = msg.content.array_records["arrays"].to_torch_state_dict()
     saved = context.state.config_records.get(POSITION_KEY)
     try:
-        weights, metrics, position = train_round(ws, received, plan, dict(saved or {}),
-                                                 str(node.get("device", "auto")))  # fmt: skip
+        weights, metrics, position = train_round(
+            ws, received, plan, dict(saved or {}), str(node.get("device", "auto"))
+        )
     finally:
         ws.close()
     context.state[POSITION_KEY] = ConfigRecord(position)
     weights = attacked({k: weights[k] for k in received})  # the server's order, for the mods
-    reply = RecordDict({"arrays": ArrayRecord(weights), "metrics": MetricRecord(metrics),
-                        "about": ConfigRecord({"client": cfg.name})})  # fmt: skip
+    reply = RecordDict(
+        {
+            "arrays": ArrayRecord(weights),
+            "metrics": MetricRecord(metrics),
+            "about": ConfigRecord({"client": cfg.name}),
+        }
+    )
     return Message(reply, reply_to=msg)
 
 
@@ -77,10 +83,20 @@ def packed_data(ws: Any) -> tuple[Any, int, str, Path]:
         )
     tok_dir, tokenizer = base_tokenizer(ws)
     t = ws.cfg.train
-    key = hashlib.sha256(json.dumps(
-        [sorted(e.id for e in examples), str(tok_dir), ws.cfg.model.context_length, t.seed,
-         t.heldout_fraction, t.raw_text_fraction, ws.cfg.system_prompt], sort_keys=True,
-    ).encode()).hexdigest()[:16]  # fmt: skip
+    key = hashlib.sha256(
+        json.dumps(
+            [
+                sorted(e.id for e in examples),
+                str(tok_dir),
+                ws.cfg.model.context_length,
+                t.seed,
+                t.heldout_fraction,
+                t.raw_text_fraction,
+                ws.cfg.system_prompt,
+            ],
+            sort_keys=True,
+        ).encode()
+    ).hexdigest()[:16]
     cache = ws.root / "federated" / "data" / key
     if (cache / "meta.json").is_file():
         meta = json.loads((cache / "meta.json").read_text(encoding="utf-8"))
@@ -100,15 +116,26 @@ def train_config(ws: Any, plan: dict[str, Any]) -> Any:
 
     t = ws.cfg.train
     targets = plan["lora-targets"]
-    lora = LoraConfig(r=int(plan["lora-r"]), alpha=int(plan["lora-alpha"]),
-                      dropout=float(plan["lora-dropout"]),
-                      target_modules="all-linear" if targets == "all-linear" else list(targets))  # fmt: skip
-    return t.model_copy(update={
-        "method": str(plan["method"]), "lora": lora, "lr": float(plan["lr"]),
-        "min_lr": float(plan["min-lr"]), "warmup_steps": int(plan["warmup-steps"]),
-        "max_steps": int(plan["local-steps"]), "resume": "never", "metrics": [],
-        "compile": False, "seed": t.seed + int(plan["server-round"]),
-    })  # fmt: skip
+    lora = LoraConfig(
+        r=int(plan["lora-r"]),
+        alpha=int(plan["lora-alpha"]),
+        dropout=float(plan["lora-dropout"]),
+        target_modules="all-linear" if targets == "all-linear" else list(targets),
+    )
+    return t.model_copy(
+        update={
+            "method": str(plan["method"]),
+            "lora": lora,
+            "lr": float(plan["lr"]),
+            "min_lr": float(plan["min-lr"]),
+            "warmup_steps": int(plan["warmup-steps"]),
+            "max_steps": int(plan["local-steps"]),
+            "resume": "never",
+            "metrics": [],
+            "compile": False,
+            "seed": t.seed + int(plan["server-round"]),
+        }
+    )
 
 
 def train_round(
@@ -131,21 +158,32 @@ def train_round(
     dataset, n_examples, key, tok_dir = packed_data(ws)
     train = train_config(ws, plan)
     run = loop.TrainRun(
-        dataset=dataset, config=train, out_dir=ws.root / "federated" / "client",
-        tokenizer_dir=tok_dir, model_dir=base, run_id=f"federated-{plan['run']}",
-        device=device, progress=False, attention=cfg.model.attention, memory_gb=node_memory_gb(),
-    )  # fmt: skip
+        dataset=dataset,
+        config=train,
+        out_dir=ws.root / "federated" / "client",
+        tokenizer_dir=tok_dir,
+        model_dir=base,
+        run_id=f"federated-{plan['run']}",
+        device=device,
+        progress=False,
+        attention=cfg.model.attention,
+        memory_gb=node_memory_gb(),
+    )
     state = loop.start(run)
     if position.get("data") == key:  # go on through the data where the last round stopped
         state.epoch, state.index = int(position["epoch"]), int(position["index"])
     load_into(state.model, received)
     rnd, steps, rounds = int(plan["server-round"]), int(plan["local-steps"]), int(plan["rounds"])
-    state.lr_fn = lambda step: lr_at((rnd - 1) * steps + step, rounds * steps, train.lr,
-                                     train.min_lr, train.warmup_steps)  # fmt: skip
+    state.lr_fn = lambda step: lr_at(
+        (rnd - 1) * steps + step, rounds * steps, train.lr, train.min_lr, train.warmup_steps
+    )
     loop.run_steps(run, state, steps)
     losses = state.losses
-    metrics = {"num-examples": n_examples, "steps": len(losses),
-               "train-loss": sum(losses) / len(losses) if losses else math.nan}  # fmt: skip
+    metrics = {
+        "num-examples": n_examples,
+        "steps": len(losses),
+        "train-loss": sum(losses) / len(losses) if losses else math.nan,
+    }
     return (
         trainable(state.model),
         metrics,

@@ -80,8 +80,9 @@ def check_port_free(host: str, port: int, flag: str) -> None:
         try:
             s.bind((host, port))
         except OSError as err:
-            raise JupiterError(f"{flag} {host}:{port} cannot be bound ({err.strerror}): "
-                               "pick another port") from None  # fmt: skip
+            raise JupiterError(
+                f"{flag} {host}:{port} cannot be bound ({err.strerror}): pick another port"
+            ) from None
 
 
 def free_port() -> int:
@@ -122,15 +123,26 @@ def control_address(host: str, port: int) -> str:
 
 
 def write_flwr_home(home: Path, address: str, tls: ServerTls) -> None:
-    lines = ["[superlink]", f"default = {toml_str(CONNECTION)}", "",
-             f"[superlink.{CONNECTION}]", f"address = {toml_str(address)}"]  # fmt: skip
+    lines = [
+        "[superlink]",
+        f"default = {toml_str(CONNECTION)}",
+        "",
+        f"[superlink.{CONNECTION}]",
+        f"address = {toml_str(address)}",
+    ]
     lines.append(f"root-certificates = {toml_str(tls.ca)}" if tls.on else "insecure = true")
     atomic.write_text(home / "config.toml", "\n".join(lines) + "\n")
 
 
 def superlink_command(host: str, port: int, tls: ServerTls) -> list[str]:
-    cmd = [tool("flower-superlink"), "--host", host, "--port", str(port),
-           "--disable-runtime-dependency-installation"]  # fmt: skip
+    cmd = [
+        tool("flower-superlink"),
+        "--host",
+        host,
+        "--port",
+        str(port),
+        "--disable-runtime-dependency-installation",
+    ]
     if not tls.on:
         return [*cmd, "--insecure"]
     cmd += ["--ssl-ca-certfile", tls.ca, "--ssl-certfile", tls.cert, "--ssl-keyfile", tls.key]
@@ -142,13 +154,15 @@ def wait_listening(address: str, proc: subprocess.Popen[Any], log: Path, timeout
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise JupiterError(f"the SuperLink exited (status {proc.returncode}): "
-                               f"{last_line(log)} (log: {log})")  # fmt: skip
+            raise JupiterError(
+                f"the SuperLink exited (status {proc.returncode}): {last_line(log)} (log: {log})"
+            )
         with contextlib.suppress(OSError), socket.create_connection((host, port), timeout=1):
             return
         time.sleep(0.2)
-    raise JupiterError(f"the SuperLink did not listen on {address} within {timeout_s:.0f} s "
-                       f"(log: {log})")  # fmt: skip
+    raise JupiterError(
+        f"the SuperLink did not listen on {address} within {timeout_s:.0f} s (log: {log})"
+    )
 
 
 def last_line(log: Path) -> str:
@@ -158,8 +172,15 @@ def last_line(log: Path) -> str:
 
 def flwr(args: list[str], env: dict[str, str], cwd: Path) -> dict[str, Any]:
     """A `flwr` CLI command with --format json; its JSON answer, or its error as one line."""
-    res = subprocess.run([tool("flwr"), *args, "--format", "json"], env=env, cwd=cwd,
-                         capture_output=True, text=True, check=False, timeout=300)  # fmt: skip
+    res = subprocess.run(
+        [tool("flwr"), *args, "--format", "json"],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
     try:
         data: dict[str, Any] = json.loads(res.stdout[res.stdout.find("{") :])
     except ValueError:
@@ -187,25 +208,35 @@ def serve_federation(spec: RunSpec, tls: ServerTls, console: Console) -> dict[st
     env = flower_env(home)
     log = out / "superlink.log"
     with log.open("ab") as sink:
-        link = subprocess.Popen(superlink_command(host, port, tls), env=env, cwd=out,
-                                stdout=sink, stderr=subprocess.STDOUT)  # fmt: skip
+        link = subprocess.Popen(
+            superlink_command(host, port, tls),
+            env=env,
+            cwd=out,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+        )
     previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         wait_listening(address, link, log, 60)
         for key in tls.client_keys:
             flwr(["supernode", "register", key, CONNECTION], env, out)
         run_id = str(flwr(["run", str(app), CONNECTION], env, out)["run-id"])
-        console.print(f"federated server on {fed.address}, run {run_id}: waiting for "
-                      f"{fed.min_clients} clients (`jupiter federated client --domain … "
-                      f"--server {fed.address}`); logs in {out}", highlight=False)  # fmt: skip
+        console.print(
+            f"federated server on {fed.address}, run {run_id}: waiting for "
+            f"{fed.min_clients} clients (`jupiter federated client --domain … "
+            f"--server {fed.address}`); logs in {out}",
+            highlight=False,
+        )
         follow(out, run_id, link, env, console)
     finally:
         stop(link)
         signal.signal(signal.SIGTERM, previous)
     record: dict[str, Any] = json.loads((out / "federated.json").read_text(encoding="utf-8"))
     if record.get("status") != "done":
-        raise JupiterError(f"federated run failed: {record.get('error', 'see the logs')} "
-                           f"(logs: {out / 'server.log'}, {log})")  # fmt: skip
+        raise JupiterError(
+            f"federated run failed: {record.get('error', 'see the logs')} "
+            f"(logs: {out / 'server.log'}, {log})"
+        )
     return record
 
 
@@ -217,13 +248,18 @@ def read_record(path: Path) -> dict[str, Any] | None:
         return None
 
 
-def follow(out: Path, run_id: str, link: subprocess.Popen[Any], env: dict[str, str],
-           console: Console) -> None:  # fmt: skip
+def follow(
+    out: Path, run_id: str, link: subprocess.Popen[Any], env: dict[str, str], console: Console
+) -> None:
     """A progress bar over the rounds from federated.json, a line per round, until the
     record says the run ended (or Flower says the run finished without it)."""
     shown, checked = 0, time.monotonic()
-    columns = (TextColumn("federated rounds"), BarColumn(), MofNCompleteColumn(),
-               TimeElapsedColumn())  # fmt: skip
+    columns = (
+        TextColumn("federated rounds"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    )
     with Progress(*columns, console=console, transient=True) as bar:
         task = bar.add_task("rounds", total=None)
         while True:
@@ -236,16 +272,19 @@ def follow(out: Path, run_id: str, link: subprocess.Popen[Any], env: dict[str, s
             if rec.get("status") in DONE:
                 return
             if link.poll() is not None:
-                raise JupiterError(f"the SuperLink exited (status {link.returncode}); "
-                                   f"log: {out / 'superlink.log'}")  # fmt: skip
+                raise JupiterError(
+                    f"the SuperLink exited (status {link.returncode}); log: {out / 'superlink.log'}"
+                )
             if time.monotonic() - checked > 30:  # a ServerApp that died without a word
                 checked = time.monotonic()
                 runs = flwr(["list", "--run-id", run_id], env, out).get("runs", [])
                 if runs and str(runs[0].get("status", "")).startswith("finished"):
                     time.sleep(1)  # its last write may be just behind
                     if (read_record(out / "federated.json") or {}).get("status") not in DONE:
-                        raise JupiterError(f"the ServerApp ended ({runs[0]['status']}) without "
-                                           f"finishing the run; log: {out / 'server.log'}")  # fmt: skip
+                        raise JupiterError(
+                            f"the ServerApp ended ({runs[0]['status']}) without "
+                            f"finishing the run; log: {out / 'server.log'}"
+                        )
             time.sleep(0.5)
 
 
@@ -256,37 +295,52 @@ def round_line(row: dict[str, Any]) -> str:
     ev = row.get("eval") or {}
     figs = "".join(f", {k} {ev[k]:.4f}" for k in ("bpb", "mc_accuracy") if k in ev)
     dropped = len(row.get("sampled", [])) - len(row.get("used", []))
-    return (f"round {row['round']}: {len(row['used'])} clients"
-            f"{f' ({dropped} dropped or rejected)' if dropped else ''}, train loss "
-            f"{row['train_loss']:.4f}{eps}{figs}, {row['seconds']:.1f} s")  # fmt: skip
+    return (
+        f"round {row['round']}: {len(row['used'])} clients"
+        f"{f' ({dropped} dropped or rejected)' if dropped else ''}, train loss "
+        f"{row['train_loss']:.4f}{eps}{figs}, {row['seconds']:.1f} s"
+    )
 
 
 # ------------------------------------------------------------------------- client
 def node_config(path: Path, values: dict[str, Any]) -> Path:
     """The SuperNode's --node-config as a TOML file (paths with any character survive)."""
-    lines = [f"{k} = {toml_str(v) if isinstance(v, str) else json.dumps(v)}"
-             for k, v in values.items()]  # fmt: skip
+    lines = [
+        f"{k} = {toml_str(v) if isinstance(v, str) else json.dumps(v)}" for k, v in values.items()
+    ]
     atomic.write_text(path, "\n".join(lines) + "\n")
     return path
 
 
 def supernode_command(server: str, port: int, config: Path, tls: ClientTls) -> list[str]:
-    cmd = [tool("flower-supernode"), "--superlink", server, "--host", "127.0.0.1",
-           "--port", str(port), "--node-config", str(config)]  # fmt: skip
+    cmd = [
+        tool("flower-supernode"),
+        "--superlink",
+        server,
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--node-config",
+        str(config),
+    ]
     cmd += ["--root-certificates", tls.root_cert] if tls.root_cert else ["--insecure"]
     return [*cmd, "--auth-supernode-private-key", tls.auth_key] if tls.auth_key else cmd
 
 
-def join_federation(root: Path, server: str, tls: ClientTls, values: dict[str, Any],
-                    console: Console) -> int:  # fmt: skip
+def join_federation(
+    root: Path, server: str, tls: ClientTls, values: dict[str, Any], console: Console
+) -> int:
     """Run this client's SuperNode until it ends (or Ctrl-C / SIGTERM); its exit status."""
     root.mkdir(parents=True, exist_ok=True)
     config = node_config(root / "node-config.toml", values)
     env = flower_env(root / "flwr")
-    node = subprocess.Popen(supernode_command(server, free_port(), config, tls), env=env,
-                            cwd=root)  # fmt: skip
-    console.print(f"federated client of {server}: training on this workspace's data when the "
-                  "server asks; Ctrl-C to leave", highlight=False)  # fmt: skip
+    node = subprocess.Popen(supernode_command(server, free_port(), config, tls), env=env, cwd=root)
+    console.print(
+        f"federated client of {server}: training on this workspace's data when the "
+        "server asks; Ctrl-C to leave",
+        highlight=False,
+    )
 
     previous = signal.signal(signal.SIGTERM, _interrupt)
     try:

@@ -55,8 +55,9 @@ def epsilons(noise_multiplier: float, sample_rate: float, rounds: int, delta: fl
     accountant = rdp.RdpAccountant()
     accountant.compose(round_event(noise_multiplier, sample_rate), 1)
     orders, one = accountant.orders, [float(x) for x in accountant.rdp]
-    return [float(compute_epsilon(orders, [x * r for x in one], delta)[0])
-            for r in range(1, rounds + 1)]  # fmt: skip
+    return [
+        float(compute_epsilon(orders, [x * r for x in one], delta)[0]) for r in range(1, rounds + 1)
+    ]
 
 
 def _quiet_accountant() -> None:
@@ -109,8 +110,9 @@ def noisy_sum(
         acc = torch.zeros(ref.shape, dtype=torch.float64)
         for c in clipped:
             acc += c[name].double()
-        acc += torch.normal(0.0, noise_std, size=tuple(ref.shape), generator=gen,
-                            dtype=torch.float64)  # fmt: skip
+        acc += torch.normal(
+            0.0, noise_std, size=tuple(ref.shape), generator=gen, dtype=torch.float64
+        )
         out[name] = acc.float()
     return out
 
@@ -140,6 +142,10 @@ def private_update(
     total = noisy_sum(clipped, reference, noise_std, generator)
     mean = {k: v / denominator for k, v in total.items()}
     # clipped: longer than C beyond float rounding (a client-side clip arrives at C ± 1 ulp)
-    info = {"norms": norms, "clipped": sum(n > clip_norm * (1 + 1e-6) for n in norms),
-            "noise_std_sum": noise_std, "denominator": denominator}  # fmt: skip
+    info = {
+        "norms": norms,
+        "clipped": sum(n > clip_norm * (1 + 1e-6) for n in norms),
+        "noise_std_sum": noise_std,
+        "denominator": denominator,
+    }
     return mean, info

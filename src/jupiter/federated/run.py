@@ -28,8 +28,9 @@ def settings(base: FederatedConfig, flags: dict[str, Any]) -> FederatedConfig:
     except ValidationError as err:
         e = err.errors()[0]
         where = ".".join(str(p) for p in e["loc"])
-        raise JupiterError(f"federated.{where}: {e['msg'].removeprefix('Value error, ')} "
-                           f"(got {e.get('input')!r})") from None  # fmt: skip
+        raise JupiterError(
+            f"federated.{where}: {e['msg'].removeprefix('Value error, ')} (got {e.get('input')!r})"
+        ) from None
     return check_federated(fed)
 
 
@@ -50,24 +51,41 @@ def workspace_of(domain: str, quick: bool, console: Console) -> Any:
     return ws
 
 
-def start_server(domain: str, quick: bool, flags: dict[str, Any], out: Path | None,
-                 tls_files: dict[str, Any], console: Console) -> dict[str, Any]:  # fmt: skip
+def start_server(
+    domain: str,
+    quick: bool,
+    flags: dict[str, Any],
+    out: Path | None,
+    tls_files: dict[str, Any],
+    console: Console,
+) -> dict[str, Any]:
     """Check everything, then run the federation to its end; the run's federated.json."""
     from jupiter.federated.deploy import serve_federation
 
     ws = workspace_of(domain, quick, console)
     fed = settings(ws.cfg.federated, flags)
-    tls = server_tls(fed.address, tls_files["ca"], tls_files["cert"], tls_files["key"],
-                     tls_files["client_keys"])  # fmt: skip
+    tls = server_tls(
+        fed.address, tls_files["ca"], tls_files["cert"], tls_files["key"], tls_files["client_keys"]
+    )
     run_dir = (out or ws.root / "federated" / time.strftime("run-%Y%m%d-%H%M%S")).resolve()
     if run_dir.is_dir() and any(run_dir.iterdir()):
         raise JupiterError(f"{run_dir} already holds a run: give another --out")
     # a file, or a folder inside the base model, another workspace or this one's root:
     # never (outputs.py); an empty folder is taken, as before
-    check_output(run_dir, [ws.model(ws.cfg.model.base or "")], force=True,
-                 manifest="federated.json", allowed_in=ws.root)  # fmt: skip
-    spec = RunSpec(domain=str(domain_path(domain)), home=home(), out=str(run_dir),
-                   fed=fed.model_dump(mode="json"), quick=quick)  # fmt: skip
+    check_output(
+        run_dir,
+        [ws.model(ws.cfg.model.base or "")],
+        force=True,
+        manifest="federated.json",
+        allowed_in=ws.root,
+    )
+    spec = RunSpec(
+        domain=str(domain_path(domain)),
+        home=home(),
+        out=str(run_dir),
+        fed=fed.model_dump(mode="json"),
+        quick=quick,
+    )
     ws.close()
     with output_lock(run_dir):  # a second server given the same --out fails in one line
         return serve_federation(spec, tls, console)
@@ -80,8 +98,16 @@ def summary(record: dict[str, Any]) -> str:
     return f"federated: {record['rounds_done']} rounds ({why}){eps}; global model {record['model']}"
 
 
-def start_client(domain: str, quick: bool, server: str, root_cert: str, auth_key: str,
-                 keep: bool, device: str, console: Console) -> int:  # fmt: skip
+def start_client(
+    domain: str,
+    quick: bool,
+    server: str,
+    root_cert: str,
+    auth_key: str,
+    keep: bool,
+    device: str,
+    console: Console,
+) -> int:
     """Check the workspace has data and a base, then serve as a SuperNode until stopped."""
     from jupiter.federated.deploy import join_federation
 
@@ -99,8 +125,13 @@ def start_client(domain: str, quick: bool, server: str, root_cert: str, auth_key
             f"`jupiter generate` and `jupiter filter --domain {domain}` first"
         )
     root = ws.root / "federated"
-    values = {"domain": str(domain_path(domain)), "home": home(), "quick": quick,
-              "device": device, "keep-dir": str(root / "updates") if keep else ""}  # fmt: skip
+    values = {
+        "domain": str(domain_path(domain)),
+        "home": home(),
+        "quick": quick,
+        "device": device,
+        "keep-dir": str(root / "updates") if keep else "",
+    }
     code = join_federation(root, server, tls, values, console)
     if code not in (0, 130):  # 130: the user left (Ctrl-C / SIGTERM)
         raise JupiterError(

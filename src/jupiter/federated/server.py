@@ -72,8 +72,9 @@ class Federation:
         self.grid, self.spec, self.record, self.log = grid, spec, record, log
         self.out = Path(spec.out)
         console = Console(file=open(self.out / "server.log", "a"), width=200)  # noqa: SIM115
-        self.ws = Workspace(load_domain(spec.domain, quick=spec.quick), quick=spec.quick,
-                            console=console)  # fmt: skip
+        self.ws = Workspace(
+            load_domain(spec.domain, quick=spec.quick), quick=spec.quick, console=console
+        )
         cfg = self.ws.cfg
         if not cfg.model.base:
             raise JupiterError(
@@ -102,8 +103,10 @@ class Federation:
 
         ws, cfg = self.ws, self.ws.cfg
         if not ws.has_store() and not cfg.eval.qa_path:
-            self.log("no eval set on the server (no workspace store, no eval.qa_path): the "
-                     "global model is saved but not evaluated")  # fmt: skip
+            self.log(
+                "no eval set on the server (no workspace store, no eval.qa_path): the "
+                "global model is saved but not evaluated"
+            )
             return None
         try:
             _, mc, about = eval_items(ws)
@@ -114,8 +117,9 @@ class Federation:
         if not mc and not texts:
             return None
         about = {"eval_set": about.get("path"), "n_mc": len(mc), "heldout_texts": len(texts)}
-        return ValidationData(texts, mc, cfg.model.context_length, cfg.eval.heldout_max_bytes,
-                              about)  # fmt: skip
+        return ValidationData(
+            texts, mc, cfg.model.context_length, cfg.eval.heldout_max_bytes, about
+        )
 
     # --------------------------------------------------------------------- plan
     def plan(self) -> dict[str, Any]:
@@ -124,39 +128,65 @@ class Federation:
         t = self.ws.cfg.train
         targets = t.lora.target_modules
         return {
-            "local-steps": self.fed.local_steps, "rounds": self.fed.rounds, "method": t.method,
-            "lr": t.lr, "min-lr": t.min_lr, "warmup-steps": t.warmup_steps,
-            "lora-r": t.lora.r, "lora-alpha": t.lora.alpha, "lora-dropout": t.lora.dropout,
+            "local-steps": self.fed.local_steps,
+            "rounds": self.fed.rounds,
+            "method": t.method,
+            "lr": t.lr,
+            "min-lr": t.min_lr,
+            "warmup-steps": t.warmup_steps,
+            "lora-r": t.lora.r,
+            "lora-alpha": t.lora.alpha,
+            "lora-dropout": t.lora.dropout,
             "lora-targets": targets if isinstance(targets, str) else list(targets),
-            "base-fingerprint": self.base_fp, "run": self.out.name,
-        }  # fmt: skip
+            "base-fingerprint": self.base_fp,
+            "run": self.out.name,
+        }
 
     def start_record(self) -> None:
         fed, strat = self.fed, self.strategy
         dp = fed.dp
-        self.record.update({
-            "status": "running", "domain": self.ws.cfg.name, "base": str(self.base),
-            "base_fingerprint": self.base_fp, "method": self.ws.cfg.train.method,
-            "strategy": fed.strategy, "aggregation": f"jupiter.merge.aggregate:{METHODS[fed.strategy]}",
-            "rounds_planned": fed.rounds, "rounds_done": 0, "local_steps": fed.local_steps,
-            "min_clients": fed.min_clients, "min_results": fed.min_results,
-            "population": strat.population, "clients_per_round": strat.per_round,
-            "sample_rate": strat.sample_rate, "model": str(self.out / "model"),
-            "started": time.time(), "validation": self.validation.about if self.validation else None,
-        })  # fmt: skip
+        self.record.update(
+            {
+                "status": "running",
+                "domain": self.ws.cfg.name,
+                "base": str(self.base),
+                "base_fingerprint": self.base_fp,
+                "method": self.ws.cfg.train.method,
+                "strategy": fed.strategy,
+                "aggregation": f"jupiter.merge.aggregate:{METHODS[fed.strategy]}",
+                "rounds_planned": fed.rounds,
+                "rounds_done": 0,
+                "local_steps": fed.local_steps,
+                "min_clients": fed.min_clients,
+                "min_results": fed.min_results,
+                "population": strat.population,
+                "clients_per_round": strat.per_round,
+                "sample_rate": strat.sample_rate,
+                "model": str(self.out / "model"),
+                "started": time.time(),
+                "validation": self.validation.about if self.validation else None,
+            }
+        )
         if dp.mode != "off":
             q = strat.sample_rate
             # ε after each planned round (the first thousand: a list, not a file, in the record)
             planned = privacy.epsilons(dp.noise_multiplier, q, min(fed.rounds, 1000), dp.delta)
             self.record["dp"] = {
-                "mode": dp.mode, "noise_multiplier": dp.noise_multiplier,
-                "clip_norm": dp.clip_norm, "delta": dp.delta, "epsilon_budget": dp.epsilon_budget,
-                "sample_rate": q, "sampling": "poisson" if q < 1 else "every client",
+                "mode": dp.mode,
+                "noise_multiplier": dp.noise_multiplier,
+                "clip_norm": dp.clip_norm,
+                "delta": dp.delta,
+                "epsilon_budget": dp.epsilon_budget,
+                "sample_rate": q,
+                "sampling": "poisson" if q < 1 else "every client",
                 "noise_std_on_sum": dp.noise_multiplier * dp.clip_norm,
-                "denominator": strat.per_round, "unit": "one client (all of its data)",
+                "denominator": strat.per_round,
+                "unit": "one client (all of its data)",
                 "accountant": "dp_accounting RDP, add-or-remove-one-client",
-                "epsilon_planned": planned, "epsilon": 0.0, "releases": 0,
-            }  # fmt: skip
+                "epsilon_planned": planned,
+                "epsilon": 0.0,
+                "releases": 0,
+            }
         write_record(self.out / "federated.json", self.record)
 
     # ------------------------------------------------------------------- rounds
@@ -165,8 +195,10 @@ class Federation:
         arrays = ArrayRecord(trainable(self.model))
         self.strategy.connect(self.grid, self.log)
         self.start_record()
-        self.log(f"federation of {self.strategy.population} clients: {self.fed.rounds} rounds "
-                 f"of {self.fed.local_steps} local steps, {self.fed.strategy}")  # fmt: skip
+        self.log(
+            f"federation of {self.strategy.population} clients: {self.fed.rounds} rounds "
+            f"of {self.fed.local_steps} local steps, {self.fed.strategy}"
+        )
         skipped: list[str] = []
         for rnd in range(1, self.fed.rounds + 1):
             if self.over_budget(rnd):
@@ -174,8 +206,9 @@ class Federation:
             arrays, reason = self.one_round(rnd, arrays)
             skipped = skipped + [reason] if reason else []
             if len(skipped) >= MAX_SKIPPED:
-                raise JupiterError(f"{MAX_SKIPPED} rounds in a row without enough replies; "
-                                   f"the last: {skipped[-1]}")  # fmt: skip
+                raise JupiterError(
+                    f"{MAX_SKIPPED} rounds in a row without enough replies; the last: {skipped[-1]}"
+                )
         self.record.setdefault("stopped", "rounds")
         self.record.update(status="done", finished=time.time())
         write_record(self.out / "federated.json", self.record)
@@ -192,8 +225,10 @@ class Federation:
         )
         if nxt <= dp.epsilon_budget:
             return False
-        msg = (f"stopped before round {rnd}: ε would reach {nxt:.4g} > budget "
-               f"{dp.epsilon_budget:g} (δ={dp.delta:g})")  # fmt: skip
+        msg = (
+            f"stopped before round {rnd}: ε would reach {nxt:.4g} > budget "
+            f"{dp.epsilon_budget:g} (δ={dp.delta:g})"
+        )
         self.record.update(stopped="epsilon_budget", stop_reason=msg)
         self.record["dp"]["epsilon_next"] = nxt
         self.log(msg)
@@ -222,8 +257,9 @@ class Federation:
         if self.fed.dp.mode != "off":
             dp = self.record["dp"]
             dp["releases"] += 1
-            dp["epsilon"] = privacy.epsilon(self.fed.dp.noise_multiplier, strat.sample_rate,
-                                            dp["releases"], self.fed.dp.delta)  # fmt: skip
+            dp["epsilon"] = privacy.epsilon(
+                self.fed.dp.noise_multiplier, strat.sample_rate, dp["releases"], self.fed.dp.delta
+            )
             row["epsilon"] = dp["epsilon"]
         row["seconds"] = round(time.time() - t0, 2)
         self.record["rounds"].append(row)
@@ -235,8 +271,7 @@ class Federation:
             write_record(self.out / "federated.json", self.record)
             write_record(self.out / "model" / "federated.json", self.record)
         eps = f", ε {row['epsilon']:.4g}" if "epsilon" in row else ""
-        self.log(f"round {rnd}: {len(info['used'])} used, train loss "
-                 f"{info['train_loss']:.4f}{eps}")  # fmt: skip
+        self.log(f"round {rnd}: {len(info['used'])} used, train loss {info['train_loss']:.4f}{eps}")
         return new, ""
 
     def collect(self, messages: list[Message]) -> list[Message]:
@@ -258,8 +293,10 @@ class Federation:
             if not pending or now - t0 > fed.round_timeout_s:
                 break
             if quorum_at is not None and now - quorum_at >= fed.straggler_wait_s:
-                self.log(f"{len(pending)} clients did not answer within "
-                         f"{fed.straggler_wait_s:g} s of the quorum: closing the round")  # fmt: skip
+                self.log(
+                    f"{len(pending)} clients did not answer within "
+                    f"{fed.straggler_wait_s:g} s of the quorum: closing the round"
+                )
                 break
             time.sleep(POLL_S)
         return got

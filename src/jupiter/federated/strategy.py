@@ -40,9 +40,13 @@ class JupiterStrategy(FedAvg):
         self.fed = fed
         self.min_results = min_results_of(fed)
         super().__init__(
-            fraction_train=1.0, fraction_evaluate=0.0, min_train_nodes=self.min_results,
-            min_evaluate_nodes=0, min_available_nodes=fed.min_clients, weighted_by_key=WEIGHT_KEY,
-        )  # fmt: skip
+            fraction_train=1.0,
+            fraction_evaluate=0.0,
+            min_train_nodes=self.min_results,
+            min_evaluate_nodes=0,
+            min_available_nodes=fed.min_clients,
+            weighted_by_key=WEIGHT_KEY,
+        )
         self.population: int | None = None  # clients connected when round 1 starts
         self.global_weights: dict[str, Any] = {}
         self.last: dict[str, Any] = {}  # the last round's aggregation record
@@ -99,8 +103,9 @@ class JupiterStrategy(FedAvg):
             config[CLIP_KEY] = self.fed.dp.clip_norm
         self.global_weights = arrays.to_torch_state_dict()
         record = RecordDict({self.arrayrecord_key: arrays, self.configrecord_key: config})
-        return [Message(content=record, message_type=MessageType.TRAIN, dst_node_id=n)
-                for n in sampled]  # fmt: skip
+        return [
+            Message(content=record, message_type=MessageType.TRAIN, dst_node_id=n) for n in sampled
+        ]
 
     # ---------------------------------------------------------------- aggregation
     def contributions(self, replies: list[Message]) -> tuple[list[Any], dict[str, Any]]:
@@ -154,8 +159,13 @@ class JupiterStrategy(FedAvg):
             info["selected"] = info["used"]
         else:
             method = cast(Method, METHODS[self.fed.strategy])
-            new, agg = aggregate(kept, method, self.fed.trim_fraction,
-                                 self.fed.byzantine, reference=self.global_weights)  # fmt: skip
+            new, agg = aggregate(
+                kept,
+                method,
+                self.fed.trim_fraction,
+                self.fed.byzantine,
+                reference=self.global_weights,
+            )
             info["selected"] = agg["selected"]
             if "scores" in agg:
                 info["krum_scores"] = agg["scores"]
@@ -174,7 +184,8 @@ class JupiterStrategy(FedAvg):
         g = self.global_weights
         updates = [{k: c.tensors[k] - g[k].float() for k in g} for c in kept]
         dp = self.fed.dp
-        mean, info = privacy.private_update(updates, g, dp.clip_norm, dp.noise_multiplier,
-                                            float(self.per_round), self.generator)  # fmt: skip
+        mean, info = privacy.private_update(
+            updates, g, dp.clip_norm, dp.noise_multiplier, float(self.per_round), self.generator
+        )
         info["norms"] = dict(zip([c.name for c in kept], info["norms"], strict=True))
         return {k: g[k].float() + mean[k] for k in g}, info

@@ -23,8 +23,11 @@ EDGE = 1 << 20  # bytes of each weight file's head and tail that go into the fin
 
 def trainable(model: torch.nn.Module) -> Tensors:
     """Whole fp32 CPU copies of the trainable weights, by saved name."""
-    return {canonical(n): p.detach().float().cpu().clone()
-            for n, p in model.named_parameters() if p.requires_grad}  # fmt: skip
+    return {
+        canonical(n): p.detach().float().cpu().clone()
+        for n, p in model.named_parameters()
+        if p.requires_grad
+    }
 
 
 @torch.no_grad()

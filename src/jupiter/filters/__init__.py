@@ -27,19 +27,35 @@ REJECTED = "rejected"
 EXACT_DUPLICATE = "exact_duplicate"
 NEAR_DUPLICATE = "near_duplicate"
 ALL_REASONS = (
-    *REASONS, *QUALITY_REASONS, *LANGID_REASONS, *RELEVANCE_REASONS, CONTAMINATED,
-    EXACT_DUPLICATE, NEAR_DUPLICATE,
-)  # fmt: skip
+    *REASONS,
+    *QUALITY_REASONS,
+    *LANGID_REASONS,
+    *RELEVANCE_REASONS,
+    CONTAMINATED,
+    EXACT_DUPLICATE,
+    NEAR_DUPLICATE,
+)
 
 MAX_SAMPLES = 5
 SAMPLE_CHARS = 300
 MINHASH_SEED = 0  # fixed: the same examples give the same decisions on every run
 
 __all__ = [
-    "ACCEPTED", "ALL_REASONS", "CONTAMINATED", "EXACT_DUPLICATE", "NEAR_DUPLICATE", "REJECTED",
-    "Decontaminator", "ExactDedup", "ExampleFilter", "FilterResult", "MinHashLSH", "check_example",
-    "format_counts", "run_filters",
-]  # fmt: skip
+    "ACCEPTED",
+    "ALL_REASONS",
+    "CONTAMINATED",
+    "EXACT_DUPLICATE",
+    "NEAR_DUPLICATE",
+    "REJECTED",
+    "Decontaminator",
+    "ExactDedup",
+    "ExampleFilter",
+    "FilterResult",
+    "MinHashLSH",
+    "check_example",
+    "format_counts",
+    "run_filters",
+]
 
 
 @dataclass
@@ -97,9 +113,13 @@ class ExampleFilter:
     generation stream) or in a batch (the filter stage). `seen` seeds the dedup indexes."""
 
     def __init__(
-        self, cfg: FilterConfig, eval_texts: Sequence[str], seen: Sequence[Example] = (),
-        language: str | None = None, keywords: Sequence[str] = (),
-    ) -> None:  # fmt: skip
+        self,
+        cfg: FilterConfig,
+        eval_texts: Sequence[str],
+        seen: Sequence[Example] = (),
+        language: str | None = None,
+        keywords: Sequence[str] = (),
+    ) -> None:
         self.cfg = cfg
         self.checks = text_checks(cfg, language, keywords)
         self.decon: Any
@@ -149,8 +169,14 @@ def near_index(cfg: FilterConfig) -> Any:
     d = cfg.dedup
     # streaming: the index spills to sorted files past the memory budget, so memory stays
     # bounded however many examples earlier cycles accepted
-    return StreamingMinHashDedup(d.num_perm, d.bands, d.shingle, d.threshold,
-                                 seed=MINHASH_SEED, memory_budget=d.memory_mb << 20)  # fmt: skip
+    return StreamingMinHashDedup(
+        d.num_perm,
+        d.bands,
+        d.shingle,
+        d.threshold,
+        seed=MINHASH_SEED,
+        memory_budget=d.memory_mb << 20,
+    )
 
 
 def _near_pass(
@@ -167,9 +193,13 @@ def _near_pass(
 
 
 def run_filters(
-    examples: Sequence[Example], cfg: FilterConfig, eval_texts: Sequence[str],
-    seen: Iterable[Example] = (), language: str | None = None, keywords: Sequence[str] = (),
-) -> FilterResult:  # fmt: skip
+    examples: Sequence[Example],
+    cfg: FilterConfig,
+    eval_texts: Sequence[str],
+    seen: Iterable[Example] = (),
+    language: str | None = None,
+    keywords: Sequence[str] = (),
+) -> FilterResult:
     """Decide every example; `seen` (accepted in earlier cycles) only seeds the dedup
     indexes, so a copy of earlier data is rejected too. `language` (the domain's) and
     `keywords` (its topics and keywords) drive the language and relevance filters.

@@ -205,9 +205,13 @@ class MinHasher:
     """
 
     def __init__(
-        self, num_perm: int = 128, bands: int = 16, shingle: int = 5,
-        threshold: float = 0.8, seed: int = 0,
-    ) -> None:  # fmt: skip
+        self,
+        num_perm: int = 128,
+        bands: int = 16,
+        shingle: int = 5,
+        threshold: float = 0.8,
+        seed: int = 0,
+    ) -> None:
         if not 1 <= bands <= num_perm:
             raise ValueError(f"bands must be between 1 and num_perm ({num_perm}), got {bands}")
         self.num_perm, self.bands, self.shingle = num_perm, bands, shingle
@@ -309,9 +313,13 @@ class MinHashLSH(MinHasher):
     `dedup_stream.StreamingMinHashDedup` (the same decisions, in bounded memory)."""
 
     def __init__(
-        self, num_perm: int = 128, bands: int = 16, shingle: int = 5,
-        threshold: float = 0.8, seed: int = 0,
-    ) -> None:  # fmt: skip
+        self,
+        num_perm: int = 128,
+        bands: int = 16,
+        shingle: int = 5,
+        threshold: float = 0.8,
+        seed: int = 0,
+    ) -> None:
         super().__init__(num_perm, bands, shingle, threshold, seed)
         self._buckets: list[dict[int, list[int]]] = [{} for _ in range(bands)]
         self._keys: list[str] = []

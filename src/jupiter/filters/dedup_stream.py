@@ -119,9 +119,11 @@ def _merge(runs: list[_Run], prefix: Path | None, slab: int) -> _Run:
                 [r.keys[band][c[s] : c[s + 1]] for r, c in zip(runs, cuts, strict=True)]
             )
             rw = np.concatenate(
-                [r.rows[band][c[s] : c[s + 1]] + np.uint32(off)
-                 for r, c, off in zip(runs, cuts, offsets, strict=True)]
-            )  # fmt: skip
+                [
+                    r.rows[band][c[s] : c[s + 1]] + np.uint32(off)
+                    for r, c, off in zip(runs, cuts, offsets, strict=True)
+                ]
+            )
             order = np.argsort(k, kind="stable")
             keys.put(k[order])
             rows.put(rw[order])
@@ -133,10 +135,13 @@ def _merge(runs: list[_Run], prefix: Path | None, slab: int) -> _Run:
             sigs.put(r.sigs[lo : lo + step])
         pos.put(r.pos)
     return _Run(
-        keys.done((bands, m)), rows.done((bands, m)), sigs.done((m, num_perm)),
-        pos.done((m,)), level=max(r.level for r in runs) + 1,
+        keys.done((bands, m)),
+        rows.done((bands, m)),
+        sigs.done((m, num_perm)),
+        pos.done((m,)),
+        level=max(r.level for r in runs) + 1,
         files=tuple(p for p in paths if p is not None),
-    )  # fmt: skip
+    )
 
 
 class StreamingMinHashDedup(MinHasher):
@@ -146,10 +151,18 @@ class StreamingMinHashDedup(MinHasher):
     directory; see the module docstring for the memory bound."""
 
     def __init__(
-        self, num_perm: int = 128, bands: int = 16, shingle: int = 5,
-        threshold: float = 0.8, seed: int = 0, *, memory_budget: int = 64 << 20,
-        spill_dir: str | Path | None = None, batch: int = 1024, fan_in: int = 8,
-    ) -> None:  # fmt: skip
+        self,
+        num_perm: int = 128,
+        bands: int = 16,
+        shingle: int = 5,
+        threshold: float = 0.8,
+        seed: int = 0,
+        *,
+        memory_budget: int = 64 << 20,
+        spill_dir: str | Path | None = None,
+        batch: int = 1024,
+        fan_in: int = 8,
+    ) -> None:
         super().__init__(num_perm, bands, shingle, threshold, seed)
         if fan_in < 2:
             raise ValueError(f"fan_in must be at least 2, got {fan_in}")
@@ -188,9 +201,11 @@ class StreamingMinHashDedup(MinHasher):
         return self
 
     def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None,
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
         tb: TracebackType | None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         self.close()
 
     # one batch --------------------------------------------------------------------------

@@ -27,9 +27,15 @@ TOP_NGRAM = "top_ngram_repetition"
 CHAR_REPETITION = "char_repetition"
 
 REASONS = (
-    EMPTY_QUESTION, EMPTY_ANSWER, ANSWER_TOO_SHORT, TOO_SHORT, TOO_LONG,
-    DUP_LINES, TOP_NGRAM, CHAR_REPETITION,
-)  # fmt: skip
+    EMPTY_QUESTION,
+    EMPTY_ANSWER,
+    ANSWER_TOO_SHORT,
+    TOO_SHORT,
+    TOO_LONG,
+    DUP_LINES,
+    TOP_NGRAM,
+    CHAR_REPETITION,
+)
 
 # Gopher computes the top n-gram statistic only on documents of 50 words or more; on a
 # shorter text one repeated pair ("of the" twice) is already a large fraction.
@@ -150,8 +156,11 @@ TextCheck = Callable[[str, FilterConfig], str | None]
 
 # Cheapest and most specific first: the first reason found is the one recorded.
 TEXT_CHECKS: tuple[TextCheck, ...] = (
-    check_length, check_dup_lines, check_top_ngram, check_char_repetition,
-)  # fmt: skip
+    check_length,
+    check_dup_lines,
+    check_top_ngram,
+    check_char_repetition,
+)
 
 
 def check_example(ex: Example, cfg: FilterConfig) -> str | None:

@@ -45,18 +45,26 @@ def judge_requests(
         response = "\n\n".join(m["content"] for m in turns if m["role"] == "assistant")
         chunk = chunks.get(ex.chunk_id)
         text = render(
-            template, path, domain=cfg.name, language=language, prompt=prompt,
-            response=response or ex.text, passage=chunk.text if chunk else "",
-        )  # fmt: skip
+            template,
+            path,
+            domain=cfg.name,
+            language=language,
+            prompt=prompt,
+            response=response or ex.text,
+            passage=chunk.text if chunk else "",
+        )
         messages = ({"role": "system", "content": SYSTEM}, {"role": "user", "content": text})
         out.append(Request(messages=messages, sampling=sampling))
     return out
 
 
 def judge_examples(
-    examples: Sequence[Example], cfg: DomainConfig, backend: Backend, store: Store | None,
+    examples: Sequence[Example],
+    cfg: DomainConfig,
+    backend: Backend,
+    store: Store | None,
     chunks: dict[str, Chunk],
-) -> tuple[list[str], list[int | None]]:  # fmt: skip
+) -> tuple[list[str], list[int | None]]:
     """(reason or "" per example, score or None per example), in input order."""
     requests = judge_requests(examples, cfg, chunks)
     reasons = [""] * len(examples)

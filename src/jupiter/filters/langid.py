@@ -64,9 +64,7 @@ class LanguageSettings:
 class LanguageFilter:
     """Keeps texts whose detected language is `expected` with probability >= min_confidence."""
 
-    def __init__(
-        self, expected: str, min_confidence: float = 0.65, min_chars: int = 20
-    ) -> None:  # fmt: skip
+    def __init__(self, expected: str, min_confidence: float = 0.65, min_chars: int = 20) -> None:
         if not 0.0 <= min_confidence <= 1.0:
             raise ValueError(f"min_confidence must be in [0, 1], got {min_confidence}")
         labels = _identifier().labels

@@ -38,12 +38,25 @@ FINEWEB_DUP_LINE_CHARS = "fineweb_dup_line_chars"
 FINEWEB_NEWLINES = "fineweb_newlines"
 
 QUALITY_REASONS = (
-    GOPHER_WORD_COUNT, GOPHER_MEAN_WORD_LENGTH, GOPHER_SYMBOL_RATIO, GOPHER_BULLET_LINES,
-    GOPHER_ELLIPSIS_LINES, GOPHER_ALPHA_WORDS, GOPHER_STOP_WORDS, GOPHER_DUP_LINES,
-    GOPHER_DUP_PARAGRAPHS, GOPHER_TOP_NGRAM, GOPHER_DUP_NGRAM, C4_LOREM_IPSUM,
-    C4_CURLY_BRACKET, C4_TOO_FEW_LINES, FINEWEB_PUNCTUATION, FINEWEB_SHORT_LINES,
-    FINEWEB_DUP_LINE_CHARS, FINEWEB_NEWLINES,
-)  # fmt: skip
+    GOPHER_WORD_COUNT,
+    GOPHER_MEAN_WORD_LENGTH,
+    GOPHER_SYMBOL_RATIO,
+    GOPHER_BULLET_LINES,
+    GOPHER_ELLIPSIS_LINES,
+    GOPHER_ALPHA_WORDS,
+    GOPHER_STOP_WORDS,
+    GOPHER_DUP_LINES,
+    GOPHER_DUP_PARAGRAPHS,
+    GOPHER_TOP_NGRAM,
+    GOPHER_DUP_NGRAM,
+    C4_LOREM_IPSUM,
+    C4_CURLY_BRACKET,
+    C4_TOO_FEW_LINES,
+    FINEWEB_PUNCTUATION,
+    FINEWEB_SHORT_LINES,
+    FINEWEB_DUP_LINE_CHARS,
+    FINEWEB_NEWLINES,
+)
 
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
 
@@ -146,8 +159,13 @@ class GopherRepetitionSettings:
     max_dup_paragraph_chars: float = 0.20
     top_ngrams: tuple[tuple[int, float], ...] = ((2, 0.20), (3, 0.18), (4, 0.16))
     dup_ngrams: tuple[tuple[int, float], ...] = (
-        (5, 0.15), (6, 0.14), (7, 0.13), (8, 0.12), (9, 0.11), (10, 0.10),
-    )  # fmt: skip
+        (5, 0.15),
+        (6, 0.14),
+        (7, 0.13),
+        (8, 0.12),
+        (9, 0.11),
+        (10, 0.10),
+    )
     min_ngram_words: int = 50
 
 
@@ -206,9 +224,13 @@ class GopherRepetition:
 # Line-level phrases from the C4 reference code (tensorflow_datasets text/c4_utils.py,
 # also datatrove's POLICY_SUBSTRINGS): cookie banners and legal footers.
 POLICY_PHRASES = (
-    "terms of use", "privacy policy", "cookie policy", "uses cookies", "use of cookies",
+    "terms of use",
+    "privacy policy",
+    "cookie policy",
+    "uses cookies",
+    "use of cookies",
     "use cookies",
-)  # fmt: skip
+)
 _CITATION = re.compile(r"\[\d*\]|\[edit\]|\[citation needed\]")
 _SENTENCE_END = re.compile(r"[.!?]+[\"')\]]*(?:\s+|$)")
 

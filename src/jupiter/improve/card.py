@@ -51,8 +51,10 @@ def _ci(report: dict[str, Any], key: str) -> str:
 
 def figures_table(ev: dict[str, Any]) -> list[str]:
     """Both exams, every model scored: QA F1 and MC accuracy with their 95% intervals."""
-    rows = ["| exam | model | QA F1 [95% CI] | MC accuracy [95% CI] | MC chance |",
-            "|---|---|---|---|---|"]  # fmt: skip
+    rows = [
+        "| exam | model | QA F1 [95% CI] | MC accuracy [95% CI] | MC chance |",
+        "|---|---|---|---|---|",
+    ]
     names = ("untrained", "student", "student+retriever", "generator")
     exams = [("own", ev)] + ([("user", ev["user_exam"])] if ev.get("user_exam") else [])
     for exam, got in exams:
@@ -61,16 +63,20 @@ def figures_table(ev: dict[str, Any]) -> list[str]:
             if not r:
                 continue
             chance = r.get("mc_chance")
-            rows.append(f"| {exam} | {r.get('model', name)} | {_ci(r, 'qa_f1')} | "
-                        f"{_ci(r, 'mc_accuracy')} | {'—' if chance is None else f'{chance:.2f}'} |")  # fmt: skip
+            rows.append(
+                f"| {exam} | {r.get('model', name)} | {_ci(r, 'qa_f1')} | "
+                f"{_ci(r, 'mc_accuracy')} | {'—' if chance is None else f'{chance:.2f}'} |"
+            )
     return rows
 
 
 def differences(ev: dict[str, Any]) -> list[str]:
     """Student minus base, paired, on each exam's MC and QA F1 and on general text."""
     out = []
-    for exam, comps in (("own", ev.get("comparisons")),
-                        ("user", (ev.get("user_exam") or {}).get("comparisons"))):  # fmt: skip
+    for exam, comps in (
+        ("own", ev.get("comparisons")),
+        ("user", (ev.get("user_exam") or {}).get("comparisons")),
+    ):
         pair = (comps or {}).get("student_vs_untrained") or {}
         for metric, e in (pair.get("metrics") or {}).items():
             ci = e.get("ci")
@@ -85,12 +91,23 @@ def render(ws: Workspace, cycle: int, train: dict[str, Any], ev: dict[str, Any] 
     method = t.method + (f" (r {t.lora.r}, alpha {t.lora.alpha})" if t.method != "full" else "")
     mix = train.get("knowledge") or {}
     lines = [
-        "---", f"base_model: {cfg.model.base or 'none'}",
+        "---",
+        f"base_model: {cfg.model.base or 'none'}",
         f"library_name: {'peft' if t.method != 'full' else 'transformers'}",
-        f"tags: [jupiter, {cfg.name}]", "---", "",
-        f"# {cfg.name}: the cycle {cycle} student", "", cfg.description or "", "",
-        "## Base model and license", "", f"- base: {base}", f"- license: {base_license(ws)}",
-        "", "## Data", "",
+        f"tags: [jupiter, {cfg.name}]",
+        "---",
+        "",
+        f"# {cfg.name}: the cycle {cycle} student",
+        "",
+        cfg.description or "",
+        "",
+        "## Base model and license",
+        "",
+        f"- base: {base}",
+        f"- license: {base_license(ws)}",
+        "",
+        "## Data",
+        "",
         f"- documents: {ws.store.count('documents')} collected; chunks trained on: "
         f"{ws.store.count('chunks', 'split = ?', ('train',))}, held out: "
         f"{ws.store.count('chunks', 'split = ?', ('heldout',))}",
@@ -99,25 +116,33 @@ def render(ws: Workspace, cycle: int, train: dict[str, Any], ev: dict[str, Any] 
         f"{train.get('tokens', 0):,} tokens packed",
         f"- knowledge recipe: {json.dumps(t.knowledge.model_dump())}; added: {json.dumps(mix)}",
         f"- replay of the base's own text: {t.replay.fraction:.0%} of the tokens",
-        "", "## Recipe", "",
+        "",
+        "## Recipe",
+        "",
         f"- method: {method}; {train.get('steps', '—')} steps at lr {t.lr:g}; context "
         f"{cfg.model.context_length}; loss {train.get('first_loss', float('nan')):.3f} → "
         f"{train.get('final_loss', float('nan')):.3f}",
-        "", "## Evaluation", "",
-    ]  # fmt: skip
+        "",
+        "## Evaluation",
+        "",
+    ]
     if ev is None:
         lines.append("Not evaluated yet: `jupiter eval` writes both exams' figures here.")
     else:
-        lines += ["Own exam: " + str(ev.get("eval_set", {}).get("path", "")),
-                  "User exam (questions as users ask them): "
-                  + str((ev.get("user_exam") or {}).get("path", "none")), ""]  # fmt: skip
+        lines += [
+            "Own exam: " + str(ev.get("eval_set", {}).get("path", "")),
+            "User exam (questions as users ask them): "
+            + str((ev.get("user_exam") or {}).get("path", "none")),
+            "",
+        ]
         lines += figures_table(ev) + ["", "Paired differences, student − base (95% CI):", ""]
         lines += differences(ev) or ["- no base model was scored"]
     return "\n".join(lines) + "\n"
 
 
-def write_card(ws: Workspace, cycle: int, train: dict[str, Any] | None = None,
-               ev: dict[str, Any] | None = None) -> Path | None:  # fmt: skip
+def write_card(
+    ws: Workspace, cycle: int, train: dict[str, Any] | None = None, ev: dict[str, Any] | None = None
+) -> Path | None:
     """README.md in the cycle's student folder (checksums.json updated); None without one.
     `train`: the train stage's record (default: the one stored for the cycle)."""
     from jupiter.models.folder import CHECKSUMS, sha256_file

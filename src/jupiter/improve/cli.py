@@ -85,8 +85,9 @@ def generators(domain: Domain, quick: Quick = False) -> None:
 
     ws = workspace_for(domain, quick)
     if not ws.has_store():  # nothing to list is an error, as in rollback
-        raise JupiterError(f"no workspace yet at {ws.root}: run `jupiter start --domain "
-                           f"{domain}` first")  # fmt: skip
+        raise JupiterError(
+            f"no workspace yet at {ws.root}: run `jupiter start --domain {domain}` first"
+        )
     try:
         for table in lineage_tables(ws):
             console.print(table)
@@ -99,11 +100,13 @@ def rollback_cmd(
     domain: Domain,
     to: Annotated[
         str | None,
-        typer.Option("--to", help="Generator id (see `jupiter generators`); default: the "
-                     "active one's parent."),
+        typer.Option(
+            "--to",
+            help="Generator id (see `jupiter generators`); default: the active one's parent.",
+        ),
     ] = None,
     quick: Quick = False,
-) -> None:  # fmt: skip
+) -> None:
     """Make an earlier generator active again; recorded in the lineage."""
     from jupiter.improve.lineage import rollback
 

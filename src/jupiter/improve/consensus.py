@@ -51,8 +51,10 @@ def member_data(
     """Member i's examples and raw texts: all of them, or its shard (by a hash of the id)."""
     if not by_shard:
         return examples, texts
-    return ([e for e in examples if shard_of(e.id, members) == i],
-            [t for t in texts if shard_of(t[:200], members) == i])  # fmt: skip
+    return (
+        [e for e in examples if shard_of(e.id, members) == i],
+        [t for t in texts if shard_of(t[:200], members) == i],
+    )
 
 
 def validation_texts(
@@ -87,8 +89,11 @@ def _merge_recipe(
 ) -> Any:
     from jupiter.merge.recipe import parse_recipe
 
-    data: dict[str, Any] = {"method": method, "models": [{"model": str(d)} for d in dirs],
-                            "out": str(out)}  # fmt: skip
+    data: dict[str, Any] = {
+        "method": method,
+        "models": [{"model": str(d)} for d in dirs],
+        "out": str(out),
+    }
     if heldout is not None:  # greedy soup, convex: the members' validation text
         data["validation"] = {"heldout": str(heldout)}
     if method == "ties" and base is not None:
@@ -97,9 +102,15 @@ def _merge_recipe(
 
 
 def consensus_train(
-    ws: Workspace, cycle: int, tokenizer: Any, tok_dir: Path, init_dir: Path | None,
-    model_config: Any, examples: list[Example], texts: list[str],
-) -> tuple[Path, dict[str, Any]]:  # fmt: skip
+    ws: Workspace,
+    cycle: int,
+    tokenizer: Any,
+    tok_dir: Path,
+    init_dir: Path | None,
+    model_config: Any,
+    examples: list[Example],
+    texts: list[str],
+) -> tuple[Path, dict[str, Any]]:
     """Train the members, vote, merge or keep the best; returns the chosen model dir and
     the stage summary's consensus record."""
     from jupiter.train.loop import TrainRun
@@ -124,36 +135,77 @@ def consensus_train(
         data = pack(ws, tokenizer, exs, txts, mcfg)
         run_id = f"cycle-{cycle:03d}-m{i:02d}"
         run = TrainRun(
-            dataset=data.train, config=mcfg, out_dir=root / f"m{i:02d}", tokenizer_dir=tok_dir,
-            model_config=None, model_dir=init_dir, heldout=data.heldout, run_id=run_id,
-            progress=ws.console.is_terminal, **run_fields(ws),
-        )  # fmt: skip
+            dataset=data.train,
+            config=mcfg,
+            out_dir=root / f"m{i:02d}",
+            tokenizer_dir=tok_dir,
+            model_config=None,
+            model_dir=init_dir,
+            heldout=data.heldout,
+            run_id=run_id,
+            progress=ws.console.is_terminal,
+            **run_fields(ws),
+        )
         ws.console.print(
             f"consensus: member {i + 1}/{c.members}: {data.n_examples} examples, seed "
-            f"{mcfg.seed}, {mcfg.method}, lr {mcfg.lr:g}", highlight=False,
-        )  # fmt: skip
+            f"{mcfg.seed}, {mcfg.method}, lr {mcfg.lr:g}",
+            highlight=False,
+        )
         result = run_training(ws, cycle, run)
         summary = run_summary(run_id, result, data)
-        members.append({"member": i, "seed": mcfg.seed, "method": mcfg.method, "lr": mcfg.lr,
-                        **{k: summary[k] for k in ("steps", "examples", "tokens",
-                           "final_loss", "heldout_loss", "model_dir")}})  # fmt: skip
+        members.append(
+            {
+                "member": i,
+                "seed": mcfg.seed,
+                "method": mcfg.method,
+                "lr": mcfg.lr,
+                **{
+                    k: summary[k]
+                    for k in (
+                        "steps",
+                        "examples",
+                        "tokens",
+                        "final_loss",
+                        "heldout_loss",
+                        "model_dir",
+                    )
+                },
+            }
+        )
         dirs.append(Path(result.model_dir))
     c_out = root.parent / "merged"
-    chosen, record = vote_and_merge(dirs, val_texts, c, context=cfg.model.context_length,
-                                    cache_dir=ws.models_dir, console=ws.console,
-                                    base=init_dir, out=c_out)  # fmt: skip
+    chosen, record = vote_and_merge(
+        dirs,
+        val_texts,
+        c,
+        context=cfg.model.context_length,
+        cache_dir=ws.models_dir,
+        console=ws.console,
+        base=init_dir,
+        out=c_out,
+    )
     for m, d, bpb in zip(members, record.pop("distances"), record.pop("losses"), strict=True):
-        m |= {"distance": d, "validation_bpb": bpb,
-              "outlier": record["vote"]["outliers"].get(str(m["member"]))}  # fmt: skip
+        m |= {
+            "distance": d,
+            "validation_bpb": bpb,
+            "outlier": record["vote"]["outliers"].get(str(m["member"])),
+        }
     record["members"] = members
     record["init"] = str(init_dir)
     return chosen, record
 
 
 def vote_and_merge(
-    dirs: list[Path], val_texts: list[str], c: Any, *, context: int, cache_dir: Path,
-    console: Any, base: Path | None, out: Path,
-) -> tuple[Path, dict[str, Any]]:  # fmt: skip
+    dirs: list[Path],
+    val_texts: list[str],
+    c: Any,
+    *,
+    context: int,
+    cache_dir: Path,
+    console: Any,
+    base: Path | None,
+    out: Path,
+) -> tuple[Path, dict[str, Any]]:
     """Score, vote, merge the agreeing members (or not), gate; returns the chosen dir and
     the record of it all. `c` is the ConsensusConfig; `base` the members' common start (TIES
     takes its task vectors from it)."""
@@ -178,19 +230,32 @@ def vote_and_merge(
         validator.load(src.read)
         loss = validator.bpb_with_grad(grad=False)
         losses.append(loss if math.isfinite(loss) else math.inf)
-    v = vote(distances, losses, threshold=c.threshold, max_distance=c.max_distance,
-             max_loss_gap=c.max_loss_gap)  # fmt: skip
+    v = vote(
+        distances,
+        losses,
+        threshold=c.threshold,
+        max_distance=c.max_distance,
+        max_loss_gap=c.max_loss_gap,
+    )
     for i, why in sorted(v.outliers.items()):
         console.print(f"consensus: member {i} gets no weight: {why}", highlight=False)
     best = v.best()
     record: dict[str, Any] = {
-        "members_n": len(dirs), "merge": c.merge, "vote": v.record(), "best_member": best,
-        "best_bpb": _num(losses[best]), "merged_bpb": None, "merged": False,
-        "distances": [_num(d) for d in distances], "losses": [_num(x) for x in losses],
-    }  # fmt: skip
+        "members_n": len(dirs),
+        "merge": c.merge,
+        "vote": v.record(),
+        "best_member": best,
+        "best_bpb": _num(losses[best]),
+        "merged_bpb": None,
+        "merged": False,
+        "distances": [_num(d) for d in distances],
+        "losses": [_num(x) for x in losses],
+    }
     if not v.quorum:
-        record["reason"] = (f"only {len(v.agree)} of {len(dirs)} members agree, below the "
-                            f"threshold {c.threshold:g}: no merge, the best member is kept")  # fmt: skip
+        record["reason"] = (
+            f"only {len(v.agree)} of {len(dirs)} members agree, below the "
+            f"threshold {c.threshold:g}: no merge, the best member is kept"
+        )
     elif len(v.agree) == 1:
         record["reason"] = "one member agrees: it is kept, there is nothing to merge"
     else:
@@ -199,22 +264,36 @@ def vote_and_merge(
         if c.merge in ("greedy_soup", "convex"):  # fitted on the same validation text
             held = out.with_name(f"{out.name}-validation.jsonl")
             held.write_text("".join(json.dumps({"text": t}) + "\n" for t in val_texts))
-        recipe = _merge_recipe(c.merge, [dirs[i] for i in v.agree], out,
-                               base if c.merge == "ties" else None, held)  # fmt: skip
-        merge_models(recipe, base_dir=None, cache_dir=cache_dir, force=True, console=console,
-                     data=data if held else None, allowed_in=out.parent)  # fmt: skip
+        recipe = _merge_recipe(
+            c.merge, [dirs[i] for i in v.agree], out, base if c.merge == "ties" else None, held
+        )
+        merge_models(
+            recipe,
+            base_dir=None,
+            cache_dir=cache_dir,
+            force=True,
+            console=console,
+            data=data if held else None,
+            allowed_in=out.parent,
+        )
         validator.load(ModelWeights(out).read)
         merged = validator.bpb_with_grad(grad=False)
         record["merged_bpb"] = _num(merged)
         if math.isfinite(merged) and merged <= losses[best]:
-            record |= {"merged": True, "reason": (
-                f"{len(v.agree)} of {len(dirs)} members agree; their {c.merge} merge "
-                f"validates at {merged:.4f} bpb, no worse than the best member's "
-                f"{losses[best]:.4f}")}  # fmt: skip
+            record |= {
+                "merged": True,
+                "reason": (
+                    f"{len(v.agree)} of {len(dirs)} members agree; their {c.merge} merge "
+                    f"validates at {merged:.4f} bpb, no worse than the best member's "
+                    f"{losses[best]:.4f}"
+                ),
+            }
         else:
-            record["reason"] = (f"the merge of {len(v.agree)} agreeing members validates at "
-                                f"{merged:.4f} bpb, worse than the best member's "
-                                f"{losses[best]:.4f}: the best member is kept")  # fmt: skip
+            record["reason"] = (
+                f"the merge of {len(v.agree)} agreeing members validates at "
+                f"{merged:.4f} bpb, worse than the best member's "
+                f"{losses[best]:.4f}: the best member is kept"
+            )
     console.print(f"consensus: {record['reason']}", highlight=False)
     return (out if record["merged"] else dirs[best]), record
 
@@ -226,8 +305,9 @@ def as_one_kind(dirs: list[Path], cache_dir: Path, console: Any) -> list[Path]:
 
     if len({is_adapter_dir(d) for d in dirs}) == 1:
         return dirs
-    return [adapter_as_model(d, d.parent / f"{d.name}-merged") if is_adapter_dir(d) else d
-            for d in dirs]  # fmt: skip
+    return [
+        adapter_as_model(d, d.parent / f"{d.name}-merged") if is_adapter_dir(d) else d for d in dirs
+    ]
 
 
 def adapter_as_model(adapter: Path, out: Path) -> Path:

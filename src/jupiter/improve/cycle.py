@@ -61,13 +61,14 @@ def missing_input(ws: Workspace, cycle: int, name: str) -> str | None:
         return f"{name}: the workspace has no documents yet: run `jupiter collect {run}` first"
     pending = store.count("examples", "cycle = ? AND status = 'pending'", (cycle,)) if store else 0
     if name == "filter" and "generate" not in done and not pending:
-        return (f"filter: cycle {cycle} has no generated examples to filter: run "
-                f"`jupiter generate {run}` first")  # fmt: skip
+        return (
+            f"filter: cycle {cycle} has no generated examples to filter: run "
+            f"`jupiter generate {run}` first"
+        )
     kept = store.count("examples", "status IN ('accepted', 'used')") if store else 0
     if name == "train" and not kept and not ws.cfg.levels:
         first = "filter" if "generate" in done else "generate"
-        return (f"train: no accepted examples to train on yet: run `jupiter {first} {run}` "
-                "first")  # fmt: skip
+        return f"train: no accepted examples to train on yet: run `jupiter {first} {run}` first"
     if name == "eval" and not is_model_dir(ws.student_dir(cycle)):
         return f"eval: cycle {cycle} has no trained student yet: run `jupiter train {run}` first"
     return None
@@ -90,8 +91,10 @@ def run_stage_command(ws: Workspace, name: str) -> dict[str, Any]:
     else:
         ws.console.print(
             f"{name}: not marked done in cycle {cycle}, whose {', '.join(missing)} has not "
-            f"run: `jupiter start` runs {name} again after it", highlight=False, markup=False,
-        )  # fmt: skip
+            f"run: `jupiter start` runs {name} again after it",
+            highlight=False,
+            markup=False,
+        )
     return info
 
 
@@ -168,8 +171,10 @@ def run_one_cycle(ws: Workspace, cycle: int, interactive: bool) -> bool:
 def ask_before(ws: Workspace, stage: str) -> Choice:
     answer = Prompt.ask(
         f"[bold]{stage}[/bold]: run, skip or stop?",
-        choices=["run", "skip", "stop"], default="run", console=ws.console,
-    )  # fmt: skip
+        choices=["run", "skip", "stop"],
+        default="run",
+        console=ws.console,
+    )
     return answer  # type: ignore[return-value]
 
 
@@ -177,8 +182,10 @@ def ask_after(ws: Workspace, stage: str, cycle: int, info: dict[str, Any]) -> st
     show_samples(ws, stage, cycle, info)
     return Prompt.ask(
         f"{stage} finished: continue, redo or stop?",
-        choices=["continue", "redo", "stop"], default="continue", console=ws.console,
-    )  # fmt: skip
+        choices=["continue", "redo", "stop"],
+        default="continue",
+        console=ws.console,
+    )
 
 
 def show_samples(ws: Workspace, stage: str, cycle: int, info: dict[str, Any]) -> None:

@@ -85,17 +85,25 @@ def general_figures(ev: dict[str, Any]) -> dict[str, Any]:
             entry = comparisons.get(pair, {}).get("metrics", {}).get("general_bpb") or {}
             return {
                 "student": (ev.get("student") or {}).get("general_bpb"),
-                "reference": float(reference), "reference_model": ev[model].get("model", model),
+                "reference": float(reference),
+                "reference_model": ev[model].get("model", model),
                 "ci": entry.get("ci"),
-            }  # fmt: skip
-    return {"student": (ev.get("student") or {}).get("general_bpb"), "reference": None,
-            "reference_model": None, "ci": None}  # fmt: skip
+            }
+    return {
+        "student": (ev.get("student") or {}).get("general_bpb"),
+        "reference": None,
+        "reference_model": None,
+        "ci": None,
+    }
 
 
 def general_rule(
-    student: float | None, reference: float | None, reference_model: str | None,
-    max_drop: float | None, ci: list[float] | None = None,
-) -> tuple[bool, str]:  # fmt: skip
+    student: float | None,
+    reference: float | None,
+    reference_model: str | None,
+    max_drop: float | None,
+    ci: list[float] | None = None,
+) -> tuple[bool, str]:
     """(general ability kept?, why). The drop is the absolute rise in out-of-domain
     bits-per-byte (lower is better), student - reference, on the point estimate."""
     if max_drop is None:
@@ -148,21 +156,31 @@ def decide_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
         promote = both
     general = general_figures(ev)
     general_ok, general_why = general_rule(
-        general["student"], general["reference"], general["reference_model"],
-        rules.max_general_drop, general["ci"],
-    )  # fmt: skip
+        general["student"],
+        general["reference"],
+        general["reference_model"],
+        rules.max_general_drop,
+        general["ci"],
+    )
     if promote:
         promote, why = general_ok, (f"{why}; {general_why}" if general_ok else general_why)
     if promote:  # the model promoted is the one scored: its checksums again
         check_student(ws, cycle)
     generator_id = ev["generator"]["model"]
     info: dict[str, Any] = {
-        "metric": metric, "margin": margin, "student": student, "generator": generator,
-        "difference_ci": ci, "generator_id": generator_id, "promoted": promote,
-        "reason": why, "general": general | {"max_drop": rules.max_general_drop,
-                                             "kept": general_ok},
-        "exam": rules.exam, "user_exam": user, "candidate": rules.candidate,
-    }  # fmt: skip
+        "metric": metric,
+        "margin": margin,
+        "student": student,
+        "generator": generator,
+        "difference_ci": ci,
+        "generator_id": generator_id,
+        "promoted": promote,
+        "reason": why,
+        "general": general | {"max_drop": rules.max_general_drop, "kept": general_ok},
+        "exam": rules.exam,
+        "user_exam": user,
+        "candidate": rules.candidate,
+    }
     record_student(ws, cycle, info, (done.get("train") or {}).get("data") or {})
     if promote:
         info["new_generator"] = student_id(cycle)
@@ -188,17 +206,26 @@ def record_student(ws: Workspace, cycle: int, info: dict[str, Any], data: dict[s
     """The student in the lineage, promoted or rejected, with its parent, figures and data;
     a promoted one becomes the active generator."""
     gen_id = student_id(cycle)
-    figures = {k: info.get(k) for k in ("metric", "margin", "student", "generator", "general",
-                                         "exam", "user_exam")}  # fmt: skip
+    figures = {
+        k: info.get(k)
+        for k in ("metric", "margin", "student", "generator", "general", "exam", "user_exam")
+    }
     figures |= {"difference": info["student"] - info["generator"], "ci": info["difference_ci"]}
     parent = info["generator_id"].removeprefix("generator:")
     status = "promoted" if info["promoted"] else "rejected"
     kind = "model+retriever" if info.get("candidate") == "student+retriever" else "model"
     with ws.store.transaction():
         ws.store.add_generator(
-            gen_id, kind, str(ws.student_dir(cycle)), cycle, parent=parent, status=status,
-            reason=info["reason"], figures=figures, data=data,
-        )  # fmt: skip
+            gen_id,
+            kind,
+            str(ws.student_dir(cycle)),
+            cycle,
+            parent=parent,
+            status=status,
+            reason=info["reason"],
+            figures=figures,
+            data=data,
+        )
         if info["promoted"]:
             ws.store.activate_generator(
                 gen_id, cycle=cycle, action="promoted", reason=info["reason"]

@@ -27,16 +27,19 @@ def check_objective(ws: Workspace, init_dir: Path | None, engine: str) -> None:
         return
     launch = ws.launch
     if t.consensus is not None:
-        raise unsupported(t.objective, "train.consensus",
-                          "remove train.consensus, or set train.objective: sft")  # fmt: skip
+        raise unsupported(
+            t.objective, "train.consensus", "remove train.consensus, or set train.objective: sft"
+        )
     if ws.cluster is not None:
         raise unsupported(t.objective, "cluster training", "train without --cluster")
     if engine == "mlx":
-        raise unsupported(t.objective, "the MLX backend",
-                          "set train.objective: sft, or train on a PyTorch node")  # fmt: skip
+        raise unsupported(
+            t.objective, "the MLX backend", "set train.objective: sft, or train on a PyTorch node"
+        )
     if launch is not None and launch.distributed and t.distributed != "ddp":
-        raise unsupported(t.objective, f"distributed: {t.distributed}",
-                          "set train.distributed: ddp")  # fmt: skip
+        raise unsupported(
+            t.objective, f"distributed: {t.distributed}", "set train.distributed: ddp"
+        )
     if init_dir is None and t.distill.teacher == "base":
         raise JupiterError(
             f"train.objective {t.objective} needs a teacher, and a model trained from scratch "
@@ -73,8 +76,11 @@ def distill_teacher(ws: Workspace, ref: str, tokenizer: Any = None) -> Path | No
     return path
 
 
-def distill_pairs(ws: Workspace, tokenizer: Any, examples: list[Example],
-                  ) -> tuple[list[DistillPair], Counter[str]]:  # fmt: skip
+def distill_pairs(
+    ws: Workspace,
+    tokenizer: Any,
+    examples: list[Example],
+) -> tuple[list[DistillPair], Counter[str]]:
     """Each Q&A whose chunk is a training chunk of the store as a student/teacher pair,
     and the others counted by reason."""
     from jupiter.data.dataset import _chat_messages
@@ -97,8 +103,9 @@ def distill_pairs(ws: Workspace, tokenizer: Any, examples: list[Example],
     return pairs, skipped
 
 
-def distill_data(ws: Workspace, tokenizer: Any, examples: list[Example],
-                 packed: PackedDataset, train_cfg: Any) -> DistillData | None:  # fmt: skip
+def distill_data(
+    ws: Workspace, tokenizer: Any, examples: list[Example], packed: PackedDataset, train_cfg: Any
+) -> DistillData | None:
     """The teacher's side of the Q&A in the packed rows (data/distill.py), said in one
     line; None when no Q&A of the rows has its chunk (plain cross-entropy then)."""
     from jupiter.data.distill import DistillData
@@ -106,9 +113,15 @@ def distill_data(ws: Workspace, tokenizer: Any, examples: list[Example],
     teacher = distill_teacher(ws, train_cfg.distill.teacher, tokenizer)
     pairs, skipped = distill_pairs(ws, tokenizer, examples)
     data = DistillData.find(packed, pairs, teacher)
-    who = str(teacher) if teacher else (
-        "a frozen copy of the starting weights" if train_cfg.method == "full"
-        else "the base with its adapter disabled")  # fmt: skip
+    who = (
+        str(teacher)
+        if teacher
+        else (
+            "a frozen copy of the starting weights"
+            if train_cfg.method == "full"
+            else "the base with its adapter disabled"
+        )
+    )
     left = "; ".join(f"{n} {why}" for why, n in skipped.items() if n) or "none"
     ws.console.print(
         f"distill ({train_cfg.objective}): {len(data)} answers ({data.answer_tokens:,} tokens) "

@@ -79,17 +79,24 @@ def llm_choices(ws: Workspace, items: Sequence[QAItem]) -> tuple[list[QAItem], d
     from jupiter.synth.recipes import LANGUAGES, template_path
 
     ecfg, llm = ws.cfg.eval, teacher_llm(ws.cfg)
-    teacher = Teacher(make_backend(llm_config(ws, llm)), ws.store, llm.concurrency,
-                      llm.max_retries, llm.max_tokens)  # fmt: skip
+    teacher = Teacher(
+        make_backend(llm_config(ws, llm)),
+        ws.store,
+        llm.concurrency,
+        llm.max_retries,
+        llm.max_tokens,
+    )
     recipe = Recipe(
-        template_path("distractors", "", ws.cfg), ws.cfg.name,
+        template_path("distractors", "", ws.cfg),
+        ws.cfg.name,
         LANGUAGES.get(ws.cfg.language, ws.cfg.language),
-    )  # fmt: skip
+    )
     todo = sum(1 for it in items if not it.choices)
     with ws.console.status(f"the teacher writes distractors for {todo} eval items…"):
         try:
-            out, info = teacher_choices(items, teacher, recipe, passages(ws, items),
-                                        ecfg.mc_choices, ecfg.seed)  # fmt: skip
+            out, info = teacher_choices(
+                items, teacher, recipe, passages(ws, items), ecfg.mc_choices, ecfg.seed
+            )
         except JupiterError as err:
             raise JupiterError(
                 f"{err} (eval.mc_distractors is {ecfg.mc_distractors}: the teacher writes the "
@@ -127,10 +134,12 @@ def sidecar_choices(
     folder = ws.root / "eval"
     data, record = folder / f"choices-{digest[:16]}.jsonl", folder / f"choices-{digest[:16]}.json"
     want = {
-        "eval_sha256": digest, "llm": {"backend": llm.backend, "model": llm.model},
+        "eval_sha256": digest,
+        "llm": {"backend": llm.backend, "model": llm.model},
         "recipe_sha256": sha256_file(template_path("distractors", "", ws.cfg)),
-        "n_choices": ecfg.mc_choices, "seed": ecfg.seed,
-    }  # fmt: skip
+        "n_choices": ecfg.mc_choices,
+        "seed": ecfg.seed,
+    }
     if record.is_file() and data.is_file():
         info = json.loads(record.read_text(encoding="utf-8"))
         same = all(info.get(k) == v for k, v in want.items())

@@ -11,12 +11,32 @@ from jupiter import atomic
 from jupiter.improve.workspace import Workspace
 
 SUMMARY_KEYS = (
-    "model", "path", "bpb", "qa_f1", "qa_exact", "mc_accuracy", "n_qa", "n_mc",
-    "bpb_ci", "qa_f1_ci", "qa_exact_ci", "mc_accuracy_ci", "mc_chance",
-    "general_bpb", "general_bpb_ci",
-)  # fmt: skip
-BPB_KEYS = ("bpb", "bpb_ci", "bpb_docs", "heldout_bytes", "general_bpb", "general_bpb_ci",
-            "general_bpb_docs", "general_bytes")  # fmt: skip
+    "model",
+    "path",
+    "bpb",
+    "qa_f1",
+    "qa_exact",
+    "mc_accuracy",
+    "n_qa",
+    "n_mc",
+    "bpb_ci",
+    "qa_f1_ci",
+    "qa_exact_ci",
+    "mc_accuracy_ci",
+    "mc_chance",
+    "general_bpb",
+    "general_bpb_ci",
+)
+BPB_KEYS = (
+    "bpb",
+    "bpb_ci",
+    "bpb_docs",
+    "heldout_bytes",
+    "general_bpb",
+    "general_bpb_ci",
+    "general_bpb_docs",
+    "general_bytes",
+)
 LOWER_IS_BETTER = ("bpb", "general_bpb")  # bits per byte; every other figure: higher is better
 NOT_A_MODEL = {"bpb": None, "bpb_ci": None, "general_bpb": None, "general_bpb_ci": None}
 
@@ -31,8 +51,9 @@ def user_summary(report: dict[str, Any]) -> dict[str, Any]:
     return {k: got.get(k) for k in SUMMARY_KEYS} | {"model": report.get("model")}
 
 
-def paired_comparisons(student: dict[str, Any], untrained: dict[str, Any] | None,
-                       generator: dict[str, Any]) -> dict[str, Any]:  # fmt: skip
+def paired_comparisons(
+    student: dict[str, Any], untrained: dict[str, Any] | None, generator: dict[str, Any]
+) -> dict[str, Any]:
     """student - untrained and student - generator, each metric with its paired 95% CI."""
     from jupiter.eval.compare import compare_reports
 
@@ -42,8 +63,9 @@ def paired_comparisons(student: dict[str, Any], untrained: dict[str, Any] | None
     return out
 
 
-def user_exam_comparisons(student: dict[str, Any], untrained: dict[str, Any] | None,
-                          generator: dict[str, Any]) -> dict[str, Any] | None:  # fmt: skip
+def user_exam_comparisons(
+    student: dict[str, Any], untrained: dict[str, Any] | None, generator: dict[str, Any]
+) -> dict[str, Any] | None:
     """The same pairs on the user exam; None when the student did not sit one."""
     if "user_exam" not in student:
         return None

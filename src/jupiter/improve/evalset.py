@@ -105,8 +105,12 @@ def build_auto_set(ws: Workspace) -> tuple[list[Any], dict[str, Any]]:
     clean = [it for it in fresh if it.id not in dirty]
     items = spread(clean, ecfg.auto_max_items)
     # the other way round: no training example may come from a held-out chunk
-    leaked = sum(1 for s in ("accepted", "used") for e in ws.store.iter_examples(status=s)
-                 if e.chunk_id in held_ids)  # fmt: skip
+    leaked = sum(
+        1
+        for s in ("accepted", "used")
+        for e in ws.store.iter_examples(status=s)
+        if e.chunk_id in held_ids
+    )
     if not items:
         raise JupiterError(
             f"the {len(held_ids)} held-out chunks gave no usable question ({len(made)} made, "
@@ -115,11 +119,17 @@ def build_auto_set(ws: Workspace) -> tuple[list[Any], dict[str, Any]]:
         )
     items, distractors = frozen_choices(ws, items)  # the teacher's, when it writes them
     info = {
-        "heldout_chunks": len(held_ids), "made": len(made), "seed": ecfg.seed,
-        "dropped": {"contaminated": len(dirty), "document_trained_on": len(made) - len(fresh),
-                    "over_cap": len(clean) - len(items)},
-        "heldout_chunk_examples_in_training": leaked, "distractors": distractors,
-    }  # fmt: skip
+        "heldout_chunks": len(held_ids),
+        "made": len(made),
+        "seed": ecfg.seed,
+        "dropped": {
+            "contaminated": len(dirty),
+            "document_trained_on": len(made) - len(fresh),
+            "over_cap": len(clean) - len(items),
+        },
+        "heldout_chunk_examples_in_training": leaked,
+        "distractors": distractors,
+    }
     manifest = freeze(ws.root / "eval", items, info)
     ws.console.print(
         f"eval set v{manifest['version']}: {len(items)} items from "

@@ -37,8 +37,9 @@ from jupiter.records import MODEL_KINDS
 from jupiter.synth.combined import SUFFIX
 
 
-def answer_with_progress(ws: Workspace, gen: Any, label: str, items: list[Any],
-                         mc: list[Any]) -> dict[str, Any]:  # fmt: skip
+def answer_with_progress(
+    ws: Workspace, gen: Any, label: str, items: list[Any], mc: list[Any]
+) -> dict[str, Any]:
     """QA and MC for any answerer, with a progress bar; models (not the extractive
     generator, which retrieves for itself) answer open-book with eval.open_book."""
     from jupiter.eval.report import evaluate_answerer
@@ -59,10 +60,13 @@ def load_model(ws: Workspace, model_dir: Path, name: str) -> Any:
     from jupiter.synth.model import ModelGenerator
 
     return ModelGenerator(
-        model_dir, name, max_new_tokens=ws.cfg.eval.max_new_tokens,
-        system_prompt=ws.cfg.system_prompt, chat_template=ws.cfg.chat_template(),
+        model_dir,
+        name,
+        max_new_tokens=ws.cfg.eval.max_new_tokens,
+        system_prompt=ws.cfg.system_prompt,
+        chat_template=ws.cfg.chat_template(),
         dtype=ws.cfg.eval.dtype,
-    )  # fmt: skip
+    )
 
 
 def sit_user_exam(ws: Workspace, gen: Any, name: str, user: Exam | None) -> dict[str, Any]:
@@ -73,9 +77,15 @@ def sit_user_exam(ws: Workspace, gen: Any, name: str, user: Exam | None) -> dict
     return {"user_exam": got | {"mc_digest": mc_digest(user.mc)}}
 
 
-def evaluate_model(ws: Workspace, model_dir: Path, name: str, items: list[Any],
-                   mc: list[Any], user: Exam | None = None,
-                   reader: bool = False) -> dict[str, Any]:  # fmt: skip
+def evaluate_model(
+    ws: Workspace,
+    model_dir: Path,
+    name: str,
+    items: list[Any],
+    mc: list[Any],
+    user: Exam | None = None,
+    reader: bool = False,
+) -> dict[str, Any]:
     """bpb + QA + MC (both exams) for an HF model dir, answered by greedy generation and
     log-likelihood; with `reader`, the same model reading retrieved passages with the
     retriever's evidence (synth/combined.py) sits both exams too, under "with_retriever"."""
@@ -88,8 +98,12 @@ def evaluate_model(ws: Workspace, model_dir: Path, name: str, items: list[Any],
     report = answer_with_progress(ws, gen, f"eval {name}", items, mc)
     report.update(sit_user_exam(ws, gen, name, user))
     report.update(model_bpb(ws, gen, name))
-    report.update(dtype=gen.dtype, path=str(model_dir), open_book=ws.cfg.eval.open_book,
-                  seconds=round(time.perf_counter() - t0, 1))  # fmt: skip
+    report.update(
+        dtype=gen.dtype,
+        path=str(model_dir),
+        open_book=ws.cfg.eval.open_book,
+        seconds=round(time.perf_counter() - t0, 1),
+    )
     if reader:
         report["with_retriever"] = read_with_retriever(ws, gen, items, mc, user, report)
     del gen
@@ -106,9 +120,16 @@ def warn_cut_prompts(ws: Workspace, gen: Any, name: str, items: list[Any]) -> in
     mnt = ws.cfg.eval.max_new_tokens
     cut = cut_prompts(gen, items, mnt)
     if cut:
-        ws.console.print(cut_warning(cut, len(items), name, gen.context, mnt,
-                                     "Lower eval.top_k or chunking.max_chars, or raise "
-                                     "model.context_length"))  # fmt: skip
+        ws.console.print(
+            cut_warning(
+                cut,
+                len(items),
+                name,
+                gen.context,
+                mnt,
+                "Lower eval.top_k or chunking.max_chars, or raise model.context_length",
+            )
+        )
     return cut
 
 
@@ -133,8 +154,14 @@ def model_bpb(ws: Workspace, gen: Any, name: str) -> dict[str, Any]:
     return out
 
 
-def read_with_retriever(ws: Workspace, gen: Any, items: list[Any], mc: list[Any],
-                        user: Exam | None, model_report: dict[str, Any]) -> dict[str, Any]:  # fmt: skip
+def read_with_retriever(
+    ws: Workspace,
+    gen: Any,
+    items: list[Any],
+    mc: list[Any],
+    user: Exam | None,
+    model_report: dict[str, Any],
+) -> dict[str, Any]:
     """Both exams for `gen` reading retrieved passages with the retriever's evidence; its
     bits-per-byte are the model's own (the same weights), so the general check pairs."""
     from jupiter.synth.combined import reader
@@ -146,8 +173,9 @@ def read_with_retriever(ws: Workspace, gen: Any, items: list[Any], mc: list[Any]
     return report | {"path": model_report.get("path", ""), "dtype": gen.dtype}
 
 
-def evaluate_generator(ws: Workspace, items: list[Any], mc: list[Any],
-                       user: Exam | None = None) -> dict[str, Any]:  # fmt: skip
+def evaluate_generator(
+    ws: Workspace, items: list[Any], mc: list[Any], user: Exam | None = None
+) -> dict[str, Any]:
     """The current generator: the extractive one answers by retrieval over the documents;
     a model promoted with its retriever is scored reading passages as it was promoted."""
     from jupiter.synth.extractive import ExtractiveGenerator
@@ -155,8 +183,9 @@ def evaluate_generator(ws: Workspace, items: list[Any], mc: list[Any],
     row = active_generator(ws)
     if row["kind"] in MODEL_KINDS:
         name = f"generator:{row['id']}"
-        got = evaluate_model(ws, Path(row["path"]), name, items, mc, user,
-                             reader=row["kind"] == "model+retriever")  # fmt: skip
+        got = evaluate_model(
+            ws, Path(row["path"]), name, items, mc, user, reader=row["kind"] == "model+retriever"
+        )
         if row["kind"] == "model":
             return got
         return got["with_retriever"] | {"model": name, "path": got["path"]}
@@ -164,9 +193,13 @@ def evaluate_generator(ws: Workspace, items: list[Any], mc: list[Any],
         from jupiter.synth.llm import LLMGenerator
 
         llm = LLMGenerator(
-            backend_for(ws, row), row["id"], ws.store, ws.cfg.eval.max_new_tokens,
-            ws.cfg.system_prompt, ws.cfg.generator.llm.concurrency,
-        )  # fmt: skip
+            backend_for(ws, row),
+            row["id"],
+            ws.store,
+            ws.cfg.eval.max_new_tokens,
+            ws.cfg.system_prompt,
+            ws.cfg.generator.llm.concurrency,
+        )
         try:
             report = answer_with_progress(ws, llm, f"eval {row['id']}", items, mc)
             report.update(sit_user_exam(ws, llm, row["id"], user))
@@ -181,8 +214,9 @@ def evaluate_generator(ws: Workspace, items: list[Any], mc: list[Any],
     return report
 
 
-def untrained_report(ws: Workspace, items: list[Any], mc: list[Any],
-                     user: Exam | None = None) -> dict[str, Any] | None:  # fmt: skip
+def untrained_report(
+    ws: Workspace, items: list[Any], mc: list[Any], user: Exam | None = None
+) -> dict[str, Any] | None:
     """The untrained model's figures, computed once per workspace and cached; a cache whose
     user exam is missing or of other items sits that exam alone."""
     from jupiter.models.memory import release_heap
@@ -226,8 +260,9 @@ def user_exam_digest(report: dict[str, Any] | None, user: Exam | None = None) ->
     return mc_digest(user.mc) if user is not None and user.items else ""
 
 
-def judge_student(ws: Workspace, items: list[Any], student: dict[str, Any],
-                  generator: dict[str, Any]) -> dict[str, Any] | None:  # fmt: skip
+def judge_student(
+    ws: Workspace, items: list[Any], student: dict[str, Any], generator: dict[str, Any]
+) -> dict[str, Any] | None:
     """eval.judge: the student's answers against the generator's, each pair judged in both
     orders by an LLM (eval.judge_llm, else filters.judge.llm, else generator.llm)."""
     from jupiter.eval.judge import judge_pairs
@@ -240,8 +275,14 @@ def judge_student(ws: Workspace, items: list[Any], student: dict[str, Any],
     llm = ws.cfg.eval.judge_llm or ws.cfg.filters.judge.llm or ws.cfg.generator.llm
     backend = make_backend(llm_config(ws, llm))
     with ws.console.status(f"judging {len(shared)} answer pairs, both orders…"):
-        return judge_pairs(backend, shared, [a[it.id] for it in shared],
-                           [b[it.id] for it in shared], ws.store, llm.concurrency)  # fmt: skip
+        return judge_pairs(
+            backend,
+            shared,
+            [a[it.id] for it in shared],
+            [b[it.id] for it in shared],
+            ws.store,
+            llm.concurrency,
+        )
 
 
 def eval_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
@@ -276,14 +317,20 @@ def eval_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
             comparisons["student_vs_generator"]["metrics"]["judge_win"] = entry
     bench = lm_eval_benchmarks(ws, student_dir, student["model"])  # eval.lm_eval_tasks
     report: dict[str, Any] = {
-        "cycle": cycle, "domain": ws.cfg.name, "promotion_metric": ws.cfg.promotion.metric,
-        **models, "comparisons": comparisons, "eval_set": about,
+        "cycle": cycle,
+        "domain": ws.cfg.name,
+        "promotion_metric": ws.cfg.promotion.metric,
+        **models,
+        "comparisons": comparisons,
+        "eval_set": about,
         "lower_is_better": list(LOWER_IS_BETTER),
-    }  # fmt: skip
+    }
     if bench is not None:
         report["lm_eval"] = bench
-    out = {k: summary(v) for k, v in models.items()} | {"comparisons": comparisons,
-                                                          "eval_set": about}  # fmt: skip
+    out = {k: summary(v) for k, v in models.items()} | {
+        "comparisons": comparisons,
+        "eval_set": about,
+    }
     if bench is not None:
         out["lm_eval"] = bench
     if user is not None:

@@ -37,8 +37,15 @@ def example_texts(ws: Workspace) -> Iterator[str]:
     examples = [e for s in ("accepted", "used") for e in ws.store.iter_examples(status=s)]
     k = ws.cfg.train.knowledge
     if k.phrasings or k.reverse or k.usage:
-        examples = expand(examples, [], phrasings=k.phrasings, reverse=k.reverse,
-                          usage=k.usage, permuted_copies=0, seed=ws.cfg.train.seed)[0]  # fmt: skip
+        examples = expand(
+            examples,
+            [],
+            phrasings=k.phrasings,
+            reverse=k.reverse,
+            usage=k.usage,
+            permuted_copies=0,
+            seed=ws.cfg.train.seed,
+        )[0]
     for ex in examples:
         yield ex.content()
 

@@ -16,16 +16,28 @@ from jupiter.synth.engine import EngineStats
 
 def continuation_examples(chunks: list[Chunk], gen_id: str, cycle: int) -> list[Example]:
     return [
-        Example(kind="text", generator=gen_id, chunk_id=c.id, template="continuation",
-                text=c.text, cycle=cycle)
-        for c in chunks if c.split == "train"
-    ]  # fmt: skip
+        Example(
+            kind="text",
+            generator=gen_id,
+            chunk_id=c.id,
+            template="continuation",
+            text=c.text,
+            cycle=cycle,
+        )
+        for c in chunks
+        if c.split == "train"
+    ]
 
 
 def llm_generate_stage(
-    ws: Workspace, cycle: int, gen_row: dict[str, Any], chunks: list[Chunk], seed: int,
-    eval_texts: list[str], keywords: list[str],
-) -> dict[str, Any]:  # fmt: skip
+    ws: Workspace,
+    cycle: int,
+    gen_row: dict[str, Any],
+    chunks: list[Chunk],
+    seed: int,
+    eval_texts: list[str],
+    keywords: list[str],
+) -> dict[str, Any]:
     from jupiter.synth.llm import generate_with_llm
 
     backend = backend_for(ws, gen_row)
@@ -34,27 +46,47 @@ def llm_generate_stage(
         task = bar.add_task(f"generate ({gen_row['id']})", total=None, rate="")
 
         def show(s: EngineStats) -> None:
-            bar.update(task, total=s.requests, completed=s.done,
-                       rate=f"{s.tokens_per_s:,.0f} tok/s, {s.cache_hits} cached")  # fmt: skip
+            bar.update(
+                task,
+                total=s.requests,
+                completed=s.done,
+                rate=f"{s.tokens_per_s:,.0f} tok/s, {s.cache_hits} cached",
+            )
 
         result = generate_with_llm(
-            ws.store, ws.cfg, chunks, backend, gen_row["id"], cycle, seed, eval_texts,
-            keywords, progress=show,
-        )  # fmt: skip
+            ws.store,
+            ws.cfg,
+            chunks,
+            backend,
+            gen_row["id"],
+            cycle,
+            seed,
+            eval_texts,
+            keywords,
+            progress=show,
+        )
     texts = (
         continuation_examples(chunks, gen_row["id"], cycle) if ws.cfg.generator.continuation else []
     )
     text_new = ws.store.add_examples(texts) if texts else 0
     s = result.stats
     info = {
-        "generator": gen_row["id"], "requests": result.requests, "new": result.new,
-        "counts": result.counts, "failed": result.failed, "failure": result.failure,
+        "generator": gen_row["id"],
+        "requests": result.requests,
+        "new": result.new,
+        "counts": result.counts,
+        "failed": result.failed,
+        "failure": result.failure,
         "malformed": result.malformed,
-        "cache_hits": s.cache_hits, "cache_dropped": s.cache_dropped, "calls": s.calls,
-        "retries": s.retries, "completion_tokens": s.completion_tokens,
-        "continuation": len(texts), "continuation_new": text_new,
+        "cache_hits": s.cache_hits,
+        "cache_dropped": s.cache_dropped,
+        "calls": s.calls,
+        "retries": s.retries,
+        "completion_tokens": s.completion_tokens,
+        "continuation": len(texts),
+        "continuation_new": text_new,
         "seconds": round(time.perf_counter() - t0, 2),
-    }  # fmt: skip
+    }
     stats = generation_counts(ws, cycle, gen_row["id"])
     ws.store.record_filter_stats(cycle, "generate", stats, sample_rows(ws, cycle, gen_row["id"]))
     kept = stats.get("accepted", 0) + stats.get("pending", 0)

@@ -48,8 +48,9 @@ def active_generator(ws: Workspace) -> dict[str, Any]:
                 ws.store.add_generator(gen_id, kind, path, 0, reason=why)
             ws.store.activate_generator(gen_id, cycle=done, action="configured", reason=why)
         gen = ws.store.active_generator()
-        ws.console.print(f"generator: {gen_id} is active now ({why})", highlight=False,
-                         markup=False)  # fmt: skip
+        ws.console.print(
+            f"generator: {gen_id} is active now ({why})", highlight=False, markup=False
+        )
     assert gen is not None
     return gen
 

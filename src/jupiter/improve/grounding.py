@@ -26,9 +26,11 @@ GROUNDED_GENERATORS = frozenset({"extractive", "dataset", "exec_logs"})
 
 def is_grounded(ex: Example) -> bool:
     """Raw text, an extractive (quoted) pair, a dataset or log row, a curriculum file row."""
-    return ex.kind == "text" or ex.generator in GROUNDED_GENERATORS or (
-        ex.generator.startswith("file:")
-    )  # fmt: skip
+    return (
+        ex.kind == "text"
+        or ex.generator in GROUNDED_GENERATORS
+        or (ex.generator.startswith("file:"))
+    )
 
 
 def keep_grounded_share(
@@ -70,9 +72,12 @@ def grounded_examples(ws: Workspace, examples: list[Example]) -> list[Example]:
 
 
 def queue_grounded_examples(
-    ws: Workspace, cycle: int, gen_row: dict[str, Any], chunks: list[Chunk],
+    ws: Workspace,
+    cycle: int,
+    gen_row: dict[str, Any],
+    chunks: list[Chunk],
     gcfg: GeneratorConfig,
-) -> tuple[int, int]:  # fmt: skip
+) -> tuple[int, int]:
     """When a model generator writes the cycle's data, the extractive generator's quoted
     pairs and raw text are queued beside it; returns (made, new)."""
     from jupiter.synth import load_generator
@@ -80,9 +85,14 @@ def queue_grounded_examples(
     if gen_row["kind"] == "extractive" or ws.cfg.promotion.real_data_fraction <= 0:
         return 0, 0
     gen = load_generator(
-        "extractive", chunks, None, "extractive", gcfg, ws.cfg.system_prompt,
+        "extractive",
+        chunks,
+        None,
+        "extractive",
+        gcfg,
+        ws.cfg.system_prompt,
         ws.cfg.retrieval_config(),
-    )  # fmt: skip
+    )
     batch = list(gen.generate(chunks, cycle, gcfg, ws.cfg.max_examples))
     for ex in batch:
         ex.cycle = cycle

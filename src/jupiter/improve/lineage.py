@@ -48,30 +48,51 @@ def _data(g: dict[str, Any]) -> str:
     cons = d.get("consensus")
     if cons:
         out = cons.get("outliers") or {}
-        kept = (f"{cons['merge']} merge of {cons['members_n'] - len(out)}" if cons["merged"]
-                else f"member {cons['best_member']} of")  # fmt: skip
-        lines.append(f"consensus: {kept} {cons['members_n']} members"
-                     + (f"; no weight: {', '.join(sorted(out))}" if out else ""))  # fmt: skip
+        kept = (
+            f"{cons['merge']} merge of {cons['members_n'] - len(out)}"
+            if cons["merged"]
+            else f"member {cons['best_member']} of"
+        )
+        lines.append(
+            f"consensus: {kept} {cons['members_n']} members"
+            + (f"; no weight: {', '.join(sorted(out))}" if out else "")
+        )
     return "\n".join(lines)
 
 
 def lineage_tables(ws: Workspace) -> list[Table]:
     """The generators (rejected students too) and the activations, as rich tables."""
-    gens = Table(title=f"{ws.cfg.name}: generators (* active)", show_lines=True,
-                 caption=yaml_generator_note(ws))  # fmt: skip
+    gens = Table(
+        title=f"{ws.cfg.name}: generators (* active)",
+        show_lines=True,
+        caption=yaml_generator_note(ws),
+    )
     for col in ("generator", "parent", "cycle", "status", "figures", "trained on", "reason"):
         gens.add_column(col, overflow="fold")
     for g in ws.store.generators():
         name = f"* {g['id']}" if g["active"] else g["id"]
-        gens.add_row(name, g["parent"] or "—", str(g["cycle"]), g["status"], _figures(g),
-                     _data(g), g["reason"] or "—")  # fmt: skip
+        gens.add_row(
+            name,
+            g["parent"] or "—",
+            str(g["cycle"]),
+            g["status"],
+            _figures(g),
+            _data(g),
+            g["reason"] or "—",
+        )
     events = Table(title="activations")
     for col in ("when", "after cycle", "action", "generator", "previous", "reason"):
         events.add_column(col, overflow="fold")
     for e in ws.store.generator_events():
         when = dt.datetime.fromtimestamp(e["at"]).strftime("%Y-%m-%d %H:%M")
-        events.add_row(when, str(e["cycle"]), e["action"], e["generator"],
-                       e["previous"] or "—", e["reason"] or "—")  # fmt: skip
+        events.add_row(
+            when,
+            str(e["cycle"]),
+            e["action"],
+            e["generator"],
+            e["previous"] or "—",
+            e["reason"] or "—",
+        )
     return [gens, events]
 
 
@@ -110,14 +131,18 @@ def yaml_generator_note(ws: Workspace) -> str:
     """One line for `jupiter generators`: the YAML's generator and whether it is in force."""
     change = yaml_generator_change(ws)
     if change is not None:
-        return (f"the YAML's generator is now {change[0]} (was {change[1]}): it becomes the "
-                "active generator at the next stage")  # fmt: skip
+        return (
+            f"the YAML's generator is now {change[0]} (was {change[1]}): it becomes the "
+            "active generator at the next stage"
+        )
     active = ws.store.active_generator()
     now = configured_id(ws)
     if active is None or active["id"] == now:
         return f"the YAML's generator: {now}, in force"
-    return (f"the YAML's generator: {now}; {active['id']} generates instead "
-            f"({active['status']}); a change of generator: in the YAML is activated")  # fmt: skip
+    return (
+        f"the YAML's generator: {now}; {active['id']} generates instead "
+        f"({active['status']}); a change of generator: in the YAML is activated"
+    )
 
 
 def _default_target(ws: Workspace, active: dict[str, Any]) -> str:

@@ -39,8 +39,12 @@ def export_eval_set(ws: Workspace, out: Path) -> dict[str, Any]:
 
 def _settings(ws: Workspace) -> dict[str, Any]:
     ecfg = ws.cfg.eval
-    return {"tasks": list(ecfg.lm_eval_tasks), "limit": ecfg.lm_eval_limit,
-            "fewshot": ecfg.lm_eval_fewshot, "include": ecfg.lm_eval_include}  # fmt: skip
+    return {
+        "tasks": list(ecfg.lm_eval_tasks),
+        "limit": ecfg.lm_eval_limit,
+        "fewshot": ecfg.lm_eval_fewshot,
+        "include": ecfg.lm_eval_include,
+    }
 
 
 def benchmark_model(ws: Workspace, model_dir: Path, name: str) -> dict[str, Any]:
@@ -54,13 +58,19 @@ def benchmark_model(ws: Workspace, model_dir: Path, name: str) -> dict[str, Any]
     ecfg = ws.cfg.eval
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     dtype = torch_dtype(ecfg.dtype, device, cpu_bf16=True)
-    model, tok = load_for_inference(model_dir, device=device, dtype=dtype,
-                                    chat_template=ws.cfg.chat_template())  # fmt: skip
+    model, tok = load_for_inference(
+        model_dir, device=device, dtype=dtype, chat_template=ws.cfg.chat_template()
+    )
     include = ws.cfg.resolve(ecfg.lm_eval_include) if ecfg.lm_eval_include else None
     if include is not None and not include.is_dir():
         raise JupiterError(f"eval.lm_eval_include: {include} is not a folder of task YAMLs")
-    opts = BenchOptions(tuple(ecfg.lm_eval_tasks), ecfg.lm_eval_limit, ecfg.lm_eval_fewshot,
-                        include, include_defaults=INCLUDE_DEFAULTS)  # fmt: skip
+    opts = BenchOptions(
+        tuple(ecfg.lm_eval_tasks),
+        ecfg.lm_eval_limit,
+        ecfg.lm_eval_fewshot,
+        include,
+        include_defaults=INCLUDE_DEFAULTS,
+    )
     with ws.console.status(f"lm-eval benchmarks of {name}: {', '.join(opts.tasks)}…"):
         got = run_benchmarks(model, tok, opts, lambda text: _warn(ws, text))
     del model
@@ -113,14 +123,23 @@ def benchmark_table(reports: list[dict[str, Any]]) -> Table | None:
     for col in ("task", "metric", *(r["model"] for r in reports)):
         table.add_column(col)
     for task in tasks:
-        metrics = sorted({m for r in reports for m in (r.get("results") or {}).get(task, {})
-                          if not m.endswith(("_stderr", "_ci")) and m != "n"})  # fmt: skip
+        metrics = sorted(
+            {
+                m
+                for r in reports
+                for m in (r.get("results") or {}).get(task, {})
+                if not m.endswith(("_stderr", "_ci")) and m != "n"
+            }
+        )
         for metric in metrics:
             cells = []
             for r in reports:
                 fig = (r.get("results") or {}).get(task, {})
                 v, ci = fig.get(metric), fig.get(f"{metric}_ci")
-                cells.append("—" if v is None else f"{v:.4f}" + (
-                    f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else ""))  # fmt: skip
+                cells.append(
+                    "—"
+                    if v is None
+                    else f"{v:.4f}" + (f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "")
+                )
             table.add_row(task, metric, *cells)
     return table

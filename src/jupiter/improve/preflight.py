@@ -73,11 +73,13 @@ def heldout_problem(ws: Workspace, documents: int, heldout_chunks: int) -> str |
 
     if ws.cfg.eval.qa_path or heldout_chunks or load_frozen(ws.root / "eval") is not None:
         return None
-    return (f"domain '{ws.cfg.name}' has no eval set, and none of its {documents} documents "
-            "is held out to build one from (chunking.heldout_fraction "
-            f"{ws.cfg.chunking.heldout_fraction}): add documents, raise "
-            "chunking.heldout_fraction, or set eval.qa_path to a JSONL of {id, question, "
-            "answer}")  # fmt: skip
+    return (
+        f"domain '{ws.cfg.name}' has no eval set, and none of its {documents} documents "
+        "is held out to build one from (chunking.heldout_fraction "
+        f"{ws.cfg.chunking.heldout_fraction}): add documents, raise "
+        "chunking.heldout_fraction, or set eval.qa_path to a JSONL of {id, question, "
+        "answer}"
+    )
 
 
 def check_heldout(ws: Workspace, collecting: bool) -> None:
@@ -103,22 +105,32 @@ def check_files(ws: Workspace, stages: Collection[str]) -> None:
     cfg = ws.cfg
     checks: list[tuple[str, Any]] = []
     if "generate" in stages and cfg.generator.type == "llm":
-        checks += [(f"generator.tasks.{i}.template", lambda t=t: template_path(t.recipe,
-                    t.template, cfg)) for i, t in enumerate(cfg.generator.tasks) if t.template]  # fmt: skip
+        checks += [
+            (f"generator.tasks.{i}.template", lambda t=t: template_path(t.recipe, t.template, cfg))
+            for i, t in enumerate(cfg.generator.tasks)
+            if t.template
+        ]
     judge = cfg.filters.judge
     if "filter" in stages and judge.enabled and judge.template:
-        checks.append(("filters.judge.template",
-                       lambda: template_path("judge", judge.template, cfg)))  # fmt: skip
+        checks.append(
+            ("filters.judge.template", lambda: template_path("judge", judge.template, cfg))
+        )
     if "train" in stages:
-        checks += [(f"levels.{i}.datasets", lambda d=d: read_level_file(cfg.resolve(d), 0, 1000))
-                   for i, lv in enumerate(cfg.levels) for d in lv.datasets if d != "queue"]  # fmt: skip
+        checks += [
+            (f"levels.{i}.datasets", lambda d=d: read_level_file(cfg.resolve(d), 0, 1000))
+            for i, lv in enumerate(cfg.levels)
+            for d in lv.datasets
+            if d != "queue"
+        ]
     if "eval" in stages:
         if cfg.eval.general_path:
             checks.append(("eval.general_path", lambda: general_texts(ws)))
         include = cfg.resolve(cfg.eval.lm_eval_include) if cfg.eval.lm_eval_include else None
         if include is not None and not include.is_dir():
-            raise JupiterError(f"eval.lm_eval_include: {include} is not a folder: point it at "
-                               "a folder of lm-eval task YAMLs, or remove it")  # fmt: skip
+            raise JupiterError(
+                f"eval.lm_eval_include: {include} is not a folder: point it at "
+                "a folder of lm-eval task YAMLs, or remove it"
+            )
     for key, check in checks:
         try:
             check()
@@ -136,8 +148,13 @@ def servers_to_call(ws: Workspace, stages: Collection[str]) -> list[tuple[str, L
     if "filter" in stages and judge.enabled:
         out.append(("filters.judge.llm", judge.llm) if judge.llm else ("generator.llm", gen.llm))
     if "eval" in stages and cfg.eval.judge:  # the exam's judge: eval.judge_llm's fallbacks
-        out.append(("eval.judge_llm", cfg.eval.judge_llm) if cfg.eval.judge_llm else
-                   ("filters.judge.llm", judge.llm) if judge.llm else ("generator.llm", gen.llm))  # fmt: skip
+        out.append(
+            ("eval.judge_llm", cfg.eval.judge_llm)
+            if cfg.eval.judge_llm
+            else ("filters.judge.llm", judge.llm)
+            if judge.llm
+            else ("generator.llm", gen.llm)
+        )
     return [(key, llm) for key, llm in out if llm.backend in ("openai", "cluster")]
 
 
@@ -179,13 +196,19 @@ def device_fallbacks(ws: Workspace) -> None:
     if torch.cuda.is_available():
         return
     if model.attention == "flash_attention_2":
-        _warn(ws, "model.attention: flash_attention_2 runs on CUDA GPUs only and this machine "
-                  "has none: training here uses sdpa (set model.attention: auto to silence this)")  # fmt: skip
+        _warn(
+            ws,
+            "model.attention: flash_attention_2 runs on CUDA GPUs only and this machine "
+            "has none: training here uses sdpa (set model.attention: auto to silence this)",
+        )
         ws.fallbacks["model.attention"] = "sdpa"
     if train.precision == "fp16":
-        _warn(ws, "train.precision: fp16 needs a CUDA GPU (on a CPU it is emulated and slow) "
-                  "and this machine has none: training here uses precision auto (bf16 where the "
-                  "CPU has it natively, else fp32; set train.precision: auto to silence this)")  # fmt: skip
+        _warn(
+            ws,
+            "train.precision: fp16 needs a CUDA GPU (on a CPU it is emulated and slow) "
+            "and this machine has none: training here uses precision auto (bf16 where the "
+            "CPU has it natively, else fp32; set train.precision: auto to silence this)",
+        )
         ws.fallbacks["train.precision"] = "auto"
 
 

@@ -35,9 +35,11 @@ def status_tables(ws: Workspace) -> list[Table]:
     overview.add_column("value", justify="right")
     gen = store.active_generator()
     overview.add_row("documents", str(store.count("documents")))
-    overview.add_row("chunks (train / heldout)",
-                     f"{store.count('chunks', 'split = ?', ('train',))} / "
-                     f"{store.count('chunks', 'split = ?', ('heldout',))}")  # fmt: skip
+    overview.add_row(
+        "chunks (train / heldout)",
+        f"{store.count('chunks', 'split = ?', ('train',))} / "
+        f"{store.count('chunks', 'split = ?', ('heldout',))}",
+    )
     overview.add_row("current generator", gen["id"] if gen else "extractive (not yet used)")
     budget = last_budget(ws)
     if budget is not None:
@@ -52,8 +54,9 @@ def status_tables(ws: Workspace) -> list[Table]:
         cycles.add_column(col)
     for c in store.cycles():
         started = dt.datetime.fromtimestamp(c["started_at"]).strftime("%Y-%m-%d %H:%M")
-        cycles.add_row(str(c["n"]), c["status"], c["generator"],
-                       ", ".join(store.stages(c["n"])), started)  # fmt: skip
+        cycles.add_row(
+            str(c["n"]), c["status"], c["generator"], ", ".join(store.stages(c["n"])), started
+        )
 
     data = Table(title="data queue (examples by status and reason)")
     for col in ("status", "reason", "count"):
@@ -66,8 +69,13 @@ def status_tables(ws: Workspace) -> list[Table]:
         scores.add_column(col)
     for row in store.evals():
         r = row["report"]
-        scores.add_row(str(row["cycle"]), row["model"], _fmt(r.get("bpb")),
-                       _fmt(r.get("qa_f1")), _fmt(r.get("mc_accuracy")))  # fmt: skip
+        scores.add_row(
+            str(row["cycle"]),
+            row["model"],
+            _fmt(r.get("bpb")),
+            _fmt(r.get("qa_f1")),
+            _fmt(r.get("mc_accuracy")),
+        )
     return [overview, cycles, data, scores]
 
 
@@ -76,17 +84,33 @@ def status_data(ws: Workspace) -> dict[str, Any]:
     every evaluation's summary in full."""
     store = ws.store
     gen = store.active_generator()
-    cycles = [{"n": c["n"], "status": c["status"], "generator": c["generator"],
-               "started_at": c["started_at"], "stages": store.stages(c["n"])}
-              for c in store.cycles()]  # fmt: skip
-    queue = [{"status": st, "reason": reason or None, "count": n}
-             for (st, reason), n in store.example_counts().items()]  # fmt: skip
-    evals = [{"cycle": row["cycle"], "model": row["model"], "report": row["report"]}
-             for row in store.evals()]  # fmt: skip
+    cycles = [
+        {
+            "n": c["n"],
+            "status": c["status"],
+            "generator": c["generator"],
+            "started_at": c["started_at"],
+            "stages": store.stages(c["n"]),
+        }
+        for c in store.cycles()
+    ]
+    queue = [
+        {"status": st, "reason": reason or None, "count": n}
+        for (st, reason), n in store.example_counts().items()
+    ]
+    evals = [
+        {"cycle": row["cycle"], "model": row["model"], "report": row["report"]}
+        for row in store.evals()
+    ]
     return {
-        "domain": ws.cfg.name, "workspace": str(ws.root), "exists": True,
+        "domain": ws.cfg.name,
+        "workspace": str(ws.root),
+        "exists": True,
         "documents": store.count("documents"),
         "chunks": {s: store.count("chunks", "split = ?", (s,)) for s in ("train", "heldout")},
-        "current_generator": gen["id"] if gen else None, "budget": last_budget(ws),
-        "cycles": cycles, "data_queue": queue, "evaluations": evals,
-    }  # fmt: skip
+        "current_generator": gen["id"] if gen else None,
+        "budget": last_budget(ws),
+        "cycles": cycles,
+        "data_queue": queue,
+        "evaluations": evals,
+    }

@@ -52,12 +52,15 @@ def collect_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
         ws.store.record_filter_stats(cycle, "collect", rejects.rejects, rejects.samples)
     heldout = sum(1 for c in chunks if c.split == "heldout")
     info: dict[str, Any] = {
-        "documents": len(docs), "new_documents": new_docs, "chunks": len(chunks),
+        "documents": len(docs),
+        "new_documents": new_docs,
+        "chunks": len(chunks),
         "rejected_records": rejects.rejects,
-        "new_chunks": new_chunks, "heldout_chunks": heldout,
+        "new_chunks": new_chunks,
+        "heldout_chunks": heldout,
         "bytes": sum(len(d.text.encode()) for d in docs),
         "seconds": round(time.perf_counter() - t0, 2),
-    }  # fmt: skip
+    }
     ws.console.print(
         f"collect: {info['documents']} documents ({info['bytes'] / 1e6:.2f} MB), "
         f"{info['chunks']} chunks ({heldout} held out), {new_docs} new documents"
@@ -80,15 +83,25 @@ def generate_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
         from jupiter.filters.relevance import domain_keywords
 
         info = llm_generate_stage(
-            ws, cycle, gen_row, chunks, gcfg.seed, eval_questions(ws),
+            ws,
+            cycle,
+            gen_row,
+            chunks,
+            gcfg.seed,
+            eval_questions(ws),
             domain_keywords(ws.cfg.topics, ws.cfg.keywords),
-        )  # fmt: skip
+        )
         info["direct"], info["direct_new"] = queue_direct_examples(ws, cycle)
         return info
     gen = load_generator(
-        gen_row["kind"], chunks, gen_row["path"] or None, gen_row["id"], gcfg,
-        ws.cfg.system_prompt, ws.cfg.retrieval_config(),
-    )  # fmt: skip
+        gen_row["kind"],
+        chunks,
+        gen_row["path"] or None,
+        gen_row["id"],
+        gcfg,
+        ws.cfg.system_prompt,
+        ws.cfg.retrieval_config(),
+    )
     limit = ws.cfg.max_examples
     t0 = time.perf_counter()
     made = new = 0
@@ -108,11 +121,15 @@ def generate_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
     grounded, grounded_new = queue_grounded_examples(ws, cycle, gen_row, chunks, gcfg)
     direct, direct_new = queue_direct_examples(ws, cycle)
     info = {
-        "generator": gen_row["id"], "made": made, "new": new,
-        "grounded": grounded, "grounded_new": grounded_new,
-        "direct": direct, "direct_new": direct_new,
+        "generator": gen_row["id"],
+        "made": made,
+        "new": new,
+        "grounded": grounded,
+        "grounded_new": grounded_new,
+        "direct": direct,
+        "direct_new": direct_new,
         "seconds": round(time.perf_counter() - t0, 2),
-    }  # fmt: skip
+    }
     ws.console.print(
         f"generate: {made} examples from {gen_row['id']}, {new} new in the queue "
         f"({made - new} duplicates: the same example made twice, or queued before)"
@@ -130,9 +147,12 @@ def queue_direct_examples(ws: Workspace, cycle: int) -> tuple[int, int]:
     made = new = 0
     for source in ("exec_logs", "dataset"):
         # a held-out document is the eval set's: its rows never become training examples
-        batch = [ex for doc in ws.store.iter_documents(source=source)
-                 if split_of(doc.id, frac) == "train"
-                 for ex in direct_examples(doc, cycle)]  # fmt: skip
+        batch = [
+            ex
+            for doc in ws.store.iter_documents(source=source)
+            if split_of(doc.id, frac) == "train"
+            for ex in direct_examples(doc, cycle)
+        ]
         made += len(batch)
         new += ws.store.add_examples(batch) if batch else 0
     if made:
@@ -152,8 +172,9 @@ def filter_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
         from jupiter.filters.relevance import domain_keywords
 
         keywords = domain_keywords(ws.cfg.topics, ws.cfg.keywords)
-        result = run_filters(pending, ws.cfg.filters, eval_questions(ws), seen,
-                             ws.cfg.language, keywords)  # fmt: skip
+        result = run_filters(
+            pending, ws.cfg.filters, eval_questions(ws), seen, ws.cfg.language, keywords
+        )
     if ws.cfg.filters.judge.enabled:
         judge_survivors(ws, pending, result)
     with ws.store.transaction():
@@ -161,9 +182,10 @@ def filter_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
         ws.store.record_filter_stats(cycle, "filter", result.counts, result.samples)
     ws.console.print(counts_table(f"filter: cycle {cycle}", result.counts))
     return {
-        "examined": len(pending), "counts": result.counts,
+        "examined": len(pending),
+        "counts": result.counts,
         "seconds": round(time.perf_counter() - t0, 2),
-    }  # fmt: skip
+    }
 
 
 def judge_survivors(ws: Workspace, pending: list[Example], result: Any) -> None:
@@ -172,8 +194,11 @@ def judge_survivors(ws: Workspace, pending: list[Example], result: Any) -> None:
     from jupiter.filters import ACCEPTED, REJECTED
 
     by_id = {ex.id: ex for ex in pending}
-    keep = [i for i, (ex_id, status, _) in enumerate(result.decisions)
-            if status == ACCEPTED and by_id[ex_id].kind == "qa"]  # fmt: skip
+    keep = [
+        i
+        for i, (ex_id, status, _) in enumerate(result.decisions)
+        if status == ACCEPTED and by_id[ex_id].kind == "qa"
+    ]
     reasons, _scores = judge_pending(ws, [by_id[result.decisions[i][0]] for i in keep])
     for i, reason in zip(keep, reasons, strict=True):
         if not reason:

@@ -51,8 +51,10 @@ def check_student(ws: Workspace, cycle: int) -> Path:
             "resumes from the newest valid checkpoint)"
         )
     restore_student(ws, student, ckpt)
-    text = (f"cycle {cycle}'s student is damaged ({problem}): restored from {ckpt}, the "
-            "run's last step (the same weights)")  # fmt: skip
+    text = (
+        f"cycle {cycle}'s student is damaged ({problem}): restored from {ckpt}, the "
+        "run's last step (the same weights)"
+    )
     ws.console.print(f"[bold yellow]warning:[/] {escape(text)}", highlight=False, soft_wrap=True)
     return student
 

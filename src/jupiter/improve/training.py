@@ -140,13 +140,16 @@ def train_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
     model_config = None
     if init_dir is None:
         model_config = ModelConfig.from_preset(
-            cfg.model.preset, len(tokenizer), cfg.model.context_length,
-            tokenizer.pad_token_id, tokenizer.bos_token_id, tokenizer.eos_token_id,
-        )  # fmt: skip
+            cfg.model.preset,
+            len(tokenizer),
+            cfg.model.context_length,
+            tokenizer.pad_token_id,
+            tokenizer.bos_token_id,
+            tokenizer.eos_token_id,
+        )
         save_untrained(ws, model_config, tok_dir)
     if cfg.train.consensus is not None:
-        return consensus_stage(ws, cycle, tokenizer, tok_dir, init_dir, model_config,
-                               examples, t0)  # fmt: skip
+        return consensus_stage(ws, cycle, tokenizer, tok_dir, init_dir, model_config, examples, t0)
     levels: list[Any] = list(cfg.levels) or [None]
     result, infos = None, []
     for level in levels:
@@ -157,18 +160,24 @@ def train_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
         run_id = f"cycle-{cycle:03d}"
         if level is not None:
             lv_examples = [
-                e for p in level.datasets
-                for e in (training_examples(ws) if p == "queue" else
-                          read_level_file(cfg.resolve(p), cycle))
-            ]  # fmt: skip
+                e
+                for p in level.datasets
+                for e in (
+                    training_examples(ws)
+                    if p == "queue"
+                    else read_level_file(cfg.resolve(p), cycle)
+                )
+            ]
             fields["overrides"] = level_overrides(fields["overrides"], level)
             out_dir = ws.train_dir(cycle) / "levels" / level.name
             run_id = f"{run_id}-{level.name}"
         has_text = any(e.kind == "text" for e in lv_examples)
         # without continuation examples, raw text comes straight from the training chunks
-        texts: list[str] = [] if (has_text or level is not None or cfg.model.base) else [
-            c.text for c in train_chunks(ws)
-        ]  # fmt: skip
+        texts: list[str] = (
+            []
+            if (has_text or level is not None or cfg.model.base)
+            else [c.text for c in train_chunks(ws)]
+        )
         preflight(ws, tokenizer, lv_examples)
         replay = replay_texts(ws, ws.model(cfg.model.base)) if cfg.model.base else []
         with ws.console.status(f"encoding {len(lv_examples)} examples…"):
@@ -178,12 +187,18 @@ def train_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
             expanded = knowledge_mix(lv_examples, [], train_cfg)[0]
             distill = distill_data(ws, tokenizer, expanded, data.train, train_cfg)
         run = TrainRun(
-            dataset=data.train, config=train_cfg, out_dir=out_dir, tokenizer_dir=tok_dir,
+            dataset=data.train,
+            config=train_cfg,
+            out_dir=out_dir,
+            tokenizer_dir=tok_dir,
             model_config=model_config if result is None else None,
             model_dir=init_dir if result is None else result.model_dir,
-            heldout=data.heldout, run_id=run_id, progress=ws.console.is_terminal,
-            distill=distill, **fields,
-        )  # fmt: skip
+            heldout=data.heldout,
+            run_id=run_id,
+            progress=ws.console.is_terminal,
+            distill=distill,
+            **fields,
+        )
         where = f"continued from {run.model_dir}" if run.model_dir else "from scratch"
         name = cfg.model.base or cfg.model.preset
         ws.console.print(
@@ -207,8 +222,11 @@ def train_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
         ws.store.mark_used([e.id for e in examples if e.status == "accepted"], infos[-1]["run"])
     _link_final(ws, cycle, result.model_dir)
     save_passages(ws, ws.student_dir(cycle))
-    info = {**infos[-1], "init": str(init_dir) if init_dir else "scratch",
-            "seconds": round(time.perf_counter() - t0, 2)}  # fmt: skip
+    info = {
+        **infos[-1],
+        "init": str(init_dir) if init_dir else "scratch",
+        "seconds": round(time.perf_counter() - t0, 2),
+    }
     # what the student learnt from, for the lineage (`jupiter generators`)
     info["data"] = data_summary(ws, cycle, examples or lv_examples)
     if cfg.levels:
@@ -226,24 +244,36 @@ def level_overrides(over: Any, level: Any) -> Any:
 
     figures = [f"epochs {level.epochs}"] + [
         f"{k} {v}" for k, v in (("max_steps", level.max_steps), ("lr", level.lr)) if v is not None
-    ]  # fmt: skip
+    ]
     why = f"curriculum level {level.name}: {', '.join(figures)} (the level's, over train:)"
-    return replace(over, epochs=level.epochs, max_steps=level.max_steps, lr=level.lr,
-                   reasons=(*over.reasons, why))  # fmt: skip
+    return replace(
+        over,
+        epochs=level.epochs,
+        max_steps=level.max_steps,
+        lr=level.lr,
+        reasons=(*over.reasons, why),
+    )
 
 
 def consensus_stage(
-    ws: Workspace, cycle: int, tokenizer: Any, tok_dir: Path, init_dir: Path | None,
-    model_config: Any, examples: list[Example], t0: float,
-) -> dict[str, Any]:  # fmt: skip
+    ws: Workspace,
+    cycle: int,
+    tokenizer: Any,
+    tok_dir: Path,
+    init_dir: Path | None,
+    model_config: Any,
+    examples: list[Example],
+    t0: float,
+) -> dict[str, Any]:
     """train.consensus: members, vote, merge (improve/consensus.py); the chosen model
     becomes the cycle's student."""
     cfg = ws.cfg
     has_text = any(e.kind == "text" for e in examples)
     texts = [] if (has_text or cfg.model.base) else [c.text for c in train_chunks(ws)]
     preflight(ws, tokenizer, examples)
-    chosen, record = consensus_train(ws, cycle, tokenizer, tok_dir, init_dir, model_config,
-                                     examples, texts)  # fmt: skip
+    chosen, record = consensus_train(
+        ws, cycle, tokenizer, tok_dir, init_dir, model_config, examples, texts
+    )
     ws.store.mark_used([e.id for e in examples if e.status == "accepted"], f"cycle-{cycle:03d}")
     student = ws.student_dir(cycle)
     if chosen.resolve() != student.resolve():
@@ -256,15 +286,21 @@ def consensus_stage(
     save_passages(ws, student)
     members = record["members"]
     data = data_summary(ws, cycle, examples)
-    data["consensus"] = {k: record[k] for k in ("members_n", "merge", "merged", "reason",
-                                                 "best_member", "best_bpb", "merged_bpb")}  # fmt: skip
+    data["consensus"] = {
+        k: record[k]
+        for k in ("members_n", "merge", "merged", "reason", "best_member", "best_bpb", "merged_bpb")
+    }
     data["consensus"]["outliers"] = record["vote"]["outliers"]
     return {
-        "run": f"cycle-{cycle:03d}", "steps": sum(m["steps"] for m in members),
-        "examples": len(examples), "model_dir": str(student),
-        "init": record["init"], "consensus": record, "data": data,
+        "run": f"cycle-{cycle:03d}",
+        "steps": sum(m["steps"] for m in members),
+        "examples": len(examples),
+        "model_dir": str(student),
+        "init": record["init"],
+        "consensus": record,
+        "data": data,
         "seconds": round(time.perf_counter() - t0, 2),
-    }  # fmt: skip
+    }
 
 
 def describe_mix(mix: dict[str, int], budget: Any) -> str:

@@ -46,8 +46,11 @@ class Datasets:
     knowledge: dict[str, int] | None = None  # what train.knowledge added (synth/knowledge.py)
 
 
-def knowledge_mix(examples: list[Example], texts: list[str], train_cfg: Any,
-                  ) -> tuple[list[Example], list[str], dict[str, int] | None]:  # fmt: skip
+def knowledge_mix(
+    examples: list[Example],
+    texts: list[str],
+    train_cfg: Any,
+) -> tuple[list[Example], list[str], dict[str, int] | None]:
     """The examples and texts with train.knowledge's questions and permuted copies added
     (the train split only: the held-out loss stays on the queued examples)."""
     from jupiter.synth.knowledge import expand
@@ -56,16 +59,25 @@ def knowledge_mix(examples: list[Example], texts: list[str], train_cfg: Any,
     if not k.enabled:
         return examples, texts, None
     more, more_texts, mix = expand(
-        examples, texts, phrasings=k.phrasings, reverse=k.reverse, usage=k.usage,
-        permuted_copies=k.permuted_copies, seed=train_cfg.seed,
-    )  # fmt: skip
+        examples,
+        texts,
+        phrasings=k.phrasings,
+        reverse=k.reverse,
+        usage=k.usage,
+        permuted_copies=k.permuted_copies,
+        seed=train_cfg.seed,
+    )
     return more, more_texts, mix.as_dict()
 
 
 def pack(
-    ws: Workspace, tokenizer: Any, examples: list[Example], texts: list[str],
-    train_cfg: Any = None, replay: list[str] | None = None,
-) -> Datasets:  # fmt: skip
+    ws: Workspace,
+    tokenizer: Any,
+    examples: list[Example],
+    texts: list[str],
+    train_cfg: Any = None,
+    replay: list[str] | None = None,
+) -> Datasets:
     """Encode and pack the examples (and raw texts), holding out train.heldout_fraction;
     mixed and shuffled with `train_cfg`'s seed and mix (default: train:'s); the knowledge
     recipe's questions and `replay` texts (train.replay.fraction of the tokens) go to the
@@ -85,10 +97,12 @@ def pack(
     pad = pad_id_for(tokenizer)
 
     def packed(exs: list[Example], txts: list[str], more: list[str]) -> tuple[Any, Any, int]:
-        seqs, budget = mix_examples(tokenizer, exs, txts, t.raw_text_fraction, t.seed,
-                                    cfg.system_prompt, t.min_corpus_share)  # fmt: skip
-        extra = replay_sequences(tokenizer, more, t.replay.fraction,
-                                 sum(len(ids) for ids, _ in seqs), t.seed)  # fmt: skip
+        seqs, budget = mix_examples(
+            tokenizer, exs, txts, t.raw_text_fraction, t.seed, cfg.system_prompt, t.min_corpus_share
+        )
+        extra = replay_sequences(
+            tokenizer, more, t.replay.fraction, sum(len(ids) for ids, _ in seqs), t.seed
+        )
         if extra:
             seqs = seqs + extra
             random.Random(t.seed).shuffle(seqs)
@@ -180,8 +194,14 @@ def run_fields(ws: Workspace) -> dict[str, Any]:
     from jupiter.train.plan import Overrides
 
     precision = ws.fallbacks.get("train.precision")
-    why = (f"precision {precision}: train.precision {ws.cfg.train.precision} needs a CUDA GPU "
-           "and this machine has none",) if precision else ()  # fmt: skip
+    why = (
+        (
+            f"precision {precision}: train.precision {ws.cfg.train.precision} needs a CUDA GPU "
+            "and this machine has none",
+        )
+        if precision
+        else ()
+    )
     return {
         "attention": ws.fallbacks.get("model.attention", ws.cfg.model.attention),
         "overrides": Overrides(precision=precision, reasons=why),
@@ -193,8 +213,9 @@ def run_training(ws: Workspace, cycle: int, run: Any) -> Any:
     from jupiter.train.trainer import train
 
     def log(m: dict[str, Any]) -> None:
-        ws.store.log_metrics(run.run_id, int(m["step"]),
-                             {k: v for k, v in m.items() if k != "step"})  # fmt: skip
+        ws.store.log_metrics(
+            run.run_id, int(m["step"]), {k: v for k, v in m.items() if k != "step"}
+        )
 
     if ws.cluster is not None:
         return train_on_cluster(ws, run)
@@ -243,12 +264,17 @@ def train_on_cluster(ws: Workspace, run: Any) -> Any:
 def run_summary(run_id: str, result: Any, data: Datasets) -> dict[str, Any]:
     losses = result.losses
     return {
-        "run": run_id, "steps": result.steps, "examples": data.n_examples,
-        "tokens": data.train.tokens, "first_loss": losses[0] if losses else float("nan"),
+        "run": run_id,
+        "steps": result.steps,
+        "examples": data.n_examples,
+        "tokens": data.train.tokens,
+        "first_loss": losses[0] if losses else float("nan"),
         "final_loss": losses[-1] if losses else float("nan"),
         "heldout_loss": result.heldout_loss,
-        "tokens_per_s": round(result.tokens_per_s, 1), "model_dir": str(result.model_dir),
+        "tokens_per_s": round(result.tokens_per_s, 1),
+        "model_dir": str(result.model_dir),
         "budget": budget_info(data.budget, result.epochs, result.max_steps),
-        "knowledge": data.knowledge, "distill": result.distill,
+        "knowledge": data.knowledge,
+        "distill": result.distill,
         "plan": getattr(result, "plan", None),  # steps, batch, tokens and notes (train/plan.py)
-    }  # fmt: skip
+    }

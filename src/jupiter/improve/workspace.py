@@ -89,8 +89,11 @@ class Workspace:
             refs.append(("generator.llm.model", gen.llm.model))
         judge = cfg.filters.judge
         if judge.enabled:  # the judge without an llm of its own asks the generator's
-            key, llm = ("filters.judge.llm.model", judge.llm) if judge.llm else (
-                "generator.llm.model", gen.llm)  # fmt: skip
+            key, llm = (
+                ("filters.judge.llm.model", judge.llm)
+                if judge.llm
+                else ("generator.llm.model", gen.llm)
+            )
             if llm.backend in local:
                 refs.append((key, llm.model))
         if cfg.retrieval.kind != "bm25":  # open book's embedder
@@ -109,8 +112,10 @@ class Workspace:
                     built = not causal or found.path in self._built
                     problem = None if built else model_build_problem(found.path)
                     if problem:
-                        raise JupiterError(f"damaged model dir: {problem}: download or "
-                                           "export the model again (or point at another)")  # fmt: skip
+                        raise JupiterError(
+                            f"damaged model dir: {problem}: download or "
+                            "export the model again (or point at another)"
+                        )
                     self._built.add(found.path)
             except JupiterError as err:
                 raise JupiterError(f"{key}: {err}") from None

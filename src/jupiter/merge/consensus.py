@@ -55,11 +55,13 @@ class Vote:
 
     def record(self) -> dict[str, Any]:
         return {
-            "threshold": self.threshold, "agree": self.agree, "quorum": self.quorum,
+            "threshold": self.threshold,
+            "agree": self.agree,
+            "quorum": self.quorum,
             "median_distance": _finite(self.median_distance),
             "median_loss": _finite(self.median_loss),
             "outliers": {str(i): why for i, why in sorted(self.outliers.items())},
-        }  # fmt: skip
+        }
 
 
 def _finite(x: float) -> float | None:
@@ -94,15 +96,20 @@ def median_distances(members: Sequence[Weights], names: Sequence[str]) -> list[f
 
 
 def vote(
-    distances: Sequence[float], losses: Sequence[float], *, threshold: float,
-    max_distance: float, max_loss_gap: float,
-) -> Vote:  # fmt: skip
+    distances: Sequence[float],
+    losses: Sequence[float],
+    *,
+    threshold: float,
+    max_distance: float,
+    max_loss_gap: float,
+) -> Vote:
     """Outliers by distance and by loss, and the members that agree."""
     n = len(distances)
     d_ok = [d for d in distances if math.isfinite(d)]
     med_d = statistics.median(d_ok) if d_ok else math.inf
-    l_ok = [v for v, d in zip(losses, distances, strict=True)
-            if math.isfinite(v) and math.isfinite(d)]  # fmt: skip
+    l_ok = [
+        v for v, d in zip(losses, distances, strict=True) if math.isfinite(v) and math.isfinite(d)
+    ]
     med_l = statistics.median(l_ok) if l_ok else math.inf
     outliers: dict[int, str] = {}
     for i in range(n):
@@ -111,12 +118,16 @@ def vote(
             outliers[i] = "weights not finite (NaN or inf)"
         elif d > max_distance * med_d:
             ratio = f"{d / med_d:.3g}x" if med_d > 0 else "above 0, the"
-            outliers[i] = (f"distance to the median {d:.4g} is {ratio} median member's "
-                           f"{med_d:.4g} (max_distance {max_distance:g})")  # fmt: skip
+            outliers[i] = (
+                f"distance to the median {d:.4g} is {ratio} median member's "
+                f"{med_d:.4g} (max_distance {max_distance:g})"
+            )
         elif not math.isfinite(loss):
             outliers[i] = "validation loss not finite"
         elif loss > (1.0 + max_loss_gap) * med_l:
-            outliers[i] = (f"validation loss {loss:.4f} above the median member's "
-                           f"{med_l:.4f} by more than max_loss_gap {max_loss_gap:g}")  # fmt: skip
+            outliers[i] = (
+                f"validation loss {loss:.4f} above the median member's "
+                f"{med_l:.4f} by more than max_loss_gap {max_loss_gap:g}"
+            )
     agree = [i for i in range(n) if i not in outliers]
     return Vote(list(distances), list(losses), outliers, threshold, med_d, med_l, agree)

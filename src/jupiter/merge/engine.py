@@ -36,7 +36,7 @@ from jupiter.merge.inputs import (
     input_record,
     open_inputs,
     set_config_dtype,
-)  # fmt: skip
+)
 from jupiter.merge.lora import ADAPTER_WEIGHTS, AdapterWeights, concat_adapters
 from jupiter.merge.recipe import TASK_VECTOR, Recipe
 from jupiter.merge.shards import ShardWriter, TensorSpec, parse_size
@@ -49,8 +49,10 @@ MERGE_MANIFEST = "merge.json"  # written last: a folder holding it is a finished
 # methods whose result is a weighted mean of the inputs, with weights fixed before writing
 MEAN_METHODS = ("linear", "weighted", "greedy_soup", "convex", "krum")
 SPARSIFY: dict[str, methods.Sparsify] = {
-    "ties": "magnitude", "dare_linear": "random", "dare_ties": "random",
-}  # fmt: skip
+    "ties": "magnitude",
+    "dare_linear": "random",
+    "dare_ties": "random",
+}
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
 
 
@@ -73,8 +75,9 @@ def combine(recipe: Recipe, name: str, inputs: Inputs, weights: list[float]) -> 
         return ref.read(name)
     m, p = recipe.method, recipe.params
     if m in MEAN_METHODS:
-        used = [(s, w) for s, w in zip(inputs.sources, _mean_weights(recipe, weights),
-                                       strict=True) if w]  # fmt: skip
+        used = [
+            (s, w) for s, w in zip(inputs.sources, _mean_weights(recipe, weights), strict=True) if w
+        ]
         return methods.linear((s.read(name) for s, _ in used), [w for _, w in used])
     tensors = [s.read(name) for s in inputs.sources]
     if m == "slerp":
@@ -86,10 +89,16 @@ def combine(recipe: Recipe, name: str, inputs: Inputs, weights: list[float]) -> 
     assert m in TASK_VECTOR and inputs.base is not None
     seeds = [methods.entry_seed(p.seed, name, i) for i in range(len(tensors))]
     return methods.task_vectors(
-        inputs.base.read(name), tensors, weights, lam=p.lam, normalize=recipe.normalize(),
-        sparsify=SPARSIFY.get(m), density=recipe.density(),
-        elect_sign=m in ("ties", "dare_ties"), seeds=seeds,
-    )  # fmt: skip
+        inputs.base.read(name),
+        tensors,
+        weights,
+        lam=p.lam,
+        normalize=recipe.normalize(),
+        sparsify=SPARSIFY.get(m),
+        density=recipe.density(),
+        elect_sign=m in ("ties", "dare_ties"),
+        seeds=seeds,
+    )
 
 
 def _mean_weights(recipe: Recipe, weights: list[float]) -> list[float]:
@@ -118,9 +127,12 @@ def krum_weights(recipe: Recipe, inputs: Inputs, names: list[str]) -> tuple[list
 
 
 def choose_weights(
-    recipe: Recipe, inputs: Inputs, names: list[str], validator: Validator | None,
+    recipe: Recipe,
+    inputs: Inputs,
+    names: list[str],
+    validator: Validator | None,
     console: Console,
-) -> tuple[list[float], dict[str, Any]]:  # fmt: skip
+) -> tuple[list[float], dict[str, Any]]:
     """The weights the output is made with, and how they were chosen."""
     n = len(inputs.sources)
     m = recipe.method
@@ -140,8 +152,10 @@ def choose_weights(
         for i, src in enumerate(readers):
             validator.load(src)
             individual.append(validator.score(metric))
-            console.print(f"greedy soup: {inputs.refs[i]} alone: {metric} "
-                          f"{abs(individual[-1]):.4f}", highlight=False)  # fmt: skip
+            console.print(
+                f"greedy soup: {inputs.refs[i]} alone: {metric} {abs(individual[-1]):.4f}",
+                highlight=False,
+            )
 
         def score_soup(idx: Sequence[int]) -> float:
             validator.load(lambda name: _uniform(readers, idx, name))
@@ -149,8 +163,12 @@ def choose_weights(
 
         kept, history = greedy_soup(individual, score_soup)
         weights = [1.0 / len(kept) if i in kept else 0.0 for i in range(n)]
-        return weights, {"metric": metric, "individual": individual, "kept": kept,
-                         "history": history}  # fmt: skip
+        return weights, {
+            "metric": metric,
+            "individual": individual,
+            "kept": kept,
+            "history": history,
+        }
     p = recipe.params
     w, history = fit_convex(n, lambda w: validator.mix_loss_grad(readers, w), p.steps, p.lr)
     return w, {"metric": "bpb", "history": history}
@@ -184,8 +202,10 @@ def _check_finite(name: str, tensor: torch.Tensor, inputs: Inputs) -> None:
     bad = sum(int((~torch.isfinite(part)).sum()) for part in flat.split(1 << 16))
     culprit = _nonfinite_input(inputs, name)
     if bad and culprit:
-        raise JupiterError(f"the input {culprit} holds NaN or infinite values in {name}: "
-                           "nothing written; merge without it, or fix it first")  # fmt: skip
+        raise JupiterError(
+            f"the input {culprit} holds NaN or infinite values in {name}: "
+            "nothing written; merge without it, or fix it first"
+        )
     if bad:
         raise JupiterError(
             f"the merged tensor {name} holds {bad} NaN or infinite values in {tensor.dtype}: "
@@ -194,8 +214,9 @@ def _check_finite(name: str, tensor: torch.Tensor, inputs: Inputs) -> None:
         )
 
 
-def write_model(recipe: Recipe, inputs: Inputs, names: list[str], weights: list[float],
-                out: Path) -> ShardWriter:  # fmt: skip
+def write_model(
+    recipe: Recipe, inputs: Inputs, names: list[str], weights: list[float], out: Path
+) -> ShardWriter:
     """Stream the merged tensors into safetensors shards under `out`."""
     ref = inputs.reference
     specs = [TensorSpec(n, _out_dtype(recipe, ref.dtype(n)), ref.shape(n)) for n in names]
@@ -213,8 +234,9 @@ def write_model(recipe: Recipe, inputs: Inputs, names: list[str], weights: list[
     return writer
 
 
-def _validation_figures(validator: Validator, inputs: Inputs, out: Path,
-                        kind: str) -> dict[str, Any]:  # fmt: skip
+def _validation_figures(
+    validator: Validator, inputs: Inputs, out: Path, kind: str
+) -> dict[str, Any]:
     """Every input's figures and the output's, on the same items and text."""
     from jupiter.merge.shards import ModelWeights
 
@@ -249,8 +271,9 @@ def merge_models(
         raise JupiterError("no output dir: give --out DIR (or out: in the recipe)")
     out_path = recipe.out if recipe.out.is_absolute() else (base_dir or Path.cwd()) / recipe.out
     inputs = open_inputs(recipe, base_dir, cache_dir, console)
-    dirs = [s.dir.resolve() for s in inputs.sources] + ([inputs.base.dir.resolve()]
-                                                        if inputs.base else [])  # fmt: skip
+    dirs = [s.dir.resolve() for s in inputs.sources] + (
+        [inputs.base.dir.resolve()] if inputs.base else []
+    )
     # never an input, a workspace, or a folder Jupiter did not write (outputs.py)
     guard = {"force": force, "manifest": MERGE_MANIFEST, "allowed_in": allowed_in}
     out = check_output(out_path, dirs, **guard)  # type: ignore[arg-type]
@@ -265,15 +288,24 @@ def merge_models(
         weights, selection = choose_weights(recipe, inputs, names, validator, console)
         with output_lock(out):
             check_output(out, dirs, **guard)  # type: ignore[arg-type]  # again, under it
-            info = _write_whole(recipe, inputs, names, weights, validator, selection, hashes,
-                                start, out)  # fmt: skip
+            info = _write_whole(
+                recipe, inputs, names, weights, validator, selection, hashes, start, out
+            )
     info["out"] = str(out)
     return info
 
 
-def _write_whole(recipe: Recipe, inputs: Inputs, names: list[str], weights: list[float],
-                 validator: Validator | None, selection: dict[str, Any], hashes: Any,
-                 start: float, out: Path) -> dict[str, Any]:  # fmt: skip
+def _write_whole(
+    recipe: Recipe,
+    inputs: Inputs,
+    names: list[str],
+    weights: list[float],
+    validator: Validator | None,
+    selection: dict[str, Any],
+    hashes: Any,
+    start: float,
+    out: Path,
+) -> dict[str, Any]:
     """The merged model in a temp folder beside `out`, merge.json last, renamed over it."""
     from jupiter.models.folder import replace_dir
 
@@ -294,29 +326,41 @@ def _write_whole(recipe: Recipe, inputs: Inputs, names: list[str], weights: list
     return info
 
 
-def _write_output(recipe: Recipe, inputs: Inputs, names: list[str], weights: list[float],
-                  tmp: Path) -> dict[str, Any]:  # fmt: skip
+def _write_output(
+    recipe: Recipe, inputs: Inputs, names: list[str], weights: list[float], tmp: Path
+) -> dict[str, Any]:
     if recipe.lora == "concat":
         assert inputs.base is not None
         adapters = [s for s in inputs.sources if isinstance(s, AdapterWeights)]
-        coefs = weights if recipe.method in ("linear", "weighted") else [
-            recipe.params.lam * w for w in weights
-        ]  # fmt: skip
+        coefs = (
+            weights
+            if recipe.method in ("linear", "weighted")
+            else [recipe.params.lam * w for w in weights]
+        )
         ranks = concat_adapters(adapters, coefs, inputs.base.dir.resolve(), tmp)
         for f in sorted(adapters[0].dir.iterdir()):  # the adapter's own tokenizer, if any
             if f.is_file() and f.name.startswith(("tokenizer", "special_tokens", "chat_template")):
                 shutil.copy2(f, tmp / f.name)
-        return {"kind": "adapter", "rank": max(ranks.values(), default=0), "shards": 1,
-                "sha256": file_hashes([tmp / ADAPTER_WEIGHTS])}  # fmt: skip
+        return {
+            "kind": "adapter",
+            "rank": max(ranks.values(), default=0),
+            "shards": 1,
+            "sha256": file_hashes([tmp / ADAPTER_WEIGHTS]),
+        }
     writer = write_model(recipe, inputs, names, weights, tmp)
     copy_side_files(inputs, tmp)
     set_config_dtype(tmp, recipe.dtype)
     return {"kind": "model", "shards": len(writer.shards), "sha256": writer.sha256}
 
 
-def _merge_record(recipe: Recipe, inputs: Inputs, weights: list[float],
-                  selection: dict[str, Any], record: dict[str, Any], start: float,
-                  ) -> dict[str, Any]:  # fmt: skip
+def _merge_record(
+    recipe: Recipe,
+    inputs: Inputs,
+    weights: list[float],
+    selection: dict[str, Any],
+    record: dict[str, Any],
+    start: float,
+) -> dict[str, Any]:
     params = recipe.params.model_dump(by_alias=True)
     params |= {"density": recipe.density(), "normalize": recipe.normalize()}
     info: dict[str, Any] = {
@@ -334,16 +378,23 @@ def _merge_record(recipe: Recipe, inputs: Inputs, weights: list[float],
         "validation": record.get("validation"),
         "seconds": round(time.perf_counter() - start, 3),
         "peak_rss_mb": round(peak_rss_mb(), 1),
-    }  # fmt: skip
+    }
     return info
 
 
 def _input_hashes(recipe: Recipe, inputs: Inputs) -> dict[str, Any]:
     """merge.json's inputs and base, each with the SHA-256 of its weight files."""
-    records = [input_record(s, r, m.weight)
-               for s, r, m in zip(inputs.sources, inputs.refs, recipe.models, strict=True)]  # fmt: skip
-    base = None if inputs.base is None else {
-        "ref": inputs.base_ref, "path": str(inputs.base.dir),
-        "sha256": file_hashes(list(inputs.base.files)),
-    }  # fmt: skip
+    records = [
+        input_record(s, r, m.weight)
+        for s, r, m in zip(inputs.sources, inputs.refs, recipe.models, strict=True)
+    ]
+    base = (
+        None
+        if inputs.base is None
+        else {
+            "ref": inputs.base_ref,
+            "path": str(inputs.base.dir),
+            "sha256": file_hashes(list(inputs.base.files)),
+        }
+    )
     return {"inputs": records, "base": base}

@@ -21,11 +21,25 @@ from jupiter.models.folder import ADAPTER_CONFIG, is_adapter_dir, sha256_file
 Source = ModelWeights | AdapterWeights
 # files of a model dir that are not its weights, copied to the output (config, tokenizer)
 WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".gguf")
-NOT_COPIED = {INDEX, "pytorch_model.bin.index.json", "merge.json", "checksums.json",
-              ADAPTER_CONFIG, "README.md"}  # fmt: skip
+NOT_COPIED = {
+    INDEX,
+    "pytorch_model.bin.index.json",
+    "merge.json",
+    "checksums.json",
+    ADAPTER_CONFIG,
+    "README.md",
+}
 # config.json keys that must agree for two models to be of one architecture
-ARCH_KEYS = ("model_type", "architectures", "hidden_size", "num_hidden_layers",
-             "num_attention_heads", "num_key_value_heads", "vocab_size", "tie_word_embeddings")  # fmt: skip
+ARCH_KEYS = (
+    "model_type",
+    "architectures",
+    "hidden_size",
+    "num_hidden_layers",
+    "num_attention_heads",
+    "num_key_value_heads",
+    "vocab_size",
+    "tie_word_embeddings",
+)
 
 
 @dataclass
@@ -60,8 +74,10 @@ def _resolve(ref: str, base_dir: Path | None, cache_dir: Path, console: Console 
     if not is_adapter_dir(path) and (path / "config.json").is_file():
         kind = json.loads((path / "config.json").read_text(encoding="utf-8")).get("model_type")
         if not (isinstance(kind, str) and kind):
-            raise JupiterError(f"damaged model {ref}: {path}/config.json names no model_type: "
-                               "fix or re-save the model")  # fmt: skip
+            raise JupiterError(
+                f"damaged model {ref}: {path}/config.json names no model_type: "
+                "fix or re-save the model"
+            )
     return path
 
 
@@ -72,8 +88,10 @@ def _adapter_base(dirs: list[Path]) -> Path:
     bases = {d: adapter_base(d) for d in dirs}
     if len(set(bases.values())) > 1:
         listing = ", ".join(f"{d.name} -> {b}" for d, b in bases.items())
-        raise JupiterError(f"the adapters name different bases ({listing}): merge adapters "
-                           "of one base, or give the base with --base DIR")  # fmt: skip
+        raise JupiterError(
+            f"the adapters name different bases ({listing}): merge adapters "
+            "of one base, or give the base with --base DIR"
+        )
     return next(iter(bases.values()))
 
 
@@ -84,10 +102,13 @@ def open_inputs(
     dirs = [_resolve(r, base_dir, cache_dir, console) for r in refs]
     adapters = [is_adapter_dir(d) for d in dirs]
     if any(adapters) and not all(adapters):
-        mixed = ", ".join(f"{r} ({'adapter' if a else 'model'})"
-                          for r, a in zip(refs, adapters, strict=True))  # fmt: skip
-        raise JupiterError(f"mixed inputs: {mixed}; merge full models or LoRA adapters, "
-                           "not both (merge an adapter into its base first)")  # fmt: skip
+        mixed = ", ".join(
+            f"{r} ({'adapter' if a else 'model'})" for r, a in zip(refs, adapters, strict=True)
+        )
+        raise JupiterError(
+            f"mixed inputs: {mixed}; merge full models or LoRA adapters, "
+            "not both (merge an adapter into its base first)"
+        )
     base_path = _resolve(recipe.base, base_dir, cache_dir, console) if recipe.base else None
     if base_path is not None and is_adapter_dir(base_path):
         raise JupiterError(f"--base {recipe.base} is an adapter: give the full base model")
@@ -99,14 +120,19 @@ def open_inputs(
         ]
         return Inputs("adapter", sources, refs, base, recipe.base or str(base_path))
     if recipe.lora == "concat":
-        raise JupiterError("lora: concat needs LoRA adapter inputs; these are full models: "
-                           "drop lora: concat")  # fmt: skip
+        raise JupiterError(
+            "lora: concat needs LoRA adapter inputs; these are full models: drop lora: concat"
+        )
     if recipe.method in TASK_VECTOR and base_path is None:
-        raise JupiterError(f"{recipe.method} works on task vectors (model - base): give the "
-                           "model they were fine-tuned from with --base DIR (or base:)")  # fmt: skip
+        raise JupiterError(
+            f"{recipe.method} works on task vectors (model - base): give the "
+            "model they were fine-tuned from with --base DIR (or base:)"
+        )
     if recipe.method not in TASK_VECTOR and base_path is not None:
-        raise JupiterError(f"{recipe.method} does not use a base model: drop --base (or base:), "
-                           "or use task_arithmetic, ties or dare_*")  # fmt: skip
+        raise JupiterError(
+            f"{recipe.method} does not use a base model: drop --base (or base:), "
+            "or use task_arithmetic, ties or dare_*"
+        )
     models = [ModelWeights(d, label=r) for d, r in zip(dirs, refs, strict=True)]
     base_weights = ModelWeights(base_path, label=recipe.base) if base_path else None
     return Inputs("model", list(models), refs, base_weights, recipe.base)
@@ -146,10 +172,12 @@ def check_compatible(inputs: Inputs) -> list[str]:
         extra = [n for n in src.tensors if n not in ref.tensors]
         if missing or extra:
             what = f"lacks tensor {missing[0]}" if missing else f"has extra tensor {extra[0]}"
-            raise JupiterError(f"{src.label} {what} that {label} "
-                               f"{'has' if missing else 'lacks'} ({len(missing)} missing, "
-                               f"{len(extra)} extra): merge only models of one base "
-                               "architecture")  # fmt: skip
+            raise JupiterError(
+                f"{src.label} {what} that {label} "
+                f"{'has' if missing else 'lacks'} ({len(missing)} missing, "
+                f"{len(extra)} extra): merge only models of one base "
+                "architecture"
+            )
         for n in names:
             if src.shape(n) != ref.shape(n):
                 raise JupiterError(

@@ -51,26 +51,34 @@ def read_adapter_config(adapter_dir: Path) -> dict[str, Any]:
     except (OSError, ValueError) as e:
         raise JupiterError(f"unreadable adapter config {path}: {e}") from None
     if cfg.get("peft_type", "LORA") != "LORA":
-        raise JupiterError(f"{adapter_dir} is a {cfg.get('peft_type')} adapter: only LoRA "
-                           "adapters merge; merge it into its base first")  # fmt: skip
+        raise JupiterError(
+            f"{adapter_dir} is a {cfg.get('peft_type')} adapter: only LoRA "
+            "adapters merge; merge it into its base first"
+        )
     if cfg.get("use_dora") or cfg.get("alpha_pattern") or cfg.get("fan_in_fan_out"):
-        raise JupiterError(f"{adapter_dir} uses DoRA, alpha_pattern or fan_in_fan_out, which "
-                           "jupiter merge does not read: merge it into its base first")  # fmt: skip
+        raise JupiterError(
+            f"{adapter_dir} uses DoRA, alpha_pattern or fan_in_fan_out, which "
+            "jupiter merge does not read: merge it into its base first"
+        )
     return cfg
 
 
 def _targets(adapter_dir: Path, cfg: dict[str, Any]) -> dict[str, LoraTarget]:
     path = adapter_dir / ADAPTER_WEIGHTS
     if not path.is_file():
-        raise JupiterError(f"{adapter_dir} has no {ADAPTER_WEIGHTS}: re-save the adapter "
-                           "with save_pretrained(safe_serialization=True)")  # fmt: skip
+        raise JupiterError(
+            f"{adapter_dir} has no {ADAPTER_WEIGHTS}: re-save the adapter "
+            "with save_pretrained(safe_serialization=True)"
+        )
     pairs: dict[str, dict[str, TensorInfo]] = {}
     for key, info in read_header(path).items():
         module, sep, part = key.removeprefix(PREFIX).rpartition(".lora_")
         if not sep or part not in ("A.weight", "B.weight"):
-            raise JupiterError(f"{path}: tensor {key} is not a LoRA A/B weight (modules_to_save,"
-                               " embeddings and biases do not merge): merge it into its base "
-                               "first")  # fmt: skip
+            raise JupiterError(
+                f"{path}: tensor {key} is not a LoRA A/B weight (modules_to_save,"
+                " embeddings and biases do not merge): merge it into its base "
+                "first"
+            )
         pairs.setdefault(module, {})[part[0]] = info
     alpha = float(cfg.get("lora_alpha", cfg.get("r", 8)))
     out: dict[str, LoraTarget] = {}
@@ -95,13 +103,17 @@ class AdapterWeights:
         self.files = [self.dir / ADAPTER_WEIGHTS]
         for name, t in self.targets.items():
             if name not in base.tensors:
-                raise JupiterError(f"adapter {self.dir} adapts {name}, which the base "
-                                   f"{base.dir} lacks: give the base it was trained on")  # fmt: skip
+                raise JupiterError(
+                    f"adapter {self.dir} adapts {name}, which the base "
+                    f"{base.dir} lacks: give the base it was trained on"
+                )
             want = base.shape(name)
             if (t.b.shape[0], t.a.shape[1]) != want or t.b.shape[1] != t.rank:
-                raise JupiterError(f"adapter {self.dir}: {t.module} has A {t.a.shape}, B "
-                                   f"{t.b.shape}, which do not fit the base weight {want}: "
-                                   "give the base it was trained on")  # fmt: skip
+                raise JupiterError(
+                    f"adapter {self.dir}: {t.module} has A {t.a.shape}, B "
+                    f"{t.b.shape}, which do not fit the base weight {want}: "
+                    "give the base it was trained on"
+                )
         self.tensors = base.tensors
 
     def names(self) -> list[str]:
@@ -158,10 +170,16 @@ def concat_adapters(
         tensors[f"{PREFIX}{module}.lora_B.weight"] = torch.cat(b_parts, dim=1).contiguous()
     cfg = dict(adapters[0].config)
     cfg.update(
-        r=rank, lora_alpha=rank, use_rslora=False, rank_pattern={}, alpha_pattern={},
-        target_modules=[n.removesuffix(".weight") for n in targets], layers_to_transform=None,
-        layers_pattern=None, base_model_name_or_path=str(base_path),
-    )  # fmt: skip
+        r=rank,
+        lora_alpha=rank,
+        use_rslora=False,
+        rank_pattern={},
+        alpha_pattern={},
+        target_modules=[n.removesuffix(".weight") for n in targets],
+        layers_to_transform=None,
+        layers_pattern=None,
+        base_model_name_or_path=str(base_path),
+    )
     out.mkdir(parents=True, exist_ok=True)
     save_file(tensors, str(out / ADAPTER_WEIGHTS), metadata={"format": "pt"})
     (out / ADAPTER_CONFIG).write_text(json.dumps(cfg, indent=2), encoding="utf-8")

@@ -151,8 +151,10 @@ def slerp(a: torch.Tensor, b: torch.Tensor, t: float) -> torch.Tensor:
         ca, cb = 1 - t, t
     else:
         theta = math.acos(cos)
-        ca, cb = (math.sin((1 - t) * theta) / math.sin(theta),
-                  math.sin(t * theta) / math.sin(theta))  # fmt: skip
+        ca, cb = (
+            math.sin((1 - t) * theta) / math.sin(theta),
+            math.sin(t * theta) / math.sin(theta),
+        )
     return (x * ca).add_(y, alpha=cb).reshape(a.shape)  # one new tensor, not three
 
 

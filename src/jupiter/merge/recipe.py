@@ -15,9 +15,19 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from jupiter.errors import JupiterError
 
 Method = Literal[
-    "linear", "weighted", "greedy_soup", "convex", "task_arithmetic", "ties", "dare_linear",
-    "dare_ties", "slerp", "median", "trimmed_mean", "krum",
-]  # fmt: skip
+    "linear",
+    "weighted",
+    "greedy_soup",
+    "convex",
+    "task_arithmetic",
+    "ties",
+    "dare_linear",
+    "dare_ties",
+    "slerp",
+    "median",
+    "trimmed_mean",
+    "krum",
+]
 METHODS: tuple[str, ...] = get_args(Method)
 # the methods that work on task vectors (x_i - base) and so need the base model
 TASK_VECTOR = ("task_arithmetic", "ties", "dare_linear", "dare_ties")
@@ -156,32 +166,44 @@ def check_recipe(r: Recipe, where: str = "merge recipe") -> None:
         fail(f"{m} {what}: drop the weights (model:WEIGHT) or use method weighted")
     if m == "weighted" and not all(weighted):
         bare = next(e.model for e in r.models if e.weight is None)
-        fail(f"weighted needs a weight for every model, and '{bare}' has none (a number "
-             "after its last colon): write --model DIR:WEIGHT (or weight:)")  # fmt: skip
+        fail(
+            f"weighted needs a weight for every model, and '{bare}' has none (a number "
+            "after its last colon): write --model DIR:WEIGHT (or weight:)"
+        )
     w = r.weights()
     if not all(math.isfinite(x) for x in w):
         fail(f"weights must be finite numbers, got {w}")
     if m in ("linear", "weighted") and any(x <= 0 for x in w):
-        fail(f"{m} averages: every weight must be positive, got {w} (negative weights "
-             "subtract a model: use task_arithmetic with a base)")  # fmt: skip
+        fail(
+            f"{m} averages: every weight must be positive, got {w} (negative weights "
+            "subtract a model: use task_arithmetic with a base)"
+        )
     if m in TASK_VECTOR:
         if all(x == 0 for x in w):
             fail(f"every weight is 0, so {m} would return the base: give non-zero weights")
         if r.normalize() and abs(math.fsum(w)) < 1e-8:
-            fail(f"the weights {w} sum to 0 and {m} divides by their sum: change them, or "
-                 "set params.normalize: false")  # fmt: skip
+            fail(
+                f"the weights {w} sum to 0 and {m} divides by their sum: change them, or "
+                "set params.normalize: false"
+            )
     if m == "krum" and n <= 2 * r.params.byzantine + 2:
-        fail(f"krum tolerating byzantine={r.params.byzantine} needs more than "
-             f"{2 * r.params.byzantine + 2} models, got {n}: lower params.byzantine or use "
-             "median")  # fmt: skip
+        fail(
+            f"krum tolerating byzantine={r.params.byzantine} needs more than "
+            f"{2 * r.params.byzantine + 2} models, got {n}: lower params.byzantine or use "
+            "median"
+        )
     if m == "krum" and r.params.multi > n:
         fail(f"krum: params.multi={r.params.multi} is more than the {n} models")
     if r.lora == "concat" and m not in CONCAT_METHODS:
-        fail(f"lora: concat sums the adapters' deltas, which {m} does not: use method "
-             f"{', '.join(CONCAT_METHODS)}, or lora: delta")  # fmt: skip
+        fail(
+            f"lora: concat sums the adapters' deltas, which {m} does not: use method "
+            f"{', '.join(CONCAT_METHODS)}, or lora: delta"
+        )
     if m in ("greedy_soup", "convex") and r.validation is None:
-        fail(f"{m} scores models on validation data: give --domain NAME, or --qa FILE "
-             "and/or --heldout FILE (validation: in a recipe)")  # fmt: skip
+        fail(
+            f"{m} scores models on validation data: give --domain NAME, or --qa FILE "
+            "and/or --heldout FILE (validation: in a recipe)"
+        )
     if (
         m == "convex"
         and r.validation is not None
@@ -192,8 +214,10 @@ def check_recipe(r: Recipe, where: str = "merge recipe") -> None:
     if v is not None and v.domain is None and v.qa is None and v.heldout is None:
         fail("validation: give domain, or qa and/or heldout")
     if v is not None and v.domain and (v.qa or v.heldout):
-        fail("validation: --domain brings its own eval set and held-out text: drop --qa "
-             "and --heldout, or drop --domain")  # fmt: skip
+        fail(
+            "validation: --domain brings its own eval set and held-out text: drop --qa "
+            "and --heldout, or drop --domain"
+        )
 
 
 @dataclass
@@ -228,14 +252,21 @@ def recipe_from_flags(recipe: Path | None, flags: MergeFlags) -> tuple[Recipe, P
         data["models"] = [parse_model_flag(m) for m in flags.models]
         for m in data["models"]:
             m["model"] = _flag_path(m["model"])
-    given = {"method": flags.method, "base": flags.base and _flag_path(flags.base),
-             "lora": flags.lora, "dtype": flags.dtype,
-             "out": flags.out and str(flags.out.expanduser().resolve())}  # fmt: skip
+    given = {
+        "method": flags.method,
+        "base": flags.base and _flag_path(flags.base),
+        "lora": flags.lora,
+        "dtype": flags.dtype,
+        "out": flags.out and str(flags.out.expanduser().resolve()),
+    }
     data |= {k: v for k, v in given.items() if v is not None}
     params = {k: v for k, v in flags.params.items() if v is not None}
     data["params"] = data.get("params", {}) | params
-    val = {k: str(v.resolve()) if isinstance(v, Path) else v
-           for k, v in flags.validation.items() if v is not None}  # fmt: skip
+    val = {
+        k: str(v.resolve()) if isinstance(v, Path) else v
+        for k, v in flags.validation.items()
+        if v is not None
+    }
     if val:
         data["validation"] = (data.get("validation") or {}) | val
     if "method" not in data or "models" not in data:

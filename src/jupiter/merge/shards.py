@@ -28,11 +28,19 @@ import torch
 from jupiter.errors import JupiterError
 
 DTYPES: dict[str, torch.dtype] = {
-    "F64": torch.float64, "F32": torch.float32, "F16": torch.float16, "BF16": torch.bfloat16,
-    "I64": torch.int64, "I32": torch.int32, "I16": torch.int16, "I8": torch.int8,
-    "U8": torch.uint8, "BOOL": torch.bool,
-    "F8_E4M3": torch.float8_e4m3fn, "F8_E5M2": torch.float8_e5m2,
-}  # fmt: skip
+    "F64": torch.float64,
+    "F32": torch.float32,
+    "F16": torch.float16,
+    "BF16": torch.bfloat16,
+    "I64": torch.int64,
+    "I32": torch.int32,
+    "I16": torch.int16,
+    "I8": torch.int8,
+    "U8": torch.uint8,
+    "BOOL": torch.bool,
+    "F8_E4M3": torch.float8_e4m3fn,
+    "F8_E5M2": torch.float8_e5m2,
+}
 CODES = {v: k for k, v in DTYPES.items()}
 INDEX = "model.safetensors.index.json"
 SINGLE = "model.safetensors"
@@ -68,11 +76,14 @@ def read_header(path: Path) -> dict[str, TensorInfo]:
     out: dict[str, TensorInfo] = {}
     for name, entry in sorted(header.items(), key=lambda kv: kv[1]["data_offsets"][0]):
         if entry["dtype"] not in DTYPES:
-            raise JupiterError(f"{path}: tensor {name} has dtype {entry['dtype']}, which "
-                               "Jupiter cannot merge; convert the model to fp32, fp16 or bf16")  # fmt: skip
+            raise JupiterError(
+                f"{path}: tensor {name} has dtype {entry['dtype']}, which "
+                "Jupiter cannot merge; convert the model to fp32, fp16 or bf16"
+            )
         begin, end = entry["data_offsets"]
-        out[name] = TensorInfo(path, DTYPES[entry["dtype"]], tuple(entry["shape"]), 8 + n + begin,
-                               end - begin)  # fmt: skip
+        out[name] = TensorInfo(
+            path, DTYPES[entry["dtype"]], tuple(entry["shape"]), 8 + n + begin, end - begin
+        )
     return out
 
 
@@ -101,8 +112,10 @@ def weight_files(model_dir: Path, single: str = SINGLE) -> list[Path]:
         files = [model_dir / f for f in dict.fromkeys(weight_map.values())]
         missing = [f.name for f in files if not f.is_file()]
         if missing:
-            raise JupiterError(f"{model_dir} lacks the shards {missing[:3]} its index names: "
-                               "copy the whole model dir")  # fmt: skip
+            raise JupiterError(
+                f"{model_dir} lacks the shards {missing[:3]} its index names: "
+                "copy the whole model dir"
+            )
         return files
     if (model_dir / single).is_file():
         return [model_dir / single]
@@ -150,8 +163,16 @@ def parse_size(text: str | int) -> int:
     """'500MB', '2GB', '4GiB' or a number of bytes."""
     if isinstance(text, int):
         return text
-    units = {"": 1, "B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9,
-             "KIB": 2**10, "MIB": 2**20, "GIB": 2**30}  # fmt: skip
+    units = {
+        "": 1,
+        "B": 1,
+        "KB": 10**3,
+        "MB": 10**6,
+        "GB": 10**9,
+        "KIB": 2**10,
+        "MIB": 2**20,
+        "GIB": 2**30,
+    }
     s = text.strip().upper().replace(" ", "")
     num = s.rstrip("KMGIB")
     try:
@@ -191,8 +212,11 @@ def _header(specs: Sequence[TensorSpec]) -> bytes:
     entries: dict[str, Any] = {"__metadata__": {"format": "pt"}}
     offset = 0
     for s in specs:
-        entries[s.name] = {"dtype": CODES[s.dtype], "shape": list(s.shape),
-                           "data_offsets": [offset, offset + s.nbytes]}  # fmt: skip
+        entries[s.name] = {
+            "dtype": CODES[s.dtype],
+            "shape": list(s.shape),
+            "data_offsets": [offset, offset + s.nbytes],
+        }
         offset += s.nbytes
     raw = json.dumps(entries, separators=(",", ":")).encode("utf-8")
     raw += b" " * (-len(raw) % 8)  # the data starts 8-byte aligned, as safetensors writes it
@@ -206,9 +230,9 @@ class ShardWriter:
         self.out_dir = Path(out_dir)
         self.shards = plan_shards(specs, max_bytes)
         n = len(self.shards)
-        self.names = [SINGLE] if n == 1 else [
-            f"model-{i + 1:05d}-of-{n:05d}.safetensors" for i in range(n)
-        ]  # fmt: skip
+        self.names = (
+            [SINGLE] if n == 1 else [f"model-{i + 1:05d}-of-{n:05d}.safetensors" for i in range(n)]
+        )
         self.order = [s for shard in self.shards for s in shard]
         # positions in `order` where a new shard begins
         self._starts = {sum(len(sh) for sh in self.shards[:i]) for i in range(n)}
@@ -258,8 +282,9 @@ class ShardWriter:
         """The next tensor in `order`; its dtype and shape must be the planned ones."""
         spec = self.order[self._next]
         if name != spec.name or tensor.dtype != spec.dtype or tuple(tensor.shape) != spec.shape:
-            raise RuntimeError(f"shard writer expected {spec}, got {name} {tensor.dtype} "
-                               f"{tuple(tensor.shape)}")  # fmt: skip
+            raise RuntimeError(
+                f"shard writer expected {spec}, got {name} {tensor.dtype} {tuple(tensor.shape)}"
+            )
         if self._next in self._starts:
             self._open_next_shard()
         flat = tensor.detach().to("cpu").contiguous().reshape(-1)
@@ -286,8 +311,9 @@ class ShardWriter:
         self._close_file()
         self._worker.shutdown(wait=True)
         if len(self.shards) > 1:
-            weight_map = {s.name: self.names[i] for i, shard in enumerate(self.shards)
-                          for s in shard}  # fmt: skip
+            weight_map = {
+                s.name: self.names[i] for i, shard in enumerate(self.shards) for s in shard
+            }
             total = sum(s.nbytes for s in self.order)
             index = {"metadata": {"total_size": total}, "weight_map": weight_map}
             raw = json.dumps(index, indent=2).encode("utf-8")

@@ -77,9 +77,13 @@ def heldout_file_texts(path: Path) -> list[str]:
 
 
 def file_validation(
-    qa: Path | None, heldout: Path | None, max_items: int, mc_choices: int, max_bytes: int,
+    qa: Path | None,
+    heldout: Path | None,
+    max_items: int,
+    mc_choices: int,
+    max_bytes: int,
     context: int,
-) -> ValidationData:  # fmt: skip
+) -> ValidationData:
     """Validation data from files: MC items built from a QA JSONL (hard distractors, or the
     items' own choices), held-out text from a file or folder."""
     from jupiter.eval.mc import build_mc
@@ -97,8 +101,13 @@ class Validator:
     """One loaded model (the reference input's architecture) that candidates are copied into
     and scored with."""
 
-    def __init__(self, model_dir: Path, names: Sequence[str], data: ValidationData,
-                 console: Console | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        model_dir: Path,
+        names: Sequence[str],
+        data: ValidationData,
+        console: Console | None = None,
+    ) -> None:
         from jupiter.synth.model import ModelGenerator
 
         self.data = data
@@ -128,8 +137,14 @@ class Validator:
 
         out: dict[str, Any] = {}
         if self.data.texts:
-            got = bpb_figures(self.model, self.gen.tokenizer, self.data.texts, self.context,
-                              self.data.max_bytes, self.gen.device)  # fmt: skip
+            got = bpb_figures(
+                self.model,
+                self.gen.tokenizer,
+                self.data.texts,
+                self.context,
+                self.data.max_bytes,
+                self.gen.device,
+            )
             out |= {"bpb": got["bpb"], "bpb_ci": got["bpb_ci"], "bytes": got["bytes"]}
         if self.data.mc:
             rep = evaluate_answerer(self.gen, [], self.data.mc)
@@ -167,8 +182,9 @@ class Validator:
         with torch.set_grad_enabled(grad):
             for inputs, targets in windows:  # one window at a time: no padding, little memory
                 logits = self.model(input_ids=torch.tensor([inputs], device=dev)).logits[0]
-                nll = F.cross_entropy(logits.float(), torch.tensor(targets, device=dev),
-                                      reduction="sum")  # fmt: skip
+                nll = F.cross_entropy(
+                    logits.float(), torch.tensor(targets, device=dev), reduction="sum"
+                )
                 if grad:
                     (nll / (math.log(2) * n_bytes)).backward()
                 total += float(nll.detach())

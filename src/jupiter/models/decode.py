@@ -205,9 +205,11 @@ class LocalLM:
         self.device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
         self.max_batch = max(1, max_batch)
         self.model, self.tokenizer = load_for_inference(
-            Path(model_dir), device=self.device, dtype=torch_dtype(dtype, self.device),
+            Path(model_dir),
+            device=self.device,
+            dtype=torch_dtype(dtype, self.device),
             chat_template=chat_template,
-        )  # fmt: skip
+        )
         self.pad_id = pad_id_for(self.tokenizer)
         self.context = int(getattr(self.model.config, "max_position_embeddings", 2048))
         self.eos_ids = self._eos_ids()
@@ -322,9 +324,13 @@ class LocalLM:
         with torch.inference_mode():
             while any(r.finish is None for r in rows):
                 out = self.model(
-                    input_ids=ids, attention_mask=mask, position_ids=positions,
-                    use_cache=True, logits_to_keep=1, **cache_arg,
-                )  # fmt: skip
+                    input_ids=ids,
+                    attention_mask=mask,
+                    position_ids=positions,
+                    use_cache=True,
+                    logits_to_keep=1,
+                    **cache_arg,
+                )
                 tokens = self._choose(out.logits[:, -1].float(), rows)
                 for i, (row, token) in enumerate(zip(rows, tokens, strict=True)):
                     if row.finish is None:

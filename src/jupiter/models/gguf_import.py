@@ -276,19 +276,26 @@ def import_gguf(
 
         st = path.stat()
         source = {
-            "source": str(path), "label": label, "sha256": digest, "size": st.st_size,
-            "mtime_ns": st.st_mtime_ns, "architecture": arch, "parameters": n_params,
+            "source": str(path),
+            "label": label,
+            "sha256": digest,
+            "size": st.st_size,
+            "mtime_ns": st.st_mtime_ns,
+            "architecture": arch,
+            "parameters": n_params,
             "license": gguf_license(path),
             "dtype": str(dtype).removeprefix("torch."),
             "transformers": transformers.__version__,
             "imported_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        }  # fmt: skip
+        }
         cache_dir.mkdir(parents=True, exist_ok=True)
         _write_entry(final, model, tokenizer, source)
         del model, tokenizer
     release_heap()  # the dequantized copies: 1 GB held on for nothing otherwise
     console.print(
         f"imported {label} in {time.perf_counter() - t0:.0f} s ({source['dtype']}) → {final}",
-        highlight=False, markup=False, soft_wrap=True,
-    )  # fmt: skip
+        highlight=False,
+        markup=False,
+        soft_wrap=True,
+    )
     return final

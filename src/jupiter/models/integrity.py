@@ -26,16 +26,34 @@ from jupiter.models.folder import (
 )
 
 JSON_FILES = (
-    "config.json", "adapter_config.json", "model.safetensors.index.json",
-    "tokenizer_config.json", "generation_config.json", "special_tokens_map.json",
+    "config.json",
+    "adapter_config.json",
+    "model.safetensors.index.json",
+    "tokenizer_config.json",
+    "generation_config.json",
+    "special_tokens_map.json",
     "tokenizer.json",  # the largest (33 MB for Gemma 3's vocabulary): parsed in ~0.3 s
-)  # fmt: skip
+)
 # safetensors caps its header at 100 MB (safetensors/src/tensor.rs, MAX_HEADER_SIZE)
 MAX_HEADER = 100_000_000
 # bytes per element of safetensors' dtypes (safetensors/src/tensor.rs, Dtype::size)
-DTYPE_BYTES = {"BOOL": 1, "U8": 1, "I8": 1, "F8_E5M2": 1, "F8_E4M3": 1, "I16": 2, "U16": 2,
-               "F16": 2, "BF16": 2, "I32": 4, "U32": 4, "F32": 4, "I64": 8, "U64": 8,
-               "F64": 8}  # fmt: skip
+DTYPE_BYTES = {
+    "BOOL": 1,
+    "U8": 1,
+    "I8": 1,
+    "F8_E5M2": 1,
+    "F8_E4M3": 1,
+    "I16": 2,
+    "U16": 2,
+    "F16": 2,
+    "BF16": 2,
+    "I32": 4,
+    "U32": 4,
+    "F32": 4,
+    "I64": 8,
+    "U64": 8,
+    "F64": 8,
+}
 
 
 def _json_problem(path: Path) -> str | None:
@@ -73,8 +91,11 @@ def safetensors_problem(path: Path) -> str | None:
         if name == "__metadata__":
             continue
         offsets = info.get("data_offsets") if isinstance(info, dict) else None
-        if not (isinstance(offsets, list) and len(offsets) == 2
-                and all(isinstance(o, int) for o in offsets)):  # fmt: skip
+        if not (
+            isinstance(offsets, list)
+            and len(offsets) == 2
+            and all(isinstance(o, int) for o in offsets)
+        ):
             return f"tensor {name!r} has no valid data_offsets"
         problem = _extent_problem(name, info, offsets)
         if problem:
@@ -94,8 +115,10 @@ def _extent_problem(name: str, info: dict, offsets: list[int]) -> str | None:
     if size is None:
         return f"tensor {name!r} has an unknown dtype {info.get('dtype')!r}"
     if offsets[1] - offsets[0] != math.prod(shape) * size:
-        return (f"tensor {name!r} ({info['dtype']} {shape}) takes {math.prod(shape) * size} "
-                f"bytes where its offsets give {offsets[1] - offsets[0]}")  # fmt: skip
+        return (
+            f"tensor {name!r} ({info['dtype']} {shape}) takes {math.prod(shape) * size} "
+            f"bytes where its offsets give {offsets[1] - offsets[0]}"
+        )
     return None
 
 
@@ -166,8 +189,10 @@ def model_build_problem(model_dir: Path) -> str | None:
         groups.setdefault(id(p), []).append(name)
     missing = [names[0] for names in groups.values() if not any(bare(n) in have for n in names)]
     if len(missing) * 2 > len(groups):
-        return (f"{model_dir}: its weights hold {len(groups) - len(missing)} of the model's "
-                f"{len(groups)} tensors ({missing[0]} is missing): the file is another model's")  # fmt: skip
+        return (
+            f"{model_dir}: its weights hold {len(groups) - len(missing)} of the model's "
+            f"{len(groups)} tensors ({missing[0]} is missing): the file is another model's"
+        )
     return None
 
 
@@ -196,8 +221,10 @@ def loader_error(model_dir: Path, err: BaseException) -> JupiterError:
         for f in sorted(Path(model_dir).glob("*.json")):
             problem = _json_problem(f)
             if problem:
-                return JupiterError(f"damaged model file {f}: {problem}: download or export "
-                                    "the model again (or point at another model)")  # fmt: skip
+                return JupiterError(
+                    f"damaged model file {f}: {problem}: download or export "
+                    "the model again (or point at another model)"
+                )
     first = one_line(err)
     return JupiterError(
         f"cannot load the model in {model_dir} ({type(err).__name__}: {first}): check that "

@@ -84,8 +84,15 @@ def _check_model_dir(path: Path) -> None:
 
 # what transformers and safetensors raise for files they cannot read (a config value of
 # the wrong type is a TypeError, or huggingface_hub's StrictDataclassError)
-LOAD_ERRORS = (OSError, ValueError, KeyError, RuntimeError, TypeError, SafetensorError,
-               StrictDataclassError)  # fmt: skip
+LOAD_ERRORS = (
+    OSError,
+    ValueError,
+    KeyError,
+    RuntimeError,
+    TypeError,
+    SafetensorError,
+    StrictDataclassError,
+)
 
 
 def _from_pretrained(path: Path, **kwargs: Any) -> PreTrainedModel:

@@ -174,15 +174,21 @@ def chosen_kernel(device: torch.device, weight: torch.Tensor, kernel: Kernel) ->
 def require_liger(device: torch.device, softcap: float | None) -> None:
     """Raise a one-line error unless Liger's kernel can compute this loss here."""
     if device.type != "cuda":
-        raise JupiterError(f"train.loss: liger needs a CUDA device (this run is on "
-                           f"{device.type}): set train.loss: auto")  # fmt: skip
+        raise JupiterError(
+            f"train.loss: liger needs a CUDA device (this run is on "
+            f"{device.type}): set train.loss: auto"
+        )
     cls = _liger()
     if cls is None:
-        raise JupiterError("train.loss: liger needs liger-kernel: pip install liger-kernel "
-                           "(or set train.loss: auto)")  # fmt: skip
+        raise JupiterError(
+            "train.loss: liger needs liger-kernel: pip install liger-kernel "
+            "(or set train.loss: auto)"
+        )
     if softcap is not None and not _takes(cls, "softcap"):
-        raise JupiterError("train.loss: liger: this liger-kernel cannot apply the model's "
-                           "logit soft-cap: pip install -U liger-kernel, or set train.loss: auto")  # fmt: skip
+        raise JupiterError(
+            "train.loss: liger: this liger-kernel cannot apply the model's "
+            "logit soft-cap: pip install -U liger-kernel, or set train.loss: auto"
+        )
 
 
 @functools.lru_cache(maxsize=8)  # asked on every step with train.loss: liger

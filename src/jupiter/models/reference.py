@@ -116,8 +116,9 @@ def _hub_snapshot(repo_id: str, cache: Path, revision: str | None = None) -> Pat
     from huggingface_hub import snapshot_download
 
     try:
-        return Path(snapshot_download(repo_id, cache_dir=cache, local_files_only=True,
-                                      revision=revision))  # fmt: skip
+        return Path(
+            snapshot_download(repo_id, cache_dir=cache, local_files_only=True, revision=revision)
+        )
     except (OSError, ValueError):  # LocalEntryNotFoundError, HFValidationError
         return None
 

@@ -80,8 +80,7 @@ def shared_prefix_nll(
         return None
     weight, cap = head
     dev = weight.device
-    pre = model(input_ids=torch.tensor([prompt[:-1]], device=dev), use_cache=True,
-                logits_to_keep=1)  # fmt: skip
+    pre = model(input_ids=torch.tensor([prompt[:-1]], device=dev), use_cache=True, logits_to_keep=1)
     cache = getattr(pre, "cache", None) or getattr(pre, "past_key_values", None)
     if cache is None or not hasattr(cache, "batch_repeat_interleave"):
         return None
@@ -96,16 +95,24 @@ def shared_prefix_nll(
         mask[r, done : done + 1 + len(cont)] = 1
         if cont:  # position p predicts the token at p + 1
             targets[r, : len(cont)] = torch.tensor(cont, dtype=torch.long)
-    out = model(input_ids=ids.to(dev), attention_mask=mask.to(dev), **{_cache_kwarg(model): cache},
-                use_cache=True, output_hidden_states=True, logits_to_keep=1)  # fmt: skip
+    out = model(
+        input_ids=ids.to(dev),
+        attention_mask=mask.to(dev),
+        **{_cache_kwarg(model): cache},
+        use_cache=True,
+        output_hidden_states=True,
+        logits_to_keep=1,
+    )
     hidden = out.hidden_states[-1]
     if not last_logits_match(hidden, out.logits, weight, cap):
         return None
     dtype = weight.dtype if weight.dtype != torch.float16 else torch.float32
-    return torch.stack([
-        fused_linear_ce(hidden[r], weight, targets[r].to(dev), cap, compute_dtype=dtype)
-        for r in range(k)
-    ])  # fmt: skip
+    return torch.stack(
+        [
+            fused_linear_ce(hidden[r], weight, targets[r].to(dev), cap, compute_dtype=dtype)
+            for r in range(k)
+        ]
+    )
 
 
 def _cache_kwarg(model: torch.nn.Module) -> str:

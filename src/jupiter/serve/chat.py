@@ -64,9 +64,16 @@ class ChatSession:
     open-book: its top-k passages go before it in that turn only (earlier turns keep the bare
     question, so the conversation does not fill up with old passages)."""
 
-    def __init__(self, model_dir: Path, system_prompt: str = "", max_new_tokens: int = 128,
-                 temperature: float = 0.0, chat_template: str = "auto",
-                 passages: PassageIndex | None = None, top_k: int = 3) -> None:  # fmt: skip
+    def __init__(
+        self,
+        model_dir: Path,
+        system_prompt: str = "",
+        max_new_tokens: int = 128,
+        temperature: float = 0.0,
+        chat_template: str = "auto",
+        passages: PassageIndex | None = None,
+        top_k: int = 3,
+    ) -> None:
         from jupiter.data.templates import stop_token_ids
         from jupiter.models.loading import load_for_inference
 
@@ -103,10 +110,13 @@ class ChatSession:
             kwargs = {"do_sample": True, "temperature": self.temperature, "top_p": 0.95}
         with torch.no_grad():
             out = self.model.generate(  # type: ignore[operator]
-                ids, attention_mask=torch.ones_like(ids), max_new_tokens=self.max_new_tokens,
+                ids,
+                attention_mask=torch.ones_like(ids),
+                max_new_tokens=self.max_new_tokens,
                 eos_token_id=self.stop_ids,
-                pad_token_id=pad_id_for(self.tokenizer), **kwargs,
-            )  # fmt: skip
+                pad_token_id=pad_id_for(self.tokenizer),
+                **kwargs,
+            )
         new = out[0, ids.shape[1] :].tolist()
         new = new[: next((i for i, t in enumerate(new) if t in self.stop_ids), len(new))]
         text = str(self.tokenizer.decode(new, skip_special_tokens=True))

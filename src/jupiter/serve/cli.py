@@ -46,9 +46,14 @@ def chat(
     if passages is not None:
         console.print(f"open book: top {top_k} of {len(passages)} passages per question")
     session = ChatSession(
-        model_dir, ws.cfg.system_prompt, max_new_tokens, temperature, chat_template,
-        passages, top_k,
-    )  # fmt: skip
+        model_dir,
+        ws.cfg.system_prompt,
+        max_new_tokens,
+        temperature,
+        chat_template,
+        passages,
+        top_k,
+    )
     chat_repl(session, console)
 
 

@@ -105,8 +105,11 @@ class CompletionBody(_Body):
 async def _body(http: HttpRequest, cap: int = MAX_BODY_BYTES) -> bytes:
     """The request body, or a 413 as soon as it is longer than `cap` (by its declared
     Content-Length, or while it streams in without one)."""
-    too_big = ApiError(413, f"the request body is over {cap // (1 << 20)} MiB: send a shorter "
-                       "prompt", code="request_too_large")  # fmt: skip
+    too_big = ApiError(
+        413,
+        f"the request body is over {cap // (1 << 20)} MiB: send a shorter prompt",
+        code="request_too_large",
+    )
     declared = http.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > cap:
         raise too_big
@@ -118,8 +121,9 @@ async def _body(http: HttpRequest, cap: int = MAX_BODY_BYTES) -> bytes:
                 raise too_big
             parts.append(part)
     except ClientDisconnect:  # hung up mid-body: its one access-log line, no traceback
-        raise ApiError(400, "the client closed the connection before its body ended",
-                       code="client_closed") from None  # fmt: skip
+        raise ApiError(
+            400, "the client closed the connection before its body ended", code="client_closed"
+        ) from None
     return b"".join(parts)
 
 

@@ -131,8 +131,10 @@ class BatchWorker:
                 job.send("error", ApiError(400, str(e)))
                 continue
             except Exception as e:  # noqa: BLE001 - text the tokenizer refuses (a lone surrogate)
-                job.send("error", ApiError(400, f"the prompt cannot be tokenized "
-                                           f"({type(e).__name__}: {e})"))  # fmt: skip
+                job.send(
+                    "error",
+                    ApiError(400, f"the prompt cannot be tokenized ({type(e).__name__}: {e})"),
+                )
                 continue
             ready.append(job)
             job.send("start")
@@ -170,8 +172,10 @@ class BatchWorker:
                 [ids], [job.request.sampling], on_text=lambda _, delta: job.send("text", delta)
             )
         except Exception as e:  # noqa: BLE001 - this request's own failure
-            job.send("error", ApiError(500, f"generation failed: {type(e).__name__}: {e}",
-                                       "server_error"))  # fmt: skip
+            job.send(
+                "error",
+                ApiError(500, f"generation failed: {type(e).__name__}: {e}", "server_error"),
+            )
             return
         job.send("done", out)
 
@@ -226,8 +230,14 @@ class OpenBook:
 class Server:
     """The routes, over one model and its batch worker."""
 
-    def __init__(self, lm: LocalLM, model_id: str, api_key: str | None, max_batch: int,
-                 book: OpenBook | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        lm: LocalLM,
+        model_id: str,
+        api_key: str | None,
+        max_batch: int,
+        book: OpenBook | None = None,
+    ) -> None:
         self.lm, self.model_id, self.api_key = lm, model_id, api_key
         self.book = book or OpenBook()
         self.worker = BatchWorker(lm, max_batch)
@@ -276,10 +286,14 @@ class Server:
     async def _answer(self, kind: Kind, request: Request, body: _Body) -> Response:
         size = len(request.prompt or "") + sum(len(m["content"]) for m in request.messages or ())
         if size > PROMPT_MAX_CHARS:
-            raise ApiError(400, f"the prompt is {size:,} characters, over this server's "
-                           f"{PROMPT_MAX_CHARS:,}: send a shorter one (the model reads "
-                           f"{self.lm.context:,} tokens at most)", code="prompt_too_long",
-                           param="prompt" if kind == "text" else "messages")  # fmt: skip
+            raise ApiError(
+                400,
+                f"the prompt is {size:,} characters, over this server's "
+                f"{PROMPT_MAX_CHARS:,}: send a shorter one (the model reads "
+                f"{self.lm.context:,} tokens at most)",
+                code="prompt_too_long",
+                param="prompt" if kind == "text" else "messages",
+            )
         job = Job(request, asyncio.get_running_loop())
         self.worker.submit(job)
         event, payload = await job.events.get()  # "start" once the prompt is in a batch
@@ -413,8 +427,10 @@ def check_options(opts: ServeOptions) -> None:
     """Refuse, before loading anything, an open port without an API key (anyone who reaches
     it could use the machine's accelerator), or a model reference that points nowhere."""
     if not opts.host.strip():
-        raise JupiterError("--host is empty: give the address to bind (127.0.0.1, or an "
-                           "interface's address with --api-key)")  # fmt: skip
+        raise JupiterError(
+            "--host is empty: give the address to bind (127.0.0.1, or an "
+            "interface's address with --api-key)"
+        )
     if not opts.api_key and not is_loopback(opts.host):
         raise JupiterError(
             f"refusing to serve on {opts.host} without an API key: pass --api-key KEY "

@@ -20,9 +20,14 @@ if TYPE_CHECKING:
     from jupiter.synth.model import ModelGenerator
 
 __all__ = [
-    "BM25Index", "ExtractiveGenerator", "Generator", "ModelGenerator", "Question",
-    "load_generator", "make_questions",
-]  # fmt: skip
+    "BM25Index",
+    "ExtractiveGenerator",
+    "Generator",
+    "ModelGenerator",
+    "Question",
+    "load_generator",
+    "make_questions",
+]
 
 
 def __getattr__(name: str) -> Any:
@@ -59,9 +64,11 @@ def load_generator(
         from jupiter.synth.model import ModelGenerator
 
         model = ModelGenerator(
-            Path(model_path), gen_id, max_new_tokens=cfg.max_new_tokens,
+            Path(model_path),
+            gen_id,
+            max_new_tokens=cfg.max_new_tokens,
             system_prompt=system_prompt,
-        )  # fmt: skip
+        )
         if kind == "model":
             return model
         from jupiter.synth.combined import reader

@@ -82,9 +82,10 @@ class Completion:
         """Every field of its type: only such a completion is cached or parsed."""
         counts = (self.prompt_tokens, self.completion_tokens)
         return (
-            isinstance(self.text, str) and isinstance(self.finish_reason, str)
+            isinstance(self.text, str)
+            and isinstance(self.finish_reason, str)
             and all(isinstance(n, int) and not isinstance(n, bool) for n in counts)
-        )  # fmt: skip
+        )
 
 
 # the reject reason of an answer that is no completion: a number, a list or an object

@@ -37,8 +37,10 @@ def zscores(values: Sequence[float]) -> list[float]:
     if len(finite) < 2:
         return [0.0 if v != float("-inf") else -1e9 for v in values]
     mu, sd = fmean(finite), pstdev(finite)
-    return [(v - mu) / sd if sd > 0 and v != float("-inf") else (0.0 if v != float("-inf") else -1e9)
-            for v in values]  # fmt: skip
+    return [
+        (v - mu) / sd if sd > 0 and v != float("-inf") else (0.0 if v != float("-inf") else -1e9)
+        for v in values
+    ]
 
 
 def best_window(text: str, question: str, limit: int) -> str:
@@ -63,17 +65,29 @@ def best_window(text: str, question: str, limit: int) -> str:
 
 def reader(model: Any, chunks: Sequence[Chunk], retrieval: RetrievalConfig) -> RetrievalAnswerer:
     """`model` reading `retrieval`'s passages of `chunks`, as the config sets it."""
-    return RetrievalAnswerer(model, chunks, retrieval.reader_top_k, retrieval.evidence_weight,
-                             retrieval.passage_chars, retrieval)  # fmt: skip
+    return RetrievalAnswerer(
+        model,
+        chunks,
+        retrieval.reader_top_k,
+        retrieval.evidence_weight,
+        retrieval.passage_chars,
+        retrieval,
+    )
 
 
 class RetrievalAnswerer:
     """`model` (a ModelGenerator: answer, choice_logprobs, generate's batch size) reading
     the top_k passages of `chunks` for each question, with the retriever's evidence."""
 
-    def __init__(self, model: Any, chunks: Sequence[Chunk], top_k: int = 2,
-                 weight: float = 1.0, passage_chars: int = 600,
-                 retrieval: RetrievalConfig | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        model: Any,
+        chunks: Sequence[Chunk],
+        top_k: int = 2,
+        weight: float = 1.0,
+        passage_chars: int = 600,
+        retrieval: RetrievalConfig | None = None,
+    ) -> None:
         self.model = model
         self.id = f"{model.id}{SUFFIX}"
         self.top_k, self.weight, self.passage_chars = top_k, weight, passage_chars
@@ -83,8 +97,9 @@ class RetrievalAnswerer:
     def prompt(self, question: str) -> str:
         """The open-book prompt: the top_k passages, each cut to its best window."""
         hits = self.index.search(question, self.top_k)
-        cut = [Passage(p.id, p.title, best_window(p.text, question, self.passage_chars))
-               for p in hits]  # fmt: skip
+        cut = [
+            Passage(p.id, p.title, best_window(p.text, question, self.passage_chars)) for p in hits
+        ]
         return open_book_prompt(question, cut)
 
     # ---------------------------------------------------------------------- answering
@@ -102,8 +117,9 @@ class RetrievalAnswerer:
         return max(range(len(scores)), key=lambda i: (scores[i], -i)) if scores else 0
 
     # ----------------------------------------------------------------------- generate
-    def generate(self, chunks: Sequence[Chunk], cycle: int, cfg: GeneratorConfig,
-                 limit: int | None = None) -> Iterator[Example]:  # fmt: skip
+    def generate(
+        self, chunks: Sequence[Chunk], cycle: int, cfg: GeneratorConfig, limit: int | None = None
+    ) -> Iterator[Example]:
         """The template questions about `chunks`, answered open-book; the example keeps
         the bare question, so the student learns to answer it without the passages."""
         qs = iter_questions(chunks, cfg.templates, cfg.max_questions_per_chunk, cfg.seed)
@@ -115,8 +131,13 @@ class RetrievalAnswerer:
             answers = self.answer([q.question for q in batch])
             for q, a in zip(batch, answers, strict=True):
                 yield Example(
-                    kind="qa", generator=self.id, chunk_id=q.chunk_id, template=q.template,
-                    messages=[{"role": "user", "content": q.question},
-                              {"role": "assistant", "content": a}],
+                    kind="qa",
+                    generator=self.id,
+                    chunk_id=q.chunk_id,
+                    template=q.template,
+                    messages=[
+                        {"role": "user", "content": q.question},
+                        {"role": "assistant", "content": a},
+                    ],
                     cycle=cycle,
-                )  # fmt: skip
+                )

@@ -129,9 +129,23 @@ _CODE_DIRECTIVES = {
 }
 # directives whose indented content is not prose the reader sees as such
 _SKIPPED_DIRECTIVES = {
-    "toctree", "contents", "image", "figure", "include", "only", "raw", "index", "cmake-module",
-    "productionlist", "list-table", "csv-table", "table", "math", "graphviz", "autosummary",
-}  # fmt: skip
+    "toctree",
+    "contents",
+    "image",
+    "figure",
+    "include",
+    "only",
+    "raw",
+    "index",
+    "cmake-module",
+    "productionlist",
+    "list-table",
+    "csv-table",
+    "table",
+    "math",
+    "graphviz",
+    "autosummary",
+}
 _MAN_HEADING = re.compile(r"^[A-Z][A-Z0-9 ,/&()'-]{1,40}$")
 _MAN_PAGE_HEADER = re.compile(r"^\S+\(\w+\)\s{2,}.*\S+\(\w+\)\s*$")
 _BULLET = re.compile(r"^(\s*)([-*+\u2022]|\d{1,3}[.)])\s+(?=\S)")
@@ -241,9 +255,7 @@ class _Parser:
         if len(nonblank) < 4:
             return False
         indented = sum(ln.indent >= 3 for ln in nonblank)
-        heads = sum(
-            ln.indent == 0 and _MAN_HEADING.match(ln.body) is not None for ln in nonblank
-        )  # fmt: skip
+        heads = sum(ln.indent == 0 and _MAN_HEADING.match(ln.body) is not None for ln in nonblank)
         return indented >= 0.6 * len(nonblank) and (heads > 0 or indented >= 0.9 * len(nonblank))
 
     def _has_markup(self) -> bool:
@@ -370,11 +382,14 @@ class _Parser:
                     i += 1
                     continue
             if (
-                self.man and 1 <= ln.indent <= 4 and len(ln.body) <= 60
-                and not ln.body.endswith((".", ",")) and nxt is not None
+                self.man
+                and 1 <= ln.indent <= 4
+                and len(ln.body) <= 60
+                and not ln.body.endswith((".", ","))
+                and nxt is not None
                 and (nxt.blank or nxt.indent > ln.indent)
                 and not _OPTION.match(ln.body.split("  ")[0])
-            ):  # fmt: skip
+            ):
                 self.heading(ln.body, ln, ln.end)  # a man page's subsection (.SS)
                 i += 1
                 continue
@@ -445,10 +460,16 @@ class _Parser:
                     continue
             # a paragraph: lines up to a blank line or a line at a smaller indent
             j = i + 1
-            while j < n and not lines[j].blank and lines[j].indent >= ln.indent - 1 and not (
-                _FENCE.match(lines[j].text) or _BULLET.match(lines[j].text)
-                or (j + 1 < n and _is_underline(lines[j + 1], lines[j]))
-            ):  # fmt: skip
+            while (
+                j < n
+                and not lines[j].blank
+                and lines[j].indent >= ln.indent - 1
+                and not (
+                    _FENCE.match(lines[j].text)
+                    or _BULLET.match(lines[j].text)
+                    or (j + 1 < n and _is_underline(lines[j + 1], lines[j]))
+                )
+            ):
                 if lines[j].indent > ln.indent + 1 and _term_like(lines[j - 1]) and j > i + 1:
                     break
                 j += 1

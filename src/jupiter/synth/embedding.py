@@ -105,9 +105,13 @@ class Embedder:
         """Unit-norm float32 embeddings of `texts`, one forward pass per batch_size texts."""
         kwargs: dict[str, Any] = {"prompt": prompt} if prompt else {}
         out = self.model.encode(
-            list(texts), batch_size=self.batch_size, show_progress_bar=False,
-            convert_to_numpy=True, normalize_embeddings=False, **kwargs,
-        )  # fmt: skip
+            list(texts),
+            batch_size=self.batch_size,
+            show_progress_bar=False,
+            convert_to_numpy=True,
+            normalize_embeddings=False,
+            **kwargs,
+        )
         return normalise(out)
 
     def encode_passages(
@@ -165,10 +169,14 @@ class DenseIndex:
             _copy_folder(source, folder / EMBEDDER_DIR)
         count, dim = self.vectors.shape
         return {
-            "model": self.embedder.ref, "dir": EMBEDDER_DIR if source else None,
-            "dim": int(dim), "count": int(count), "file": EMBEDDINGS_FILE,
-            "sha256": hashlib.sha256(data).hexdigest(), "batch_size": self.embedder.batch_size,
-        }  # fmt: skip
+            "model": self.embedder.ref,
+            "dir": EMBEDDER_DIR if source else None,
+            "dim": int(dim),
+            "count": int(count),
+            "file": EMBEDDINGS_FILE,
+            "sha256": hashlib.sha256(data).hexdigest(),
+            "batch_size": self.embedder.batch_size,
+        }
 
     @classmethod
     def load(cls, folder: Path, meta: dict[str, Any], passages: int) -> DenseIndex:

@@ -72,17 +72,23 @@ class Retry:
 
 
 def request_record(r: Request) -> dict[str, object]:
-    return {"messages": [dict(m) for m in r.messages] if r.messages is not None else None,
-            "prompt": r.prompt, "sampling": asdict(r.sampling)}  # fmt: skip
+    return {
+        "messages": [dict(m) for m in r.messages] if r.messages is not None else None,
+        "prompt": r.prompt,
+        "sampling": asdict(r.sampling),
+    }
 
 
 class Engine:
     """Runs requests through `backend`; answers are cached in `store` when one is given."""
 
     def __init__(
-        self, backend: Backend, store: Store | None, concurrency: int = 8,
+        self,
+        backend: Backend,
+        store: Store | None,
+        concurrency: int = 8,
         retry: Retry | None = None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         self.backend = backend
         self.store = store
         self.concurrency = max(1, concurrency)
@@ -93,9 +99,11 @@ class Engine:
         return r.key(self.backend.name, self.backend.model)
 
     async def run(
-        self, requests: Sequence[Request], on_done: OnDone,
+        self,
+        requests: Sequence[Request],
+        on_done: OnDone,
         progress: Callable[[EngineStats], None] | None = None,
-    ) -> EngineStats:  # fmt: skip
+    ) -> EngineStats:
         """Answer every request once: cached ones at once, the rest through the backend.
         `on_done` is called for each, in completion order."""
         self.stats = EngineStats(requests=len(requests), started=time.perf_counter())
@@ -136,9 +144,12 @@ class Engine:
         return out
 
     async def _worker(
-        self, requests: Sequence[Request], todo: asyncio.Queue[int], on_done: OnDone,
+        self,
+        requests: Sequence[Request],
+        todo: asyncio.Queue[int],
+        on_done: OnDone,
         progress: Callable[[EngineStats], None] | None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         while not todo.empty():
             batch = [todo.get_nowait()]
             while len(batch) < self.backend.max_batch and not todo.empty():
@@ -159,9 +170,12 @@ class Engine:
                 if self.store is not None:
                     r = requests[i]
                     self.store.cache_response(
-                        self.key(r), self.backend.name, self.backend.model, request_record(r),
+                        self.key(r),
+                        self.backend.name,
+                        self.backend.model,
+                        request_record(r),
                         asdict(out),
-                    )  # fmt: skip
+                    )
                 on_done(i, out, "")
             if progress is not None:
                 progress(self.stats)

@@ -81,19 +81,26 @@ class ExtractiveGenerator:
                 if q.answer is None:
                     continue
                 yield Example(
-                    kind="qa", generator=self.id, chunk_id=chunk.id, template=q.template,
+                    kind="qa",
+                    generator=self.id,
+                    chunk_id=chunk.id,
+                    template=q.template,
                     messages=[
                         {"role": "user", "content": q.question},
                         {"role": "assistant", "content": q.answer},
                     ],
                     cycle=cycle,
                     span=(chunk.start + q.span[0], chunk.start + q.span[1]) if q.span else None,
-                )  # fmt: skip
+                )
             if cfg.continuation:
                 yield Example(
-                    kind="text", generator=self.id, chunk_id=chunk.id,
-                    template="continuation", text=chunk.text, cycle=cycle,
-                )  # fmt: skip
+                    kind="text",
+                    generator=self.id,
+                    chunk_id=chunk.id,
+                    template="continuation",
+                    text=chunk.text,
+                    cycle=cycle,
+                )
 
     # --------------------------------------------------------------------------- answer
     def answer(self, questions: Sequence[str]) -> list[str]:

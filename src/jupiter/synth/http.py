@@ -76,10 +76,11 @@ def completion_of(data: Any, chat: bool) -> Completion:
     reason = choice.get("finish_reason")
     usage = data.get("usage")
     return Completion(
-        text=text or "", finish_reason=reason if isinstance(reason, str) and reason else "stop",
+        text=text or "",
+        finish_reason=reason if isinstance(reason, str) and reason else "stop",
         prompt_tokens=token_count(usage, "prompt_tokens"),
         completion_tokens=token_count(usage, "completion_tokens"),
-    )  # fmt: skip
+    )
 
 
 def _retry_after(resp: httpx.Response) -> float | None:
@@ -125,9 +126,11 @@ class HTTPBackend:
         if self._client is None or self._loop is not loop:
             limits = httpx.Limits(max_connections=self.concurrency, max_keepalive_connections=64)
             self._client = httpx.AsyncClient(
-                base_url=self.base_url, headers=self.headers, timeout=self.timeout,
+                base_url=self.base_url,
+                headers=self.headers,
+                timeout=self.timeout,
                 limits=limits,
-            )  # fmt: skip
+            )
             self._loop = loop
         return self._client
 
@@ -172,9 +175,11 @@ class HTTPBackend:
     def body(self, r: Request) -> tuple[str, dict[str, Any]]:
         s = r.sampling
         body: dict[str, Any] = {
-            "model": self.model, "max_tokens": s.max_tokens, "temperature": s.temperature,
+            "model": self.model,
+            "max_tokens": s.max_tokens,
+            "temperature": s.temperature,
             "top_p": s.top_p,
-        }  # fmt: skip
+        }
         if s.seed is not None:
             body["seed"] = s.seed
         if s.stop:
@@ -182,13 +187,17 @@ class HTTPBackend:
         if s.schema:
             schema = json.loads(s.schema)
             body["response_format"] = (
-                {"type": "json_object", "schema": schema} if s.schema_form == "json_object"
-                else {"type": "json_schema",
-                      "json_schema": {"name": "answer", "strict": True, "schema": schema}}
-            )  # fmt: skip
+                {"type": "json_object", "schema": schema}
+                if s.schema_form == "json_object"
+                else {
+                    "type": "json_schema",
+                    "json_schema": {"name": "answer", "strict": True, "schema": schema},
+                }
+            )
         if self.api == "chat":
-            messages = r.messages if r.messages is not None else ({"role": "user",
-                                                                   "content": r.prompt},)  # fmt: skip
+            messages = (
+                r.messages if r.messages is not None else ({"role": "user", "content": r.prompt},)
+            )
             return "/chat/completions", body | {"messages": [dict(m) for m in messages]}
         prompt = r.prompt if r.prompt is not None else flatten(r.messages or ())
         return "/completions", body | {"prompt": prompt}
@@ -289,8 +298,11 @@ def make_backend(cfg: LLMConfig, cluster_path: str | None = None) -> Backend:
     if cfg.backend == "cluster":
         from jupiter.config import load_cluster
 
-        nodes = [n for n in load_cluster(cluster_path).nodes
-                 if n.generator is not None and n.role in ("generator", "hybrid")]  # fmt: skip
+        nodes = [
+            n
+            for n in load_cluster(cluster_path).nodes
+            if n.generator is not None and n.role in ("generator", "hybrid")
+        ]
         for n in nodes:
             if n.generator is not None and n.generator.backend != "openai":
                 raise JupiterError(

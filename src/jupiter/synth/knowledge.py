@@ -28,34 +28,45 @@ from jupiter.synth.questions import PHRASES
 # name -> fact, in a user's register ({a}: the subject; {t} of {s}: an option or keyword)
 FORWARD = {
     "a": [
-        "I keep seeing `{a}` in code. What is it for?", "When would I reach for `{a}`?",
-        "In a sentence or two, what does `{a}` do for me?", "What happens when I use `{a}`?",
-        "I'm new to `{a}`; what job does it do?", "Remind me what `{a}` is good for.",
+        "I keep seeing `{a}` in code. What is it for?",
+        "When would I reach for `{a}`?",
+        "In a sentence or two, what does `{a}` do for me?",
+        "What happens when I use `{a}`?",
+        "I'm new to `{a}`; what job does it do?",
+        "Remind me what `{a}` is good for.",
     ],
     "ts": [
         "I see `{t}` given to `{s}`. What does that change?",
-        "Why would I give `{s}` the `{t}` option?", "What changes when `{s}` gets `{t}`?",
+        "Why would I give `{s}` the `{t}` option?",
+        "What changes when `{s}` gets `{t}`?",
         "Remind me what `{t}` means when used with `{s}`.",
     ],
-}  # fmt: skip
+}
 # fact -> name; {vp}: the fact as something to do, {np}: as a thing, {fact}: its words
 REVERSE = {
     "vp": [
-        "I need to {vp}. What should I use?", "What would I call to {vp}?",
-        "Is there something ready-made that lets me {vp}?", "My code has to {vp}; what does that?",
+        "I need to {vp}. What should I use?",
+        "What would I call to {vp}?",
+        "Is there something ready-made that lets me {vp}?",
+        "My code has to {vp}; what does that?",
         "Which API is there to {vp}?",
     ],
     "np": [
-        "I'm looking for {np}. What is it called?", "What's the name of {np}?",
+        "I'm looking for {np}. What is it called?",
+        "What's the name of {np}?",
         "Which name refers to {np}?",
     ],
-    "fact": ["Which name does this describe? {fact}", "Name what this documentation describes: {fact}"],
+    "fact": [
+        "Which name does this describe? {fact}",
+        "Name what this documentation describes: {fact}",
+    ],
     "ts_vp": [
-        "Which option of `{s}` do I use to {vp}?", "What do I give `{s}` so that it will {vp}?",
+        "Which option of `{s}` do I use to {vp}?",
+        "What do I give `{s}` so that it will {vp}?",
         "In `{s}`, which keyword is there to {vp}?",
     ],
     "ts_fact": ["Which `{s}` option is this? {fact}", "What in `{s}` does this describe? {fact}"],
-}  # fmt: skip
+}
 USAGE = {
     "vp": ["How do I {vp}?", "What's the way to {vp}?"],
     "ts_vp": ["How do I make `{s}` {vp}?"],
@@ -113,8 +124,19 @@ def _patterns() -> list[tuple[re.Pattern[str], str]]:
 
 
 _PATTERNS = _patterns()
-FACT_KEYS = {"what_does", "what_does_module", "returns", "about_subject", "option", "keyword",
-             "param", "option_bare", "keyword_bare", "term", "term_in"}  # fmt: skip
+FACT_KEYS = {
+    "what_does",
+    "what_does_module",
+    "returns",
+    "about_subject",
+    "option",
+    "keyword",
+    "param",
+    "option_bare",
+    "keyword_bare",
+    "term",
+    "term_in",
+}
 
 
 def subject_of(question: str) -> tuple[str, dict[str, str]] | None:
@@ -167,14 +189,19 @@ def noun_phrase(fact: str) -> str:
 
 def _qa(source: Example, question: str, answer: str, kind: str) -> Example:
     return Example(
-        kind="qa", generator=source.generator, chunk_id=source.chunk_id,
-        template=f"{source.template}+{kind}", cycle=source.cycle, status=source.status,
+        kind="qa",
+        generator=source.generator,
+        chunk_id=source.chunk_id,
+        template=f"{source.template}+{kind}",
+        cycle=source.cycle,
+        status=source.status,
         messages=[{"role": "user", "content": question}, {"role": "assistant", "content": answer}],
-    )  # fmt: skip
+    )
 
 
-def expand_fact(ex: Example, rng: random.Random, phrasings: int, reverse: int,
-                usage: bool) -> list[Example]:  # fmt: skip
+def expand_fact(
+    ex: Example, rng: random.Random, phrasings: int, reverse: int, usage: bool
+) -> list[Example]:
     """The knowledge questions of one templated Q&A example (none for other wordings)."""
     parsed = subject_of(ex.question)
     if parsed is None or parsed[0] not in FACT_KEYS:
@@ -224,9 +251,16 @@ def permuted(text: str, rng: random.Random) -> str:
     return "\n\n".join(out)
 
 
-def expand(examples: Sequence[Example], texts: Sequence[str], *, phrasings: int, reverse: int,
-           usage: bool, permuted_copies: int, seed: int,
-           ) -> tuple[list[Example], list[str], KnowledgeMix]:  # fmt: skip
+def expand(
+    examples: Sequence[Example],
+    texts: Sequence[str],
+    *,
+    phrasings: int,
+    reverse: int,
+    usage: bool,
+    permuted_copies: int,
+    seed: int,
+) -> tuple[list[Example], list[str], KnowledgeMix]:
     """(examples + their knowledge questions, texts + their permuted copies, the mix). Each
     example draws from its own rng (seed, id): adding an example never changes another's."""
     mix = KnowledgeMix()
@@ -241,9 +275,17 @@ def expand(examples: Sequence[Example], texts: Sequence[str], *, phrasings: int,
             out.extend(got)
         elif ex.kind == "text" and ex.text:
             for _ in range(permuted_copies):
-                out.append(Example(kind="text", generator=ex.generator, chunk_id=ex.chunk_id,
-                                   template=f"{ex.template}+permuted", cycle=ex.cycle,
-                                   status=ex.status, text=permuted(ex.text, rng)))  # fmt: skip
+                out.append(
+                    Example(
+                        kind="text",
+                        generator=ex.generator,
+                        chunk_id=ex.chunk_id,
+                        template=f"{ex.template}+permuted",
+                        cycle=ex.cycle,
+                        status=ex.status,
+                        text=permuted(ex.text, rng),
+                    )
+                )
                 mix.added["permuted"] += 1
     for text in texts:
         rng = random.Random(f"{seed}:{text[:200]}")

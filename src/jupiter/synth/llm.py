@@ -41,9 +41,14 @@ class QueueWriter:
     """Decides each answered job's example and writes them to the queue in small batches."""
 
     def __init__(
-        self, store: Store, jobs: Sequence[Job], gen_id: str, cycle: int,
-        decide: Callable[[Example], str], status_when_kept: str,
-    ) -> None:  # fmt: skip
+        self,
+        store: Store,
+        jobs: Sequence[Job],
+        gen_id: str,
+        cycle: int,
+        decide: Callable[[Example], str],
+        status_when_kept: str,
+    ) -> None:
         self.store, self.jobs, self.gen_id, self.cycle = store, jobs, gen_id, cycle
         self.decide = decide
         self.kept_status = status_when_kept
@@ -73,10 +78,16 @@ class QueueWriter:
             # kept as a rejected row with the raw answer: the report shows what went wrong
             prompt = job.request.messages[-1]["content"] if job.request.messages else ""
             ex = Example(
-                kind="qa", generator=self.gen_id, chunk_id=job.chunk.id, template=job.recipe,
-                messages=[{"role": "user", "content": prompt},
-                          {"role": "assistant", "content": out.text}], cycle=self.cycle,
-            )  # fmt: skip
+                kind="qa",
+                generator=self.gen_id,
+                chunk_id=job.chunk.id,
+                template=job.recipe,
+                messages=[
+                    {"role": "user", "content": prompt},
+                    {"role": "assistant", "content": out.text},
+                ],
+                cycle=self.cycle,
+            )
             reason = str(err)
         if ex.id in self.known:
             return
@@ -97,10 +108,17 @@ class QueueWriter:
 
 
 def generate_with_llm(
-    store: Store, cfg: DomainConfig, chunks: Sequence[Chunk], backend: Backend, gen_id: str,
-    cycle: int, seed: int, eval_texts: Sequence[str], keywords: Sequence[str],
+    store: Store,
+    cfg: DomainConfig,
+    chunks: Sequence[Chunk],
+    backend: Backend,
+    gen_id: str,
+    cycle: int,
+    seed: int,
+    eval_texts: Sequence[str],
+    keywords: Sequence[str],
     progress: Callable[[EngineStats], None] | None = None,
-) -> GenerationResult:  # fmt: skip
+) -> GenerationResult:
     """Run the cycle's plan. With the judge on, kept examples wait as pending for the
     filter stage's judge; otherwise they are accepted as they arrive."""
     jobs = plan(chunks, cfg, seed)
@@ -108,8 +126,12 @@ def generate_with_llm(
     flt = ExampleFilter(cfg.filters, eval_texts, seen, cfg.language, keywords)
     kept = PENDING if cfg.filters.judge.enabled else ACCEPTED
     writer = QueueWriter(store, jobs, gen_id, cycle, flt.decide, kept)
-    engine = Engine(backend, store, cfg.generator.llm.concurrency,
-                    Retry(max_retries=cfg.generator.llm.max_retries))  # fmt: skip
+    engine = Engine(
+        backend,
+        store,
+        cfg.generator.llm.concurrency,
+        Retry(max_retries=cfg.generator.llm.max_retries),
+    )
 
     async def go() -> EngineStats:
         try:
@@ -134,9 +156,14 @@ class LLMGenerator:
     asking for the letter. Calls go through the engine, so a re-run exam is free."""
 
     def __init__(
-        self, backend: Backend, gen_id: str, store: Store | None, max_tokens: int = 96,
-        system_prompt: str = "", concurrency: int = 8,
-    ) -> None:  # fmt: skip
+        self,
+        backend: Backend,
+        gen_id: str,
+        store: Store | None,
+        max_tokens: int = 96,
+        system_prompt: str = "",
+        concurrency: int = 8,
+    ) -> None:
         self.backend, self.id, self.store = backend, gen_id, store
         self.max_tokens = max_tokens
         self.system_prompt = system_prompt

@@ -49,9 +49,11 @@ class ModelGenerator:
         self.system_prompt = system_prompt
         self.device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
         model, self.tokenizer = load_for_inference(
-            Path(model_dir), device=self.device, chat_template=chat_template,
+            Path(model_dir),
+            device=self.device,
+            chat_template=chat_template,
             dtype=torch_dtype(dtype, self.device, cpu_bf16=True),
-        )  # fmt: skip
+        )
         self.model = model
         self.dtype = str(next(model.parameters()).dtype).removeprefix("torch.")
         if self.tokenizer.eos_token_id is None:
@@ -122,10 +124,13 @@ class ModelGenerator:
 
         # a fresh config: sampling settings saved with the model must not leak in
         return GenerationConfig(
-            max_new_tokens=new_tokens, do_sample=False, num_beams=1,
-            eos_token_id=list(self.stop_ids), pad_token_id=self.pad_id,
+            max_new_tokens=new_tokens,
+            do_sample=False,
+            num_beams=1,
+            eos_token_id=list(self.stop_ids),
+            pad_token_id=self.pad_id,
             bos_token_id=self.tokenizer.bos_token_id,
-        )  # fmt: skip
+        )
 
     # --------------------------------------------------------------------------- choose
     def choose(self, question: str, choices: Sequence[str]) -> int:
@@ -159,8 +164,9 @@ class ModelGenerator:
             with torch.inference_mode():
                 nll = shared_prefix_nll(self.model, prompt, conts, self.pad_id)
             if nll is not None:
-                return [float(-nll[r]) / len(c) if c else float("-inf")
-                        for r, c in enumerate(conts)]  # fmt: skip
+                return [
+                    float(-nll[r]) / len(c) if c else float("-inf") for r, c in enumerate(conts)
+                ]
         rows: list[tuple[list[int], int]] = []  # (ids, number of choice tokens at the end)
         for choice in choices:
             c_ids: list[int] = self.tokenizer(choice, add_special_tokens=False)["input_ids"]
@@ -210,10 +216,13 @@ class ModelGenerator:
         answers = self.answer([q.question for q in batch])
         for q, a in zip(batch, answers, strict=True):
             yield Example(
-                kind="qa", generator=self.id, chunk_id=q.chunk_id, template=q.template,
+                kind="qa",
+                generator=self.id,
+                chunk_id=q.chunk_id,
+                template=q.template,
                 messages=[
                     {"role": "user", "content": q.question},
                     {"role": "assistant", "content": a},
                 ],
                 cycle=cycle,
-            )  # fmt: skip
+            )

@@ -74,9 +74,12 @@ class PassageIndex:
     "embedding" and "hybrid"; `search` returns the best passages for a query."""
 
     def __init__(
-        self, passages: Iterable[Passage], dense: DenseIndex | None = None,
-        kind: RetrievalKind = "bm25", rrf_k: int = RRF_K,
-    ) -> None:  # fmt: skip
+        self,
+        passages: Iterable[Passage],
+        dense: DenseIndex | None = None,
+        kind: RetrievalKind = "bm25",
+        rrf_k: int = RRF_K,
+    ) -> None:
         self.passages = list(passages)
         self.bm25 = BM25Index([p.text for p in self.passages], [p.title for p in self.passages])
         if (kind == "bm25") != (dense is None):
@@ -85,9 +88,11 @@ class PassageIndex:
 
     @classmethod
     def from_chunks(
-        cls, chunks: Iterable[Chunk], retrieval: RetrievalConfig | None = None,
+        cls,
+        chunks: Iterable[Chunk],
+        retrieval: RetrievalConfig | None = None,
         on_progress: Progress | None = None,
-    ) -> PassageIndex:  # fmt: skip
+    ) -> PassageIndex:
         """The index `retrieval` asks for (default BM25); an embedding index embeds every
         passage once, reporting (done, total) to `on_progress` after each batch."""
         passages = [Passage(c.id, c.title, c.text) for c in chunks]
@@ -136,10 +141,12 @@ class PassageIndex:
         atomic.write_bytes(out / PASSAGES_FILE, data)
         bm25 = self.bm25
         meta = {
-            "format": FORMAT_VERSION, "kind": self.kind, "passages": len(self.passages),
+            "format": FORMAT_VERSION,
+            "kind": self.kind,
+            "passages": len(self.passages),
             "sha256": hashlib.sha256(data).hexdigest(),
             "bm25": {"k1": bm25.k1, "b": bm25.b, "title_weight": bm25.title_weight},
-        }  # fmt: skip
+        }
         if self.dense is not None:
             meta["embedding"] = self.dense.save(out)
             meta["rrf_k"] = self.rrf_k

@@ -33,75 +33,105 @@ from jupiter.synth.parse import (
 # A few paraphrases per template, so a student does not learn one fixed wording.
 PHRASES: dict[str, list[str]] = {
     "what_does": [
-        "What does `{a}` do?", "What is `{a}` used for?", "Briefly describe `{a}`.",
-        "Can you explain what `{a}` does?", "What is the purpose of `{a}`?",
+        "What does `{a}` do?",
+        "What is `{a}` used for?",
+        "Briefly describe `{a}`.",
+        "Can you explain what `{a}` does?",
+        "What is the purpose of `{a}`?",
     ],
     "what_does_module": [
-        "What is the `{a}` module for?", "What does the `{a}` module provide?",
-        "Describe the `{a}` module.", "What is `{a}` used for?",
+        "What is the `{a}` module for?",
+        "What does the `{a}` module provide?",
+        "Describe the `{a}` module.",
+        "What is `{a}` used for?",
     ],
     "arguments": [
-        "Which arguments does `{a}` take?", "What parameters does `{a}` accept?",
-        "What are the arguments of `{a}`?", "What can I pass to `{a}`?",
+        "Which arguments does `{a}` take?",
+        "What parameters does `{a}` accept?",
+        "What are the arguments of `{a}`?",
+        "What can I pass to `{a}`?",
     ],
     "returns": [
-        "What does `{a}` return?", "What is the return value of `{a}`?",
+        "What does `{a}` return?",
+        "What is the return value of `{a}`?",
         "What do I get back from `{a}`?",
     ],
     "difference": [
-        "What is the difference between `{a}` and `{b}`?", "How does `{a}` differ from `{b}`?",
-        "Compare `{a}` and `{b}`.", "Should I use `{a}` or `{b}`?",
+        "What is the difference between `{a}` and `{b}`?",
+        "How does `{a}` differ from `{b}`?",
+        "Compare `{a}` and `{b}`.",
+        "Should I use `{a}` or `{b}`?",
     ],
     "signature": [
-        "What is the signature of `{a}`?", "Show the call signature of `{a}`.",
+        "What is the signature of `{a}`?",
+        "Show the call signature of `{a}`.",
         "How is `{a}` declared?",
     ],
     # headings are often plural ("Classes"): these read right either way
     "explain_topic": [
-        "Explain {a} in Python.", "Describe {a} in Python.",
-        "What should I know about {a} in Python?", "Give an overview of {a} in Python.",
+        "Explain {a} in Python.",
+        "Describe {a} in Python.",
+        "What should I know about {a} in Python?",
+        "Give an overview of {a} in Python.",
     ],
     "explain_doc": [
-        "Explain {a}.", "What does the documentation say about {a}?",
-        "Give an overview of {a}.", "Describe {a}.",
+        "Explain {a}.",
+        "What does the documentation say about {a}?",
+        "Give an overview of {a}.",
+        "Describe {a}.",
     ],
     # for a heading with an article ('the "for" statement'), "what is" reads right too
     "explain_topic_the": [
-        "Explain {a} in Python.", "What is {a} in Python?", "How does {a} work in Python?",
+        "Explain {a} in Python.",
+        "What is {a} in Python?",
+        "How does {a} work in Python?",
         "Describe {a} in Python.",
     ],
     "explain_doc_the": [
-        "What is {a}?", "Explain {a}.", "How does {a} work?",
+        "What is {a}?",
+        "Explain {a}.",
+        "How does {a} work?",
         "What does the documentation say about {a}?",
     ],
     # documentation of anything: a subject's description, options, keywords, terms
     "about_subject": [
-        "What is `{a}`?", "What does `{a}` do?", "What is `{a}` for?", "Describe `{a}`.",
+        "What is `{a}`?",
+        "What does `{a}` do?",
+        "What is `{a}` for?",
+        "Describe `{a}`.",
     ],
     "option": [
-        "What does the `{t}` option of `{s}` do?", "What is `{t}` for in `{s}`?",
-        "What happens when I pass `{t}` to `{s}`?", "Explain the `{t}` option of `{s}`.",
+        "What does the `{t}` option of `{s}` do?",
+        "What is `{t}` for in `{s}`?",
+        "What happens when I pass `{t}` to `{s}`?",
+        "Explain the `{t}` option of `{s}`.",
     ],
     "option_bare": ["What does the `{t}` option do?", "What is the `{t}` option for?"],
     "keyword": [
-        "What does `{t}` do in `{s}`?", "What is `{t}` for in `{s}`?", "Explain `{t}` in `{s}`.",
+        "What does `{t}` do in `{s}`?",
+        "What is `{t}` for in `{s}`?",
+        "Explain `{t}` in `{s}`.",
         "What does `{t}` mean for `{s}`?",
     ],
     "keyword_bare": ["What does `{t}` do?", "What is `{t}` for?", "Explain `{t}`."],
     "param": [
-        "What is the `{t}` parameter of `{s}`?", "What should I pass as `{t}` to `{s}`?",
+        "What is the `{t}` parameter of `{s}`?",
+        "What should I pass as `{t}` to `{s}`?",
         "What does the `{t}` argument of `{s}` mean?",
     ],
     "term": ["What is {t}?", "Define {t}.", "What does {t} mean?", "What is meant by {t}?"],
     "term_in": ["What is {t} in {s}?", "What does {t} mean in {s}?", "Define {t} ({s})."],
     "example": [
-        "Show an example of {a}.", "Give an example of using {a}.", "How is {a} used? Show an example.",
+        "Show an example of {a}.",
+        "Give an example of using {a}.",
+        "How is {a} used? Show an example.",
     ],
     "cloze": [
-        "Fill in the blank ({a}): {q}", "Complete this statement about {a}: {q}",
+        "Fill in the blank ({a}): {q}",
+        "Complete this statement about {a}: {q}",
         "What goes in the blank? ({a}) {q}",
     ],
-}  # fmt: skip
+}
 
 MIN_ANSWER_WORDS = 3  # an answer shorter than this is trivial ("Return.")
 MAX_PARAM_NOTES = 8  # per-parameter descriptions in an "arguments" answer
@@ -348,9 +378,22 @@ MAX_CLOZE = 2  # per chunk
 CLOZE_WORDS = (8, 45)
 # sections whose text is not what a reader asks about
 _SKIP_SECTIONS = frozenset(
-    {"synopsis", "see also", "author", "authors", "copyright", "reporting bugs", "bugs",
-     "history", "colophon", "contents", "license", "table of contents", "availability"}
-)  # fmt: skip
+    {
+        "synopsis",
+        "see also",
+        "author",
+        "authors",
+        "copyright",
+        "reporting bugs",
+        "bugs",
+        "history",
+        "colophon",
+        "contents",
+        "license",
+        "table of contents",
+        "availability",
+    }
+)
 # sections that describe the document's subject itself
 _SUBJECT_SECTIONS = frozenset({"name", "description", "overview", "introduction", "summary"})
 _CODE_HEADING = re.compile(r"^`([^`]+)`$")
@@ -517,9 +560,12 @@ def _cloze(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
             n = len(s.split())
             terms = [m for m in _BLANKABLE.finditer(s) if m.start() > 0]
             if (
-                not (CLOZE_WORDS[0] <= n <= CLOZE_WORDS[1]) or not terms or s.endswith(":")
-                or not (s[0].isupper() or s[0] == "`") or not s.endswith((".", "!", "?"))
-            ):  # fmt: skip
+                not (CLOZE_WORDS[0] <= n <= CLOZE_WORDS[1])
+                or not terms
+                or s.endswith(":")
+                or not (s[0].isupper() or s[0] == "`")
+                or not s.endswith((".", "!", "?"))
+            ):
                 continue
             m = terms[0]
             if m.group(1) == about or s.count(m.group(0)) > 1:

@@ -45,9 +45,12 @@ def gold_passage(chunk: Chunk, span: tuple[int, int] | None, limit: int) -> Pass
 
 
 def raft_examples(
-    examples: Iterable[Example], chunks: Sequence[Chunk], cfg: RaftConfig, seed: int,
+    examples: Iterable[Example],
+    chunks: Sequence[Chunk],
+    cfg: RaftConfig,
+    seed: int,
     retrieval: RetrievalConfig | None = None,
-) -> Iterator[Example]:  # fmt: skip
+) -> Iterator[Example]:
     """Each Q&A example whose gold chunk is in `chunks` becomes, with probability
     cfg.fraction, a RAFT example: the question after cfg.distractors neighbours from other
     chunks (found by the `retrieval` index open-book inference uses; default BM25), and,
@@ -74,9 +77,10 @@ def raft_examples(
                 rng.randint(0, len(passages)), gold_passage(gold, ex.span, cfg.passage_chars)
             )
         yield replace(
-            ex, messages=with_question(ex.messages, open_book_prompt(ex.question, passages)),
+            ex,
+            messages=with_question(ex.messages, open_book_prompt(ex.question, passages)),
             template=f"raft:{ex.template}",
-        )  # fmt: skip
+        )
 
 
 def with_question(messages: list[dict[str, str]], prompt: str) -> list[dict[str, str]]:

@@ -33,18 +33,44 @@ SYSTEM = (
     "format exactly: one JSON object, nothing else."
 )
 LANGUAGES = {
-    "en": "English", "es": "Spanish", "fr": "French", "de": "German", "it": "Italian",
-    "pt": "Portuguese", "nl": "Dutch", "pl": "Polish", "ru": "Russian", "uk": "Ukrainian",
-    "zh": "Chinese", "ja": "Japanese", "ko": "Korean", "ar": "Arabic", "hi": "Hindi",
-    "tr": "Turkish", "sv": "Swedish", "da": "Danish", "fi": "Finnish", "no": "Norwegian",
-    "cs": "Czech", "el": "Greek", "he": "Hebrew", "id": "Indonesian", "vi": "Vietnamese",
-    "ca": "Catalan", "ro": "Romanian", "hu": "Hungarian",
-}  # fmt: skip
+    "en": "English",
+    "es": "Spanish",
+    "fr": "French",
+    "de": "German",
+    "it": "Italian",
+    "pt": "Portuguese",
+    "nl": "Dutch",
+    "pl": "Polish",
+    "ru": "Russian",
+    "uk": "Ukrainian",
+    "zh": "Chinese",
+    "ja": "Japanese",
+    "ko": "Korean",
+    "ar": "Arabic",
+    "hi": "Hindi",
+    "tr": "Turkish",
+    "sv": "Swedish",
+    "da": "Danish",
+    "fi": "Finnish",
+    "no": "Norwegian",
+    "cs": "Czech",
+    "el": "Greek",
+    "he": "Hebrew",
+    "id": "Indonesian",
+    "vi": "Vietnamese",
+    "ca": "Catalan",
+    "ro": "Romanian",
+    "hu": "Hungarian",
+}
 
 
 def _object(**fields: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "object", "properties": fields, "required": list(fields),
-            "additionalProperties": False}  # fmt: skip
+    return {
+        "type": "object",
+        "properties": fields,
+        "required": list(fields),
+        "additionalProperties": False,
+    }
 
 
 TEXT = {"type": "string", "minLength": 1}
@@ -54,9 +80,10 @@ SCHEMAS: dict[str, dict[str, Any]] = {
     "explanation": _object(instruction=TEXT, response=TEXT),
     "code_exercise": _object(exercise=TEXT, solution=TEXT),
     "evol_instruct": _object(instruction=TEXT, response=TEXT),
-    "multi_turn": _object(turns={"type": "array", "minItems": MIN_TURNS,
-                                 "items": _object(user=TEXT, assistant=TEXT)}),
-}  # fmt: skip
+    "multi_turn": _object(
+        turns={"type": "array", "minItems": MIN_TURNS, "items": _object(user=TEXT, assistant=TEXT)}
+    ),
+}
 
 
 def template_path(name: str, override: str, cfg: DomainConfig | None = None) -> Path:
@@ -138,11 +165,17 @@ def plan(chunks: Sequence[Chunk], cfg: DomainConfig, seed: int) -> list[Job]:
         for i in range(count):
             chunk = order[i % len(order)]
             values: dict[str, Any] = {
-                "domain": cfg.name, "description": cfg.description,
-                "topics": task.topics or cfg.topics, "language": LANGUAGES.get(language, language),
-                "title": chunk.title, "uri": chunk.uri, "passage": chunk.text,
-                "turns": DIALOGUE_TURNS, "seed_instruction": "", "operation": "",
-            }  # fmt: skip
+                "domain": cfg.name,
+                "description": cfg.description,
+                "topics": task.topics or cfg.topics,
+                "language": LANGUAGES.get(language, language),
+                "title": chunk.title,
+                "uri": chunk.uri,
+                "passage": chunk.text,
+                "turns": DIALOGUE_TURNS,
+                "seed_instruction": "",
+                "operation": "",
+            }
             if task.recipe == "evol_instruct":
                 values["seed_instruction"] = seed_instruction(chunk, seed)
                 values["operation"] = EVOLUTIONS[i % len(EVOLUTIONS)]
@@ -150,23 +183,32 @@ def plan(chunks: Sequence[Chunk], cfg: DomainConfig, seed: int) -> list[Job]:
                 {"role": "system", "content": task.system_prompt or SYSTEM},
                 {"role": "user", "content": render(template, path, **values)},
             )
+            schema, schema_form = schema_fields(task.recipe, gen.llm)
             sampling = Sampling(
-                max_tokens=gen.llm.max_tokens, temperature=temperature, top_p=gen.llm.top_p,
-                seed=seed * 1_000_003 + len(jobs), **schema_fields(task.recipe, gen.llm),
-            )  # fmt: skip
-            jobs.append(Job(Request(messages=messages, sampling=sampling), task.recipe, chunk,
-                            values["seed_instruction"]))  # fmt: skip
+                max_tokens=gen.llm.max_tokens,
+                temperature=temperature,
+                top_p=gen.llm.top_p,
+                seed=seed * 1_000_003 + len(jobs),
+                schema=schema,
+                schema_form=schema_form,
+            )
+            jobs.append(
+                Job(
+                    Request(messages=messages, sampling=sampling),
+                    task.recipe,
+                    chunk,
+                    values["seed_instruction"],
+                )
+            )
     return jobs
 
 
-def schema_fields(recipe: str, llm: LLMConfig) -> dict[str, str]:
-    """The Sampling fields asking the server for `recipe`'s schema, or none (free text)."""
+def schema_fields(recipe: str, llm: LLMConfig) -> tuple[str, str]:
+    """Sampling's (schema, schema_form) asking the server for `recipe`'s schema, or empty
+    strings (free text)."""
     if llm.response_format == "text":
-        return {}
-    return {
-        "schema": json.dumps(SCHEMAS[recipe]),
-        "schema_form": llm.response_format,
-    }
+        return "", ""
+    return json.dumps(SCHEMAS[recipe]), llm.response_format
 
 
 def chat(user: str, assistant: str) -> list[dict[str, str]]:
@@ -199,9 +241,13 @@ def to_example(job: Job, text: str, finish_reason: str, gen_id: str, cycle: int)
     """The training example, or Malformed(reason)."""
     messages = parse_answer(job, text, finish_reason)
     return Example(
-        kind="qa", generator=gen_id, chunk_id=job.chunk.id, template=job.recipe,
-        messages=messages, cycle=cycle,
-    )  # fmt: skip
+        kind="qa",
+        generator=gen_id,
+        chunk_id=job.chunk.id,
+        template=job.recipe,
+        messages=messages,
+        cycle=cycle,
+    )
 
 
 __all__ = ["Job", "Malformed", "RECIPES", "parse_answer", "plan", "to_example"]

@@ -55,9 +55,12 @@ class TransformersBackend:
                     "model dir or a LoRA adapter dir"
                 )
             self._lm = LocalLM(
-                self.model_dir, device=self.device, dtype=self.dtype, max_batch=self.max_batch,
+                self.model_dir,
+                device=self.device,
+                dtype=self.dtype,
+                max_batch=self.max_batch,
                 chat_template=self.chat_template,
-            )  # fmt: skip
+            )
         return self._lm
 
     def _load(self) -> None:

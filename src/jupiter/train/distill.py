@@ -51,8 +51,9 @@ MEASURED_STEPS = 3
 
 def unsupported(objective: str, where: str, fix: str) -> JupiterError:
     """The one-line refusal of a setup the distilling loop does not run in."""
-    return JupiterError(f"train.objective {objective} runs in the torch loop only, not with "
-                        f"{where}: {fix}")  # fmt: skip
+    return JupiterError(
+        f"train.objective {objective} runs in the torch loop only, not with {where}: {fix}"
+    )
 
 
 def picked(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -100,8 +101,14 @@ class Distiller:
     """The teacher's side of a distilling run: each micro-batch's teacher rows, the
     teacher's forward, the KL, and the measured cost."""
 
-    def __init__(self, data: DistillData, cfg: TrainConfig, student: PreTrainedModel,
-                 teacher: torch.nn.Module | None, d: Dist) -> None:  # fmt: skip
+    def __init__(
+        self,
+        data: DistillData,
+        cfg: TrainConfig,
+        student: PreTrainedModel,
+        teacher: torch.nn.Module | None,
+        d: Dist,
+    ) -> None:
         self.data, self.student, self.teacher, self.d = data, student, teacher, d
         self.mask_answers = cfg.objective == "distill"  # no cross-entropy on the answers
         self.weight, self.temperature = cfg.distill.kl_weight, cfg.distill.temperature
@@ -113,11 +120,18 @@ class Distiller:
         self.cost: dict[str, float] | None = None  # set once measured
 
     @classmethod
-    def create(cls, data: DistillData, cfg: TrainConfig, model: PreTrainedModel, d: Dist,
-               from_scratch: bool) -> Distiller:  # fmt: skip
+    def create(
+        cls,
+        data: DistillData,
+        cfg: TrainConfig,
+        model: PreTrainedModel,
+        d: Dist,
+        from_scratch: bool,
+    ) -> Distiller:
         if d.world > 1 and cfg.distributed != "ddp":
-            raise unsupported(cfg.objective, f"distributed: {cfg.distributed}",
-                              "set train.distributed: ddp")  # fmt: skip
+            raise unsupported(
+                cfg.objective, f"distributed: {cfg.distributed}", "set train.distributed: ddp"
+            )
         if from_scratch and data.teacher_dir is None:
             raise JupiterError(
                 f"train.objective {cfg.objective} needs a teacher, and a model trained from "
@@ -125,8 +139,9 @@ class Distiller:
             )
         return cls(data, cfg, model, teacher_model(data, cfg, model, d.device), d)
 
-    def batch(self, data: PackedDataset, epoch: int, index: int, size: int, rank: int,
-              world: int) -> Batch:  # fmt: skip
+    def batch(
+        self, data: PackedDataset, epoch: int, index: int, size: int, rank: int, world: int
+    ) -> Batch:
         """`data.batch(...)` with the teacher rows of its answers (a DistillBatch)."""
         b = data.batch(epoch, index, size, rank, world)
         rows = data.rows_of(epoch, index, size)[rank * size // world : (rank + 1) * size // world]
@@ -137,24 +152,33 @@ class Distiller:
         """The teacher's (n, V) logits at the answer positions, without gradients."""
         dev = self.d.device
         model = self.teacher if self.teacher is not None else self.student
-        off = (self.student.disable_adapter() if self.teacher is None  # type: ignore[operator]
-               else contextlib.nullcontext())  # fmt: skip
+        off = (
+            self.student.disable_adapter()  # type: ignore[operator]
+            if self.teacher is None
+            else contextlib.nullcontext()
+        )
         mask = b.teacher_answers.to(dev)
         was = model.training
         model.eval()  # no dropout: the target is the teacher's own distribution
         try:
             with off:
-                out = model(input_ids=b.teacher_ids.to(dev), use_cache=False,
-                            position_ids=b.teacher_positions.to(dev),
-                            logits_to_keep=logits_at(mask))  # fmt: skip
+                out = model(
+                    input_ids=b.teacher_ids.to(dev),
+                    use_cache=False,
+                    position_ids=b.teacher_positions.to(dev),
+                    logits_to_keep=logits_at(mask),
+                )
         finally:
             model.train(was)
         return picked(out.logits, mask)
 
     def logits_to_keep(self, b: Batch, labels: torch.Tensor) -> int | torch.Tensor:
         """The student's `logits_to_keep` beside the fused loss: its distilled answers'."""
-        return logits_at(b.answers.to(labels.device)) if isinstance(b, DistillBatch) else (
-            no_logits(labels))  # fmt: skip
+        return (
+            logits_at(b.answers.to(labels.device))
+            if isinstance(b, DistillBatch)
+            else (no_logits(labels))
+        )
 
     def add_kl(self, loss: torch.Tensor, logits: torch.Tensor, b: Batch) -> torch.Tensor:
         """`loss` + kl_weight x the summed KL on the distilled answers of `b`, if any."""
@@ -199,9 +223,13 @@ class Distiller:
         teacher = sum(t for t, _ in self.timings) / n
         whole = sum(s for _, s in self.timings) / n
         # the share it adds to the rest of the step: what a step without it would take
-        return {"teacher_s": teacher, "step_s": whole,
-                "teacher_overhead": teacher / max(whole - teacher, 1e-9),
-                "first_step": float(step + 1 - n), "last_step": float(step)}  # fmt: skip
+        return {
+            "teacher_s": teacher,
+            "step_s": whole,
+            "teacher_overhead": teacher / max(whole - teacher, 1e-9),
+            "first_step": float(step + 1 - n),
+            "last_step": float(step),
+        }
 
     def cost_line(self) -> str:
         assert self.cost is not None

@@ -116,10 +116,15 @@ def torchrun_command(spec: Path, launch: Launch) -> list[str]:
         cmd += ["--standalone"]  # a free local rendezvous port, no --master needed
     else:
         cmd += [
-            "--nnodes", str(launch.nnodes), "--node-rank", str(launch.node_rank),
-            "--master-addr", launch.master.rsplit(":", 1)[0],
-            "--master-port", launch.master.rsplit(":", 1)[1],
-        ]  # fmt: skip
+            "--nnodes",
+            str(launch.nnodes),
+            "--node-rank",
+            str(launch.node_rank),
+            "--master-addr",
+            launch.master.rsplit(":", 1)[0],
+            "--master-port",
+            launch.master.rsplit(":", 1)[1],
+        ]
     return [*cmd, "-m", "jupiter.train.launch", str(spec)]
 
 
@@ -131,13 +136,25 @@ def launch_train(run: TrainRun, launch: Launch, stop_after: int | None = None) -
     # torchrun defaults every worker to one OpenMP thread; share the cores instead.
     env.setdefault("OMP_NUM_THREADS", str(max(1, (os.cpu_count() or 1) // launch.nproc)))
     # only node 0 writes the result
-    result = run_workers(torchrun_command(spec, launch), spec, env, stop_after, "distributed",
-                         result_expected=launch.node_rank == 0)  # fmt: skip
+    result = run_workers(
+        torchrun_command(spec, launch),
+        spec,
+        env,
+        stop_after,
+        "distributed",
+        result_expected=launch.node_rank == 0,
+    )
     return result if result is not None else _empty_result(run)
 
 
-def run_workers(cmd: list[str], spec: Path, env: dict[str, str], stop_after: int | None,
-                what: str, result_expected: bool = True) -> TrainResult | None:  # fmt: skip
+def run_workers(
+    cmd: list[str],
+    spec: Path,
+    env: dict[str, str],
+    stop_after: int | None,
+    what: str,
+    result_expected: bool = True,
+) -> TrainResult | None:
     """Run a launcher's command over the spec; rank 0's result.json, or a worker's error.
     stdin is closed: mlx.launch makes its stdin non-blocking, which must not leak into ours."""
     spec_dir = spec.parent

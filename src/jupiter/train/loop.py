@@ -150,19 +150,37 @@ def config_hash(run: TrainRun, model: PreTrainedModel, plan: Plan) -> str:
 # Model-config keys that saving or loading sets, not the run: save_pretrained writes
 # architectures and dtype into model.config, so a hash taken before the first checkpoint
 # differed from every later one and each resume said "changed config".
-VOLATILE_MODEL_KEYS = frozenset({
-    "architectures", "dtype", "torch_dtype", "transformers_version", "_name_or_path",
-    "_attn_implementation", "_attn_implementation_autoset", "attn_implementation", "use_cache",
-    "_commit_hash",
-})  # fmt: skip
+VOLATILE_MODEL_KEYS = frozenset(
+    {
+        "architectures",
+        "dtype",
+        "torch_dtype",
+        "transformers_version",
+        "_name_or_path",
+        "_attn_implementation",
+        "_attn_implementation_autoset",
+        "attn_implementation",
+        "use_cache",
+        "_commit_hash",
+    }
+)
 
 
 def run_hash(run: TrainRun, model_config: dict[str, Any], global_batch: int) -> str:
     """The hash behind config_hash, for either backend's model config."""
     cfg = run.config.model_dump(
-        exclude={"max_steps", "checkpoint_every", "keep_checkpoints", "log_every", "compile",
-                 "fused_norm", "metrics", "eval_every", "resume"}
-    )  # fmt: skip
+        exclude={
+            "max_steps",
+            "checkpoint_every",
+            "keep_checkpoints",
+            "log_every",
+            "compile",
+            "fused_norm",
+            "metrics",
+            "eval_every",
+            "resume",
+        }
+    )
     shape = _without_volatile(model_config)
     ds = run.dataset
     parts = [cfg, shape, ds.tokens, ds.num_rows, ds.seed, ds.context_length, global_batch]
@@ -174,8 +192,11 @@ def run_hash(run: TrainRun, model_config: dict[str, Any], global_batch: int) -> 
 
 def _without_volatile(config: dict[str, Any]) -> dict[str, Any]:
     """The config less VOLATILE_MODEL_KEYS, in nested configs too (a VLM's text_config)."""
-    return {k: _without_volatile(v) if isinstance(v, dict) else v
-            for k, v in config.items() if k not in VOLATILE_MODEL_KEYS}  # fmt: skip
+    return {
+        k: _without_volatile(v) if isinstance(v, dict) else v
+        for k, v in config.items()
+        if k not in VOLATILE_MODEL_KEYS
+    }
 
 
 def seed_everything(seed: int) -> None:
@@ -197,8 +218,7 @@ def start(run: TrainRun, d: Dist | None = None) -> TrainState:
     if d.main:  # what a writer killed mid-checkpoint left behind
         remove_stale_temps(run.out_dir)
     over = run.overrides
-    model = build_model_for(cfg, run.model_config, run.model_dir, d, run.attention,
-                            over.precision)  # fmt: skip
+    model = build_model_for(cfg, run.model_config, run.model_dir, d, run.attention, over.precision)
     distiller = None  # made before a checkpoint's weights: method full copies the start's
     if run.distill is not None and cfg.objective != "sft":
         # the teacher computes in the run's precision (a local copy; run.config stays)
@@ -219,8 +239,9 @@ def start(run: TrainRun, d: Dist | None = None) -> TrainState:
     optimizer = build_optimizer(model, cfg, d.device, run.lr)
     if use_ds:
         precision = {torch.bfloat16: "bf16", torch.float16: "fp16"}.get(plan.amp, "fp32")  # type: ignore[arg-type]
-        ds = dist.deepspeed_config(plan.micro_batch, plan.grad_accum, d.world, cfg.zero_stage,
-                                   precision, cfg.grad_clip)  # fmt: skip
+        ds = dist.deepspeed_config(
+            plan.micro_batch, plan.grad_accum, d.world, cfg.zero_stage, precision, cfg.grad_clip
+        )
         forward = dist.deepspeed_engine(model, optimizer, ds)
         optimizer = forward.optimizer
     if cfg.compile:
@@ -257,8 +278,9 @@ def start(run: TrainRun, d: Dist | None = None) -> TrainState:
         optimizer.load_state_dict(optim["ranks"], load_from_fp32_weights=True)
     else:
         fsdp = d.world > 1 and cfg.distributed == "fsdp"
-        set_optimizer_state_dict(model, optimizer, optim,
-                                 options=StateDictOptions(full_state_dict=fsdp))  # fmt: skip
+        set_optimizer_state_dict(
+            model, optimizer, optim, options=StateDictOptions(full_state_dict=fsdp)
+        )
     if scaler is not None and "scaler" in saved:
         scaler.load_state_dict(saved["scaler"])
     set_rng_state(rngs[d.rank] if d.rank < len(rngs) else rngs[0])
@@ -376,8 +398,11 @@ def run_steps(run: TrainRun, state: TrainState, k: int, on_step: StepHook | None
     ds_engine = dist.is_deepspeed(state.forward)
     for _ in range(min(k, plan.max_steps - state.step)):
         t0 = time.perf_counter()
-        lr = (state.lr_fn(state.step) if state.lr_fn is not None
-              else lr_at(state.step, plan.max_steps, run.lr, cfg.min_lr, cfg.warmup_steps))  # fmt: skip
+        lr = (
+            state.lr_fn(state.step)
+            if state.lr_fn is not None
+            else lr_at(state.step, plan.max_steps, run.lr, cfg.min_lr, cfg.warmup_steps)
+        )
         for group in state.optimizer.param_groups:
             group["lr"] = lr
         batches, n_targets = [], 0
@@ -386,8 +411,9 @@ def run_steps(run: TrainRun, state: TrainState, k: int, on_step: StepHook | None
         for _ in range(plan.grad_accum):
             batches.append(read(state.epoch, state.index, plan.global_micro, d.rank, d.world))
             n_targets += data.target_count(state.epoch, state.index, plan.global_micro)
-            state.epoch, state.index = data.next_position(state.epoch, state.index,
-                                                          plan.global_micro)  # fmt: skip
+            state.epoch, state.index = data.next_position(
+                state.epoch, state.index, plan.global_micro
+            )
         loss_sum = torch.zeros((), device=d.device)  # one host sync per step, not per batch
         try:
             for i, b in enumerate(batches):
@@ -427,8 +453,13 @@ def run_steps(run: TrainRun, state: TrainState, k: int, on_step: StepHook | None
         state.tokens += step_tokens
         seconds = time.perf_counter() - t0
         state.elapsed += seconds
-        rec = {"step": state.step, "loss": step_loss, "lr": lr, "grad_norm": grad_norm,
-               "tokens": step_tokens}  # fmt: skip
+        rec = {
+            "step": state.step,
+            "loss": step_loss,
+            "lr": lr,
+            "grad_norm": grad_norm,
+            "tokens": step_tokens,
+        }
         if state.distill is not None:  # the step's KL, and the teacher's cost once measured
             rec |= state.distill.end_step(seconds, state.step, state.step == plan.max_steps)
         if on_step is not None:

@@ -26,13 +26,16 @@ class CorpusVocab:
     logits drift up unchecked. Used only where the loss is trained: held-out loss, eval and
     generation project onto the whole vocabulary."""
 
-    def __init__(self, ids: Any, vocab_size: int, device: torch.device,
-                 samples: int | None = None) -> None:  # fmt: skip
+    def __init__(
+        self, ids: Any, vocab_size: int, device: torch.device, samples: int | None = None
+    ) -> None:
         keep = torch.as_tensor(ids, dtype=torch.long)
         if keep.numel() and (int(keep.min()) < 0 or int(keep.max()) >= vocab_size):
-            raise JupiterError(f"train.vocab: corpus: the data holds token id {int(keep.max())}"
-                               f" beyond the model's {vocab_size} outputs: is the tokenizer "
-                               "the model's?")  # fmt: skip
+            raise JupiterError(
+                f"train.vocab: corpus: the data holds token id {int(keep.max())}"
+                f" beyond the model's {vocab_size} outputs: is the tokenizer "
+                "the model's?"
+            )
         place = torch.full((vocab_size,), -1, dtype=torch.long)
         place[keep] = torch.arange(keep.numel())
         others = (place < 0).nonzero().squeeze(1)
@@ -70,9 +73,11 @@ class CorpusVocab:
 
     def line(self) -> str:
         share = self.size / max(1, self.vocab_size)
-        return (f"train.vocab corpus: the loss's softmax over the {self.size:,} tokens of the "
-                f"training data ({share:.1%} of {self.vocab_size:,}) and {self.drawn:,} others "
-                "drawn afresh each micro-batch; held-out loss and eval use them all")  # fmt: skip
+        return (
+            f"train.vocab corpus: the loss's softmax over the {self.size:,} tokens of the "
+            f"training data ({share:.1%} of {self.vocab_size:,}) and {self.drawn:,} others "
+            "drawn afresh each micro-batch; held-out loss and eval use them all"
+        )
 
 
 @functools.lru_cache(maxsize=1)

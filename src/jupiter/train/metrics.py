@@ -482,14 +482,18 @@ class StepBar:
         )
 
         self.bar = Progress(
-            TextColumn("train"), BarColumn(), MofNCompleteColumn(),
+            TextColumn("train"),
+            BarColumn(),
+            MofNCompleteColumn(),
             TextColumn("loss {task.fields[loss]:.3f}  {task.fields[tps]:,.0f} tok/s"),
-            TimeRemainingColumn(), console=Console(stderr=True),
-        )  # fmt: skip
+            TimeRemainingColumn(),
+            console=Console(stderr=True),
+        )
         try:
             with self.bar:
-                self.task = self.bar.add_task("train", total=total, completed=completed,
-                                              loss=float("nan"), tps=0.0)  # fmt: skip
+                self.task = self.bar.add_task(
+                    "train", total=total, completed=completed, loss=float("nan"), tps=0.0
+                )
                 yield
         finally:
             self.bar = self.task = None

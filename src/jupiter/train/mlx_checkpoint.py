@@ -165,10 +165,14 @@ def save_adapter_dir(
     weights = {n: np.ascontiguousarray(w) for n, w in trainable_weights(model).items()}
     save_file(weights, str(out / "adapter_model.safetensors"), metadata={"format": "pt"})
     config = peft.LoraConfig(
-        r=spec.lora.r, lora_alpha=spec.lora.alpha, lora_dropout=spec.lora.dropout,
-        target_modules=list(spec.targets), task_type="CAUSAL_LM",
-        base_model_name_or_path=str(spec.source_dir), inference_mode=True,
-    )  # fmt: skip
+        r=spec.lora.r,
+        lora_alpha=spec.lora.alpha,
+        lora_dropout=spec.lora.dropout,
+        target_modules=list(spec.targets),
+        task_type="CAUSAL_LM",
+        base_model_name_or_path=str(spec.source_dir),
+        inference_mode=True,
+    )
     config.save_pretrained(str(out))
     if tokenizer is not None:
         tokenizer.save_pretrained(out)
@@ -223,13 +227,23 @@ def save(run: TrainRun, state: MLXState) -> Path:
             write_model(tmp / "model", run, state)
             _write_optimizer(tmp / "optimizer.safetensors", state)
             (tmp / "rng.json").write_text(json.dumps({"ranks": rngs}), encoding="utf-8")
-            schedule = {"type": "warmup_cosine", "step": state.step,
-                        "max_steps": state.plan.max_steps, "lr": run.lr, "min_lr": cfg.min_lr,
-                        "warmup_steps": cfg.warmup_steps}  # fmt: skip
+            schedule = {
+                "type": "warmup_cosine",
+                "step": state.step,
+                "max_steps": state.plan.max_steps,
+                "lr": run.lr,
+                "min_lr": cfg.min_lr,
+                "warmup_steps": cfg.warmup_steps,
+            }
             (tmp / "scheduler.json").write_text(json.dumps(schedule, indent=1), encoding="utf-8")
-            saved = {**state.position(), "config_hash": config_hash(run, state),
-                     "run_id": run.run_id, "max_steps": state.plan.max_steps,
-                     "world": state.world, "backend": "mlx"}  # fmt: skip
+            saved = {
+                **state.position(),
+                "config_hash": config_hash(run, state),
+                "run_id": run.run_id,
+                "max_steps": state.plan.max_steps,
+                "world": state.world,
+                "backend": "mlx",
+            }
             (tmp / "state.json").write_text(json.dumps(saved, indent=1), encoding="utf-8")
             write_checksums(tmp)
         replace_dir(tmp, final)

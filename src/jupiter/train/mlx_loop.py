@@ -53,12 +53,17 @@ StepHook = Callable[[dict[str, Any]], None]
 def start(run: TrainRun) -> MLXState:
     """A fresh state, or the newest valid checkpoint in run.out_dir restored exactly."""
     if run.config.objective != "sft":
-        raise unsupported(run.config.objective, "the MLX backend",
-                          "set train.objective: sft, or train on a PyTorch node")  # fmt: skip
+        raise unsupported(
+            run.config.objective,
+            "the MLX backend",
+            "set train.objective: sft, or train on a PyTorch node",
+        )
     if run.config.vocab != "full":
-        raise JupiterError(f"train.vocab: {run.config.vocab} runs in the torch loop only, not "
-                           "with the MLX backend: set train.vocab: full, or train on a "
-                           "PyTorch node")  # fmt: skip
+        raise JupiterError(
+            f"train.vocab: {run.config.vocab} runs in the torch loop only, not "
+            "with the MLX backend: set train.vocab: full, or train on a "
+            "PyTorch node"
+        )
     require_mlx()
     import mlx.core as mx
 
@@ -73,8 +78,7 @@ def start(run: TrainRun) -> MLXState:
         del os.environ["MLX_HOSTFILE"]
     group = mx.distributed.init()  # a world of 1 unless started by mlx.launch
     model, spec = build_model_for(cfg, run.model_config, run.model_dir)
-    plan = make_plan(cfg, run.dataset, model, spec, group.size(), run.memory_gb,
-                     run.overrides)  # fmt: skip
+    plan = make_plan(cfg, run.dataset, model, spec, group.size(), run.memory_gb, run.overrides)
     state = MLXState(model, spec, {}, plan, group.rank(), group.size(), group)
     if state.rank == 0:  # what a writer killed mid-checkpoint left behind
         remove_stale_temps(run.out_dir)
@@ -122,9 +126,14 @@ def _coefs(cfg: TrainConfig, lr: float, t: int) -> dict[str, Any]:
 
     b1, b2 = cfg.beta1, cfg.beta2
     values = {
-        "clip": cfg.grad_clip, "decay": 1 - lr * cfg.weight_decay, "1-b1": 1 - b1, "b2": b2,
-        "1-b2": 1 - b2, "step_size": lr / (1 - b1**t), "bc2_sqrt": (1 - b2**t) ** 0.5,
-    }  # fmt: skip
+        "clip": cfg.grad_clip,
+        "decay": 1 - lr * cfg.weight_decay,
+        "1-b1": 1 - b1,
+        "b2": b2,
+        "1-b2": 1 - b2,
+        "step_size": lr / (1 - b1**t),
+        "bc2_sqrt": (1 - b2**t) ** 0.5,
+    }
     return {k: mx.array(v, dtype=mx.float32) for k, v in values.items()}
 
 
@@ -168,15 +177,20 @@ def run_steps(run: TrainRun, state: MLXState, k: int, on_step: StepHook | None =
     fns = state.fns
     for _ in range(min(k, plan.max_steps - state.step)):
         t0 = time.perf_counter()
-        lr = (state.lr_fn(state.step) if state.lr_fn is not None
-              else lr_at(state.step, plan.max_steps, run.lr, cfg.min_lr, cfg.warmup_steps))  # fmt: skip
+        lr = (
+            state.lr_fn(state.step)
+            if state.lr_fn is not None
+            else lr_at(state.step, plan.max_steps, run.lr, cfg.min_lr, cfg.warmup_steps)
+        )
         batches, n_targets = [], 0
         for _ in range(plan.grad_accum):
-            batches.append(data.batch(state.epoch, state.index, plan.global_micro, state.rank,
-                                      state.world))  # fmt: skip
+            batches.append(
+                data.batch(state.epoch, state.index, plan.global_micro, state.rank, state.world)
+            )
             n_targets += data.target_count(state.epoch, state.index, plan.global_micro)
-            state.epoch, state.index = data.next_position(state.epoch, state.index,
-                                                          plan.global_micro)  # fmt: skip
+            state.epoch, state.index = data.next_position(
+                state.epoch, state.index, plan.global_micro
+            )
         count = mx.array(max(1, n_targets), dtype=mx.float32)  # an array: no retrace per step
         grads: dict[str, Any] = {}
         total = mx.array(0.0)
@@ -218,8 +232,15 @@ def run_steps(run: TrainRun, state: MLXState, k: int, on_step: StepHook | None =
         state.tokens += step_tokens
         state.elapsed += time.perf_counter() - t0
         if on_step is not None:
-            on_step({"step": state.step, "loss": step_loss, "lr": lr, "grad_norm": grad_norm,
-                     "tokens": step_tokens})  # fmt: skip
+            on_step(
+                {
+                    "step": state.step,
+                    "loss": step_loss,
+                    "lr": lr,
+                    "grad_norm": grad_norm,
+                    "tokens": step_tokens,
+                }
+            )
 
 
 def heldout_loss(run: TrainRun, state: MLXState, max_rows: int = 256) -> float | None:
@@ -269,12 +290,15 @@ class Reporter:
         self.run, self.state, self.hook = run, state, hook
         self.mark = (state.tokens, state.elapsed)
         self.logger = MetricsLogger(
-            run.out_dir, cfg.metrics, run_name=run.run_id or run.out_dir.name,
+            run.out_dir,
+            cfg.metrics,
+            run_name=run.run_id or run.out_dir.name,
             config={**cfg.model_dump(mode="json"), "plan": state.plan.steps.as_dict()},
             wandb_project=cfg.wandb_project,
-            mlflow_tracking_uri=cfg.mlflow_tracking_uri, enabled=state.rank == 0,
+            mlflow_tracking_uri=cfg.mlflow_tracking_uri,
+            enabled=state.rank == 0,
             resume_step=state.step,
-        )  # fmt: skip
+        )
         self.steps = StepBar()
 
     def progress(self) -> contextlib.AbstractContextManager[None]:
@@ -292,11 +316,15 @@ class Reporter:
         self.mark = (st.tokens, st.elapsed)
         per_epoch = self.run.dataset.batches_per_epoch(st.plan.global_micro)
         metrics = {
-            "loss": rec["loss"], "ppl": math.exp(min(rec["loss"], 50.0)), "lr": rec["lr"],
-            "grad_norm": rec["grad_norm"], "tokens_per_s": tokens / elapsed if elapsed else 0.0,
+            "loss": rec["loss"],
+            "ppl": math.exp(min(rec["loss"], 50.0)),
+            "lr": rec["lr"],
+            "grad_norm": rec["grad_norm"],
+            "tokens_per_s": tokens / elapsed if elapsed else 0.0,
             "peak_mem_gb": mx.get_peak_memory() / float(1 << 30),
-            "epoch": st.epoch + st.index / per_epoch, "elapsed": st.elapsed,
-        }  # fmt: skip
+            "epoch": st.epoch + st.index / per_epoch,
+            "elapsed": st.elapsed,
+        }
         self.logger.log(step, metrics)
         if self.hook is not None and st.rank == 0:
             self.hook({"step": step, **metrics})
@@ -324,10 +352,16 @@ def train(
     try:
         with reporter.progress():
             heldout = drive(
-                run, state, target, reporter, step=lambda: run_steps(run, state, 1, reporter),
-                heldout=lambda: heldout_loss(run, state), save=lambda: save(run, state),
-                lr=lambda: state.lr, main=state.rank == 0,
-            )  # fmt: skip
+                run,
+                state,
+                target,
+                reporter,
+                step=lambda: run_steps(run, state, 1, reporter),
+                heldout=lambda: heldout_loss(run, state),
+                save=lambda: save(run, state),
+                lr=lambda: state.lr,
+                main=state.rank == 0,
+            )
     finally:
         reporter.logger.close()
     finished = state.step >= plan.max_steps
@@ -335,19 +369,25 @@ def train(
     if finished and (state.step > first_step or not final.is_dir()):
         ckpt.save_final(run, state, final)
     if state.rank == 0:
-        plot_learning_curve(run.out_dir / "metrics.jsonl", run.out_dir / "learning_curve.png",
-                            title=run.run_id)  # fmt: skip
+        plot_learning_curve(
+            run.out_dir / "metrics.jsonl", run.out_dir / "learning_curve.png", title=run.run_id
+        )
     stepping = state.elapsed - elapsed0
     found = None if finished else latest_checkpoint(run.out_dir)
     best = state.best.get("path")
     return TrainResult(
         model_dir=final if finished else (found / "model" if found else run.out_dir),
-        steps=state.step, max_steps=plan.max_steps, losses=list(state.losses),
+        steps=state.step,
+        max_steps=plan.max_steps,
+        losses=list(state.losses),
         tokens_per_s=(state.tokens - tokens0) / stepping if stepping > 0 else 0.0,
-        wall_time_s=time.perf_counter() - wall0, finished=finished, heldout_loss=heldout,
-        best_checkpoint=Path(best) if best else None, epochs=plan.epochs,
+        wall_time_s=time.perf_counter() - wall0,
+        finished=finished,
+        heldout_loss=heldout,
+        best_checkpoint=Path(best) if best else None,
+        epochs=plan.epochs,
         plan=plan.steps.as_dict(),
-    )  # fmt: skip
+    )
 
 
 # -------------------------------------------------------------------------- launch

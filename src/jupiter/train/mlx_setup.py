@@ -83,16 +83,23 @@ def make_plan(
         mem = cfg.memory_gb or memory_gb or device_memory_gb(torch.device("cpu"))
         c = spec.hf_config
         auto_micro, auto_ckpt = auto_batch(
-            mem, total, trainable, cfg.method, context_length=data.context_length,
-            hidden_size=c["hidden_size"], num_layers=c["num_hidden_layers"],
-            vocab_size=c["vocab_size"], precision="fp32",
+            mem,
+            total,
+            trainable,
+            cfg.method,
+            context_length=data.context_length,
+            hidden_size=c["hidden_size"],
+            num_layers=c["num_hidden_layers"],
+            vocab_size=c["vocab_size"],
+            precision="fp32",
             grad_ckpt=None if grad_ckpt == "auto" else grad_ckpt,
-        )  # fmt: skip
+        )
         micro = auto_micro if micro == "auto" else micro
         grad_ckpt = auto_ckpt if grad_ckpt == "auto" else grad_ckpt
     assert isinstance(micro, int) and isinstance(grad_ckpt, bool)
-    steps = plan_training(cfg, DataSize.of(data), micro_batch=micro, world=world,
-                          launcher="mlx", over=over)  # fmt: skip
+    steps = plan_training(
+        cfg, DataSize.of(data), micro_batch=micro, world=world, launcher="mlx", over=over
+    )
     return Plan(steps=steps, grad_ckpt=grad_ckpt, amp=None)
 
 

@@ -91,12 +91,18 @@ class TrainPlan:
     def as_dict(self) -> dict[str, Any]:
         """For the run's report and metrics (JSON)."""
         return {
-            "launcher": self.launcher, "micro_batch": self.micro_batch,
-            "grad_accum": self.grad_accum, "world": self.world, "islands": self.islands,
-            "max_steps": self.max_steps, "epochs": round(self.epochs, 4),
-            "warmup_steps": self.warmup_steps, "tokens_per_step": self.tokens_per_step,
-            "total_tokens": self.total_tokens, "notes": list(self.notes),
-        }  # fmt: skip
+            "launcher": self.launcher,
+            "micro_batch": self.micro_batch,
+            "grad_accum": self.grad_accum,
+            "world": self.world,
+            "islands": self.islands,
+            "max_steps": self.max_steps,
+            "epochs": round(self.epochs, 4),
+            "warmup_steps": self.warmup_steps,
+            "tokens_per_step": self.tokens_per_step,
+            "total_tokens": self.total_tokens,
+            "notes": list(self.notes),
+        }
 
 
 @dataclass(frozen=True)
@@ -121,8 +127,11 @@ class Overrides:
 
     def hashed(self) -> dict[str, Any]:
         """What changes the run's result (for the resume check): not the budget or why."""
-        return {k: v for k, v in self.__dict__.items()
-                if v is not None and k not in ("budget", "reasons")}  # fmt: skip
+        return {
+            k: v
+            for k, v in self.__dict__.items()
+            if v is not None and k not in ("budget", "reasons")
+        }
 
 
 def plan_training(
@@ -140,8 +149,9 @@ def plan_training(
     by the caller when auto) on `world` processes in each of `islands` islands. `over`: the
     run's own figures (a level's length, a driver's step budget), noted with their reasons."""
     if micro_batch < 1 or world < 1 or islands < 1:
-        raise ValueError(f"bad plan inputs: micro_batch {micro_batch}, world {world}, "
-                         f"islands {islands}")  # fmt: skip
+        raise ValueError(
+            f"bad plan inputs: micro_batch {micro_batch}, world {world}, islands {islands}"
+        )
     over = over or Overrides()
     per_step = micro_batch * world
     accum = cfg.grad_accum
@@ -168,11 +178,17 @@ def plan_training(
         epochs = auto_epochs(data.sequences) if epochs_set == "auto" else epochs_set
         steps = max(1, math.ceil(epochs * per_epoch))
     return TrainPlan(
-        micro_batch=micro_batch, grad_accum=accum, world=world, max_steps=steps,
-        epochs=steps / per_epoch, warmup_steps=cfg.warmup_steps,
-        context_length=data.context_length, islands=islands, launcher=launcher,
+        micro_batch=micro_batch,
+        grad_accum=accum,
+        world=world,
+        max_steps=steps,
+        epochs=steps / per_epoch,
+        warmup_steps=cfg.warmup_steps,
+        context_length=data.context_length,
+        islands=islands,
+        launcher=launcher,
         notes=tuple(out),
-    )  # fmt: skip
+    )
 
 
 def steps_note(cfg: TrainConfig, steps: int, world: int, islands: int) -> list[str]:
@@ -187,8 +203,10 @@ def steps_note(cfg: TrainConfig, steps: int, world: int, islands: int) -> list[s
         return []
     factor = (world if cfg.global_batch_size is None else 1) * islands
     keep = " (set train.global_batch_size to keep them)" if islands == 1 else ""
-    return [f"train.max_steps {steps} counts optimizer steps: {' in '.join(who)} take "
-            f"{factor}× the tokens of one process{keep}"]  # fmt: skip
+    return [
+        f"train.max_steps {steps} counts optimizer steps: {' in '.join(who)} take "
+        f"{factor}× the tokens of one process{keep}"
+    ]
 
 
 def print_notes(plan: TrainPlan) -> None:

@@ -106,17 +106,27 @@ def make_plan(
     if micro == "auto" or ckpt == "auto":
         mem = cfg.memory_gb or memory_gb or device_memory_gb(d.device)
         auto_micro, auto_ckpt = auto_batch(
-            mem, total, trainable, cfg.method, context_length=data.context_length,
-            shards=shards, precision="fp32" if amp is None else "bf16",
-            grad_ckpt=None if ckpt == "auto" else ckpt, **shape_of(model),
-        )  # fmt: skip
+            mem,
+            total,
+            trainable,
+            cfg.method,
+            context_length=data.context_length,
+            shards=shards,
+            precision="fp32" if amp is None else "bf16",
+            grad_ckpt=None if ckpt == "auto" else ckpt,
+            **shape_of(model),
+        )
         micro = auto_micro if micro == "auto" else micro
         ckpt = auto_ckpt if ckpt == "auto" else ckpt
     assert isinstance(micro, int) and isinstance(ckpt, bool)
     steps = plan_training(
-        cfg, DataSize.of(data), micro_batch=micro, world=d.world,
-        launcher="local" if d.world == 1 else "torchrun", over=over,
-    )  # fmt: skip
+        cfg,
+        DataSize.of(data),
+        micro_batch=micro,
+        world=d.world,
+        launcher="local" if d.world == 1 else "torchrun",
+        over=over,
+    )
     return Plan(steps=steps, grad_ckpt=ckpt, amp=amp)
 
 
@@ -168,9 +178,13 @@ def build_model_for(
     base_dtype = torch.bfloat16 if frozen_bf16 else torch.float32
     torch.manual_seed(cfg.seed)  # LoRA's A matrices start from the global generator
     model = load_for_training(
-        base_dir, cfg.method, cfg.lora, attention=attention, device=d.device,
+        base_dir,
+        cfg.method,
+        cfg.lora,
+        attention=attention,
+        device=d.device,
         base_dtype=base_dtype,
-    )  # fmt: skip
+    )
     if adapter is not None:
         load_adapter_weights(model, adapter)
     return model

@@ -42,17 +42,25 @@ class Reporter:
         self.mark = (state.tokens, state.elapsed)
         trainable, total = trainable_parameters(state.model)
         shape = shape_of(state.model)
-        self.flops = flops_per_token(total, shape["num_layers"], shape["hidden_size"],
-                                     run.dataset.context_length, trainable / max(1, total))  # fmt: skip
+        self.flops = flops_per_token(
+            total,
+            shape["num_layers"],
+            shape["hidden_size"],
+            run.dataset.context_length,
+            trainable / max(1, total),
+        )
         peak = peak_flops(d.device, state.plan.amp)
         self.peak = peak * d.world if peak else None
         self.logger = MetricsLogger(
-            run.out_dir, cfg.metrics, run_name=run.run_id or run.out_dir.name,
+            run.out_dir,
+            cfg.metrics,
+            run_name=run.run_id or run.out_dir.name,
             config={**cfg.model_dump(mode="json"), "plan": state.plan.steps.as_dict()},
             wandb_project=cfg.wandb_project,
-            mlflow_tracking_uri=cfg.mlflow_tracking_uri, enabled=d.main,
+            mlflow_tracking_uri=cfg.mlflow_tracking_uri,
+            enabled=d.main,
             resume_step=state.step,
-        )  # fmt: skip
+        )
         self.steps = StepBar()
         self.cost_shown = False  # the teacher's cost line (train/distill.py) was printed
         if state.vocab is not None and d.main:
@@ -64,8 +72,9 @@ class Reporter:
 
     def progress(self) -> contextlib.AbstractContextManager[None]:
         main = self.state.dist.main
-        return self.steps.show(self.run.progress and main, self.state.plan.max_steps,
-                               self.state.step)  # fmt: skip
+        return self.steps.show(
+            self.run.progress and main, self.state.plan.max_steps, self.state.step
+        )
 
     def __call__(self, rec: dict[str, Any]) -> None:
         from jupiter.train.metrics import mfu, peak_memory_gb
@@ -84,13 +93,18 @@ class Reporter:
         self.mark = (st.tokens, st.elapsed)
         per_epoch = self.run.dataset.batches_per_epoch(st.plan.global_micro)
         metrics = {
-            "loss": rec["loss"], "ppl": math.exp(min(rec["loss"], 50.0)), "lr": rec["lr"],
-            "grad_norm": rec["grad_norm"], "tokens_per_s": tps,
+            "loss": rec["loss"],
+            "ppl": math.exp(min(rec["loss"], 50.0)),
+            "lr": rec["lr"],
+            "grad_norm": rec["grad_norm"],
+            "tokens_per_s": tps,
             "mfu": mfu(tps, self.flops, self.peak),
-            "peak_mem_gb": peak_memory_gb(st.dist.device), "start_mem_gb": self.start_mem,
-            "epoch": st.epoch + st.index / per_epoch, "elapsed": st.elapsed,
+            "peak_mem_gb": peak_memory_gb(st.dist.device),
+            "start_mem_gb": self.start_mem,
+            "epoch": st.epoch + st.index / per_epoch,
+            "elapsed": st.elapsed,
             "kl": rec.get("kl"),  # distilling: mean KL to the teacher per answer token
-        }  # fmt: skip
+        }
         self.logger.log(step, metrics)
         if self.hook is not None and st.dist.main:
             self.hook({"step": step, **{k: v for k, v in metrics.items() if v is not None}})
@@ -130,17 +144,35 @@ def save(run: TrainRun, state: TrainState, tokenizer: PreTrainedTokenizerBase) -
     path = run.out_dir / step_dir_name(state.step)
     if d.main:
         best = Path(state.best["path"]) if state.best.get("path") else None
-        extra = {"config_hash": config_hash(run, state.model, state.plan), "run_id": run.run_id,
-                 "max_steps": state.plan.max_steps, "world": d.world}  # fmt: skip
+        extra = {
+            "config_hash": config_hash(run, state.model, state.plan),
+            "run_id": run.run_id,
+            "max_steps": state.plan.max_steps,
+            "world": d.world,
+        }
         if state.scaler is not None:
             extra["scaler"] = state.scaler.state_dict()
-        schedule = {"type": "warmup_cosine", "step": state.step, "max_steps": state.plan.max_steps,
-                    "lr": run.lr, "min_lr": cfg.min_lr, "warmup_steps": cfg.warmup_steps}  # fmt: skip
+        schedule = {
+            "type": "warmup_cosine",
+            "step": state.step,
+            "max_steps": state.plan.max_steps,
+            "lr": run.lr,
+            "min_lr": cfg.min_lr,
+            "warmup_steps": cfg.warmup_steps,
+        }
         save_checkpoint(
-            run.out_dir, state.step, state.model, tokenizer, optim,
-            {**state.position(), **extra}, rng_states=rngs, model_state=model_state,
-            scheduler=schedule, keep=cfg.keep_checkpoints, best=best,
-        )  # fmt: skip
+            run.out_dir,
+            state.step,
+            state.model,
+            tokenizer,
+            optim,
+            {**state.position(), **extra},
+            rng_states=rngs,
+            model_state=model_state,
+            scheduler=schedule,
+            keep=cfg.keep_checkpoints,
+            best=best,
+        )
     dist.barrier(d)
     return path
 
@@ -168,20 +200,28 @@ def drive(
         epoch = state.epoch
         step()
         at, ended = state.step, state.epoch > epoch
-        save_now = (at % cfg.checkpoint_every == 0 or at == target
-                    or (ended and cfg.checkpoint_every_epoch))  # fmt: skip
+        save_now = (
+            at % cfg.checkpoint_every == 0 or at == target or (ended and cfg.checkpoint_every_epoch)
+        )
         if at % cfg.eval_every == 0 or save_now or at == plan.max_steps:
             last = heldout()
             if last is not None:
-                reporter.logger.log(at, {"loss": last, "ppl": math.exp(min(last, 50.0))},
-                                    kind="heldout")  # fmt: skip
+                reporter.logger.log(
+                    at, {"loss": last, "ppl": math.exp(min(last, 50.0))}, kind="heldout"
+                )
         path = run.out_dir / f"step-{at:06d}" if save_now else None
         if ended:  # the epoch's row goes into the checkpoint written at its end
             mean = state.epoch_loss[0] / max(1.0, state.epoch_loss[1])
-            state.epochs_done.append({
-                "epoch": epoch + 1, "train_loss": mean, "lr": lr(), "timestamp": time.time(),
-                "checkpoint": str(path) if path else None, "global_step": at,
-            })  # fmt: skip
+            state.epochs_done.append(
+                {
+                    "epoch": epoch + 1,
+                    "train_loss": mean,
+                    "lr": lr(),
+                    "timestamp": time.time(),
+                    "checkpoint": str(path) if path else None,
+                    "global_step": at,
+                }
+            )
             state.epoch_loss = [0.0, 0.0]
         if path is not None:
             score = last if last is not None else state.losses[-1]
@@ -222,11 +262,16 @@ def train(
     try:
         with reporter.progress():
             heldout = drive(
-                run, state, target, reporter, step=lambda: run_steps(run, state, 1, reporter),
+                run,
+                state,
+                target,
+                reporter,
+                step=lambda: run_steps(run, state, 1, reporter),
                 heldout=lambda: heldout_loss(run, state),
                 save=lambda: save(run, state, tokenizer),
-                lr=lambda: state.optimizer.param_groups[0]["lr"], main=d.main,
-            )  # fmt: skip
+                lr=lambda: state.optimizer.param_groups[0]["lr"],
+                main=d.main,
+            )
     finally:
         reporter.logger.close()
     finished = state.step >= plan.max_steps
@@ -235,8 +280,9 @@ def train(
         _save_final(run, state, tokenizer, final)
     dist.barrier(d)
     if d.main:
-        plot_learning_curve(run.out_dir / "metrics.jsonl", run.out_dir / "learning_curve.png",
-                            title=run.run_id)  # fmt: skip
+        plot_learning_curve(
+            run.out_dir / "metrics.jsonl", run.out_dir / "learning_curve.png", title=run.run_id
+        )
     stepping = state.elapsed - elapsed0
     if finished:
         model_dir = final
@@ -245,14 +291,19 @@ def train(
         model_dir = ckpt / "model" if ckpt else run.out_dir
     best = state.best.get("path")
     return TrainResult(
-        model_dir=model_dir, steps=state.step, max_steps=plan.max_steps,
+        model_dir=model_dir,
+        steps=state.step,
+        max_steps=plan.max_steps,
         losses=list(state.losses),
         tokens_per_s=(state.tokens - tokens0) / stepping if stepping > 0 else 0.0,
-        wall_time_s=time.perf_counter() - wall0, finished=finished,
-        heldout_loss=heldout, best_checkpoint=Path(best) if best else None,
-        epochs=plan.epochs, distill=state.distill.cost if state.distill else None,
+        wall_time_s=time.perf_counter() - wall0,
+        finished=finished,
+        heldout_loss=heldout,
+        best_checkpoint=Path(best) if best else None,
+        epochs=plan.epochs,
+        distill=state.distill.cost if state.distill else None,
         plan=plan.steps.as_dict(),
-    )  # fmt: skip
+    )
 
 
 def _save_final(
