@@ -85,7 +85,7 @@ import json, sys
 from pathlib import Path
 from jupiter.merge.engine import merge_models
 from jupiter.merge.recipe import parse_recipe
-import jupiter.models.reference, jupiter.train.checkpoint  # imported by the merge: not its data
+import jupiter.models.integrity, jupiter.models.reference  # imported by the merge: not its data
 
 def status_mb(key):
     for line in open("/proc/self/status"):
