@@ -222,11 +222,13 @@ def run_domain(yaml_path: Path, workdir: Path, quick: bool) -> dict[str, Any]:
 
 # each ablation arm: overrides of the real-model domain YAML (train:, generator:, promotion:)
 RECIPE = {"phrasings": 2, "reverse": 2, "usage": True, "permuted_copies": 1}
+SENTENCES = {**RECIPE, "sentences": 2}
 ARMS: dict[str, dict[str, Any]] = {
     "baseline": {},
     "phrasings": {"train": {"knowledge": {"phrasings": 2}}},
     "reverse": {"train": {"knowledge": {"reverse": 2, "usage": True}}},
     "permuted": {"train": {"knowledge": {"permuted_copies": 1}}},
+    "sentences": {"train": {"knowledge": {"sentences": 2}}},
     "replay": {"train": {"replay": {"fraction": 0.1, "samples": 32, "max_tokens": 128}}},
     "distill": {"train": {"objective": "sft+distill"}},
     "raft": {"generator": {"raft": {"enabled": True}}},
@@ -238,9 +240,16 @@ ARMS: dict[str, dict[str, Any]] = {
             "replay": {"fraction": 0.1, "samples": 32, "max_tokens": 128},
         }
     },
+    # the recipe with every prose sentence of the documents asked both ways as well
+    "recipe2": {
+        "train": {
+            "knowledge": SENTENCES,
+            "replay": {"fraction": 0.1, "samples": 32, "max_tokens": 128},
+        }
+    },
     "all": {
         "train": {
-            "knowledge": RECIPE,
+            "knowledge": SENTENCES,
             "objective": "sft+distill",
             "replay": {"fraction": 0.1, "samples": 32, "max_tokens": 128},
         },

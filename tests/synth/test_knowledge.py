@@ -12,6 +12,8 @@ from jupiter.synth.knowledge import (
     expand_fact,
     noun_phrase,
     permuted,
+    sentence_facts,
+    subject_name,
     subject_of,
     verb_phrase,
 )
@@ -152,3 +154,69 @@ def test_the_recipe_wordings_are_frames_the_user_exam_rejects() -> None:
     for e in expand_fact(ex, random.Random(0), phrasings=4, reverse=3, usage=True):
         assert any(p.match(e.question) for p in patterns), e.question
     assert len(FRAMES) >= 20
+
+
+DUMPS = """dumps(obj, *, skipkeys=False, indent=None)
+
+Serialize ``obj`` to a JSON formatted ``str``.
+
+If ``skipkeys`` is true then ``dict`` keys that are not basic types
+will be skipped instead of raising a ``TypeError``.
+
+If specified, the output is shorter.
+
+An indent level of 0 will only insert newlines.
+"""
+
+
+def test_every_sentence_is_asked_both_ways() -> None:
+    got = sentence_facts(DUMPS, "json.dumps", random.Random(0), per_sentence=5)
+    by_kind: dict[str, list[tuple[str, str]]] = {}
+    for kind, q, a in got:
+        by_kind.setdefault(kind, []).append((q, a))
+    skip = "If ``skipkeys`` is true then ``dict`` keys that are not basic types will be skipped instead of raising a ``TypeError``."
+    # the condition and the effect, each asking for the other; the answer is the sentence
+    ((cond_q, cond_a),) = by_kind["cond"]
+    assert "``skipkeys`` is true" in cond_q and "`json.dumps`" in cond_q and cond_a == skip
+    ((eff_q, eff_a),) = by_kind["effect"]
+    assert "will be skipped instead of raising" in eff_q and "``skipkeys`` is true" not in eff_q
+    assert eff_a == skip
+    # a name the sentence holds, asked forward and left out of it (both of its names)
+    masked = [(q, a) for q, a in by_kind["masked"] if "skip" in a]
+    assert masked and all("…" in q and a.endswith(skip) for q, a in masked)
+    assert {a.split(".")[0] for q, a in masked} <= {"`skipkeys`", "`dict`", "`TypeError`"}
+    # every sentence without the subject's name: which name is it written about?
+    which = {a for _, a in by_kind["which"]}
+    assert "`json.dumps`. An indent level of 0 will only insert newlines." in which
+    assert "`json.dumps`. Serialize ``obj`` to a JSON formatted ``str``." in which
+    # the signature is code, not a sentence; "If specified," is too short a condition
+    assert not any("dumps(obj" in q or "suppose specified" in q for _, q, _ in got)
+    assert len(got) == len(set(got))
+
+
+def test_sentence_questions_are_seeded_counted_and_named_by_the_chunk_title() -> None:
+    text = Example(
+        kind="text", generator="extractive", chunk_id="c9", template="continuation", text=DUMPS
+    )
+    kwargs = dict(phrasings=0, reverse=0, usage=False, permuted_copies=0, seed=3)
+    assert expand([text], [], **kwargs)[0] == [text]  # off by default
+    a = expand([text], [], sentences=2, titles={"c9": "json.dumps"}, **kwargs)
+    b = expand([text], [], sentences=2, titles={"c9": "json.dumps"}, **kwargs)
+    assert [e.id for e in a[0]] == [e.id for e in b[0]]
+    added = a[0][1:]
+    assert added and all(e.kind == "qa" and e.chunk_id == "c9" for e in added)
+    assert sum(a[2].as_dict().values()) == len(added)
+    assert all(k.startswith("sentence-") for k in a[2].as_dict() if k != "facts")
+    assert expand([text], [], sentences=2, titles={}, **kwargs)[0] == [text]  # no subject
+    assert subject_name("add_library.rst") == "add_library"
+    assert subject_name("A long title of many words") == ""
+
+
+def test_the_sentence_wordings_are_frames_the_user_exam_rejects() -> None:
+    from jupiter.eval.userexam import template_patterns
+
+    patterns = template_patterns()
+    got = sentence_facts(DUMPS, "json.dumps", random.Random(1), per_sentence=5)
+    assert {k for k, _, _ in got} == {"cond", "effect", "term", "masked", "which"}
+    for _, q, _ in got:
+        assert any(p.match(q) for p in patterns), q

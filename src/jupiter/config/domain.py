@@ -514,16 +514,22 @@ class KnowledgeConfig(Strict):
     """train.knowledge: per templated Q&A fact, `phrasings` more wordings of the question
     (name -> fact), `reverse` questions from the fact to the name, a usage question ("How do
     I ...?" -> "Use `X`"); per raw text, `permuted_copies` copies with the sentences of each
-    paragraph in a new order (Allen-Zhu & Li 2023). All 0/false: the examples as queued."""
+    paragraph in a new order (Allen-Zhu & Li 2023); `sentences` questions about every prose
+    sentence of the documents (its condition <-> its effect, a name it holds <-> the
+    sentence), not only the templated answers' first sentences. All 0/false: the examples
+    as queued."""
 
     phrasings: int = Field(default=0, ge=0, le=4)
     reverse: int = Field(default=0, ge=0, le=3)
     usage: bool = False
     permuted_copies: int = Field(default=0, ge=0, le=4)
+    sentences: int = Field(default=0, ge=0, le=4)
 
     @property
     def enabled(self) -> bool:
-        return bool(self.phrasings or self.reverse or self.usage or self.permuted_copies)
+        return bool(
+            self.phrasings or self.reverse or self.usage or self.permuted_copies or self.sentences
+        )
 
 
 class ReplayConfig(Strict):

@@ -36,7 +36,7 @@ def example_texts(ws: Workspace) -> Iterator[str]:
 
     examples = [e for s in ("accepted", "used") for e in ws.store.iter_examples(status=s)]
     k = ws.cfg.train.knowledge
-    if k.phrasings or k.reverse or k.usage:
+    if k.phrasings or k.reverse or k.usage or k.sentences:
         examples = expand(
             examples,
             [],
@@ -45,6 +45,8 @@ def example_texts(ws: Workspace) -> Iterator[str]:
             usage=k.usage,
             permuted_copies=0,
             seed=ws.cfg.train.seed,
+            sentences=k.sentences,
+            titles={c.id: c.title for c in ws.store.iter_chunks()} if k.sentences else None,
         )[0]
     for ex in examples:
         yield ex.content()

@@ -19,6 +19,7 @@ from jupiter.improve.grounding import data_summary, grounded_examples
 from jupiter.improve.passages import save_passages, train_chunks
 from jupiter.improve.replay import replay_texts
 from jupiter.improve.trainrun import (
+    chunk_titles,
     knowledge_mix,
     local_engine,
     pack,
@@ -184,7 +185,7 @@ def train_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
             data = pack(ws, tokenizer, lv_examples, texts, train_cfg, replay)
         distill = None
         if train_cfg.objective != "sft":  # the examples as pack expands them (with their chunks)
-            expanded = knowledge_mix(lv_examples, [], train_cfg)[0]
+            expanded = knowledge_mix(lv_examples, [], train_cfg, chunk_titles(ws, train_cfg))[0]
             distill = distill_data(ws, tokenizer, expanded, data.train, train_cfg)
         run = TrainRun(
             dataset=data.train,

@@ -32,6 +32,13 @@ def save_untrained(ws: Workspace, model_config: Any, tok_dir: Path) -> Path:
     return out
 
 
+def chunk_titles(ws: Workspace, train_cfg: Any) -> dict[str, str] | None:
+    """Chunk id -> title, when train.knowledge.sentences asks questions that name them."""
+    if not train_cfg.knowledge.sentences:
+        return None
+    return {c.id: c.title for c in ws.store.iter_chunks()}
+
+
 def is_heldout(key: str, fraction: float) -> bool:
     """A stable share of examples kept out of training (by a hash of their id)."""
     return fraction > 0 and zlib.crc32(key.encode()) % 10_000 < fraction * 10_000
@@ -50,9 +57,11 @@ def knowledge_mix(
     examples: list[Example],
     texts: list[str],
     train_cfg: Any,
+    titles: dict[str, str] | None = None,
 ) -> tuple[list[Example], list[str], dict[str, int] | None]:
     """The examples and texts with train.knowledge's questions and permuted copies added
-    (the train split only: the held-out loss stays on the queued examples)."""
+    (the train split only: the held-out loss stays on the queued examples); `titles`
+    (chunk id -> title) name the subject of train.knowledge.sentences' questions."""
     from jupiter.synth.knowledge import expand
 
     k = train_cfg.knowledge
@@ -66,6 +75,8 @@ def knowledge_mix(
         usage=k.usage,
         permuted_copies=k.permuted_copies,
         seed=train_cfg.seed,
+        sentences=k.sentences,
+        titles=titles,
     )
     return more, more_texts, mix.as_dict()
 
@@ -109,7 +120,7 @@ def pack(
         replayed = sum(len(ids) for ids, _ in extra)
         return PackedDataset(seqs, cfg.model.context_length, pad, t.seed), budget, replayed
 
-    kept, kept_texts, mix = knowledge_mix(kept, kept_texts, t)
+    kept, kept_texts, mix = knowledge_mix(kept, kept_texts, t, chunk_titles(ws, t))
     train, budget, replayed = packed(kept, kept_texts, list(replay or []))
     heldout = packed(held, held_texts, [])[0] if (held or held_texts) else None
     if replay:

@@ -18,11 +18,11 @@ from __future__ import annotations
 import random
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from jupiter.records import Example
-from jupiter.synth.parse import sentences
+from jupiter.synth.parse import prose_paragraphs, sentences
 from jupiter.synth.questions import PHRASES
 
 # name -> fact, in a user's register ({a}: the subject; {t} of {s}: an option or keyword)
@@ -71,7 +71,37 @@ USAGE = {
     "vp": ["How do I {vp}?", "What's the way to {vp}?"],
     "ts_vp": ["How do I make `{s}` {vp}?"],
 }
-FRAMES = [f for group in (FORWARD, REVERSE, USAGE) for frames in group.values() for f in frames]
+# every prose sentence of the documents, not only the templated answers' first sentences
+# (train.knowledge.sentences): {s} the document's subject, {t} a name the sentence holds,
+# {cond} / {effect} the halves of an "If ..., ..." sentence, {masked} the sentence with {t}
+# left out
+SENTENCE = {
+    "cond": [
+        "Using `{s}`, what is the result if {cond}?",
+        "With `{s}`, suppose {cond}. What then?",
+        "In `{s}`, what follows when {cond}?",
+    ],
+    "effect": [
+        "With `{s}`, under what condition does this hold: {effect}",
+        "Using `{s}`, when is it the case that {effect}",
+    ],
+    "term": [
+        "What do the `{s}` docs say about `{t}`?",
+        "In `{s}`, what is there to know about `{t}`?",
+        "Tell me about `{t}` in `{s}`.",
+    ],
+    "masked": [
+        "In `{s}`, which name is left out (…) here? {masked}",
+        "Fill the gap (…) from the `{s}` docs: {masked}",
+    ],
+    "which": [
+        "Whose documentation says this? {sentence}",
+        "Which name is this written about? {sentence}",
+    ],
+}
+FRAMES = [
+    f for group in (FORWARD, REVERSE, USAGE, SENTENCE) for frames in group.values() for f in frames
+]
 
 # Verbs that open a docstring's or an option's description ("Return ...", "Specifies ...").
 VERBS = frozenset(
@@ -94,6 +124,16 @@ _ARTICLE = re.compile(r"^(A|An|The)\s+\S")
 _THIS = re.compile(r"^(?:This|It)\s+(?:\w+\s+)?(\w+s)\s+(.+)$")
 _CODE_OPEN = re.compile(r"^\W|^\w+\(")  # a signature or markup first: "deque([iterable..."
 MAX_FACT_CHARS = 220
+# a name in a sentence: ``code`` or `code`, an rst role's target (:command:`if(TARGET)`,
+# :prop_tgt:`text <NAME>`), or a command-line option (-n, --no-clobber)
+_TERM = re.compile(
+    r"``([^`\n]{1,60})``|(?<![:`\w])`([^`\n]{1,60})`(?!`)|:[a-z_:]+:`(?:[^`<]*<)?([^`<>]{1,60})>?`"
+    r"|(?<![\w-])(--?[A-Za-z][\w-]*)"
+)
+_IF = re.compile(r"^(?:If|When|Whenever|Unless)\s+(.{8,200}?),\s+(?:then\s+)?(.{12,300})$")
+_IF_THEN = re.compile(r"^(?:If|When|Whenever|Unless)\s+(.{8,200}?),?\s+then\s+(.{12,300})$")
+_NOT_CLAUSE = re.compile(r"^(?:or|and|but|i\.e\.|e\.g\.|etc\.?)(?!\w)|^[,;:.)\]]")
+SENTENCE_WORDS = (6, 60)
 
 
 @dataclass
@@ -251,6 +291,87 @@ def permuted(text: str, rng: random.Random) -> str:
     return "\n\n".join(out)
 
 
+def subject_name(title: str) -> str:
+    """A document title as the subject of its sentences ("add_library.rst" -> "add_library",
+    "json.dumps" as it is); "" when it does not name one thing (long or several words)."""
+    name = re.sub(r"\.(rst|md|txt|html?)$", "", title.strip())
+    return name if name and len(name) <= 60 and len(name.split()) <= 3 else ""
+
+
+def sentence_terms(sentence: str, subject: str) -> list[str]:
+    """The names a sentence holds, in order, without the subject itself and repeats."""
+    out: list[str] = []
+    for m in _TERM.finditer(sentence):
+        term = next(g for g in m.groups() if g).strip()
+        if term and term != subject and term not in out and not term.endswith(("-", "_")):
+            out.append(term)
+    return out
+
+
+def sentence_facts(
+    text: str, subject: str, rng: random.Random, per_sentence: int
+) -> list[tuple[str, str, str]]:
+    """(kind, question, answer) for every prose sentence of `text` about `subject`: up to
+    `per_sentence` questions each, drawn from the kinds the sentence allows (its condition ->
+    its effect and back, a name it holds -> the sentence, the sentence without the name ->
+    the name). The answer always holds the whole sentence: the fact, whichever way asked."""
+    out: list[tuple[str, str, str]] = []
+    lo, hi = SENTENCE_WORDS
+    for para in prose_paragraphs(text):
+        for sent in sentences(para):
+            words = len(sent.split())
+            if not lo <= words <= hi or not sent.endswith(".") or _CODE_OPEN.match(sent):
+                continue
+            options: list[tuple[str, str, str]] = []
+            m = _IF_THEN.match(sent) or _IF.match(sent)
+            if m and _clause(m.group(1)) and _clause(m.group(2)):
+                cond, effect = m.group(1), m.group(2)
+                options.append(
+                    ("cond", rng.choice(SENTENCE["cond"]).format(s=subject, cond=cond), sent)
+                )
+                options.append(
+                    (
+                        "effect",
+                        rng.choice(SENTENCE["effect"]).format(s=subject, effect=effect),
+                        sent,
+                    )
+                )
+            if subject not in sent:  # naming it would give the answer away
+                q = rng.choice(SENTENCE["which"]).format(sentence=sent)
+                options.append(("which", q, f"`{subject}`. {sent}"))
+            terms = [t for t in sentence_terms(sent, subject) if " " not in t]
+            if terms:
+                t = rng.choice(terms)
+                options.append(("term", rng.choice(SENTENCE["term"]).format(s=subject, t=t), sent))
+                masked = _mask(sent, t)
+                if masked != sent:
+                    q = rng.choice(SENTENCE["masked"]).format(s=subject, masked=masked)
+                    options.append(("masked", q, f"`{t}`. {sent}"))
+            out.extend(rng.sample(options, k=min(per_sentence, len(options))))
+    return out
+
+
+def _clause(text: str) -> bool:
+    """A condition or effect that stands alone: 3 words or more, not a fragment cut at a
+    parenthesis, quote or "i.e." (brackets and quotes balanced)."""
+    return (
+        len(text.split()) >= 3
+        and not _NOT_CLAUSE.match(text)
+        and text.count("(") == text.count(")")
+        and text.count('"') % 2 == 0
+    )
+
+
+def _mask(sentence: str, term: str) -> str:
+    """`sentence` with every markup span or bare option that is `term` replaced by "…"."""
+
+    def repl(m: re.Match[str]) -> str:
+        got = next(g for g in m.groups() if g).strip()
+        return "…" if got == term else m.group(0)
+
+    return _TERM.sub(repl, sentence)
+
+
 def expand(
     examples: Sequence[Example],
     texts: Sequence[str],
@@ -260,9 +381,13 @@ def expand(
     usage: bool,
     permuted_copies: int,
     seed: int,
+    sentences: int = 0,
+    titles: Mapping[str, str] | None = None,
 ) -> tuple[list[Example], list[str], KnowledgeMix]:
     """(examples + their knowledge questions, texts + their permuted copies, the mix). Each
-    example draws from its own rng (seed, id): adding an example never changes another's."""
+    example draws from its own rng (seed, id): adding an example never changes another's.
+    `sentences` questions per prose sentence of each text example whose chunk has a title in
+    `titles` (chunk id -> title: the subject the questions name)."""
     mix = KnowledgeMix()
     out = list(examples)
     more_texts = list(texts)
@@ -274,6 +399,12 @@ def expand(
             mix.added.update(e.template.rsplit("+", 1)[1] for e in got)
             out.extend(got)
         elif ex.kind == "text" and ex.text:
+            subject = subject_name((titles or {}).get(ex.chunk_id, "")) if sentences else ""
+            if subject:
+                srng = random.Random(f"{seed}:{ex.id}:sentences")
+                for kind, q, a in sentence_facts(ex.text, subject, srng, sentences):
+                    out.append(_qa(ex, q, a, f"sentence-{kind}"))
+                    mix.added[f"sentence-{kind}"] += 1
             for _ in range(permuted_copies):
                 out.append(
                     Example(
