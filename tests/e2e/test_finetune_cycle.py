@@ -206,3 +206,51 @@ levels:
     assert "data mix: 4 facts asked again (8 phrasing, 8 reverse, 4 usage)" in out
     assert len(list((ws.root / "replay").glob("*.jsonl"))) == 1
     ws.close()
+
+
+def test_sentence_questions_reach_the_packed_data_and_the_exam_check(
+    tmp_path: Path, tiny_model_dirs: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from jupiter.improve.exams import example_texts
+    from jupiter.improve.stages import collect_stage, filter_stage, generate_stage
+    from jupiter.synth.knowledge import expand, subject_name
+
+    path = domain(tmp_path, tiny_model_dirs["llama"])
+    text = (
+        Path(path)
+        .read_text()
+        .replace(
+            "precision: fp32}",
+            "precision: fp32, heldout_fraction: 0.0, knowledge: {sentences: 2}}",
+        )
+    )
+    Path(path).write_text(text)
+    monkeypatch.setenv("JUPITER_HOME", str(tmp_path))
+    ws = Workspace(load_domain(path), console=Console(file=io.StringIO(), width=200))
+    for stage in (collect_stage, generate_stage, filter_stage):
+        stage(ws, 1)
+    info = train_stage(ws, 1)
+    mix = info["knowledge"]
+    added = {k: v for k, v in mix.items() if k.startswith("sentence-")}
+    # the texts trained on: each continuation example of a titled chunk, asked about
+    titles = {c.id: c.title for c in ws.store.iter_chunks()}
+    texts = [e for e in ws.store.iter_examples(status="used") if e.kind == "text"]
+    named = [e for e in texts if subject_name(titles[e.chunk_id])]
+    assert len(named) >= len(texts) // 2
+    assert sum(added.values()) > len(named) and set(added) >= {"sentence-which"}
+    # the user exam's 8-gram check sees the questions the train stage added
+    checked = set(example_texts(ws))
+    asked = expand(
+        texts,
+        [],
+        phrasings=0,
+        reverse=0,
+        usage=False,
+        permuted_copies=0,
+        seed=ws.cfg.train.seed,
+        sentences=2,
+        titles=titles,
+    )[0][len(texts) :]
+    assert len(asked) == sum(added.values())
+    assert all(q.content() in checked for q in asked)
+    ws.close()

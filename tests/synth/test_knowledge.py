@@ -209,7 +209,8 @@ def test_sentence_questions_are_seeded_counted_and_named_by_the_chunk_title() ->
     assert all(k.startswith("sentence-") for k in a[2].as_dict() if k != "facts")
     assert expand([text], [], sentences=2, titles={}, **kwargs)[0] == [text]  # no subject
     assert subject_name("add_library.rst") == "add_library"
-    assert subject_name("A long title of many words") == ""
+    assert subject_name('"pdb" — The Python Debugger') == '"pdb"'
+    assert subject_name("A long title of many more words than a name has") == ""
 
 
 def test_the_sentence_wordings_are_frames_the_user_exam_rejects() -> None:

@@ -293,9 +293,11 @@ def permuted(text: str, rng: random.Random) -> str:
 
 def subject_name(title: str) -> str:
     """A document title as the subject of its sentences ("add_library.rst" -> "add_library",
-    "json.dumps" as it is); "" when it does not name one thing (long or several words)."""
-    name = re.sub(r"\.(rst|md|txt|html?)$", "", title.strip())
-    return name if name and len(name) <= 60 and len(name.split()) <= 3 else ""
+    '"pdb" — The Python Debugger' -> '"pdb"', "json.dumps" as it is); "" when it does not
+    name one thing (over 6 words or 60 characters)."""
+    name = re.split(r"\s+[—–-]\s+", title.strip())[0]
+    name = re.sub(r"\.(rst|md|txt|html?)$", "", name)
+    return name if name and len(name) <= 60 and len(name.split()) <= 6 else ""
 
 
 def sentence_terms(sentence: str, subject: str) -> list[str]:
