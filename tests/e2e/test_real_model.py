@@ -38,6 +38,19 @@ def gemma_dir(gemma_gguf: Path) -> Path:
     return resolve_model(str(gemma_gguf), base_dir=None, cache_dir=user_cache_dir())
 
 
+def test_imported_gemma_reads_english_like_a_pretrained_model(gemma_dir: Path) -> None:
+    # the import's own check: a working Gemma 3 270M at ~0.7 bits per byte; the same file
+    # through transformers 5.17's tokenizer conversion (Unigram, no bos) read at 11.3
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    from jupiter.models.gguf_import import MAX_ENGLISH_BPB, english_bpb
+
+    model = AutoModelForCausalLM.from_pretrained(gemma_dir, dtype=torch.float32).eval()
+    tok = AutoTokenizer.from_pretrained(gemma_dir)
+    assert english_bpb(model, tok) < 1.0 < MAX_ENGLISH_BPB
+
+
 def test_lora_steps_on_gemma_then_chat_stops_at_end_of_turn(
     gemma_dir: Path, tmp_path: Path
 ) -> None:

@@ -99,7 +99,30 @@ def test_gguf_import_matches_the_source_model(
     assert out.name == f"sha256-{meta['sha256']}"
     assert meta["source"] == str(path.resolve()) and meta["size"] == path.stat().st_size
     assert meta["dtype"] == "float32" and meta["transformers"] == transformers.__version__
+    assert meta["english_bpb"] is None  # a test model is too small to be held to English
     assert "quantization_config" not in json.loads((out / "config.json").read_text())
+
+
+def test_an_import_that_cannot_read_english_is_refused_and_not_saved(
+    source: tuple[PreTrainedModel, Any, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a random tiny model reads English like a mis-converted one: held to the check, it is
+    # refused with the fix, and the cache keeps nothing
+    model, tok, path = source
+    random_bpb = gguf_import.english_bpb(model, tok)
+    assert random_bpb > gguf_import.MAX_ENGLISH_BPB
+    monkeypatch.setattr(gguf_import, "CHECK_MIN_PARAMS", 0)
+    cache = tmp_path / "cache"
+    with pytest.raises(JupiterError) as err:
+        gguf_import.import_gguf(path, cache_dir=cache)
+    msg = str(err.value)
+    assert f"{random_bpb:.1f} bits per byte" in msg and "pip install -U transformers" in msg
+    assert "\n" not in msg and not [p for p in cache.rglob("*") if p.is_file()]
+    # a model that reads it (the bound raised for this test) is saved with its figure
+    monkeypatch.setattr(gguf_import, "MAX_ENGLISH_BPB", 1e9)
+    out = gguf_import.import_gguf(path, cache_dir=cache)
+    meta = json.loads((out / "source.json").read_text())
+    assert meta["english_bpb"] == pytest.approx(random_bpb, abs=1e-3)
 
 
 def test_second_resolve_reads_the_cache(

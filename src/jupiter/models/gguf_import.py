@@ -36,6 +36,19 @@ MAGIC = b"GGUF"
 # 4 bytes a weight (28 GB for 7B) and bf16, the dtype such models ship in, halves it.
 FP32_MAX_PARAMS = 2_000_000_000
 GGUF_MISSING = "reading GGUF files needs gguf and accelerate: pip install gguf accelerate"
+# Plain English every pretrained model has read the like of. A base of this size that works
+# reads it at about 1 bit per byte (Gemma 3 270M: 0.9); spelling English letter by letter
+# costs ~4. An import scoring worse was mis-converted (transformers 5.17 made Gemma 3's
+# tokenizer a Unigram one, without bos: 13.8 bits per byte), and is refused.
+ENGLISH = (
+    "The history of the city goes back more than a thousand years. It began as a small "
+    "market town on the bank of a river, where farmers from the surrounding villages came "
+    "to sell grain, wool and cattle. Over the centuries it grew into a centre of trade and "
+    "learning, with a university, a cathedral and a busy port. Today most of its people "
+    "work in offices, shops and hospitals, and visitors come to walk its old streets."
+)
+MAX_ENGLISH_BPB = 4.0
+CHECK_MIN_PARAMS = 50_000_000  # below this, a model may be untrained (test models are)
 
 
 def is_gguf(path: Path) -> bool:
@@ -213,6 +226,43 @@ def load_gguf(path: Path, dtype: torch.dtype) -> tuple[PreTrainedModel, PreTrain
     return model.eval(), tokenizer
 
 
+def english_bpb(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase) -> float:
+    """Bits per byte of ENGLISH under `model` read through `tokenizer` (bos first when the
+    tokenizer has one and does not add it itself)."""
+    import math
+
+    import torch
+
+    ids: list[int] = tokenizer(ENGLISH)["input_ids"]
+    bos = tokenizer.bos_token_id
+    if isinstance(bos, int) and (not ids or ids[0] != bos):
+        ids = [bos, *ids]
+    x = torch.tensor([ids])
+    with torch.inference_mode():
+        loss = float(model(input_ids=x, labels=x).loss)
+    return loss * (len(ids) - 1) / math.log(2) / len(ENGLISH.encode())
+
+
+def check_reads_english(
+    model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, label: str, n_params: int
+) -> float | None:
+    """Refuse an import that cannot read plain English (a mis-converted tokenizer or
+    weights); the figure, or None for a model too small to be held to it."""
+    if n_params < CHECK_MIN_PARAMS:
+        return None
+    import transformers
+
+    bpb = english_bpb(model, tokenizer)
+    if not bpb <= MAX_ENGLISH_BPB:
+        raise JupiterError(
+            f"{label} imported by transformers {transformers.__version__} reads plain English "
+            f"at {bpb:.1f} bits per byte (a working base: about 1; letter by letter: 4): this "
+            "transformers mis-converts the file's tokenizer or weights. Upgrade it (pip "
+            "install -U transformers) and run again; nothing was saved"
+        )
+    return bpb
+
+
 def _write_entry(
     final: Path, model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, source: dict[str, Any]
 ) -> Path:
@@ -272,6 +322,7 @@ def import_gguf(
                 "fetch it again"
             )
         model, tokenizer = load_gguf(path, dtype)
+        english = check_reads_english(model, tokenizer, label, n_params)
         import transformers
 
         st = path.stat()
@@ -286,6 +337,7 @@ def import_gguf(
             "license": gguf_license(path),
             "dtype": str(dtype).removeprefix("torch."),
             "transformers": transformers.__version__,
+            "english_bpb": None if english is None else round(english, 3),
             "imported_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         }
         cache_dir.mkdir(parents=True, exist_ok=True)
