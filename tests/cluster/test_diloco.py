@@ -79,7 +79,9 @@ def test_final_model_is_the_last_global_weights(finished: ClusterRun) -> None:
 
 
 def test_island_killed_mid_round_is_skipped_then_rejoins(tok_dir: Path, tmp_path: Path) -> None:
-    cr = two_island_run(tok_dir, tmp_path, rounds=12)
+    # 10 rounds: the restarted island is waited for from its first heartbeat (island.py), so
+    # the rounds after the skip need only outlast its start-up (2 to 4 rounds on 2 busy cores)
+    cr = two_island_run(tok_dir, tmp_path, rounds=10)
     procs = Processes(cr, tmp_path / "logs")
     try:
         for name in ("coordinator", "mlx", "torch"):
@@ -101,7 +103,7 @@ def test_island_killed_mid_round_is_skipped_then_rejoins(tok_dir: Path, tmp_path
     finally:
         procs.stop_all()
     rows = report(cr.workdir)
-    assert [r["round"] for r in rows] == list(range(12))
+    assert [r["round"] for r in rows] == list(range(10))
     rejoined = [r["round"] for r in rows if r["round"] > skipped_at and "torch" in r["islands"]]
     assert rejoined, f"the restarted island never contributed again: {rows}"
     assert all("mlx" in r["islands"] for r in rows)  # the other island finished every round
