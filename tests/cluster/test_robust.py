@@ -16,7 +16,7 @@ from jupiter.cluster import protocol as P
 from jupiter.cluster.launch import ClusterRun
 
 pytestmark = pytest.mark.slow
-ROUNDS, H = 3, 4
+ROUNDS, H = 2, 4
 HONEST = {"h1": ("torch", 1), "h2": ("torch", 1)}
 
 
