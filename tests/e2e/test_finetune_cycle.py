@@ -47,8 +47,10 @@ max_examples: 60
 
 @pytest.mark.slow
 def test_lora_fine_tune_with_two_processes_then_eval_and_chat(
-    tmp_path: Path, tiny_model_dirs: dict[str, Path]
+    tmp_path: Path, tiny_model_dirs: dict[str, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from jupiter.improve.stages import collect_stage, filter_stage, generate_stage
+
     path = domain(tmp_path, tiny_model_dirs["mistral"])
     env = dict(os.environ, JUPITER_HOME=str(tmp_path), COLUMNS="200")
 
@@ -63,9 +65,12 @@ def test_lora_fine_tune_with_two_processes_then_eval_and_chat(
             input=stdin,
         )
 
-    for stage in ("collect", "generate", "filter"):
-        r = jupiter(stage)
-        assert r.returncode == 0, r.stderr
+    # the data stages in this process: the commands under test are train, eval and chat
+    monkeypatch.setenv("JUPITER_HOME", str(tmp_path))
+    ws = Workspace(load_domain(path), console=Console(file=io.StringIO(), width=200))
+    for stage in (collect_stage, generate_stage, filter_stage):
+        stage(ws, 1)
+    ws.close()
     r = jupiter("train", "--nproc", "2")
     assert r.returncode == 0, r.stderr[-3000:]
     # the pre-flight shows the Mistral rendering with the answer and </s> marked as trained
@@ -128,9 +133,11 @@ levels:
 
 @pytest.mark.slow
 def test_training_input_errors_are_one_line(
-    tmp_path: Path, tiny_model_dirs: dict[str, Path]
+    tmp_path: Path, tiny_model_dirs: dict[str, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import shutil
+
+    from jupiter.improve.stages import collect_stage, filter_stage, generate_stage
 
     base = tmp_path / "no-eos-base"
     shutil.copytree(tiny_model_dirs["mistral"], base)
@@ -152,8 +159,12 @@ def test_training_input_errors_are_one_line(
     bad = jupiter("train", "--domain", path, "--nnodes", "2")
     assert bad.returncode == 1 and "--master HOST:PORT" in bad.stderr
     assert len(bad.stderr.strip().splitlines()) == 1
-    for stage in ("collect", "generate", "filter"):
-        assert jupiter(stage, "--domain", path).returncode == 0
+    # the data stages in this process (the CLI's own error policy is what is under test)
+    monkeypatch.setenv("JUPITER_HOME", str(tmp_path))
+    ws = Workspace(load_domain(path), console=Console(file=io.StringIO(), width=200))
+    for stage in (collect_stage, generate_stage, filter_stage):
+        stage(ws, 1)
+    ws.close()
     r = jupiter("train", "--domain", path)
     assert r.returncode == 1 and "Traceback" not in r.stderr
     assert "eos" in r.stderr.lower() and len(r.stderr.strip().splitlines()) == 1
