@@ -17,7 +17,9 @@ import random
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from statistics import fmean, pstdev
+from statistics import fmean
+
+from jupiter.synth.combined import zscores
 
 Scores = dict[str, object]
 
@@ -67,17 +69,12 @@ def collect(home: Path, domain: str, model_dir: Path) -> list[Scores]:
     return rows
 
 
-def z(values: Sequence[float]) -> list[float]:
-    mu, sd = fmean(values), pstdev(values)
-    return [(v - mu) / sd if sd > 0 else 0.0 for v in values]
-
-
 def diff(a: Sequence[float], b: Sequence[float]) -> list[float]:
     return [x - y for x, y in zip(a, b, strict=True)]
 
 
 def zsum(*parts: Sequence[float]) -> list[float]:
-    return [sum(vals) for vals in zip(*(z(p) for p in parts), strict=True)]
+    return [sum(vals) for vals in zip(*(zscores(p) for p in parts), strict=True)]
 
 
 RULES: dict[str, Callable[[Scores], list[float]]] = {

@@ -300,11 +300,16 @@ def subject_name(title: str) -> str:
     return name if name and len(name) <= 60 and len(name.split()) <= 6 else ""
 
 
+def _term(m: re.Match[str]) -> str:
+    """The name a _TERM match holds (whichever of its forms matched)."""
+    return next(g for g in m.groups() if g).strip()
+
+
 def sentence_terms(sentence: str, subject: str) -> list[str]:
     """The names a sentence holds, in order, without the subject itself and repeats."""
     out: list[str] = []
     for m in _TERM.finditer(sentence):
-        term = next(g for g in m.groups() if g).strip()
+        term = _term(m)
         if term and term != subject and term not in out and not term.endswith(("-", "_")):
             out.append(term)
     return out
@@ -368,8 +373,7 @@ def _mask(sentence: str, term: str) -> str:
     """`sentence` with every markup span or bare option that is `term` replaced by "…"."""
 
     def repl(m: re.Match[str]) -> str:
-        got = next(g for g in m.groups() if g).strip()
-        return "…" if got == term else m.group(0)
+        return "…" if _term(m) == term else m.group(0)
 
     return _TERM.sub(repl, sentence)
 
