@@ -83,11 +83,15 @@ def spm_tokenizer() -> object:
 
 
 def reload_gguf(path: Path) -> tuple[PreTrainedModel, object]:
-    """(model, tokenizer) read back from a GGUF file by transformers' GGUF loader."""
-    tok = AutoTokenizer.from_pretrained(path.parent, gguf_file=path.name)
-    model = AutoModelForCausalLM.from_pretrained(
-        path.parent, gguf_file=path.name, dtype=torch.float32
-    )
+    """(model, tokenizer) read back from a GGUF file by transformers' GGUF loader (the
+    file parsed once for its config, tokenizer and weights, as Jupiter's import does)."""
+    from jupiter.models.gguf_import import one_reading
+
+    with one_reading(path):
+        tok = AutoTokenizer.from_pretrained(path.parent, gguf_file=path.name)
+        model = AutoModelForCausalLM.from_pretrained(
+            path.parent, gguf_file=path.name, dtype=torch.float32
+        )
     return model.eval(), tok
 
 

@@ -3,8 +3,9 @@ imported with Jupiter's resolve_model, exported to GGUF q8_0, read back by trans
 the same tokens for its 262k-token SentencePiece vocabulary, and greedy answers that differ
 only where the model's two best tokens are closer than q8_0's error.
 Where llama-cpp-python is installed, llama.cpp reads the file too: the same tokens and the
-same greedy answer. Skipped when the file is absent; about 105 s on 2 busy CPU cores once
-the import is cached (transformers' reading of the q8_0 file back takes most of it)."""
+same greedy answer. Skipped when the file is absent; about 85 s on one busy CPU core once
+the import is cached (transformers' reading of the q8_0 file back takes most of it, its
+vocabulary parsed once: 146 s when each of its readers parsed it again)."""
 
 from __future__ import annotations
 

@@ -125,6 +125,35 @@ def test_an_import_that_cannot_read_english_is_refused_and_not_saved(
     assert meta["english_bpb"] == pytest.approx(random_bpb, abs=1e-3)
 
 
+def test_an_import_parses_its_gguf_once(
+    source: tuple[PreTrainedModel, Any, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # transformers makes a reader for the config, the tokenizer and the weights, and the
+    # import reads the header for its facts, license and bos: one parse serves them all
+    # (Gemma 3: 7 parses of 12 s each before, the import 130 s -> 45 s on one core)
+    import gguf
+    from gguf import gguf_reader
+
+    parsed: list[Path] = []
+    real_init = gguf_reader.GGUFReader.__init__
+
+    def counting(self: Any, path: Any, *args: Any, **kwargs: Any) -> None:
+        parsed.append(Path(path))
+        real_init(self, path, *args, **kwargs)
+
+    monkeypatch.setattr(gguf_reader.GGUFReader, "__init__", counting)
+    original = gguf.GGUFReader
+    out = gguf_import.import_gguf(source[2], cache_dir=tmp_path / "cache")
+    assert parsed == [source[2].resolve()] and (out / "model.safetensors").is_file()
+    assert gguf.GGUFReader is original and not gguf_import._READING  # undone after
+    other = tmp_path / "copy.gguf"
+    shutil.copy(source[2], other)
+    with gguf_import.one_reading(source[2]) as reader:
+        assert gguf.GGUFReader(source[2]) is reader  # the same file: the same reader
+        assert gguf.GGUFReader(other) is not reader  # another file: read on its own
+    assert len(parsed) == 3
+
+
 class _Tok:
     """A tokenizer stand-in: bos id 2, "a" encoded as `ids`."""
 

@@ -133,42 +133,82 @@ def _status(console: Console, message: str) -> Iterator[None]:
         yield
 
 
-def gguf_facts(path: Path) -> tuple[str, int]:
-    """(architecture, parameter count) from the GGUF header, without reading the weights."""
+# GGUF files being read now, each parsed once: gguf's GGUFReader reads every string of a
+# vocabulary in Python (12 s for Gemma 3's 262k tokens on one core) and transformers makes
+# a new reader for the config, the tokenizer and the weights of the same file
+_READING: dict[Path, Any] = {}
+
+
+@contextmanager
+def one_reading(path: Path) -> Iterator[Any]:
+    """Parse the GGUF at `path` once for everything inside the block: Jupiter's own reads
+    and every `gguf.GGUFReader(path)` transformers makes of this file get the same reader
+    (readers only read; the file is mapped read-only). Yields that reader."""
     try:
-        from gguf import GGUFReader
+        import gguf
     except ImportError:
         raise JupiterError(GGUF_MISSING) from None
+    key = Path(path).resolve()
+    if key in _READING:
+        yield _READING[key]
+        return
+    original = gguf.GGUFReader
     try:
-        reader = GGUFReader(path)
-        field = reader.fields["general.architecture"]
-        arch = bytes(field.parts[field.data[0]]).decode("utf-8")
-        return arch, sum(int(t.n_elements) for t in reader.tensors)
-    except (KeyError, ValueError, IndexError, OSError) as err:
+        reader = original(key)
+    except (ValueError, IndexError, OSError) as err:
         raise JupiterError(
             f"{path} is not a readable GGUF file ({err}): download it again"
         ) from None
+
+    class Shared(original):  # type: ignore[misc, valid-type]
+        def __new__(cls, where: Any, mode: Any = "r") -> Any:
+            if mode == "r" and Path(where).resolve() in _READING:
+                return _READING[Path(where).resolve()]  # not a Shared: __init__ is skipped
+            return original(where, mode)
+
+    _READING[key] = reader
+    setattr(gguf, "GGUFReader", Shared)  # noqa: B010 (the class itself is replaced)
+    try:
+        yield reader
+    finally:
+        setattr(gguf, "GGUFReader", original)  # noqa: B010
+        del _READING[key]
+
+
+def _field(path: Path, name: str) -> Any:
+    """The header field `name` of the GGUF at `path` (None when absent)."""
+    with one_reading(path) as reader:
+        return reader.fields.get(name)
+
+
+def gguf_facts(path: Path) -> tuple[str, int]:
+    """(architecture, parameter count) from the GGUF header, without reading the weights."""
+    with one_reading(path) as reader:
+        try:
+            field = reader.fields["general.architecture"]
+            arch = bytes(field.parts[field.data[0]]).decode("utf-8")
+            return arch, sum(int(t.n_elements) for t in reader.tensors)
+        except (KeyError, ValueError, IndexError) as err:
+            raise JupiterError(
+                f"{path} is not a readable GGUF file ({err}): download it again"
+            ) from None
 
 
 def gguf_license(path: Path) -> str:
     """The license a GGUF's header names (general.license, e.g. "gemma"), or ""."""
     try:
-        from gguf import GGUFReader
-
-        field = GGUFReader(path).fields.get("general.license")
+        field = _field(path, "general.license")
         return "" if field is None else bytes(field.parts[field.data[0]]).decode("utf-8")
-    except (ImportError, KeyError, ValueError, IndexError, OSError):
+    except (JupiterError, KeyError, ValueError, IndexError):
         return ""
 
 
 def gguf_adds_bos(path: Path) -> bool:
     """Whether the GGUF's tokenizer asks for bos first (tokenizer.ggml.add_bos_token)."""
     try:
-        from gguf import GGUFReader
-
-        field = GGUFReader(path).fields.get("tokenizer.ggml.add_bos_token")
+        field = _field(path, "tokenizer.ggml.add_bos_token")
         return field is not None and bool(field.parts[field.data[0]][0])
-    except (ImportError, KeyError, ValueError, IndexError, OSError):
+    except (JupiterError, KeyError, ValueError, IndexError):
         return False
 
 
@@ -354,12 +394,19 @@ def import_gguf(
     console = console or Console(stderr=True)
     path = path.resolve()
     label = label or path.name
-    verify = digest is not None  # a digest we did not compute ourselves
     if digest is None:
         hit = cached_by_stat(cache_dir, path)
         if hit is not None:
             return hit
-        gguf_facts(path)  # a file that is no GGUF is refused now, not after hashing it
+    elif is_complete(entry_dir(cache_dir, digest)):
+        return entry_dir(cache_dir, digest)  # found by its known digest, the file unread
+    with one_reading(path):  # refuses a file that is no GGUF now, not after hashing it
+        return _import(path, cache_dir, digest, label, console)
+
+
+def _import(path: Path, cache_dir: Path, digest: str | None, label: str, console: Console) -> Path:
+    verify = digest is not None  # a digest we did not compute ourselves
+    if digest is None:
         with _status(console, f"hashing {label} (once per file)…"):
             digest = sha256_file(path)
     final = entry_dir(cache_dir, digest)
