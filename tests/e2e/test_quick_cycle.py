@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 import torch
+import yaml
 
+DOMAINS = Path(__file__).resolve().parents[2] / "config" / "domains"
 JUPITER = shutil.which("jupiter", path=str(Path(sys.executable).parent)) or "jupiter"
 
 
@@ -280,14 +282,27 @@ def test_train_on_a_cluster_of_two_islands(
     shutil.copy(ws / "jupiter.sqlite", copy / "jupiter.sqlite")
     shutil.copytree(ws / "tokenizer", copy / "tokenizer")
     cluster = tmp_path / "cluster.yaml"
+    # the quick form at half its steps, 3 rounds of 20: what is checked is the outer loop
+    domain = yaml.safe_load((DOMAINS / "python.yaml").read_text())
+    domain["quick"]["train"]["max_steps"] = 60
+    domain["eval"]["qa_path"] = str(DOMAINS / domain["eval"]["qa_path"])
+    (home / "python.yaml").write_text(yaml.safe_dump(domain, sort_keys=False))
     cluster.write_text(
-        "sync: {inner_steps: 40, heartbeat_s: 2}\n"
+        "sync: {inner_steps: 20, heartbeat_s: 2}\n"
         "nodes:\n"
         "  - {host: localhost, name: a, island: a, processes: 1, memory_gb: 8}\n"
         "  - {host: localhost, name: b, island: b, processes: 1, memory_gb: 8}\n"
     )
     r = jupiter(
-        ["train", "--domain", "python", "--quick", "--cluster", "--cluster-file", str(cluster)],
+        [
+            "train",
+            "--domain",
+            str(home / "python.yaml"),
+            "--quick",
+            "--cluster",
+            "--cluster-file",
+            str(cluster),
+        ],
         home,
         timeout=600,
     )
