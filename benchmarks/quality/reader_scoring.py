@@ -5,7 +5,7 @@ the extractive retriever's coverage, on both exams of a workspace; then each sco
 (the shipped z-sum, PMI-style differences) paired against the extractive generator.
 
     python benchmarks/quality/reader_scoring.py --home DIR --domain YAML --model STUDENT_DIR \\
-        [--raw scores.json]      # reuse the raw scores of an earlier run (no model needed)
+        [--quick] [--raw scores.json]  # an existing file: only the scores it lacks are added
 """
 
 from __future__ import annotations
@@ -18,13 +18,23 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from statistics import fmean
+from typing import Any
 
 from jupiter.synth.combined import zscores
 
-Scores = dict[str, object]
+Scores = dict[str, Any]
 
 
-def collect(home: Path, domain: str, model_dir: Path) -> list[Scores]:
+def with_choices(question: str, choices: Sequence[str]) -> str:
+    """The retrieval query of a multiple-choice item: the question and every choice."""
+    return " ".join([question, *choices])
+
+
+def collect(
+    home: Path, domain: str, model_dir: Path, quick: bool, rows: list[Scores] | None = None
+) -> list[Scores]:
+    """Every score of every item; with `rows` (an earlier run's), only the scores they lack
+    (by item id), the others kept as they are."""
     from rich.console import Console
 
     from jupiter.config import load_domain
@@ -37,36 +47,44 @@ def collect(home: Path, domain: str, model_dir: Path) -> list[Scores]:
     from jupiter.synth.passages import Passage, open_book_prompt
 
     os.chdir(home)
-    ws = Workspace(load_domain(domain), console=Console(width=160))
+    ws = Workspace(load_domain(domain, quick=quick), console=Console(width=160), quick=quick)
     _, mc, _ = eval_items(ws)
     user = user_exam(ws)
     gen = load_model(ws, model_dir, "student")
     ans = reader(gen, train_chunks(ws), ws.cfg.retrieval_config())
-    rows: list[Scores] = []
+    earlier = {(r["exam"], r["id"]): r for r in rows or []}
+    out: list[Scores] = []
     t0 = time.time()
+
+    def read(q: str, query: str, ch: list[str]) -> list[float]:
+        """The student's log-probabilities of the choices, reading the top_k passages
+        retrieved for `query`, each cut to its best window for it."""
+        hits = ans.index.search(query, ans.top_k)
+        cut = [Passage(p.id, p.title, best_window(p.text, query, ans.passage_chars)) for p in hits]
+        return list(gen.choice_logprobs(open_book_prompt(q, cut), ch))
+
+    SCORES: dict[str, Callable[[str, list[str]], object]] = {
+        "ext": lambda q, ch: ans.retriever.choice_scores(q, ch),
+        "read": lambda q, ch: read(q, q, ch),
+        "closed": lambda q, ch: gen.choice_logprobs(q, ch),
+        "pq": lambda q, ch: read("Which of these does it describe?", q, ch),
+        "null": lambda q, ch: gen.choice_logprobs("Answer:", ch),
+        # the passages retrieved for the question and its choices together
+        "readqc": lambda q, ch: read(q, with_choices(q, ch), ch),
+    }
     for exam, items in (("own", mc), ("user", user.mc if user else [])):
         for it in items:
             q, ch = it.question, list(it.choices)
-            hits = ans.index.search(q, ans.top_k)
-            cut = [Passage(p.id, p.title, best_window(p.text, q, ans.passage_chars)) for p in hits]
-            rows.append(
-                {
-                    "exam": exam,
-                    "id": it.id,
-                    "gold": it.correct,
-                    "ext": ans.retriever.choice_scores(q, ch),
-                    "read": gen.choice_logprobs(open_book_prompt(q, cut), ch),
-                    "closed": gen.choice_logprobs(q, ch),
-                    "pq": gen.choice_logprobs(
-                        open_book_prompt("Which of these does it describe?", cut), ch
-                    ),
-                    "null": gen.choice_logprobs("Answer:", ch),
-                }
-            )
-            if len(rows) % 20 == 0:
-                print(f"{len(rows)} items, {time.time() - t0:.0f} s", flush=True)
+            row: Scores = dict(earlier.get((exam, it.id), {"exam": exam, "id": it.id}))
+            row["gold"] = it.correct
+            for key, score in SCORES.items():
+                if key not in row:
+                    row[key] = score(q, ch)
+            out.append(row)
+            if len(out) % 20 == 0:
+                print(f"{len(out)} items, {time.time() - t0:.0f} s", flush=True)
     ws.close()
-    return rows
+    return out
 
 
 def diff(a: Sequence[float], b: Sequence[float]) -> list[float]:
@@ -78,14 +96,16 @@ def zsum(*parts: Sequence[float]) -> list[float]:
 
 
 RULES: dict[str, Callable[[Scores], list[float]]] = {
-    "extractive generator": lambda r: list(r["ext"]),  # type: ignore[arg-type]
-    "reader: z(read) + z(retriever) (shipped)": lambda r: zsum(r["read"], r["ext"]),  # type: ignore[arg-type]
-    "read alone": lambda r: list(r["read"]),  # type: ignore[arg-type]
-    "closed book": lambda r: list(r["closed"]),  # type: ignore[arg-type]
-    "read - bare prompt (PMI)": lambda r: diff(r["read"], r["null"]),  # type: ignore[arg-type]
-    "read - passages without the question": lambda r: diff(r["read"], r["pq"]),  # type: ignore[arg-type]
-    "z(read - passages alone) + z(retriever)": lambda r: zsum(diff(r["read"], r["pq"]), r["ext"]),  # type: ignore[arg-type]
-    "closed book - bare prompt": lambda r: diff(r["closed"], r["null"]),  # type: ignore[arg-type]
+    "extractive generator": lambda r: list(r["ext"]),
+    "reader: z(read) + z(retriever) (shipped)": lambda r: zsum(r["read"], r["ext"]),
+    "read alone": lambda r: list(r["read"]),
+    "closed book": lambda r: list(r["closed"]),
+    "read - bare prompt (PMI)": lambda r: diff(r["read"], r["null"]),
+    "read - passages without the question": lambda r: diff(r["read"], r["pq"]),
+    "z(read - passages alone) + z(retriever)": lambda r: zsum(diff(r["read"], r["pq"]), r["ext"]),
+    "closed book - bare prompt": lambda r: diff(r["closed"], r["null"]),
+    "read, retrieved with the choices": lambda r: list(r["readqc"]),
+    "z(read with the choices) + z(retriever)": lambda r: zsum(r["readqc"], r["ext"]),
 }
 
 
@@ -108,7 +128,10 @@ def report(rows: list[Scores]) -> None:
         gen = [pick(RULES["extractive generator"](r)) == r["gold"] for r in got]
         print(f"{exam} exam, {len(got)} items")
         for name, rule in RULES.items():
-            hits = [pick(rule(r)) == r["gold"] for r in got]
+            try:
+                hits = [pick(rule(r)) == r["gold"] for r in got]
+            except KeyError:  # raw scores of an earlier run, without this rule's
+                continue
             m, lo, hi = paired(hits, gen)
             print(
                 f"  {name:44s} MC {fmean(hits):.3f}  vs generator {m:+.3f} [{lo:+.3f}, {hi:+.3f}]"
@@ -120,16 +143,20 @@ def main() -> None:
     ap.add_argument("--home", type=Path)
     ap.add_argument("--domain")
     ap.add_argument("--model", type=Path)
-    ap.add_argument("--raw", type=Path, help="raw scores: read when it exists, else written")
+    ap.add_argument("--quick", action="store_true", help="the YAML's quick: form")
+    ap.add_argument(
+        "--raw",
+        type=Path,
+        help="raw scores: read when it exists (with --home etc.: the scores it lacks are added)",
+    )
     a = ap.parse_args()
-    if a.raw and a.raw.is_file():
-        rows = json.loads(a.raw.read_text())
-    else:
-        if not (a.home and a.domain and a.model):
-            ap.error("--home, --domain and --model are needed to score (or an existing --raw)")
-        rows = collect(a.home.resolve(), a.domain, a.model.resolve())
+    rows = json.loads(a.raw.read_text()) if a.raw and a.raw.is_file() else None
+    if a.home and a.domain and a.model:
+        rows = collect(a.home.resolve(), a.domain, a.model.resolve(), a.quick, rows)
         if a.raw:
             a.raw.write_text(json.dumps(rows))
+    elif rows is None:
+        ap.error("--home, --domain and --model are needed to score (or an existing --raw)")
     report(rows)
 
 
