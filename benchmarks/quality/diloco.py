@@ -27,6 +27,17 @@ tokens, nothing synced), to show what syncing the two islands buys.
 
 On one machine the islands are processes beside each other: the launcher shares the cores
 among them (`local_threads`: one OpenMP thread each here), as torchrun does among DDP's ranks.
+
+`--finetune` runs the users' workload instead of the tiny preset: Gemma 3 270M (`make
+real-model`) with LoRA (r 16, alpha 32, as python-gemma.yaml) on the Python domain's quick
+documents (its ten modules and the language reference), every setup from the same base and
+adapter seed. Beside the held-out loss it scores each final model on the exam in a user's
+words (`config/domains/exams/python.jsonl`, the items whose quote is in these documents),
+multiple choice, paired by item against DDP; bytes count the adapter only (what DDP's
+all-reduce and the islands' pseudo-gradients carry):
+
+    python benchmarks/quality/diloco.py --finetune [--steps 40] [--inner-steps 10] [--batch 4]
+        [--ctx 256] [--sampled-vocab]
 """
 
 from __future__ import annotations
@@ -39,8 +50,11 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")  # nothing here may reach the netwo
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import argparse
+import json
 import math
 import random
+import subprocess
+import sys
 import sysconfig
 import tempfile
 import time
@@ -50,13 +64,15 @@ from typing import Any
 
 import torch
 import torch.nn.functional as F
+import yaml
 
 from jupiter.cluster.launch import ClusterRun, read_report, run_cluster, start_loss
 from jupiter.collect.stdlib import collect_stdlib
-from jupiter.config import ClusterConfig, PythonStdlibSource, TrainConfig
+from jupiter.config import ClusterConfig, LoraConfig, PythonStdlibSource, TrainConfig
 from jupiter.data.chat import IGNORE
 from jupiter.data.dataset import PackedDataset, encode_examples
-from jupiter.data.tokenizer import train_tokenizer
+from jupiter.data.tokenizer import load_tokenizer, train_tokenizer
+from jupiter.eval.userexam import collapse
 from jupiter.models.loading import load_for_inference
 from jupiter.models.presets import ModelConfig
 from jupiter.train.checkpoint import latest_checkpoint, read_checkpoint
@@ -64,6 +80,8 @@ from jupiter.train.launch import Launch, launch_train
 from jupiter.train.loop import TrainRun
 
 HELDOUT_FRACTION = 0.05  # of the documents
+ROOT = Path(__file__).resolve().parents[2]
+DOMAINS = ROOT / "config" / "domains"
 WORLD = 2  # DDP ranks, and islands
 ISLANDS = ("a", "b")
 
@@ -76,6 +94,7 @@ class Data:
     model_config: Any
     docs: tuple[int, int]  # training and held-out documents
     start_dir: Path | None = None  # --warm-start: every setup continues from this model dir
+    exam: Path | None = None  # --finetune: the user exam's items these documents answer
 
 
 def initial(data: Data) -> dict[str, Any]:
@@ -94,6 +113,8 @@ class Result:
     tokens: int  # input positions trained on, all ranks and islands, from the checkpoints
     notes: list[str] = field(default_factory=list)
     reference: bool = False  # not one of the compared setups (half the tokens, no sync)
+    model_dir: Path | None = None  # the final model (an adapter dir with --finetune)
+    exam: dict[str, Any] | None = None  # --finetune: `jupiter score`'s report on Data.exam
 
 
 # ---------------------------------------------------------------------------- data
@@ -135,6 +156,63 @@ def build_data(root: Path, a: argparse.Namespace) -> Data:
     )
 
 
+def gemma_dir() -> Path:
+    """Gemma 3 270M as an HF dir, imported once from the GGUF python-gemma.yaml names."""
+    from jupiter.models.reference import resolve_model, user_cache_dir
+
+    base = yaml.safe_load((DOMAINS / "python-gemma.yaml").read_text())["model"]["base"]
+    gguf = Path(base).expanduser()
+    if not gguf.is_file():
+        raise SystemExit(f"--finetune needs Gemma 3 270M at {gguf}: run `make real-model` first")
+    return Path(resolve_model(str(gguf), base_dir=None, cache_dir=user_cache_dir()))
+
+
+def build_finetune_data(root: Path, a: argparse.Namespace) -> Data:
+    """The Python domain's quick documents in Gemma's tokens, a seeded 5 % held out; the
+    user exam's items whose quote is in them."""
+    quick = yaml.safe_load((DOMAINS / "python-gemma.yaml").read_text())["quick"]
+    src = PythonStdlibSource.model_validate(quick["sources"][0])
+    texts = [d.text for d in collect_stdlib(src) if d.text.strip()]
+    random.Random(a.seed).shuffle(texts)
+    n_held = max(1, round(HELDOUT_FRACTION * len(texts)))
+    base = gemma_dir()
+    tok = load_tokenizer(base)
+    seqs = encode_examples(tok, [], texts[n_held:], raw_text_fraction=1.0, seed=a.seed)
+    held = encode_examples(tok, [], texts[:n_held], raw_text_fraction=1.0, seed=a.seed)
+    corpus_text = collapse(" ".join(texts))
+    lines = (DOMAINS / "exams" / "python.jsonl").read_text().splitlines()
+    kept = [ln for ln in lines if ln.strip() and collapse(json.loads(ln)["quote"]) in corpus_text]
+    exam = root / "exam.jsonl"
+    exam.write_text("\n".join(kept) + "\n")
+    return Data(
+        PackedDataset(seqs, a.ctx, tok.pad_token_id, seed=a.seed),
+        PackedDataset(held, a.ctx, tok.pad_token_id, seed=a.seed),
+        base,
+        None,
+        (len(texts) - n_held, n_held),
+        start_dir=base,
+        exam=exam,
+    )
+
+
+REPORTS: Path | None = None  # --reports: where each model's exam report is kept
+
+
+def score_exam(model_dir: Path, exam: Path, out: Path) -> dict[str, Any]:
+    """`jupiter score` of a final model on the exam: multiple choice by the choices'
+    likelihood, item by item (QA kept to 4 new tokens, no general text)."""
+    jupiter = Path(sys.executable).with_name("jupiter")
+    cmd = [str(jupiter), "score", "--model", str(model_dir), "--qa", str(exam), "--out", str(out)]
+    cmd += ["--max-new-tokens", "4", "--general-max-bytes", "0", "--json"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise SystemExit(f"jupiter score {model_dir} failed: {proc.stderr.strip()[-2000:]}")
+    if REPORTS is not None:
+        REPORTS.mkdir(parents=True, exist_ok=True)
+        (REPORTS / out.name).write_text(out.read_text())
+    return dict(json.loads(out.read_text()))
+
+
 def train_config(a: argparse.Namespace, micro: int) -> TrainConfig:
     """Like the cluster tests; checkpoints and held-out evals only at the end (the islands
     checkpoint after every round regardless: that is part of their wall time)."""
@@ -150,6 +228,15 @@ def train_config(a: argparse.Namespace, micro: int) -> TrainConfig:
         gradient_checkpointing=False,
         metrics=[],
         seed=a.seed,
+        **(
+            {
+                "method": "lora",
+                "lora": LoraConfig(r=16, alpha=32, dropout=0.05),
+                "vocab": "corpus" if a.sampled_vocab else "full",
+            }
+            if a.finetune
+            else {}
+        ),
     )
 
 
@@ -163,8 +250,11 @@ def trained_tokens(out_dir: Path) -> int:
 @torch.no_grad()
 def heldout_loss(model_dir: Path, data: PackedDataset, batch: int = 32) -> float:
     """Mean next-token loss over every held-out row, fp32, as the training loop computes it
-    (position ids restart at each packed example)."""
+    (position ids restart at each packed example); rows batched so that the logits stay
+    under 256 MB (one row at a time for Gemma's 262k-token vocabulary)."""
     model, _ = load_for_inference(model_dir)
+    vocab = int(model.get_output_embeddings().weight.shape[0])
+    batch = max(1, min(batch, 2**26 // (data.context_length * vocab)))
     total, count = 0.0, 0
     for start in range(0, data.num_rows, batch):
         rows = [data.row(r) for r in range(start, min(start + batch, data.num_rows))]
@@ -185,7 +275,14 @@ def heldout_loss(model_dir: Path, data: PackedDataset, batch: int = 32) -> float
 
 
 def parameter_count(model_dir: Path) -> int:
-    """Parameters a step's gradient all-reduce carries (tied embeddings once, as DDP has them)."""
+    """Parameters a step's gradient all-reduce carries (tied embeddings once, as DDP has them;
+    an adapter's own tensors for LoRA)."""
+    adapter = model_dir / "adapter_model.safetensors"
+    if adapter.is_file():
+        from safetensors import safe_open
+
+        with safe_open(str(adapter), "pt") as f:
+            return sum(math.prod(f.get_slice(k).get_shape()) for k in f.keys())  # noqa: SIM118
     model, _ = load_for_inference(model_dir)
     return sum(p.numel() for p in model.parameters() if p.requires_grad)
 
@@ -224,6 +321,7 @@ def run_torchrun(data: Data, a: argparse.Namespace, root: Path, alone: bool = Fa
         trained_tokens(run.out_dir),
         notes,
         reference=alone,
+        model_dir=result.model_dir,
     )
 
 
@@ -233,12 +331,12 @@ def cluster_config(store: Path, a: argparse.Namespace, outer: str) -> ClusterCon
             "host": "localhost",
             "name": f"{name}-node",
             "device_type": "cpu",
-            "backend": "torch",
+            "backend": backend,
             "processes": 1,
             "island": name,
             "memory_gb": 8,
         }
-        for name in ISLANDS
+        for name, backend in zip(ISLANDS, a.backends.split(","), strict=True)
     ]
     sync = {
         "store": str(store),
@@ -299,12 +397,13 @@ def run_islands(data: Data, a: argparse.Namespace, root: Path, outer: str) -> Re
     tokens = sum(trained_tokens(workdir / name) for name in ISLANDS)
     name = f"DiLoCo {a.outer_lr:g}/{a.outer_momentum:g}" if outer == "nesterov" else "averaging"
     return Result(
-        f"{name}, 2 islands x 1",
+        f"{name}, {a.backends.replace(',', '+')}",
         heldout_loss(result.model_dir, data.heldout),
         float(up + down),
         wall,
         tokens,
         notes,
+        model_dir=result.model_dir,
     )
 
 
@@ -329,10 +428,20 @@ def warm_start(data: Data, a: argparse.Namespace, root: Path) -> Data:
 
 
 # ---------------------------------------------------------------------------- main
-def print_table(results: list[Result], a: argparse.Namespace, data: Data) -> None:
+def print_table(
+    results: list[Result],
+    a: argparse.Namespace,
+    data: Data,
+    base_exam: dict[str, Any] | None = None,
+) -> None:
     rounds = math.ceil(a.steps / a.inner_steps)
+    model = (
+        f"Gemma 3 270M + LoRA r 16{' (sampled-softmax loss)' if a.sampled_vocab else ''}"
+        if a.finetune
+        else f"tiny preset, vocab {a.vocab}"
+    )
     print(
-        f"\ntiny preset, ctx {a.ctx}, vocab {a.vocab}; {a.steps} steps x {a.batch} rows "
+        f"\n{model}, ctx {a.ctx}; {a.steps} steps x {a.batch} rows "
         f"(islands: {a.batch // WORLD} rows each), H={a.inner_steps} ({rounds} rounds), lr "
         f"{a.lr:g} warmup {a.warmup}, precision {a.precision}; data: {data.docs[0]:,} training "
         f"documents in {data.train.num_rows:,} rows, {data.docs[1]:,} held-out documents in "
@@ -357,23 +466,58 @@ def print_table(results: list[Result], a: argparse.Namespace, data: Data) -> Non
             print(f"  {r.name.split(',')[0]}: {note}")
     if len({r.tokens for r in results if not r.reference}) != 1:
         print("WARNING: the setups trained on different token counts")
+    if data.exam is not None:
+        print_exam(results, data, base_exam)
+
+
+def print_exam(results: list[Result], data: Data, base: dict[str, Any] | None) -> None:
+    """Each final model's multiple choice on the user exam, paired by item with DDP's."""
+    from jupiter.eval.compare import compare_reports
+
+    n = len(data.exam.read_text().splitlines()) if data.exam else 0
+    print(f"\nthe user exam's {n} items these documents answer, multiple choice (chance 0.25):")
+    rows = ([Result("base (no training)", 0.0, 0.0, 0.0, 0, exam=base)] if base else []) + [
+        r for r in results if r.exam
+    ]
+    ddp = results[0].exam
+    for r in rows:
+        assert r.exam is not None
+        ci = r.exam.get("mc_accuracy_ci") or [float("nan")] * 2
+        line = f"  {r.name:33s} MC {r.exam['mc_accuracy']:.3f} [{ci[0]:.3f}, {ci[1]:.3f}]"
+        if ddp is not None and r.exam is not ddp:
+            d = compare_reports(r.exam, ddp)["metrics"].get("mc_accuracy")
+            if d:
+                lo, hi = d["ci"]
+                line += f"; − DDP {d['difference']:+.3f} [{lo:+.3f}, {hi:+.3f}] ({d['verdict']})"
+        print(line)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--steps", type=int, default=300, help="S: steps of every setup")
-    ap.add_argument("--inner-steps", type=int, default=50, help="H: inner steps a round")
-    ap.add_argument("--batch", type=int, default=16, help="B: DDP's global batch (rows)")
-    ap.add_argument("--ctx", type=int, default=128)
+    ap.add_argument(
+        "--finetune",
+        action="store_true",
+        help="Gemma 3 270M with LoRA on the Python domain's documents, scored on the user exam "
+        "(defaults: 40 steps, H=10, batch 4, ctx 256, lr 5e-4, warmup 4)",
+    )
+    ap.add_argument(
+        "--sampled-vocab",
+        action="store_true",
+        help="with --finetune: train.vocab corpus (the training loss's sampled softmax)",
+    )
+    ap.add_argument("--steps", type=int, default=None, help="S: steps of every setup (300)")
+    ap.add_argument("--inner-steps", type=int, default=None, help="H: inner steps a round (50)")
+    ap.add_argument("--batch", type=int, default=None, help="B: DDP's global batch, rows (16)")
+    ap.add_argument("--ctx", type=int, default=None, help="(128)")
     ap.add_argument("--vocab", type=int, default=2000)
-    ap.add_argument("--warmup", type=int, default=20)
+    ap.add_argument("--warmup", type=int, default=None, help="(20)")
     ap.add_argument(
         "--corpus",
         default="docs",
         choices=["docs", "docs+source"],
         help="the stdlib docs, or the docs and the stdlib's source (about 7x the tokens)",
     )
-    ap.add_argument("--lr", type=float, default=3e-3, help="peak inner lr (cosine to lr/10)")
+    ap.add_argument("--lr", type=float, default=None, help="peak inner lr, cosine to lr/10 (3e-3)")
     ap.add_argument(
         "--warm-start",
         type=int,
@@ -387,17 +531,33 @@ def main() -> None:
         default="ddp,nesterov,average",
         help="comma-separated, from ddp, nesterov, average, alone",
     )
+    ap.add_argument(
+        "--backends",
+        default="torch,torch",
+        help="the two islands' backends: torch,torch or torch,mlx (MLX's CPU build on Linux)",
+    )
     ap.add_argument("--outer-lr", type=float, default=0.7, help="DiLoCo's (the paper's 0.7)")
     ap.add_argument("--outer-momentum", type=float, default=0.9, help="DiLoCo's (paper: 0.9)")
     ap.add_argument("--precision", default="fp32", choices=["fp32", "auto", "bf16"])
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--reports", type=Path, help="with --finetune: keep the exam reports here")
     ap.add_argument("--quick", action="store_true", help="60 steps, H=20: a smoke run")
     ap.add_argument(
         "--alone", action="store_true", help="also one island alone: half the tokens, no sync"
     )
     a = ap.parse_args()
+    # (steps, H, batch, ctx, lr, warmup): the tiny preset from scratch, or the fine-tune
+    defaults = (40, 10, 4, 256, 5e-4, 4) if a.finetune else (300, 50, 16, 128, 3e-3, 20)
+    keys = ("steps", "inner_steps", "batch", "ctx", "lr", "warmup")
+    for key, value in zip(keys, defaults, strict=True):
+        if getattr(a, key) is None:
+            setattr(a, key, value)
     if a.quick:
-        a.steps, a.inner_steps = 60, 20
+        a.steps, a.inner_steps = (12, 4) if a.finetune else (60, 20)
+    if a.backends not in ("torch,torch", "torch,mlx"):
+        ap.error("--backends: torch,torch or torch,mlx")
+    if a.finetune and (a.warm_start or a.corpus != "docs"):
+        ap.error("--finetune starts from Gemma on the Python domain: no --warm-start, --corpus")
     if a.batch % WORLD:
         ap.error(f"--batch must be a multiple of {WORLD}")
     setups = [x.strip() for x in a.setups.split(",") if x.strip()]
@@ -406,12 +566,17 @@ def main() -> None:
     unknown = set(setups) - {"ddp", "nesterov", "average", "alone"}
     if unknown or not setups:
         ap.error(f"--setups: unknown {sorted(unknown)}; choose from ddp, nesterov, average, alone")
+    global REPORTS
+    REPORTS = a.reports
     load_before = os.getloadavg()[0]
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="diloco-bench-") as tmp:
         root = Path(tmp)
-        data = build_data(root, a)
+        data = build_finetune_data(root, a) if a.finetune else build_data(root, a)
         print(f"data ready in {time.perf_counter() - t0:.1f} s", flush=True)
+        base_exam = None
+        if data.exam is not None and data.start_dir is not None:
+            base_exam = score_exam(data.start_dir, data.exam, root / "base-exam.json")
         if a.warm_start:
             data = warm_start(data, a, root)
         results: list[Result] = []
@@ -421,9 +586,11 @@ def main() -> None:
                 if setup in ("ddp", "alone")
                 else run_islands(data, a, root, setup)
             )
+            if data.exam is not None and r.model_dir is not None:
+                r.exam = score_exam(r.model_dir, data.exam, root / f"{setup}-exam.json")
             print(f"== {r.name}: held-out loss {r.loss:.4f}, {r.wall_s:.0f} s", flush=True)
             results.append(r)
-    print_table(results, a, data)
+        print_table(results, a, data, base_exam)
     print(
         f"\ntotal wall time {time.perf_counter() - t0:.0f} s; 1-minute load average "
         f"{load_before:.2f} before, {os.getloadavg()[0]:.2f} after"
