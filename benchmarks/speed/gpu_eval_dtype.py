@@ -39,7 +39,11 @@ def tiny_gemma(out: Path) -> Path:
     )
     model = Gemma3ForCausalLM(cfg)
     for c in (model.config, model.generation_config):
-        c.eos_token_id, c.bos_token_id, c.pad_token_id = tok.eos_token_id, tok.bos_token_id, tok.pad_token_id
+        c.eos_token_id, c.bos_token_id, c.pad_token_id = (
+            tok.eos_token_id,
+            tok.bos_token_id,
+            tok.pad_token_id,
+        )
     model.save_pretrained(out, safe_serialization=True)
     tok.save_pretrained(out)
     return out
@@ -49,7 +53,12 @@ TEXTS = [
     "The json module encodes and decodes JSON documents. " * (1 + i % 3) + f"Item {i} ends here."
     for i in range(8)
 ]
-PROMPTS = ["What does json.dumps do?", "hi", "Explain deque with maxlen in two sentences please.", "x"]
+PROMPTS = [
+    "What does json.dumps do?",
+    "hi",
+    "Explain deque with maxlen in two sentences please.",
+    "x",
+]
 
 
 def check(model_dir: Path, device: str, dtype: str, attn: str) -> dict[str, object]:
