@@ -126,6 +126,14 @@ def stdlib_sources() -> list[str]:
     return [p.read_text(encoding="utf-8", errors="replace") for p in files]
 
 
+def hold_out(texts: list[str], seed: int) -> tuple[list[str], list[str]]:
+    """(training texts, held-out texts): a seeded 5 % of the documents held out."""
+    texts = list(texts)
+    random.Random(seed).shuffle(texts)
+    n_held = max(1, round(HELDOUT_FRACTION * len(texts)))
+    return texts[n_held:], texts[:n_held]
+
+
 def corpus(seed: int, kind: str = "docs") -> tuple[list[str], list[str]]:
     """(training texts, held-out texts): the stdlib docs (and with docs+source, the stdlib's
     source files), a seeded 5 % of documents held out."""
@@ -133,9 +141,7 @@ def corpus(seed: int, kind: str = "docs") -> tuple[list[str], list[str]]:
     texts = [d.text for d in docs if d.text.strip()]
     if kind == "docs+source":
         texts += [t for t in stdlib_sources() if t.strip()]
-    random.Random(seed).shuffle(texts)
-    n_held = max(1, round(HELDOUT_FRACTION * len(texts)))
-    return texts[n_held:], texts[:n_held]
+    return hold_out(texts, seed)
 
 
 def build_data(root: Path, a: argparse.Namespace) -> Data:
@@ -173,12 +179,11 @@ def build_finetune_data(root: Path, a: argparse.Namespace) -> Data:
     quick = yaml.safe_load((DOMAINS / "python-gemma.yaml").read_text())["quick"]
     src = PythonStdlibSource.model_validate(quick["sources"][0])
     texts = [d.text for d in collect_stdlib(src) if d.text.strip()]
-    random.Random(a.seed).shuffle(texts)
-    n_held = max(1, round(HELDOUT_FRACTION * len(texts)))
+    train_texts, held_texts = hold_out(texts, a.seed)
     base = gemma_dir()
     tok = load_tokenizer(base)
-    seqs = encode_examples(tok, [], texts[n_held:], raw_text_fraction=1.0, seed=a.seed)
-    held = encode_examples(tok, [], texts[:n_held], raw_text_fraction=1.0, seed=a.seed)
+    seqs = encode_examples(tok, [], train_texts, raw_text_fraction=1.0, seed=a.seed)
+    held = encode_examples(tok, [], held_texts, raw_text_fraction=1.0, seed=a.seed)
     corpus_text = collapse(" ".join(texts))
     lines = (DOMAINS / "exams" / "python.jsonl").read_text().splitlines()
     kept = [ln for ln in lines if ln.strip() and collapse(json.loads(ln)["quote"]) in corpus_text]
@@ -189,7 +194,7 @@ def build_finetune_data(root: Path, a: argparse.Namespace) -> Data:
         PackedDataset(held, a.ctx, tok.pad_token_id, seed=a.seed),
         base,
         None,
-        (len(texts) - n_held, n_held),
+        (len(train_texts), len(held_texts)),
         start_dir=base,
         exam=exam,
     )
@@ -215,7 +220,17 @@ def score_exam(model_dir: Path, exam: Path, out: Path) -> dict[str, Any]:
 
 def train_config(a: argparse.Namespace, micro: int) -> TrainConfig:
     """Like the cluster tests; checkpoints and held-out evals only at the end (the islands
-    checkpoint after every round regardless: that is part of their wall time)."""
+    checkpoint after every round regardless: that is part of their wall time);
+    with --finetune, LoRA r 16 as python-gemma.yaml has it."""
+    finetune: dict[str, Any] = (
+        {
+            "method": "lora",
+            "lora": LoraConfig(r=16, alpha=32, dropout=0.05),
+            "vocab": "corpus" if a.sampled_vocab else "full",
+        }
+        if a.finetune
+        else {}
+    )
     return TrainConfig(
         max_steps=a.steps,
         micro_batch_size=micro,
@@ -228,15 +243,7 @@ def train_config(a: argparse.Namespace, micro: int) -> TrainConfig:
         gradient_checkpointing=False,
         metrics=[],
         seed=a.seed,
-        **(
-            {
-                "method": "lora",
-                "lora": LoraConfig(r=16, alpha=32, dropout=0.05),
-                "vocab": "corpus" if a.sampled_vocab else "full",
-            }
-            if a.finetune
-            else {}
-        ),
+        **finetune,
     )
 
 

@@ -156,15 +156,13 @@ def one_reading(path: Path) -> Iterator[Any]:
     try:
         reader = original(key)
     except (ValueError, IndexError, OSError) as err:
-        raise JupiterError(
-            f"{path} is not a readable GGUF file ({err}): download it again"
-        ) from None
+        raise _unreadable(path, err) from None
 
     class Shared(original):  # type: ignore[misc, valid-type]
         def __new__(cls, where: Any, mode: Any = "r") -> Any:
-            if mode == "r" and Path(where).resolve() in _READING:
-                return _READING[Path(where).resolve()]  # not a Shared: __init__ is skipped
-            return original(where, mode)
+            shared = _READING.get(Path(where).resolve()) if mode == "r" else None
+            # the shared reader is not a Shared, so its __init__ is not run again
+            return shared if shared is not None else original(where, mode)
 
     _READING[key] = reader
     setattr(gguf, "GGUFReader", Shared)  # noqa: B010 (the class itself is replaced)
@@ -173,6 +171,10 @@ def one_reading(path: Path) -> Iterator[Any]:
     finally:
         setattr(gguf, "GGUFReader", original)  # noqa: B010
         del _READING[key]
+
+
+def _unreadable(path: Path, err: Exception) -> JupiterError:
+    return JupiterError(f"{path} is not a readable GGUF file ({err}): download it again")
 
 
 def _field(path: Path, name: str) -> Any:
@@ -189,9 +191,7 @@ def gguf_facts(path: Path) -> tuple[str, int]:
             arch = bytes(field.parts[field.data[0]]).decode("utf-8")
             return arch, sum(int(t.n_elements) for t in reader.tensors)
         except (KeyError, ValueError, IndexError) as err:
-            raise JupiterError(
-                f"{path} is not a readable GGUF file ({err}): download it again"
-            ) from None
+            raise _unreadable(path, err) from None
 
 
 def gguf_license(path: Path) -> str:
