@@ -563,11 +563,8 @@ def main() -> None:
         a.steps, a.inner_steps = (12, 4) if a.finetune else (60, 20)
     if a.backends not in ("torch,torch", "torch,mlx"):
         ap.error("--backends: torch,torch or torch,mlx")
-    if a.finetune and a.backends == "torch,mlx":
-        ap.error(
-            "--finetune --backends torch,mlx: Jupiter's MLX trainer covers the Llama, Mistral "
-            "and Qwen2 families (train/mlx_model.py), not Gemma 3"
-        )
+    if a.sampled_vocab and a.backends == "torch,mlx":
+        ap.error("--sampled-vocab: train.vocab corpus runs in the torch loop only, not on MLX")
     if a.finetune and (a.warm_start or a.corpus != "docs"):
         ap.error("--finetune starts from Gemma on the Python domain: no --warm-start, --corpus")
     if a.batch % WORLD:

@@ -1,6 +1,7 @@
-"""Models for the MLX training loop: Llama, Mistral and Qwen2 in mlx-lm's own classes, with the
-parameter names transformers uses, a forward over packed rows, LoRA, and weights by the
-names the PyTorch side uses (HF names; PEFT's saved-adapter names and shapes under LoRA).
+"""Models for the MLX training loop: Llama, Mistral, Qwen2 and Gemma 3 text (what Gemma does
+differently: mlx_gemma.py) in mlx-lm's own classes, with the parameter names transformers
+uses, a forward over packed rows, LoRA, and weights by the names the PyTorch side uses (HF
+names; PEFT's saved-adapter names and shapes under LoRA).
 
 The forward calls mlx-lm's submodules (embedding, projections, norms, MLP, head) itself
 instead of the model's `__call__`, because training on packed rows needs two things the
@@ -21,6 +22,7 @@ import numpy as np
 from jupiter.config import LoraConfig
 from jupiter.data.chat import IGNORE
 from jupiter.errors import JupiterError
+from jupiter.train import mlx_gemma as gemma
 
 if TYPE_CHECKING:  # mlx is optional: imported where a model is built
     import mlx.core as mx
@@ -33,6 +35,7 @@ FAMILIES: dict[str, tuple[str, str]] = {
     "llama": ("llama", "LlamaForCausalLM"),
     "mistral": ("llama", "MistralForCausalLM"),  # mlx-lm runs Mistral with its Llama class
     "qwen2": ("qwen2", "Qwen2ForCausalLM"),
+    gemma.GEMMA: ("gemma3_text", "Gemma3ForCausalLM"),
 }
 # RoPE variants whose mlx-lm module hands an array offset straight to mx.fast.rope, so one
 # offset per token gives each token its own position (dynamic NTK computes with the offset).
@@ -74,9 +77,14 @@ def mlx_args(hf_config: dict[str, Any]) -> dict[str, Any]:
     kind = hf_config.get("model_type")
     if kind not in FAMILIES:
         raise JupiterError(
-            f"the MLX backend trains {', '.join(FAMILIES)} models, not {kind!r}: use the torch"
-            " backend for this model"
+            "the MLX backend trains Llama, Mistral, Qwen2 and Gemma 3 text models (model_type"
+            f" {', '.join(FAMILIES)}), not {kind!r}: use the torch backend for this model"
         )
+    if kind == gemma.GEMMA:  # one RoPE per layer type
+        out = gemma.gemma_args(hf_config)
+        for layer_type, rope in gemma.rope_kinds(out).items():
+            _check_rope(rope, f" ({layer_type})")
+        return out
     out = dict(hf_config)
     params = out.get("rope_parameters")
     if isinstance(params, dict) and "rope_theta" in params:
@@ -84,18 +92,21 @@ def mlx_args(hf_config: dict[str, Any]) -> dict[str, Any]:
         if params.get("rope_type", "default") != "default":
             out["rope_scaling"] = params  # linear / llama3 keys are the same in both
     scaling = out.get("rope_scaling") or {}
-    rope = scaling.get("rope_type") or scaling.get("type") or "default"
-    if rope not in ROPE_TYPES:
-        raise JupiterError(
-            f"RoPE type {rope!r} is not supported by the MLX trainer (it supports"
-            f" {', '.join(ROPE_TYPES)}): use the torch backend for this model"
-        )
+    _check_rope(scaling.get("rope_type") or scaling.get("type") or "default")
     if kind == "qwen2" and out.get("use_sliding_window"):
         raise JupiterError(
             "Qwen2 with use_sliding_window is not supported by the MLX trainer: use the torch"
             " backend for this model"
         )
     return out
+
+
+def _check_rope(rope: str, where: str = "") -> None:
+    if rope not in ROPE_TYPES:
+        raise JupiterError(
+            f"RoPE type {rope!r}{where} is not supported by the MLX trainer (it supports"
+            f" {', '.join(ROPE_TYPES)}): use the torch backend for this model"
+        )
 
 
 def build(hf_config: dict[str, Any], weights: dict[str, mx.array]) -> nn.Module:
@@ -105,6 +116,9 @@ def build(hf_config: dict[str, Any], weights: dict[str, mx.array]) -> nn.Module:
     config = mlx_args(hf_config)
     arch = importlib.import_module(f"mlx_lm.models.{FAMILIES[config['model_type']][0]}")
     model: nn.Module = arch.Model(arch.ModelArgs.from_dict(config))
+    if config["model_type"] == gemma.GEMMA:
+        gemma.set_layer_types(model, config)
+        weights = gemma.tie_weights(config, weights)
     weights = model.sanitize(dict(weights))  # drops rotary caches and a tied lm_head
     try:
         model.load_weights(list(weights.items()), strict=True)
@@ -188,14 +202,22 @@ def _attention(attn: Any, x: mx.array, positions: mx.array, mask: mx.array) -> m
     import mlx.core as mx
 
     b, n, _ = x.shape
-    q = _rope(attn.rope, attn.q_proj(x).reshape(b, n, attn.n_heads, -1), positions)
-    k = _rope(attn.rope, attn.k_proj(x).reshape(b, n, attn.n_kv_heads, -1), positions)
+    q = attn.q_proj(x).reshape(b, n, attn.n_heads, -1)
+    k = attn.k_proj(x).reshape(b, n, attn.n_kv_heads, -1)
+    if "q_norm" in attn:  # Gemma 3: each head's queries and keys normed before RoPE
+        q, k = gemma.norm(attn.q_norm, q), gemma.norm(attn.k_norm, k)
+    q, k = _rope(attn.rope, q, positions), _rope(attn.rope, k, positions)
     v = attn.v_proj(x).reshape(b, n, attn.n_kv_heads, -1).transpose(0, 2, 1, 3)
     out = mx.fast.scaled_dot_product_attention(q, k, v, scale=attn.scale, mask=mask)
     return attn.o_proj(out.transpose(0, 2, 1, 3).reshape(b, n, -1))  # type: ignore[no-any-return]
 
 
 def _layer(layer: Any, h: mx.array, positions: mx.array, mask: mx.array) -> mx.array:
+    if "pre_feedforward_layernorm" in layer:  # Gemma 3: norms before and after each block
+        r = _attention(layer.self_attn, gemma.norm(layer.input_layernorm, h), positions, mask)
+        h = h + gemma.norm(layer.post_attention_layernorm, r)
+        r = gemma.mlp(layer.mlp, gemma.norm(layer.pre_feedforward_layernorm, h))
+        return h + gemma.norm(layer.post_feedforward_layernorm, r)
     h = h + _attention(layer.self_attn, layer.input_layernorm(h), positions, mask)
     return h + layer.mlp(layer.post_attention_layernorm(h))  # type: ignore[no-any-return]
 
@@ -219,6 +241,8 @@ def layer_windows(model: nn.Module) -> list[int | None]:
     window = getattr(args, "sliding_window", None)
     if model.model_type == "mistral":
         return [window] * n
+    if model.model_type == gemma.GEMMA:  # set by gemma.set_layer_types from layer_types
+        return [window if layer.self_attn.is_sliding else None for layer in model.model.layers]
     types = getattr(args, "layer_types", None) or ["full_attention"] * n
     return [window if t == "sliding_attention" else None for t in types]
 
@@ -228,17 +252,18 @@ def forward(
 ) -> mx.array:
     """Logits (b, L, vocab) of packed rows: RoPE at position_ids, block-causal attention."""
     inner = model.model
+    is_gemma = model.model_type == gemma.GEMMA
     positions = position_ids.reshape(-1)
     windows = layer_windows(model)
     masks = {w: block_mask(position_ids, w) for w in set(windows)}
-    h = inner.embed_tokens(input_ids)
+    h = gemma.embed(model, input_ids) if is_gemma else inner.embed_tokens(input_ids)
     step = _checkpointed if checkpoint else _layer
     for layer, window in zip(inner.layers, windows, strict=True):
         h = step(layer, h, positions, masks[window])
-    h = inner.norm(h)
-    if model.args.tie_word_embeddings:
-        return inner.embed_tokens.as_linear(h)  # type: ignore[no-any-return]
-    return model.lm_head(h)  # type: ignore[no-any-return]
+    h = gemma.norm(inner.norm, h) if is_gemma else inner.norm(h)
+    # a tied head: the model holds no lm_head (mlx-lm drops it, or never makes one)
+    logits = model.lm_head(h) if "lm_head" in model else inner.embed_tokens.as_linear(h)
+    return gemma.soft_cap(model, logits) if is_gemma else logits
 
 
 def batch_arrays(b: Batch) -> tuple[mx.array, mx.array, mx.array]:
