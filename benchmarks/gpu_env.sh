@@ -4,7 +4,8 @@
 if [ -z "${NO_WHEELS:-}" ] && compgen -G ".whl/*.whl" >/dev/null; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
     --target /tmp/site .whl/*.whl || exit 1
-  export PYTHONPATH=/tmp/site
 fi
+# wheels an earlier call of the same lease installed stay in /tmp/site
+[ -z "${NO_WHEELS:-}" ] && [ -d /tmp/site ] && export PYTHONPATH=/tmp/site
 export PYTHONPATH="$PWD/src:$PWD/tests/support:${PYTHONPATH:-}" PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1
 export TOKENIZERS_PARALLELISM=false

