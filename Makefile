@@ -58,10 +58,9 @@ demo-real-quick: real-model
 	$(BIN)/jupiter start --domain python-gemma --auto --quick
 
 # one pytest worker per core, up to 4 (pytest-xdist); each computes on one thread
-# (tests/conftest.py); a file's tests stay on one worker, so its fixtures are built once;
-# files are handed out longest first (tests/conftest.py orders them, xdist keeps the order)
+# (tests/conftest.py); a file's tests stay on one worker, so its fixtures are built once
 test: setup
-	$(BIN)/pytest -q -n auto --maxprocesses=4 --dist loadfile --no-loadscope-reorder
+	$(BIN)/pytest -q -n auto --maxprocesses=4 --dist loadfile
 
 lint: setup
 	$(BIN)/ruff check src tests benchmarks
