@@ -86,7 +86,6 @@ def federate(
 ) -> tuple[Path, dict[str, Any]]:
     """Server and the three clients as processes; (run dir, its federated.json). With
     `tls`: TLS and SuperNode authentication on, and an unregistered client (c4) knocking."""
-    address = f"127.0.0.1:{free_port()}"
     out = root / run
     extra = []
     if tls:
@@ -100,29 +99,38 @@ def federate(
             str(t / "server.key"),
         ]
         extra += [a for c in COUNTS for a in ("--client-key", str(t / f"{c}.pub"))]
-    server = start(
-        [
-            "server",
-            "--domain",
-            str(root / f"{server_args[0]}.yaml"),
-            "--address",
-            address,
-            "--out",
-            str(out),
-            "--wait-clients",
-            "120",
-            *extra,
-            *server_args[1:],
-        ],
-        root,
-        root / f"{run}.log",
-    )
-    if tls:  # the keys are registered before the run is submitted: wait for that line
-        wait_for(
-            lambda: "federated server on" in (root / f"{run}.log").read_text(),
-            120,
-            "the server to register the clients' keys",
+    log = root / f"{run}.log"
+    for _ in range(3):  # another test may take the free port before the SuperLink binds it
+        address = f"127.0.0.1:{free_port()}"
+        server = start(
+            [
+                "server",
+                "--domain",
+                str(root / f"{server_args[0]}.yaml"),
+                "--address",
+                address,
+                "--out",
+                str(out),
+                "--wait-clients",
+                "120",
+                *extra,
+                *server_args[1:],
+            ],
+            root,
+            log,
         )
+        # clients join once the SuperLink listens and the run is submitted (the keys of
+        # the TLS run registered before it): the server prints this line then
+        wait_for(
+            lambda proc=server: "federated server on" in log.read_text() or proc.poll() is not None,
+            180,
+            f"the {run} server to start",
+        )
+        if server.poll() is None or "cannot be bound" not in log.read_text():
+            break
+    assert server.poll() is None, (
+        f"the {run} server ended before any client joined:\n{log.read_text()}"
+    )
     names = [*COUNTS, "c4"] if tls else list(COUNTS)
 
     def client_args(c: str) -> list[str]:
@@ -154,7 +162,9 @@ def federate(
             during(clients)
         deadline = time.monotonic() + 240
         while server.poll() is None:
-            assert time.monotonic() < deadline, "the federation did not end in 240 s"
+            assert time.monotonic() < deadline, (
+                f"the federation did not end in 240 s:\n{log.read_text()}"
+            )
             for c in COUNTS:  # a client that fails on its own ends the test
                 if clients[c].poll() not in (None, -signal.SIGKILL):
                     raise AssertionError((root / f"{run}-{c}.log").read_text()[-2000:])
@@ -163,8 +173,7 @@ def federate(
         for proc in [server, *clients.values()]:
             if proc.poll() is None:
                 kill_group(proc, signal.SIGTERM)
-    log = (root / f"{run}.log").read_text()
-    assert server.returncode == 0, log
+    assert server.returncode == 0, log.read_text()
     return out, record(out)
 
 
@@ -260,7 +269,10 @@ def kill_mid_round(log: Path, client: subprocess.Popen[bytes]) -> None:
     """SIGKILL a client's whole process group once its ClientApp is training round 1."""
     deadline = time.monotonic() + 180
     while "Start `flwr-clientapp`" not in (log.read_text() if log.exists() else ""):
-        assert time.monotonic() < deadline, f"the client never started training: {log}"
+        assert client.poll() is None, f"the client ended before training:\n{log.read_text()}"
+        assert time.monotonic() < deadline, (
+            f"the client never started training in 180 s: {log}\n{log.read_text()[-2000:]}"
+        )
         time.sleep(0.2)
     kill_group(client)
 
