@@ -66,6 +66,26 @@ def test_deepspeed_missing_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> 
         deepspeed_engine(model, torch.optim.AdamW(model.parameters()), {})
 
 
+def test_training_does_not_wait_for_deepspeeds_inference_op(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """DeepSpeed compiles its shared-memory all-reduce op at start (minutes of C++) though
+    only inference uses it: Jupiter marks it unavailable, and DeepSpeed then builds nothing."""
+    pytest.importorskip("deepspeed")
+    import deepspeed.ops
+    from deepspeed.comm.torch import build_shm_op
+
+    from jupiter.train.dist import skip_inference_ops
+
+    ops = dict(deepspeed.ops.__compatible_ops__)
+    monkeypatch.setattr(deepspeed.ops, "__compatible_ops__", ops)
+    ops["deepspeed_shm_comm"] = True  # as DeepSpeed's probe finds it on a Linux CPU
+    assert skip_inference_ops() == ["deepspeed_shm_comm"]
+    assert ops["deepspeed_shm_comm"] is False
+    assert build_shm_op() is None  # returns before any build
+    assert skip_inference_ops() == []
+
+
 def test_presets_command_lists_every_size_and_method() -> None:
     import subprocess
 

@@ -212,8 +212,27 @@ def deepspeed_engine(
             "(or use distributed: fsdp, which ships with PyTorch)"
         ) from None
     clear_stale_build_locks()
+    skip_inference_ops()
     engine, _, _, _ = deepspeed.initialize(model=model, optimizer=optimizer, config=config)
     return engine
+
+
+INFERENCE_OPS = ("deepspeed_shm_comm",)
+
+
+def skip_inference_ops() -> list[str]:
+    """DeepSpeed's communication backend compiles its shared-memory all-reduce op on a CPU
+    at start (a C++ build of 2-3 minutes on a laptop, once per machine), and only its
+    `inference_all_reduce` uses it; training reduces through the process group. The op is
+    marked unavailable for the run, so no training run waits for that build. Returns the
+    ops marked."""
+    import deepspeed.ops
+
+    compatible: dict[str, bool] = deepspeed.ops.__compatible_ops__
+    marked = [op for op in INFERENCE_OPS if compatible.get(op)]
+    for op in marked:
+        compatible[op] = False
+    return marked
 
 
 STALE_LOCK_S = 600.0
