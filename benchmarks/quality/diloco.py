@@ -37,7 +37,11 @@ multiple choice, paired by item against DDP; bytes count the adapter only (what 
 all-reduce and the islands' pseudo-gradients carry):
 
     python benchmarks/quality/diloco.py --finetune [--steps 40] [--inner-steps 10] [--batch 4]
-        [--ctx 256] [--sampled-vocab]
+        [--ctx 256] [--sampled-vocab] [--freeze-a]
+
+`--freeze-a` trains LoRA-FA (A fixed at a seeded start every island draws alike, B alone
+trained and synced), where averaging B averages the adapters' updates exactly; DDP's
+bytes then count B alone too.
 """
 
 from __future__ import annotations
@@ -225,7 +229,7 @@ def train_config(a: argparse.Namespace, micro: int) -> TrainConfig:
     finetune: dict[str, Any] = (
         {
             "method": "lora",
-            "lora": LoraConfig(r=16, alpha=32, dropout=0.05),
+            "lora": LoraConfig(r=16, alpha=32, dropout=0.05, freeze_a=a.freeze_a),
             "vocab": "corpus" if a.sampled_vocab else "full",
         }
         if a.finetune
@@ -549,6 +553,11 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--reports", type=Path, help="with --finetune: keep the exam reports here")
     ap.add_argument("--quick", action="store_true", help="60 steps, H=20: a smoke run")
+    ap.add_argument(
+        "--freeze-a",
+        action="store_true",
+        help="with --finetune: LoRA-FA (train.lora.freeze_a), B alone trained and synced",
+    )
     ap.add_argument(
         "--alone", action="store_true", help="also one island alone: half the tokens, no sync"
     )

@@ -466,6 +466,57 @@ def test_lora_steps_match_torch_from_the_same_adapter(
     assert held is not None and abs(held - (loop.heldout_loss(run, ts) or 0.0)) < 1e-5
 
 
+def test_lora_fa_starts_alike_in_both_engines_and_trains_b_only(
+    tiny_model_dirs: dict[str, Path], tmp_path: Path
+) -> None:
+    """train.lora.freeze_a: torch and MLX draw the same A from the seed (nothing copied), train
+    B alone to the same losses, and A is where it started; a seed changes it."""
+    from jupiter.models.loading import load_for_training
+    from jupiter.train import loop
+    from jupiter.train.mlx_model import adapter_weights
+
+    fa = LoraConfig(r=4, alpha=8, dropout=0.0, freeze_a=True)
+    run = chat_run(tiny_model_dirs["qwen2"], tmp_path / "fa", max_steps=4, lora=fa)
+    ts, ms = loop.start(run), mlx_loop.start(run)
+    a0 = {
+        n.replace(".default.", "."): p.detach().numpy().copy()
+        for n, p in ts.model.named_parameters()
+        if ".lora_A." in n
+    }
+    assert len(a0) == 2 * 7 and all(
+        not p.requires_grad for n, p in ts.model.named_parameters() if ".lora_A." in n
+    )
+    tw, mw = loop.get_weights(ts), mlx_loop.get_weights(ms)
+    assert len(tw) == len(mw) == 2 * 7 and all(".lora_B." in n for n in mw)  # B alone syncs
+    mlx_a = {n: w for n, w in adapter_weights(ms.model).items() if ".lora_A." in n}
+    assert set(mlx_a) == set(a0)
+    assert all(np.array_equal(mlx_a[n], a0[n]) for n in a0)  # bit for bit, from the seed
+    loop.run_steps(run, ts, 4)
+    mlx_loop.run_steps(run, ms, 4)
+    np.testing.assert_allclose(ms.losses, ts.losses, rtol=0, atol=1e-5)
+    assert ts.losses[-1] < ts.losses[0]
+    after = {
+        n.replace(".default.", "."): p.detach().numpy() for n, p in ts.model.named_parameters()
+    }
+    assert all(np.array_equal(after[n], a0[n]) for n in a0)  # A did not move
+    tb = {n.replace(".default.", "."): w.numpy() for n, w in loop.get_weights(ts).items()}
+    assert all(float(np.abs(w).max()) > 0 for w in tb.values())  # B did (it starts at 0)
+    mb = mlx_loop.get_weights(ms)
+    # B starts at 0, so Adam's first steps are about g / |g|: where an entry's gradient is
+    # ~0 the engines' last-bit differences are magnified; 0.5% of B's largest entry
+    top = max(float(np.abs(w).max()) for w in tb.values())
+    worst = max(float(np.abs(mb[n] - tb[n]).max()) for n in tb)
+    assert worst < 5e-3 * top, (worst, top)
+    other = load_for_training(
+        tiny_model_dirs["qwen2"], "lora", fa, device=torch.device("cpu"), seed=1
+    )
+    q = next(n for n in a0 if "q_proj" in n)
+    a1 = dict(other.named_parameters())[q.replace(".lora_A.", ".lora_A.default.")]
+    assert not np.array_equal(a1.detach().numpy(), a0[q])
+    bound = 1 / np.sqrt(a0[q].shape[1])  # PEFT's kaiming_uniform(a=sqrt(5)) bound
+    assert float(np.abs(a0[q]).max()) <= bound and float(np.abs(a0[q]).max()) > 0.9 * bound
+
+
 # -------------------------------------------------------------------------- compile
 def two_rounds(run: TrainRun) -> dict[str, Any]:
     """2 steps, set_weights (half the initial weights, as the cross-island driver sets new

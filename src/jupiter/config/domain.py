@@ -434,6 +434,10 @@ class LoraConfig(Strict):
     alpha: int = Field(default=128, ge=1)
     dropout: float = Field(default=0.05, ge=0.0, lt=1.0)
     target_modules: list[str] | Literal["all-linear"] = "all-linear"
+    # LoRA-FA: A stays at a start every engine draws the same from the seed, only B trains
+    # (models/lora_fa.py): half the adapter trained and synced, and averaging B across
+    # islands or federated clients averages the adapters' updates exactly
+    freeze_a: bool = False
 
 
 # what a consensus member's train config may change (train.consensus.strategies)

@@ -197,10 +197,12 @@ def load_for_training(
     device: torch.device,
     base_dtype: torch.dtype = torch.float32,
     gradient_checkpointing: bool = False,
+    seed: int = 0,
 ) -> PreTrainedModel:
     """The model at HF dir `path` ready to train with `method`, on `device`, in train() mode.
 
-    lora and qlora return a `peft.PeftModel` whose `save_pretrained` writes only the adapter.
+    lora and qlora return a `peft.PeftModel` whose `save_pretrained` writes only the adapter
+    (with `lora.freeze_a`, its A matrices drawn from `seed`).
     """
     path = Path(path).resolve()
     _check_model_dir(path)
@@ -208,7 +210,7 @@ def load_for_training(
         raise JupiterError(f"unknown train.method '{method}': choose full, lora or qlora")
     if method != "full":
         return _with_adapters(
-            path, method, lora, attention, device, base_dtype, gradient_checkpointing
+            path, method, lora, attention, device, base_dtype, gradient_checkpointing, seed
         )
     model = _load_base(path, method, attention, device, base_dtype)
     model = model.to(device)  # type: ignore[arg-type]
@@ -226,6 +228,7 @@ def _with_adapters(
     device: torch.device,
     base_dtype: torch.dtype,
     gradient_checkpointing: bool,
+    seed: int,
 ) -> PreTrainedModel:
     peft = _import_peft()  # before the load: a missing package fails fast
     model = _load_base(path, method, attention, device, base_dtype)
@@ -250,10 +253,27 @@ def _with_adapters(
     for p in wrapped.parameters():
         if p.requires_grad and p.dtype != torch.float32:
             p.data = p.data.float()
+    if lora.freeze_a:
+        freeze_lora_a(wrapped, seed)
     # Absolute, so a checkpoint loads from any working directory.
     wrapped.peft_config["default"].base_model_name_or_path = str(path)
     result: PreTrainedModel = wrapped.train()
     return result
+
+
+@torch.no_grad()
+def freeze_lora_a(model: Any, seed: int) -> int:
+    """LoRA-FA: every A set to its seeded start (models/lora_fa.py) and frozen; how many."""
+    from jupiter.models.lora_fa import frozen_a
+
+    n = 0
+    for name, p in model.named_parameters():
+        if ".lora_A." in name:
+            saved = name.replace(".default.", ".")
+            p.copy_(torch.from_numpy(frozen_a(saved, p.shape[0], p.shape[1], seed)))
+            p.requires_grad_(False)
+            n += 1
+    return n
 
 
 def load_adapter_weights(model: PreTrainedModel, adapter_dir: Path) -> None:

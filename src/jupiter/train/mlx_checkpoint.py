@@ -34,12 +34,12 @@ from jupiter.train.checkpoint import prune_checkpoints, step_dir_name
 from jupiter.train.mlx_model import (
     FAMILIES,
     ModelSpec,
+    adapter_weights,
     flat,
     from_canonical,
     load_adapter,
     set_arrays,
     to_canonical,
-    trainable_weights,
 )
 from jupiter.train.mlx_state import POSITION_KEYS, MLXState
 
@@ -162,7 +162,7 @@ def save_adapter_dir(
     if spec.lora is None or spec.source_dir is None:
         raise JupiterError("only a LoRA model on an HF base dir saves as an adapter dir")
     out.mkdir(parents=True, exist_ok=True)
-    weights = {n: np.ascontiguousarray(w) for n, w in trainable_weights(model).items()}
+    weights = {n: np.ascontiguousarray(w) for n, w in adapter_weights(model).items()}
     save_file(weights, str(out / "adapter_model.safetensors"), metadata={"format": "pt"})
     config = peft.LoraConfig(
         r=spec.lora.r,

@@ -329,6 +329,14 @@ def add_lora(model: nn.Module, spec: ModelSpec, lora: LoraConfig, seed: int) -> 
     model.update_modules(tree_unflatten(wrapped))
     for _, m in wrapped:
         m.linear.freeze()
+    if lora.freeze_a:  # LoRA-FA: the same seeded A as the torch side draws, frozen
+        from jupiter.models.lora_fa import frozen_a
+
+        for p, m in wrapped:
+            fan_in, r = m.lora_a.shape
+            a = frozen_a(canonical_name(f"{p}.lora_a"), r, fan_in, seed)
+            m.lora_a = mx.array(a.T)
+            m.freeze(keys=["lora_a"])
     mx.eval(model.parameters())
     spec.lora, spec.targets = lora, tuple(targets)
 
@@ -373,6 +381,19 @@ def trainable_weights(model: nn.Module) -> dict[str, np.ndarray]:
     return out
 
 
+def adapter_weights(model: nn.Module) -> dict[str, np.ndarray]:
+    """Every LoRA weight, trained or frozen (train.lora.freeze_a), as a PEFT adapter file
+    holds them: fp32 numpy copies by canonical name and shape."""
+    import mlx.core as mx
+
+    out = {}
+    for path, w in flat(model.parameters()).items():
+        if path.rpartition(".")[2] in LORA_KEYS:
+            name, value = to_canonical(path, w.astype(mx.float32))
+            out[name] = np.array(value)
+    return out
+
+
 def set_arrays(model: nn.Module, weights: dict[str, Any]) -> None:
     """Copy weights given by canonical name (HF or PEFT; numpy or mlx) into the model,
     bit for bit."""
@@ -404,7 +425,7 @@ def load_adapter(model: nn.Module, adapter_dir: Path) -> None:
     if not path.is_file():
         raise JupiterError(f"no adapter_model.safetensors in adapter dir {adapter_dir}")
     saved = load_file(str(path))
-    mine = set(trainable_weights(model))
+    mine = set(adapter_weights(model))
     missing, unexpected = sorted(mine - set(saved)), sorted(set(saved) - mine)
     if missing or unexpected:
         raise JupiterError(

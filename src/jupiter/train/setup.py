@@ -184,6 +184,7 @@ def build_model_for(
         attention=attention,
         device=d.device,
         base_dtype=base_dtype,
+        seed=cfg.seed,
     )
     if adapter is not None:
         load_adapter_weights(model, adapter)
