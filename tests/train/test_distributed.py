@@ -150,32 +150,43 @@ def test_kill_9_mid_run_then_resume_equals_uninterrupted(tok_dir: Path, tmp_path
         assert torch.equal(a[name], b[name]), name
 
 
+def run_rounds(tok_dir: Path, root: Path, name: str, nproc: int, **cfg: object) -> dict:
+    """rounds_worker.py under torchrun with `nproc` ranks; rank 0's JSON."""
+    worker = Path(__file__).with_name("rounds_worker.py")
+    run = make_run(tok_dir, root / name, **cfg)
+    spec = write_spec(run, root / f"spec-{name}")
+    out = root / f"{name}.json"
+    cmd = [
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        "--standalone",
+        "--nproc-per-node",
+        str(nproc),
+        str(worker),
+        str(spec),
+        str(out),
+    ]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return dict(json.loads(out.read_text()))
+
+
+@pytest.fixture(scope="module")
+def rounds_one(tok_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """The rounds of one process, global micro-batch 4: what each strategy must equal."""
+    return run_rounds(tok_dir, tmp_path_factory.mktemp("rounds"), "one", 1, micro_batch_size=4)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("strategy", ["ddp", "fsdp"])
-def test_rounds_under_two_processes_match_one(strategy: str, tok_dir: Path, tmp_path: Path) -> None:
+def test_rounds_under_two_processes_match_one(
+    strategy: str, rounds_one: dict, tok_dir: Path, tmp_path: Path
+) -> None:
     """get_weights / set_weights between rounds (what the cross-island sync does) give the
     same result whatever the sharding."""
-    worker = Path(__file__).with_name("rounds_worker.py")
-    results = {}
-    for name, nproc, micro in (("one", 1, 4), (strategy, 2, 2)):
-        run = make_run(tok_dir, tmp_path / name, micro_batch_size=micro, distributed=strategy)
-        spec = write_spec(run, tmp_path / f"spec-{name}")
-        out = tmp_path / f"{name}.json"
-        cmd = [
-            sys.executable,
-            "-m",
-            "torch.distributed.run",
-            "--standalone",
-            "--nproc-per-node",
-            str(nproc),
-            str(worker),
-            str(spec),
-            str(out),
-        ]
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-        assert proc.returncode == 0, proc.stderr[-3000:]
-        results[name] = json.loads(out.read_text())
-    one, two = results["one"], results[strategy]
+    one = rounds_one
+    two = run_rounds(tok_dir, tmp_path, strategy, 2, micro_batch_size=2, distributed=strategy)
     assert one["exact"] and two["exact"]  # whole weights in, the same whole weights out
     assert two["losses"] == pytest.approx(one["losses"], abs=1e-5)
     for n, v in one["sums"].items():
