@@ -104,3 +104,24 @@ def test_the_server_command_refuses_an_insecure_public_address(tmp_path: Path) -
     assert not (tmp_path / "runs" / "srv" / "federated").exists()
     with socket.socket() as s:  # nothing listens: the port binds
         s.bind(("0.0.0.0", port))
+
+
+def test_lora_fa_is_refused_before_a_federation_starts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """train.lora.freeze_a needs every party to draw the same A: not carried to clients yet."""
+    from rich.console import Console
+
+    from jupiter.federated.run import workspace_of
+
+    base = tmp_path / "base"
+    base.mkdir()
+    (base / "config.json").write_text("{}")
+    (tmp_path / "srv.yaml").write_text(
+        f"name: srv\nsources: [{{type: local, path: docs}}]\nmodel: {{base: {base}}}\n"
+        "train: {method: lora, lora: {freeze_a: true}}\n"
+    )
+    monkeypatch.setenv("JUPITER_HOME", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(JupiterError, match="freeze_a is not carried to federated clients"):
+        workspace_of(str(tmp_path / "srv.yaml"), False, Console())

@@ -47,6 +47,11 @@ def workspace_of(domain: str, quick: bool, console: Console) -> Any:
             f"domain {ws.cfg.name}: federated training needs model.base, the pretrained base "
             "every party holds (LoRA adapters or full weights of it travel): set it in the YAML"
         )
+    if ws.cfg.train.lora.freeze_a:
+        raise JupiterError(
+            f"domain {ws.cfg.name}: train.lora.freeze_a is not carried to federated clients "
+            "yet (each would draw its own A): remove it for `jupiter federated`"
+        )
     ws.model(ws.cfg.model.base)  # resolved now: a wrong path fails before any process starts
     return ws
 
