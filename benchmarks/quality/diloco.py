@@ -285,15 +285,16 @@ def heldout_loss(model_dir: Path, data: PackedDataset, batch: int = 32) -> float
     return total / count
 
 
-def parameter_count(model_dir: Path) -> int:
+def parameter_count(model_dir: Path, frozen_a: bool = False) -> int:
     """Parameters a step's gradient all-reduce carries (tied embeddings once, as DDP has them;
-    an adapter's own tensors for LoRA)."""
+    an adapter's own tensors for LoRA, its B alone under LoRA-FA: A is saved, not trained)."""
     adapter = model_dir / "adapter_model.safetensors"
     if adapter.is_file():
         from safetensors import safe_open
 
         with safe_open(str(adapter), "pt") as f:
-            return sum(math.prod(f.get_slice(k).get_shape()) for k in f.keys())  # noqa: SIM118
+            keys = [k for k in f.keys() if not (frozen_a and ".lora_A." in k)]  # noqa: SIM118
+            return sum(math.prod(f.get_slice(k).get_shape()) for k in keys)
     model, _ = load_for_inference(model_dir)
     return sum(p.numel() for p in model.parameters() if p.requires_grad)
 
@@ -316,7 +317,7 @@ def run_torchrun(data: Data, a: argparse.Namespace, root: Path, alone: bool = Fa
     t0 = time.perf_counter()
     result = launch_train(run, Launch(nproc=ranks))
     wall = time.perf_counter() - t0
-    params = parameter_count(result.model_dir)
+    params = parameter_count(result.model_dir, frozen_a=bool(a.finetune and a.freeze_a))
     # Ring all-reduce: each of W ranks sends 2(W-1)/W of the fp32 gradients every step.
     per_step = ranks * 2 * (ranks - 1) / ranks * 4 * params
     notes = [
