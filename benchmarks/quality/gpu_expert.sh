@@ -20,7 +20,8 @@
 # QUICK=1: the quick form (10 modules, 60 own items, the user exam's items on them), whose
 # recipe mix is ~393k tokens an epoch: 150 steps of 32 x 512 are ~6 epochs, data, import,
 # training and eval of two arms inside one call (the knowledge question: many passes).
-# DOMAIN: python (default) or cmake.
+# DOMAIN: python (default) or cmake. SETS: more `section.key=value` overrides, space
+# separated (SETS="train.replay.fraction=0.3 train.method=lora"), after the ones below.
 # One call holds at most 600 s: the data stages, the import and 400 steps of the `all` arm
 # took ~540 s on an H100 (2026-11-27), leaving its eval unfinished. `jupiter start --auto`
 # skips the stages a workspace has done, so call the script again at once (the machine
@@ -44,6 +45,8 @@ source benchmarks/gpu_env.sh
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
 arms=("$@")
 ((${#arms[@]})) || arms=(all baseline)
+extra=()
+for kv in ${SETS:-}; do extra+=(--set "$kv"); done
 timeout "${BUDGET:-480}" python3 benchmarks/quality/expert.py --real --ablation --domains "${DOMAIN:-python}" ${QUICK:+--quick} \
   --arms "${arms[@]}" --workdir /tmp/expert --json "$OUT/rows.json" \
   --set train.method=full --set "train.max_steps=${STEPS:-400}" \
@@ -51,7 +54,7 @@ timeout "${BUDGET:-480}" python3 benchmarks/quality/expert.py --real --ablation 
   --set "model.context_length=${CTX:-512}" --set "train.lr=${LR:-1e-4}" \
   --set "train.min_lr=${MIN_LR:-1e-5}" --set train.warmup_steps=20 \
   --set train.checkpoint_every=100000 --set "train.eval_every=${EVAL_EVERY:-100}" \
-  --set train.checkpoint_every_epoch=false --set eval.max_new_tokens=48 2>&1 |
+  --set train.checkpoint_every_epoch=false --set eval.max_new_tokens=48 "${extra[@]}" 2>&1 |
   tee "$OUT/expert.log" | grep -v "━\|─\|^\s*$" | tail -n 200
 echo "exit ${PIPESTATUS[0]}"
 for f in /tmp/expert/*.log; do cp "$f" "$OUT/" 2>/dev/null; done
