@@ -2,8 +2,9 @@
 
 The start is Jupiter's own draw, not an engine's RNG: PEFT's bound (kaiming_uniform with
 a = √5, i.e. uniform in ±1/√fan_in) from a generator keyed by the run's seed and the
-adapter's saved name, so a torch rank, an MLX rank, an island or a federated client with
-the same seed holds the same A bit for bit without sending it. With A shared and fixed the
+adapter's saved name, so a torch rank, an MLX rank or an island with the same seed holds
+the same A bit for bit without sending it (`jupiter federated` refuses it for now: its
+clients train with seeds of their own). With A shared and fixed the
 adapter's update B·A is linear in B: averaging B across islands or clients averages the
 updates exactly (FFA-LoRA, Sun et al. 2024), where averaging A and B apart does not, and
 only half the adapter is trained and sent.
