@@ -7,6 +7,8 @@ import errno
 import hashlib
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -152,3 +154,25 @@ def test_remove_stale_temps(tmp_path: Path) -> None:
     assert sorted(gone) == sorted([dead, mine, leftover])
     assert sorted(p.name for p in tmp_path.iterdir()) == ["final", "kept"]
     assert (tmp_path / "final" / "config.json").is_file()
+
+
+def test_saving_a_model_does_not_import_deepspeed(
+    tiny_model_dirs: dict[Family, Path], tmp_path: Path
+) -> None:
+    """transformers' save_pretrained asks accelerate to unwrap the model, which imports
+    DeepSpeed (seconds) when it is installed; every training process saves a model."""
+    pytest.importorskip("deepspeed")
+    script = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from transformers import AutoModelForCausalLM\n"
+        "from jupiter.models.folder import save_model_dir, is_model_dir\n"
+        f"m = AutoModelForCausalLM.from_pretrained({str(tiny_model_dirs['llama'])!r})\n"
+        f"out = save_model_dir(Path({str(tmp_path / 'm')!r}), m, None, checksum=True)\n"
+        "print(is_model_dir(out), 'deepspeed' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["True", "False"]

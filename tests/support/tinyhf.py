@@ -25,6 +25,8 @@ from transformers import (
     Qwen2ForCausalLM,
 )
 
+from jupiter.models.folder import save_hf_model
+
 Family = Literal["llama", "mistral", "qwen2"]
 FAMILIES: tuple[Family, ...] = ("llama", "mistral", "qwen2")
 
@@ -150,7 +152,7 @@ def save_tiny(family: Family, out: Path, seed: int = 0) -> Path:
     model.config.pad_token_id = tok.pad_token_id
     model.generation_config.eos_token_id = eos
     model.generation_config.pad_token_id = tok.pad_token_id
-    model.save_pretrained(out, safe_serialization=True)
+    save_hf_model(model, out)  # without accelerate's DeepSpeed import
     tok.save_pretrained(out)
     return out
 
@@ -210,7 +212,7 @@ def save_tiny_base(kind: BaseKind, out: Path, seed: int = 0) -> Path:
         config.eos_token_id = tok.eos_token_id
         config.bos_token_id = tok.bos_token_id
         config.pad_token_id = tok.pad_token_id
-    model.save_pretrained(out, safe_serialization=True)
+    save_hf_model(model, out)  # without accelerate's DeepSpeed import
     tok.save_pretrained(out)
     return out
 

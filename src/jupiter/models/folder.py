@@ -146,6 +146,38 @@ def quiet_hf() -> Iterator[None]:
             hf_logging.enable_progress_bar()
 
 
+@contextmanager
+def unwrap_without_deepspeed() -> Iterator[None]:
+    """transformers' save_pretrained unwraps the model through accelerate, which imports
+    DeepSpeed (4-6 s of imports on a laptop CPU) whenever the package is installed, only to
+    ask whether the model is a DeepSpeedEngine. It cannot be one unless DeepSpeed is
+    already imported, so while saving the check answers from sys.modules."""
+    import sys
+
+    try:
+        from accelerate.utils import other
+    except ImportError:  # transformers unwraps by hand without accelerate
+        yield
+        return
+    probe = getattr(other, "is_deepspeed_available", None)
+    if probe is None or "deepspeed" in sys.modules:
+        yield
+        return
+    other.is_deepspeed_available = lambda: "deepspeed" in sys.modules
+    try:
+        yield
+    finally:
+        other.is_deepspeed_available = probe
+
+
+def save_hf_model(
+    model: PreTrainedModel, out: Path, state_dict: dict[str, torch.Tensor] | None = None
+) -> None:
+    """model.save_pretrained (safetensors), without progress bars or a DeepSpeed import."""
+    with quiet_hf(), unwrap_without_deepspeed():
+        model.save_pretrained(out, safe_serialization=True, state_dict=state_dict)
+
+
 def write_hf_dir(
     out: Path,
     model: PreTrainedModel,
@@ -156,8 +188,7 @@ def write_hf_dir(
     into `out` as it is (callers write into a temp dir: save_model_dir)."""
     from jupiter.data.templates import write_stop_tokens
 
-    with quiet_hf():
-        model.save_pretrained(out, safe_serialization=True, state_dict=model_state)
+    save_hf_model(model, out, model_state)
     if tokenizer is not None:
         tokenizer.save_pretrained(out)
         write_stop_tokens(out, tokenizer)  # other tools stop at the template's turn end too

@@ -22,7 +22,7 @@ from rich.console import Console
 
 from jupiter.atomic import write_text
 from jupiter.errors import JupiterError
-from jupiter.models.folder import quiet_hf, sha256_file
+from jupiter.models.folder import quiet_hf, save_hf_model, sha256_file
 from jupiter.models.memory import release_heap
 
 if TYPE_CHECKING:
@@ -361,8 +361,7 @@ def _write_entry(
     tmp = final.with_name(f".tmp-{final.name}-{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
     try:
-        with quiet_hf():
-            model.save_pretrained(tmp, safe_serialization=True)
+        save_hf_model(model, tmp)
         tokenizer.save_pretrained(tmp)
         if check is not None:
             source = source | check(tmp)
