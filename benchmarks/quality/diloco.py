@@ -356,7 +356,8 @@ def cluster_config(store: Path, a: argparse.Namespace, outer: str) -> ClusterCon
         "outer": outer,
         "outer_lr": a.outer_lr,
         "outer_momentum": a.outer_momentum,
-        "dtype": "bf16",
+        "dtype": a.up_dtype,
+        "down_dtype": a.down_dtype,
         "aggregate": "mean",
         "heartbeat_s": 1,
         "round_timeout_s": 600,
@@ -395,8 +396,8 @@ def run_islands(data: Data, a: argparse.Namespace, root: Path, outer: str) -> Re
     curve = [start_loss(workdir), *(r["heldout_loss"] for r in rows)]
     same = all(set(r["digests"].values()) == {r["global_digest"]} for r in rows)
     notes = [
-        f"{len(rows)} rounds of H={a.inner_steps}; bytes up {up:,} (bf16 pseudo-gradients) + "
-        f"down {down:,} (fp32 global weights); the report's all-reduce equivalent "
+        f"{len(rows)} rounds of H={a.inner_steps}; bytes up {up:,} ({a.up_dtype} pseudo-"
+        f"gradients) + down {down:,} ({'fp32 global weights' if a.down_dtype == 'fp32' else a.down_dtype + ' changes of the global weights'}); the report's all-reduce equivalent "
         f"{sum(r['allreduce_bytes'] for r in rows):,.0f}",
         f"{stepping_rate(rows):,.0f} tokens/s while stepping (islands together); each island "
         f"waited {sum(sum(r['wait_s'].values()) for r in rows) / len(ISLANDS):.1f} s in all "
@@ -550,6 +551,18 @@ def main() -> None:
     )
     ap.add_argument("--outer-lr", type=float, default=0.7, help="DiLoCo's (the paper's 0.7)")
     ap.add_argument("--outer-momentum", type=float, default=0.9, help="DiLoCo's (paper: 0.9)")
+    ap.add_argument(
+        "--up-dtype",
+        default="bf16",
+        choices=["bf16", "fp16", "int8", "int4"],
+        help="sync.dtype: the pseudo-gradients the islands send",
+    )
+    ap.add_argument(
+        "--down-dtype",
+        default="fp32",
+        choices=["fp32", "int8", "int4"],
+        help="sync.down_dtype: the global weights (fp32) or their quantized change a round",
+    )
     ap.add_argument("--precision", default="fp32", choices=["fp32", "auto", "bf16"])
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--reports", type=Path, help="with --finetune: keep the exam reports here")

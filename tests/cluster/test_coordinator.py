@@ -177,3 +177,60 @@ def test_the_round_schedule_follows_the_run_not_the_island_step_count() -> None:
     late = round_schedule(cfg, plan, 3, 20, 50)  # 20 steps done, rejoining at round 3
     assert late(20) == nominal(150) and late(69) == nominal(199)
     assert late(20) < lr_at(20, 200, 1e-3, 1e-4, 10)  # not its own step's (higher) lr
+
+
+def test_quantized_rounds_send_integers_up_and_the_change_down(tmp_path: Path) -> None:
+    """sync.dtype int8 up, sync.down_dtype int4 down: the coordinator publishes the round's
+    change quantized beside the full weights, and defines the next weights as the old plus
+    exactly that change, which an island holding the old weights rebuilds bit for bit; one
+    that holds other weights reads them whole."""
+    from jupiter.cluster.island import Held, fetch_global
+    from jupiter.cluster.syncstore import decode, weights_digest
+
+    c = make(tmp_path, outer="average", dtype="int8", down_dtype="int4")
+    torch.manual_seed(0)
+    old = {"w": torch.randn(3000) * 0.01}
+    first = Round(0, old, {}, {"inner_steps": {}}, time.time())
+    c.publish(first)
+    exact = torch.randn(3000) * 1e-3
+    for name in ("fast", "slow"):
+        info = {"island": name, "round": 0, "steps": 4, "tokens": 100, "train_s": 1.0}
+        info |= {"tokens_per_s": 100.0, "loss": 1.0, "wait_s": 0.0, "digest": "d", "step": 4}
+        blob = encode({"w": -exact}, "int8", {"info": json.dumps(info)})
+        assert len(blob) < 3000 * 2  # integers, not bf16
+        c.store.put(P.contribution_key(0, name), blob)
+    nxt, row = c.step(first, ["fast", "slow"])
+    got = nxt.weights["w"] - old["w"]
+    # int8 up then int4 down: within a group's int4 step (absmax / 7 / 2) of the exact mean
+    assert (got - exact).abs().max() <= exact.abs().max() / 7
+    assert not torch.equal(got, exact) and nxt.delta is not None
+    c.publish(nxt)
+    change, meta = decode(c.store.get(P.delta_key(1)))
+    assert meta["base_digest"] == weights_digest(old) and meta["digest"] == weights_digest(
+        nxt.weights
+    )
+    assert len(c.store.get(P.delta_key(1))) < len(c.store.get(P.global_key(1))) / 5
+    weights, meta, fetched = fetch_global(c.store, 1, Held(old, weights_digest(old)))
+    assert torch.equal(weights["w"], nxt.weights["w"]) and fetched == len(
+        c.store.get(P.delta_key(1))
+    )
+    other = {"w": old["w"] + 1}
+    weights, _, fetched = fetch_global(c.store, 1, Held(other, weights_digest(other)))
+    assert torch.equal(weights["w"], nxt.weights["w"])
+    assert fetched == len(c.store.get(P.global_key(1)))  # read whole
+    weights, _, fetched = fetch_global(c.store, 1, None)  # a restarted island holds nothing
+    assert fetched == len(c.store.get(P.global_key(1)))
+
+
+def test_round_bytes_down_are_what_the_islands_read(tmp_path: Path) -> None:
+    c = make(tmp_path, outer="average")
+    contribute(c, 0, "fast", torch.zeros(4))
+    info = {"island": "slow", "round": 0, "steps": 4, "tokens": 100, "train_s": 1.0}
+    info |= {"tokens_per_s": 100.0, "loss": 1.0, "wait_s": 0.0, "digest": "d", "step": 4}
+    info["down_bytes"] = 7
+    c.store.put(
+        P.contribution_key(0, "slow"),
+        encode({"w": torch.zeros(4)}, "bf16", {"info": json.dumps(info)}),
+    )
+    _, row = c.step(round0(), ["fast", "slow"])
+    assert row["bytes_down"] == 4 * 4 + 7  # fast: no figure, read the fp32 weights (4 x 4)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -31,18 +32,31 @@ def tok_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return make_tokenizer(tmp_path_factory.mktemp("tok"))
 
 
+# the shared run and its restarted twin send int8 pseudo-gradients and fetch each round's
+# int8 change (the torch and the MLX island rebuild the same weights from it); the killed
+# island's run keeps the defaults (bf16 up, fp32 weights down)
+QUANTIZED = {"dtype": "int8", "down_dtype": "int8"}
+
+
 def two_island_run(
-    tok_dir: Path, root: Path, rounds: int = ROUNDS, islands: dict[str, tuple[str, int]] = TWO
+    tok_dir: Path,
+    root: Path,
+    rounds: int = ROUNDS,
+    islands: dict[str, tuple[str, int]] = TWO,
+    **sync: Any,
 ) -> ClusterRun:
     run = tiny_run(tok_dir, root / "train", max_steps=rounds * H)
     return ClusterRun(
-        run, cluster(root / "sync", islands, inner_steps=H), str(root / "sync"), root / "train"
+        run,
+        cluster(root / "sync", islands, inner_steps=H, **sync),
+        str(root / "sync"),
+        root / "train",
     )
 
 
 @pytest.fixture(scope="module")
 def finished(tok_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> ClusterRun:
-    cr = two_island_run(tok_dir, tmp_path_factory.mktemp("diloco"))
+    cr = two_island_run(tok_dir, tmp_path_factory.mktemp("diloco"), **QUANTIZED)
     result = run_cluster(cr)
     assert result.finished, "the run did not write its final model"
     return cr
@@ -57,6 +71,12 @@ def test_two_islands_train_three_rounds(finished: ClusterRun) -> None:
         assert r["digests"]["mlx"] == r["digests"]["torch"] == r["global_digest"]
         assert r["bytes_up"] > 0 and r["reduction"] > 1
         assert set(r["tokens_per_s"]) == {"mlx", "torch"}
+    # int8 up: about a byte a parameter an island; down: the fp32 weights at round 0, then
+    # each round's int8 change (a quarter of them)
+    params = rows[0]["allreduce_bytes"] / (H * 2 * 4)
+    assert all(r["bytes_up"] < 2 * 1.1 * params for r in rows)
+    assert rows[0]["bytes_down"] > 2 * 4 * params
+    assert all(r["bytes_down"] < 2 * 1.1 * params for r in rows[1:])
     losses = [start_loss(finished.workdir)] + [r["heldout_loss"] for r in rows]
     assert all(b < a for a, b in zip(losses, losses[1:], strict=False)), losses
     assert losses[-1] < 0.8 * losses[0]
@@ -116,7 +136,7 @@ def test_island_killed_mid_round_is_skipped_then_rejoins(tok_dir: Path, tmp_path
 def test_coordinator_kill_9_resumes_at_the_last_round(
     finished: ClusterRun, tok_dir: Path, tmp_path: Path
 ) -> None:
-    cr = two_island_run(tok_dir, tmp_path)
+    cr = two_island_run(tok_dir, tmp_path, **QUANTIZED)
     procs = Processes(cr, tmp_path / "logs")
     try:
         for name in ("coordinator", "mlx", "torch"):

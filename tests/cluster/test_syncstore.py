@@ -268,3 +268,37 @@ def test_weights_digest() -> None:
     # what travels through the store is what was digested
     assert weights_digest(decode(encode(a, "fp32"))[0]) == weights_digest(a)
     assert len(weights_digest(a)) == 64
+
+
+@pytest.mark.parametrize(("dtype", "levels", "per_value"), [("int8", 127, 1.0), ("int4", 7, 0.5)])
+def test_codec_integers_per_group_within_half_a_step(
+    dtype: str, levels: int, per_value: float
+) -> None:
+    t = {**tensors(), "odd": torch.randn(5, 13) * 1e-4, "step": torch.tensor([7])}
+    data = encode(t, dtype, {"info": "x"})  # type: ignore[arg-type]
+    out, meta = decode(data)
+    assert meta["info"] == "x" and out["step"].dtype == torch.int64
+    assert int(out["step"]) == 7
+    for k in ("layer.w", "layer.b", "odd"):
+        assert out[k].dtype == torch.float32 and out[k].shape == t[k].shape
+        flat = torch.nn.functional.pad(t[k].reshape(-1), (0, (-t[k].numel()) % 64))
+        step = flat.reshape(-1, 64).abs().amax(dim=1) / levels  # a group's integer step
+        err = torch.nn.functional.pad((out[k] - t[k]).reshape(-1), (0, (-t[k].numel()) % 64))
+        # half a step, and the bf16 rounding of the scale (2^-8 of the group's absmax)
+        bound = step * 0.5 + step * levels * 2**-8
+        assert (err.reshape(-1, 64).abs() <= bound[:, None] + 1e-12).all(), k
+    values = sum(t[k].numel() for k in ("layer.w", "layer.b", "odd"))
+    payload = len(data) - 8 - int.from_bytes(data[:8], "little") - 8  # tensors' bytes
+    groups = 2 + 1 + 2  # 128, 8 and 65 values in groups of 64
+    assert payload <= per_value * (values + 64 * 3) + 2 * groups
+    assert decode(encode({"z": torch.zeros(10)}, dtype))[0]["z"].abs().sum() == 0  # type: ignore[arg-type]
+
+
+def test_a_non_finite_value_survives_integer_coding_and_is_rejected() -> None:
+    honest = [Contribution(f"h{i}", decode(encode(tensors(i), "int8"))[0]) for i in range(3)]
+    bad = tensors(9)
+    bad["layer.b"][0] = float("inf")
+    blown = decode(encode(bad, "int8"))[0]
+    assert not torch.isfinite(blown["layer.b"]).all()
+    _, info = aggregate([*honest, Contribution("bad", blown)], "mean")
+    assert info["rejected"] == {"bad": "non_finite"}

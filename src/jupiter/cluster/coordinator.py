@@ -22,7 +22,13 @@ from typing import Any
 import torch
 
 from jupiter.cluster import protocol as P
-from jupiter.cluster.syncstore import SyncStore, decode, encode, weights_digest
+from jupiter.cluster.syncstore import (
+    SyncStore,
+    decode,
+    encode,
+    weights_digest,
+    with_metadata,
+)
 from jupiter.errors import JupiterError
 from jupiter.merge.aggregate import Contribution, aggregate, check_contributions
 from jupiter.merge.outer import outer_step
@@ -39,6 +45,7 @@ class Round:
     momentum: Weights
     plan: dict[str, Any]  # this round's inner steps per island
     published_at: float
+    delta: bytes | None = None  # the weights' change from the last round (sync.down_dtype)
 
 
 @dataclass
@@ -116,6 +123,8 @@ class Coordinator:
             "published_at": str(rnd.published_at),
             "digest": weights_digest(rnd.weights),
         }
+        if rnd.delta is not None:  # before the full weights: readers of a round find both
+            self.store.put(P.delta_key(rnd.index), with_metadata(rnd.delta, meta))
         self.store.put(P.global_key(rnd.index), encode(rnd.weights, "fp32", meta))
         done = rnd.index >= int(self.plan["rounds"])
         self.store.put_json(P.LATEST, {"round": rnd.index, "done": done})
@@ -191,6 +200,7 @@ class Coordinator:
         else:  # nothing usable came: the round changes nothing
             agg_info = {"method": sync["aggregate"], "used": [], "selected": []}
             weights, momentum = rnd.weights, rnd.momentum
+        weights, change = self.quantized_change(rnd.weights, weights)
         agg_info["rejected"] = rejected
         last = {
             n: {**infos[n], "step_tokens": infos[n]["tokens"] / max(1, infos[n]["steps"])}
@@ -198,10 +208,27 @@ class Coordinator:
             if n not in rejected
         }
         nxt = Round(
-            rnd.index + 1, weights, momentum if mu > 0 else {}, self.round_plan(last), time.time()
+            rnd.index + 1,
+            weights,
+            momentum if mu > 0 else {},
+            self.round_plan(last),
+            time.time(),
+            change,
         )
         report = self.report_row(rnd, infos, rejected, agg_info, up)
         return nxt, report
+
+    def quantized_change(self, old: Weights, new: Weights) -> tuple[Weights, bytes | None]:
+        """With `sync.down_dtype` int8 / int4: the change old → new quantized, and the next
+        global weights as old + that change, bit for bit what every island holding `old`
+        computes from the payload (the rounding is not carried: the next round's
+        pseudo-gradients are taken from these weights). Else (new, None)."""
+        down = self.sync.get("down_dtype", "fp32")
+        if down == "fp32":
+            return new, None
+        blob = encode({n: new[n] - old[n] for n in new}, down, {"base_digest": weights_digest(old)})
+        change = decode(blob, "the round's change")[0]
+        return {n: old[n] + change[n] for n in new}, blob
 
     def report_row(
         self,
@@ -213,7 +240,9 @@ class Coordinator:
     ) -> dict[str, Any]:
         n_params = sum(w.numel() for w in rnd.weights.values())
         k = len(self.names)
-        down = 4 * n_params * len(infos)  # every contributor read the fp32 global weights
+        # what every contributor read at the round's start (the fp32 global weights, or the
+        # quantized change); islands before down_bytes was reported read the fp32 weights
+        down = sum(int(i.get("down_bytes", 4 * n_params)) for i in infos.values())
         mean_steps = sum(i["steps"] for i in infos.values()) / max(1, len(infos))
         # A ring all-reduce of fp32 gradients every step sends 2(k-1)/k of the model per
         # island, k islands: what syncing the islands every step instead would cost.

@@ -249,6 +249,7 @@ def run_rounds(
     marker = engine.run.out_dir / "round.json"  # the round the island's checkpoint is inside
     at = json.loads(marker.read_text()) if marker.is_file() else {"round": -1, "start": 0}
     last, t0 = int(at["round"]) - 1, time.perf_counter()
+    held: Held | None = None  # the global weights the island last loaded, and their digest
     while True:
         # Every rank waits on the store (a collective would time out in a long wait);
         # then rank 0's view of the round is everyone's.
@@ -264,8 +265,8 @@ def run_rounds(
             return
         rnd, resumed = code // 2, bool(code % 2)
         wait_s = time.perf_counter() - t0
-        weights, meta = decode(store.get(P.global_key(rnd)))
-        weights = {n: w.float() for n, w in weights.items()}
+        weights, meta, fetched = fetch_global(store, rnd, held)
+        held = Held(weights, meta.get("digest", ""))
         start_step = int(at["start"]) if resumed else engine.step
         if not resumed:
             engine.set_weights(weights)
@@ -275,6 +276,7 @@ def run_rounds(
             "wait_s": wait_s,
             "digest": "" if resumed else weights_digest(engine.get_weights()),
             "global_digest": meta.get("digest", ""),
+            "down_bytes": fetched,
         }
         if beat is not None:
             beat.info = {"round": rnd, "step": engine.step}
@@ -288,6 +290,32 @@ def run_rounds(
             publish(store, engine, weights, info, losses, train_s, plan["sync"]["dtype"])
         save_island(engine, marker, {"round": rnd + 1, "start": engine.step})
         last, t0 = rnd, time.perf_counter()
+
+
+@dataclass
+class Held:
+    weights: dict[str, torch.Tensor]
+    digest: str
+
+
+def fetch_global(
+    store: SyncStore, rnd: int, held: Held | None
+) -> tuple[dict[str, torch.Tensor], dict[str, str], int]:
+    """Round rnd's global weights (fp32), their metadata and the bytes read: the round's
+    quantized change added to the weights the island holds, when the coordinator published
+    one for exactly those and the sum has the round's digest; else the full weights."""
+    key = P.delta_key(rnd)
+    if held is not None and store.exists(key):
+        blob = store.get(key)
+        change, meta = decode(blob, key)
+        if meta.get("base_digest") == held.digest and change.keys() == held.weights.keys():
+            weights = {n: held.weights[n] + change[n] for n in change}
+            if weights_digest(weights) == meta.get("digest"):
+                return weights, meta, len(blob)
+        log(f"island: round {rnd}'s change does not apply to the weights held; reading them whole")
+    blob = store.get(P.global_key(rnd))
+    weights, meta = decode(blob, P.global_key(rnd))
+    return {n: w.float() for n, w in weights.items()}, meta, len(blob)
 
 
 def round_schedule(

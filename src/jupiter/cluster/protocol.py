@@ -14,8 +14,15 @@ def global_key(rnd: int) -> str:
     return f"global/round-{rnd:06d}.safetensors"
 
 
+def delta_key(rnd: int) -> str:
+    """Round rnd's global weights as their change from round rnd - 1's, quantized
+    (`sync.down_dtype`), for the islands that hold round rnd - 1's; the round's plan, the
+    digest of the weights it gives and of the weights it applies to in the metadata."""
+    return f"global/delta-{rnd:06d}.safetensors"
+
+
 def contribution_key(rnd: int, island: str) -> str:
-    """An island's pseudo-gradient for round rnd (bf16/fp16), its numbers in the metadata."""
+    """An island's pseudo-gradient for round rnd (`sync.dtype`), its numbers in the metadata."""
     return f"rounds/round-{rnd:06d}/{island}.safetensors"
 
 

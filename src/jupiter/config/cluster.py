@@ -63,7 +63,11 @@ class SyncConfig(Strict):
     aggregate: Literal["mean", "median", "trimmed_mean", "krum"] = "mean"  # mean: token-weighted
     trim_fraction: float = Field(default=0.25, ge=0, lt=0.5)  # cut from each end (trimmed_mean)
     byzantine: int = Field(default=1, ge=0)  # islands Krum tolerates
-    dtype: Literal["bf16", "fp16"] = "bf16"  # of the published pseudo-gradients
+    # of the published pseudo-gradients; int8 / int4: integers per 64 values and a scale
+    dtype: Literal["bf16", "fp16", "int8", "int4"] = "bf16"
+    # what islands download a round: the fp32 global weights, or their change since the last
+    # round quantized (int8 / int4), which every island adds to the weights it holds
+    down_dtype: Literal["fp32", "int8", "int4"] = "fp32"
     round_timeout_s: float = Field(default=1800, gt=0)  # an island later than this is skipped
     heartbeat_s: float = Field(default=5, gt=0)  # an island silent 3x this long is down
     speed_aware: bool = False  # faster islands run more inner steps per round
