@@ -39,6 +39,10 @@ all-reduce and the islands' pseudo-gradients carry):
     python benchmarks/quality/diloco.py --finetune [--steps 40] [--inner-steps 10] [--batch 4]
         [--ctx 256] [--sampled-vocab] [--freeze-a]
 
+`--up-dtype int8|int4` and `--down-dtype int8|int4` quantize what travels (sync.dtype, and
+sync.down_dtype: each round's change of the global weights instead of the fp32 weights), so
+more rounds fit in the same bytes; `--no-exam` skips the exam (held-out loss and bytes only).
+
 `--freeze-a` trains LoRA-FA (A fixed at a seeded start every island draws alike, B alone
 trained and synced), where averaging B averages the adapters' updates exactly; DDP's
 bytes then count B alone too.
@@ -568,6 +572,9 @@ def main() -> None:
     ap.add_argument("--reports", type=Path, help="with --finetune: keep the exam reports here")
     ap.add_argument("--quick", action="store_true", help="60 steps, H=20: a smoke run")
     ap.add_argument(
+        "--no-exam", action="store_true", help="with --finetune: held-out loss and bytes only"
+    )
+    ap.add_argument(
         "--freeze-a",
         action="store_true",
         help="with --finetune: LoRA-FA (train.lora.freeze_a), B alone trained and synced",
@@ -605,6 +612,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="diloco-bench-") as tmp:
         root = Path(tmp)
         data = build_finetune_data(root, a) if a.finetune else build_data(root, a)
+        if a.no_exam:
+            data = replace(data, exam=None)
         print(f"data ready in {time.perf_counter() - t0:.1f} s", flush=True)
         base_exam = None
         if data.exam is not None and data.start_dir is not None:
