@@ -9,11 +9,9 @@ imported when its command runs, so `jupiter --help` starts fast."""
 
 from __future__ import annotations
 
-import logging
 import os
 import signal
 import sys
-import warnings
 from pathlib import Path
 from typing import Annotated
 
@@ -35,6 +33,7 @@ from jupiter.federated.cli import commands as federated_commands
 from jupiter.improve.cli import STAGE_COMMANDS
 from jupiter.improve.cli import commands as improve_commands
 from jupiter.merge.cli import commands as merge_commands
+from jupiter.procs import quiet_libraries
 from jupiter.serve.cli import commands as serve_commands
 from jupiter.train.cli import commands as train_commands
 
@@ -78,20 +77,6 @@ VERBS = [
 for verb in VERBS:  # a Typer's commands and groups, as if declared on the app itself
     app.registered_commands += verb.registered_commands
     app.registered_groups += verb.registered_groups
-
-
-def quiet_libraries() -> None:
-    """Jupiter never downloads weights at run time, and prints its own progress."""
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    # read by transformers and huggingface_hub at import: no import cost for quick commands
-    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
-    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-    # bitsandbytes on an AVX-512 CPU asks for an optional kernel package at import, and
-    # peft asks transformers a deprecated question on every LoRA load: noise in a run's log
-    logging.getLogger("bitsandbytes").setLevel(logging.ERROR)
-    warnings.filterwarnings("ignore", message="`is_gradient_checkpointing` is deprecated")
 
 
 def _usage_line(e: BaseException) -> str:

@@ -66,3 +66,32 @@ def test_the_command_line_starts_without_heavy_imports() -> None:
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "", f"imported at start-up: {r.stdout.strip()}"
+
+
+def test_every_entry_point_quiets_the_libraries() -> None:
+    """Loggers are per process: the CLI and each process it starts on its own entry point
+    (torchrun ranks, islands, the coordinator) call procs.quiet_libraries."""
+    import logging
+    import os
+
+    from jupiter.procs import quiet_libraries
+
+    logger = logging.getLogger("bitsandbytes")
+    level, env = logger.level, dict(os.environ)
+    try:
+        os.environ.pop("HF_HUB_OFFLINE", None)
+        quiet_libraries()
+        assert logger.level == logging.ERROR and os.environ["HF_HUB_OFFLINE"] == "1"
+    finally:
+        logger.setLevel(level)
+        os.environ.clear()
+        os.environ.update(env)
+    src = Path(cli.__file__).parent
+    for entry in ("cli.py", "train/launch.py", "cluster/island.py", "cluster/coordinator.py"):
+        tree = ast.parse((src / entry).read_text(encoding="utf-8"))
+        calls = [
+            n
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Call) and getattr(n.func, "id", "") == "quiet_libraries"
+        ]
+        assert calls, f"{entry} never calls quiet_libraries"

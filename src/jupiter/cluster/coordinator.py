@@ -32,6 +32,7 @@ from jupiter.cluster.syncstore import (
 from jupiter.errors import JupiterError
 from jupiter.merge.aggregate import Contribution, aggregate, check_contributions
 from jupiter.merge.outer import outer_step
+from jupiter.procs import quiet_libraries
 
 Weights = dict[str, torch.Tensor]
 
@@ -319,6 +320,7 @@ def main(argv: list[str]) -> int:
     if len(argv) != 2:
         print("usage: python -m jupiter.cluster.coordinator STORE WORKDIR", file=sys.stderr)
         return 2
+    quiet_libraries()
     workdir = Path(argv[1])
     workdir.mkdir(parents=True, exist_ok=True)
     try:

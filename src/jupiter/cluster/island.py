@@ -28,6 +28,7 @@ from jupiter.cluster.heartbeat import Heartbeat
 from jupiter.cluster.syncstore import SyncStore, decode, encode, weights_digest
 from jupiter.config import TrainConfig
 from jupiter.errors import JupiterError
+from jupiter.procs import quiet_libraries
 from jupiter.train.loop import TrainRun
 from jupiter.train.schedule import lr_at
 
@@ -403,6 +404,7 @@ def main(argv: list[str]) -> int:
     if len(argv) != 3:
         print("usage: python -m jupiter.cluster.island STORE ISLAND WORKDIR", file=sys.stderr)
         return 2
+    quiet_libraries()
     spec = IslandSpec(argv[0], argv[1], Path(argv[2]))
     rank = int(os.environ.get("RANK", os.environ.get("MLX_RANK", "0")))
     store = SyncStore(spec.store)

@@ -9,7 +9,7 @@ generator.llm.model, `jupiter serve --model`, `jupiter chat --model`):
 
 `locate_model` finds the weights without loading anything, so a bad reference is an error
 before any stage runs; `resolve_model` returns a local HF dir (or adapter dir), importing a
-GGUF on first use. Nothing is ever downloaded: Jupiter runs offline (cli.quiet_libraries).
+GGUF on first use. Nothing is ever downloaded: Jupiter runs offline (procs.quiet_libraries).
 """
 
 from __future__ import annotations

@@ -203,7 +203,10 @@ def worker(spec: Path) -> int:
 
 
 if __name__ == "__main__":
+    from jupiter.procs import quiet_libraries
     from jupiter.train import dist as _dist
+
+    quiet_libraries()
 
     # a rank leaves with os._exit: a gloo process group torn down at exit can hang or
     # abort the rank (see dist.exit_rank)
