@@ -25,7 +25,7 @@ def main(url: str, island: str, mode: str, workdir: str) -> None:
     beat = Heartbeat(url, island, 1.0, Path(workdir) / "heartbeat.json")
     last = -1
     while True:
-        rnd, done = wait_round(store, last)
+        rnd, done, _ = wait_round(store, last)
         if done:
             break
         weights, meta = decode(store.get(P.global_key(rnd)))

@@ -234,3 +234,23 @@ def test_round_bytes_down_are_what_the_islands_read(tmp_path: Path) -> None:
     )
     _, row = c.step(round0(), ["fast", "slow"])
     assert row["bytes_down"] == 4 * 4 + 7  # fast: no figure, read the fp32 weights (4 x 4)
+
+
+def test_an_island_that_built_round_0_itself_reads_nothing(tmp_path: Path) -> None:
+    from jupiter.cluster.island import Held, fetch_global
+    from jupiter.cluster.syncstore import weights_digest
+
+    c = make(tmp_path)
+    start = {"w": torch.arange(6, dtype=torch.float32)}
+    c.publish(Round(0, start, {}, {"inner_steps": {"fast": 4}}, time.time()))
+    latest = c.store.get_json(P.LATEST)
+    assert latest["digest"] == weights_digest(start) and latest["plan"]["inner_steps"]["fast"] == 4
+    same = Held({"w": start["w"].clone()}, weights_digest(start))
+    weights, meta, fetched = fetch_global(c.store, 0, same, latest)
+    assert fetched == 0 and torch.equal(weights["w"], start["w"]) and meta["digest"] == same.digest
+    assert json.loads(meta["plan"]) == {"inner_steps": {"fast": 4}}
+    weights["w"] += 1  # the island trains its copy, not the weights it holds
+    assert torch.equal(same.weights["w"], start["w"])
+    other = {"w": start["w"] + 1}
+    weights, _, fetched = fetch_global(c.store, 0, Held(other, weights_digest(other)), latest)
+    assert fetched == len(c.store.get(P.global_key(0))) and torch.equal(weights["w"], start["w"])

@@ -128,7 +128,8 @@ class Coordinator:
             self.store.put(P.delta_key(rnd.index), with_metadata(rnd.delta, meta))
         self.store.put(P.global_key(rnd.index), encode(rnd.weights, "fp32", meta))
         done = rnd.index >= int(self.plan["rounds"])
-        self.store.put_json(P.LATEST, {"round": rnd.index, "done": done})
+        latest = {"round": rnd.index, "done": done, "digest": meta["digest"], "plan": rnd.plan}
+        self.store.put_json(P.LATEST, latest)
 
     def round_plan(self, last: dict[str, dict[str, Any]] | None) -> dict[str, Any]:
         """Inner steps per island; speed-aware: proportional to the island's last tokens/s,

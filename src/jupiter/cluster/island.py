@@ -231,13 +231,15 @@ def make_engine(engine: str, run: TrainRun) -> Engine:
 PARENT = os.getppid()  # torchrun or mlx.launch: when it is gone, so is the island
 
 
-def wait_round(store: SyncStore, after: int, poll_s: float = 0.2) -> tuple[int, bool]:
-    """(round, done) of the newest published global weights newer than `after`."""
+def wait_round(
+    store: SyncStore, after: int, poll_s: float = 0.2
+) -> tuple[int, bool, dict[str, Any]]:
+    """(round, done, latest.json) of the newest published global weights newer than `after`."""
     while True:
         if store.exists(P.LATEST):
             latest = store.get_json(P.LATEST)
             if latest["done"] or latest["round"] > after:
-                return int(latest["round"]), bool(latest["done"])
+                return int(latest["round"]), bool(latest["done"]), latest
         if os.getppid() != PARENT:  # orphaned: the launcher was killed, and torchrun's
             log("island: the launcher is gone; stopping")  # workers outlive it
             raise SystemExit(1)
@@ -250,11 +252,16 @@ def run_rounds(
     marker = engine.run.out_dir / "round.json"  # the round the island's checkpoint is inside
     at = json.loads(marker.read_text()) if marker.is_file() else {"round": -1, "start": 0}
     last, t0 = int(at["round"]) - 1, time.perf_counter()
-    held: Held | None = None  # the global weights the island last loaded, and their digest
+    # the global weights the island last loaded, and their digest; at a fresh start its own
+    # weights, which are round 0's when it built them from the same base and seed
+    held: Held | None = None
+    if at["round"] < 0:
+        start = engine.get_weights()
+        held = Held(start, weights_digest(start))
     while True:
         # Every rank waits on the store (a collective would time out in a long wait);
         # then rank 0's view of the round is everyone's.
-        rnd, done = wait_round(store, last)
+        rnd, done, latest = wait_round(store, last)
         # Restarted inside this round: the checkpoint already holds its first steps.
         resumed = (
             rnd == at["round"]
@@ -266,7 +273,7 @@ def run_rounds(
             return
         rnd, resumed = code // 2, bool(code % 2)
         wait_s = time.perf_counter() - t0
-        weights, meta, fetched = fetch_global(store, rnd, held)
+        weights, meta, fetched = fetch_global(store, rnd, held, latest)
         held = Held(weights, meta.get("digest", ""))
         start_step = int(at["start"]) if resumed else engine.step
         if not resumed:
@@ -300,11 +307,22 @@ class Held:
 
 
 def fetch_global(
-    store: SyncStore, rnd: int, held: Held | None
+    store: SyncStore, rnd: int, held: Held | None, latest: dict[str, Any] | None = None
 ) -> tuple[dict[str, torch.Tensor], dict[str, str], int]:
-    """Round rnd's global weights (fp32), their metadata and the bytes read: the round's
-    quantized change added to the weights the island holds, when the coordinator published
-    one for exactly those and the sum has the round's digest; else the full weights."""
+    """Round rnd's global weights (fp32), their metadata and the bytes read: none when the
+    island holds them already (latest.json names their digest: an island that built round
+    0's start itself); the round's quantized change added to the weights the island holds,
+    when the coordinator published one for exactly those and the sum has the round's
+    digest; else the full weights."""
+    if (
+        held is not None
+        and latest is not None
+        and latest.get("round") == rnd
+        and latest.get("digest") == held.digest
+        and "plan" in latest
+    ):
+        meta = {"digest": held.digest, "plan": json.dumps(latest["plan"])}
+        return {n: w.clone() for n, w in held.weights.items()}, meta, 0
     key = P.delta_key(rnd)
     if held is not None and store.exists(key):
         blob = store.get(key)

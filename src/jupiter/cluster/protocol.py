@@ -5,7 +5,8 @@ from __future__ import annotations
 
 SPEC = "spec"  # run.json, train.npz, heldout.npz, tokenizer/, plan.json
 PLAN = "spec/plan.json"  # islands, their inner steps and max steps, the sync settings
-LATEST = "global/latest.json"  # {"round": r, "done": bool}
+# {"round": r, "done": bool, "digest": of round r's weights, "plan": round r's}
+LATEST = "global/latest.json"
 FINAL = "final"  # the finished model dir, file by file
 
 
