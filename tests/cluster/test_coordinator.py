@@ -34,7 +34,14 @@ def make(tmp_path: Path, **sync: object) -> Coordinator:
 
 
 def contribute(
-    c: Coordinator, rnd: int, name: str, pg: torch.Tensor, tokens: int = 100, tps: float = 1000.0
+    c: Coordinator,
+    rnd: int,
+    name: str,
+    pg: torch.Tensor,
+    tokens: int = 100,
+    tps: float = 1000.0,
+    dtype: str = "bf16",
+    **extra: object,
 ) -> None:
     info = {
         "island": name,
@@ -47,10 +54,10 @@ def contribute(
         "wait_s": 0.5,
         "digest": "d",
         "step": 4,
+        **extra,
     }
-    c.store.put(
-        P.contribution_key(rnd, name), encode({"w": pg}, "bf16", {"info": json.dumps(info)})
-    )
+    blob = encode({"w": pg}, dtype, {"info": json.dumps(info)})  # type: ignore[arg-type]
+    c.store.put(P.contribution_key(rnd, name), blob)
 
 
 def beat(c: Coordinator, name: str, age: float = 0.0) -> None:
@@ -194,11 +201,8 @@ def test_quantized_rounds_send_integers_up_and_the_change_down(tmp_path: Path) -
     c.publish(first)
     exact = torch.randn(3000) * 1e-3
     for name in ("fast", "slow"):
-        info = {"island": name, "round": 0, "steps": 4, "tokens": 100, "train_s": 1.0}
-        info |= {"tokens_per_s": 100.0, "loss": 1.0, "wait_s": 0.0, "digest": "d", "step": 4}
-        blob = encode({"w": -exact}, "int8", {"info": json.dumps(info)})
-        assert len(blob) < 3000 * 2  # integers, not bf16
-        c.store.put(P.contribution_key(0, name), blob)
+        contribute(c, 0, name, -exact, dtype="int8")
+        assert len(c.store.get(P.contribution_key(0, name))) < 3000 * 2  # integers, not bf16
     nxt, row = c.step(first, ["fast", "slow"])
     got = nxt.weights["w"] - old["w"]
     # int8 up then int4 down: within a group's int4 step (absmax / 7 / 2) of the exact mean
@@ -225,13 +229,7 @@ def test_quantized_rounds_send_integers_up_and_the_change_down(tmp_path: Path) -
 def test_round_bytes_down_are_what_the_islands_read(tmp_path: Path) -> None:
     c = make(tmp_path, outer="average")
     contribute(c, 0, "fast", torch.zeros(4))
-    info = {"island": "slow", "round": 0, "steps": 4, "tokens": 100, "train_s": 1.0}
-    info |= {"tokens_per_s": 100.0, "loss": 1.0, "wait_s": 0.0, "digest": "d", "step": 4}
-    info["down_bytes"] = 7
-    c.store.put(
-        P.contribution_key(0, "slow"),
-        encode({"w": torch.zeros(4)}, "bf16", {"info": json.dumps(info)}),
-    )
+    contribute(c, 0, "slow", torch.zeros(4), down_bytes=7)
     _, row = c.step(round0(), ["fast", "slow"])
     assert row["bytes_down"] == 4 * 4 + 7  # fast: no figure, read the fp32 weights (4 x 4)
 
