@@ -252,3 +252,28 @@ def test_an_island_that_built_round_0_itself_reads_nothing(tmp_path: Path) -> No
     other = {"w": start["w"] + 1}
     weights, _, fetched = fetch_global(c.store, 0, Held(other, weights_digest(other)), latest)
     assert fetched == len(c.store.get(P.global_key(0))) and torch.equal(weights["w"], start["w"])
+
+
+def test_a_rounds_weights_are_hashed_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Publishing a round, its report row and the next round's quantized change all name the
+    round's digest: it is taken once per round, not once per use (a full model's weights
+    take seconds to hash)."""
+    from jupiter.cluster import coordinator as coord_mod
+
+    calls: list[int] = []
+    real = coord_mod.weights_digest
+
+    def counting(tensors: dict[str, torch.Tensor]) -> str:
+        calls.append(1)
+        return real(tensors)
+
+    monkeypatch.setattr(coord_mod, "weights_digest", counting)
+    c = make(tmp_path, outer="average", dtype="int8", down_dtype="int8")
+    first = Round(0, {"w": torch.zeros(256)}, {}, {"inner_steps": {}}, time.time())
+    c.publish(first)
+    for name in ("fast", "slow"):
+        contribute(c, 0, name, torch.full((256,), -0.01), dtype="int8")
+    nxt, row = c.step(first, ["fast", "slow"])
+    c.publish(nxt)
+    assert row["global_digest"] == first.digest == real(first.weights)
+    assert len(calls) == 2  # round 0 once (publish, report, change), round 1 once (publish)

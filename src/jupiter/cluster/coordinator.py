@@ -16,6 +16,7 @@ import json
 import sys
 import time
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +48,12 @@ class Round:
     plan: dict[str, Any]  # this round's inner steps per island
     published_at: float
     delta: bytes | None = None  # the weights' change from the last round (sync.down_dtype)
+
+    @cached_property
+    def digest(self) -> str:
+        """The weights' digest, taken once: a round's weights are not changed after it is
+        made, and publishing, the report and the next round's change all name it."""
+        return weights_digest(self.weights)
 
 
 @dataclass
@@ -122,7 +129,7 @@ class Coordinator:
         meta = {
             "plan": json.dumps(rnd.plan),
             "published_at": str(rnd.published_at),
-            "digest": weights_digest(rnd.weights),
+            "digest": rnd.digest,
         }
         if rnd.delta is not None:  # before the full weights: readers of a round find both
             self.store.put(P.delta_key(rnd.index), with_metadata(rnd.delta, meta))
@@ -202,7 +209,7 @@ class Coordinator:
         else:  # nothing usable came: the round changes nothing
             agg_info = {"method": sync["aggregate"], "used": [], "selected": []}
             weights, momentum = rnd.weights, rnd.momentum
-        weights, change = self.quantized_change(rnd.weights, weights)
+        weights, change = self.quantized_change(rnd, weights)
         agg_info["rejected"] = rejected
         last = {
             n: {**infos[n], "step_tokens": infos[n]["tokens"] / max(1, infos[n]["steps"])}
@@ -220,15 +227,17 @@ class Coordinator:
         report = self.report_row(rnd, infos, rejected, agg_info, up)
         return nxt, report
 
-    def quantized_change(self, old: Weights, new: Weights) -> tuple[Weights, bytes | None]:
-        """With `sync.down_dtype` int8 / int4: the change old → new quantized, and the next
-        global weights as old + that change, bit for bit what every island holding `old`
-        computes from the payload (the rounding is not carried: the next round's
-        pseudo-gradients are taken from these weights). Else (new, None)."""
+    def quantized_change(self, rnd: Round, new: Weights) -> tuple[Weights, bytes | None]:
+        """With `sync.down_dtype` int8 / int4: the change from `rnd`'s weights to `new`
+        quantized, and the next global weights as those + that change, bit for bit what every
+        island holding `rnd`'s weights computes from the payload (the rounding is not
+        carried: the next round's pseudo-gradients are taken from these weights). Else
+        (new, None)."""
         down = self.sync.get("down_dtype", "fp32")
         if down == "fp32":
             return new, None
-        blob = encode({n: new[n] - old[n] for n in new}, down, {"base_digest": weights_digest(old)})
+        old = rnd.weights
+        blob = encode({n: new[n] - old[n] for n in new}, down, {"base_digest": rnd.digest})
         change = decode(blob, "the round's change")[0]
         return {n: old[n] + change[n] for n in new}, blob
 
@@ -264,7 +273,7 @@ class Coordinator:
             "train_loss": {n: i["loss"] for n, i in infos.items()},
             "wait_s": {n: i["wait_s"] for n, i in infos.items()},
             "digests": {n: i["digest"] for n, i in infos.items()},
-            "global_digest": weights_digest(rnd.weights),
+            "global_digest": rnd.digest,
         }
 
     def heldout(self, weights: Weights) -> float | None:
