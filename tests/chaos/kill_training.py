@@ -46,11 +46,14 @@ def spec_for(tok: Path, out: Path, steps: int) -> Path:
 
 
 def metrics_steps(out: Path) -> int:
-    """The last training step the run logged (metrics.jsonl, one row a step)."""
+    """The last training step the run logged (metrics.jsonl, one row a step). Read while the
+    trainer appends: only whole lines (ended by a newline) count, not one half written."""
     path = out / "metrics.jsonl"
     if not path.is_file():
         return 0
-    steps = [json.loads(x).get("step", 0) for x in path.read_text().splitlines() if x.strip()]
+    text = path.read_text()
+    whole = text[: text.rfind("\n") + 1]
+    steps = [json.loads(x).get("step", 0) for x in whole.splitlines() if x.strip()]
     return max(steps, default=0)
 
 
