@@ -101,6 +101,26 @@ def test_lora_trains_only_adapters_on_every_projection(
     assert model.peft_config["default"].base_model_name_or_path == str(d.resolve())
 
 
+def assert_head_multiplies_one_matrix(model: torch.nn.Module, ids: torch.Tensor) -> None:
+    """The merged model's frozen head, given the strided last-position slice that decoding
+    passes it, runs one matrix product (a batched one copies the weight once per row) and
+    gives the logits the whole sequence's forward gives."""
+    head = model.get_output_embeddings()
+    assert not head.weight.requires_grad  # the case torch.matmul does not fold by itself
+    with torch.inference_mode():
+        hidden = model(input_ids=ids, output_hidden_states=True).hidden_states[-1]
+        last = hidden[:, -1:, :]
+        assert not last.is_contiguous()
+        with torch.profiler.profile() as prof:
+            out = head(last)
+        ops = {e.name for e in prof.events()}
+        assert "aten::bmm" not in ops and ops & {"aten::mm", "aten::addmm"}, ops
+        assert out.shape == (ids.shape[0], 1, model.config.vocab_size)
+        torch.testing.assert_close(out, logits(model, ids)[:, -1:], atol=1e-5, rtol=0)
+        kept = model(input_ids=ids, logits_to_keep=1).logits
+        torch.testing.assert_close(kept, out, atol=1e-5, rtol=0)
+
+
 def test_lora_steps_save_and_load_back(tiny_model_dirs: dict[Family, Path], tmp_path: Path) -> None:
     from peft import PeftModel
 
@@ -134,6 +154,7 @@ def test_lora_steps_save_and_load_back(tiny_model_dirs: dict[Family, Path], tmp_
     assert not merged.training and not hasattr(merged, "peft_config")
     assert tok.eos_token == "</s>" and tok.chat_template  # the base's tokenizer
     torch.testing.assert_close(logits(merged, ids), want, atol=1e-5, rtol=0)
+    assert_head_multiplies_one_matrix(merged, ids)
 
     plain = PeftModel.from_pretrained(AutoModelForCausalLM.from_pretrained(d), adapter).eval()
     torch.testing.assert_close(logits(plain, ids), want, atol=1e-5, rtol=0)

@@ -420,7 +420,31 @@ def load_for_inference(
     except LOAD_ERRORS as err:
         raise loader_error(tok_dir, err) from None
     set_chat_template(tokenizer, chat_template, getattr(model.config, "model_type", None))
+    flat_head(model)
     return model.to(device).eval(), tokenizer  # type: ignore[arg-type]
+
+
+def _flat_linear(self: torch.nn.Linear, x: torch.Tensor) -> torch.Tensor:
+    lead = x.shape[:-1]
+    out = torch.nn.functional.linear(x.reshape(-1, x.shape[-1]), self.weight, self.bias)
+    return out.view(*lead, out.shape[-1])
+
+
+def flat_head(model: torch.nn.Module) -> bool:
+    """Make the output head project its input as one 2-D matrix; whether it could.
+
+    The head reads a strided slice of the hidden states (the last position while decoding,
+    `logits_to_keep`). torch.matmul folds such a 3-D input into one matrix product only when
+    the weight requires grad; a frozen weight (a merged adapter: peft freezes the base) gets
+    a batched product instead, which copies the whole vocab x hidden weight once per row:
+    a merged Gemma 3 270M student sat its exam 6-12x slower than its base. Same logits,
+    same saved weights (only this instance's forward changes).
+    """
+    head = getattr(model, "get_output_embeddings", lambda: None)()
+    if type(head) is not torch.nn.Linear:
+        return False
+    head.forward = _flat_linear.__get__(head)  # type: ignore[method-assign]
+    return True
 
 
 def merge_adapter(adapter_dir: Path, out: Path) -> Path:
