@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -202,7 +203,7 @@ levels:
             "metrics: [], precision: fp32}",
             "metrics: [], precision: fp32, heldout_fraction: 0.0,\n"
             "        knowledge: {phrasings: 2, reverse: 2, usage: true},\n"
-            "        replay: {fraction: 0.2, samples: 4, max_tokens: 16}}",
+            "        replay: {fraction: 0.2, samples: 4, max_tokens: 16, loss: kl}}",
         )
     )
     Path(path).write_text(text)
@@ -216,6 +217,13 @@ levels:
     out = ws.console.file.getvalue()  # type: ignore[attr-defined]
     assert "data mix: 4 facts asked again (8 phrasing, 8 reverse, 4 usage)" in out
     assert len(list((ws.root / "replay").glob("*.jsonl"))) == 1
+    # replay loss kl: the replay texts whole in the rows are scored against the base
+    said = re.search(r"replay kl: (\d+) replay texts \(([\d,]+) tokens\)", out)
+    assert said and int(said[1]) >= 1 and int(said[2].replace(",", "")) > 0, out
+    run = ws.train_dir(1) / "levels" / "facts"
+    rows = [json.loads(line) for line in (run / "metrics.jsonl").open()]
+    kls = [r["replay_kl"] for r in rows if r.get("kind") == "train" and "replay_kl" in r]
+    assert kls and all(0 <= k < 1.0 for k in kls), kls  # 2 steps from the base: near it
     ws.close()
 
 

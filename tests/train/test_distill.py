@@ -16,10 +16,10 @@ import torch
 from rich.console import Console
 from transformers import AutoModelForCausalLM, AutoTokenizer, PreTrainedTokenizerBase
 
-from jupiter.config import DistillConfig, LoraConfig, TrainConfig, load_domain
-from jupiter.data.chat import IGNORE, pad_id_for
+from jupiter.config import DistillConfig, LoraConfig, ReplayConfig, TrainConfig, load_domain
+from jupiter.data.chat import IGNORE, encode_text, pad_id_for
 from jupiter.data.dataset import PackedDataset, encode_examples
-from jupiter.data.distill import DistillBatch, DistillData, encode_pair
+from jupiter.data.distill import DistillBatch, DistillData, encode_pair, replay_pair
 from jupiter.errors import JupiterError
 from jupiter.improve import stages
 from jupiter.improve.distill import check_objective, distill_teacher
@@ -136,7 +136,7 @@ def test_answer_ids_are_the_same_in_student_and_teacher_rows(
     answers = tok.decode(student.tolist())
     assert all(a in answers for *_, a in FACTS)
     # at the recorded positions: the answer ids end each teacher sequence, after its chunk
-    for r, pos, n, t in data.spans:
+    for r, pos, n, t, _ in data.spans:
         ids, targets, _ = packed.row(int(r))
         assert list(targets[pos : pos + n]) == list(data.teachers[t][-n:])
         assert "Passages:" in tok.decode(data.teachers[t][:-n])
@@ -321,6 +321,22 @@ def test_setups_that_cannot_distil_are_refused_in_one_line(
     with pytest.raises(JupiterError) as err:  # before mlx is even imported
         mlx_loop.start(run)
     one_line(err, "MLX", "set train.objective: sft")
+    kl_replay = workspace(tmp_path, base, "replay: {fraction: 0.1, loss: kl}", monkeypatch)
+    with pytest.raises(JupiterError) as err:
+        check_objective(kl_replay, base, "mlx")
+    one_line(err, "train.replay.loss kl", "MLX", "set train.replay.loss: ce")
+    check_objective(kl_replay, base, "torch")
+    kl_replay.close()
+    other = workspace(
+        tmp_path,
+        base,
+        f"replay: {{fraction: 0.1, loss: kl}}, distill: {{teacher: {base}}}",
+        monkeypatch,
+    )
+    with pytest.raises(JupiterError) as err:
+        check_objective(other, base, "torch")
+    one_line(err, "train.replay.loss kl", "set the teacher to base")
+    other.close()
     with pytest.raises(JupiterError) as err:
         check_objective(ws, None, "torch")
     one_line(err, "from scratch", "set model.base, or train.distill.teacher")
@@ -338,6 +354,78 @@ def test_setups_that_cannot_distil_are_refused_in_one_line(
     one_line(err, "distributed: fsdp", "set train.distributed: ddp")
     ws.close()
     fsdp.close()
+
+
+# -------------------------------------------------------------------------------- replay
+REPLAY = ["the cat sat on the mat and purred", "rivers run to the sea", "one two three four"]
+
+
+def packed_with_replay(tok: PreTrainedTokenizerBase) -> tuple[PackedDataset, DistillData]:
+    """The six facts (no teacher for them: objective sft) and three replay texts, packed."""
+    examples = [qa(c, q, a) for c, _, q, a in FACTS]
+    texts = [encode_text(tok, t) for t in REPLAY]
+    seqs = encode_examples(tok, examples, [], 0.5, 0) + texts
+    packed = PackedDataset(seqs, CTX, pad_id_for(tok), 0)
+    pairs = [replay_pair(ids, labels) for ids, labels in texts]
+    assert all(not isinstance(p, str) for p in pairs)
+    return packed, DistillData.find(packed, pairs)  # type: ignore[arg-type]
+
+
+def test_replay_texts_are_read_whole_by_the_teacher(
+    llama: tuple[Path, PreTrainedTokenizerBase], tmp_path: Path
+) -> None:
+    _, tok = llama
+    packed, data = packed_with_replay(tok)
+    lengths = [len(encode_text(tok, t)[0]) for t in REPLAY]
+    assert data.replay_texts == 3 and data.replay_tokens == sum(n - 1 for n in lengths)
+    assert data.answer_tokens == 0 and (data.spans[:, 4] == 1).all()
+    assert replay_pair([5], [5]) == "not a whole text"
+    rows = packed.rows_of(0, 0, packed.num_rows)
+    plain = packed.batch(0, 0, packed.num_rows)
+    b = data.batch(plain, rows, False)
+    assert isinstance(b, DistillBatch) and torch.equal(b.replay, b.answers)
+    # the KL replaces the replay tokens' cross-entropy; the Q&A keep theirs
+    assert (b.labels[b.replay] == IGNORE).all() and (plain.labels[b.replay] != IGNORE).all()
+    assert torch.equal(b.labels[~b.replay], plain.labels[~b.replay])
+    assert int(b.replay.sum()) == data.replay_tokens
+    # the teacher's targets are the student's: the same text
+    teacher = b.teacher_ids[:, 1:][b.teacher_answers[:, :-1]]
+    assert torch.equal(plain.labels[b.replay], teacher)
+    data.save(tmp_path / "d.npz")
+    assert (DistillData.load(tmp_path / "d.npz").spans == data.spans).all()
+
+
+def test_replay_kl_is_zero_at_the_start_and_replaces_the_cross_entropy(
+    llama: tuple[Path, PreTrainedTokenizerBase], tmp_path: Path
+) -> None:
+    base, tok = llama
+    packed, data = packed_with_replay(tok)
+    replay = ReplayConfig(fraction=0.1, loss="kl")
+    _, state = begin(base, tmp_path, packed, data, method="lora", replay=replay)
+    assert state.distill is not None and state.distill.teacher is None  # the adapter disabled
+    assert state.distill.label == "replay kl" and not state.distill.mask_answers
+    b = whole_batch(state, packed)
+    with torch.no_grad():
+        micro_loss(state, b, 1)
+    got = state.distill.end_step(0.0, 1, False)
+    assert set(got) == {"replay_kl"} and abs(got["replay_kl"]) < 1e-6  # LoRA's B starts at 0
+    with torch.no_grad():
+        for name, p in state.model.named_parameters():
+            if "lora_B" in name:
+                p.normal_(0.0, 0.5)
+    n = packed.target_count(0, 0, packed.num_rows)
+    loss = micro_loss(state, b, n)
+    kl_sum = float(state.distill.step_kl[1])
+    assert kl_sum > 1e-3 and float(state.distill.step_kl[0]) == 0.0
+    with torch.no_grad():  # the Q&A tokens' cross-entropy, summed, beside the replay KL
+        logits = state.model(input_ids=b.input_ids, position_ids=b.position_ids).logits
+        ce = torch.nn.functional.cross_entropy(
+            logits.flatten(0, 1), b.labels.flatten(), ignore_index=IGNORE, reduction="sum"
+        )
+    assert float(loss) * n == pytest.approx(float(ce) + kl_sum, rel=1e-4)
+    loss.backward()
+    grads = {name for name, p in state.model.named_parameters() if p.grad is not None}
+    assert grads and all("lora_" in name for name in grads)
 
 
 # ---------------------------------------------------------------------------- end to end

@@ -762,8 +762,9 @@ def test_gemma3_steps_match_torch(method: str, gemma_dir: Path, tmp_path: Path) 
     diffs = np.concatenate([np.abs(mw[n] - tw[n]).ravel() for n in tw])
     # AdamW's first step moves a weight by ~lr·g/(|g| + 1e-8): where g is fp32 noise (1e-10
     # in torch, 8e-8 in MLX, of gradients up to 2; measured: 2 of 137k weights in full) the
-    # backends step differently, by under lr/30; every other weight agrees to 1e-5
-    assert (diffs > 1e-5).sum() <= 4 and diffs.max() < 1e-4
+    # backends step differently, by up to one step's reach, lr (measured: lr/30 on one host,
+    # lr/27 on another); every other weight agrees to 1e-5
+    assert (diffs > 1e-5).sum() <= 4 and diffs.max() < run.config.lr
     held = mlx_loop.heldout_loss(run, ms)
     assert held is not None and abs(held - (loop.heldout_loss(run, ts) or 0.0)) < 1e-5
 

@@ -548,6 +548,10 @@ class ReplayConfig(Strict):
     # training on them pulls the student toward the base (a Monte-Carlo KL to it)
     temperature: float = Field(default=1.0, gt=0.0, le=2.0)
     top_p: float = Field(default=1.0, gt=0.0, le=1.0)
+    # ce: cross-entropy on the sampled tokens; kl: the KL from the base's whole next-token
+    # distribution at each of them instead (the base with its adapter off, or a frozen copy
+    # of the start: one teacher forward without gradients per micro-batch; torch loop only)
+    loss: Literal["ce", "kl"] = "ce"
 
 
 class DistillConfig(Strict):

@@ -8,6 +8,9 @@ in them by its tokens, so what is trained, and in which order, stays the packer'
 and the sft rows are the distill rows. Each micro-batch's teacher sequences are packed in
 the order of the student's answers (row by row, left to right), so the k-th answer position
 of the student is the k-th of the teacher.
+
+Replay texts (train.replay with loss kl) are pairs too: the teacher reads the same text,
+and every token after the first is an "answer" whose cross-entropy the KL replaces.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from jupiter.data.chat import IGNORE, Message, encode_chat, encode_prompt
 from jupiter.data.dataset import Batch, Encoded, PackedDataset
 from jupiter.errors import JupiterError
 
-FORMAT = 1  # version of the .npz layout written by `DistillData.save`
+FORMAT = 2  # version of the .npz layout written by `DistillData.save`
 ONE_TURN = (["user", "assistant"], ["system", "user", "assistant"])
 
 
@@ -38,6 +41,7 @@ class DistillPair:
     teacher: list[int]  # the teacher's prompt ids, then the student's answer ids
     answer_start: int  # index of the first answer id in student[0]
     answer_len: int  # answer ids, the stop token included
+    replay: bool = False  # a replay text: KL to the base in place of its cross-entropy
 
 
 def encode_pair(
@@ -61,6 +65,14 @@ def encode_pair(
     return DistillPair((ids, labels), teacher, start, n)
 
 
+def replay_pair(ids: Sequence[int], labels: Sequence[int]) -> DistillPair | str:
+    """The pair of an encoded replay text: the teacher reads it whole, and each token after
+    the first (all trained) is scored against the teacher's distribution."""
+    if len(ids) < 2 or any(lab == IGNORE for lab in labels[1:]):
+        return "not a whole text"
+    return DistillPair((list(ids), list(labels)), list(ids), 1, len(ids) - 1, replay=True)
+
+
 def _key(ids: Sequence[int] | np.ndarray, targets: Sequence[int] | np.ndarray) -> bytes:
     return np.concatenate([np.asarray(ids, np.int32), np.asarray(targets, np.int32)]).tobytes()
 
@@ -70,6 +82,7 @@ class DistillBatch(Batch):
     """A packed micro-batch with the teacher's side of the answers it holds."""
 
     answers: torch.Tensor  # (b, L) bool: targets that are answer tokens with a teacher
+    replay: torch.Tensor  # (b, L) bool: those of them that are replay text
     teacher_ids: torch.Tensor  # (t, W) int64: the teacher's sequences, packed in answer order
     teacher_positions: torch.Tensor  # (t, W): restarting at every sequence and the padding
     teacher_answers: torch.Tensor  # (t, W) bool: positions whose next token is an answer id
@@ -82,7 +95,7 @@ class DistillData:
     """The teacher sequences of the distilled answers in a packed dataset's rows.
 
     `spans` holds one int64 row per answer: (student row, row position of its first target,
-    answer length, teacher sequence), sorted by row and position. A target at position p is
+    answer length, teacher sequence, 1 for replay text), sorted by row and position. A target at position p is
     the id that follows input p, so answer ids[s:s+n] of a sequence packed at offset o have
     their targets at o+s-1 … o+s+n-2; in the teacher's sequence T they are the last n ids,
     targets of positions len(T)-n-1 … len(T)-2.
@@ -97,7 +110,7 @@ class DistillData:
         teacher_dir: Path | None = None,
     ) -> None:
         self.teachers = teachers
-        self.spans = spans.reshape(-1, 4).astype(np.int64)
+        self.spans = spans.reshape(-1, 5).astype(np.int64)
         self.context_length, self.pad_id = context_length, pad_id
         self.teacher_dir = teacher_dir  # None: the base model (see train/distill.py)
 
@@ -111,7 +124,7 @@ class DistillData:
         for i, p in enumerate(pairs):
             ids, labels = p.student
             index.setdefault(_key(ids[:-1], labels[1:]), i)
-        spans: list[tuple[int, int, int, int]] = []
+        spans: list[tuple[int, int, int, int, int]] = []
         teachers: list[np.ndarray] = []
         seen: dict[int, int] = {}  # pair -> its teacher sequence
         for r in range(packed.num_rows):
@@ -125,7 +138,8 @@ class DistillData:
                     seen[k] = len(teachers)
                     teachers.append(np.asarray(pairs[k].teacher, np.int32))
                 pair = pairs[k]
-                spans.append((r, int(s) + pair.answer_start - 1, pair.answer_len, seen[k]))
+                start = int(s) + pair.answer_start - 1
+                spans.append((r, start, pair.answer_len, seen[k], int(pair.replay)))
         return cls(
             teachers, np.asarray(spans, np.int64), packed.context_length, packed.pad_id, teacher_dir
         )
@@ -136,26 +150,37 @@ class DistillData:
 
     @property
     def answer_tokens(self) -> int:
-        return int(self.spans[:, 2].sum())
+        """Q&A answer tokens with a teacher (replay text not counted)."""
+        return int(self.spans[self.spans[:, 4] == 0, 2].sum())
+
+    @property
+    def replay_texts(self) -> int:
+        return int((self.spans[:, 4] == 1).sum())
+
+    @property
+    def replay_tokens(self) -> int:
+        return int(self.spans[self.spans[:, 4] == 1, 2].sum())
 
     def batch(self, b: Batch, rows: np.ndarray, mask_answers: bool) -> Batch:
         """`b`, the packed rows `rows`, with the teacher's side of its answers (`b` itself
-        when it holds none). mask_answers: their targets become IGNORE in `labels` (no
-        cross-entropy on them)."""
+        when it holds none). mask_answers: the Q&A answers' targets become IGNORE in `labels`
+        (no cross-entropy on them); replay text's always do (the KL replaces it)."""
         lo = np.searchsorted(self.spans[:, 0], rows, side="left")
         hi = np.searchsorted(self.spans[:, 0], rows, side="right")
         if not (hi - lo).any():
             return b
         answers = torch.zeros(b.labels.shape, dtype=torch.bool)
+        replay = torch.zeros(b.labels.shape, dtype=torch.bool)
         chosen = []
         for i in range(len(rows)):
-            for _, pos, n, t in self.spans[lo[i] : hi[i]]:
+            for _, pos, n, t, is_replay in self.spans[lo[i] : hi[i]]:
                 answers[i, pos : pos + n] = True
+                replay[i, pos : pos + n] = bool(is_replay)
                 chosen.append((self.teachers[t], int(n)))
-        labels = b.labels.masked_fill(answers, IGNORE) if mask_answers else b.labels
+        labels = b.labels.masked_fill(answers if mask_answers else replay, IGNORE)
         ids, positions, teacher_answers = self._teacher_rows(chosen)
         return DistillBatch(
-            b.input_ids, labels, b.position_ids, answers, ids, positions, teacher_answers
+            b.input_ids, labels, b.position_ids, answers, replay, ids, positions, teacher_answers
         )
 
     def _teacher_rows(

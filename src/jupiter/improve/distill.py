@@ -1,6 +1,7 @@
-"""The train stage's side of train.objective distill / sft+distill (train/distill.py): the
-checks that refuse what cannot distil, the teacher dir, and the teacher's sequences of the
-packed Q&A, each reading its chunk as the open-book passage before the question."""
+"""The train stage's side of train.objective distill / sft+distill and of train.replay.loss
+kl (train/distill.py): the checks that refuse what cannot run a teacher, the teacher dir,
+and the teacher's sequences of the packed Q&A, each reading its chunk as the open-book
+passage before the question, and of the packed replay texts, read as they are."""
 
 from __future__ import annotations
 
@@ -18,28 +19,31 @@ if TYPE_CHECKING:  # torch behind them: imported where used, as the train stage 
 
 
 def check_objective(ws: Workspace, init_dir: Path | None, engine: str) -> None:
-    """Refuse, before anything is packed, a distilling objective this run cannot do: the
-    teacher runs in the torch loop (`engine`), on one island (DDP at most), beside one run."""
-    from jupiter.train.distill import unsupported
+    """Refuse, before anything is packed, a distilling objective (or replay with loss kl)
+    this run cannot do: the teacher runs in the torch loop (`engine`), on one island (DDP at
+    most), beside one run."""
+    from jupiter.train.distill import teacher_off, teacher_setting, unsupported
 
     t = ws.cfg.train
+    what = teacher_setting(t)
+    if what is None:
+        return
+    launch, off = ws.launch, teacher_off(t)
+    if t.consensus is not None:
+        raise unsupported(what, "train.consensus", f"remove train.consensus, or {off}")
+    if ws.cluster is not None:
+        raise unsupported(what, "cluster training", "train without --cluster")
+    if engine == "mlx":
+        raise unsupported(what, "the MLX backend", f"{off}, or train on a PyTorch node")
+    if launch is not None and launch.distributed and t.distributed != "ddp":
+        raise unsupported(what, f"distributed: {t.distributed}", "set train.distributed: ddp")
+    if t.replay.loss == "kl" and t.replay.fraction > 0 and t.distill.teacher != "base":
+        raise JupiterError(
+            "train.replay.loss kl keeps the student near its base, and train.distill.teacher "
+            f"is {t.distill.teacher}: set the teacher to base, or train.replay.loss: ce"
+        )
     if t.objective == "sft":
         return
-    launch = ws.launch
-    if t.consensus is not None:
-        raise unsupported(
-            t.objective, "train.consensus", "remove train.consensus, or set train.objective: sft"
-        )
-    if ws.cluster is not None:
-        raise unsupported(t.objective, "cluster training", "train without --cluster")
-    if engine == "mlx":
-        raise unsupported(
-            t.objective, "the MLX backend", "set train.objective: sft, or train on a PyTorch node"
-        )
-    if launch is not None and launch.distributed and t.distributed != "ddp":
-        raise unsupported(
-            t.objective, f"distributed: {t.distributed}", "set train.distributed: ddp"
-        )
     if init_dir is None and t.distill.teacher == "base":
         raise JupiterError(
             f"train.objective {t.objective} needs a teacher, and a model trained from scratch "
@@ -88,7 +92,8 @@ def distill_pairs(
     from jupiter.synth.passages import Passage, open_book_prompt
 
     chunks = {c.id: c for c in ws.store.iter_chunks(split="train")}
-    pairs, skipped = [], Counter[str]()
+    pairs: list[DistillPair] = []
+    skipped = Counter[str]()
     for e in examples:
         chunk = chunks.get(e.chunk_id)
         if e.kind != "qa" or chunk is None:
@@ -103,16 +108,46 @@ def distill_pairs(
     return pairs, skipped
 
 
+def replay_pairs(tokenizer: Any, texts: list[str]) -> list[DistillPair]:
+    """Each replay text as pack encodes it, its teacher reading it whole."""
+    from jupiter.data.chat import encode_text
+    from jupiter.data.distill import replay_pair
+
+    got = [replay_pair(*encode_text(tokenizer, t)) for t in texts]
+    return [p for p in got if not isinstance(p, str)]
+
+
 def distill_data(
-    ws: Workspace, tokenizer: Any, examples: list[Example], packed: PackedDataset, train_cfg: Any
+    ws: Workspace,
+    tokenizer: Any,
+    examples: list[Example],
+    packed: PackedDataset,
+    train_cfg: Any,
+    replay: list[str] | None = None,
 ) -> DistillData | None:
-    """The teacher's side of the Q&A in the packed rows (data/distill.py), said in one
-    line; None when no Q&A of the rows has its chunk (plain cross-entropy then)."""
+    """The teacher's side of the Q&A (distilling objectives) and of the `replay` texts
+    (replay loss kl) in the packed rows (data/distill.py), each said in one line; None when
+    none of them is whole in a row (plain cross-entropy then)."""
     from jupiter.data.distill import DistillData
 
     teacher = distill_teacher(ws, train_cfg.distill.teacher, tokenizer)
-    pairs, skipped = distill_pairs(ws, tokenizer, examples)
-    data = DistillData.find(packed, pairs, teacher)
+    pairs: list[DistillPair] = []
+    skipped = Counter[str]()
+    if train_cfg.objective != "sft":
+        pairs, skipped = distill_pairs(ws, tokenizer, examples)
+    kl_replay = bool(replay) and train_cfg.replay.loss == "kl"
+    data = DistillData.find(
+        packed, pairs + (replay_pairs(tokenizer, replay or []) if kl_replay else []), teacher
+    )
+    if kl_replay:
+        ws.console.print(
+            f"replay kl: {data.replay_texts} replay texts ({data.replay_tokens:,} tokens) scored "
+            "against the base's whole distribution in place of their cross-entropy (the base "
+            "with its adapter disabled, or a frozen copy of the start)",
+            highlight=False,
+        )
+    if train_cfg.objective == "sft":
+        return data if len(data) else None
     who = (
         str(teacher)
         if teacher
@@ -123,8 +158,9 @@ def distill_data(
         )
     )
     left = "; ".join(f"{n} {why}" for why, n in skipped.items() if n) or "none"
+    answers = len(data) - data.replay_texts
     ws.console.print(
-        f"distill ({train_cfg.objective}): {len(data)} answers ({data.answer_tokens:,} tokens) "
+        f"distill ({train_cfg.objective}): {answers} answers ({data.answer_tokens:,} tokens) "
         f"with a teacher that reads their chunk ({who}); Q&A left to cross-entropy: {left}",
         highlight=False,
     )

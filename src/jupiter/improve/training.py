@@ -123,6 +123,7 @@ def preflight(ws: Workspace, tokenizer: Any, examples: list[Example]) -> None:
 
 def train_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
     from jupiter.models.presets import ModelConfig
+    from jupiter.train.distill import teacher_setting
     from jupiter.train.loop import TrainRun
 
     cfg = ws.cfg
@@ -184,9 +185,9 @@ def train_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
         with ws.console.status(f"encoding {len(lv_examples)} examples…"):
             data = pack(ws, tokenizer, lv_examples, texts, train_cfg, replay)
         distill = None
-        if train_cfg.objective != "sft":  # the examples as pack expands them (with their chunks)
+        if teacher_setting(train_cfg):  # the examples as pack expands them (with their chunks)
             expanded = knowledge_mix(lv_examples, [], train_cfg, chunk_titles(ws, train_cfg))[0]
-            distill = distill_data(ws, tokenizer, expanded, data.train, train_cfg)
+            distill = distill_data(ws, tokenizer, expanded, data.train, train_cfg, replay)
         run = TrainRun(
             dataset=data.train,
             config=train_cfg,

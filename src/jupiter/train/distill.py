@@ -22,6 +22,12 @@ without gradients, over the teacher sequences of that micro-batch's answers only
 The teacher: the base model with the LoRA adapter disabled (peft's `disable_adapter`); for
 method full, a frozen copy of the run's starting weights; or the model dir that
 train.distill.teacher names (same tokenizer). Its cost is timed over the first steps.
+
+Replay against forgetting (train.replay.loss kl) runs through the same teacher, always the
+base: on the base's own sampled text, KL(base || student) at every token in place of the
+cross-entropy on the sampled token (of which it is the exact expectation, where training
+on samples is a one-sample estimate), at temperature 1 and weight 1, so a replay token
+weighs in the step's mean loss as a cross-entropy token does.
 """
 
 from __future__ import annotations
@@ -49,11 +55,24 @@ from jupiter.train.setup import autocast_dtype
 MEASURED_STEPS = 3
 
 
-def unsupported(objective: str, where: str, fix: str) -> JupiterError:
+def teacher_setting(cfg: TrainConfig) -> str | None:
+    """The setting that gives a run a teacher's forward: a distilling objective, or replay
+    with loss kl; None for neither."""
+    if cfg.objective != "sft":
+        return f"train.objective {cfg.objective}"
+    if cfg.replay.fraction > 0 and cfg.replay.loss == "kl":
+        return "train.replay.loss kl"
+    return None
+
+
+def teacher_off(cfg: TrainConfig) -> str:
+    """How to turn that setting off, for the refusals."""
+    return "set train.objective: sft" if cfg.objective != "sft" else "set train.replay.loss: ce"
+
+
+def unsupported(what: str, where: str, fix: str) -> JupiterError:
     """The one-line refusal of a setup the distilling loop does not run in."""
-    return JupiterError(
-        f"train.objective {objective} runs in the torch loop only, not with {where}: {fix}"
-    )
+    return JupiterError(f"{what} runs in the torch loop only, not with {where}: {fix}")
 
 
 def picked(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -63,6 +82,8 @@ def picked(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
 
 def kl_sum(student: torch.Tensor, teacher: torch.Tensor, temperature: float) -> torch.Tensor:
     """Sum over rows of KL(softmax(teacher/T) || softmax(student/T)) x T^2, in fp32."""
+    if not student.shape[0]:
+        return student.sum() * 0.0  # no rows: zero, still on the graph
     s = F.log_softmax(student.float() / temperature, dim=-1)
     t = F.log_softmax(teacher.float() / temperature, dim=-1)
     kl = F.kl_div(s, t, log_target=True, reduction="sum")
@@ -111,9 +132,11 @@ class Distiller:
     ) -> None:
         self.data, self.student, self.teacher, self.d = data, student, teacher, d
         self.mask_answers = cfg.objective == "distill"  # no cross-entropy on the answers
+        self.label = "distill" if cfg.objective != "sft" else "replay kl"
         self.weight, self.temperature = cfg.distill.kl_weight, cfg.distill.temperature
-        self.step_kl = torch.zeros((), device=d.device)  # this step's summed KL (no sync)
-        self.step_tokens = 0
+        # this step's summed KL and token count, on Q&A answers and on replay (no sync)
+        self.step_kl = torch.zeros(2, device=d.device)
+        self.step_tokens = [0, 0]
         self.teacher_s = 0.0  # this step's seconds in the teacher's forward
         self.steps = 0  # steps ended in this process
         self.timings: list[tuple[float, float]] = []  # (teacher, whole step) seconds, measured
@@ -130,7 +153,9 @@ class Distiller:
     ) -> Distiller:
         if d.world > 1 and cfg.distributed != "ddp":
             raise unsupported(
-                cfg.objective, f"distributed: {cfg.distributed}", "set train.distributed: ddp"
+                teacher_setting(cfg) or "distilling",
+                f"distributed: {cfg.distributed}",
+                "set train.distributed: ddp",
             )
         if from_scratch and data.teacher_dir is None:
             raise JupiterError(
@@ -185,17 +210,22 @@ class Distiller:
         return loss + self.kl(logits, b) if isinstance(b, DistillBatch) else loss
 
     def kl(self, student_logits: torch.Tensor, b: DistillBatch) -> torch.Tensor:
-        """kl_weight x the summed KL on the answers of `b` (student logits from logits_at)."""
+        """kl_weight x the summed KL on the Q&A answers of `b`, plus the summed KL on its
+        replay text (student logits from logits_at)."""
         mask = b.answers.to(self.d.device)
         student = picked(student_logits, mask)
         t0 = self._clock()
         teacher = self.teacher_logits(b)
         self.teacher_s += self._clock() - t0
         assert teacher.shape == student.shape  # the k-th answer position of each (see data)
-        total = kl_sum(student, teacher, self.temperature)
-        self.step_kl += total.detach()
-        self.step_tokens += student.shape[0]
-        return self.weight * total
+        replay = b.replay.to(self.d.device)[mask]  # which answer positions are replay text
+        qa = kl_sum(student[~replay], teacher[~replay], self.temperature)
+        rp = kl_sum(student[replay], teacher[replay], 1.0)
+        self.step_kl += torch.stack([qa, rp]).detach()
+        n_replay = int(replay.sum())
+        self.step_tokens[0] += student.shape[0] - n_replay
+        self.step_tokens[1] += n_replay
+        return self.weight * qa + rp
 
     def _clock(self) -> float:
         measuring = self.steps >= 1 and self.cost is None
@@ -204,19 +234,23 @@ class Distiller:
         return time.perf_counter()
 
     def end_step(self, seconds: float, step: int, last: bool) -> dict[str, float]:
-        """Close global step `step`, of `seconds`: its mean KL per answer token over all
-        ranks, and the cost once MEASURED_STEPS steps after this process's first were timed
-        (or the run ends)."""
-        tokens = torch.tensor(float(self.step_tokens), device=self.d.device)
-        total = dist.sum_(self.d, torch.stack([self.step_kl.float(), tokens]))
+        """Close global step `step`, of `seconds`: its mean KL per answer token (and per
+        replay token) over all ranks, and the cost once MEASURED_STEPS steps after this
+        process's first were timed (or the run ends)."""
+        tokens = torch.tensor([float(n) for n in self.step_tokens], device=self.d.device)
+        total = dist.sum_(self.d, torch.cat([self.step_kl.float(), tokens]))
         if self.cost is None and (self.steps >= 1 or last):
             self.timings.append((self.teacher_s, seconds))
             if len(self.timings) == MEASURED_STEPS or last:
                 self.cost = self._measured(step)
         self.steps += 1
         self.step_kl.zero_()
-        self.step_tokens, self.teacher_s = 0, 0.0
-        return {"kl": float(total[0] / total[1])} if total[1] > 0 else {}
+        self.step_tokens, self.teacher_s = [0, 0], 0.0
+        out = {}
+        for key, i in (("kl", 0), ("replay_kl", 1)):
+            if total[2 + i] > 0:
+                out[key] = float(total[i] / total[2 + i])
+        return out
 
     def _measured(self, step: int) -> dict[str, float]:
         n = len(self.timings)
@@ -236,6 +270,6 @@ class Distiller:
         first, last = int(self.cost["first_step"]), int(self.cost["last_step"])
         steps = f"step {first}" if first == last else f"steps {first}-{last}"
         return (
-            "distill: one teacher forward without gradients per micro-batch "
+            f"{self.label}: one teacher forward without gradients per micro-batch "
             f"(+{self.cost['teacher_overhead']:.0%} of a step's time, measured over {steps})"
         )

@@ -220,7 +220,8 @@ def start(run: TrainRun, d: Dist | None = None) -> TrainState:
     over = run.overrides
     model = build_model_for(cfg, run.model_config, run.model_dir, d, run.attention, over.precision)
     distiller = None  # made before a checkpoint's weights: method full copies the start's
-    if run.distill is not None and cfg.objective != "sft":
+    # distilling, or replay with loss kl (train/distill.py); Q&A pairs alone under sft: none
+    if run.distill is not None and (cfg.objective != "sft" or run.distill.replay_texts):
         # the teacher computes in the run's precision (a local copy; run.config stays)
         tcfg = cfg.model_copy(update={"precision": over.precision}) if over.precision else cfg
         distiller = Distiller.create(run.distill, tcfg, model, d, run.model_config is not None)

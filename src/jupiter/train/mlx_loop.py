@@ -34,7 +34,7 @@ from jupiter.config import TrainConfig
 from jupiter.data.chat import IGNORE
 from jupiter.errors import JupiterError
 from jupiter.train import mlx_checkpoint as ckpt
-from jupiter.train.distill import unsupported
+from jupiter.train.distill import teacher_off, teacher_setting, unsupported
 from jupiter.train.loop import TrainResult, TrainRun
 from jupiter.train.mlx_model import (
     batch_arrays,
@@ -52,11 +52,10 @@ StepHook = Callable[[dict[str, Any]], None]
 
 def start(run: TrainRun) -> MLXState:
     """A fresh state, or the newest valid checkpoint in run.out_dir restored exactly."""
-    if run.config.objective != "sft":
+    what = teacher_setting(run.config)
+    if what is not None:
         raise unsupported(
-            run.config.objective,
-            "the MLX backend",
-            "set train.objective: sft, or train on a PyTorch node",
+            what, "the MLX backend", f"{teacher_off(run.config)}, or train on a PyTorch node"
         )
     if run.config.vocab != "full":
         raise JupiterError(

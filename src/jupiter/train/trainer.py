@@ -104,6 +104,7 @@ class Reporter:
             "epoch": st.epoch + st.index / per_epoch,
             "elapsed": st.elapsed,
             "kl": rec.get("kl"),  # distilling: mean KL to the teacher per answer token
+            "replay_kl": rec.get("replay_kl"),  # replay loss kl: mean KL to the base per token
         }
         self.logger.log(step, metrics)
         if self.hook is not None and st.dist.main:
