@@ -240,6 +240,13 @@ ARMS: dict[str, dict[str, Any]] = {
             "replay": {"fraction": 0.1, "samples": 32, "max_tokens": 128},
         }
     },
+    # the recipe with replay scored against the base's whole distribution (train.replay.loss)
+    "recipe-kl": {
+        "train": {
+            "knowledge": RECIPE,
+            "replay": {"fraction": 0.1, "samples": 32, "max_tokens": 128, "loss": "kl"},
+        }
+    },
     # the recipe with every prose sentence of the documents asked both ways as well
     "recipe2": {
         "train": {

@@ -115,7 +115,8 @@ def render(ws: Workspace, cycle: int, train: dict[str, Any], ev: dict[str, Any] 
         "recipe's included); "
         f"{train.get('tokens', 0):,} tokens packed",
         f"- knowledge recipe: {json.dumps(t.knowledge.model_dump())}; added: {json.dumps(mix)}",
-        f"- replay of the base's own text: {t.replay.fraction:.0%} of the tokens",
+        f"- replay of the base's own text: {t.replay.fraction:.0%} of the tokens"
+        + (", scored by the KL to the base" if t.replay.fraction and t.replay.loss == "kl" else ""),
         "",
         "## Recipe",
         "",
