@@ -322,10 +322,19 @@ def test_setups_that_cannot_distil_are_refused_in_one_line(
         mlx_loop.start(run)
     one_line(err, "MLX", "set train.objective: sft")
     kl_replay = workspace(tmp_path, base, "replay: {fraction: 0.1, loss: kl}", monkeypatch)
-    with pytest.raises(JupiterError) as err:
-        check_objective(kl_replay, base, "mlx")
-    one_line(err, "train.replay.loss kl", "MLX", "set train.replay.loss: ce")
     check_objective(kl_replay, base, "torch")
+    assert not kl_replay.fallbacks
+    check_objective(kl_replay, base, "mlx")  # a Mac: replay trains with cross-entropy, said
+    assert kl_replay.fallbacks == {"train.replay.loss": "ce"}
+    said = kl_replay.console.file.getvalue()  # type: ignore[attr-defined]
+    assert "warning: train.replay.loss kl needs a teacher forward" in said
+    assert kl_replay.cfg.train.replay.loss == "kl"  # the loaded config keeps the YAML's
+    run = TrainRun(
+        packed, config(replay=ReplayConfig(fraction=0.1, loss="kl")), tmp_path / "k", base
+    )
+    with pytest.raises(JupiterError) as err:  # the MLX loop itself has no teacher
+        mlx_loop.start(run)
+    one_line(err, "train.replay.loss kl", "MLX", "set train.replay.loss: ce")
     kl_replay.close()
     other = workspace(
         tmp_path,

@@ -33,6 +33,16 @@ def check_objective(ws: Workspace, init_dir: Path | None, engine: str) -> None:
         raise unsupported(what, "train.consensus", f"remove train.consensus, or {off}")
     if ws.cluster is not None:
         raise unsupported(what, "cluster training", "train without --cluster")
+    if engine == "mlx" and t.objective == "sft":  # replay kl alone: the nearest thing, said
+        ws.console.print(
+            "[bold yellow]warning:[/] train.replay.loss kl needs a teacher forward, which the "
+            "MLX loop does not run: replay here trains with cross-entropy on the base's "
+            "samples (set train.replay.loss: ce to silence this)",
+            highlight=False,
+            soft_wrap=True,
+        )
+        ws.fallbacks["train.replay.loss"] = "ce"
+        return
     if engine == "mlx":
         raise unsupported(what, "the MLX backend", f"{off}, or train on a PyTorch node")
     if launch is not None and launch.distributed and t.distributed != "ddp":

@@ -157,6 +157,9 @@ def train_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
     for level in levels:
         lv_examples = examples
         train_cfg = cfg.train  # the YAML's, as loaded: a level's figures go into the run
+        if ws.fallbacks.get("train.replay.loss") == "ce":  # the MLX loop: no teacher forward
+            replay_ce = train_cfg.replay.model_copy(update={"loss": "ce"})
+            train_cfg = train_cfg.model_copy(update={"replay": replay_ce})
         fields = run_fields(ws)
         out_dir = ws.train_dir(cycle)
         run_id = f"cycle-{cycle:03d}"
