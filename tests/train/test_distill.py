@@ -476,3 +476,35 @@ def test_train_stage_distils_prints_and_records_the_teacher_cost(
     assert all(r["kl"] >= 0 for r in rows if r["kind"] == "train")
     assert (ws.student_dir(1) / "adapter_config.json").is_file()
     ws.close()
+
+
+def test_a_mac_trains_replay_kl_with_cross_entropy_and_says_so(
+    llama: tuple[Path, PreTrainedTokenizerBase],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The MLX loop runs no teacher: the train stage warns, replays with cross-entropy and
+    records the fallback; the loaded config keeps the YAML's kl."""
+    pytest.importorskip("mlx.core")
+    from jupiter.improve import training, trainrun
+
+    base, _ = llama
+    train = (
+        "method: lora, lora: {r: 4, alpha: 8, dropout: 0.0}, max_steps: 2, "
+        "micro_batch_size: 2, warmup_steps: 1, lr: 1.0e-3, metrics: [], precision: fp32, "
+        "heldout_fraction: 0.0, replay: {fraction: 0.2, samples: 2, max_tokens: 12, loss: kl}"
+    )
+    ws = workspace(tmp_path, base, train, monkeypatch)
+    for module in (training, trainrun):
+        monkeypatch.setattr(module, "local_engine", lambda: "mlx")
+    stages.collect_stage(ws, 1)
+    examples = [qa(c.id, FACTS[0][2], FACTS[0][3]) for c in ws.store.iter_chunks(split="train")]
+    for e in examples:
+        e.status, e.cycle = "accepted", 1
+    ws.store.add_examples(examples)
+    info = train_stage(ws, 1)
+    said = ws.console.file.getvalue()  # type: ignore[attr-defined]
+    assert "train.replay.loss kl needs a teacher forward" in said and "replay kl:" not in said
+    assert info["fallbacks"] == {"train.replay.loss": "ce"} and info["steps"] == 2
+    assert ws.cfg.train.replay.loss == "kl"
+    ws.close()
