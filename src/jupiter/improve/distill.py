@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from jupiter.errors import JupiterError
+from jupiter.improve.preflight import warn
 from jupiter.improve.workspace import Workspace
 from jupiter.records import Example
 
@@ -34,12 +35,11 @@ def check_objective(ws: Workspace, init_dir: Path | None, engine: str) -> None:
     if ws.cluster is not None:
         raise unsupported(what, "cluster training", "train without --cluster")
     if engine == "mlx" and t.objective == "sft":  # replay kl alone: the nearest thing, said
-        ws.console.print(
-            "[bold yellow]warning:[/] train.replay.loss kl needs a teacher forward, which the "
-            "MLX loop does not run: replay here trains with cross-entropy on the base's "
-            "samples (set train.replay.loss: ce to silence this)",
-            highlight=False,
-            soft_wrap=True,
+        warn(
+            ws,
+            "train.replay.loss kl needs a teacher forward, which the MLX loop does not run: "
+            "replay here trains with cross-entropy on the base's samples (set "
+            "train.replay.loss: ce to silence this)",
         )
         ws.fallbacks["train.replay.loss"] = "ce"
         return

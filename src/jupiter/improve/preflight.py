@@ -196,14 +196,14 @@ def device_fallbacks(ws: Workspace) -> None:
     if torch.cuda.is_available():
         return
     if model.attention == "flash_attention_2":
-        _warn(
+        warn(
             ws,
             "model.attention: flash_attention_2 runs on CUDA GPUs only and this machine "
             "has none: training here uses sdpa (set model.attention: auto to silence this)",
         )
         ws.fallbacks["model.attention"] = "sdpa"
     if train.precision == "fp16":
-        _warn(
+        warn(
             ws,
             "train.precision: fp16 needs a CUDA GPU (on a CPU it is emulated and slow) "
             "and this machine has none: training here uses precision auto (bf16 where the "
@@ -212,5 +212,5 @@ def device_fallbacks(ws: Workspace) -> None:
         ws.fallbacks["train.precision"] = "auto"
 
 
-def _warn(ws: Workspace, text: str) -> None:
+def warn(ws: Workspace, text: str) -> None:
     ws.console.print(f"[bold yellow]warning:[/] {escape(text)}", highlight=False, soft_wrap=True)
