@@ -3,6 +3,9 @@ log-probability under a trained student five ways (reading the retrieved passage
 question, closed book, the passages with a neutral question, a bare "Answer:" prompt) and
 the extractive retriever's coverage, on both exams of a workspace; then each scoring rule
 (the shipped z-sum, PMI-style differences) paired against the extractive generator.
+`hyde`: the passages retrieved for the question and the student's own closed-book answer
+(Gao et al. 2022, HyDE: a trained student names what the user's words do not); for the user
+exam, how often the item's quote is in the passages each query retrieves.
 
     python benchmarks/quality/reader_scoring.py --home DIR --domain YAML --model STUDENT_DIR \\
         [--quick] [--raw scores.json]  # an existing file: only the scores it lacks are added
@@ -38,6 +41,7 @@ def collect(
     from rich.console import Console
 
     from jupiter.config import load_domain
+    from jupiter.eval.userexam import collapse
     from jupiter.improve.evalset import eval_items
     from jupiter.improve.evaluate import load_model
     from jupiter.improve.exams import user_exam
@@ -63,6 +67,18 @@ def collect(
         cut = [Passage(p.id, p.title, best_window(p.text, query, ans.passage_chars)) for p in hits]
         return list(gen.choice_logprobs(open_book_prompt(q, cut), ch))
 
+    guesses: dict[str, str] = {}
+
+    def guess(q: str) -> str:
+        """The question and the student's closed-book answer to it: the HyDE query."""
+        if q not in guesses:
+            guesses[q] = f"{q} {gen.answer([q])[0]}"
+        return guesses[q]
+
+    def found(query: str, quote: str) -> bool:
+        return any(quote in collapse(p.text) for p in ans.index.search(query, ans.top_k))
+
+    quotes = raw_quotes(ws) if user else {}
     SCORES: dict[str, Callable[[str, list[str]], object]] = {
         "ext": lambda q, ch: ans.retriever.choice_scores(q, ch),
         "read": lambda q, ch: read(q, q, ch),
@@ -71,12 +87,19 @@ def collect(
         "null": lambda q, ch: gen.choice_logprobs("Answer:", ch),
         # the passages retrieved for the question and its choices together
         "readqc": lambda q, ch: read(q, with_choices(q, ch), ch),
+        # the passages retrieved for the question and the student's closed-book answer
+        "hyde": lambda q, ch: read(q, guess(q), ch),
     }
     for exam, items in (("own", mc), ("user", user.mc if user else [])):
         for it in items:
             q, ch = it.question, list(it.choices)
             row: Scores = dict(earlier.get((exam, it.id), {"exam": exam, "id": it.id}))
             row["gold"] = it.correct
+            quote = quotes.get(it.id, "") if exam == "user" else ""
+            if quote and "hit_q" not in row:
+                row["hit_q"] = found(q, quote)
+            if quote and "hit_hyde" not in row:
+                row["hit_hyde"] = found(guess(q), quote)
             for key, score in SCORES.items():
                 if key not in row:
                     row[key] = score(q, ch)
@@ -85,6 +108,14 @@ def collect(
                 print(f"{len(out)} items, {time.time() - t0:.0f} s", flush=True)
     ws.close()
     return out
+
+
+def raw_quotes(ws: Any) -> dict[str, str]:
+    """The user exam's item id -> its quote, whitespace-collapsed."""
+    from jupiter.eval.userexam import collapse, raw_lines
+
+    path = ws.cfg.resolve(ws.cfg.eval.user_exam_path)
+    return {i: collapse(str(r.get("quote", ""))) for i, r in raw_lines(path).items()}
 
 
 def diff(a: Sequence[float], b: Sequence[float]) -> list[float]:
@@ -106,6 +137,12 @@ RULES: dict[str, Callable[[Scores], list[float]]] = {
     "closed book - bare prompt": lambda r: diff(r["closed"], r["null"]),
     "read, retrieved with the choices": lambda r: list(r["readqc"]),
     "z(read with the choices) + z(retriever)": lambda r: zsum(r["readqc"], r["ext"]),
+    "read, retrieved with the student's answer": lambda r: list(r["hyde"]),
+    "z(read with its answer) + z(retriever)": lambda r: zsum(r["hyde"], r["ext"]),
+    "z(read) + z(closed) + z(retriever)": lambda r: zsum(r["read"], r["closed"], r["ext"]),
+    "z(read w/ answer) + z(closed) + z(retriever)": lambda r: zsum(
+        r["hyde"], r["closed"], r["ext"]
+    ),
 }
 
 
@@ -127,6 +164,12 @@ def report(rows: list[Scores]) -> None:
             continue
         gen = [pick(RULES["extractive generator"](r)) == r["gold"] for r in got]
         print(f"{exam} exam, {len(got)} items")
+        for key, what in (("hit_q", "the question"), ("hit_hyde", "question + student's answer")):
+            hits = [bool(r[key]) for r in got if key in r]
+            if hits:
+                print(
+                    f"  quote in the top passages retrieved by {what}: {fmean(hits):.3f} of {len(hits)}"
+                )
         for name, rule in RULES.items():
             try:
                 hits = [pick(rule(r)) == r["gold"] for r in got]

@@ -151,6 +151,43 @@ def test_answer_ids_are_the_same_in_student_and_teacher_rows(
 
 
 # ------------------------------------------------------------------------------------ KL
+def reference_kl(s: torch.Tensor, t: torch.Tensor, temp: float) -> torch.Tensor:
+    """KL(softmax(t/T) || softmax(s/T)) x T^2 summed over rows, in plain autograd."""
+    ls, lt = torch.log_softmax(s.float() / temp, -1), torch.log_softmax(t.float() / temp, -1)
+    return (lt.exp() * (lt - ls)).sum() * temp**2
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_grouped_kl_matches_plain_autograd_across_chunks(
+    monkeypatch: pytest.MonkeyPatch, dtype: torch.dtype
+) -> None:
+    from jupiter.train import distill
+
+    monkeypatch.setattr(distill, "KL_CHUNK_ELEMENTS", 3 * 50)  # 3 rows a chunk, 11 rows
+    gen = torch.Generator().manual_seed(0)
+    s = (torch.randn(11, 50, generator=gen) * 3).to(dtype).requires_grad_(True)
+    t = (torch.randn(11, 50, generator=gen) * 3).to(dtype)
+    group = torch.tensor([0, 1, 1, 0, 0, 1, 0, 1, 1, 1, 0])
+    sums = distill.grouped_kl(s, t, group, (2.0, 1.0))
+    (sums * torch.tensor([0.5, 1.0])).sum().backward()
+    got = s.grad
+    assert got is not None and got.dtype == dtype
+
+    ref = s.detach().float().requires_grad_(True)
+    a = reference_kl(ref[group == 0], t[group == 0], 2.0)
+    b = reference_kl(ref[group == 1], t[group == 1], 1.0)
+    (0.5 * a + b).backward()
+    assert sums.tolist() == pytest.approx([float(a), float(b)], rel=1e-5)
+    tol = 1e-6 if dtype == torch.float32 else 1e-2
+    assert torch.allclose(got.float(), ref.grad, atol=tol)  # type: ignore[arg-type]
+    assert float(a) > 1.0 and float(b) > 1.0  # far from zero: the check can fail
+    # no rows: zero, still on the graph
+    empty = torch.zeros(0, 50, requires_grad=True)
+    none = distill.grouped_kl(empty, empty.detach(), torch.zeros(0).long(), (1.0, 1.0))
+    none.sum().backward()
+    assert none.tolist() == [0.0, 0.0] and empty.grad is not None
+
+
 @pytest.mark.parametrize("loss", ["auto", "plain"])
 def test_kl_is_zero_for_one_model_reading_one_prompt(
     llama: tuple[Path, PreTrainedTokenizerBase], tmp_path: Path, loss: str

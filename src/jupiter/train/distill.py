@@ -35,6 +35,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import time
+from collections.abc import Sequence
 
 import numpy as np
 import torch
@@ -80,14 +81,68 @@ def picked(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     return logits if logits.dim() == 2 else logits[mask]
 
 
-def kl_sum(student: torch.Tensor, teacher: torch.Tensor, temperature: float) -> torch.Tensor:
-    """Sum over rows of KL(softmax(teacher/T) || softmax(student/T)) x T^2, in fp32."""
-    if not student.shape[0]:
-        return student.sum() * 0.0  # no rows: zero, still on the graph
-    s = F.log_softmax(student.float() / temperature, dim=-1)
-    t = F.log_softmax(teacher.float() / temperature, dim=-1)
-    kl = F.kl_div(s, t, log_target=True, reduction="sum")
-    return kl * temperature**2
+# Rows of the vocabulary-wide KL taken at once: ~64 MB of fp32 per temporary whatever the
+# vocabulary (Gemma's 262k tokens: 64 rows), so a step's replay positions never hold
+# several (positions x vocabulary) fp32 copies at once.
+KL_CHUNK_ELEMENTS = 1 << 24
+
+
+class _GroupedKL(torch.autograd.Function):
+    """Per group g, the sum over its rows of KL(softmax(t/T_g) || softmax(s/T_g)) x T_g^2,
+    in fp32 chunks of rows. Its gradient per row, (softmax(s/T) - softmax(t/T)) x T, is
+    taken in the same pass and kept in the student's dtype; backward only scales it."""
+
+    @staticmethod
+    def forward(  # type: ignore[override]
+        ctx: torch.autograd.function.FunctionCtx,
+        student: torch.Tensor,
+        teacher: torch.Tensor,
+        group: torch.Tensor,
+        temps: tuple[float, ...],
+    ) -> torch.Tensor:
+        sums = torch.zeros(len(temps), dtype=torch.float32, device=student.device)
+        grad = torch.empty_like(student)
+        scaled = any(t != 1.0 for t in temps)
+        row_t = torch.tensor(temps, dtype=torch.float32, device=student.device)[group]
+        with torch.autocast(student.device.type, enabled=False):
+            for lo, hi in _chunks(student):
+                t_ = row_t[lo:hi, None]
+                x, y = student[lo:hi].float(), teacher[lo:hi].float()  # fp32: no copy
+                if scaled:
+                    x, y = x / t_, y / t_
+                ls, lt = F.log_softmax(x, dim=-1), F.log_softmax(y, dim=-1)
+                del x, y
+                pt = lt.exp()
+                kl = lt.sub_(ls).mul_(pt).sum(dim=-1)  # sum p_t (log p_t - log p_s)
+                sums.index_add_(0, group[lo:hi], kl * t_[:, 0] ** 2)
+                g = ls.exp_().sub_(pt)  # p_s - p_t
+                grad[lo:hi] = g.mul_(t_) if scaled else g
+        ctx.save_for_backward(grad, group)
+        return sums
+
+    @staticmethod
+    def backward(  # type: ignore[override]
+        ctx: torch.autograd.function.FunctionCtx, grad_sums: torch.Tensor
+    ) -> tuple[torch.Tensor | None, ...]:
+        grad, group = ctx.saved_tensors  # type: ignore[attr-defined]
+        return grad * grad_sums[group, None].to(grad.dtype), None, None, None
+
+
+def _chunks(logits: torch.Tensor) -> list[tuple[int, int]]:
+    n, width = logits.shape
+    size = max(1, KL_CHUNK_ELEMENTS // max(1, width))
+    return [(lo, min(n, lo + size)) for lo in range(0, n, size)]
+
+
+def grouped_kl(
+    student: torch.Tensor, teacher: torch.Tensor, group: torch.Tensor, temps: Sequence[float]
+) -> torch.Tensor:
+    """(len(temps),) fp32: for each group g, the sum over the rows r with group[r] == g of
+    KL(softmax(teacher_r / T) || softmax(student_r / T)) x T^2, T = temps[g]; gradients
+    flow to `student` only. The (n, V) logits are read in chunks of rows, never copied
+    whole to fp32 or split by group."""
+    out = _GroupedKL.apply(student, teacher.detach(), group, tuple(float(t) for t in temps))
+    return out  # type: ignore[no-any-return]
 
 
 def teacher_model(
@@ -219,9 +274,10 @@ class Distiller:
         self.teacher_s += self._clock() - t0
         assert teacher.shape == student.shape  # the k-th answer position of each (see data)
         replay = b.replay.to(self.d.device)[mask]  # which answer positions are replay text
-        qa = kl_sum(student[~replay], teacher[~replay], self.temperature)
-        rp = kl_sum(student[replay], teacher[replay], 1.0)
-        self.step_kl += torch.stack([qa, rp]).detach()
+        # group 0: Q&A answers at the distillation temperature; 1: replay text at T = 1
+        sums = grouped_kl(student, teacher, replay.long(), (self.temperature, 1.0))
+        qa, rp = sums[0], sums[1]
+        self.step_kl += sums.detach()
         n_replay = int(replay.sum())
         self.step_tokens[0] += student.shape[0] - n_replay
         self.step_tokens[1] += n_replay
