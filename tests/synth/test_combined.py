@@ -93,3 +93,46 @@ def test_as_a_generator_it_answers_open_book_and_queues_the_bare_question() -> N
     assert all(e.cycle == 2 and not e.question.startswith("Passages:") for e in examples)
     assert all(p.startswith("Passages:\n[1] ") for p in model.prompts)
     assert {e.chunk_id for e in examples} <= {c.id for c in CHUNKS}
+
+
+class TwoMindsModel(FakeModel):
+    """Scores choices by one table when it reads passages, by another without them."""
+
+    def __init__(self, reading: dict[str, float], closed: dict[str, float]) -> None:
+        super().__init__(reading)
+        self.closed = closed
+
+    def choice_logprobs(self, question: str, choices: Sequence[str]) -> list[float]:
+        self.prompts.append(question)
+        table = self.scores if question.startswith("Passages:") else self.closed
+        return [table.get(c, -5.0) for c in choices]
+
+
+def test_the_closed_book_weight_adds_what_the_model_knows_without_passages() -> None:
+    question = "Which container drops the oldest items once it holds maxlen of them?"
+    choices = ["heapq", "deque", "bisect", "list"]
+    reading = {"heapq": -1.0, "deque": -1.1, "bisect": -3.0, "list": -3.0}
+    closed = {"heapq": -4.0, "deque": -4.0, "bisect": -4.0, "list": -0.5}
+    model = TwoMindsModel(reading, closed)
+    plain = RetrievalAnswerer(model, CHUNKS, top_k=1, weight=1.0, passage_chars=0)
+    asked = len(model.prompts)
+    assert plain.choose(question, choices) == 1  # without it: as before, one read only
+    assert len(model.prompts) == asked + 1
+    three = reader(
+        model, CHUNKS, RetrievalConfig(reader_top_k=1, passage_chars=0, closed_book_weight=3.0)
+    )
+    assert three.closed_weight == 3.0
+    got = three.choice_scores(question, choices)
+    assert model.prompts[-1] == question  # the bare question, no passages
+    found = zscores(three.retriever.choice_scores(question, choices))
+    want = [
+        a + b + 3.0 * c
+        for a, b, c in zip(
+            zscores([reading[c] for c in choices]),
+            found,
+            zscores([closed[c] for c in choices]),
+            strict=True,
+        )
+    ]
+    assert got == pytest.approx(want)
+    assert three.choose(question, choices) == 3  # what it knows outweighs the passage

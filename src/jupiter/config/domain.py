@@ -757,10 +757,12 @@ class RetrievalConfig(Strict):
     rrf_k: int = Field(default=60, ge=1)
     # student + retriever (synth/combined.py, promotion.candidate): the model reads its
     # reader_top_k passages, each cut to its best passage_chars window; its multiple-choice
-    # scores are summed with evidence_weight x the retriever's (both z-scored)
+    # scores are summed with evidence_weight x the retriever's and closed_book_weight x
+    # its own without the passages (all z-scored across the choices)
     reader_top_k: int = Field(default=2, ge=1, le=10)
     passage_chars: int = Field(default=600, ge=0)
     evidence_weight: float = Field(default=1.0, ge=0.0, le=100.0)
+    closed_book_weight: float = Field(default=0.0, ge=0.0, le=100.0)
 
     @model_validator(mode="after")
     def _check(self) -> RetrievalConfig:

@@ -6,7 +6,9 @@ question is after, the retriever knows where a name is written (Lewis et al. 202
 Zhang et al. 2024, RAFT, trains the model to read such passages). Each choice's score is
 the sum of the two experts' z-scored scores across the choices (the model's mean token
 log-probability, the retriever's idf-weighted coverage), `weight` scaling the retriever's;
-a product of experts that needs no calibration of either scale.
+a product of experts that needs no calibration of either scale. With `closed_weight`, a
+third: the model's own score of the choices without the passages (what training put in
+its weights, which a passage that missed cannot override alone).
 
 It is a generator like any other: promoted, it writes the next cycle's data by answering
 the template questions with the passages retrieved for them (the chunk a question was made
@@ -72,6 +74,7 @@ def reader(model: Any, chunks: Sequence[Chunk], retrieval: RetrievalConfig) -> R
         retrieval.evidence_weight,
         retrieval.passage_chars,
         retrieval,
+        retrieval.closed_book_weight,
     )
 
 
@@ -87,10 +90,12 @@ class RetrievalAnswerer:
         weight: float = 1.0,
         passage_chars: int = 600,
         retrieval: RetrievalConfig | None = None,
+        closed_weight: float = 0.0,
     ) -> None:
         self.model = model
         self.id = f"{model.id}{SUFFIX}"
         self.top_k, self.weight, self.passage_chars = top_k, weight, passage_chars
+        self.closed_weight = closed_weight
         self.retriever = ExtractiveGenerator(chunks, retrieval)
         self.index = PassageIndex.from_chunks(list(chunks), retrieval)
 
@@ -110,7 +115,11 @@ class RetrievalAnswerer:
     def choice_scores(self, question: str, choices: Sequence[str]) -> list[float]:
         read = zscores(self.model.choice_logprobs(self.prompt(question), choices))
         found = zscores(self.retriever.choice_scores(question, choices))
-        return [a + self.weight * b for a, b in zip(read, found, strict=True)]
+        out = [a + self.weight * b for a, b in zip(read, found, strict=True)]
+        if self.closed_weight:
+            closed = zscores(self.model.choice_logprobs(question, choices))
+            out = [a + self.closed_weight * c for a, c in zip(out, closed, strict=True)]
+        return out
 
     def choose(self, question: str, choices: Sequence[str]) -> int:
         scores = self.choice_scores(question, choices)
