@@ -140,6 +140,10 @@ RULES: dict[str, Callable[[Scores], list[float]]] = {
     "read, retrieved with the student's answer": lambda r: list(r["hyde"]),
     "z(read with its answer) + z(retriever)": lambda r: zsum(r["hyde"], r["ext"]),
     "z(read) + z(closed) + z(retriever)": lambda r: zsum(r["read"], r["closed"], r["ext"]),
+    # retrieval.closed_book_weight 1: the closed book's PMI as the third expert
+    "z(read) + z(retriever) + z(closed - bare prompt)": lambda r: zsum(
+        r["read"], r["ext"], diff(r["closed"], r["null"])
+    ),
     "z(read w/ answer) + z(closed) + z(retriever)": lambda r: zsum(
         r["hyde"], r["closed"], r["ext"]
     ),

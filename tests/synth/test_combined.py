@@ -10,7 +10,7 @@ import pytest
 
 from jupiter.config import GeneratorConfig, RetrievalConfig
 from jupiter.records import Chunk, Document
-from jupiter.synth.combined import RetrievalAnswerer, best_window, reader, zscores
+from jupiter.synth.combined import NEUTRAL, RetrievalAnswerer, best_window, reader, zscores
 
 
 def chunk(uri: str, title: str, text: str) -> Chunk:
@@ -96,15 +96,24 @@ def test_as_a_generator_it_answers_open_book_and_queues_the_bare_question() -> N
 
 
 class TwoMindsModel(FakeModel):
-    """Scores choices by one table when it reads passages, by another without them."""
+    """Scores choices by one table when it reads passages, by another without them, and
+    by a third (each choice's prior) after the neutral prompt."""
 
-    def __init__(self, reading: dict[str, float], closed: dict[str, float]) -> None:
+    def __init__(
+        self, reading: dict[str, float], closed: dict[str, float], prior: dict[str, float]
+    ) -> None:
         super().__init__(reading)
-        self.closed = closed
+        self.closed, self.prior = closed, prior
 
     def choice_logprobs(self, question: str, choices: Sequence[str]) -> list[float]:
         self.prompts.append(question)
-        table = self.scores if question.startswith("Passages:") else self.closed
+        table = (
+            self.scores
+            if question.startswith("Passages:")
+            else self.prior
+            if question == NEUTRAL
+            else self.closed
+        )
         return [table.get(c, -5.0) for c in choices]
 
 
@@ -112,8 +121,11 @@ def test_the_closed_book_weight_adds_what_the_model_knows_without_passages() -> 
     question = "Which container drops the oldest items once it holds maxlen of them?"
     choices = ["heapq", "deque", "bisect", "list"]
     reading = {"heapq": -1.0, "deque": -1.1, "bisect": -3.0, "list": -3.0}
-    closed = {"heapq": -4.0, "deque": -4.0, "bisect": -4.0, "list": -0.5}
-    model = TwoMindsModel(reading, closed)
+    # closed book, "bisect" is likeliest, but only because it is likely after any prompt;
+    # "list" gains most from the question
+    closed = {"heapq": -4.0, "deque": -4.0, "bisect": -0.4, "list": -0.5}
+    prior = {"heapq": -4.0, "deque": -4.0, "bisect": -0.4, "list": -4.0}
+    model = TwoMindsModel(reading, closed, prior)
     plain = RetrievalAnswerer(model, CHUNKS, top_k=1, weight=1.0, passage_chars=0)
     asked = len(model.prompts)
     assert plain.choose(question, choices) == 1  # without it: as before, one read only
@@ -123,14 +135,14 @@ def test_the_closed_book_weight_adds_what_the_model_knows_without_passages() -> 
     )
     assert three.closed_weight == 3.0
     got = three.choice_scores(question, choices)
-    assert model.prompts[-1] == question  # the bare question, no passages
+    assert model.prompts[-2:] == [question, NEUTRAL]  # the bare question, then the prior
     found = zscores(three.retriever.choice_scores(question, choices))
     want = [
         a + b + 3.0 * c
         for a, b, c in zip(
             zscores([reading[c] for c in choices]),
             found,
-            zscores([closed[c] for c in choices]),
+            zscores([closed[c] - prior[c] for c in choices]),
             strict=True,
         )
     ]

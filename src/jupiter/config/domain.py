@@ -758,7 +758,7 @@ class RetrievalConfig(Strict):
     # student + retriever (synth/combined.py, promotion.candidate): the model reads its
     # reader_top_k passages, each cut to its best passage_chars window; its multiple-choice
     # scores are summed with evidence_weight x the retriever's and closed_book_weight x
-    # its own without the passages (all z-scored across the choices)
+    # its own without the passages, less each choice's prior (PMI; all z-scored)
     reader_top_k: int = Field(default=2, ge=1, le=10)
     passage_chars: int = Field(default=600, ge=0)
     evidence_weight: float = Field(default=1.0, ge=0.0, le=100.0)

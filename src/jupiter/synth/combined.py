@@ -7,8 +7,11 @@ Zhang et al. 2024, RAFT, trains the model to read such passages). Each choice's 
 the sum of the two experts' z-scored scores across the choices (the model's mean token
 log-probability, the retriever's idf-weighted coverage), `weight` scaling the retriever's;
 a product of experts that needs no calibration of either scale. With `closed_weight`, a
-third: the model's own score of the choices without the passages (what training put in
-its weights, which a passage that missed cannot override alone).
+third: what the model knows without the passages (what training put in its weights, which
+a passage that missed cannot supply), as pointwise mutual information: each choice's
+log-probability after the bare question less its log-probability after a neutral prompt,
+so a choice that is likely anywhere (a common name, a short word) gains nothing from it
+(Holtzman et al. 2021, surface form competition).
 
 It is a generator like any other: promoted, it writes the next cycle's data by answering
 the template questions with the passages retrieved for them (the chunk a question was made
@@ -31,6 +34,8 @@ from jupiter.synth.questions import iter_questions
 from jupiter.synth.retrieval import tokenize
 
 SUFFIX = "+retriever"
+# the prompt a choice's prior is read after (the closed-book term's PMI)
+NEUTRAL = "Answer:"
 
 
 def zscores(values: Sequence[float]) -> list[float]:
@@ -117,7 +122,9 @@ class RetrievalAnswerer:
         found = zscores(self.retriever.choice_scores(question, choices))
         out = [a + self.weight * b for a, b in zip(read, found, strict=True)]
         if self.closed_weight:
-            closed = zscores(self.model.choice_logprobs(question, choices))
+            known = self.model.choice_logprobs(question, choices)
+            prior = self.model.choice_logprobs(NEUTRAL, choices)
+            closed = zscores([k - p for k, p in zip(known, prior, strict=True)])
             out = [a + self.closed_weight * c for a, c in zip(out, closed, strict=True)]
         return out
 
