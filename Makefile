@@ -58,9 +58,11 @@ demo-real-quick: real-model
 	$(BIN)/jupiter start --domain python-gemma --auto --quick
 
 # one pytest worker per core, up to 4 (pytest-xdist); each computes on one thread
-# (tests/conftest.py); a file's tests stay on one worker, so its fixtures are built once
+# (tests/conftest.py); a file's tests stay on one worker, so its fixtures are built once;
+# files are dealt longest first by tests/durations.json (JUPITER_TEST_DURATIONS=1 make test
+# measures them again)
 test: setup
-	$(BIN)/pytest -q -n auto --maxprocesses=4 --dist loadfile
+	$(BIN)/pytest -q -n auto --maxprocesses=4 --dist loadfile --no-loadscope-reorder
 
 lint: setup
 	$(BIN)/ruff check src tests benchmarks

@@ -13,6 +13,7 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
 
 import pytest
 
+from schedule import DurationRecorder, load_durations, longest_files_first
 from tinyhf import FAMILIES, Family, save_tiny
 
 
@@ -21,3 +22,15 @@ def tiny_model_dirs(tmp_path_factory: pytest.TempPathFactory) -> dict[Family, Pa
     """One saved tiny random model dir per family: llama, mistral, qwen2."""
     root = tmp_path_factory.mktemp("tiny-models")
     return {f: save_tiny(f, root / f) for f in FAMILIES}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # on the controller (or a run without workers) only: workers report to it
+    if os.environ.get("JUPITER_TEST_DURATIONS") and not os.environ.get("PYTEST_XDIST_WORKER"):
+        config.pluginmanager.register(DurationRecorder(), "jupiter-durations")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Longest files first (tests/support/schedule.py): `make test` deals files to its
+    workers in this order (--no-loadscope-reorder), so no slow file starts last."""
+    items[:] = longest_files_first(items, load_durations())
