@@ -20,7 +20,7 @@ DURATIONS = Path(__file__).resolve().parents[1] / "durations.json"
 UNMEASURED_S = 5.0
 
 
-def test_file(nodeid: str) -> str:
+def file_of(nodeid: str) -> str:
     """The file part of a node id ("tests/x/test_y.py::test_z[a]" -> "tests/x/test_y.py")."""
     return nodeid.split("::", 1)[0]
 
@@ -45,7 +45,7 @@ def longest_files_first(items: list[Any], durations: dict[str, float]) -> list[A
         return items
     files: dict[str, list[Any]] = defaultdict(list)
     for item in items:
-        files[test_file(item.nodeid)].append(item)
+        files[file_of(item.nodeid)].append(item)
     order = sorted(files, key=lambda f: -durations.get(f, UNMEASURED_S))
     return [item for f in order for item in files[f]]
 
@@ -54,7 +54,7 @@ def file_durations(reports: Iterable[Any]) -> dict[str, float]:
     """{file: seconds}, each report's duration summed by its node id's file."""
     out: dict[str, float] = defaultdict(float)
     for r in reports:
-        out[test_file(r.nodeid)] += float(r.duration)
+        out[file_of(r.nodeid)] += float(r.duration)
     return {f: round(s, 1) for f, s in sorted(out.items())}
 
 
@@ -75,9 +75,8 @@ class DurationRecorder:
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if exitstatus not in (0, 1) or not self.reports:
             return  # interrupted or broken: keep the last good measurement
-        merged = load_durations(self.path) | file_durations(
-            self.reports
-        )  # a part run updates its files
+        # a run of part of the suite updates its own files' times only
+        merged = load_durations(self.path) | file_durations(self.reports)
         tmp = self.path.with_suffix(".tmp")
         tmp.write_text(json.dumps(dict(sorted(merged.items())), indent=1) + "\n", encoding="utf-8")
         tmp.replace(self.path)
