@@ -18,7 +18,8 @@ them together, one workspace an arm, on Gemma 3 270M: the paraphrased and revers
 distillation (train.objective sft+distill), RAFT on retrieved distractors, and the student
 reading with its retriever (promotion.candidate); each arm's student against the same base,
 paired, on the own exam and the exam in a user's words, and the reader against the
-extractive generator. `man` is a third corpus: section 1 manual pages rendered to text.
+extractive generator. `man` is a third corpus: section 1 manual pages rendered to text, with
+its own exam in a user's words (exams/man.jsonl, `man:<page>` sources).
 
 Usage: python benchmarks/quality/expert.py [--domains python cmake] [--modes closed open]
        [--cycles 2] [--quick] [--real] [--workdir DIR] [--json OUT]
@@ -295,23 +296,22 @@ MAN_PAGES = (
     "tr",
     "diff",
     "ssh",
-    "rsync",
     "curl",
     "make",
 )
 
 
 def man_corpus(workdir: Path) -> Path | None:
-    """Section 1 manual pages rendered to text (zcat | groff -man -Tutf8 | col -bx)."""
+    """Section 1 manual pages rendered to text, as the man exam's `man:` sources read them."""
+    from jupiter.eval.userexam import man_page_text
+
     out = workdir / "man-pages"
     out.mkdir(parents=True, exist_ok=True)
     for name in MAN_PAGES:
-        found = glob.glob(f"/usr/share/man/man1/{name}.1*.gz")
-        if not found or (out / f"{name}.txt").is_file():
+        if (out / f"{name}.txt").is_file():
             continue
-        cmd = f"zcat {found[0]} | groff -man -Tutf8 2>/dev/null | col -bx"
-        text = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True).stdout
-        if text.strip():
+        text = man_page_text(name)
+        if text:
             (out / f"{name}.txt").write_text(text)
     return out if any(out.glob("*.txt")) else None
 
@@ -356,7 +356,8 @@ def arm_yaml(
             "sources": [{"type": "local", "path": str(corpus), "include": ["*.txt"]}],
         }
         cfg["eval"] = {k: v for k, v in cfg["eval"].items() if k not in ("qa_path",)}
-        cfg.pop("quick", None)
+        cfg["eval"]["user_exam_path"] = str(DOMAINS / "exams" / "man.jsonl")
+        cfg["quick"]["sources"] = cfg["sources"]  # ~30 pages: the quick form reads them all
     else:
         path = domain_yaml(domain, 1, True, workdir, max_steps=max_steps)
         if path is None:

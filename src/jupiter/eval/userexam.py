@@ -4,7 +4,8 @@ never in a generator template's wording, each answer backed by a span quoted fro
 An item is a multiple-choice QA line with two more fields:
 - `source`: where the answer is written: `py:<dotted object>` (its own docstring),
   `pydoc:topics/<key>` (the language reference `help()` shows), `cmake:<path under Help/>`,
-  or `doc:<uri>` (any document a workspace collected, by its uri: a user's own docs);
+  `man:<name>` (a section 1 manual page, rendered to text as `man_page_text` does), or
+  `doc:<uri>` (any document a workspace collected, by its uri: a user's own docs);
 - `quote`: a verbatim span of that text (whitespace-collapsed) that settles the answer.
 
 `check_exam` rejects, with a reason each: a quote not found in its source, a question that a
@@ -16,11 +17,14 @@ is known when it is retrieved from wording never trained on).
 from __future__ import annotations
 
 import builtins
+import gzip
 import importlib
 import importlib.util
 import inspect
 import json
 import re
+import shutil
+import subprocess
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +37,7 @@ MIN_QUOTE_WORDS = 4
 _WORD = re.compile(r"[a-z0-9_]+")
 _SPACE = re.compile(r"\s+")
 CMAKE_HELP_GLOB = "/usr/share/cmake-*/Help"
+MAN_DIR = Path("/usr/share/man")
 
 
 @dataclass
@@ -87,8 +92,24 @@ def cmake_help_dir() -> Path | None:
     return found[-1] if found else None
 
 
+def man_page_text(name: str, section: str = "1", man_dir: Path = MAN_DIR) -> str | None:
+    """Manual page `name` of `section` as plain text (zcat | groff -man -Tutf8 | col -bx, what
+    a terminal shows), or None when the page or groff is missing."""
+    found = sorted((man_dir / f"man{section}").glob(f"{name}.{section}*.gz"))
+    if not found or not shutil.which("groff"):
+        return None
+    raw = gzip.decompress(found[0].read_bytes())
+    shown = subprocess.run(
+        ["groff", "-man", "-Tutf8"], input=raw, capture_output=True, check=False
+    ).stdout
+    text = subprocess.run(["col", "-bx"], input=shown, capture_output=True, check=False).stdout
+    return text.decode("utf-8", "replace") if text.strip() else None
+
+
 def source_text(source: str, help_dir: Path | None = None) -> str | None:
     """The documentation text an item's source names, or None."""
+    if source.startswith("man:"):
+        return man_page_text(source.removeprefix("man:"))
     if source.startswith("cmake:"):
         root = help_dir or cmake_help_dir()
         path = None if root is None else root / source.removeprefix("cmake:")
