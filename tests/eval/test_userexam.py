@@ -4,15 +4,24 @@ own exam (every model, paired comparisons, eval.json)."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import random
+import shutil
 from pathlib import Path
 
 import pytest
 from evaldocs import COPIED, eval_with_tiny_models, make_docs
 
 from jupiter.eval.qa import QAItem
-from jupiter.eval.userexam import check_exam, python_source_text, shared_ngrams, source_text
+from jupiter.eval.userexam import (
+    check_exam,
+    load_user_exam,
+    man_page_text,
+    python_source_text,
+    shared_ngrams,
+    source_text,
+)
 from jupiter.records import Document
 
 CHOICES = ("alpha", "beta", "gamma", "delta")
@@ -30,6 +39,53 @@ def test_sources_read_docstrings_topics_and_builtins() -> None:
     assert python_source_text("py:json.no_such_thing") is None
     assert python_source_text("pydoc:topics/no-such-topic") is None
     assert source_text("cmake:command/no_such_command.rst") is None
+
+
+PAGE = r""".TH FROB 1 "2026" "Jupiter" "User Commands"
+.SH NAME
+frob \- keep the end of a stream
+.SH DESCRIPTION
+.B frob
+keeps the last three lines of its input.
+.TP
+\fB\-n\fR \fINUM\fR
+keep NUM lines instead.
+"""
+
+
+@pytest.mark.skipif(not shutil.which("groff"), reason="groff renders manual pages")
+def test_a_man_source_is_the_page_as_a_terminal_shows_it(tmp_path: Path) -> None:
+    (tmp_path / "man1").mkdir()
+    (tmp_path / "man1" / "frob.1.gz").write_bytes(gzip.compress(PAGE.encode()))
+    text = man_page_text("frob", man_dir=tmp_path)
+    assert text is not None and "\b" not in text  # col -b took the overstrikes away
+    assert "frob - keep the end of a stream" in text
+    assert "keeps the last three lines of its input." in text
+    assert "-n NUM" in text and "keep NUM lines instead." in text
+    assert man_page_text("frob", section="8", man_dir=tmp_path) is None
+    assert man_page_text("nope", man_dir=tmp_path) is None
+    assert source_text("man:no-such-page-anywhere") is None
+
+
+SHIPPED = Path(__file__).resolve().parents[2] / "config" / "domains" / "exams"
+
+
+@pytest.mark.parametrize("name", ["python", "cmake", "man"])
+def test_every_shipped_exam_item_passes_its_checks(name: str) -> None:
+    """Each item's quote is in its source, no template wrote its question, four distinct
+    choices; the issue's sizes (Python >= 200, CMake >= 150, man pages >= 150)."""
+    if name == "cmake" and source_text("cmake:command/add_library.rst") is None:
+        pytest.skip("CMake's reference is not installed")
+    if name == "man" and source_text("man:tail") is None:
+        pytest.skip("the manual pages or groff are not installed")
+    path = SHIPPED / f"{name}.jsonl"
+    items, about = load_user_exam(path)
+    assert about["dropped"] == {} and len(items) == about["items"]
+    assert len(items) >= {"python": 200, "cmake": 150, "man": 150}[name]
+    for it in items:
+        assert it.choices is not None and it.choices[it.answer_index or 0] == it.answer, it.id
+    shares = [sum(it.answer_index == k for it in items) / len(items) for k in range(4)]
+    assert max(shares) < 0.4, shares  # no answer position a model could learn to prefer
 
 
 def test_check_exam_drops_each_bad_item_with_its_reason() -> None:
@@ -192,7 +248,6 @@ def test_the_card_keeps_the_checksums_whole(
 
 def test_a_missing_or_choiceless_user_exam_is_one_line(tmp_path: Path) -> None:
     from jupiter.errors import JupiterError
-    from jupiter.eval.userexam import load_user_exam
 
     with pytest.raises(JupiterError, match="fix eval.user_exam_path"):
         load_user_exam(tmp_path / "none.jsonl")
