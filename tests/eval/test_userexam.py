@@ -96,7 +96,8 @@ def test_check_exam_drops_each_bad_item_with_its_reason() -> None:
         item("no-quote", "Where would I keep just the final lines of my output?"),
         item("bad-quote", "How do I remember the end of a stream without all of it?"),
         item("three", "Which thing holds the end of my log for me?", CHOICES[:3]),
-        item("dup", "Which of these holds the end of my log for me?", ("a", "A", "b", "c")),
+        item("dup", "Which of these holds the end of my log for me?", ("a", "a ", "b", "c")),
+        item("case", "Which flag keeps the end of my log for me?", ("-a", "-A", "-b", "-c")),
         item("unknown", "Which of these holds the end of a file in memory?"),
     ]
     quote = "keeps the last three lines of a stream"
@@ -105,7 +106,7 @@ def test_check_exam_drops_each_bad_item_with_its_reason() -> None:
     raw["bad-quote"]["quote"] = "keeps the first three lines of a stream"
     raw["unknown"]["source"] = "d2"
     got = check_exam(items, raw, text_of=docs.get)
-    assert [it.id for it in got.kept] == ["ok"]
+    assert [it.id for it in got.kept] == ["ok", "case"]  # -a and -A: two options, not one
     assert got.counts() == {
         "no_quote": 1,
         "not_four_distinct_choices": 2,

@@ -180,7 +180,9 @@ def check_exam(
             out.drop("quote_not_in_source", it.id)
         elif any(p.match(it.question.strip()) for p in patterns):
             out.drop("template_wording", it.id)
-        elif len(it.choices) != 4 or len({c.lower() for c in it.choices}) != 4:
+        # distinct as written: `-a` and `-A` are two options of a command, and spaces inside
+        # a string literal are part of it
+        elif len(it.choices) != 4 or len({c.strip() for c in it.choices}) != 4:
             out.drop("not_four_distinct_choices", it.id)
         else:
             candidates.append(it)
