@@ -46,7 +46,8 @@ PAGE = r""".TH FROB 1 "2026" "Jupiter" "User Commands"
 frob \- keep the end of a stream
 .SH DESCRIPTION
 .B frob
-keeps the last three lines of its input.
+keeps the last three lines of its input, whichever incomprehensibilities
+antidisestablishmentarianism characteristically overwhelms notwithstanding.
 .TP
 \fB\-n\fR \fINUM\fR
 keep NUM lines instead.
@@ -60,7 +61,8 @@ def test_a_man_source_is_the_page_as_a_terminal_shows_it(tmp_path: Path) -> None
     text = man_page_text("frob", man_dir=tmp_path)
     assert text is not None and "\b" not in text  # col -b took the overstrikes away
     assert "frob - keep the end of a stream" in text
-    assert "keeps the last three lines of its input." in text
+    assert "keeps the last three lines of its input," in " ".join(text.split())
+    assert "\u2010" not in text and "incomprehensibilities" in text  # no word hyphenated
     assert "-n NUM" in text and "keep NUM lines instead." in text
     assert man_page_text("frob", section="8", man_dir=tmp_path) is None
     assert man_page_text("nope", man_dir=tmp_path) is None

@@ -93,14 +93,16 @@ def cmake_help_dir() -> Path | None:
 
 
 def man_page_text(name: str, section: str = "1", man_dir: Path = MAN_DIR) -> str | None:
-    """Manual page `name` of `section` as plain text (zcat | groff -man -Tutf8 | col -bx, what
-    a terminal shows), or None when the page or groff is missing."""
+    """Manual page `name` of `section` as plain text, what a terminal shows but with no word
+    hyphenated across a line end (zcat | groff -man -Tutf8 -rHY=0 | col -bx: a broken
+    "cur‐ rently" is two strange words to a tokenizer), or None when the page or groff is
+    missing."""
     found = sorted((man_dir / f"man{section}").glob(f"{name}.{section}*.gz"))
     if not found or not shutil.which("groff"):
         return None
     raw = gzip.decompress(found[0].read_bytes())
     shown = subprocess.run(
-        ["groff", "-man", "-Tutf8"], input=raw, capture_output=True, check=False
+        ["groff", "-man", "-Tutf8", "-rHY=0"], input=raw, capture_output=True, check=False
     ).stdout
     text = subprocess.run(["col", "-bx"], input=shown, capture_output=True, check=False).stdout
     return text.decode("utf-8", "replace") if text.strip() else None
