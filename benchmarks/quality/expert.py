@@ -30,6 +30,7 @@ Usage: python benchmarks/quality/expert.py [--domains python cmake] [--modes clo
 from __future__ import annotations
 
 import argparse
+import copy
 import glob
 import json
 import subprocess
@@ -357,7 +358,7 @@ def arm_yaml(
         }
         cfg["eval"] = {k: v for k, v in cfg["eval"].items() if k not in ("qa_path",)}
         cfg["eval"]["user_exam_path"] = str(DOMAINS / "exams" / "man.jsonl")
-        cfg["quick"]["sources"] = [dict(s) for s in cfg["sources"]]  # ~30 pages: all of them
+        cfg["quick"]["sources"] = copy.deepcopy(cfg["sources"])  # ~30 pages: all of them
     else:
         path = domain_yaml(domain, 1, True, workdir, max_steps=max_steps)
         if path is None:
