@@ -105,7 +105,8 @@ def test_hostfile_and_commands(tmp_path: Path) -> None:
     }
     cmds = launch_commands(cluster, "s3://bucket/run", tmp_path)
     ((mlx_cmd, _),) = cmds["mac-mlx"]
-    assert mlx_cmd[0].endswith("mlx.launch") and "--hostfile" in mlx_cmd
+    # mlx.launch's own code, started with this interpreter (train/mlx_launch.py)
+    assert mlx_cmd[1:3] == ["-m", "jupiter.train.mlx_launch"] and "--hostfile" in mlx_cmd
     assert mlx_cmd[-4:] == ["jupiter.cluster.island", "s3://bucket/run", "mac-mlx", str(tmp_path)]
     rtx1, rtx2 = (c for c, _ in cmds["nvidia-torch"])
     assert rtx1[:1] == ["ssh"] and "ml@10.0.0.20" in rtx1 and "-tt" in rtx1
@@ -229,4 +230,4 @@ def test_cluster_plan_cli_prints_islands_and_commands(tmp_path: Path) -> None:
     )
     assert out.returncode == 0, out.stderr
     assert "mac-mlx" in out.stdout and "nvidia-torch" in out.stdout
-    assert "mlx.launch --hostfile" in out.stdout and "coordinator:" in out.stdout
+    assert "jupiter.train.mlx_launch --hostfile" in out.stdout and "coordinator:" in out.stdout

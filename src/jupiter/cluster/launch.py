@@ -33,6 +33,7 @@ from jupiter.cluster.inventory import (
 from jupiter.cluster.syncstore import SyncStore
 from jupiter.config import ClusterConfig, TrainConfig
 from jupiter.errors import JupiterError
+from jupiter.train import mlx_launch
 from jupiter.train.loop import TrainResult, TrainRun
 from jupiter.train.plan import DataSize, Overrides, TrainPlan, plan_training
 
@@ -224,10 +225,9 @@ def mlx_island_command(
     from jupiter.cluster.ssh import ssh_shim
 
     hostfile = write_hostfile(isl, cluster, workdir / f"hostfile-{isl.name}.json")
-    launcher = str(Path(sys.executable).with_name("mlx.launch"))
     ranks = sum(processes_of(n, cluster) or 1 for n in isl.nodes)
     cmd = [
-        launcher,
+        *mlx_launch.command(),
         "--hostfile",
         str(hostfile),
         "--backend",

@@ -17,6 +17,7 @@ its first step).
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import json
 import math
 import os
@@ -425,11 +426,13 @@ def _free_port_range(n: int) -> int:
 
 
 def launch_command(spec: Path, nproc: int, hostfile: Path | None, backend: str) -> list[str]:
-    """mlx.launch with this interpreter on every rank (it passes `-m module` through)."""
-    exe = Path(sys.executable).parent / "mlx.launch"
-    if not exe.is_file():
-        raise JupiterError(f"mlx.launch is not next to {sys.executable}: pip install mlx")
-    cmd = [str(exe), "--backend", backend]
+    """mlx.launch (without its busy wait: train/mlx_launch.py) with this interpreter on
+    every rank (it passes `-m module` through)."""
+    from jupiter.train import mlx_launch
+
+    if importlib.util.find_spec("mlx") is None:
+        raise JupiterError(f"mlx is not installed for {sys.executable}: pip install mlx")
+    cmd = [*mlx_launch.command(), "--backend", backend]
     if hostfile is not None:
         cmd += ["--hostfile", str(hostfile)]
     else:
