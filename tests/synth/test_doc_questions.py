@@ -275,6 +275,37 @@ def test_mid_document_chunk_skips_its_partial_first_paragraph() -> None:
     assert head[0].term == "so the worker does not"  # the same text read as a whole doc
 
 
+def test_a_table_of_names_with_descriptions_on_the_same_line() -> None:
+    # a man page's table of variables (curl's --write-out): each name, two or more spaces,
+    # its description, continued at the description's column; never the name and its
+    # description read as one term
+    text = (
+        "(Added in 7.88.0)\n\n"
+        "       num_headers    The number of response headers in the most recent\n"
+        "                      request (restarted at each redirect).\n\n"
+        "       size_header    The total amount of bytes of the downloaded headers.\n\n"
+        "       EDITOR         Used to pick the editor\n"
+        "                      for the message.\n\n"
+        "       The  status  line  is  not  a  header;  justified  prose  stays\n"
+        "       prose, and so does a sentence.  Its two spaces make no term.\n"
+    )
+    blocks = parse(text, "curl.txt", head=False).blocks
+    defs = [(b.term, b.def_kind, b.text) for b in blocks if b.kind == "definition"]
+    assert defs == [
+        (
+            "num_headers",
+            "keyword",
+            "The number of response headers in the most recent request (restarted at each "
+            "redirect).",
+        ),
+        ("size_header", "keyword", "The total amount of bytes of the downloaded headers."),
+        ("EDITOR", "keyword", "Used to pick the editor for the message."),
+    ]
+    # the chunk's partial first paragraph is skipped (head=False); the prose is one block
+    prose = [b.text for b in blocks if b.kind != "definition"]
+    assert len(prose) == 1 and prose[0].startswith("The status line is not a header;")
+
+
 @pytest.mark.parametrize(
     ("raw", "cleaned"),
     [

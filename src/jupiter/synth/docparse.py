@@ -163,6 +163,8 @@ _OPTION = re.compile(
 _OPTION_SAME_LINE = re.compile(
     r"^(\s*)([-+]{1,2}[A-Za-z0-9?#@][^\s]*(?:,? [^\s]+){0,3}?)\s{2,}(\S.*)$"
 )
+# "num_headers    The number of ...": a name, two or more spaces, its description
+_NAME_SAME_LINE = re.compile(r"^(\s*)(\S+)\s{2,}(\S.*)$")
 _IDENT = re.compile(r"^[A-Za-z_][\w.:<>\[\]-]*(?:\(\))?$")
 _NUMPY_PARAM = re.compile(r"^([A-Za-z_*][\w*]*)\s+:\s+\S")
 _INLINE_DEF = re.compile(
@@ -445,6 +447,22 @@ class _Parser:
                 self._definition(o.group(2), "option", ln.start + col, lines[j - 1].end, ln.indent)
                 i = j
                 continue
+            # a name and its description on one line, in a table of names ("num_headers
+            # The number of ...", curl's --write-out variables): a continuation line sits
+            # at the description's column, or a one-line entry names an identifier
+            k = _NAME_SAME_LINE.match(ln.text)
+            if k is not None and _IDENT.match(k.group(2)) and k.group(2)[-1] not in ".:":
+                col = len(ln.text) - len(k.group(3))
+                j = i + 1
+                while j < n and not lines[j].blank and lines[j].indent == col:
+                    j += 1
+                ident = "_" in k.group(2) or "." in k.group(2) or k.group(2).isupper()
+                if j > i + 1 or (ident and k.group(3)[0].isupper() and (nxt is None or nxt.blank)):
+                    self._definition(
+                        k.group(2), "keyword", ln.start + col, lines[j - 1].end, ln.indent
+                    )
+                    i = j
+                    continue
             # a term line over its indented description (rst definition lists, man options)
             if nxt is not None and not nxt.blank and nxt.indent > ln.indent and _term_like(ln):
                 end = self.block_end(i + 1, ln.indent)
