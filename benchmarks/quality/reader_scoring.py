@@ -8,7 +8,8 @@ the extractive retriever's coverage, on both exams of a workspace; then each sco
 exam, how often the item's quote is in the passages each query retrieves.
 
     python benchmarks/quality/reader_scoring.py --home DIR --domain YAML --model STUDENT_DIR \\
-        [--quick] [--raw scores.json]  # an existing file: only the scores it lacks are added
+        [--quick] [--raw scores.json] [--scores ext,read,closed]
+    # an existing --raw file: only the scores it lacks are added
 """
 
 from __future__ import annotations
@@ -34,10 +35,15 @@ def with_choices(question: str, choices: Sequence[str]) -> str:
 
 
 def collect(
-    home: Path, domain: str, model_dir: Path, quick: bool, rows: list[Scores] | None = None
+    home: Path,
+    domain: str,
+    model_dir: Path,
+    quick: bool,
+    rows: list[Scores] | None = None,
+    only: Sequence[str] = (),
 ) -> list[Scores]:
-    """Every score of every item; with `rows` (an earlier run's), only the scores they lack
-    (by item id), the others kept as they are."""
+    """Every score of every item (`only`: these scores alone); with `rows` (an earlier
+    run's), only the scores they lack (by item id), the others kept as they are."""
     from rich.console import Console
 
     from jupiter.config import load_domain
@@ -90,6 +96,8 @@ def collect(
         # the passages retrieved for the question and the student's closed-book answer
         "hyde": lambda q, ch: read(q, guess(q), ch),
     }
+    if only:
+        SCORES = {k: v for k, v in SCORES.items() if k in only}
     for exam, items in (("own", mc), ("user", user.mc if user else [])):
         for it in items:
             q, ch = it.question, list(it.choices)
@@ -98,7 +106,7 @@ def collect(
             quote = quotes.get(it.id, "") if exam == "user" else ""
             if quote and "hit_q" not in row:
                 row["hit_q"] = found(q, quote)
-            if quote and "hit_hyde" not in row:
+            if quote and "hit_hyde" not in row and "hyde" in SCORES:
                 row["hit_hyde"] = found(guess(q), quote)
             for key, score in SCORES.items():
                 if key not in row:
@@ -196,10 +204,17 @@ def main() -> None:
         type=Path,
         help="raw scores: read when it exists (with --home etc.: the scores it lacks are added)",
     )
+    ap.add_argument(
+        "--scores",
+        default="",
+        help="comma-separated score keys to compute (default all): ext,read,closed,pq,null,"
+        "readqc,hyde; the rules that need others are left out of the report",
+    )
     a = ap.parse_args()
     rows = json.loads(a.raw.read_text()) if a.raw and a.raw.is_file() else None
     if a.home and a.domain and a.model:
-        rows = collect(a.home.resolve(), a.domain, a.model.resolve(), a.quick, rows)
+        only = [k for k in a.scores.split(",") if k]
+        rows = collect(a.home.resolve(), a.domain, a.model.resolve(), a.quick, rows, only)
         if a.raw:
             a.raw.write_text(json.dumps(rows))
     elif rows is None:
