@@ -194,6 +194,34 @@ def test_every_sentence_is_asked_both_ways() -> None:
     assert len(got) == len(set(got))
 
 
+def test_a_sentence_that_opens_with_a_name_in_markup_or_a_bullet_is_asked_too() -> None:
+    # a definition list collapsed to a paragraph ("``SEND_ERROR`` CMake Error, ..."), a role
+    # first, a bulleted sentence: facts; a signature in markup first is still code
+    text = (
+        "``SEND_ERROR`` CMake Error, continue processing, but skip the generation step.\n\n"
+        ":variable:`CMAKE_BUILD_TYPE` selects the configuration of a single-config build.\n\n"
+        "- The ``PRIVATE`` items are linked to but are not part of the link interface.\n\n"
+        "``add_library(<name> [STATIC | SHARED])`` adds a library target to the project.\n"
+    )
+    got = sentence_facts(text, "message", random.Random(0), per_sentence=5)
+    answers = {a for _, _, a in got}
+    assert (
+        "`SEND_ERROR`. ``SEND_ERROR`` CMake Error, continue processing, but skip the generation "
+        "step." in answers
+    )
+    assert any(
+        a.endswith(
+            ":variable:`CMAKE_BUILD_TYPE` selects the configuration of a single-config build."
+        )
+        for a in answers
+    )
+    assert (
+        "`PRIVATE`. The ``PRIVATE`` items are linked to but are not part of the link interface."
+        in answers
+    )
+    assert not any("add_library" in q or "add_library" in a for _, q, a in got)
+
+
 def test_sentence_questions_are_seeded_counted_and_named_by_the_chunk_title() -> None:
     text = Example(
         kind="text", generator="extractive", chunk_id="c9", template="continuation", text=DUMPS

@@ -70,6 +70,12 @@ def test_parameters() -> None:
 def test_sentences_keep_abbreviations_together() -> None:
     text = "Use it, e.g. for lists. buffers must be bytes. Done!"
     assert sentences(text) == ["Use it, e.g. for lists.", "buffers must be bytes.", "Done!"]
+    # an ellipsis inside a sentence does not end it
+    text = "It iterates over the numbers 0, 1, ... up to the integer ``<stop>``. Next."
+    assert sentences(text) == [
+        "It iterates over the numbers 0, 1, ... up to the integer ``<stop>``.",
+        "Next.",
+    ]
 
 
 def test_lead_skips_code_and_old_style_signatures() -> None:

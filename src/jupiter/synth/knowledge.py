@@ -123,6 +123,10 @@ VERBS = frozenset(
 _ARTICLE = re.compile(r"^(A|An|The)\s+\S")
 _THIS = re.compile(r"^(?:This|It)\s+(?:\w+\s+)?(\w+s)\s+(.+)$")
 _CODE_OPEN = re.compile(r"^\W|^\w+\(")  # a signature or markup first: "deque([iterable..."
+# a sentence may open with a name in markup ("``SEND_ERROR`` CMake Error, continue ...",
+# ":variable:`X` holds ...") but not with a signature in it ("``f(x)`` ...")
+_SENTENCE_CODE_OPEN = re.compile(r"^(?![`:])\W|^\w+\(|^`+[^`]*\(|^:[a-z_:]+:`[^`]*\(")
+_BULLET_OPEN = re.compile(r"^[-*+•]\s+")
 MAX_FACT_CHARS = 220
 # a name in a sentence: ``code`` or `code`, an rst role's target (:command:`if(TARGET)`,
 # :prop_tgt:`text <NAME>`), or a command-line option (-n, --no-clobber)
@@ -325,9 +329,9 @@ def sentence_facts(
     out: list[tuple[str, str, str]] = []
     lo, hi = SENTENCE_WORDS
     for para in prose_paragraphs(text):
-        for sent in sentences(para):
+        for sent in sentences(_BULLET_OPEN.sub("", para)):
             words = len(sent.split())
-            if not lo <= words <= hi or not sent.endswith(".") or _CODE_OPEN.match(sent):
+            if not lo <= words <= hi or not sent.endswith(".") or _SENTENCE_CODE_OPEN.match(sent):
                 continue
             options: list[tuple[str, str, str]] = []
             m = _IF_THEN.match(sent) or _IF.match(sent)

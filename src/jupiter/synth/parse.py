@@ -154,13 +154,16 @@ def _is_code(block: str) -> bool:
 
 
 def sentences(paragraph: str) -> list[str]:
-    """Split a collapsed paragraph after . ! ? and a space, except after an abbreviation
-    or a single letter ("e.g. one", "J. Smith"). Docstrings often start a sentence with a
-    lower-case parameter name, so the next word's case is not required."""
+    """Split a collapsed paragraph after . ! ? and a space, except after an abbreviation,
+    a single letter ("e.g. one", "J. Smith") or an ellipsis ("0, 1, ... up to"). Docstrings
+    often start a sentence with a lower-case parameter name, so the next word's case is not
+    required."""
     out: list[str] = []
     for piece in _SENTENCE_END.split(paragraph):
         last = out[-1].rsplit(" ", 1)[-1].lower() if out else ""
-        if out and (last in _ABBREVIATIONS or re.fullmatch(r"\(?\w\.", last)):
+        if out and (
+            last in _ABBREVIATIONS or re.fullmatch(r"\(?\w\.", last) or last.endswith("...")
+        ):
             out[-1] = f"{out[-1]} {piece}"
         else:
             out.append(piece)
