@@ -21,14 +21,14 @@ from __future__ import annotations
 import os
 import select as _select
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 _STDIN_WRITER: int | None = None  # the write end of the launcher's quiet stdin, held open
 
 
 def _wait_on_reads(
-    rlist: Sequence[Any], wlist: Sequence[Any], xlist: Sequence[Any], timeout: float | None = None
+    rlist: Iterable[Any], wlist: Iterable[Any], xlist: Iterable[Any], timeout: float | None = None
 ) -> tuple[list[Any], list[Any], list[Any]]:
     """`select` that waits for the readable pipes only and reports every write pipe ready
     (the launcher writes a rank's stdin only when it holds input for it)."""
@@ -49,7 +49,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     args = list(sys.argv[1:] if argv is None else argv)
     if callable(getattr(launch, "select", None)):
-        launch.select = _wait_on_reads
+        launch.select = _wait_on_reads  # type: ignore[assignment]
         _quiet_stdin()
     sys.argv = ["mlx.launch", *args]
     return int(launch.main() or 0)
