@@ -6,7 +6,7 @@ rank's stdout, stderr or stdin pipe is ready; a pipe with room is always writabl
 call returns at once and the thread spins on a core for as long as the rank runs. Its main
 loop also `select`s on its own stdin, which at end of file (stdin from /dev/null, as a
 launcher started by another program has) is always readable: a second spin. On a 2-core
-host that is half the machine taken from training (measured: 6.7 s of CPU for a rank that
+host that is half the machine taken from training (measured: 8.2 s of CPU for a rank that
 slept 8 s; 0.14 s with both waits back).
 
 Here the relay waits on the readable pipes alone (up to its own 1 s timeout) and reports the
