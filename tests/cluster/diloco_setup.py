@@ -137,10 +137,25 @@ class Processes:
         )
 
     def log_tail(self) -> str:
-        return "\n".join(
+        logs = "\n".join(
             f"--- {p.name}\n{p.read_text(errors='replace')[-3000:]}"
             for p in sorted(self.logs.glob("*.log"))
         )
+        return f"{logs}\n--- state\n{self.state()}"
+
+    def state(self) -> str:
+        """Each process's exit code (None: running), each heartbeat's age, the latest round's
+        contributions: what a timed-out wait needs to be read."""
+        now = time.time()
+        out = [f"{n}: {[p.poll() for p in ps]}" for n, ps in self.procs.items()]
+        for key in self.store.list("heartbeat/"):
+            beat = self.store.get_json(key)
+            out.append(f"{key}: {now - float(beat['time']):.1f} s old, {beat}")
+        latest = self.latest()["round"]
+        out.append(
+            f"round {latest} contributions: {self.store.list(f'rounds/round-{latest:06d}/')}"
+        )
+        return "\n".join(out)
 
 
 def until(cond: Callable[[], bool], timeout: float, what: str, procs: Processes) -> None:

@@ -80,7 +80,10 @@ def test_live_islands_are_waited_for_and_dead_ones_are_not(tmp_path: Path) -> No
     assert c.store.get_json(P.closed_key(0)) == {"islands": ["fast"]}
 
 
-def test_a_live_but_late_island_is_skipped_at_the_deadline(tmp_path: Path) -> None:
+def test_a_live_but_late_island_is_skipped_at_the_deadline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr("jupiter.cluster.coordinator.WAIT_LOG_S", 0.5)
     c = make(tmp_path)
     for n in NAMES:
         beat(c, n)
@@ -104,6 +107,11 @@ def test_a_live_but_late_island_is_skipped_at_the_deadline(tmp_path: Path) -> No
         t.join()
     assert names == ["fast", "gone"]
     assert 1.8 < time.time() - t0 < 4.0  # the 2 s deadline
+    # while it waited, the stalled round said on whom and why (a fresh heartbeat)
+    err = capsys.readouterr().err
+    assert "round 0 has ['fast', 'gone']; waiting for slow (heartbeat 0." in err
+    assert err.count("waiting for slow") in (2, 3, 4)  # every 0.5 s of the 2 s
+    assert "deadline passed; skipping ['slow']" in err
 
 
 def test_a_closed_round_is_taken_as_recorded(tmp_path: Path) -> None:

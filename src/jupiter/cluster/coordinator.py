@@ -35,6 +35,8 @@ from jupiter.merge.aggregate import Contribution, aggregate, check_contributions
 from jupiter.merge.outer import outer_step
 from jupiter.procs import quiet_libraries
 
+WAIT_LOG_S = 30.0  # a round stalled this long says which islands it waits for
+
 Weights = dict[str, torch.Tensor]
 
 
@@ -166,6 +168,7 @@ class Coordinator:
         if self.store.exists(P.closed_key(rnd.index)):
             return list(self.store.get_json(P.closed_key(rnd.index))["islands"])
         deadline = max(rnd.published_at, self.started) + float(self.sync["round_timeout_s"])
+        said = time.time()
         while True:
             now = time.time()
             present = [n for n in self.names if self.store.exists(P.contribution_key(rnd.index, n))]
@@ -175,7 +178,24 @@ class Coordinator:
                     log(f"coordinator: round {rnd.index} deadline passed; skipping {waiting}")
                 self.store.put_json(P.closed_key(rnd.index), {"islands": present})
                 return present
+            if present and now - said >= WAIT_LOG_S:  # a stalled round says what it waits on
+                log(
+                    f"coordinator: round {rnd.index} has {present}; waiting for "
+                    + ", ".join(self.why_alive(n, now) for n in waiting)
+                    + f" until the deadline in {deadline - now:.0f} s"
+                )
+                said = now
             time.sleep(self.poll_s)
+
+    def why_alive(self, name: str, now: float) -> str:
+        if not self.store.exists(P.heartbeat(name)):
+            return (
+                f"{name} (no heartbeat yet; the coordinator started {now - self.started:.0f} s ago)"
+            )
+        beat = self.store.get_json(P.heartbeat(name))
+        return (
+            f"{name} (heartbeat {now - float(beat['time']):.1f} s old, round {beat.get('round')})"
+        )
 
     def step(self, rnd: Round, names: list[str]) -> tuple[Round, dict[str, Any]]:
         contribs, infos, up = [], {}, 0
