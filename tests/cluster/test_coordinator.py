@@ -114,6 +114,24 @@ def test_a_live_but_late_island_is_skipped_at_the_deadline(
     assert "deadline passed; skipping ['slow']" in err
 
 
+def test_liveness_is_judged_by_the_heartbeat_changing_not_by_the_clocks(tmp_path: Path) -> None:
+    """An island's clock may be ahead of the coordinator's (or the host's stepped back): a
+    stamp from the future that stops changing is stale three beats (1.5 s) after it was
+    first seen; one from the past that keeps changing is alive."""
+    c = make(tmp_path)
+    beat(c, "fast", age=-120)  # two minutes ahead, then dead
+    beat(c, "slow", age=30)  # half a minute behind, beating
+    t0 = time.monotonic()
+    assert c.alive("fast", time.time())
+    assert not c.alive("slow", time.time())  # first seen 30 s old: stale until it changes
+    while time.monotonic() - t0 < 1.7:
+        beat(c, "slow", age=30 - (time.monotonic() - t0))
+        assert c.alive("slow", time.time())
+        time.sleep(0.2)
+    assert not c.alive("fast", time.time())
+    assert 1.5 <= c.beat_age("fast", time.time()) < 2.5
+
+
 def test_a_closed_round_is_taken_as_recorded(tmp_path: Path) -> None:
     c = make(tmp_path)
     c.store.put_json(P.closed_key(0), {"islands": ["slow"]})

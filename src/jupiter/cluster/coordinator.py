@@ -66,6 +66,9 @@ class Coordinator:
     plan: dict[str, Any] = field(default_factory=dict)
     started: float = field(default_factory=time.time)
     evaluator: Any = None  # (run, state) of a world-1 torch model for the held-out loss
+    # per island: (the heartbeat's last time stamp seen, when it was first seen on this
+    # process's monotonic clock)
+    beats: dict[str, tuple[float, float]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.plan = self.store.get_json(P.PLAN)
@@ -159,8 +162,22 @@ class Coordinator:
             return False
         if not self.store.exists(P.heartbeat(name)):
             return now - self.started < float(self.sync["round_timeout_s"])
-        beat = self.store.get_json(P.heartbeat(name))
-        return now - float(beat["time"]) < 3 * float(self.sync["heartbeat_s"])
+        return self.beat_age(name, now) < 3 * float(self.sync["heartbeat_s"])
+
+    def beat_age(self, name: str, now: float) -> float:
+        """Seconds since the island's heartbeat last changed, on this process's monotonic
+        clock: another machine's clock (skewed, or stepped back by NTP) never makes a dead
+        island look alive for longer than three beats. The first stamp seen counts from what
+        it says (never from the future); each new one, from when it is seen."""
+        stamp = float(self.store.get_json(P.heartbeat(name))["time"])
+        mono = time.monotonic()
+        seen = self.beats.get(name)
+        if seen is None:  # as old as it says (a restarted coordinator's first look)
+            seen = (stamp, mono - min(max(0.0, now - stamp), 1e6))
+        elif seen[0] != stamp:  # it beat since the last look
+            seen = (stamp, mono)
+        self.beats[name] = seen
+        return mono - seen[1]
 
     def collect(self, rnd: Round) -> list[str]:
         """Islands whose contribution round rnd takes: every live island's, or what came
@@ -168,9 +185,13 @@ class Coordinator:
         if self.store.exists(P.closed_key(rnd.index)):
             return list(self.store.get_json(P.closed_key(rnd.index))["islands"])
         deadline = max(rnd.published_at, self.started) + float(self.sync["round_timeout_s"])
+        # the deadline kept on the monotonic clock from here on: a clock stepped while the
+        # round runs neither holds it open nor closes it early
+        until = time.monotonic() + (deadline - time.time())
         said = time.time()
         while True:
             now = time.time()
+            deadline = now + (until - time.monotonic())
             present = [n for n in self.names if self.store.exists(P.contribution_key(rnd.index, n))]
             waiting = [n for n in self.names if n not in present and self.alive(n, now)]
             if present and (not waiting or now > deadline):
@@ -193,9 +214,7 @@ class Coordinator:
                 f"{name} (no heartbeat yet; the coordinator started {now - self.started:.0f} s ago)"
             )
         beat = self.store.get_json(P.heartbeat(name))
-        return (
-            f"{name} (heartbeat {now - float(beat['time']):.1f} s old, round {beat.get('round')})"
-        )
+        return f"{name} (heartbeat {self.beat_age(name, now):.1f} s old, round {beat.get('round')})"
 
     def step(self, rnd: Round, names: list[str]) -> tuple[Round, dict[str, Any]]:
         contribs, infos, up = [], {}, 0
