@@ -14,6 +14,7 @@ from transformers import PreTrainedTokenizerFast
 
 from jupiter.data.chat import IGNORE, encode_text
 from jupiter.data.dataset import (
+    Batch,
     PackedDataset,
     TokenBudget,
     encode_examples,
@@ -189,6 +190,42 @@ def test_ranks_split_the_global_batch_in_order() -> None:
         assert count == int((whole.labels != IGNORE).sum())
         halves = [ds.batch(1, index, bs, r, 2) for r in range(2)]
         assert count == sum(int((h.labels != IGNORE).sum()) for h in halves)
+
+
+def test_eval_batches_read_every_row_once_whatever_the_batch_and_world() -> None:
+    ds = PackedDataset(synthetic(60, seed=3), 8, pad_id=0, seed=4)
+    n = ds.num_rows
+    assert n % 4 != 0  # a partial last batch (the old held-out loop dropped it)
+
+    def rows(b: Batch) -> list[tuple[int, ...]]:
+        return [tuple(r) for r in b.input_ids.tolist()]
+
+    every = sorted(tuple(ds.row(r)[0].tolist()) for r in range(n))
+    for per, world in ((1, 1), (4, 1), (4, 2), (6, 3), (n + 5, 2)):
+        seen, counts = [], set()
+        for rank in range(world):
+            batches = ds.eval_batches(per, rank, world)
+            counts.add(len(batches))
+            for b in batches:
+                live = (b.labels != IGNORE).any(dim=1)
+                seen += [r for r, keep in zip(rows(b), live.tolist(), strict=True) if keep]
+        assert counts == {-(-n // per)}, (per, world)  # the same count on every rank
+        assert sorted(seen) == every, (per, world)
+        targets = sum(
+            int((b.labels != IGNORE).sum())
+            for r in range(world)
+            for b in ds.eval_batches(per, r, world)
+        )
+        assert targets == ds.label_tokens
+    # more ranks than rows in the last batch (n % 4 of them): rank 3 gets one row, no targets
+    last = ds.eval_batches(4, 3, 4)[-1]
+    assert last.input_ids.shape[0] == 1 and bool((last.labels == IGNORE).all())
+    # max_rows: the first rows of epoch 0's order, as the held-out loss has always taken
+    first = ds.eval_batches(4, max_rows=10)
+    assert [len(b.input_ids) for b in first] == [4, 4, 2]
+    assert sorted(r for b in first for r in rows(b)) == sorted(
+        tuple(ds.row(r)[0].tolist()) for r in ds.permutation(0)[:10]
+    )
 
 
 def test_bad_world_size_is_a_clear_error() -> None:

@@ -185,3 +185,24 @@ def test_corpus_vocab_with_the_plain_loss_is_refused(
     with pytest.raises(JupiterError) as err:
         start(run)
     assert "train.vocab: corpus needs the fused loss" in str(err.value)
+
+
+def test_held_out_loss_reads_every_row_once_whatever_the_micro_batch(
+    tiny_model_dirs: dict[str, Path], tmp_path: Path
+) -> None:
+    """The held-out loss is over every held-out row, not the rows that fill whole batches:
+    the same model gives the same figure at micro-batch 1, 3 and 4 (it used to drop the
+    partial last batch, so the figure moved with the batch size and the world)."""
+    from test_finetune import make_run
+
+    from jupiter.train.loop import heldout_loss, start
+
+    got = {}
+    for mb in (1, 3, 4):
+        run = make_run(
+            tiny_model_dirs["llama"], tmp_path / f"mb{mb}", heldout=7, micro_batch_size=mb
+        )
+        assert run.heldout is not None and run.heldout.num_rows % 4 != 0
+        got[mb] = heldout_loss(run, start(run))
+    assert got[1] is not None
+    assert got[3] == pytest.approx(got[1], rel=1e-6) and got[4] == pytest.approx(got[1], rel=1e-6)

@@ -201,6 +201,35 @@ class PackedDataset:
 
         return Batch(take(self._ids), take(self._targets), take(self._positions))
 
+    def eval_batches(
+        self, batch_size: int, rank: int = 0, world: int = 1, max_rows: int | None = None
+    ) -> list[Batch]:
+        """Rank `rank`'s batches for an evaluation that reads every row once: the first
+        `max_rows` rows of epoch 0's order (all of them by default) in global batches of
+        `batch_size`, the last one partial, each split over the ranks as evenly as it goes.
+        Every rank gets the same number of batches (a collective inside the forward needs
+        them all): a rank left without rows in the last one gets a row with no targets."""
+        n = self.num_rows if max_rows is None else min(self.num_rows, max_rows)
+        order = self.permutation(0)[:n]
+        out = []
+        for start in range(0, n, batch_size):
+            mine = np.array_split(order[start : start + batch_size], world)[rank]
+            targets = self._targets[mine] if len(mine) else np.full_like(self._targets[:1], IGNORE)
+            if not len(mine):
+                mine = order[:1]
+
+            def take(a: np.ndarray, rows: np.ndarray = mine) -> torch.Tensor:
+                return torch.from_numpy(a[rows].astype(np.int64))
+
+            out.append(
+                Batch(
+                    take(self._ids),
+                    torch.from_numpy(targets.astype(np.int64)),
+                    take(self._positions),
+                )
+            )
+        return out
+
     def target_count(self, epoch: int, index: int, batch_size: int) -> int:
         """Loss targets in the whole global batch: every rank's normaliser, no all-reduce."""
         return int(self._row_targets[self.rows_of(epoch, index, batch_size)].sum())

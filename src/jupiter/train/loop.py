@@ -469,16 +469,15 @@ def run_steps(run: TrainRun, state: TrainState, k: int, on_step: StepHook | None
 
 @torch.no_grad()
 def heldout_loss(run: TrainRun, state: TrainState, max_rows: int = 256) -> float | None:
-    """Mean next-token loss over (up to max_rows of) the held-out rows, all ranks together."""
+    """Mean next-token loss over the held-out rows (up to max_rows of them, each once,
+    whatever the batch size and world), all ranks together."""
     data = run.heldout
     if data is None or data.label_tokens == 0:
         return None
-    d, per = state.dist, state.plan.global_micro
-    n_batches = max(1, min(data.num_rows, max_rows) // per)  # the same count on every rank
+    d = state.dist
     state.model.eval()
     total = torch.zeros(2, dtype=torch.float64, device=d.device)
-    for i in range(n_batches):
-        b = data.batch(0, i, per, d.rank, d.world)
+    for b in data.eval_batches(state.plan.global_micro, d.rank, d.world, max_rows):
         loss = micro_loss(state, b, 1, whole=True)
         total += torch.stack([loss.double(), (b.labels != IGNORE).sum().double().to(d.device)])
     state.model.train()

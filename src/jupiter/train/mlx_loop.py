@@ -244,18 +244,16 @@ def run_steps(run: TrainRun, state: MLXState, k: int, on_step: StepHook | None =
 
 
 def heldout_loss(run: TrainRun, state: MLXState, max_rows: int = 256) -> float | None:
-    """Mean next-token loss over (up to max_rows of) the held-out rows, all ranks together."""
+    """Mean next-token loss over the held-out rows (up to max_rows of them, each once,
+    whatever the batch size and world), all ranks together."""
     import mlx.core as mx
 
     data = run.heldout
     if data is None or data.label_tokens == 0:
         return None
-    per = state.plan.global_micro
-    n_batches = max(1, min(data.num_rows, max_rows) // per)  # the same count on every rank
     state.model.eval()  # no LoRA dropout
     total, count = 0.0, 0
-    for i in range(n_batches):
-        b = data.batch(0, i, per, state.rank, state.world)
+    for b in data.eval_batches(state.plan.global_micro, state.rank, state.world, max_rows):
         total += float(np.array(loss_sum(state.model, *batch_arrays(b), False)))
         count += int((b.labels != IGNORE).sum())
     state.model.train()
