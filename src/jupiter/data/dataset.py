@@ -214,20 +214,10 @@ class PackedDataset:
         out = []
         for start in range(0, n, batch_size):
             mine = np.array_split(order[start : start + batch_size], world)[rank]
-            targets = self._targets[mine] if len(mine) else np.full_like(self._targets[:1], IGNORE)
-            if not len(mine):
-                mine = order[:1]
-
-            def take(a: np.ndarray, rows: np.ndarray = mine) -> torch.Tensor:
-                return torch.from_numpy(a[rows].astype(np.int64))
-
-            out.append(
-                Batch(
-                    take(self._ids),
-                    torch.from_numpy(targets.astype(np.int64)),
-                    take(self._positions),
-                )
-            )
+            rows = mine if len(mine) else order[:1]
+            targets = self._targets[rows] if len(mine) else np.full_like(self._targets[:1], IGNORE)
+            parts = (self._ids[rows], targets, self._positions[rows])
+            out.append(Batch(*(torch.from_numpy(a.astype(np.int64)) for a in parts)))
         return out
 
     def target_count(self, epoch: int, index: int, batch_size: int) -> int:
