@@ -377,9 +377,14 @@ def stepping_rate(rows: list[dict[str, Any]]) -> float:
 
 def run_islands(data: Data, a: argparse.Namespace, root: Path, outer: str) -> Result:
     workdir = root / outer
+    cfg = train_config(a, a.batch // WORLD)
+    if a.island_lr_scale != 1.0:  # the islands' inner lr alone; DDP keeps --lr
+        cfg = cfg.model_copy(
+            update={"lr": cfg.lr * a.island_lr_scale, "min_lr": cfg.min_lr * a.island_lr_scale}
+        )
     run = TrainRun(
         data.train,
-        train_config(a, a.batch // WORLD),
+        cfg,
         workdir,
         data.tok_dir,
         heldout=data.heldout,
@@ -465,6 +470,7 @@ def print_table(
         f"{data.heldout.num_rows:,} rows ({data.heldout.label_tokens:,} target tokens); "
         f"torch {torch.__version__}"
         + (f"; warm start: {a.warm_start} DDP steps" if a.warm_start else "")
+        + (f"; islands' lr x {a.island_lr_scale:g}" if a.island_lr_scale != 1.0 else "")
         + "\n"
     )
     base = results[0]  # DDP, when it ran
@@ -581,6 +587,14 @@ def main() -> None:
     )
     ap.add_argument(
         "--alone", action="store_true", help="also one island alone: half the tokens, no sync"
+    )
+    ap.add_argument(
+        "--island-lr-scale",
+        type=float,
+        default=1.0,
+        help="the islands' inner lr (peak and floor) times this; DDP keeps --lr. Adam on an "
+        "island's half batch takes noisier, so shorter, steps in the signal's direction: "
+        "sqrt(2) (1.414) would match two islands' mean step to DDP's",
     )
     a = ap.parse_args()
     # (steps, H, batch, ctx, lr, warmup): the tiny preset from scratch, or the fine-tune
