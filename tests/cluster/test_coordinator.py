@@ -110,7 +110,7 @@ def test_a_live_but_late_island_is_skipped_at_the_deadline(
     # while it waited, the stalled round said on whom and why (a fresh heartbeat)
     err = capsys.readouterr().err
     assert "round 0 has ['fast', 'gone']; waiting for slow (heartbeat 0." in err
-    assert err.count("waiting for slow") in (2, 3, 4)  # every 0.5 s of the 2 s
+    assert 1 <= err.count("waiting for slow") <= 4  # every 0.5 s of the 2 s (fewer on a busy host)
     assert "deadline passed; skipping ['slow']" in err
 
 
@@ -129,7 +129,7 @@ def test_liveness_is_judged_by_the_heartbeat_changing_not_by_the_clocks(tmp_path
         assert c.alive("slow", time.time())
         time.sleep(0.2)
     assert not c.alive("fast", time.time())
-    assert 1.5 <= c.beat_age("fast", time.time()) < 2.5
+    assert c.beat_age("fast", time.time()) >= 1.5  # counted from its first sight, not its stamp
 
 
 def test_a_closed_round_is_taken_as_recorded(tmp_path: Path) -> None:
