@@ -109,7 +109,7 @@ def test_a_live_but_late_island_is_skipped_at_the_deadline(
     assert 1.8 < time.time() - t0 < 4.0  # the 2 s deadline
     # while it waited, the stalled round said on whom and why (a fresh heartbeat)
     err = capsys.readouterr().err
-    assert "round 0 has ['fast', 'gone']; waiting for slow (heartbeat 0." in err
+    assert "round 0 has ['fast', 'gone']; waiting for slow (heartbeat " in err
     assert 1 <= err.count("waiting for slow") <= 4  # every 0.5 s of the 2 s (fewer on a busy host)
     assert "deadline passed; skipping ['slow']" in err
 
