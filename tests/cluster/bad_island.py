@@ -15,9 +15,10 @@ from pathlib import Path
 import torch
 
 from jupiter.cluster import protocol as P
+from jupiter.cluster.codec import decode, encode
 from jupiter.cluster.heartbeat import Heartbeat
 from jupiter.cluster.island import wait_round
-from jupiter.cluster.syncstore import SyncStore, decode, encode
+from jupiter.cluster.syncstore import SyncStore
 
 
 def main(url: str, island: str, mode: str, workdir: str) -> None:

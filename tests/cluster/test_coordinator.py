@@ -12,8 +12,9 @@ import pytest
 import torch
 
 from jupiter.cluster import protocol as P
+from jupiter.cluster.codec import encode
 from jupiter.cluster.coordinator import Coordinator, Round
-from jupiter.cluster.syncstore import SyncStore, encode
+from jupiter.cluster.syncstore import SyncStore
 from jupiter.config import SyncConfig
 
 NAMES = ["fast", "slow", "gone"]
@@ -217,8 +218,8 @@ def test_quantized_rounds_send_integers_up_and_the_change_down(tmp_path: Path) -
     change quantized beside the full weights, and defines the next weights as the old plus
     exactly that change, which an island holding the old weights rebuilds bit for bit; one
     that holds other weights reads them whole."""
+    from jupiter.cluster.codec import decode, weights_digest
     from jupiter.cluster.island import Held, fetch_global
-    from jupiter.cluster.syncstore import decode, weights_digest
 
     c = make(tmp_path, outer="average", dtype="int8", down_dtype="int4")
     torch.manual_seed(0)
@@ -261,8 +262,8 @@ def test_round_bytes_down_are_what_the_islands_read(tmp_path: Path) -> None:
 
 
 def test_an_island_that_built_round_0_itself_reads_nothing(tmp_path: Path) -> None:
+    from jupiter.cluster.codec import weights_digest
     from jupiter.cluster.island import Held, fetch_global
-    from jupiter.cluster.syncstore import weights_digest
 
     c = make(tmp_path)
     start = {"w": torch.arange(6, dtype=torch.float32)}

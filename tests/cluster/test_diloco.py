@@ -16,8 +16,8 @@ from diloco_setup import Processes, cluster, make_tokenizer, raw_rows, report, t
 from safetensors.torch import load_file
 
 from jupiter.cluster import protocol as P
+from jupiter.cluster.codec import decode, weights_digest
 from jupiter.cluster.launch import ClusterRun, run_cluster, start_loss
-from jupiter.cluster.syncstore import decode, weights_digest
 
 pytest.importorskip("mlx.core")
 pytestmark = [pytest.mark.slow, pytest.mark.mlx]

@@ -15,8 +15,9 @@ from safetensors.torch import load_file
 from transformers import AutoTokenizer
 
 from jupiter.cluster import protocol as P
+from jupiter.cluster.codec import decode
 from jupiter.cluster.launch import ClusterRun, run_cluster, start_loss
-from jupiter.cluster.syncstore import SyncStore, decode
+from jupiter.cluster.syncstore import SyncStore
 from jupiter.config import LoraConfig, TrainConfig
 from jupiter.data.chat import encode_chat, pad_id_for
 from jupiter.data.dataset import PackedDataset

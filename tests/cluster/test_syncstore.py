@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from jupiter.cluster.syncstore import SyncStore, decode, encode, to_fp32, weights_digest
+from jupiter.cluster.codec import decode, encode, to_fp32, weights_digest
+from jupiter.cluster.syncstore import SyncStore
 from jupiter.errors import JupiterError
 from jupiter.merge.aggregate import Contribution, aggregate
 

@@ -23,13 +23,8 @@ from typing import Any
 import torch
 
 from jupiter.cluster import protocol as P
-from jupiter.cluster.syncstore import (
-    SyncStore,
-    decode,
-    encode,
-    weights_digest,
-    with_metadata,
-)
+from jupiter.cluster.codec import decode, encode, weights_digest, with_metadata
+from jupiter.cluster.syncstore import SyncStore
 from jupiter.errors import JupiterError
 from jupiter.merge.aggregate import Contribution, aggregate, check_contributions
 from jupiter.merge.outer import outer_step

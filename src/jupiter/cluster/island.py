@@ -24,8 +24,9 @@ import numpy as np
 import torch
 
 from jupiter.cluster import protocol as P
+from jupiter.cluster.codec import decode, encode, weights_digest
 from jupiter.cluster.heartbeat import Heartbeat
-from jupiter.cluster.syncstore import SyncStore, decode, encode, weights_digest
+from jupiter.cluster.syncstore import SyncStore
 from jupiter.config import TrainConfig
 from jupiter.errors import JupiterError
 from jupiter.procs import quiet_libraries
