@@ -32,6 +32,7 @@ from jupiter.config import LoraConfig
 from jupiter.errors import JupiterError
 from jupiter.models.folder import ADAPTER_CONFIG, is_adapter_dir, quiet_hf, save_model_dir
 from jupiter.models.integrity import check_model_files, loader_error
+from jupiter.models.lora_dropout import use_adapter_dropout
 from jupiter.models.memory import Method
 from jupiter.models.reference import HUB_ID
 from jupiter.wspath import from_stored, workspace_of
@@ -255,6 +256,7 @@ def _with_adapters(
             p.data = p.data.float()
     if lora.freeze_a:
         freeze_lora_a(wrapped, seed)
+    use_adapter_dropout(wrapped)  # PEFT's dropout and input cast, cheap on the CPU
     # Absolute, so a checkpoint loads from any working directory.
     wrapped.peft_config["default"].base_model_name_or_path = str(path)
     result: PreTrainedModel = wrapped.train()
