@@ -102,7 +102,7 @@ class _FusedLinearCE(torch.autograd.Function):
                 else:
                     torch.mm(h, w.t(), out=low[:n])
                     z.copy_(low[:n])
-                if capped is not None:
+                if capped is not None and softcap is not None:
                     t = capped[:n]
                     torch.tanh(z.div_(softcap), out=t)
                     z.copy_(t).mul_(softcap)
