@@ -1,7 +1,7 @@
 """LoRA fine-tuning throughput on a real pretrained model (Gemma 3 270M by default): Jupiter
 against TRL `SFTTrainer` + PEFT at its best settings, same weights, same examples, same LoRA.
 
-Both sides train the same LoRA (r, alpha, dropout 0, the seven attention/MLP projections) on
+Both sides train the same LoRA (r, alpha, `--dropout`, the seven attention/MLP projections) on
 the same chat examples, rendered by the same tokenizer and chat template into the same
 (input ids, labels) pairs (Jupiter's `encode_chat`: loss on the assistant turn only; TRL
 gets them pre-tokenized, labels included, so its masks are exactly these), with the same
@@ -202,7 +202,7 @@ def run_jupiter(
     data = PackedDataset(examples, a.ctx, pad_id_for(tok), a.seed)
     cfg = TrainConfig(
         method="lora",
-        lora=LoraConfig(r=a.r, alpha=a.alpha, dropout=0.0, target_modules=TARGETS),
+        lora=LoraConfig(r=a.r, alpha=a.alpha, dropout=a.dropout, target_modules=TARGETS),
         micro_batch_size=a.batch,
         precision="auto",
         gradient_checkpointing=False,
@@ -291,7 +291,11 @@ def run_trl(a: argparse.Namespace, model_dir: Path, examples: list[Any], turn: T
         dataloader_num_workers=0,
     )
     lora = peft.LoraConfig(
-        r=a.r, lora_alpha=a.alpha, lora_dropout=0.0, target_modules=TARGETS, task_type="CAUSAL_LM"
+        r=a.r,
+        lora_alpha=a.alpha,
+        lora_dropout=a.dropout,
+        target_modules=TARGETS,
+        task_type="CAUSAL_LM",
     )
     trainer = trl.SFTTrainer(
         model=model, args=args, train_dataset=data, processing_class=tok, peft_config=lora
@@ -385,6 +389,8 @@ class Side:
             str(a.alpha),
             "--lr",
             str(a.lr),
+            "--dropout",
+            str(a.dropout),
             "--seed",
             str(a.seed),
         ]
@@ -447,6 +453,7 @@ def main() -> None:
     ap.add_argument("--examples", type=int, default=300)
     ap.add_argument("--r", type=int, default=16)
     ap.add_argument("--alpha", type=int, default=32)
+    ap.add_argument("--dropout", type=float, default=0.0, help="LoRA dropout, both sides")
     ap.add_argument("--lr", type=float, default=1e-4)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument(
