@@ -41,6 +41,7 @@ def test_template_lists_every_field() -> None:
 
     walk(DomainConfig)
     names.discard("base_dir")
+    names.discard("finetune_defaulted")  # the loader's record, not a YAML key
     missing = [n for n in names if f"{n}:" not in text]
     assert missing == []
 
@@ -92,3 +93,49 @@ def test_cluster_default_and_error(tmp_path: Path) -> None:
     bad.write_text("nodes: [{host: a, device_type: tpu}]\n")
     with pytest.raises(JupiterError, match=r"nodes\.0\.device_type"):
         load_cluster(str(bad))
+
+
+STDLIB = "name: x\nsources: [{type: python_stdlib}]\n"
+
+
+def test_a_pretrained_base_takes_the_fine_tuning_defaults(tmp_path: Path) -> None:
+    """With model.base, the train keys a YAML leaves out take the measured fine-tuning
+    recipe; the keys it writes win, knowledge and replay as whole blocks."""
+    from jupiter.config.domain import FINETUNE_EPOCHS, FINETUNE_TRAIN
+
+    scratch = load_domain(write(tmp_path, STDLIB + "train: {method: lora}\n"))
+    assert scratch.train.lr == 3e-3 and not scratch.train.knowledge.enabled
+    assert scratch.train.replay.fraction == 0.0 and scratch.finetune_defaulted == []
+    base = STDLIB + "model: {base: some/model}\n"
+    lora = load_domain(write(tmp_path, base + "train: {method: lora}\n"))
+    t = lora.train
+    assert (t.lr, t.min_lr, t.epochs, t.warmup_steps, t.weight_decay) == (2e-4, 2e-5, 2, 10, 0.0)
+    assert t.epochs == FINETUNE_EPOCHS and t.raw_text_fraction == 0.3
+    assert t.knowledge.model_dump() == FINETUNE_TRAIN["knowledge"]
+    assert (t.replay.fraction, t.replay.samples, t.replay.loss) == (0.2, 128, "kl")
+    assert lora.finetune_defaulted == [
+        "epochs", "knowledge", "lr", "min_lr", "raw_text_fraction", "replay", "warmup_steps",
+        "weight_decay",
+    ]  # fmt: skip
+    # dumped and loaded again (a consensus member, an island): the same train config
+    assert DomainConfig.model_validate(lora.model_dump()).train == t
+    full = load_domain(write(tmp_path, base))  # method full: full SFT's usual lr
+    assert (full.train.method, full.train.lr, full.train.min_lr) == ("full", 2e-5, 2e-6)
+    assert full.train.replay.loss == "ce"  # no frozen second copy of the whole model
+    own = load_domain(
+        write(
+            tmp_path,
+            base + "train: {method: lora, lr: 1.0e-3, max_steps: 50, knowledge: {phrasings: 1},"
+            " replay: {fraction: 0.05}}\n",
+        )
+    )
+    t = own.train
+    assert (t.lr, t.min_lr, t.max_steps, t.epochs) == (1e-3, 2e-5, 50, "auto")
+    assert (t.knowledge.phrasings, t.knowledge.reverse, t.knowledge.sentences) == (1, 0, 0)
+    assert (t.replay.fraction, t.replay.samples, t.replay.loss) == (0.05, 64, "ce")
+    assert "lr" not in own.finetune_defaulted and "knowledge" not in own.finetune_defaulted
+    vote = load_domain(write(tmp_path, base + "train: {consensus: {members: 2}}\n"))
+    assert vote.train.replay.loss == "ce"  # members run no teacher forward
+    quick = write(tmp_path, base + "quick: {train: {lr: 1.0e-4}}\n")
+    assert load_domain(quick, quick=True).train.lr == 1e-4
+    assert load_domain(quick).train.lr == 2e-5

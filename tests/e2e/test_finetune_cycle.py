@@ -216,6 +216,9 @@ levels:
     assert mix["usage"] == 4 and mix["replay_tokens"] > 0
     out = ws.console.file.getvalue()  # type: ignore[attr-defined]
     assert "data mix: 4 facts asked again (8 phrasing, 8 reverse, 4 usage)" in out
+    # the train keys this YAML leaves out took the fine-tuning defaults, said once
+    said_defaults = "fine-tuning defaults for a pretrained base: min_lr 2e-05; "
+    assert out.count(said_defaults + "raw_text_fraction 0.3; weight_decay 0 (write") == 1, out
     assert len(list((ws.root / "replay").glob("*.jsonl"))) == 1
     # replay loss kl: the replay texts whole in the rows are scored against the base
     said = re.search(r"replay kl: (\d+) replay texts \(([\d,]+) tokens\)", out)

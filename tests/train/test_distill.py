@@ -386,6 +386,18 @@ def test_setups_that_cannot_distil_are_refused_in_one_line(
     with pytest.raises(JupiterError) as err:
         check_objective(ws, None, "torch")
     one_line(err, "from scratch", "set model.base, or train.distill.teacher")
+    on_cluster = workspace(tmp_path, base, "replay: {fraction: 0.1, loss: kl}", monkeypatch)
+    on_cluster.cluster = object()  # islands run no teacher forward: cross-entropy, said
+    check_objective(on_cluster, base, "torch")
+    assert on_cluster.fallbacks == {"train.replay.loss": "ce"}
+    said = on_cluster.console.file.getvalue()  # type: ignore[attr-defined]
+    assert "which cluster training does not run" in said
+    on_cluster.close()
+    ws.cluster = object()  # a distilling objective has no such stand-in: refused
+    with pytest.raises(JupiterError) as err:
+        check_objective(ws, base, "torch")
+    one_line(err, "train.objective distill", "cluster training", "train without --cluster")
+    ws.cluster = None
     with pytest.raises(JupiterError) as err:
         distill_teacher(ws, "no/such/teacher")
     one_line(err, "train.distill.teacher", "no/such/teacher", "set it to a model folder")

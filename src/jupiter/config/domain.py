@@ -848,6 +848,46 @@ class ExpertConfig(Strict):
     keywords: list[str] = Field(default_factory=list)
 
 
+# Fine-tuning a pretrained base (model.base set): the train keys a YAML leaves out take these
+# values instead of the from-scratch ones of TrainConfig. The recipe measured on Gemma 3 270M
+# + LoRA (docs/BENCHMARKS.md, "Knowledge, not wording"): every fact asked several ways and
+# both directions, every prose sentence asked, the raw text also in a new sentence order, a
+# fifth of the tokens the base's own text scored by the KL to the base (general text kept),
+# lr 2e-4 -> 2e-5. `knowledge` and `replay` are blocks: a YAML that writes either owns all of
+# it. The full fine-tune's lr is the usual one for full SFT (Axolotl's and LLaMA-Factory's
+# examples), not measured here.
+FINETUNE_TRAIN: dict[str, Any] = {
+    "warmup_steps": 10,
+    "weight_decay": 0.0,
+    "raw_text_fraction": 0.3,
+    "knowledge": {
+        "phrasings": 2,
+        "reverse": 2,
+        "usage": True,
+        "permuted_copies": 1,
+        "sentences": 2,
+    },
+    "replay": {"fraction": 0.2, "samples": 128, "max_tokens": 128, "loss": "kl"},
+}
+FINETUNE_LR = {"lora": (2e-4, 2e-5), "qlora": (2e-4, 2e-5), "full": (2e-5, 2e-6)}
+FINETUNE_EPOCHS = 2  # when neither epochs nor max_steps is written
+
+
+def finetune_defaults(train: dict[str, Any]) -> dict[str, Any]:
+    """The fine-tuning defaults for the train keys missing from `train` (the YAML's train:
+    section as written); {} for a train: that sets them all."""
+    method = train.get("method", "full")
+    lr, min_lr = FINETUNE_LR.get(method, FINETUNE_LR["full"])
+    # the KL needs a teacher forward: none in a consensus's members, and under full
+    # fine-tuning it would hold a second, frozen copy of the model: cross-entropy there
+    kl = method in ("lora", "qlora") and not train.get("consensus")
+    replay = dict(FINETUNE_TRAIN["replay"], loss="kl" if kl else "ce")
+    out = {**FINETUNE_TRAIN, "replay": replay, "lr": lr, "min_lr": min_lr}
+    if "epochs" not in train and "max_steps" not in train:
+        out["epochs"] = FINETUNE_EPOCHS
+    return {k: v for k, v in out.items() if k not in train}
+
+
 class DomainConfig(Strict):
     name: Name
     description: str = ""
@@ -873,6 +913,30 @@ class DomainConfig(Strict):
 
     # where the YAML lives: relative paths (local sources, eval set) resolve against it
     base_dir: Path = Field(default=Path("."), exclude=True)
+    # the train keys that took the fine-tuning defaults (set by the loader, never read from a
+    # YAML: whatever a YAML writes here is replaced), for the train stage to print
+    finetune_defaulted: list[str] = Field(default_factory=list, exclude=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _finetune(cls, data: Any) -> Any:
+        """With model.base set, the train keys the YAML leaves out take the fine-tuning
+        defaults (FINETUNE_TRAIN) instead of the from-scratch ones."""
+        if not isinstance(data, dict):
+            return data
+        data = {**data, "finetune_defaulted": []}
+        model = data.get("model")
+        base = model.get("base") if isinstance(model, dict) else getattr(model, "base", None)
+        train = data.get("train")
+        if not base or not (train is None or isinstance(train, dict | BaseModel)):
+            return data
+        given = (
+            train.model_dump(exclude_unset=True)
+            if isinstance(train, BaseModel)
+            else dict(train or {})
+        )
+        filled = finetune_defaults(given)
+        return {**data, "train": {**filled, **given}, "finetune_defaulted": sorted(filled)}
 
     @model_validator(mode="after")
     def _check(self) -> DomainConfig:

@@ -32,17 +32,20 @@ def check_objective(ws: Workspace, init_dir: Path | None, engine: str) -> None:
     launch, off = ws.launch, teacher_off(t)
     if t.consensus is not None:
         raise unsupported(what, "train.consensus", f"remove train.consensus, or {off}")
-    if ws.cluster is not None:
-        raise unsupported(what, "cluster training", "train without --cluster")
-    if engine == "mlx" and t.objective == "sft":  # replay kl alone: the nearest thing, said
+    loop = (
+        "cluster training" if ws.cluster is not None else "the MLX loop" if engine == "mlx" else ""
+    )
+    if loop and t.objective == "sft":  # replay kl alone: the nearest thing, said
         warn(
             ws,
-            "train.replay.loss kl needs a teacher forward, which the MLX loop does not run: "
+            f"train.replay.loss kl needs a teacher forward, which {loop} does not run: "
             "replay here trains with cross-entropy on the base's samples (set "
             "train.replay.loss: ce to silence this)",
         )
         ws.fallbacks["train.replay.loss"] = "ce"
         return
+    if ws.cluster is not None:
+        raise unsupported(what, "cluster training", "train without --cluster")
     if engine == "mlx":
         raise unsupported(what, "the MLX backend", f"{off}, or train on a PyTorch node")
     if launch is not None and launch.distributed and t.distributed != "ddp":

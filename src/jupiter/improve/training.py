@@ -157,7 +157,7 @@ def train_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
     for level in levels:
         lv_examples = examples
         train_cfg = cfg.train  # the YAML's, as loaded: a level's figures go into the run
-        if ws.fallbacks.get("train.replay.loss") == "ce":  # the MLX loop: no teacher forward
+        if ws.fallbacks.get("train.replay.loss") == "ce":  # MLX, cluster: no teacher forward
             replay_ce = train_cfg.replay.model_copy(update={"loss": "ce"})
             train_cfg = train_cfg.model_copy(update={"replay": replay_ce})
         fields = run_fields(ws)
@@ -211,6 +211,8 @@ def train_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
             f"{data.train.tokens:,} tokens in {data.train.num_rows} rows of "
             f"{cfg.model.context_length}; {name} ({train_cfg.method}) {where}"
         )
+        if cfg.finetune_defaulted and level is levels[0]:
+            ws.console.print(describe_finetune_defaults(train_cfg, cfg.finetune_defaulted))
         if data.knowledge is not None:
             ws.console.print(describe_mix(data.knowledge, data.budget))
         result = run_training(ws, cycle, run)
@@ -306,6 +308,24 @@ def consensus_stage(
         "data": data,
         "seconds": round(time.perf_counter() - t0, 2),
     }
+
+
+def describe_finetune_defaults(t: Any, keys: list[str]) -> str:
+    """One line: the fine-tuning defaults the YAML's train: left in force (config/domain.py
+    FINETUNE_TRAIN), each with its value, and how to change them."""
+    shown = {
+        "knowledge": lambda: (
+            "knowledge recipe "
+            + ", ".join(f"{k} {v}" for k, v in t.knowledge.model_dump().items() if v)
+        ),
+        "replay": lambda: f"replay {t.replay.fraction:g} of the tokens ({t.replay.loss})",
+    }
+    value = lambda k: f"{v:g}" if isinstance(v := getattr(t, k), float) else str(v)  # noqa: E731
+    parts = [shown[k]() if k in shown else f"{k} {value(k)}" for k in keys]
+    return (
+        f"train: fine-tuning defaults for a pretrained base: {'; '.join(parts)} "
+        "(write them under train: to change them)"
+    )
 
 
 def describe_mix(mix: dict[str, int], budget: Any) -> str:
