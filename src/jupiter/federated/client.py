@@ -92,6 +92,7 @@ def packed_data(ws: Any) -> tuple[Any, int, str, Path]:
                 t.seed,
                 t.heldout_fraction,
                 t.raw_text_fraction,
+                t.knowledge.model_dump(),  # the recipe's questions are packed in too
                 ws.cfg.system_prompt,
             ],
             sort_keys=True,
