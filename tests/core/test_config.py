@@ -134,6 +134,8 @@ def test_a_pretrained_base_takes_the_fine_tuning_defaults(tmp_path: Path) -> Non
     assert "lr" not in own.finetune_defaulted and "knowledge" not in own.finetune_defaulted
     vote = load_domain(write(tmp_path, base + "train: {consensus: {members: 2}}\n"))
     assert vote.train.replay.loss == "ce"  # members run no teacher forward
+    with pytest.raises(JupiterError, match="unknown key 'finetune_defaulted'"):
+        load_domain(write(tmp_path, base + "finetune_defaulted: [lr]\n"))
     quick = write(tmp_path, base + "quick: {train: {lr: 1.0e-4}}\n")
     assert load_domain(quick, quick=True).train.lr == 1e-4
     assert load_domain(quick).train.lr == 2e-5

@@ -913,8 +913,8 @@ class DomainConfig(Strict):
 
     # where the YAML lives: relative paths (local sources, eval set) resolve against it
     base_dir: Path = Field(default=Path("."), exclude=True)
-    # the train keys that took the fine-tuning defaults (set by the loader, never read from a
-    # YAML: whatever a YAML writes here is replaced), for the train stage to print
+    # the train keys that took the fine-tuning defaults (set by the loader; a YAML that
+    # writes this key is refused as writing an unknown one), for the train stage to print
     finetune_defaulted: list[str] = Field(default_factory=list, exclude=True)
 
     @model_validator(mode="before")
@@ -924,6 +924,11 @@ class DomainConfig(Strict):
         defaults (FINETUNE_TRAIN) instead of the from-scratch ones."""
         if not isinstance(data, dict):
             return data
+        if "finetune_defaulted" in data:  # the loader's record, never a YAML's
+            raise ValueError(
+                "unknown key 'finetune_defaulted' (see config/domains/_template.yaml for the "
+                "valid keys)"
+            )
         data = {**data, "finetune_defaulted": []}
         model = data.get("model")
         base = model.get("base") if isinstance(model, dict) else getattr(model, "base", None)
