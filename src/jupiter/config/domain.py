@@ -15,6 +15,7 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    PrivateAttr,
     ValidationError,
     field_validator,
     model_validator,
@@ -913,35 +914,24 @@ class DomainConfig(Strict):
 
     # where the YAML lives: relative paths (local sources, eval set) resolve against it
     base_dir: Path = Field(default=Path("."), exclude=True)
-    # the train keys that took the fine-tuning defaults (set by the loader; a YAML that
-    # writes this key is refused as writing an unknown one), for the train stage to print
-    finetune_defaulted: list[str] = Field(default_factory=list, exclude=True)
+    # the train keys that took the fine-tuning defaults, for the train stage to print
+    _finetune_defaulted: list[str] = PrivateAttr(default_factory=list)
 
-    @model_validator(mode="before")
-    @classmethod
-    def _finetune(cls, data: Any) -> Any:
+    @model_validator(mode="after")
+    def _finetune(self) -> DomainConfig:
         """With model.base set, the train keys the YAML leaves out take the fine-tuning
         defaults (FINETUNE_TRAIN) instead of the from-scratch ones."""
-        if not isinstance(data, dict):
-            return data
-        if "finetune_defaulted" in data:  # the loader's record, never a YAML's
-            raise ValueError(
-                "unknown key 'finetune_defaulted' (see config/domains/_template.yaml for the "
-                "valid keys)"
-            )
-        data = {**data, "finetune_defaulted": []}
-        model = data.get("model")
-        base = model.get("base") if isinstance(model, dict) else getattr(model, "base", None)
-        train = data.get("train")
-        if not base or not (train is None or isinstance(train, dict | BaseModel)):
-            return data
-        given = (
-            train.model_dump(exclude_unset=True)
-            if isinstance(train, BaseModel)
-            else dict(train or {})
-        )
-        filled = finetune_defaults(given)
-        return {**data, "train": {**filled, **given}, "finetune_defaulted": sorted(filled)}
+        if self.model.base:
+            given = self.train.model_dump(exclude_unset=True)
+            filled = finetune_defaults(given)
+            if filled:
+                self.train = TrainConfig.model_validate({**filled, **given})
+                self._finetune_defaulted = sorted(filled)
+        return self
+
+    @property
+    def finetune_defaulted(self) -> list[str]:
+        return self._finetune_defaulted
 
     @model_validator(mode="after")
     def _check(self) -> DomainConfig:

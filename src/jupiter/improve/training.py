@@ -313,17 +313,18 @@ def consensus_stage(
 def describe_finetune_defaults(t: Any, keys: list[str]) -> str:
     """One line: the fine-tuning defaults the YAML's train: left in force (config/domain.py
     FINETUNE_TRAIN), each with its value, and how to change them."""
-    shown = {
-        "knowledge": lambda: (
-            "knowledge recipe "
-            + ", ".join(f"{k} {v}" for k, v in t.knowledge.model_dump().items() if v)
-        ),
-        "replay": lambda: f"replay {t.replay.fraction:g} of the tokens ({t.replay.loss})",
-    }
-    value = lambda k: f"{v:g}" if isinstance(v := getattr(t, k), float) else str(v)  # noqa: E731
-    parts = [shown[k]() if k in shown else f"{k} {value(k)}" for k in keys]
+
+    def said(key: str) -> str:
+        if key == "knowledge":
+            kinds = (f"{k} {v}" for k, v in t.knowledge.model_dump().items() if v)
+            return "knowledge recipe " + ", ".join(kinds)
+        if key == "replay":
+            return f"replay {t.replay.fraction:g} of the tokens ({t.replay.loss})"
+        value = getattr(t, key)
+        return f"{key} {value:g}" if isinstance(value, float) else f"{key} {value}"
+
     return (
-        f"train: fine-tuning defaults for a pretrained base: {'; '.join(parts)} "
+        f"train: fine-tuning defaults for a pretrained base: {'; '.join(map(said, keys))} "
         "(write them under train: to change them)"
     )
 
