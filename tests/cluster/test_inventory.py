@@ -190,6 +190,26 @@ def test_localhost_runs_without_ssh(tmp_path: Path) -> None:
     assert cmd[0] == "env" and "ssh" not in cmd and "--standalone" in cmd
 
 
+def test_an_island_of_one_process_starts_without_torchrun(tmp_path: Path) -> None:
+    """Rank 0 of 1 is the island module itself; two processes, or two nodes, go through
+    torchrun."""
+    one = ClusterConfig.model_validate({"nodes": [{"name": "me", "processes": 1}]})
+    ((cmd, _),) = launch_commands(one, str(tmp_path), tmp_path)["cpu-torch"]
+    assert cmd[0] == "env" and cmd[1].startswith("OMP_NUM_THREADS=")
+    assert cmd[3:] == [
+        "-u",
+        "-m",
+        "jupiter.cluster.island",
+        str(tmp_path),
+        "cpu-torch",
+        str(tmp_path),
+    ]
+    assert "torch.distributed.run" not in cmd
+    two = ClusterConfig.model_validate({"nodes": [{"name": "me", "processes": 2}]})
+    ((cmd, _),) = launch_commands(two, str(tmp_path), tmp_path)["cpu-torch"]
+    assert cmd[cmd.index("-m") + 1] == "torch.distributed.run" and "--nproc-per-node" in cmd
+
+
 def test_cluster_plan_splits_the_epochs_over_islands() -> None:
     from jupiter.train.plan import DataSize
 

@@ -181,7 +181,9 @@ def python_of(node: Any) -> str:
 def torch_island_commands(
     isl: Island, cluster: ClusterConfig, store_url: str, workdir: Path, port: int = RDZV_PORT
 ) -> list[list[str]]:
-    """One torchrun per node; the first node hosts the c10d rendezvous."""
+    """One torchrun per node; the first node hosts the c10d rendezvous. An island of one
+    node and one process is that process alone: rank 0 of 1 needs no launcher (torchrun
+    would add a Python process and a rendezvous, about 3 s of CPU, to every start)."""
     from jupiter.cluster.ssh import ssh_argv
 
     args = [store_url, isl.name, str(workdir)]
@@ -195,9 +197,11 @@ def torch_island_commands(
             "-m",
             "torch.distributed.run",
             "--nproc-per-node",
-            str(procs) if procs else "gpu",
+            str(procs or "gpu"),
         ]
-        if len(isl.nodes) == 1:
+        if len(isl.nodes) == 1 and procs == 1:
+            run = [python_of(node), "-u"]
+        elif len(isl.nodes) == 1:
             run += ["--standalone"]
         else:
             run += [
