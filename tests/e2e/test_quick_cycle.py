@@ -282,13 +282,13 @@ def test_train_on_a_cluster_of_two_islands(
     shutil.copy(ws / "jupiter.sqlite", copy / "jupiter.sqlite")
     shutil.copytree(ws / "tokenizer", copy / "tokenizer")
     cluster = tmp_path / "cluster.yaml"
-    # the quick form at a quarter of its steps, 3 rounds of 10: what is checked is the outer loop
+    # the quick form at half its steps, 3 rounds of 20: what is checked is the outer loop
     domain = yaml.safe_load((DOMAINS / "python.yaml").read_text())
-    domain["quick"]["train"]["max_steps"] = 30
+    domain["quick"]["train"]["max_steps"] = 60
     domain["eval"]["qa_path"] = str(DOMAINS / domain["eval"]["qa_path"])
     (home / "python.yaml").write_text(yaml.safe_dump(domain, sort_keys=False))
     cluster.write_text(
-        "sync: {inner_steps: 10, heartbeat_s: 2}\n"
+        "sync: {inner_steps: 20, heartbeat_s: 2}\n"
         "nodes:\n"
         "  - {host: localhost, name: a, island: a, processes: 1, memory_gb: 8}\n"
         "  - {host: localhost, name: b, island: b, processes: 1, memory_gb: 8}\n"

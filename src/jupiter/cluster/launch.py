@@ -192,28 +192,16 @@ def torch_island_commands(
     cmds = []
     for node in isl.nodes:
         procs = processes_of(node, cluster)
-        run = [
-            python_of(node),
-            "-m",
-            "torch.distributed.run",
-            "--nproc-per-node",
-            str(procs or "gpu"),
-        ]
         if len(isl.nodes) == 1 and procs == 1:
             run = [python_of(node), "-u"]
-        elif len(isl.nodes) == 1:
-            run += ["--standalone"]
         else:
-            run += [
-                "--nnodes",
-                str(len(isl.nodes)),
-                "--rdzv-backend",
-                "c10d",
-                "--rdzv-endpoint",
-                endpoint,
-                "--rdzv-id",
-                f"jupiter-{isl.name}",
-            ]
+            run = [python_of(node), "-m", "torch.distributed.run"]
+            run += ["--nproc-per-node", str(procs or "gpu")]
+            if len(isl.nodes) == 1:
+                run += ["--standalone"]
+            else:
+                run += ["--nnodes", str(len(isl.nodes)), "--rdzv-backend", "c10d"]
+                run += ["--rdzv-endpoint", endpoint, "--rdzv-id", f"jupiter-{isl.name}"]
         run += ["-m", "jupiter.cluster.island", *args]
         if node.is_local:  # share this machine's cores among its ranks
             cmds.append(["env", f"OMP_NUM_THREADS={local_threads(cluster)}", *run])
