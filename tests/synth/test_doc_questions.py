@@ -349,3 +349,27 @@ def test_chunk_yield_on_a_larger_man_page() -> None:
     chunks = chunk_document(doc, Chunking(heldout_fraction=0.0))
     got = [bool(make_questions(c, DOC_TEMPLATES, 3, random.Random(0))) for c in chunks]
     assert len(chunks) >= 5 and sum(got) / len(got) >= 0.8
+
+
+def test_a_man_option_over_a_blank_line_and_its_indented_description() -> None:
+    # groff's tagged paragraphs with spacing (GNU sed's page): the option, a blank line,
+    # then its description indented deeper; an option with an optional suffix in brackets
+    text = (
+        "NAME\n       taskq - run jobs\n\nDESCRIPTION\n"
+        "       -n, --quiet, --silent\n\n"
+        "              suppress the report of every finished job\n\n"
+        "       -i[SUFFIX], --in-place[=SUFFIX]\n\n"
+        "              edit the queue in place (makes a backup if SUFFIX supplied)\n\n"
+        "       A sentence of prose after the options.\n"
+    )
+    blocks = parse(text, "taskq.1.txt").blocks
+    defs = [(b.term, b.def_kind, b.text) for b in blocks if b.kind == "definition"]
+    assert defs == [
+        ("-n, --quiet, --silent", "option", "suppress the report of every finished job"),
+        (
+            "-i[SUFFIX], --in-place[=SUFFIX]",
+            "option",
+            "edit the queue in place (makes a backup if SUFFIX supplied)",
+        ),
+    ]
+    assert any(b.kind == "prose" and b.text.startswith("A sentence of prose") for b in blocks)

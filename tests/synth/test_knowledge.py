@@ -249,3 +249,71 @@ def test_the_sentence_wordings_are_frames_the_user_exam_rejects() -> None:
     assert {k for k, _, _ in got} == {"cond", "effect", "term", "masked", "which"}
     for _, q, _ in got:
         assert any(p.match(q) for p in patterns), q
+
+
+MAN_OPTIONS = """NAME
+       taskq - run jobs from a queue kept on disk
+
+DESCRIPTION
+       Run the jobs of a queue one after another.
+
+       -w, --workers=N
+              run N jobs at the same time instead of one per processor
+
+       -q, --quiet
+              print nothing but errors
+
+       -k, --keep
+              keep the log of every finished job beside the queue
+
+       --dry-run
+              show which jobs would run, and run none
+"""
+
+
+def test_every_definition_of_a_chunk_becomes_a_fact_asked_again() -> None:
+    from jupiter.records import Chunk
+    from jupiter.synth.knowledge import definition_facts
+
+    chunk = Chunk("d1", "local", "taskq.1.txt", "taskq.1.txt", 100, 100 + len(MAN_OPTIONS), MAN_OPTIONS)
+    # the generator asked one of the four options (its per-chunk cap)
+    asked = Example(
+        kind="qa",
+        generator="extractive",
+        chunk_id=chunk.id,
+        template="define",
+        messages=[
+            {"role": "user", "content": "What does the `-q, --quiet` option of `taskq` do?"},
+            {"role": "assistant", "content": "print nothing but errors"},
+        ],
+    )
+    got = definition_facts([chunk], [asked], seed=0)
+    answers = sorted(e.answer for e in got)
+    assert answers == [
+        "keep the log of every finished job beside the queue",
+        "run N jobs at the same time instead of one per processor",
+        "show which jobs would run, and run none",
+    ]
+    for e in got:
+        assert e.kind == "qa" and e.chunk_id == chunk.id and e.template == "define+definition"
+        # a templated wording the recipe reads back, so it is expanded like the generator's
+        key, args = subject_of(e.question) or ("", {})
+        assert key == "option" and args["s"] == "taskq", e.question
+        # the span points at the description in the document (chunk.start + offset)
+        start, end = e.span or (0, 0)
+        assert MAN_OPTIONS[start - 100 : end - 100] == e.answer
+    assert [e.id for e in definition_facts([chunk], [asked], seed=0)] == [e.id for e in got]
+    kwargs = dict(phrasings=2, reverse=1, usage=False, permuted_copies=0, seed=0)
+    out, _, mix = expand([asked], [], definitions=[chunk], **kwargs)
+    counts = mix.as_dict()
+    assert counts["definition"] == 3 and counts["facts"] == 4  # the generator's and the 3 new
+    assert counts["phrasing"] == 8 and counts["reverse"] == 4
+    assert len(out) == 1 + 3 + 8 + 4
+    assert "definition" not in expand([asked], [], **kwargs)[2].as_dict()  # off by default
+
+
+def test_the_recipe_is_on_with_definitions_alone() -> None:
+    from jupiter.config import KnowledgeConfig
+
+    assert not KnowledgeConfig().enabled
+    assert KnowledgeConfig(definitions=True).enabled

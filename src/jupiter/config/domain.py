@@ -521,19 +521,26 @@ class KnowledgeConfig(Strict):
     I ...?" -> "Use `X`"); per raw text, `permuted_copies` copies with the sentences of each
     paragraph in a new order (Allen-Zhu & Li 2023); `sentences` questions about every prose
     sentence of the documents (its condition <-> its effect, a name it holds <-> the
-    sentence), not only the templated answers' first sentences. All 0/false: the examples
-    as queued."""
+    sentence), not only the templated answers' first sentences; `definitions`: every
+    definition of the documents (option, keyword, term, parameter) a fact of its own, asked
+    like the generator's (which asks a few a chunk). All 0/false: the examples as queued."""
 
     phrasings: int = Field(default=0, ge=0, le=4)
     reverse: int = Field(default=0, ge=0, le=3)
     usage: bool = False
     permuted_copies: int = Field(default=0, ge=0, le=4)
     sentences: int = Field(default=0, ge=0, le=4)
+    definitions: bool = False
 
     @property
     def enabled(self) -> bool:
         return bool(
-            self.phrasings or self.reverse or self.usage or self.permuted_copies or self.sentences
+            self.phrasings
+            or self.reverse
+            or self.usage
+            or self.permuted_copies
+            or self.sentences
+            or self.definitions
         )
 
 

@@ -20,6 +20,7 @@ from jupiter.improve.passages import save_passages, train_chunks
 from jupiter.improve.replay import replay_texts
 from jupiter.improve.trainrun import (
     chunk_titles,
+    definition_chunks,
     knowledge_mix,
     local_engine,
     pack,
@@ -189,7 +190,13 @@ def train_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
             data = pack(ws, tokenizer, lv_examples, texts, train_cfg, replay)
         distill = None
         if teacher_setting(train_cfg):  # the examples as pack expands them (with their chunks)
-            expanded = knowledge_mix(lv_examples, [], train_cfg, chunk_titles(ws, train_cfg))[0]
+            expanded = knowledge_mix(
+                lv_examples,
+                [],
+                train_cfg,
+                chunk_titles(ws, train_cfg),
+                definition_chunks(ws, train_cfg),
+            )[0]
             distill = distill_data(ws, tokenizer, expanded, data.train, train_cfg, replay)
         run = TrainRun(
             dataset=data.train,

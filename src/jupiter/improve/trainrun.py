@@ -14,9 +14,10 @@ from typing import Any
 
 from jupiter.errors import JupiterError
 from jupiter.improve.budget import budget_info
+from jupiter.improve.passages import train_chunks
 from jupiter.improve.replay import replay_sequences
 from jupiter.improve.workspace import Workspace
-from jupiter.records import Example
+from jupiter.records import Chunk, Example
 
 
 def save_untrained(ws: Workspace, model_config: Any, tok_dir: Path) -> Path:
@@ -39,6 +40,12 @@ def chunk_titles(ws: Workspace, train_cfg: Any) -> dict[str, str] | None:
     return {c.id: c.title for c in ws.store.iter_chunks()}
 
 
+def definition_chunks(ws: Workspace, train_cfg: Any) -> list[Chunk]:
+    """The train split's chunks, when train.knowledge.definitions asks all their
+    definitions."""
+    return train_chunks(ws) if train_cfg.knowledge.definitions else []
+
+
 def is_heldout(key: str, fraction: float) -> bool:
     """A stable share of examples kept out of training (by a hash of their id)."""
     return fraction > 0 and zlib.crc32(key.encode()) % 10_000 < fraction * 10_000
@@ -58,10 +65,12 @@ def knowledge_mix(
     texts: list[str],
     train_cfg: Any,
     titles: dict[str, str] | None = None,
+    chunks: list[Chunk] | None = None,
 ) -> tuple[list[Example], list[str], dict[str, int] | None]:
     """The examples and texts with train.knowledge's questions and permuted copies added
     (the train split only: the held-out loss stays on the queued examples); `titles`
-    (chunk id -> title) name the subject of train.knowledge.sentences' questions."""
+    (chunk id -> title) name the subject of train.knowledge.sentences' questions, `chunks`
+    are those whose definitions train.knowledge.definitions asks."""
     from jupiter.synth.knowledge import expand
 
     k = train_cfg.knowledge
@@ -77,6 +86,7 @@ def knowledge_mix(
         seed=train_cfg.seed,
         sentences=k.sentences,
         titles=titles,
+        definitions=chunks or (),
     )
     return more, more_texts, mix.as_dict()
 
@@ -120,7 +130,9 @@ def pack(
         replayed = sum(len(ids) for ids, _ in extra)
         return PackedDataset(seqs, cfg.model.context_length, pad, t.seed), budget, replayed
 
-    kept, kept_texts, mix = knowledge_mix(kept, kept_texts, t, chunk_titles(ws, t))
+    kept, kept_texts, mix = knowledge_mix(
+        kept, kept_texts, t, chunk_titles(ws, t), definition_chunks(ws, t)
+    )
     train, budget, replayed = packed(kept, kept_texts, list(replay or []))
     heldout = packed(held, held_texts, [])[0] if (held or held_texts) else None
     if replay:

@@ -157,8 +157,8 @@ _TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
 _TABLE_SEP = re.compile(r"^\s*\|?[\s:|-]+\|?\s*$")
 # "-a, --all", "--block-size=SIZE", "-o FILE", "+x": an option as written in its list
 _OPTION = re.compile(
-    r"^[-+]{1,2}[A-Za-z0-9?#@][\w.?#@-]*(?:[= ][\[<{]?[\w.|-]+[\]>}]?|\[=[\w.|-]+\])?"
-    r"(?:,\s*[-+]{1,2}[A-Za-z0-9?#@][\w.?#@-]*(?:[= ][\[<{]?[\w.|-]+[\]>}]?|\[=[\w.|-]+\])?)*$"
+    r"^[-+]{1,2}[A-Za-z0-9?#@][\w.?#@-]*(?:[= ][\[<{]?[\w.|-]+[\]>}]?|\[=?[\w.|-]+\])?"
+    r"(?:,\s*[-+]{1,2}[A-Za-z0-9?#@][\w.?#@-]*(?:[= ][\[<{]?[\w.|-]+[\]>}]?|\[=?[\w.|-]+\])?)*$"
 )
 _OPTION_SAME_LINE = re.compile(
     r"^(\s*)([-+]{1,2}[A-Za-z0-9?#@][^\s]*(?:,? [^\s]+){0,3}?)\s{2,}(\S.*)$"
@@ -462,6 +462,15 @@ class _Parser:
                         k.group(2), "keyword", ln.start + col, lines[j - 1].end, ln.indent
                     )
                     i = j
+                    continue
+            # a man page's option over a blank line and its description, indented deeper
+            # (groff's tagged paragraphs with their spacing: GNU sed's, make's options)
+            if self.man and nxt is not None and nxt.blank and _OPTION.match(ln.body.rstrip(",")):
+                k = i + 2
+                if k < n and not lines[k].blank and lines[k].indent > ln.indent:
+                    end = self.block_end(k, ln.indent)
+                    self._term(ln, lines[k:end])
+                    i = end
                     continue
             # a term line over its indented description (rst definition lists, man options)
             if nxt is not None and not nxt.blank and nxt.indent > ln.indent and _term_like(ln):

@@ -21,9 +21,9 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from jupiter.records import Example
-from jupiter.synth.parse import prose_paragraphs, sentences
-from jupiter.synth.questions import PHRASES
+from jupiter.records import Chunk, Example
+from jupiter.synth.parse import prose_paragraphs, sentences, view
+from jupiter.synth.questions import PHRASES, TEMPLATES
 
 # name -> fact, in a user's register ({a}: the subject; {t} of {s}: an option or keyword)
 FORWARD = {
@@ -362,6 +362,42 @@ def sentence_facts(
     return out
 
 
+def definition_facts(
+    chunks: Sequence[Chunk], examples: Sequence[Example], seed: int
+) -> list[Example]:
+    """Every definition of `chunks` (the `define` template's candidates: options, keywords,
+    parameters, return values, glossary terms) that no Q&A of `examples` from the same chunk
+    already answers, as a templated Q&A answered with its description. The generator asks
+    at most generator.max_questions_per_chunk questions a chunk, so a page of forty options
+    has most of them asked nowhere; here each is a fact the recipe asks again."""
+    answered = {(e.chunk_id, e.answer) for e in examples if e.kind == "qa" and e.messages}
+    generator = next((e.generator for e in examples), "extractive")
+    cycle = next((e.cycle for e in examples), 1)
+    out: list[Example] = []
+    for chunk in chunks:
+        rng = random.Random(f"{seed}:{chunk.id}:definitions")
+        for key, args, answer, *span in TEMPLATES["define"](view(chunk), None):
+            if (chunk.id, answer) in answered:
+                continue
+            answered.add((chunk.id, answer))
+            out.append(
+                Example(
+                    kind="qa",
+                    generator=generator,
+                    chunk_id=chunk.id,
+                    template="define+definition",
+                    cycle=cycle,
+                    status="accepted",
+                    messages=[
+                        {"role": "user", "content": rng.choice(PHRASES[key]).format(**args)},
+                        {"role": "assistant", "content": answer},
+                    ],
+                    span=(chunk.start + span[0][0], chunk.start + span[0][1]) if span else None,
+                )
+            )
+    return out
+
+
 def _clause(text: str) -> bool:
     """A condition or effect that stands alone: 3 words or more, not a fragment cut at a
     parenthesis, quote or "i.e." (brackets and quotes balanced)."""
@@ -393,15 +429,22 @@ def expand(
     seed: int,
     sentences: int = 0,
     titles: Mapping[str, str] | None = None,
+    definitions: Sequence[Chunk] = (),
 ) -> tuple[list[Example], list[str], KnowledgeMix]:
     """(examples + their knowledge questions, texts + their permuted copies, the mix). Each
     example draws from its own rng (seed, id): adding an example never changes another's.
     `sentences` questions per prose sentence of each text example whose chunk has a title in
-    `titles` (chunk id -> title: the subject the questions name)."""
+    `titles` (chunk id -> title: the subject the questions name). `definitions`: chunks
+    whose every definition (option, keyword, term, parameter) becomes a fact of its own
+    (definition_facts), asked again like the generator's facts."""
     mix = KnowledgeMix()
     out = list(examples)
     more_texts = list(texts)
-    for ex in examples:
+    facts = list(examples) + definition_facts(definitions, examples, seed)
+    if len(facts) > len(examples):
+        mix.added["definition"] += len(facts) - len(examples)
+        out.extend(facts[len(examples) :])
+    for ex in facts:
         rng = random.Random(f"{seed}:{ex.id}")
         if ex.kind == "qa" and (phrasings or reverse or usage):
             got = expand_fact(ex, rng, phrasings, reverse, usage)
