@@ -76,7 +76,9 @@ def coverage(yaml_path: Path, exam: Path, workdir: Path) -> dict[str, Any]:
     accepted = list(ws.store.iter_examples(status="accepted"))
     generator = [e for e in accepted if e.kind == "qa"]
     t = ws.cfg.train
-    with_defs = t.model_copy(update={"knowledge": t.knowledge.model_copy(update={"definitions": True})})
+    with_defs = t.model_copy(
+        update={"knowledge": t.knowledge.model_copy(update={"definitions": True})}
+    )
     out: dict[str, Any] = {"items": len(items), "generator_qa": len(generator)}
     cells = {"generator": stated(generator, quotes)}
     for name, cfg, defs in (("recipe", t, None), ("recipe+definitions", with_defs, chunks)):

@@ -230,12 +230,13 @@ levels:
     ws.close()
 
 
-def test_sentence_questions_reach_the_packed_data_and_the_exam_check(
+def test_sentence_and_definition_questions_reach_the_packed_data_and_the_exam_check(
     tmp_path: Path, tiny_model_dirs: dict[str, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from jupiter.improve.exams import example_texts
+    from jupiter.improve.passages import train_chunks
     from jupiter.improve.stages import collect_stage, filter_stage, generate_stage
-    from jupiter.synth.knowledge import expand, subject_name
+    from jupiter.synth.knowledge import definition_facts, expand, subject_name
 
     path = domain(tmp_path, tiny_model_dirs["llama"])
     text = (
@@ -243,8 +244,27 @@ def test_sentence_questions_reach_the_packed_data_and_the_exam_check(
         .read_text()
         .replace(
             "precision: fp32}",
-            "precision: fp32, heldout_fraction: 0.0, knowledge: {sentences: 2}}",
+            "precision: fp32, heldout_fraction: 0.0, knowledge: {sentences: 2, definitions: true}}",
         )
+    )
+    # and a manual page: a chunk of options, more than generator.max_questions_per_chunk
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    options = "".join(
+        f"       -{c}, --{word}\n              {what}\n\n"
+        for c, word, what in (
+            ("w", "workers", "run the jobs of the queue on this many workers at once"),
+            ("q", "quiet", "print nothing but the errors of the failed jobs"),
+            ("k", "keep", "keep the log of every finished job beside the queue"),
+            ("n", "dry-run", "show which jobs would run, and run none of them"),
+        )
+    )
+    (docs / "taskq.1.txt").write_text(
+        "NAME\n       taskq - run jobs from a queue kept on disk\n\n"
+        f"DESCRIPTION\n       Run the jobs of a queue one after another.\n\n{options}"
+    )
+    text = text.replace(
+        "sources:\n", f"sources:\n  - {{type: local, path: {docs}, include: ['*.txt']}}\n", 1
     )
     Path(path).write_text(text)
     monkeypatch.setenv("JUPITER_HOME", str(tmp_path))
@@ -260,10 +280,14 @@ def test_sentence_questions_reach_the_packed_data_and_the_exam_check(
     named = [e for e in texts if subject_name(titles[e.chunk_id])]
     assert len(named) >= len(texts) // 2
     assert sum(added.values()) > len(named) and set(added) >= {"sentence-which"}
+    # every definition of the train chunks the generator left unasked is a fact of its own
+    chunks = train_chunks(ws)
+    queued = list(ws.store.iter_examples(status="used"))
+    assert mix["definition"] == len(definition_facts(chunks, queued, ws.cfg.train.seed)) >= 2
     # the user exam's 8-gram check sees the questions the train stage added
     checked = set(example_texts(ws))
     asked = expand(
-        texts,
+        queued,
         [],
         phrasings=0,
         reverse=0,
@@ -272,7 +296,8 @@ def test_sentence_questions_reach_the_packed_data_and_the_exam_check(
         seed=ws.cfg.train.seed,
         sentences=2,
         titles=titles,
-    )[0][len(texts) :]
-    assert len(asked) == sum(added.values())
+        definitions=chunks,
+    )[0][len(queued) :]
+    assert len(asked) == sum(added.values()) + mix.get("definition", 0)
     assert all(q.content() in checked for q in asked)
     ws.close()

@@ -275,7 +275,9 @@ def test_every_definition_of_a_chunk_becomes_a_fact_asked_again() -> None:
     from jupiter.records import Chunk
     from jupiter.synth.knowledge import definition_facts
 
-    chunk = Chunk("d1", "local", "taskq.1.txt", "taskq.1.txt", 100, 100 + len(MAN_OPTIONS), MAN_OPTIONS)
+    chunk = Chunk(
+        "d1", "local", "taskq.1.txt", "taskq.1.txt", 100, 100 + len(MAN_OPTIONS), MAN_OPTIONS
+    )
     # the generator asked one of the four options (its per-chunk cap)
     asked = Example(
         kind="qa",

@@ -17,6 +17,7 @@ from typing import Any
 
 from jupiter.eval.qa import MCItem, QAItem
 from jupiter.eval.userexam import collapse, load_user_exam, raw_lines, source_text
+from jupiter.improve.passages import train_chunks
 from jupiter.improve.workspace import Workspace
 
 
@@ -36,7 +37,7 @@ def example_texts(ws: Workspace) -> Iterator[str]:
 
     examples = [e for s in ("accepted", "used") for e in ws.store.iter_examples(status=s)]
     k = ws.cfg.train.knowledge
-    if k.phrasings or k.reverse or k.usage or k.sentences:
+    if k.phrasings or k.reverse or k.usage or k.sentences or k.definitions:
         examples = expand(
             examples,
             [],
@@ -47,6 +48,7 @@ def example_texts(ws: Workspace) -> Iterator[str]:
             seed=ws.cfg.train.seed,
             sentences=k.sentences,
             titles={c.id: c.title for c in ws.store.iter_chunks()} if k.sentences else None,
+            definitions=train_chunks(ws) if k.definitions else (),
         )[0]
     for ex in examples:
         yield ex.content()

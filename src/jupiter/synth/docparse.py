@@ -466,10 +466,10 @@ class _Parser:
             # a man page's option over a blank line and its description, indented deeper
             # (groff's tagged paragraphs with their spacing: GNU sed's, make's options)
             if self.man and nxt is not None and nxt.blank and _OPTION.match(ln.body.rstrip(",")):
-                k = i + 2
-                if k < n and not lines[k].blank and lines[k].indent > ln.indent:
-                    end = self.block_end(k, ln.indent)
-                    self._term(ln, lines[k:end])
+                at = i + 2
+                if at < n and not lines[at].blank and lines[at].indent > ln.indent:
+                    end = self.block_end(at, ln.indent)
+                    self._term(ln, lines[at:end])
                     i = end
                     continue
             # a term line over its indented description (rst definition lists, man options)
