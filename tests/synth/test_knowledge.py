@@ -319,3 +319,25 @@ def test_the_recipe_is_on_with_definitions_alone() -> None:
 
     assert not KnowledgeConfig().enabled
     assert KnowledgeConfig(definitions=True).enabled
+
+
+def test_a_definition_a_held_out_example_answers_stays_out() -> None:
+    from jupiter.records import Chunk
+
+    chunk = Chunk("d1", "local", "taskq.1.txt", "taskq.1.txt", 0, len(MAN_OPTIONS), MAN_OPTIONS)
+    held = Example(
+        kind="qa",
+        generator="extractive",
+        chunk_id=chunk.id,
+        template="define",
+        messages=[
+            {"role": "user", "content": "What is `--dry-run` for in `taskq`?"},
+            {"role": "assistant", "content": "show which jobs would run, and run none"},
+        ],
+    )
+    kwargs = dict(phrasings=0, reverse=0, usage=False, permuted_copies=0, seed=0)
+    # trained on nothing queued but the held-out example answers one of the four options
+    alone = expand([], [], definitions=[chunk], **kwargs)[0]
+    assert len(alone) == 4
+    out = expand([], [], definitions=[chunk], asked=[held], **kwargs)[0]
+    assert len(out) == 3 and held.answer not in {e.answer for e in out}

@@ -66,11 +66,13 @@ def knowledge_mix(
     train_cfg: Any,
     titles: dict[str, str] | None = None,
     chunks: list[Chunk] | None = None,
+    asked: list[Example] | None = None,
 ) -> tuple[list[Example], list[str], dict[str, int] | None]:
     """The examples and texts with train.knowledge's questions and permuted copies added
     (the train split only: the held-out loss stays on the queued examples); `titles`
     (chunk id -> title) name the subject of train.knowledge.sentences' questions, `chunks`
-    are those whose definitions train.knowledge.definitions asks."""
+    are those whose definitions train.knowledge.definitions asks, but for those a Q&A of
+    `asked` (default `examples`) already answers: a held-out example's fact stays out."""
     from jupiter.synth.knowledge import expand
 
     k = train_cfg.knowledge
@@ -87,6 +89,7 @@ def knowledge_mix(
         sentences=k.sentences,
         titles=titles,
         definitions=chunks or (),
+        asked=asked,
     )
     return more, more_texts, mix.as_dict()
 
@@ -131,7 +134,7 @@ def pack(
         return PackedDataset(seqs, cfg.model.context_length, pad, t.seed), budget, replayed
 
     kept, kept_texts, mix = knowledge_mix(
-        kept, kept_texts, t, chunk_titles(ws, t), definition_chunks(ws, t)
+        kept, kept_texts, t, chunk_titles(ws, t), definition_chunks(ws, t), examples
     )
     train, budget, replayed = packed(kept, kept_texts, list(replay or []))
     heldout = packed(held, held_texts, [])[0] if (held or held_texts) else None

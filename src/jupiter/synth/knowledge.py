@@ -430,17 +430,21 @@ def expand(
     sentences: int = 0,
     titles: Mapping[str, str] | None = None,
     definitions: Sequence[Chunk] = (),
+    asked: Sequence[Example] | None = None,
 ) -> tuple[list[Example], list[str], KnowledgeMix]:
     """(examples + their knowledge questions, texts + their permuted copies, the mix). Each
     example draws from its own rng (seed, id): adding an example never changes another's.
     `sentences` questions per prose sentence of each text example whose chunk has a title in
     `titles` (chunk id -> title: the subject the questions name). `definitions`: chunks
     whose every definition (option, keyword, term, parameter) becomes a fact of its own
-    (definition_facts), asked again like the generator's facts."""
+    (definition_facts), asked again like the generator's facts, unless a Q&A of `asked`
+    (default `examples`; the train stage passes its held-out examples too) answers it."""
     mix = KnowledgeMix()
     out = list(examples)
     more_texts = list(texts)
-    facts = list(examples) + definition_facts(definitions, examples, seed)
+    facts = list(examples) + definition_facts(
+        definitions, examples if asked is None else asked, seed
+    )
     if len(facts) > len(examples):
         mix.added["definition"] += len(facts) - len(examples)
         out.extend(facts[len(examples) :])
