@@ -19,11 +19,11 @@ from jupiter.synth.knowledge import (
 )
 
 
-def qa(question: str, answer: str, template: str = "what_does") -> Example:
+def qa(question: str, answer: str, template: str = "what_does", chunk_id: str = "c1") -> Example:
     return Example(
         kind="qa",
         generator="extractive",
-        chunk_id="c1",
+        chunk_id=chunk_id,
         template=template,
         messages=[{"role": "user", "content": question}, {"role": "assistant", "content": answer}],
     )
@@ -279,15 +279,11 @@ def test_every_definition_of_a_chunk_becomes_a_fact_asked_again() -> None:
         "d1", "local", "taskq.1.txt", "taskq.1.txt", 100, 100 + len(MAN_OPTIONS), MAN_OPTIONS
     )
     # the generator asked one of the four options (its per-chunk cap)
-    asked = Example(
-        kind="qa",
-        generator="extractive",
-        chunk_id=chunk.id,
-        template="define",
-        messages=[
-            {"role": "user", "content": "What does the `-q, --quiet` option of `taskq` do?"},
-            {"role": "assistant", "content": "print nothing but errors"},
-        ],
+    asked = qa(
+        "What does the `-q, --quiet` option of `taskq` do?",
+        "print nothing but errors",
+        "define",
+        chunk.id,
     )
     got = definition_facts([chunk], [asked], seed=0)
     answers = sorted(e.answer for e in got)
@@ -325,15 +321,11 @@ def test_a_definition_a_held_out_example_answers_stays_out() -> None:
     from jupiter.records import Chunk
 
     chunk = Chunk("d1", "local", "taskq.1.txt", "taskq.1.txt", 0, len(MAN_OPTIONS), MAN_OPTIONS)
-    held = Example(
-        kind="qa",
-        generator="extractive",
-        chunk_id=chunk.id,
-        template="define",
-        messages=[
-            {"role": "user", "content": "What is `--dry-run` for in `taskq`?"},
-            {"role": "assistant", "content": "show which jobs would run, and run none"},
-        ],
+    held = qa(
+        "What is `--dry-run` for in `taskq`?",
+        "show which jobs would run, and run none",
+        "define",
+        chunk.id,
     )
     kwargs = dict(phrasings=0, reverse=0, usage=False, permuted_copies=0, seed=0)
     # trained on nothing queued but the held-out example answers one of the four options
