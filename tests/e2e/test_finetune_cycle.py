@@ -266,6 +266,8 @@ def test_sentence_and_definition_questions_reach_the_packed_data_and_the_exam_ch
     text = text.replace(
         "sources:\n", f"sources:\n  - {{type: local, path: {docs}, include: ['*.txt']}}\n", 1
     )
+    # no document held out: which one would be follows its path, a new one every run
+    text = text.replace("chunking: {heldout_fraction: 0.1}", "chunking: {heldout_fraction: 0.0}")
     Path(path).write_text(text)
     monkeypatch.setenv("JUPITER_HOME", str(tmp_path))
     ws = Workspace(load_domain(path), console=Console(file=io.StringIO(), width=200))
@@ -282,6 +284,7 @@ def test_sentence_and_definition_questions_reach_the_packed_data_and_the_exam_ch
     assert sum(added.values()) > len(named) and set(added) >= {"sentence-which"}
     # every definition of the train chunks the generator left unasked is a fact of its own
     chunks = train_chunks(ws)
+    assert any(c.title == "taskq.1.txt" for c in chunks)
     queued = list(ws.store.iter_examples(status="used"))
     assert mix["definition"] == len(definition_facts(chunks, queued, ws.cfg.train.seed)) >= 2
     # the user exam's 8-gram check sees the questions the train stage added
