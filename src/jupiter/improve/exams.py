@@ -17,7 +17,7 @@ from typing import Any
 
 from jupiter.eval.qa import MCItem, QAItem
 from jupiter.eval.userexam import collapse, load_user_exam, raw_lines, source_text
-from jupiter.improve.passages import train_chunks
+from jupiter.improve.trainrun import chunk_titles, definition_chunks
 from jupiter.improve.workspace import Workspace
 
 
@@ -36,8 +36,9 @@ def example_texts(ws: Workspace) -> Iterator[str]:
     from jupiter.synth.knowledge import expand
 
     examples = [e for s in ("accepted", "used") for e in ws.store.iter_examples(status=s)]
-    k = ws.cfg.train.knowledge
-    if k.phrasings or k.reverse or k.usage or k.sentences or k.definitions:
+    t = ws.cfg.train
+    k = t.knowledge
+    if k.enabled:  # permuted copies are text in another order: no question to add here
         examples = expand(
             examples,
             [],
@@ -45,10 +46,10 @@ def example_texts(ws: Workspace) -> Iterator[str]:
             reverse=k.reverse,
             usage=k.usage,
             permuted_copies=0,
-            seed=ws.cfg.train.seed,
+            seed=t.seed,
             sentences=k.sentences,
-            titles={c.id: c.title for c in ws.store.iter_chunks()} if k.sentences else None,
-            definitions=train_chunks(ws) if k.definitions else (),
+            titles=chunk_titles(ws, t),
+            definitions=definition_chunks(ws, t),
         )[0]
     for ex in examples:
         yield ex.content()

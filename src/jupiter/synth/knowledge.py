@@ -442,13 +442,11 @@ def expand(
     mix = KnowledgeMix()
     out = list(examples)
     more_texts = list(texts)
-    facts = list(examples) + definition_facts(
-        definitions, examples if asked is None else asked, seed
-    )
-    if len(facts) > len(examples):
-        mix.added["definition"] += len(facts) - len(examples)
-        out.extend(facts[len(examples) :])
-    for ex in facts:
+    defined = definition_facts(definitions, examples if asked is None else asked, seed)
+    if defined:
+        mix.added["definition"] += len(defined)
+        out.extend(defined)
+    for ex in [*examples, *defined]:
         rng = random.Random(f"{seed}:{ex.id}")
         if ex.kind == "qa" and (phrasings or reverse or usage):
             got = expand_fact(ex, rng, phrasings, reverse, usage)
