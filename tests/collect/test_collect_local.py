@@ -171,7 +171,16 @@ def test_collect_stage_reports_symlink_outside(tmp_path: Path) -> None:
     from jupiter.collect import CollectResult, collect
 
     link_tree(tmp_path)
-    cfg = domain(tmp_path, {"type": "local", "path": "corpus"})
+    # no document held out: which of the two would be follows the temporary path, and
+    # holding out both leaves nothing to train on (a refusal this test is not about)
+    cfg = DomainConfig.model_validate(
+        {
+            "name": "t",
+            "sources": [{"type": "local", "path": "corpus"}],
+            "chunking": {"heldout_fraction": 0.0},
+        }
+    )
+    cfg.base_dir = tmp_path
     rejects = CollectResult()
     docs, _ = collect(cfg, cache_dir=tmp_path / "cache", rejects=rejects)
     assert sorted(Path(d.uri).name for d in docs) == ["alias.md", "own.md"]
