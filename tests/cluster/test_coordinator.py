@@ -304,3 +304,108 @@ def test_a_rounds_weights_are_hashed_once(tmp_path: Path, monkeypatch: pytest.Mo
     c.publish(nxt)
     assert row["global_digest"] == first.digest == real(first.weights)
     assert len(calls) == 2  # round 0 once (publish, report, change), round 1 once (publish)
+
+
+# ------------------------------------------------- Streaming DiLoCo and the outer lr
+LAYERED = ["model.embed_tokens.weight", *(f"model.layers.{i}.mlp.w" for i in range(4))]
+
+
+def test_fragments_are_strided_layers_and_the_last_round_syncs_all() -> None:
+    assert [P.fragment_of(n, 2) for n in LAYERED] == [0, 0, 1, 0, 1]
+    assert P.fragment_of("base_model.model.model.layers.7.self_attn.q_proj.lora_A.weight", 3) == 1
+    sync = {"fragments": 2}
+    assert P.synced_names(LAYERED, sync, 0, 5) == [LAYERED[0], LAYERED[1], LAYERED[3]]
+    assert P.synced_names(LAYERED, sync, 1, 5) == [LAYERED[2], LAYERED[4]]
+    assert P.synced_names(LAYERED, sync, 2, 5) == P.synced_names(LAYERED, sync, 0, 5)
+    assert P.synced_names(LAYERED, sync, 4, 5) == LAYERED  # the last round: every fragment
+    assert P.synced_names(LAYERED, {}, 1, 5) == LAYERED  # no fragments: all, every round
+
+
+def test_outer_lr_schedules() -> None:
+    sync = {"outer_lr": 0.8, "outer_min_lr": 0.2, "outer_lr_schedule": "constant"}
+    assert [P.outer_lr_at(sync, r, 5) for r in range(5)] == [0.8] * 5
+    cos = [P.outer_lr_at({**sync, "outer_lr_schedule": "cosine"}, r, 5) for r in range(5)]
+    assert cos[0] == pytest.approx(0.8) and cos[2] == pytest.approx(0.5)
+    assert cos[4] == pytest.approx(0.2) and cos[1] == pytest.approx(0.2 + 0.6 * 0.853553, 1e-5)
+    lin = [P.outer_lr_at({**sync, "outer_lr_schedule": "linear"}, r, 5) for r in range(5)]
+    assert lin == pytest.approx([0.8, 0.65, 0.5, 0.35, 0.2])
+
+
+def test_an_outer_lr_schedule_needs_the_nesterov_step() -> None:
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match="needs outer: nesterov"):
+        SyncConfig(outer="average", outer_lr_schedule="cosine")
+    with pytest.raises(ValidationError, match="above outer_lr"):
+        SyncConfig(outer_lr_schedule="linear", outer_lr=0.5, outer_min_lr=0.7)
+
+
+def make_layered(tmp_path: Path, rounds: int, **sync: object) -> Coordinator:
+    c = make(tmp_path, **sync)
+    plan = c.store.get_json(P.PLAN)
+    c.store.put_json(P.PLAN, {**plan, "rounds": rounds})
+    return Coordinator(c.store, tmp_path / "work", poll_s=0.05)
+
+
+def contribute_part(c: Coordinator, rnd: int, name: str, pg: dict[str, torch.Tensor]) -> None:
+    info = {"island": name, "round": rnd, "steps": 4, "tokens": 100, "train_s": 1.0}
+    info |= {"tokens_per_s": 1e3, "loss": 1.0, "wait_s": 0.0, "digest": "d", "step": 4}
+    c.store.put(P.contribution_key(rnd, name), encode(pg, "fp32", {"info": json.dumps(info)}))
+
+
+def test_a_fragment_round_steps_its_fragment_alone_and_sends_only_its_change(
+    tmp_path: Path,
+) -> None:
+    """sync.fragments 2: round 0 takes fragment 0's pseudo-gradients, steps those weights
+    and their momentum alone, and publishes their change (fp32) for the islands that hold
+    the round's weights; a contribution of every weight at a fragment round is rejected.
+    The outer lr follows its schedule round by round."""
+    from jupiter.cluster.codec import decode, weights_digest
+    from jupiter.cluster.island import Held, fetch_global
+
+    c = make_layered(
+        tmp_path, 3, fragments=2, outer_lr=0.8, outer_lr_schedule="linear", outer_min_lr=0.2
+    )
+    c.names = ["fast", "slow"]
+    start = {n: torch.full((64,), float(i)) for i, n in enumerate(LAYERED)}
+    first = Round(0, start, {}, {"inner_steps": {}}, time.time())
+    c.publish(first)
+    frag0 = P.synced_names(LAYERED, c.sync, 0, 3)
+    contribute_part(c, 0, "fast", {n: torch.full((64,), 0.5) for n in frag0})
+    contribute_part(c, 0, "slow", {n: torch.full((64,), 0.5) for n in LAYERED})  # all: wrong
+    nxt, row = c.step(first, ["fast", "slow"])
+    assert row["rejected"] == {"slow": "name_mismatch"} and row["synced"] == len(frag0)
+    assert row["aggregate"]["outer_lr"] == pytest.approx(0.8)
+    for i, n in enumerate(LAYERED):  # Nesterov's first step: 0.8 x 1.9 x 0.5 off the weights
+        want = i - 0.8 * 1.9 * 0.5 if n in frag0 else float(i)
+        assert torch.allclose(nxt.weights[n], torch.full((64,), want)), n
+    assert set(nxt.momentum) == set(frag0)
+    c.publish(nxt)
+    change, meta = decode(c.store.get(P.delta_key(1)))
+    assert set(change) == set(frag0) and meta["digest"] == weights_digest(nxt.weights)
+    weights, _, fetched = fetch_global(c.store, 1, Held(start, weights_digest(start)))
+    assert all(torch.equal(weights[n], nxt.weights[n]) for n in LAYERED)
+    assert fetched < len(c.store.get(P.global_key(1))) * 0.7  # 3 of 5 tensors, not all
+    # round 1: fragment 1, the momentum of fragment 0 carried untouched, lr halfway down
+    frag1 = P.synced_names(LAYERED, c.sync, 1, 3)
+    contribute_part(c, 1, "fast", {n: torch.full((64,), 1.0) for n in frag1})
+    after, row = c.step(nxt, ["fast"])
+    assert row["aggregate"]["outer_lr"] == pytest.approx(0.5) and row["synced"] == 2
+    assert set(after.momentum) == set(LAYERED)
+    assert all(torch.equal(after.momentum[n], nxt.momentum[n]) for n in frag0)
+    assert all(torch.equal(after.weights[n], nxt.weights[n]) for n in frag0)
+    # what an island that loaded fragment 0 at round 1's start should hold of it
+    assert row["expected_digests"] == {"fast": nxt.digest}  # no loaded_round: all weights
+    want = weights_digest({n: nxt.weights[n] for n in frag0})
+    assert c.loaded_digest(nxt, 0) == want
+    # the last round syncs every weight
+    assert P.synced_names(LAYERED, c.sync, 2, 3) == LAYERED
+
+
+def test_more_fragments_than_layers_is_refused(tmp_path: Path) -> None:
+    from jupiter.errors import JupiterError
+
+    c = make_layered(tmp_path, 3, fragments=5)
+    c.initial_weights = lambda: {n: torch.zeros(2) for n in LAYERED}  # type: ignore[method-assign]
+    with pytest.raises(JupiterError, match="sync.fragments 5 leaves a fragment empty.*4 layers"):
+        c.first_round()

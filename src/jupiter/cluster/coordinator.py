@@ -91,9 +91,24 @@ class Coordinator:
                 float(meta["published_at"]),
             )
         weights = self.initial_weights()
+        self.check_fragments(weights)
         rnd = Round(0, weights, {}, self.round_plan(None), time.time())
         self.publish(rnd)
         return rnd
+
+    def check_fragments(self, weights: Weights) -> None:
+        frags = int(self.sync.get("fragments", 1))
+        if frags <= 1:
+            return
+        sizes = [0] * frags
+        for name in weights:
+            sizes[P.fragment_of(name, frags)] += 1
+        if not all(sizes):
+            layers = len({P.fragment_of(n, 1 << 30) for n in weights} - {0}) + 1
+            raise JupiterError(
+                f"sync.fragments {frags} leaves a fragment empty: the model has about {layers} "
+                "layers to spread (layer i goes to fragment i mod F); lower sync.fragments"
+            )
 
     def initial_weights(self) -> Weights:
         from jupiter.cluster.island import canonical
@@ -224,26 +239,32 @@ class Coordinator:
                     name, {n: t.float() for n, t in tensors.items()}, float(info["tokens"])
                 )
             )
-        kept, rejected = check_contributions(contribs, rnd.weights)
-        sync = self.sync
+        sync, rounds = self.sync, int(self.plan["rounds"])
+        # the parameters this round syncs (a fragment of them with sync.fragments)
+        part = {n: rnd.weights[n] for n in P.synced_names(rnd.weights, sync, rnd.index, rounds)}
+        kept, rejected = check_contributions(contribs, part)
         lr, mu = (
-            (1.0, 0.0) if sync["outer"] == "average" else (sync["outer_lr"], sync["outer_momentum"])
+            (1.0, 0.0)
+            if sync["outer"] == "average"
+            else (P.outer_lr_at(sync, rnd.index, rounds), sync["outer_momentum"])
         )
+        weights, momentum = rnd.weights, rnd.momentum
         if kept:
             delta, agg_info = aggregate(
                 kept,
                 sync["aggregate"],
                 sync["trim_fraction"],
                 sync["byzantine"],
-                reference=rnd.weights,
+                reference=part,
             )
-            weights, momentum = outer_step(
-                rnd.weights, delta, rnd.momentum, lr, mu, nesterov=mu > 0
+            new_w, new_v = outer_step(
+                part, delta, {n: v for n, v in rnd.momentum.items() if n in part}, lr, mu, mu > 0
             )
+            weights, momentum = {**rnd.weights, **new_w}, {**rnd.momentum, **new_v}
         else:  # nothing usable came: the round changes nothing
             agg_info = {"method": sync["aggregate"], "used": [], "selected": []}
-            weights, momentum = rnd.weights, rnd.momentum
-        weights, change = self.quantized_change(rnd, weights)
+        agg_info["outer_lr"] = lr
+        weights, change = self.quantized_change(rnd, weights, list(part))
         agg_info["rejected"] = rejected
         last = {
             n: {**infos[n], "step_tokens": infos[n]["tokens"] / max(1, infos[n]["steps"])}
@@ -259,21 +280,36 @@ class Coordinator:
             change,
         )
         report = self.report_row(rnd, infos, rejected, agg_info, up)
+        report["synced"] = "all" if len(part) == len(rnd.weights) else len(part)
+        report["expected_digests"] = {
+            n: self.loaded_digest(rnd, int(i.get("loaded_round", -1))) for n, i in infos.items()
+        }
         return nxt, report
 
-    def quantized_change(self, rnd: Round, new: Weights) -> tuple[Weights, bytes | None]:
-        """With `sync.down_dtype` int8 / int4: the change from `rnd`'s weights to `new`
-        quantized, and the next global weights as those + that change, bit for bit what every
-        island holding `rnd`'s weights computes from the payload (the rounding is not
-        carried: the next round's pseudo-gradients are taken from these weights). Else
-        (new, None)."""
+    def loaded_digest(self, rnd: Round, loaded_round: int) -> str:
+        """The digest of what an island loaded at round rnd's start: every global weight
+        (loaded_round -1), or the part round `loaded_round` synced (sync.fragments)."""
+        if loaded_round < 0:
+            return rnd.digest
+        names = P.synced_names(rnd.weights, self.sync, loaded_round, int(self.plan["rounds"]))
+        return weights_digest({n: rnd.weights[n] for n in names})
+
+    def quantized_change(
+        self, rnd: Round, new: Weights, names: list[str] | None = None
+    ) -> tuple[Weights, bytes | None]:
+        """With `sync.down_dtype` int8 / int4, or with fragments: the change from `rnd`'s
+        weights to `new` over `names` (what the round synced), in that dtype, and the next
+        global weights as those + that change, bit for bit what every island holding `rnd`'s
+        weights computes from the payload (the rounding is not carried: the next round's
+        pseudo-gradients are taken from these weights). Else (new, None)."""
         down = self.sync.get("down_dtype", "fp32")
-        if down == "fp32":
+        names = list(new) if names is None else names
+        if down == "fp32" and len(names) == len(new):
             return new, None
         old = rnd.weights
-        blob = encode({n: new[n] - old[n] for n in new}, down, {"base_digest": rnd.digest})
+        blob = encode({n: new[n] - old[n] for n in names}, down, {"base_digest": rnd.digest})
         change = decode(blob, "the round's change")[0]
-        return {n: old[n] + change[n] for n in new}, blob
+        return {n: old[n] + change[n] if n in change else old[n] for n in new}, blob
 
     def report_row(
         self,

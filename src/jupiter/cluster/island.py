@@ -253,6 +253,10 @@ def run_rounds(
     marker = engine.run.out_dir / "round.json"  # the round the island's checkpoint is inside
     at = json.loads(marker.read_text()) if marker.is_file() else {"round": -1, "start": 0}
     last, t0 = int(at["round"]) - 1, time.perf_counter()
+    rounds = int(plan["rounds"])
+    # the last round the island trained through: its weights outside what that round synced
+    # are its own and go on; an island that was not in the last round loads every weight
+    trained = last
     # the global weights the island last loaded, and their digest; at a fresh start its own
     # weights, which are round 0's when it built them from the same base and seed
     held: Held | None = None
@@ -277,15 +281,22 @@ def run_rounds(
         weights, meta, fetched = fetch_global(store, rnd, held, latest)
         held = Held(weights, meta.get("digest", ""))
         start_step = int(at["start"]) if resumed else engine.step
+        # what the island takes of the global weights: all of them, or with sync.fragments
+        # the fragment the last round synced, when the island trained through that round
+        loaded = rnd - 1 if rnd > 0 and trained == rnd - 1 else -1
+        names = P.synced_names(weights, plan["sync"], loaded, rounds) if loaded >= 0 else []
+        take = {n: weights[n] for n in names} if loaded >= 0 else weights
         if not resumed:
-            engine.set_weights(weights)
+            engine.set_weights(take)
+        mine = engine.get_weights()
         info = {
             "island": spec.island,
             "round": rnd,
             "wait_s": wait_s,
-            "digest": "" if resumed else weights_digest(engine.get_weights()),
+            "digest": "" if resumed else weights_digest({n: mine[n] for n in take}),
             "global_digest": meta.get("digest", ""),
             "down_bytes": fetched,
+            "loaded_round": loaded,
         }
         if beat is not None:
             beat.info = {"round": rnd, "step": engine.step}
@@ -296,9 +307,10 @@ def run_rounds(
         )
         losses, train_s = train_round(engine, min(start_step + inner, engine.max_steps), marker, at)
         if engine.rank == 0 and losses:
-            publish(store, engine, weights, info, losses, train_s, plan["sync"]["dtype"])
+            part = P.synced_names(weights, plan["sync"], rnd, rounds)
+            publish(store, engine, {n: weights[n] for n in part}, info, losses, train_s, plan)
         save_island(engine, marker, {"round": rnd + 1, "start": engine.step})
-        last, t0 = rnd, time.perf_counter()
+        last, trained, t0 = rnd, rnd, time.perf_counter()
 
 
 @dataclass
@@ -328,8 +340,11 @@ def fetch_global(
     if held is not None and store.exists(key):
         blob = store.get(key)
         change, meta = decode(blob, key)
-        if meta.get("base_digest") == held.digest and change.keys() == held.weights.keys():
-            weights = {n: held.weights[n] + change[n] for n in change}
+        if meta.get("base_digest") == held.digest and change.keys() <= held.weights.keys():
+            weights = {  # a change of some weights (a fragment's) leaves the others as held
+                n: held.weights[n] + change[n] if n in change else held.weights[n].clone()
+                for n in held.weights
+            }
             if weights_digest(weights) == meta.get("digest"):
                 return weights, meta, len(blob)
         log(f"island: round {rnd}'s change does not apply to the weights held; reading them whole")
@@ -383,9 +398,11 @@ def publish(
     info: dict[str, Any],
     losses: list[float],
     train_s: float,
-    dtype: str,
+    plan: dict[str, Any],
 ) -> None:
-    """The pseudo-gradient (global − local), compressed, with the round's numbers."""
+    """The pseudo-gradient (global − local) of `weights` (what the round syncs),
+    compressed, with the round's numbers."""
+    dtype = plan["sync"]["dtype"]
     local = engine.get_weights()
     pg = {n: weights[n] - local[n] for n in weights}
     tokens = len(losses) * engine.step_tokens

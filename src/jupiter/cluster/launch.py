@@ -105,7 +105,13 @@ def run_plan(cr: ClusterRun) -> dict[str, Any]:
     steps = tp.max_steps
     if len(isls) == 1:  # one island: one round of plain data-parallel training, exact
         sync.update(
-            inner_steps=steps, outer="average", dtype="fp32", down_dtype="fp32", speed_aware=False
+            inner_steps=steps,
+            outer="average",
+            outer_lr_schedule="constant",
+            dtype="fp32",
+            down_dtype="fp32",
+            speed_aware=False,
+            fragments=1,
         )
     h = min(int(sync["inner_steps"]), steps)
     sync["inner_steps"] = h

@@ -60,6 +60,16 @@ class SyncConfig(Strict):
     outer: Literal["nesterov", "average"] = "nesterov"  # average = plain weight averaging
     outer_lr: float = Field(default=0.7, gt=0)  # the paper's values
     outer_momentum: float = Field(default=0.9, ge=0, lt=1)
+    # the outer lr over the rounds (outer: nesterov): constant, or from outer_lr down to
+    # outer_min_lr by the last round along a cosine or a line
+    outer_lr_schedule: Literal["constant", "cosine", "linear"] = "constant"
+    outer_min_lr: float = Field(default=0.0, ge=0)
+    # Streaming DiLoCo (Douillard et al. 2025): the model's layers in this many strided
+    # fragments (layer i in fragment i mod F; embeddings, final norm and head in fragment
+    # 0), one fragment synced a round, so each is synced every F x inner_steps steps, each
+    # round sends 1/F of the model, and the last round syncs them all; 1 = every parameter
+    # every round
+    fragments: int = Field(default=1, ge=1)
     aggregate: Literal["mean", "median", "trimmed_mean", "krum"] = "mean"  # mean: token-weighted
     trim_fraction: float = Field(default=0.25, ge=0, lt=0.5)  # cut from each end (trimmed_mean)
     byzantine: int = Field(default=1, ge=0)  # islands Krum tolerates
@@ -71,6 +81,20 @@ class SyncConfig(Strict):
     round_timeout_s: float = Field(default=1800, gt=0)  # an island later than this is skipped
     heartbeat_s: float = Field(default=5, gt=0)  # an island silent 3x this long is down
     speed_aware: bool = False  # faster islands run more inner steps per round
+
+    @model_validator(mode="after")
+    def _check_schedule(self) -> SyncConfig:
+        if self.outer_lr_schedule != "constant" and self.outer == "average":
+            raise ValueError(
+                f"sync.outer_lr_schedule {self.outer_lr_schedule} needs outer: nesterov "
+                "(averaging is an outer step of lr 1); drop the schedule or set outer: nesterov"
+            )
+        if self.outer_lr_schedule != "constant" and self.outer_min_lr > self.outer_lr:
+            raise ValueError(
+                f"sync.outer_min_lr {self.outer_min_lr} is above outer_lr {self.outer_lr}: "
+                "a schedule decays from outer_lr to outer_min_lr"
+            )
+        return self
 
 
 class ClusterConfig(Strict):
