@@ -21,6 +21,7 @@ report: pseudo-gradients up plus fp32 global weights down, every round.
 
     python benchmarks/quality/diloco.py [--steps 300] [--inner-steps 50] [--batch 16] [--quick]
         [--outer-lr 0.7] [--outer-momentum 0.9] [--alone]
+        [--outer-lr-schedule cosine --outer-min-lr 0] [--fragments F]
 
 `--alone` adds a reference row: one island alone (its shard, B/2 rows, S steps: half the
 tokens, nothing synced), to show what syncing the two islands buys.
@@ -360,8 +361,14 @@ def cluster_config(store: Path, a: argparse.Namespace, outer: str) -> ClusterCon
         "outer": outer,
         "outer_lr": a.outer_lr,
         "outer_momentum": a.outer_momentum,
+        **(
+            {"outer_lr_schedule": a.outer_lr_schedule, "outer_min_lr": a.outer_min_lr}
+            if outer == "nesterov"
+            else {}
+        ),
         "dtype": a.up_dtype,
         "down_dtype": a.down_dtype,
+        "fragments": a.fragments,
         "aggregate": "mean",
         "heartbeat_s": 1,
         "round_timeout_s": 600,
@@ -403,21 +410,31 @@ def run_islands(data: Data, a: argparse.Namespace, root: Path, outer: str) -> Re
     rows = read_report(workdir)
     up, down = sum(r["bytes_up"] for r in rows), sum(r["bytes_down"] for r in rows)
     curve = [start_loss(workdir), *(r["heldout_loss"] for r in rows)]
-    same = all(set(r["digests"].values()) == {r["global_digest"]} for r in rows)
+    # what each island loaded at a round's start (all the weights, or the fragment the last
+    # round synced) against the coordinator's own
+    same = all(
+        r["digests"] == r.get("expected_digests", dict.fromkeys(r["digests"], r["global_digest"]))
+        for r in rows
+    )
+    frag = f", {a.fragments} fragments (one a round, the last round all)" if a.fragments > 1 else ""
     notes = [
-        f"{len(rows)} rounds of H={a.inner_steps}; bytes up {up:,} ({a.up_dtype} pseudo-"
+        f"{len(rows)} rounds of H={a.inner_steps}{frag}; bytes up {up:,} ({a.up_dtype} pseudo-"
         f"gradients) + down {down:,} ({'fp32 global weights' if a.down_dtype == 'fp32' else a.down_dtype + ' changes of the global weights'}); the report's all-reduce equivalent "
         f"{sum(r['allreduce_bytes'] for r in rows):,.0f}",
         f"{stepping_rate(rows):,.0f} tokens/s while stepping (islands together); each island "
         f"waited {sum(sum(r['wait_s'].values()) for r in rows) / len(ISLANDS):.1f} s in all "
         "for the next round's weights",
-        "every round, both islands trained from the round's global weights byte for byte "
+        "every round, both islands trained from the round's global weights (or fragment) byte for byte "
         f"(report digests): {same}",
         "coordinator's own held-out loss (up to 256 rows), start then each round: "
         + " ".join(f"{x:.3f}" for x in curve if x is not None),
     ]
     tokens = sum(trained_tokens(workdir / name) for name in ISLANDS)
     name = f"DiLoCo {a.outer_lr:g}/{a.outer_momentum:g}" if outer == "nesterov" else "averaging"
+    if outer == "nesterov" and a.outer_lr_schedule != "constant":
+        name += f" ({a.outer_lr_schedule} to {a.outer_min_lr:g})"
+    if a.fragments > 1:
+        name = f"streaming {name}, F={a.fragments}"
     return Result(
         f"{name}, {a.backends.replace(',', '+')}",
         heldout_loss(result.model_dir, data.heldout),
@@ -561,6 +578,20 @@ def main() -> None:
     )
     ap.add_argument("--outer-lr", type=float, default=0.7, help="DiLoCo's (the paper's 0.7)")
     ap.add_argument("--outer-momentum", type=float, default=0.9, help="DiLoCo's (paper: 0.9)")
+    ap.add_argument(
+        "--outer-lr-schedule",
+        default="constant",
+        choices=["constant", "cosine", "linear"],
+        help="sync.outer_lr_schedule (nesterov): from --outer-lr down to --outer-min-lr",
+    )
+    ap.add_argument("--outer-min-lr", type=float, default=0.0, help="sync.outer_min_lr")
+    ap.add_argument(
+        "--fragments",
+        type=int,
+        default=1,
+        help="sync.fragments F (Streaming DiLoCo): one of F strided layer fragments synced a "
+        "round; give --inner-steps H/F to sync each fragment every H steps",
+    )
     ap.add_argument(
         "--up-dtype",
         default="bf16",
