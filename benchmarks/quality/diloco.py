@@ -419,7 +419,7 @@ def run_islands(data: Data, a: argparse.Namespace, root: Path, outer: str) -> Re
     frag = f", {a.fragments} fragments (one a round, the last round all)" if a.fragments > 1 else ""
     notes = [
         f"{len(rows)} rounds of H={a.inner_steps}{frag}; bytes up {up:,} ({a.up_dtype} pseudo-"
-        f"gradients) + down {down:,} ({'fp32 global weights' if a.down_dtype == 'fp32' else a.down_dtype + ' changes of the global weights'}); the report's all-reduce equivalent "
+        f"gradients) + down {down:,} ({'fp32 global weights' if a.down_dtype == 'fp32' and a.fragments == 1 else a.down_dtype + ' changes of the global weights'}); the report's all-reduce equivalent "
         f"{sum(r['allreduce_bytes'] for r in rows):,.0f}",
         f"{stepping_rate(rows):,.0f} tokens/s while stepping (islands together); each island "
         f"waited {sum(sum(r['wait_s'].values()) for r in rows) / len(ISLANDS):.1f} s in all "
