@@ -61,7 +61,8 @@ class SyncConfig(Strict):
     outer_lr: float = Field(default=0.7, gt=0)  # the paper's values
     outer_momentum: float = Field(default=0.9, ge=0, lt=1)
     # the outer lr over the rounds (outer: nesterov): constant, or from outer_lr down to
-    # outer_min_lr by the last round along a cosine or a line
+    # outer_min_lr by the last round along a cosine or a line (0 would discard the last
+    # round's inner steps: keep it above 0)
     outer_lr_schedule: Literal["constant", "cosine", "linear"] = "constant"
     outer_min_lr: float = Field(default=0.0, ge=0)
     # Streaming DiLoCo (Douillard et al. 2025): the model's layers in this many strided
