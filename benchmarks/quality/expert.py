@@ -436,6 +436,21 @@ def share_import(workdir: Path, name: str) -> None:
         shutil.copytree(done[0], target / done[0].name)
 
 
+def share_base_eval(workdir: Path, name: str, earlier: list[str]) -> None:
+    """The base model's figures from an earlier arm of the same domain copied into this
+    arm's workspace: the same base, documents and exams, so the same figures (the eval reuses
+    them only when their items, exams and settings are this arm's: untrained_report)."""
+    import shutil
+
+    target = workdir / "runs" / name / "untrained_eval.json"
+    for other in earlier:
+        cached = workdir / "runs" / other / "untrained_eval.json"
+        if cached.is_file() and not target.exists():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(cached, target)
+            return
+
+
 def student_items(workdir: Path, name: str) -> dict[str, Any] | None:
     """The cycle-1 student's per-item scores (both exams) of an arm's workspace."""
     path = workdir / "runs" / name / "cycles" / "cycle-001" / "eval_items.json"
@@ -487,8 +502,10 @@ def run_ablation(
                 print(f"{domain}: its documentation is not on this machine: skipped")
                 break
             name = yaml.safe_load(path.read_text())["name"]
+            earlier = list(names.values())
             name = names[arm] = name + ("-quick" if quick else "")
             share_import(workdir, name)
+            share_base_eval(workdir, name, earlier)
             got = run_domain(path, workdir, quick=quick)
             rows.append(arm_row(name, got["cycles"][0]["eval"]) | {"seconds": got["seconds"]})
         if "baseline" in names:  # each arm against the recipe-less one, paired by item
