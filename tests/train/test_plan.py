@@ -277,3 +277,19 @@ def test_a_plain_train_does_not_read_cluster_yaml(
     assert trainrun.run_training(ws, 1, run) == "done" and ran == [run]
     assert trainrun.node_memory_gb() is None and trainrun.local_engine() == "torch"
     assert opened == []
+
+
+def test_more_fragments_than_rounds_is_refused(tmp_path: Path) -> None:
+    from jupiter.errors import JupiterError
+
+    tok = tmp_path / "tok"
+    train_tokenizer(["some text for a tokenizer"] * 20, 80, tok)
+    cfg = TrainConfig(max_steps=20, micro_batch_size=4, resume="never", metrics=[])
+    run = TrainRun(dataset(400), cfg, tmp_path / "run", tok, model_config=tiny(), progress=False)
+    cluster = two_islands(tmp_path / "sync")
+    cluster = cluster.model_copy(update={"sync": cluster.sync.model_copy(update={"fragments": 5})})
+    cr = ClusterRun(run, cluster, str(tmp_path / "sync"), tmp_path / "w")
+    with pytest.raises(JupiterError, match="sync.fragments 5 is more than the run's 4 rounds"):
+        run_plan(cr)
+    ok = cluster.model_copy(update={"sync": cluster.sync.model_copy(update={"fragments": 4})})
+    assert run_plan(ClusterRun(run, ok, str(tmp_path / "sync"), tmp_path / "w"))["rounds"] == 4

@@ -42,8 +42,15 @@ def cluster_plan(
         if sync.outer == "average"
         else f"Nesterov lr {sync.outer_lr} momentum {sync.outer_momentum}"
     )
+    if sync.outer == "nesterov" and sync.outer_lr_schedule != "constant":
+        outer += f" ({sync.outer_lr_schedule} to {sync.outer_min_lr})"
+    frags = (
+        f", {sync.fragments} fragments of the layers synced in turn (Streaming DiLoCo)"
+        if sync.fragments > 1
+        else ""
+    )
     console.print(
-        f"outer loop: {sync.inner_steps} inner steps a round, {sync.aggregate} of the "
+        f"outer loop: {sync.inner_steps} inner steps a round{frags}, {sync.aggregate} of the "
         f"pseudo-gradients ({sync.dtype}), {outer}; store: {sync.store or '<run>/sync'}"
     )
     for line in cluster_launch_lines(domain, quick, cluster):

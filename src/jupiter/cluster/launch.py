@@ -116,6 +116,12 @@ def run_plan(cr: ClusterRun) -> dict[str, Any]:
     h = min(int(sync["inner_steps"]), steps)
     sync["inner_steps"] = h
     rounds = math.ceil(steps / h)
+    if int(sync["fragments"]) > rounds:
+        raise JupiterError(
+            f"sync.fragments {sync['fragments']} is more than the run's {rounds} rounds "
+            f"({steps} steps, {h} a round): some fragments would be synced only at the end; "
+            "lower sync.fragments or sync.inner_steps"
+        )
     cap = 4 if sync["speed_aware"] else 1  # speed-aware islands may run up to 4H a round
     return {
         "fingerprint": fingerprint(cr.run),
