@@ -368,10 +368,13 @@ def arm_yaml(
         if exam.is_file():
             cfg["eval"]["user_exam_path"] = str(exam)
     # every arm starts from no ingredient (the real-model YAML ships the recipe): baseline
-    # is plain SFT on the generator's Q&A and the raw text, and each arm adds its own
+    # is plain SFT on the generator's Q&A and the raw text, and each arm adds its own. The
+    # ingredients are written off, not left out: a pretrained base fills the train keys a
+    # YAML leaves out with the fine-tuning defaults, the recipe among them
     for train in (cfg["train"], cfg.get("quick", {}).get("train", {})):
         for key in INGREDIENTS:
             train.pop(key, None)
+    cfg["train"] |= {"knowledge": {}, "replay": {}, "objective": "sft"}
     cfg.get("promotion", {}).pop("candidate", None)
     cfg.get("generator", {}).pop("raft", None)
     for section, over in ARMS[arm].items():

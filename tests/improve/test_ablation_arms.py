@@ -1,0 +1,48 @@
+"""The expert benchmark's ablation arms (benchmarks/quality/expert.py): each arm's domain
+YAML, loaded as `jupiter start --quick` loads it, trains with its own ingredients and no
+other: the fine-tuning defaults of a pretrained base (the knowledge recipe, KL replay) must
+not slip into the baseline through the keys an arm leaves out."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from jupiter.config import load_domain
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def expert() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "expert_bench", ROOT / "benchmarks" / "quality" / "expert.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["expert_bench"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("arm", ["baseline", "phrasings", "replay", "distill", "recipe2", "all"])
+def test_each_arm_trains_its_own_ingredients_alone(
+    expert: ModuleType, arm: str, tmp_path: Path
+) -> None:
+    path = expert.arm_yaml("python", arm, tmp_path, 30)
+    cfg = load_domain(str(path), quick=True)
+    t = cfg.train
+    over = expert.ARMS[arm].get("train", {})
+    knowledge = over.get("knowledge", {})
+    for key in ("phrasings", "reverse", "permuted_copies", "sentences"):
+        assert getattr(t.knowledge, key) == knowledge.get(key, 0), (arm, key)
+    assert t.knowledge.usage == knowledge.get("usage", False)
+    assert t.replay.fraction == over.get("replay", {}).get("fraction", 0.0)
+    assert t.objective == over.get("objective", "sft")
+    assert t.max_steps == 30 and cfg.cycles == 1 and cfg.name == f"python-gemma-{arm}"
+    assert not {"knowledge", "replay"} & set(cfg.finetune_defaulted)
+    assert cfg.model.base  # the arms fine-tune the real base: the defaults would apply
