@@ -505,9 +505,9 @@ def run_ablation(
                 print(f"{domain}: its documentation is not on this machine: skipped")
                 break
             name = yaml.safe_load(path.read_text())["name"]
+            share_import(workdir, name)  # the model store is the domain's, quick or not
             earlier = list(names.values())
             name = names[arm] = name + ("-quick" if quick else "")
-            share_import(workdir, name)
             share_base_eval(workdir, name, earlier)
             got = run_domain(path, workdir, quick=quick)
             rows.append(arm_row(name, got["cycles"][0]["eval"]) | {"seconds": got["seconds"]})
