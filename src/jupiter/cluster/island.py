@@ -284,16 +284,21 @@ def run_rounds(
         # what the island takes of the global weights: all of them, or with sync.fragments
         # the fragment the last round synced, when the island trained through that round
         loaded = rnd - 1 if rnd > 0 and trained == rnd - 1 else -1
-        names = P.synced_names(weights, plan["sync"], loaded, rounds) if loaded >= 0 else []
-        take = {n: weights[n] for n in names} if loaded >= 0 else weights
+        take = (
+            weights
+            if loaded < 0
+            else {n: weights[n] for n in P.synced_names(weights, plan["sync"], loaded, rounds)}
+        )
+        digest = ""
         if not resumed:
             engine.set_weights(take)
-        mine = engine.get_weights()
+            mine = engine.get_weights()
+            digest = weights_digest({n: mine[n] for n in take})
         info = {
             "island": spec.island,
             "round": rnd,
             "wait_s": wait_s,
-            "digest": "" if resumed else weights_digest({n: mine[n] for n in take}),
+            "digest": digest,
             "global_digest": meta.get("digest", ""),
             "down_bytes": fetched,
             "loaded_round": loaded,
@@ -308,7 +313,15 @@ def run_rounds(
         losses, train_s = train_round(engine, min(start_step + inner, engine.max_steps), marker, at)
         if engine.rank == 0 and losses:
             part = P.synced_names(weights, plan["sync"], rnd, rounds)
-            publish(store, engine, {n: weights[n] for n in part}, info, losses, train_s, plan)
+            publish(
+                store,
+                engine,
+                {n: weights[n] for n in part},
+                info,
+                losses,
+                train_s,
+                plan["sync"]["dtype"],
+            )
         save_island(engine, marker, {"round": rnd + 1, "start": engine.step})
         last, trained, t0 = rnd, rnd, time.perf_counter()
 
@@ -398,11 +411,10 @@ def publish(
     info: dict[str, Any],
     losses: list[float],
     train_s: float,
-    plan: dict[str, Any],
+    dtype: str,
 ) -> None:
     """The pseudo-gradient (global − local) of `weights` (what the round syncs),
     compressed, with the round's numbers."""
-    dtype = plan["sync"]["dtype"]
     local = engine.get_weights()
     pg = {n: weights[n] - local[n] for n in weights}
     tokens = len(losses) * engine.step_tokens
