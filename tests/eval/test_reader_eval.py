@@ -40,6 +40,7 @@ def test_the_reader_is_scored_judged_and_promoted_as_a_generator(
     ws = Workspace(load_domain(str(tmp_path / "t.yaml")), console=Console(file=io.StringIO()))
     written = json.loads((ws.cycle_dir(1) / "eval.json").read_text())
     assert "item_scores" not in written["student+retriever"]
+    assert list(written["student"]["phase_seconds"])[-1] == "with_retriever"
     ws.store.mark_stage(1, "eval", ev)
     info = decide_stage(ws, 1)  # margin -1: promoted whatever the tiny models scored
     assert info["promoted"] and info["candidate"] == "student+retriever"

@@ -214,6 +214,12 @@ def test_eval_stage_scores_both_exams_side_by_side(
     written = json.loads((cycle / "eval.json").read_text())
     assert written["student"]["user_exam"]["n_mc"] == 2
     assert "item_scores" not in written["student"]["user_exam"]
+    # where the eval's time went, phase by phase, and the generator's own seconds
+    phases = written["student"]["phase_seconds"]
+    assert list(phases) == ["load", "own_exam", "user_exam", "bpb"]
+    assert all(v >= 0 for v in phases.values())
+    assert sum(phases.values()) <= written["student"]["seconds"] + 0.5
+    assert written["generator"]["seconds"] >= 0
     scores = json.loads((cycle / "eval_items.json").read_text())
     assert set(scores["student"]["user_exam"]["item_scores"]["mc_accuracy"]) == {"u1", "u2"}
     out = ws.console.file.getvalue()  # type: ignore[attr-defined]

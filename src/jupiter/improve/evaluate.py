@@ -92,23 +92,44 @@ def evaluate_model(
     from jupiter.models.memory import release_heap
 
     t0 = time.perf_counter()
+    clock = PhaseClock()
     gen = load_model(ws, model_dir, name)
+    clock.done("load")
     if ws.cfg.eval.open_book:
         warn_cut_prompts(ws, gen, name, open_book(ws, items, mc)[0])
     report = answer_with_progress(ws, gen, f"eval {name}", items, mc)
+    clock.done("own_exam")
     report.update(sit_user_exam(ws, gen, name, user))
+    clock.done("user_exam")
     report.update(model_bpb(ws, gen, name))
+    clock.done("bpb")
     report.update(
         dtype=gen.dtype,
         path=str(model_dir),
         open_book=ws.cfg.eval.open_book,
         seconds=round(time.perf_counter() - t0, 1),
+        phase_seconds=clock.phases,
     )
     if reader:
         report["with_retriever"] = read_with_retriever(ws, gen, items, mc, user, report)
+        clock.done("with_retriever")  # the model's own seconds above leave this out
     del gen
     release_heap()  # the next model of the eval loads into the memory this one freed
     return report
+
+
+class PhaseClock:
+    """Seconds of each phase of one model's eval, in order (the report's phase_seconds):
+    where the eval stage's time goes, measured rather than guessed."""
+
+    def __init__(self) -> None:
+        self.phases: dict[str, float] = {}
+        self._t = time.perf_counter()
+
+    def done(self, phase: str) -> None:
+        now = time.perf_counter()
+        self.phases[phase] = round(now - self._t, 1)
+        self._t = now
 
 
 def warn_cut_prompts(ws: Workspace, gen: Any, name: str, items: list[Any]) -> int:
@@ -303,7 +324,9 @@ def eval_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
     reading = ws.cfg.promotion.candidate == "student+retriever"
     name = "student:" + student_id(cycle).split(":")[1]
     student = evaluate_model(ws, student_dir, name, items, mc, user, reader=reading)
+    t0 = time.perf_counter()
     generator = evaluate_generator(ws, items, mc, user)
+    generator.setdefault("seconds", round(time.perf_counter() - t0, 1))
     models = {"untrained": untrained, "student": student, "generator": generator}
     if reading:
         models["student+retriever"] = student.pop("with_retriever") | {"model": f"{name}{SUFFIX}"}
