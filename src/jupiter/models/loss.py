@@ -140,6 +140,34 @@ class _FusedLinearCE(torch.autograd.Function):
         return dh, dw, None, None, None, None, None
 
 
+@torch.no_grad()
+def position_nll(
+    hidden: torch.Tensor,
+    weight: torch.Tensor,
+    labels: torch.Tensor,
+    softcap: float | None = None,
+    compute_dtype: torch.dtype | None = None,
+) -> torch.Tensor:
+    """-log softmax(cap(h W^T))[y] (fp32) of each of `hidden`'s (n, D) rows against its
+    label in `labels` (n,), no IGNORE among them: fused_linear_ce's arithmetic, chunk by
+    chunk, without gradients and kept per row (scoring sums them per choice or text)."""
+    dtype = compute_dtype or weight.dtype
+    w = weight.to(dtype)
+    out = torch.empty(labels.shape[0], dtype=torch.float32, device=hidden.device)
+    step = chunk_rows(weight.shape[0], hidden.device.type)
+    with torch.autocast(hidden.device.type, enabled=False):
+        for start in range(0, labels.shape[0], step):
+            h = hidden[start : start + step].to(dtype)
+            z = (h @ w.t()).float()
+            if softcap is not None:
+                z = torch.tanh(z / softcap) * softcap
+            y = labels[start : start + step]
+            z.sub_(z.amax(dim=1, keepdim=True))
+            target = z.gather(1, y[:, None]).squeeze(1)
+            out[start : start + step] = z.exp_().sum(dim=1).log_() - target
+    return out
+
+
 def fused_linear_ce(
     hidden: torch.Tensor,
     weight: torch.Tensor,
