@@ -153,18 +153,28 @@ def position_nll(
     chunk, without gradients and kept per row (scoring sums them per choice or text)."""
     dtype = compute_dtype or weight.dtype
     w = weight.to(dtype)
-    out = torch.empty(labels.shape[0], dtype=torch.float32, device=hidden.device)
-    step = chunk_rows(weight.shape[0], hidden.device.type)
-    with torch.autocast(hidden.device.type, enabled=False):
-        for start in range(0, labels.shape[0], step):
+    dev, total = hidden.device, labels.shape[0]
+    out = torch.empty(total, dtype=torch.float32, device=dev)
+    step = chunk_rows(weight.shape[0], dev.type)
+    # one chunk's logits made once and reused, as in fused_linear_ce (page faults)
+    shape = (min(step, total), weight.shape[0])
+    logits = torch.empty(shape, dtype=torch.float32, device=dev)
+    low = None if dtype == torch.float32 else torch.empty(shape, dtype=dtype, device=dev)
+    with torch.autocast(dev.type, enabled=False):
+        for start in range(0, total, step):
             h = hidden[start : start + step].to(dtype)
-            z = (h @ w.t()).float()
+            n = h.shape[0]
+            z = logits[:n]
+            if low is None:
+                torch.mm(h, w.t(), out=z)
+            else:
+                torch.mm(h, w.t(), out=low[:n])
+                z.copy_(low[:n])
             if softcap is not None:
-                z = torch.tanh(z / softcap) * softcap
-            y = labels[start : start + step]
+                z.div_(softcap).tanh_().mul_(softcap)
             z.sub_(z.amax(dim=1, keepdim=True))
-            target = z.gather(1, y[:, None]).squeeze(1)
-            out[start : start + step] = z.exp_().sum(dim=1).log_() - target
+            target = z.gather(1, labels[start : start + n, None]).squeeze(1)
+            out[start : start + n] = z.exp_().sum(dim=1).log_() - target
     return out
 
 
