@@ -71,3 +71,22 @@ def test_shared_prefix_nll_equals_whole_rows(
             # fp32 both ways: the summed nats agree to 1e-4 relative
             assert got.tolist() == pytest.approx(want, rel=1e-4, abs=1e-4), (path.name, length)
     assert shared_prefix_nll(model, [5], [[6, 7]], pad_id=0) is None  # nothing to share
+
+
+def test_position_nll_is_the_fused_loss_kept_per_position() -> None:
+    from jupiter.models.loss import fused_linear_ce, position_nll
+
+    torch.manual_seed(3)
+    hidden, weight = torch.randn(37, 16), torch.randn(300, 16)
+    labels = torch.randint(0, 300, (37,))
+    for cap in (None, 5.0):
+        for dtype in (torch.float32, torch.bfloat16):
+            got = position_nll(hidden, weight, labels, cap, dtype)
+            want = fused_linear_ce(hidden, weight, labels, cap, compute_dtype=dtype)
+            assert got.shape == (37,) and got.dtype == torch.float32
+            assert float(got.sum()) == pytest.approx(float(want), rel=1e-5), (cap, dtype)
+            one = position_nll(hidden[5:6], weight, labels[5:6], cap, dtype)
+            assert float(one[0]) == pytest.approx(float(got[5]), rel=1e-5, abs=1e-5)
+    logits = hidden @ weight.t()
+    ref = F.cross_entropy(logits, labels, reduction="none")
+    assert torch.allclose(position_nll(hidden, weight, labels), ref, rtol=1e-5, atol=1e-5)

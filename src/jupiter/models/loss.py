@@ -140,6 +140,44 @@ class _FusedLinearCE(torch.autograd.Function):
         return dh, dw, None, None, None, None, None
 
 
+@torch.no_grad()
+def position_nll(
+    hidden: torch.Tensor,
+    weight: torch.Tensor,
+    labels: torch.Tensor,
+    softcap: float | None = None,
+    compute_dtype: torch.dtype | None = None,
+) -> torch.Tensor:
+    """-log softmax(cap(h W^T))[y] (fp32) of each of `hidden`'s (n, D) rows against its
+    label in `labels` (n,), no IGNORE among them: fused_linear_ce's arithmetic, chunk by
+    chunk, without gradients and kept per row (scoring sums them per choice or text)."""
+    dtype = compute_dtype or weight.dtype
+    w = weight.to(dtype)
+    dev, total = hidden.device, labels.shape[0]
+    out = torch.empty(total, dtype=torch.float32, device=dev)
+    step = chunk_rows(weight.shape[0], dev.type)
+    # one chunk's logits made once and reused, as in fused_linear_ce (page faults)
+    shape = (min(step, total), weight.shape[0])
+    logits = torch.empty(shape, dtype=torch.float32, device=dev)
+    low = None if dtype == torch.float32 else torch.empty(shape, dtype=dtype, device=dev)
+    with torch.autocast(dev.type, enabled=False):
+        for start in range(0, total, step):
+            h = hidden[start : start + step].to(dtype)
+            n = h.shape[0]
+            z = logits[:n]
+            if low is None:
+                torch.mm(h, w.t(), out=z)
+            else:
+                torch.mm(h, w.t(), out=low[:n])
+                z.copy_(low[:n])
+            if softcap is not None:
+                z.div_(softcap).tanh_().mul_(softcap)
+            z.sub_(z.amax(dim=1, keepdim=True))
+            target = z.gather(1, labels[start : start + n, None]).squeeze(1)
+            out[start : start + n] = z.exp_().sum(dim=1).log_() - target
+    return out
+
+
 def fused_linear_ce(
     hidden: torch.Tensor,
     weight: torch.Tensor,

@@ -8,11 +8,19 @@ hidden states chunk by chunk instead, over the scored positions only.
 
 from __future__ import annotations
 
+import weakref
+from typing import Any
+
 import torch
 import torch.nn.functional as F
 
 from jupiter.data.chat import IGNORE
-from jupiter.models.loss import fused_linear_ce, head_of
+from jupiter.models.loss import head_of, position_nll
+
+# models whose final hidden states were checked to be the head's input (their logits come
+# out of them): later forwards ask for no logits at all, since one row of logits over a
+# 262k vocabulary reads the whole head, as much memory traffic as scoring a choice
+_CHECKED: weakref.WeakKeyDictionary[torch.nn.Module, bool] = weakref.WeakKeyDictionary()
 
 
 def _plain_nll(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
@@ -35,6 +43,39 @@ def last_logits_match(
     return mine.shape == theirs.shape and float((mine - theirs).abs().max() / scale) < 2e-2
 
 
+def checked_forward(
+    model: torch.nn.Module, weight: torch.Tensor, cap: float | None, **inputs: Any
+) -> tuple[bool, Any]:
+    """(whether the model's final hidden states give its logits, the forward's output with
+    its hidden states). Checked on one position's logits the first time for each model;
+    once it holds, the forward computes no logits."""
+    from jupiter.train.loss import no_logits
+
+    known = _CHECKED.get(model)
+    keep = no_logits(inputs["input_ids"]) if known else 1
+    out = model(**inputs, output_hidden_states=True, logits_to_keep=keep)
+    if known is None:
+        known = _CHECKED[model] = last_logits_match(out.hidden_states[-1], out.logits, weight, cap)
+    return known, out
+
+
+def rows_nll(
+    hidden: torch.Tensor, weight: torch.Tensor, targets: torch.Tensor, cap: float | None
+) -> torch.Tensor:
+    """Summed NLL (nats, fp32) of each row's targets from final hidden states (B, L, D),
+    `targets` (B, L) with IGNORE where nothing is scored: every row's scored positions in
+    one pass over the head, so a batch of short continuations reads it once, not per row."""
+    dtype = weight.dtype if weight.dtype != torch.float16 else torch.float32
+    flat = targets.reshape(-1).to(hidden.device)
+    where = (flat != IGNORE).nonzero().squeeze(1)
+    out = torch.zeros(targets.shape[0], dtype=torch.float32, device=hidden.device)
+    if where.numel():
+        h = hidden.reshape(-1, hidden.shape[-1]).index_select(0, where)
+        nll = position_nll(h, weight, flat.index_select(0, where), cap, dtype)
+        out.index_add_(0, torch.div(where, targets.shape[1], rounding_mode="floor"), nll)
+    return out
+
+
 @torch.no_grad()
 def target_nll(
     model: torch.nn.Module,
@@ -49,17 +90,10 @@ def target_nll(
     if head is None:
         return _plain_nll(model(**kwargs).logits, targets)
     weight, cap = head
-    # one position's logits, to check that the hidden states are the head's input
-    out = model(**kwargs, output_hidden_states=True, logits_to_keep=1)
-    hidden = out.hidden_states[-1]
-    if not last_logits_match(hidden, out.logits, weight, cap):
+    fusable, out = checked_forward(model, weight, cap, **kwargs)
+    if not fusable:
         return _plain_nll(model(**kwargs).logits, targets)
-    dtype = weight.dtype if weight.dtype != torch.float16 else torch.float32
-    rows = [
-        fused_linear_ce(hidden[r], weight, targets[r], cap, compute_dtype=dtype)
-        for r in range(targets.shape[0])
-    ]
-    return torch.stack(rows)
+    return rows_nll(out.hidden_states[-1], weight, targets, cap)
 
 
 @torch.no_grad()
@@ -80,7 +114,12 @@ def shared_prefix_nll(
         return None
     weight, cap = head
     dev = weight.device
-    pre = model(input_ids=torch.tensor([prompt[:-1]], device=dev), use_cache=True, logits_to_keep=1)
+    if _CHECKED.get(model) is False:
+        return None
+    from jupiter.train.loss import no_logits
+
+    pre_ids = torch.tensor([prompt[:-1]], device=dev)  # for the cache alone: no logits
+    pre = model(input_ids=pre_ids, use_cache=True, logits_to_keep=no_logits(pre_ids))
     cache = getattr(pre, "cache", None) or getattr(pre, "past_key_values", None)
     if cache is None or not hasattr(cache, "batch_repeat_interleave"):
         return None
@@ -95,24 +134,18 @@ def shared_prefix_nll(
         mask[r, done : done + 1 + len(cont)] = 1
         if cont:  # position p predicts the token at p + 1
             targets[r, : len(cont)] = torch.tensor(cont, dtype=torch.long)
-    out = model(
+    fusable, out = checked_forward(
+        model,
+        weight,
+        cap,
         input_ids=ids.to(dev),
         attention_mask=mask.to(dev),
         **{_cache_kwarg(model): cache},
         use_cache=True,
-        output_hidden_states=True,
-        logits_to_keep=1,
     )
-    hidden = out.hidden_states[-1]
-    if not last_logits_match(hidden, out.logits, weight, cap):
+    if not fusable:
         return None
-    dtype = weight.dtype if weight.dtype != torch.float16 else torch.float32
-    return torch.stack(
-        [
-            fused_linear_ce(hidden[r], weight, targets[r].to(dev), cap, compute_dtype=dtype)
-            for r in range(k)
-        ]
-    )
+    return rows_nll(out.hidden_states[-1], weight, targets, cap)
 
 
 def _cache_kwarg(model: torch.nn.Module) -> str:
