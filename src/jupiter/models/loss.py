@@ -51,6 +51,31 @@ def chunk_rows(vocab: int, device_type: str = "cpu") -> int:
     return max(16, elements // max(1, vocab))
 
 
+def chunk_buffers(
+    shape: tuple[int, int], compute_dtype: torch.dtype, device: torch.device
+) -> tuple[torch.Tensor, torch.Tensor | None]:
+    """One chunk's logits in fp32, and in the compute dtype when that is lower: made once
+    per call and reused by every chunk."""
+    logits = torch.empty(shape, dtype=torch.float32, device=device)
+    if compute_dtype == torch.float32:
+        return logits, None
+    return logits, torch.empty(shape, dtype=compute_dtype, device=device)
+
+
+def project(
+    h: torch.Tensor, w: torch.Tensor, logits: torch.Tensor, low: torch.Tensor | None
+) -> torch.Tensor:
+    """h @ w.T in the compute dtype, into the first rows of the fp32 buffer `logits`."""
+    n = h.shape[0]
+    z = logits[:n]
+    if low is None:
+        torch.mm(h, w.t(), out=z)
+    else:
+        torch.mm(h, w.t(), out=low[:n])
+        z.copy_(low[:n])
+    return z
+
+
 class _FusedLinearCE(torch.autograd.Function):
     """sum over target rows of -log softmax(cap(h W^T) + bias)[y], with the gradients made
     in forward; rows whose label is IGNORE are skipped entirely. `bias` (one per output, or
@@ -81,12 +106,7 @@ class _FusedLinearCE(torch.autograd.Function):
         # fills it (glibc maps every block over 32 MiB anew and returns it on free)
         shape = (min(step, rows.numel()), weight.shape[0])
         dev = hidden.device
-        logits = torch.empty(shape, dtype=torch.float32, device=dev)
-        low = (
-            None
-            if compute_dtype == torch.float32
-            else torch.empty(shape, dtype=compute_dtype, device=dev)
-        )
+        logits, low = chunk_buffers(shape, compute_dtype, dev)
         capped = (
             torch.empty(shape, dtype=torch.float32, device=dev) if softcap is not None else None
         )
@@ -96,12 +116,7 @@ class _FusedLinearCE(torch.autograd.Function):
                 n = idx.numel()
                 h = flat_h.index_select(0, idx).to(compute_dtype)
                 y = flat_y.index_select(0, idx)
-                z = logits[:n]
-                if low is None:
-                    torch.mm(h, w.t(), out=z)
-                else:
-                    torch.mm(h, w.t(), out=low[:n])
-                    z.copy_(low[:n])
+                z = project(h, w, logits, low)
                 if capped is not None and softcap is not None:
                     t = capped[:n]
                     torch.tanh(z.div_(softcap), out=t)
@@ -157,19 +172,12 @@ def position_nll(
     out = torch.empty(total, dtype=torch.float32, device=dev)
     step = chunk_rows(weight.shape[0], dev.type)
     # one chunk's logits made once and reused, as in fused_linear_ce (page faults)
-    shape = (min(step, total), weight.shape[0])
-    logits = torch.empty(shape, dtype=torch.float32, device=dev)
-    low = None if dtype == torch.float32 else torch.empty(shape, dtype=dtype, device=dev)
+    logits, low = chunk_buffers((min(step, total), weight.shape[0]), dtype, dev)
     with torch.autocast(dev.type, enabled=False):
         for start in range(0, total, step):
             h = hidden[start : start + step].to(dtype)
             n = h.shape[0]
-            z = logits[:n]
-            if low is None:
-                torch.mm(h, w.t(), out=z)
-            else:
-                torch.mm(h, w.t(), out=low[:n])
-                z.copy_(low[:n])
+            z = project(h, w, logits, low)
             if softcap is not None:
                 z.div_(softcap).tanh_().mul_(softcap)
             z.sub_(z.amax(dim=1, keepdim=True))
