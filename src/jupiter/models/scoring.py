@@ -15,7 +15,7 @@ import torch
 import torch.nn.functional as F
 
 from jupiter.data.chat import IGNORE
-from jupiter.models.loss import head_of, position_nll
+from jupiter.models.loss import head_of, no_logits, position_nll
 
 # models whose final hidden states were checked to be the head's input (their logits come
 # out of them): later forwards ask for no logits at all, since one row of logits over a
@@ -49,8 +49,6 @@ def checked_forward(
     """(whether the model's final hidden states give its logits, the forward's output with
     its hidden states). Checked on one position's logits the first time for each model;
     once it holds, the forward computes no logits."""
-    from jupiter.train.loss import no_logits
-
     known = _CHECKED.get(model)
     keep = no_logits(inputs["input_ids"]) if known else 1
     out = model(**inputs, output_hidden_states=True, logits_to_keep=keep)
@@ -116,8 +114,6 @@ def shared_prefix_nll(
     dev = weight.device
     if _CHECKED.get(model) is False:
         return None
-    from jupiter.train.loss import no_logits
-
     pre_ids = torch.tensor([prompt[:-1]], device=dev)  # for the cache alone: no logits
     pre = model(input_ids=pre_ids, use_cache=True, logits_to_keep=no_logits(pre_ids))
     cache = getattr(pre, "cache", None) or getattr(pre, "past_key_values", None)

@@ -46,9 +46,9 @@ from jupiter.config import TrainConfig
 from jupiter.data.dataset import Batch, PackedDataset
 from jupiter.data.distill import DistillBatch, DistillData
 from jupiter.errors import JupiterError
+from jupiter.models.loss import logits_at, no_logits
 from jupiter.train import dist
 from jupiter.train.dist import Dist
-from jupiter.train.loss import logits_at, no_logits
 from jupiter.train.setup import autocast_dtype
 
 # Steps whose teacher forward is timed apart (CUDA synchronised around it), after the first

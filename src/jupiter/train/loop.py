@@ -35,11 +35,11 @@ from jupiter.data.chat import IGNORE
 from jupiter.data.dataset import Batch, PackedDataset
 from jupiter.data.distill import DistillData
 from jupiter.errors import JupiterError
-from jupiter.models.loss import Kernel, fused_linear_ce, head_of, require_liger
+from jupiter.models.loss import Kernel, fused_linear_ce, head_of, no_logits, require_liger
 from jupiter.train import dist
 from jupiter.train.dist import Dist
 from jupiter.train.distill import Distiller
-from jupiter.train.loss import CorpusVocab, no_logits
+from jupiter.train.loss import CorpusVocab
 from jupiter.train.norm import fuse_rms_norms
 from jupiter.train.plan import Overrides
 from jupiter.train.schedule import lr_at

@@ -1,10 +1,9 @@
 """The parts of the training loss above the fused kernel (models/loss.py, which scoring uses
-too): train.vocab corpus's sampled softmax, and the `logits_to_keep` the training forward
-passes so the model makes no logits the loss does not need."""
+too, with the `logits_to_keep` helpers that spare the forward the logits nobody reads):
+train.vocab corpus's sampled softmax."""
 
 from __future__ import annotations
 
-import functools
 import math
 from typing import Any
 
@@ -78,28 +77,3 @@ class CorpusVocab:
             f"training data ({share:.1%} of {self.vocab_size:,}) and {self.drawn:,} others "
             "drawn afresh each micro-batch; held-out loss and eval use them all"
         )
-
-
-@functools.lru_cache(maxsize=1)
-def _mask_keep() -> bool:
-    """transformers 5 takes a boolean (batch, seq) mask as logits_to_keep."""
-    import transformers.modeling_utils as mu
-
-    return hasattr(mu, "slice_logits_to_keep")
-
-
-def logits_at(mask: torch.Tensor) -> int | torch.Tensor:
-    """A `logits_to_keep` for the True positions of a (batch, seq) mask: the mask itself
-    where transformers takes one (logits of those positions only, flattened), else 0 (all
-    of them: pick them with `mask` afterwards)."""
-    return mask if _mask_keep() else 0
-
-
-def no_logits(labels: torch.Tensor) -> int | torch.Tensor:
-    """A `logits_to_keep` that makes the model compute no logits: an all-False mask where
-    transformers takes one; else the last position (an int 0 would mean all of them).
-    Even that one row is costly under autograd: a (B, 1, D) input that needs grad is not
-    folded into one matmul, and the (V, D) head weight is copied once per row."""
-    if _mask_keep():
-        return torch.zeros(labels.shape, dtype=torch.bool, device=labels.device)
-    return 1
