@@ -185,7 +185,9 @@ def vs_previous_student(ws: Path, cycle: int) -> dict[str, Any]:
     return comp
 
 
-def run_domain(yaml_path: Path, workdir: Path, quick: bool) -> dict[str, Any]:
+def run_domain(yaml_path: Path, workdir: Path, quick: bool, reuse: bool = False) -> dict[str, Any]:
+    """`jupiter start` on one YAML; with `reuse`, a workspace whose first cycle was already
+    evaluated is read instead (an ablation resumed with more arms)."""
     name = yaml.safe_load(yaml_path.read_text())["name"] + ("-quick" if quick else "")
     log = workdir / f"{name}.log"
     jupiter = Path(sys.executable).with_name("jupiter")  # else from src on PYTHONPATH
@@ -197,16 +199,22 @@ def run_domain(yaml_path: Path, workdir: Path, quick: bool) -> dict[str, Any]:
     cmd = [*cli, "start", "--domain", str(yaml_path), "--auto"]
     if quick:
         cmd.append("--quick")
-    t0 = time.perf_counter()
-    with log.open("w") as fh:
-        proc = subprocess.run(cmd, cwd=workdir, stdout=fh, stderr=subprocess.STDOUT, check=False)
-    seconds = time.perf_counter() - t0
-    if proc.returncode != 0:
-        tail = log.read_text().splitlines()[-15:]
-        raise SystemExit(
-            f"{name}: jupiter start failed ({proc.returncode}), see {log}:\n" + "\n".join(tail)
-        )
     ws = workdir / "runs" / name
+    seconds = 0.0
+    if reuse and (ws / "cycles" / "cycle-001" / "eval.json").is_file():
+        print(f"  {name}: read from its finished workspace (--reuse), not run again")
+    else:
+        t0 = time.perf_counter()
+        with log.open("w") as fh:
+            proc = subprocess.run(
+                cmd, cwd=workdir, stdout=fh, stderr=subprocess.STDOUT, check=False
+            )
+        seconds = time.perf_counter() - t0
+        if proc.returncode != 0:
+            tail = log.read_text().splitlines()[-15:]
+            raise SystemExit(
+                f"{name}: jupiter start failed ({proc.returncode}), see {log}:\n" + "\n".join(tail)
+            )
     store = Store(ws / "jupiter.sqlite")
     cycles: list[dict[str, Any]] = []
     n = 1
@@ -495,6 +503,7 @@ def run_ablation(
     quick: bool = False,
     max_new_tokens: int | None = None,
     sets: list[str] = (),
+    reuse: bool = False,
 ) -> list[dict[str, Any]]:
     rows = []
     for domain in domains:
@@ -509,7 +518,7 @@ def run_ablation(
             earlier = list(names.values())
             name = names[arm] = name + ("-quick" if quick else "")
             share_base_eval(workdir, name, earlier)
-            got = run_domain(path, workdir, quick=quick)
+            got = run_domain(path, workdir, quick=quick, reuse=reuse)
             rows.append(arm_row(name, got["cycles"][0]["eval"]) | {"seconds": got["seconds"]})
         if "baseline" in names:  # each arm against the recipe-less one, paired by item
             for arm, name in names.items():
@@ -544,6 +553,11 @@ def main() -> None:
         metavar="KEY=VALUE",
         help="an override of the arms' YAML, e.g. train.method=full (repeatable)",
     )
+    ap.add_argument(
+        "--reuse",
+        action="store_true",
+        help="read an arm whose workspace already holds an evaluated cycle instead of running it",
+    )
     ap.add_argument("--workdir", type=Path, default=Path("runs-expert"))
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args()
@@ -561,6 +575,7 @@ def main() -> None:
             args.quick,
             args.max_new_tokens,
             args.sets,
+            args.reuse,
         )
         if args.json:
             args.json.write_text(json.dumps(rows, indent=1, default=str))

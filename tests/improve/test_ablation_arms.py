@@ -46,3 +46,29 @@ def test_each_arm_trains_its_own_ingredients_alone(
     assert t.max_steps == 30 and cfg.cycles == 1 and cfg.name == f"python-gemma-{arm}"
     assert not {"knowledge", "replay"} & set(cfg.finetune_defaulted)
     assert cfg.model.base  # the arms fine-tune the real base: the defaults would apply
+
+
+def test_reuse_reads_a_finished_arm_without_running_it(
+    expert: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--reuse: an arm whose workspace already holds its evaluated first cycle is read from
+    its store (an ablation resumed with more arms keeps the arms it ran)."""
+    from jupiter.store import Store
+
+    path = expert.arm_yaml("python", "baseline", tmp_path, 30)
+    ws = tmp_path / "runs" / "python-gemma-baseline-quick"
+    (ws / "cycles" / "cycle-001").mkdir(parents=True)
+    (ws / "cycles" / "cycle-001" / "eval.json").write_text("{}")
+    ev = {"student": {"mc_accuracy": 0.5, "mc_chance": 0.25, "model": "s"}}
+    Store(ws / "jupiter.sqlite").mark_stage(1, "eval", ev)
+
+    def no_run(*a: object, **k: object) -> None:
+        raise AssertionError("a finished arm was run again")
+
+    monkeypatch.setattr(expert.subprocess, "run", no_run)
+    got = expert.run_domain(path, tmp_path, quick=True, reuse=True)
+    assert got["seconds"] == 0.0 and got["name"] == "python-gemma-baseline-quick"
+    assert [c["eval"] for c in got["cycles"]] == [ev]
+    # without --reuse the same arm runs (here: the patched subprocess says so)
+    with pytest.raises(AssertionError, match="run again"):
+        expert.run_domain(path, tmp_path, quick=True, reuse=False)
