@@ -89,6 +89,41 @@ def test_oracle_scores_perfectly_and_reports_progress() -> None:
     assert [d for d, _ in seen] == sorted(d for d, _ in seen)
 
 
+def test_choices_follow_their_questions_answer_batch() -> None:
+    """Each multiple-choice item is asked right after the answer batch that asked its
+    question (a model answerer still holds that prompt's prefill); an MC item no QA item
+    asks comes at the end; the scores stay in the MC list's order."""
+    from jupiter.eval.report import QA_BATCH
+
+    items = [
+        QAItem(f"q{k}", f"What does function_{k} do?", f"function_{k} returns {k}.")
+        for k in range(QA_BATCH + 4)
+    ]
+    mc = list(reversed(build_mc(items, 4, seed=2)))
+    stray = MCItem("s", "A question no QA item asks?", ["a", "b", "c", "d"], 2)
+    log: list[tuple[str, object]] = []
+
+    class Logger(Oracle):
+        def answer(self, questions: Sequence[str]) -> list[str]:
+            log.append(("answer", tuple(questions)))
+            return super().answer(questions)
+
+        def choose(self, question: str, choices: Sequence[str]) -> int:
+            log.append(("choose", question))
+            return super().choose(question, choices) if question in self.ref else 2
+
+    rep = evaluate_answerer(Logger(items), items, [*mc, stray])
+    first = tuple(it.question for it in items[:QA_BATCH])
+    second = tuple(it.question for it in items[QA_BATCH:])
+    assert log[0] == ("answer", first)
+    assert [q for _, q in log[1 : 1 + QA_BATCH]] == list(first)
+    assert log[1 + QA_BATCH] == ("answer", second)
+    assert [q for _, q in log[2 + QA_BATCH : -1]] == list(second)
+    assert log[-1] == ("choose", stray.question)
+    assert rep["mc_accuracy"] == 1.0 and rep["n_mc"] == len(mc) + 1
+    assert list(rep["item_scores"]["mc_accuracy"]) == [m.id for m in [*mc, stray]]
+
+
 def test_mute_scores_zero_and_first_choice_matches_positions() -> None:
     mc = build_mc(ITEMS, 4, seed=1)
     rep = evaluate_answerer(Mute(), ITEMS, mc)

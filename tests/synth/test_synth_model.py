@@ -125,6 +125,42 @@ def test_choice_logprobs_by_hand(gen: ModelGenerator) -> None:
     assert gen.choice_logprobs(question, [choice])[0] == pytest.approx(want, abs=1e-5)
 
 
+@pytest.mark.parametrize("kind", ["llama", "gemma"])
+def test_choices_after_answers_read_the_answers_prefill(
+    kind: str, model_dir: Path, tmp_path: Path
+) -> None:
+    """A multiple-choice question asked with a prompt just answered scores its choices from
+    that answer's prefill (cut out of the left-padded batch's cache): one forward instead of
+    two, and the same scores as from a prefill of its own. Gemma's sliding-window layers
+    (window 64 here) keep a cache of a long batch short: nothing is taken from it then."""
+    from support.tinyhf import save_tiny_base
+
+    path = model_dir if kind == "llama" else save_tiny_base("gemma", tmp_path / "gemma")
+    g = ModelGenerator(path, "m", max_new_tokens=5, batch_size=4)
+    calls: list[int] = []
+    g.model.register_forward_pre_hook(lambda *_: calls.append(1))
+    choices = ["Serialize obj to a JSON formatted str.", "A", "Return an absolute path.", "x y"]
+    # Gemma: prompts of 30, 39 and 15 tokens, 5 new tokens inside its window
+    asked = QUESTIONS if kind == "llama" else [QUESTIONS[i] for i in (0, 1, 3)]
+    cold = [g.choice_logprobs(q, choices) for q in asked]
+    assert len(calls) == 2 * len(asked)  # each: the prompt's prefill, then the choices
+    g.answer(asked)  # prompts of different lengths: left padding
+    assert sorted(g.prefills) == sorted(tuple(g.prompt_ids(q, 10_000)) for q in asked)
+    calls.clear()
+    warm = [g.choice_logprobs(q, choices) for q in asked]
+    assert len(calls) == len(asked) and g.prefills == {}  # each prefill read once
+    for a, b in zip(warm, cold, strict=True):
+        assert a == pytest.approx(b, rel=1e-4, abs=1e-4)
+    # with a prompt of 64 tokens, Gemma's sliding layers kept the last 63 positions: no
+    # prefill is taken from that batch, and the scores hold
+    g.answer([QUESTIONS[2], asked[0]])
+    assert len(g.prefills) == (2 if kind == "llama" else 0)
+    calls.clear()
+    again = g.choice_logprobs(asked[0], choices)
+    assert again == pytest.approx(cold[0], rel=1e-4, abs=1e-4)
+    assert len(calls) == (1 if kind == "llama" else 2)
+
+
 def test_generate_answers_the_template_questions(
     model_dir: Path, gen: ModelGenerator, stdlib_chunks: list[Chunk]
 ) -> None:

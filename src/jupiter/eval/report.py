@@ -52,18 +52,13 @@ def _ci(values: Sequence[float]) -> list[float] | None:
     return None if ci is None else list(ci)
 
 
-def _answers(gen: Answerer, items: Sequence[QAItem], progress: Callable[[int], None]) -> list[str]:
-    out: list[str] = []
-    for i in range(0, len(items), QA_BATCH):
-        batch = [it.question for it in items[i : i + QA_BATCH]]
-        got = gen.answer(batch)
-        if len(got) != len(batch):
-            raise JupiterError(
-                f"generator '{gen.id}' returned {len(got)} answers for {len(batch)} questions"
-            )
-        out += [g if isinstance(g, str) else "" for g in got]
-        progress(len(out))
-    return out
+def _answer_batch(gen: Answerer, questions: list[str]) -> list[str]:
+    got = gen.answer(questions)
+    if len(got) != len(questions):
+        raise JupiterError(
+            f"generator '{gen.id}' returned {len(got)} answers for {len(questions)} questions"
+        )
+    return [g if isinstance(g, str) else "" for g in got]
 
 
 def evaluate_answerer(
@@ -83,13 +78,32 @@ def evaluate_answerer(
         if on_progress is not None:
             on_progress(done, total)
 
-    predictions = _answers(gen, items, progress)
+    predictions: list[str] = []
+    scored: dict[int, float] = {}  # MC item index -> hit
+    asking: dict[str, list[int]] = {}  # question -> its MC items
+    for k, m in enumerate(mc):
+        asking.setdefault(m.question, []).append(k)
+
+    def choose(k: int) -> None:
+        m = mc[k]
+        scored[k] = float(gen.choose(m.question, m.choices) == m.correct)
+        progress(len(predictions) + len(scored))
+
+    for i in range(0, len(items), QA_BATCH):
+        batch = items[i : i + QA_BATCH]
+        predictions += _answer_batch(gen, [it.question for it in batch])
+        progress(len(predictions) + len(scored))
+        # the multiple-choice items asking the same questions right after them: a model
+        # answerer still holds their prompts' prefill (synth/model.py), and reads it once
+        for it in batch:
+            for k in asking.pop(it.question, []):
+                choose(k)
+    for k in range(len(mc)):
+        if k not in scored:
+            choose(k)
+    hits = [scored[k] for k in range(len(mc))]
     f1s = [token_f1(p, it.answer) for p, it in zip(predictions, items, strict=True)]
     exact = [float(exact_match(p, it.answer)) for p, it in zip(predictions, items, strict=True)]
-    hits: list[float] = []
-    for k, m in enumerate(mc, start=1):
-        hits.append(float(gen.choose(m.question, m.choices) == m.correct))
-        progress(len(items) + k)
     samples = [
         {"question": it.question, "reference": it.answer, "prediction": p, "f1": f}
         for it, p, f in list(zip(items, predictions, f1s, strict=True))[:N_SAMPLES]

@@ -94,9 +94,49 @@ def target_nll(
     return rows_nll(out.hidden_states[-1], weight, targets, cap)
 
 
+def split_prefills(
+    model: torch.nn.Module, cache: Any, prompts: list[list[int]], width: int, length: int
+) -> dict[tuple[int, ...], Any]:
+    """Each left-padded prompt's prefill cut out of a batch's KV cache (after generate; it
+    holds `length` positions, the prompts padded to `width` and the tokens generated):
+    {prompt ids: a one-row cache of all its tokens but the last}, what shared_prefix_nll
+    would compute for it. Positions count from each row's first real token (generate's
+    position ids follow the attention mask), so the row's keys are its own prefill's. {}
+    when the cache is not a per-layer key/value store holding every position (a sliding
+    layer that dropped the oldest), so nothing is taken from a cache that does not hold it."""
+    from transformers import DynamicCache
+
+    layers = getattr(cache, "layers", None)
+    if not layers or not hasattr(cache, "update"):
+        return {}
+    kv = [(getattr(x, "keys", None), getattr(x, "values", None)) for x in layers]
+    if any(k is None or v is None or k.dim() != 4 for k, v in kv):
+        return {}
+    if any(int(k.shape[-2]) != length for k, _ in kv):
+        return {}  # a sliding-window layer kept only its last positions
+    out: dict[tuple[int, ...], Any] = {}
+    for r, prompt in enumerate(prompts):
+        if len(prompt) < 2:
+            continue
+        pad = width - len(prompt)
+        one = DynamicCache(config=model.config)
+        for i, (k, v) in enumerate(kv):
+            one.update(
+                k[r : r + 1, :, pad : width - 1].clone(),
+                v[r : r + 1, :, pad : width - 1].clone(),
+                i,
+            )
+        out[tuple(prompt)] = one
+    return out
+
+
 @torch.no_grad()
 def shared_prefix_nll(
-    model: torch.nn.Module, prompt: list[int], continuations: list[list[int]], pad_id: int
+    model: torch.nn.Module,
+    prompt: list[int],
+    continuations: list[list[int]],
+    pad_id: int,
+    prefill: Any = None,
 ) -> torch.Tensor | None:
     """Summed NLL of each continuation after one shared prompt, the prompt run once.
 
@@ -106,7 +146,8 @@ def shared_prefix_nll(
     from the final hidden states, as target_nll does. Multiple-choice questions with
     long (open-book) prompts cost one prompt instead of one per choice. None when this
     cannot be done exactly (a prompt of one token, no fusable head, hidden states that
-    are not the head's input): the caller scores the rows whole."""
+    are not the head's input): the caller scores the rows whole. `prefill`: that cache
+    already computed (split_prefills), used in place of running the prompt again."""
     head = head_of(model)
     if head is None or len(prompt) < 2 or not continuations:
         return None
@@ -114,9 +155,11 @@ def shared_prefix_nll(
     dev = weight.device
     if _CHECKED.get(model) is False:
         return None
-    pre_ids = torch.tensor([prompt[:-1]], device=dev)  # for the cache alone: no logits
-    pre = model(input_ids=pre_ids, use_cache=True, logits_to_keep=no_logits(pre_ids))
-    cache = getattr(pre, "cache", None) or getattr(pre, "past_key_values", None)
+    cache = prefill
+    if cache is None or cache.get_seq_length() != len(prompt) - 1:
+        pre_ids = torch.tensor([prompt[:-1]], device=dev)  # for the cache alone: no logits
+        pre = model(input_ids=pre_ids, use_cache=True, logits_to_keep=no_logits(pre_ids))
+        cache = getattr(pre, "cache", None) or getattr(pre, "past_key_values", None)
     if cache is None or not hasattr(cache, "batch_repeat_interleave"):
         return None
     k, width, done = len(continuations), 1 + max(len(c) for c in continuations), len(prompt) - 1

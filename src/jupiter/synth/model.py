@@ -12,6 +12,7 @@ from typing import Any
 from jupiter.config import GeneratorConfig
 from jupiter.errors import JupiterError
 from jupiter.models.decode import cut_left, left_pad
+from jupiter.models.scoring import split_prefills
 from jupiter.records import Chunk, Example
 from jupiter.synth.questions import Question, iter_questions
 
@@ -64,6 +65,10 @@ class ModelGenerator:
         self.stop_ids: list[int] = stop_token_ids(self.tokenizer, [saved])
         self.pad_id: int = pad_id_for(self.tokenizer)
         self.context = int(getattr(self.model.config, "max_position_embeddings", 2048))
+        # the last answer batch's prompts, each with the KV cache of all its tokens but the
+        # last (its prefill, cut out of the batch's cache): a multiple-choice question asked
+        # with the same prompt right after scores its choices from it (models/scoring.py)
+        self.prefills: dict[tuple[int, ...], Any] = {}
 
     # -------------------------------------------------------------------------- prompts
     def prompt_ids(self, question: str, budget: int) -> list[int]:
@@ -104,12 +109,20 @@ class ModelGenerator:
         prompts = [self.prompt_ids(q, self.context - new_tokens) for q in questions]
         ids, mask = left_pad(prompts, self.pad_id)
         width = ids.shape[1]
+        self.prefills = {}  # the last batch's alone: a few MB a prompt
         with torch.inference_mode():
-            generated = self.model.generate(  # type: ignore[operator]
+            out = self.model.generate(  # type: ignore[operator]
                 input_ids=ids.to(self.device),
                 attention_mask=mask.to(self.device),
                 generation_config=self._greedy_config(new_tokens),
             )
+        generated = out.sequences
+        # transformers 5 names the output's cache `cache` (`past_key_values` before)
+        cache = getattr(out, "cache", None) or getattr(out, "past_key_values", None)
+        if cache is not None:
+            # every position but the last generated token's went through the cache
+            held = generated.shape[1] - 1
+            self.prefills = split_prefills(self.model, cache, prompts, width, held)
         return [self.decode_answer(row) for row in generated[:, width:].tolist()]
 
     def decode_answer(self, new_ids: Sequence[int]) -> str:
@@ -130,6 +143,7 @@ class ModelGenerator:
             eos_token_id=list(self.stop_ids),
             pad_token_id=self.pad_id,
             bos_token_id=self.tokenizer.bos_token_id,
+            return_dict_in_generate=True,  # with the cache: its prompts' prefills
         )
 
     # --------------------------------------------------------------------------- choose
@@ -161,8 +175,9 @@ class ModelGenerator:
         longest = max((len(c) for c in conts), default=0)
         if longest:  # the prompt once, each choice after it (a cut prompt: cut for the longest)
             prompt = self.prompt_ids(question, max(1, self.context - longest))
+            prefill = self.prefills.pop(tuple(prompt), None)
             with torch.inference_mode():
-                nll = shared_prefix_nll(self.model, prompt, conts, self.pad_id)
+                nll = shared_prefix_nll(self.model, prompt, conts, self.pad_id, prefill)
             if nll is not None:
                 return [
                     float(-nll[r]) / len(c) if c else float("-inf") for r, c in enumerate(conts)
