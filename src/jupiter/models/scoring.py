@@ -109,17 +109,21 @@ def split_prefills(
     layers = getattr(cache, "layers", None)
     if not layers or not hasattr(cache, "update"):
         return {}
-    kv = [(getattr(x, "keys", None), getattr(x, "values", None)) for x in layers]
-    if any(k is None or v is None or k.dim() != 4 for k, v in kv):
-        return {}
-    if any(int(k.shape[-2]) != length for k, _ in kv):
-        return {}  # a sliding-window layer kept only its last positions
+    kv: list[tuple[torch.Tensor, torch.Tensor]] = []
+    for layer in layers:
+        k, v = getattr(layer, "keys", None), getattr(layer, "values", None)
+        if not (torch.is_tensor(k) and torch.is_tensor(v)) or k.dim() != 4:
+            return {}
+        if int(k.shape[-2]) != length:
+            return {}  # a sliding-window layer kept only its last positions
+        kv.append((k, v))
+    config: Any = model.config
     out: dict[tuple[int, ...], Any] = {}
     for r, prompt in enumerate(prompts):
         if len(prompt) < 2:
             continue
         pad = width - len(prompt)
-        one = DynamicCache(config=model.config)
+        one = DynamicCache(config=config)
         for i, (k, v) in enumerate(kv):
             one.update(
                 k[r : r + 1, :, pad : width - 1].clone(),
