@@ -181,6 +181,10 @@ def test_generate_answers_the_template_questions(
     assert [e.answer for e in examples] == gen.answer([e.question for e in examples])
     loaded = load_generator("model", stdlib_chunks, str(model_dir), "model:cycle-002", cfg)
     assert isinstance(loaded, ModelGenerator) and loaded.id == "model:cycle-002"
+    assert loaded.dtype == "float32"
+    # the generate stage passes the eval's dtype: a promoted model writes as it sat the exam
+    half = load_generator("model", stdlib_chunks, str(model_dir), "m", cfg, dtype="bfloat16")
+    assert isinstance(half, ModelGenerator) and half.dtype == "bfloat16"
 
 
 # ----------------------------------------------- eval's dtype: auto follows the CPU's bf16

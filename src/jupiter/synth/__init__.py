@@ -46,10 +46,12 @@ def load_generator(
     cfg: GeneratorConfig,
     system_prompt: str = "",
     retrieval: RetrievalConfig | None = None,
+    dtype: str = "float32",
 ) -> Generator:
     """The generator of `kind`: "extractive" quotes `chunks` (its RAFT examples retrieve
-    with `retrieval`); "model" loads `model_path`; "model+retriever" loads it to read the
-    passages `retrieval` finds among `chunks` (synth/combined.py)."""
+    with `retrieval`); "model" loads `model_path` in `dtype` ("auto": bf16 where the
+    hardware runs it natively); "model+retriever" loads it to read the passages
+    `retrieval` finds among `chunks` (synth/combined.py)."""
     if kind == "extractive":
         return ExtractiveGenerator(chunks, retrieval)
     if kind in MODEL_KINDS:
@@ -68,6 +70,7 @@ def load_generator(
             gen_id,
             max_new_tokens=cfg.max_new_tokens,
             system_prompt=system_prompt,
+            dtype=dtype,
         )
         if kind == "model":
             return model
