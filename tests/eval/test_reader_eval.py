@@ -50,6 +50,13 @@ def test_the_reader_is_scored_judged_and_promoted_as_a_generator(
     items, mc, _ = eval_items(ws)
     report = evaluate_generator(ws, items, mc)
     assert report["model"] == "generator:model:cycle-001" and report["n_mc"] == 4
+    # judged reading, the generator sat no exam closed book: the same scores as the
+    # student + retriever it was promoted as, and its bpb (the general check's pairing)
+    assert report["mc_accuracy"] == got["student"]["mc_accuracy"]
+    assert report["n_qa"] == got["student"]["n_qa"] and report["qa_f1"] == got["student"]["qa_f1"]
+    assert "bpb" in report
+    phases = [p for p in report.get("phase_seconds", {}) if p in ("own_exam", "user_exam")]
+    assert phases == []
     ws.close()
 
 

@@ -85,10 +85,13 @@ def evaluate_model(
     mc: list[Any],
     user: Exam | None = None,
     reader: bool = False,
+    closed: bool = True,
 ) -> dict[str, Any]:
     """bpb + QA + MC (both exams) for an HF model dir, answered by greedy generation and
     log-likelihood; with `reader`, the same model reading retrieved passages with the
-    retriever's evidence (synth/combined.py) sits both exams too, under "with_retriever"."""
+    retriever's evidence (synth/combined.py) sits both exams too, under "with_retriever".
+    Without `closed`, the model sits no exam closed book (a generator promoted with its
+    retriever is judged reading: its closed-book figures would be thrown away)."""
     from jupiter.models.memory import release_heap
 
     t0 = time.perf_counter()
@@ -97,10 +100,12 @@ def evaluate_model(
     clock.done("load")
     if ws.cfg.eval.open_book:
         warn_cut_prompts(ws, gen, name, open_book(ws, items, mc)[0])
-    report = answer_with_progress(ws, gen, f"eval {name}", items, mc)
-    clock.done("own_exam")
-    report.update(sit_user_exam(ws, gen, name, user))
-    clock.done("user_exam")
+    report: dict[str, Any] = {}
+    if closed:
+        report = answer_with_progress(ws, gen, f"eval {name}", items, mc)
+        clock.done("own_exam")
+        report.update(sit_user_exam(ws, gen, name, user))
+        clock.done("user_exam")
     report.update(model_bpb(ws, gen, name))
     clock.done("bpb")
     report.update(
@@ -204,10 +209,11 @@ def evaluate_generator(
     row = active_generator(ws)
     if row["kind"] in MODEL_KINDS:
         name = f"generator:{row['id']}"
+        reading = row["kind"] == "model+retriever"
         got = evaluate_model(
-            ws, Path(row["path"]), name, items, mc, user, reader=row["kind"] == "model+retriever"
+            ws, Path(row["path"]), name, items, mc, user, reader=reading, closed=not reading
         )
-        if row["kind"] == "model":
+        if not reading:
             return got
         return got["with_retriever"] | {"model": name, "path": got["path"]}
     if row["kind"] == "llm":
