@@ -20,12 +20,18 @@ ROOT = Path(__file__).resolve().parents[2]
 SYSTEM = "You are an expert on the Python language and its standard library."
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def exam_parser(doc: str, items: int) -> argparse.ArgumentParser:
+    """The arguments of the exam-scoring benchmarks (this one, reader_eval.py)."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
     ap.add_argument("--model", required=True, help="an HF model dir or a LoRA student dir")
     ap.add_argument("--exam", type=Path, default=ROOT / "config/domains/exams/python.jsonl")
-    ap.add_argument("--items", type=int, default=30)
-    ap.add_argument("--prompt-chars", type=int, default=1200, help="the long prompt's passages")
+    ap.add_argument("--items", type=int, default=items)
+    ap.add_argument("--prompt-chars", type=int, default=1200, help="passages before a question")
+    return ap
+
+
+def main() -> None:
+    ap = exam_parser(__doc__, 30)
     ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args()
     import jupiter

@@ -11,22 +11,16 @@ code before). The runs alternate (own, shared, own, shared) so a drifting host h
 
 from __future__ import annotations
 
-import argparse
 import json
 import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2]
-SYSTEM = "You are an expert on the Python language and its standard library."
+from mc_scoring import SYSTEM, exam_parser  # this folder is the script's sys.path[0]
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--model", required=True, help="an HF model dir or a LoRA student dir")
-    ap.add_argument("--exam", type=Path, default=ROOT / "config/domains/exams/python.jsonl")
-    ap.add_argument("--items", type=int, default=32)
-    ap.add_argument("--prompt-chars", type=int, default=1200, help="passages before a question")
+    ap = exam_parser(__doc__, 32)
     ap.add_argument("--max-new-tokens", type=int, default=64)
     ap.add_argument("--repeats", type=int, default=2)
     args = ap.parse_args()
