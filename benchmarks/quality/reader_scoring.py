@@ -70,7 +70,10 @@ def collect(
         """The student's log-probabilities of the choices, reading the top_k passages
         retrieved for `query`, each cut to its best window for it."""
         hits = ans.index.search(query, ans.top_k)
-        cut = [Passage(p.id, p.title, best_window(p.text, query, ans.passage_chars)) for p in hits]
+        cut = [
+            Passage(p.id, p.title, best_window(p.text, query, ans.passage_chars, ans.idf))
+            for p in hits
+        ]
         return list(gen.choice_logprobs(open_book_prompt(q, cut), ch))
 
     guesses: dict[str, str] = {}

@@ -67,6 +67,15 @@ def test_zscores_and_the_best_window() -> None:
         "The deque keeps newest items."
     )
     assert best_window(text, "anything", 0) == text
+    # with idf, one rare term of the question outweighs three common ones
+    rare = "Alpha beta gamma. Delta rare."
+    idf = {"alpha": 0.1, "beta": 0.1, "gamma": 0.1, "rare": 5.0}.__getitem__
+    assert best_window(rare, "alpha beta gamma rare", 18) == "Alpha beta gamma."
+    assert best_window(rare, "alpha beta gamma rare", 18, idf) == "Delta rare."
+    # equal weight: the window with more hits of the question's terms, then the earliest
+    twice = "Eta is here. Zeta is one. Zeta is two."
+    assert best_window(twice, "zeta", 25, lambda _t: 1.0) == "Zeta is one. Zeta is two."
+    assert best_window("Zeta is one. Eta is here. Zeta is two.", "zeta", 12) == "Zeta is one."
 
 
 def test_the_model_reads_its_passages_and_the_retriever_breaks_its_doubt() -> None:

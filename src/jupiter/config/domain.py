@@ -764,9 +764,10 @@ class RetrievalConfig(Strict):
     # hybrid: score = sum of 1 / (rrf_k + rank); 60 is Cormack et al. 2009's constant
     rrf_k: int = Field(default=60, ge=1)
     # student + retriever (synth/combined.py, promotion.candidate): the model reads its
-    # reader_top_k passages, each cut to its best passage_chars window; its multiple-choice
-    # scores are summed with evidence_weight x the retriever's and closed_book_weight x
-    # its own without the passages, less each choice's prior (PMI; all z-scored)
+    # reader_top_k passages, each cut to the passage_chars window that covers the most of
+    # the question (its terms weighted by idf); its multiple-choice scores are summed with
+    # evidence_weight x the retriever's and closed_book_weight x its own without the
+    # passages, less each choice's prior (PMI; all z-scored)
     reader_top_k: int = Field(default=2, ge=1, le=10)
     passage_chars: int = Field(default=600, ge=0)
     evidence_weight: float = Field(default=1.0, ge=0.0, le=100.0)

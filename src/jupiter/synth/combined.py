@@ -20,7 +20,7 @@ from is then among them), each answer grounded in documents and filtered like an
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from itertools import islice
 from statistics import fmean, pstdev
 from typing import Any
@@ -50,23 +50,33 @@ def zscores(values: Sequence[float]) -> list[float]:
     ]
 
 
-def best_window(text: str, question: str, limit: int) -> str:
-    """The run of whole sentences of `text`, at most `limit` characters, that holds most of
-    the question's terms (ties: the earliest); all of it when it fits."""
+def best_window(
+    text: str, question: str, limit: int, idf: Callable[[str], float] | None = None
+) -> str:
+    """The run of whole sentences of `text`, at most `limit` characters, that covers most of
+    the question: the largest idf-weighted sum of the question's distinct terms it holds
+    (every term 1 without `idf`), then the most term hits, then the earliest; all of `text`
+    when it fits. Weighting by idf keeps the sentence with the question's rare name over one
+    that repeats the passage's common words (a command's name on every line of its page)."""
     if not limit or len(text) <= limit:
         return text
+    weight = idf or (lambda _t: 1.0)
     terms = set(tokenize(question))
     parts = sentences(" ".join(text.split()))
-    best, best_hits = "", -1
+    best, best_key = "", (-1.0, -1)
     for i in range(len(parts)):
-        window, hits = "", 0
+        window, seen, hits = "", set(), 0
         for s in parts[i:]:
             if window and len(window) + len(s) + 1 > limit:
                 break
             window = f"{window} {s}".strip()
-            hits += len(terms & set(tokenize(s)))
-        if hits > best_hits:
-            best, best_hits = window[:limit], hits
+            found = terms & set(tokenize(s))
+            seen |= found
+            hits += len(found)
+        # rounded: a float sum in set order must not break ties differently from run to run
+        key = (round(sum(weight(t) for t in seen), 9), hits)
+        if key > best_key:
+            best, best_key = window[:limit], key
     return best or text[:limit]
 
 
@@ -103,12 +113,14 @@ class RetrievalAnswerer:
         self.closed_weight = closed_weight
         self.retriever = ExtractiveGenerator(chunks, retrieval)
         self.index = PassageIndex.from_chunks(list(chunks), retrieval)
+        self.idf = self.index.bm25.idf  # weighs the question's terms when a passage is cut
 
     def prompt(self, question: str) -> str:
         """The open-book prompt: the top_k passages, each cut to its best window."""
         hits = self.index.search(question, self.top_k)
         cut = [
-            Passage(p.id, p.title, best_window(p.text, question, self.passage_chars)) for p in hits
+            Passage(p.id, p.title, best_window(p.text, question, self.passage_chars, self.idf))
+            for p in hits
         ]
         return open_book_prompt(question, cut)
 
