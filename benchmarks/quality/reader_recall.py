@@ -46,7 +46,7 @@ def main() -> None:
     from jupiter.improve.exams import collapse, raw_lines, user_exam
     from jupiter.improve.passages import train_chunks
     from jupiter.improve.workspace import Workspace
-    from jupiter.synth.combined import best_window
+    from jupiter.synth.combined import cut_passages
     from jupiter.synth.passages import PassageIndex
 
     cfg = load_domain(args.domain, quick=args.quick)
@@ -70,8 +70,8 @@ def main() -> None:
     read: dict[str, bool] = {}  # the quote inside what the reader is shown (windows cut)
     for it in exam.mc:
         shown = [
-            collapse(best_window(p.text, it.question, rc.passage_chars, index.bm25.idf))
-            for p in index.search(it.question, rc.reader_top_k)
+            collapse(p.text)
+            for p in cut_passages(index, it.question, rc.reader_top_k, rc.passage_chars)
         ]
         read[it.id] = any(quotes[it.id][:40] in w for w in shown)
     print(f"{cfg.name}: {n} user-exam items; BM25 over {len(chunks)} training chunks")

@@ -53,8 +53,8 @@ def collect(
     from jupiter.improve.exams import user_exam
     from jupiter.improve.passages import train_chunks
     from jupiter.improve.workspace import Workspace
-    from jupiter.synth.combined import best_window, reader
-    from jupiter.synth.passages import Passage, open_book_prompt
+    from jupiter.synth.combined import cut_passages, reader
+    from jupiter.synth.passages import open_book_prompt
 
     os.chdir(home)
     ws = Workspace(load_domain(domain, quick=quick), console=Console(width=160), quick=quick)
@@ -69,11 +69,7 @@ def collect(
     def read(q: str, query: str, ch: list[str]) -> list[float]:
         """The student's log-probabilities of the choices, reading the top_k passages
         retrieved for `query`, each cut to its best window for it."""
-        hits = ans.index.search(query, ans.top_k)
-        cut = [
-            Passage(p.id, p.title, best_window(p.text, query, ans.passage_chars, ans.idf))
-            for p in hits
-        ]
+        cut = cut_passages(ans.index, query, ans.top_k, ans.passage_chars)
         return list(gen.choice_logprobs(open_book_prompt(q, cut), ch))
 
     guesses: dict[str, str] = {}

@@ -80,6 +80,15 @@ def best_window(
     return best or text[:limit]
 
 
+def cut_passages(index: PassageIndex, query: str, top_k: int, limit: int) -> list[Passage]:
+    """`query`'s top_k passages of `index`, each cut to its best window for it (the
+    question's terms weighted by the index's idf)."""
+    return [
+        Passage(p.id, p.title, best_window(p.text, query, limit, index.bm25.idf))
+        for p in index.search(query, top_k)
+    ]
+
+
 def reader(model: Any, chunks: Sequence[Chunk], retrieval: RetrievalConfig) -> RetrievalAnswerer:
     """`model` reading `retrieval`'s passages of `chunks`, as the config sets it."""
     return RetrievalAnswerer(
@@ -113,15 +122,10 @@ class RetrievalAnswerer:
         self.closed_weight = closed_weight
         self.retriever = ExtractiveGenerator(chunks, retrieval)
         self.index = PassageIndex.from_chunks(list(chunks), retrieval)
-        self.idf = self.index.bm25.idf  # weighs the question's terms when a passage is cut
 
     def prompt(self, question: str) -> str:
         """The open-book prompt: the top_k passages, each cut to its best window."""
-        hits = self.index.search(question, self.top_k)
-        cut = [
-            Passage(p.id, p.title, best_window(p.text, question, self.passage_chars, self.idf))
-            for p in hits
-        ]
+        cut = cut_passages(self.index, question, self.top_k, self.passage_chars)
         return open_book_prompt(question, cut)
 
     # ---------------------------------------------------------------------- answering
