@@ -15,8 +15,10 @@ and the student trains with RAFT examples, so the comparison is like with like.
 `--ablation` (with --real) runs each ingredient of the knowledge recipe alone and all of
 them together, one workspace an arm, on Gemma 3 270M: the paraphrased and reverse questions
 (train.knowledge), permuted raw text, replay of the base's own text (train.replay), context
-distillation (train.objective sft+distill), RAFT on retrieved distractors, and the student
-reading with its retriever (promotion.candidate); each arm's student against the same base,
+distillation (train.objective sft+distill), RAFT on retrieved distractors, the student
+reading with its retriever (promotion.candidate), and interleaving (every arm's Q&A shuffled
+in with the documents; the documents-first arm reads the same rows documents first, so
+baseline − documents-first is interleaving's effect); each arm's student against the same base,
 paired, on the own exam and the exam in a user's words, and the reader against the
 extractive generator. `man` is a third corpus: section 1 manual pages rendered to text, with
 its own exam in a user's words (exams/man.jsonl, `man:<page>` sources).
@@ -242,6 +244,9 @@ ARMS: dict[str, dict[str, Any]] = {
     "replay": {"train": {"replay": {"fraction": 0.1, "samples": 32, "max_tokens": 128}}},
     "distill": {"train": {"objective": "sft+distill"}},
     "raft": {"generator": {"raft": {"enabled": True}}},
+    # interleaving, taken away: every other arm reads the Q&A shuffled in with the raw text
+    # (train.order mixed); this one reads the same rows with the documents' first
+    "documents-first": {"train": {"order": "documents_first"}},
     "reader": {"promotion": {"candidate": "student+retriever"}},
     # the recipe without a teacher pass: what a laptop runs (knowledge + replay, SFT only)
     "recipe": {

@@ -353,3 +353,43 @@ def test_encode_examples_prepends_the_system_prompt(tok: PreTrainedTokenizerFast
     chat_ids = next(ids for ids, _ in out if tok.convert_ids_to_tokens(ids[1]) == "<|system|>")
     assert tok.decode(chat_ids).startswith("<|bos|><|system|>\nBe brief.<|end|>\n<|user|>")
     assert any(tok.decode(ids) == "<|bos|>raw words<|end|>" for ids, _ in out)
+
+
+def test_documents_pack_apart_and_an_epoch_reads_them_first(tmp_path: Path) -> None:
+    seqs = synthetic(80, seed=5)
+    docs, n_docs = seqs[:30], 30
+    doc_tokens = {t for ids, _ in docs for t in ids}
+    mixed = PackedDataset(seqs, context_length=16, pad_id=0, seed=7)
+    ds = PackedDataset(seqs, context_length=16, pad_id=0, seed=7, documents=n_docs)
+    assert ds.tokens == mixed.tokens and ds.num_sequences == mixed.num_sequences
+    assert mixed.document_rows is None
+    n_doc_rows = ds.document_rows
+    assert n_doc_rows is not None and 0 < n_doc_rows < ds.num_rows
+    for r in range(ds.num_rows):  # a row holds one kind only, documents' rows first
+        ids = {t for seg in row_segments(ds, r) for t in seg[0] if t}
+        assert ids <= doc_tokens if r < n_doc_rows else not ids & doc_tokens
+    is_doc = np.arange(ds.num_rows) < n_doc_rows
+    # a run of 3 batches of 4 (shorter than the epoch): its rows are the shuffled order's
+    # first 12, the documents' read first
+    before = ds.permutation(0)[:12].copy()
+    ds.documents_first(run_rows=12, batch_size=4)
+    read = np.concatenate([ds.rows_of(0, i, 4) for i in range(3)])
+    assert sorted(read.tolist()) == sorted(before.tolist())
+    k = int(is_doc[read].sum())
+    assert 0 < k < 12 and is_doc[read[:k]].all() and not is_doc[read[k:]].any()
+    # whole epochs: each one's batches read every document row before the first Q&A row
+    bpe = ds.batches_per_epoch(4)
+    ds.documents_first(run_rows=10 * bpe * 4, batch_size=4)
+    for epoch in (0, 1):
+        order = np.concatenate([ds.rows_of(epoch, i, 4) for i in range(bpe)])
+        flags = is_doc[order]
+        assert flags[: int(flags.sum())].all()
+    assert not np.array_equal(ds.permutation(0), ds.permutation(1))
+    # the marks survive save/load and an island's shard
+    ds.save(tmp_path / "d.npz")
+    back = PackedDataset.load(tmp_path / "d.npz")
+    assert back.document_rows == n_doc_rows
+    halves = [ds.shard(i, 2).document_rows for i in (0, 1)]
+    assert all(halves) and sum(h or 0 for h in halves) == n_doc_rows
+    with pytest.raises(JupiterError, match="documents packed apart"):
+        mixed.documents_first(run_rows=12, batch_size=4)

@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 from rich.console import Console
@@ -228,6 +229,63 @@ levels:
     kls = [r["replay_kl"] for r in rows if r.get("kind") == "train" and "replay_kl" in r]
     assert kls and all(0 <= k < 1.0 for k in kls), kls  # 2 steps from the base: near it
     ws.close()
+
+
+def test_documents_first_reaches_the_loop_and_is_said(
+    tiny_model_dirs: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """train.order documents_first: the raw text packed into rows of its own, the loop told
+    how many rows the run reads, and the train stage's mix line says the order."""
+    from jupiter.data.dataset import PackedDataset
+
+    chats = [
+        {
+            "messages": [
+                {"role": "user", "content": f"What does `f{i}` return?"},
+                {"role": "assistant", "content": f"The number {i} squared."},
+            ]
+        }
+        for i in range(12)
+    ]
+    docs = [
+        {"text": f"Function f{i} takes one argument and returns {i} squared. " * 3}
+        for i in range(12)
+    ]
+    lines = "".join(json.dumps(r) + "\n" for r in chats + docs)
+    (tmp_path / "mixed.jsonl").write_text(lines)
+    extra = "levels:\n  - {name: both, datasets: [mixed.jsonl], max_steps: 3}\n"
+    path = domain(tmp_path, tiny_model_dirs["llama"], extra)
+    text = (
+        Path(path)
+        .read_text()
+        .replace(
+            "metrics: [], precision: fp32}",
+            "metrics: [], precision: fp32, heldout_fraction: 0.0, order: documents_first}",
+        )
+    )
+    Path(path).write_text(text)
+    monkeypatch.setenv("JUPITER_HOME", str(tmp_path))
+    told: list[tuple[int | None, int, int, list[bool]]] = []
+    first = PackedDataset.documents_first
+
+    def spy(self: PackedDataset, run_rows: int, batch_size: int) -> None:
+        first(self, run_rows, batch_size)
+        read = np.concatenate([self.rows_of(0, i, batch_size) for i in range(3)])
+        n = self.document_rows or 0
+        told.append((self.document_rows, run_rows, batch_size, [bool(r < n) for r in read]))
+
+    monkeypatch.setattr(PackedDataset, "documents_first", spy)
+    ws = Workspace(load_domain(path), console=Console(file=io.StringIO(), width=200))
+    train_stage(ws, 1)
+    out = ws.console.file.getvalue()  # type: ignore[attr-defined]
+    ws.close()
+    assert len(told) == 1, told
+    doc_rows, run_rows, batch, is_doc = told[0]
+    assert doc_rows and run_rows == 6 and batch == 2  # 3 steps of 2 rows
+    k = sum(is_doc)  # the rows read: the documents' before the chats'
+    assert 0 < k < 6 and all(is_doc[:k]) and not any(is_doc[k:]), is_doc
+    said = r"[\d,]+ raw-text tokens( \+ [\d,]+ replay tokens)?, raw text first, then Q&A"
+    assert re.search(said, out), out
 
 
 def test_sentence_and_definition_questions_reach_the_packed_data_and_the_exam_check(

@@ -29,7 +29,9 @@ def expert() -> ModuleType:
     return module
 
 
-@pytest.mark.parametrize("arm", ["baseline", "phrasings", "replay", "distill", "recipe2", "all"])
+@pytest.mark.parametrize(
+    "arm", ["baseline", "phrasings", "replay", "distill", "documents-first", "recipe2", "all"]
+)
 def test_each_arm_trains_its_own_ingredients_alone(
     expert: ModuleType, arm: str, tmp_path: Path
 ) -> None:
@@ -43,6 +45,7 @@ def test_each_arm_trains_its_own_ingredients_alone(
     assert t.knowledge.usage == knowledge.get("usage", False)
     assert t.replay.fraction == over.get("replay", {}).get("fraction", 0.0)
     assert t.objective == over.get("objective", "sft")
+    assert t.order == over.get("order", "mixed")
     assert t.max_steps == 30 and cfg.cycles == 1 and cfg.name == f"python-gemma-{arm}"
     assert not {"knowledge", "replay"} & set(cfg.finetune_defaulted)
     assert cfg.model.base  # the arms fine-tune the real base: the defaults would apply

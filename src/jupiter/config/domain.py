@@ -601,6 +601,12 @@ class TrainConfig(Strict):
     # 0: the bare cap, i.e. raw text cut to the chats' size.
     raw_text_fraction: float = Field(default=0.5, ge=0.0, le=1.0)
     min_corpus_share: float = Field(default=1.0, ge=0.0, le=1.0)
+    # the order one epoch reads them in: "mixed", Q&A interleaved with the raw text in one
+    # shuffle (Jiang et al. 2024: knowledge is taken in better with the Q&A beside the
+    # documents than after them); "documents_first", the raw text packed into rows of its
+    # own and each epoch's document rows read before its Q&A rows (continued pretraining,
+    # then instruction tuning, in one run; the same rows a shorter run reads, reordered)
+    order: Literal["mixed", "documents_first"] = "mixed"
     # the knowledge recipe (synth/knowledge.py): each fact asked several ways and both
     # directions, raw text in more than one sentence order; added when the data are packed
     knowledge: KnowledgeConfig = Field(default_factory=lambda: KnowledgeConfig())

@@ -92,10 +92,19 @@ class PackedDataset:
     of a row is padding (pad_id, target IGNORE, positions 0, 1, ... of its own). HF Llama,
     Mistral and Qwen2 turn position resets into a block-causal mask when called with
     `position_ids` and no attention_mask (transformers' find_packed_sequence_indices).
+
+    With `documents` set, the first `documents` sequences (raw text) are packed into rows of
+    their own, apart from the rest (chats); `documents_first` then reads each epoch's
+    document rows before its chat rows.
     """
 
     def __init__(
-        self, sequences: Sequence[Encoded], context_length: int, pad_id: int, seed: int = 0
+        self,
+        sequences: Sequence[Encoded],
+        context_length: int,
+        pad_id: int,
+        seed: int = 0,
+        documents: int | None = None,
     ) -> None:
         if context_length < 1:
             raise JupiterError("context_length must be at least 1")
@@ -106,7 +115,19 @@ class PackedDataset:
             raise JupiterError("no training data: every encoded example holds fewer than 2 tokens")
         L = context_length
         pieces = _pieces([len(i) for i, _ in kept], L)
-        rows, offsets, fill = _first_fit([m for _, _, m in pieces], L)
+        lengths = [m for _, _, m in pieces]
+        if documents is None:
+            rows, offsets, fill = _first_fit(lengths, L)
+            is_doc = None
+        else:  # pieces come in sequence order: the documents' pieces first
+            n_docs = sum(len(i) >= 2 for i, _ in sequences[:documents])
+            cut = sum(s < n_docs for s, _, _ in pieces)
+            rows, offsets, fill = _first_fit(lengths[:cut], L)
+            rows_b, offsets_b, fill_b = _first_fit(lengths[cut:], L)
+            is_doc = np.array([True] * len(fill) + [False] * len(fill_b))
+            rows += [r + len(fill) for r in rows_b]
+            offsets += offsets_b
+            fill += fill_b
         n_rows = len(fill)
         ids = np.full((n_rows, L), pad_id, dtype=np.int32)
         targets = np.full((n_rows, L), IGNORE, dtype=np.int32)
@@ -128,15 +149,42 @@ class PackedDataset:
         self.seed = seed
         self.tokens = sum(fill)
         self.num_sequences = len(kept)
-        self._set_rows(ids, targets, positions)
+        self._set_rows(ids, targets, positions, is_doc)
 
-    def _set_rows(self, ids: np.ndarray, targets: np.ndarray, positions: np.ndarray) -> None:
+    def _set_rows(
+        self,
+        ids: np.ndarray,
+        targets: np.ndarray,
+        positions: np.ndarray,
+        is_doc: np.ndarray | None = None,
+    ) -> None:
         self._ids, self._targets, self._positions = ids, targets, positions
         self.num_rows = int(ids.shape[0])
         # per-row loss-token counts, so a global batch's count is a sum of b numbers
         self._row_targets = (targets != IGNORE).sum(axis=1, dtype=np.int64)
+        self._is_doc = is_doc  # rows of raw text, when packed apart (`documents`)
+        self._first: tuple[int, int] | None = None  # documents_first's (run rows, epoch rows)
         self._perm_epoch = -1
         self._perm = np.arange(self.num_rows)
+
+    @property
+    def document_rows(self) -> int | None:
+        """Rows of raw text when the documents were packed apart, else None."""
+        return None if self._is_doc is None else int(self._is_doc.sum())
+
+    def documents_first(self, run_rows: int, batch_size: int) -> None:
+        """Read each epoch's document rows before its chat rows: of the rows an epoch reads
+        (its batches of `batch_size`; the last epoch only up to `run_rows`, all the run
+        reads), the documents' come first, then the chats', each kind in the epoch's seeded
+        order. The same rows as the shuffled order, only read in another order, so a run
+        shorter than an epoch still sees both kinds (continued pretraining, then Q&A)."""
+        if self._is_doc is None:
+            raise JupiterError(
+                "documents_first needs the documents packed apart: build the dataset with "
+                "`documents`"
+            )
+        self._first = (run_rows, self.batches_per_epoch(batch_size) * batch_size)
+        self._perm_epoch = -1
 
     def token_ids(self) -> np.ndarray:
         """The sorted distinct token ids of the rows' inputs and targets (padding and
@@ -156,7 +204,14 @@ class PackedDataset:
     def permutation(self, epoch: int) -> np.ndarray:
         """The row order of `epoch`: a pure function of (seed, epoch)."""
         if epoch != self._perm_epoch:
-            self._perm = np.random.default_rng([self.seed, epoch]).permutation(self.num_rows)
+            perm = np.random.default_rng([self.seed, epoch]).permutation(self.num_rows)
+            if self._first is not None and self._is_doc is not None:
+                run_rows, epoch_rows = self._first
+                h = max(0, min(self.num_rows, epoch_rows, run_rows - epoch * epoch_rows))
+                head = perm[:h]
+                doc = self._is_doc[head]
+                perm = np.concatenate([head[doc], head[~doc], perm[h:]])
+            self._perm = perm
             self._perm_epoch = epoch
         return self._perm
 
@@ -242,7 +297,8 @@ class PackedDataset:
         ds.context_length, ds.pad_id, ds.seed = self.context_length, self.pad_id, self.seed
         ds.num_sequences = self.num_sequences  # of the whole set: sequences span rows
         ds.tokens = int(self.tokens * len(mine) / self.num_rows)
-        ds._set_rows(self._ids[mine], self._targets[mine], self._positions[mine])
+        is_doc = None if self._is_doc is None else self._is_doc[mine]
+        ds._set_rows(self._ids[mine], self._targets[mine], self._positions[mine], is_doc)
         return ds
 
     def save(self, path: Path) -> None:
@@ -257,14 +313,12 @@ class PackedDataset:
         }
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(path.name + ".tmp")
+        arrays = {"ids": self._ids, "targets": self._targets, "positions": self._positions}
+        if self._is_doc is not None:
+            arrays["documents"] = self._is_doc
+        arrays["meta"] = np.array(json.dumps(meta))
         with tmp.open("wb") as f:  # a file object: np.savez would append .npz to a path
-            np.savez(
-                f,
-                ids=self._ids,
-                targets=self._targets,
-                positions=self._positions,
-                meta=np.array(json.dumps(meta)),
-            )
+            np.savez(f, allow_pickle=False, **arrays)
         tmp.replace(path)
 
     @classmethod
@@ -274,6 +328,7 @@ class PackedDataset:
         with np.load(path, allow_pickle=False) as data:
             meta = json.loads(str(data["meta"][()]))
             ids, targets, positions = data["ids"], data["targets"], data["positions"]
+            is_doc = data["documents"] if "documents" in data.files else None
         shape = (ids.shape[0], meta.get("context_length"))
         if (
             meta.get("format") != FORMAT
@@ -286,7 +341,7 @@ class PackedDataset:
         ds.seed = int(meta["seed"])
         ds.tokens = int(meta["tokens"])
         ds.num_sequences = int(meta["num_sequences"])
-        ds._set_rows(ids, targets, positions)
+        ds._set_rows(ids, targets, positions, is_doc)
         return ds
 
 
@@ -355,8 +410,28 @@ def mix_examples(
     system_prompt: str = "",
     min_corpus_share: float = 1.0,
 ) -> tuple[list[Encoded], TokenBudget]:
-    """Encode "qa" examples as chats, mix in raw text ("text" examples and `texts`), and say
-    how many tokens of each one epoch holds.
+    """`mix_parts`' chats and raw texts in one seeded shuffle, so packed rows mix both kinds."""
+    rng = random.Random(seed)
+    chats, raws, budget = mix_parts(
+        tokenizer, examples, texts, raw_text_fraction, rng, system_prompt, min_corpus_share
+    )
+    out = chats + raws
+    rng.shuffle(out)
+    return out, budget
+
+
+def mix_parts(
+    tokenizer: PreTrainedTokenizerBase,
+    examples: Sequence[Example],
+    texts: Sequence[str],
+    raw_text_fraction: float,
+    rng: random.Random,
+    system_prompt: str = "",
+    min_corpus_share: float = 1.0,
+) -> tuple[list[Encoded], list[Encoded], TokenBudget]:
+    """Encode "qa" examples as chats and take raw text ("text" examples and `texts`) up to
+    its budget: (chats in example order, raw texts in `rng`'s order, how many tokens of each
+    one epoch holds).
 
     The mix rule: raw text is capped at `raw_text_fraction` of the tokens, but the cap never
     cuts it below `min_corpus_share` of the corpus (`raw_budget`). With the default 1 every
@@ -365,13 +440,12 @@ def mix_examples(
     corpus to their size. min_corpus_share 0 is the bare cap. Raw texts are taken in a seeded
     random order, the last one cut at the budget. A raw text longer than the context is kept
     whole here: `PackedDataset` splits it into context-length pieces. Fraction 0 uses no raw
-    text; fraction 1 only raw text. The result is shuffled so packed rows mix both kinds.
+    text; fraction 1 only raw text.
     """
     if not 0.0 <= raw_text_fraction <= 1.0:
         raise JupiterError(f"raw_text_fraction must be in [0, 1], got {raw_text_fraction}")
     if not 0.0 <= min_corpus_share <= 1.0:
         raise JupiterError(f"min_corpus_share must be in [0, 1], got {min_corpus_share}")
-    rng = random.Random(seed)
     chats: list[Encoded] = []
     if raw_text_fraction < 1.0:
         chats = [
@@ -395,6 +469,4 @@ def mix_examples(
             break
         raws.append((ids[:keep], labels[:keep]))
         raw_tokens += keep
-    out = chats + raws
-    rng.shuffle(out)
-    return out, TokenBudget(corpus_tokens, raw_tokens, chat_tokens)
+    return chats, raws, TokenBudget(corpus_tokens, raw_tokens, chat_tokens)

@@ -220,8 +220,8 @@ def train_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
         )
         if cfg.finetune_defaulted and level is levels[0]:
             ws.console.print(describe_finetune_defaults(train_cfg, cfg.finetune_defaulted))
-        if data.knowledge is not None:
-            ws.console.print(describe_mix(data.knowledge, data.budget))
+        if data.knowledge is not None or train_cfg.order != "mixed":
+            ws.console.print(describe_mix(data.knowledge or {}, data.budget, train_cfg.order))
         result = run_training(ws, cycle, run)
         infos.append(run_summary(run_id, result, data))
         ws.console.print(
@@ -336,14 +336,19 @@ def describe_finetune_defaults(t: Any, keys: list[str]) -> str:
     )
 
 
-def describe_mix(mix: dict[str, int], budget: Any) -> str:
-    """One line: the knowledge recipe's additions and the token mix of one epoch."""
+def describe_mix(mix: dict[str, int], budget: Any, order: str = "mixed") -> str:
+    """One line: the knowledge recipe's additions, the token mix of one epoch and the order
+    it is read in (train.order)."""
     added = ", ".join(f"{n:,} {k}" for k, n in mix.items() if k not in ("facts", "replay_tokens"))
     replay = f" + {mix['replay_tokens']:,} replay tokens" if "replay_tokens" in mix else ""
+    how = {
+        "mixed": "Q&A interleaved with the raw text",
+        "documents_first": "raw text first, then Q&A",
+    }[order]
     return (
         f"data mix: {mix.get('facts', 0):,} facts asked again ({added or 'nothing added'}); "
         f"one epoch = {budget.chat_tokens:,} Q&A tokens + {budget.raw_tokens:,} raw-text "
-        f"tokens{replay}"
+        f"tokens{replay}, {how}"
     )
 
 

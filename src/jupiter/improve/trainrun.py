@@ -109,7 +109,7 @@ def pack(
     import random
 
     from jupiter.data.chat import pad_id_for
-    from jupiter.data.dataset import PackedDataset, mix_examples
+    from jupiter.data.dataset import PackedDataset, mix_examples, mix_parts
 
     cfg = ws.cfg
     t = train_cfg or cfg.train
@@ -121,17 +121,41 @@ def pack(
     pad = pad_id_for(tokenizer)
 
     def packed(exs: list[Example], txts: list[str], more: list[str]) -> tuple[Any, Any, int]:
-        seqs, budget = mix_examples(
-            tokenizer, exs, txts, t.raw_text_fraction, t.seed, cfg.system_prompt, t.min_corpus_share
-        )
+        if t.order == "documents_first":  # raw text (and replay) packed apart from the chats
+            rng = random.Random(t.seed)
+            chats, raws, budget = mix_parts(
+                tokenizer,
+                exs,
+                txts,
+                t.raw_text_fraction,
+                rng,
+                cfg.system_prompt,
+                t.min_corpus_share,
+            )
+            rng.shuffle(chats)
+            seqs = raws + chats
+        else:
+            seqs, budget = mix_examples(
+                tokenizer,
+                exs,
+                txts,
+                t.raw_text_fraction,
+                t.seed,
+                cfg.system_prompt,
+                t.min_corpus_share,
+            )
         extra = replay_sequences(
             tokenizer, more, t.replay.fraction, sum(len(ids) for ids, _ in seqs), t.seed
         )
+        replayed = sum(len(ids) for ids, _ in extra)
+        L = cfg.model.context_length
+        if t.order == "documents_first":
+            docs = raws + extra
+            return PackedDataset(docs + chats, L, pad, t.seed, len(docs)), budget, replayed
         if extra:
             seqs = seqs + extra
             random.Random(t.seed).shuffle(seqs)
-        replayed = sum(len(ids) for ids, _ in extra)
-        return PackedDataset(seqs, cfg.model.context_length, pad, t.seed), budget, replayed
+        return PackedDataset(seqs, L, pad, t.seed), budget, replayed
 
     kept, kept_texts, mix = knowledge_mix(
         kept, kept_texts, t, chunk_titles(ws, t), definition_chunks(ws, t), examples

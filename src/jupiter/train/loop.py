@@ -231,6 +231,8 @@ def start(run: TrainRun, d: Dist | None = None) -> TrainState:
     if cfg.fused_norm and (d.world == 1 or cfg.distributed == "ddp"):
         fuse_rms_norms(model)  # FSDP and DeepSpeed gather the norm weights themselves
     plan = make_plan(cfg, run.dataset, model, d, run.memory_gb, over)
+    if cfg.order == "documents_first":  # of the rows this run reads, the documents' first
+        run.dataset.documents_first(plan.steps.total_rows, plan.steps.global_micro)
     if plan.grad_ckpt:
         enable_checkpointing(model)
     model.train()

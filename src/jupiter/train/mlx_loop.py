@@ -79,6 +79,8 @@ def start(run: TrainRun) -> MLXState:
     group = mx.distributed.init()  # a world of 1 unless started by mlx.launch
     model, spec = build_model_for(cfg, run.model_config, run.model_dir)
     plan = make_plan(cfg, run.dataset, model, spec, group.size(), run.memory_gb, run.overrides)
+    if cfg.order == "documents_first":  # of the rows this run reads, the documents' first
+        run.dataset.documents_first(plan.steps.total_rows, plan.steps.global_micro)
     state = MLXState(model, spec, {}, plan, group.rank(), group.size(), group)
     if state.rank == 0:  # what a writer killed mid-checkpoint left behind
         remove_stale_temps(run.out_dir)

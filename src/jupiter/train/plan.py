@@ -79,6 +79,11 @@ class TrainPlan:
         return self.micro_batch * self.world * self.grad_accum
 
     @property
+    def total_rows(self) -> int:
+        """Packed rows the run reads (per island): every step's global batch."""
+        return self.max_steps * self.global_batch
+
+    @property
     def tokens_per_step(self) -> int:
         """Tokens of one optimizer step of one island (padding included)."""
         return self.global_batch * self.context_length
