@@ -5,7 +5,9 @@ the extractive retriever's coverage, on both exams of a workspace; then each sco
 (the shipped z-sum, PMI-style differences) paired against the extractive generator.
 `hyde`: the passages retrieved for the question and the student's own closed-book answer
 (Gao et al. 2022, HyDE: a trained student names what the user's words do not); for the user
-exam, how often the item's quote is in the passages each query retrieves.
+exam, how often the item's quote is in the passages each query retrieves. `chan`, `chanr`:
+the noisy channel (Min et al. 2022), the question's log-probability given each choice, closed
+book and after the passages: robust to a choice's own surface form, which small models need.
 
     python benchmarks/quality/reader_scoring.py --home DIR --domain YAML --model STUDENT_DIR \\
         [--quick] [--raw scores.json] [--scores ext,read,closed]
@@ -27,6 +29,8 @@ from typing import Any
 from jupiter.synth.combined import zscores
 
 Scores = dict[str, Any]
+# the channel direction's prompt: the choice given, the question to be predicted
+CHANNEL = "Answer: {}\nWhat question is this the answer to?"
 
 
 def with_choices(question: str, choices: Sequence[str]) -> str:
@@ -83,6 +87,12 @@ def collect(
     def found(query: str, quote: str) -> bool:
         return any(quote in collapse(p.text) for p in ans.index.search(query, ans.top_k))
 
+    def channel(q: str, ch: list[str], passages: bool) -> list[float]:
+        """The noisy channel (Min et al. 2022): each choice scored by how well the student
+        predicts the question from it, after the question's passages with `passages`."""
+        cut = cut_passages(ans.index, q, ans.top_k, ans.passage_chars) if passages else []
+        return [gen.choice_logprobs(open_book_prompt(CHANNEL.format(c), cut), [q])[0] for c in ch]
+
     quotes = raw_quotes(ws) if user else {}
     SCORES: dict[str, Callable[[str, list[str]], object]] = {
         "ext": lambda q, ch: ans.retriever.choice_scores(q, ch),
@@ -94,6 +104,8 @@ def collect(
         "readqc": lambda q, ch: read(q, with_choices(q, ch), ch),
         # the passages retrieved for the question and the student's closed-book answer
         "hyde": lambda q, ch: read(q, guess(q), ch),
+        "chan": lambda q, ch: channel(q, ch, False),
+        "chanr": lambda q, ch: channel(q, ch, True),
     }
     if only:
         SCORES = {k: v for k, v in SCORES.items() if k in only}
@@ -154,6 +166,10 @@ RULES: dict[str, Callable[[Scores], list[float]]] = {
     "z(read w/ answer) + z(closed) + z(retriever)": lambda r: zsum(
         r["hyde"], r["closed"], r["ext"]
     ),
+    "channel, closed book": lambda r: list(r["chan"]),
+    "channel, reading": lambda r: list(r["chanr"]),
+    "z(channel reading) + z(retriever)": lambda r: zsum(r["chanr"], r["ext"]),
+    "z(read) + z(channel reading) + z(retriever)": lambda r: zsum(r["read"], r["chanr"], r["ext"]),
 }
 
 
@@ -207,7 +223,7 @@ def main() -> None:
         "--scores",
         default="",
         help="comma-separated score keys to compute (default all): ext,read,closed,pq,null,"
-        "readqc,hyde; the rules that need others are left out of the report",
+        "readqc,hyde,chan,chanr; the rules that need others are left out of the report",
     )
     a = ap.parse_args()
     rows = json.loads(a.raw.read_text()) if a.raw and a.raw.is_file() else None
