@@ -1,9 +1,11 @@
-"""Streaming DiLoCo (`sync.fragments`): an MLX island and a PyTorch island of one rank each
-train the tiny preset's layers in two strided fragments, one synced a round, as real
-processes on 127.0.0.1 through a directory store."""
+"""Streaming DiLoCo: an MLX island and a PyTorch island of one rank each, as real processes
+on 127.0.0.1 through a directory store, train the tiny preset's layers in two strided
+fragments, one synced a round (`sync.fragments`), or overlap each round's first steps with
+the wait for its weights (`sync.overlap_steps`)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -64,3 +66,53 @@ def test_two_fragments_sync_in_turn_and_the_last_round_syncs_all(tmp_path: Path)
     assert all(torch.equal(final[n], w[ROUNDS][n]) for n in names)
     losses = [start_loss(cr.workdir)] + [r["heldout_loss"] for r in rows]
     assert losses[-1] < 0.85 * losses[0], losses
+
+
+def test_overlapped_steps_start_each_round_before_its_weights_come(tmp_path: Path) -> None:
+    """sync.overlap_steps: after sending a round's pseudo-gradient each island takes the
+    next round's first steps on its own weights, then adds what they changed to the global
+    weights when they come; a round's contribution still holds H steps, the last round is
+    not overlapped, and the final model is the last global weights."""
+    tok = make_tokenizer(tmp_path / "tok")
+    run = tiny_run(tok, tmp_path / "train", max_steps=ROUNDS * H)
+    islands = {"mlx": ("mlx", 1), "torch": ("torch", 1)}
+    sync = {"inner_steps": H, "overlap_steps": 2}
+    cr = ClusterRun(
+        run, cluster(tmp_path / "sync", islands, **sync), str(tmp_path / "sync"), tmp_path / "train"
+    )
+    assert run_cluster(cr).finished
+    rows = report(cr.workdir)
+    assert [r["overlap_steps"] for r in rows] == [{"mlx": 0, "torch": 0}] + [
+        {"mlx": 2, "torch": 2}
+    ] * (ROUNDS - 1)
+    store = SyncStore(cr.store_url)
+    for r in rows:
+        assert r["islands"] == ["mlx", "torch"] and not r["rejected"], r
+        # what each island took of the global weights is exactly the round's, before it
+        # added its own steps ahead
+        assert (
+            r["digests"]
+            == r["expected_digests"]
+            == {
+                "mlx": r["global_digest"],
+                "torch": r["global_digest"],
+            }
+        )
+        for name in islands:
+            info = json.loads(decode(store.get(P.contribution_key(r["round"], name)))[1]["info"])
+            assert info["steps"] == H and info["overlap_steps"] == r["overlap_steps"][name]
+    names = list(decode(store.get(P.global_key(0)))[0])
+    last = decode(store.get(P.global_key(ROUNDS)))[0]
+    final = load_file(str(cr.workdir / "final" / "model.safetensors"))
+    assert all(torch.equal(final[n], last[n]) for n in names)
+    losses = [start_loss(cr.workdir)] + [r["heldout_loss"] for r in rows]
+    assert losses[-1] < 0.85 * losses[0], losses
+
+
+def test_overlap_must_leave_steps_to_the_round() -> None:
+    from pydantic import ValidationError
+
+    from jupiter.config import ClusterConfig
+
+    with pytest.raises(ValidationError, match="overlap_steps 4 must be below sync.inner_steps 4"):
+        ClusterConfig.model_validate({"sync": {"inner_steps": 4, "overlap_steps": 4}})

@@ -49,6 +49,8 @@ def cluster_plan(
         if sync.fragments > 1
         else ""
     )
+    if sync.overlap_steps:
+        frags += f", the next round's first {sync.overlap_steps} steps taken before its weights"
     console.print(
         f"outer loop: {sync.inner_steps} inner steps a round{frags}, {sync.aggregate} of the "
         f"pseudo-gradients ({sync.dtype}), {outer}; store: {sync.store or '<run>/sync'}"

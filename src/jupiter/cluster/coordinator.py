@@ -342,6 +342,7 @@ class Coordinator:
             "tokens_per_s": {n: i["tokens_per_s"] for n, i in infos.items()},
             "train_loss": {n: i["loss"] for n, i in infos.items()},
             "wait_s": {n: i["wait_s"] for n, i in infos.items()},
+            "overlap_steps": {n: int(i.get("overlap_steps", 0)) for n, i in infos.items()},
             "digests": {n: i["digest"] for n, i in infos.items()},
             "global_digest": rnd.digest,
         }

@@ -263,13 +263,15 @@ def run_rounds(
     if at["round"] < 0:
         start = engine.get_weights()
         held = Held(start, weights_digest(start))
+    ahead: Ahead | None = None  # sync.overlap_steps taken before this round's weights came
     while True:
         # Every rank waits on the store (a collective would time out in a long wait);
         # then rank 0's view of the round is everyone's.
         rnd, done, latest = wait_round(store, last)
         # Restarted inside this round: the checkpoint already holds its first steps.
         resumed = (
-            rnd == at["round"]
+            ahead is None
+            and rnd == at["round"]
             and engine.step > int(at["start"])
             and not store.exists(P.contribution_key(rnd, spec.island))
         )
@@ -280,17 +282,24 @@ def run_rounds(
         wait_s = time.perf_counter() - t0
         weights, meta, fetched = fetch_global(store, rnd, held, latest)
         held = Held(weights, meta.get("digest", ""))
-        start_step = int(at["start"]) if resumed else engine.step
+        if ahead is not None and (rnd != ahead.round or loaded_after(rnd, trained) < 0):
+            ahead = None  # the island missed rounds: its steps ahead go with its weights
+        start_step = int(at["start"]) if resumed else ahead.start if ahead else engine.step
         # what the island takes of the global weights: all of them, or with sync.fragments
         # the fragment the last round synced, when the island trained through that round
-        loaded = rnd - 1 if rnd > 0 and trained == rnd - 1 else -1
+        loaded = loaded_after(rnd, trained)
         take = (
             weights
             if loaded < 0
             else {n: weights[n] for n in P.synced_names(weights, plan["sync"], loaded, rounds)}
         )
         digest = ""
-        if not resumed:
+        if not resumed and ahead is not None:
+            # the global weights plus what the steps taken ahead changed since they began
+            digest = weights_digest(take)
+            mine = engine.get_weights()
+            engine.set_weights({n: w + (mine[n] - ahead.weights[n]) for n, w in take.items()})
+        elif not resumed:
             engine.set_weights(take)
             mine = engine.get_weights()
             digest = weights_digest({n: mine[n] for n in take})
@@ -302,6 +311,7 @@ def run_rounds(
             "global_digest": meta.get("digest", ""),
             "down_bytes": fetched,
             "loaded_round": loaded,
+            "overlap_steps": len(ahead.losses) if ahead else 0,
         }
         if beat is not None:
             beat.info = {"round": rnd, "step": engine.step}
@@ -311,6 +321,8 @@ def run_rounds(
             engine.run.config, plan, rnd, start_step, inner, engine.run.lr
         )
         losses, train_s = train_round(engine, min(start_step + inner, engine.max_steps), marker, at)
+        if ahead is not None:
+            losses, train_s = ahead.losses + losses, ahead.train_s + train_s
         if engine.rank == 0 and losses:
             part = P.synced_names(weights, plan["sync"], rnd, rounds)
             publish(
@@ -324,12 +336,46 @@ def run_rounds(
             )
         save_island(engine, marker, {"round": rnd + 1, "start": engine.step})
         last, trained, t0 = rnd, rnd, time.perf_counter()
+        ahead = None
+        tau = min(int(plan["sync"].get("overlap_steps", 0)), engine.max_steps - engine.step)
+        if tau > 0 and rnd + 1 < rounds:
+            ahead = take_ahead(engine, plan, rnd + 1, inner, tau)
+
+
+def loaded_after(rnd: int, trained: int) -> int:
+    """The round whose synced part an island takes at round `rnd`: the last one, when it
+    trained through it; -1 (every weight) otherwise."""
+    return rnd - 1 if rnd > 0 and trained == rnd - 1 else -1
 
 
 @dataclass
 class Held:
     weights: dict[str, torch.Tensor]
     digest: str
+
+
+@dataclass
+class Ahead:
+    """Inner steps of round `round` taken before its global weights came (sync.overlap_steps):
+    the weights they began from, where they began, their losses and time."""
+
+    round: int
+    weights: dict[str, torch.Tensor]
+    start: int
+    losses: list[float]
+    train_s: float
+
+
+def take_ahead(engine: Engine, plan: dict[str, Any], rnd: int, inner: int, tau: int) -> Ahead:
+    """Round `rnd`'s first `tau` inner steps on the island's own weights, on the round's lr
+    schedule, while the coordinator makes its global weights (Streaming DiLoCo's overlap).
+    No checkpoint inside them: an island killed here restarts at the round's start."""
+    start = engine.step
+    weights = engine.get_weights()
+    engine.state.lr_fn = round_schedule(engine.run.config, plan, rnd, start, inner, engine.run.lr)
+    t1 = time.perf_counter()
+    losses = engine.run_steps(tau)
+    return Ahead(rnd, weights, start, losses, time.perf_counter() - t1)
 
 
 def fetch_global(

@@ -112,9 +112,15 @@ def run_plan(cr: ClusterRun) -> dict[str, Any]:
             down_dtype="fp32",
             speed_aware=False,
             fragments=1,
+            overlap_steps=0,
         )
     h = min(int(sync["inner_steps"]), steps)
     sync["inner_steps"] = h
+    if int(sync["overlap_steps"]) >= h:
+        raise JupiterError(
+            f"sync.overlap_steps {sync['overlap_steps']} is not below the run's {h} inner "
+            f"steps a round ({steps} steps in all): lower sync.overlap_steps"
+        )
     rounds = math.ceil(steps / h)
     if int(sync["fragments"]) > rounds:
         raise JupiterError(

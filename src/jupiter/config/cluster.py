@@ -71,6 +71,11 @@ class SyncConfig(Strict):
     # round sends 1/F of the model, and the last round syncs them all; 1 = every parameter
     # every round
     fragments: int = Field(default=1, ge=1)
+    # Streaming DiLoCo's overlap (tau): an island that has sent a round's pseudo-gradient
+    # goes on with this many inner steps of the next round on its own weights instead of
+    # waiting, then takes the new global weights plus what those steps changed (the wait
+    # for the slowest island and the store hidden behind compute); 0 = wait
+    overlap_steps: int = Field(default=0, ge=0)
     aggregate: Literal["mean", "median", "trimmed_mean", "krum"] = "mean"  # mean: token-weighted
     trim_fraction: float = Field(default=0.25, ge=0, lt=0.5)  # cut from each end (trimmed_mean)
     byzantine: int = Field(default=1, ge=0)  # islands Krum tolerates
@@ -85,6 +90,11 @@ class SyncConfig(Strict):
 
     @model_validator(mode="after")
     def _check_schedule(self) -> SyncConfig:
+        if self.overlap_steps >= self.inner_steps:
+            raise ValueError(
+                f"sync.overlap_steps {self.overlap_steps} must be below sync.inner_steps "
+                f"{self.inner_steps}: the overlapped steps are the start of the next round"
+            )
         if self.outer_lr_schedule != "constant" and self.outer == "average":
             raise ValueError(
                 f"sync.outer_lr_schedule {self.outer_lr_schedule} needs outer: nesterov "
