@@ -21,7 +21,7 @@ report: pseudo-gradients up plus fp32 global weights down, every round.
 
     python benchmarks/quality/diloco.py [--steps 300] [--inner-steps 50] [--batch 16] [--quick]
         [--outer-lr 0.7] [--outer-momentum 0.9] [--alone]
-        [--outer-lr-schedule cosine --outer-min-lr 0] [--fragments F]
+        [--outer-lr-schedule cosine --outer-min-lr 0] [--fragments F] [--overlap-steps T]
 
 `--alone` adds a reference row: one island alone (its shard, B/2 rows, S steps: half the
 tokens, nothing synced), to show what syncing the two islands buys.
@@ -369,6 +369,7 @@ def cluster_config(store: Path, a: argparse.Namespace, outer: str) -> ClusterCon
         "dtype": a.up_dtype,
         "down_dtype": a.down_dtype,
         "fragments": a.fragments,
+        "overlap_steps": a.overlap_steps,
         "aggregate": "mean",
         "heartbeat_s": 1,
         "round_timeout_s": 600,
@@ -435,6 +436,8 @@ def run_islands(data: Data, a: argparse.Namespace, root: Path, outer: str) -> Re
         name += f" ({a.outer_lr_schedule} to {a.outer_min_lr:g})"
     if a.fragments > 1:
         name = f"streaming {name}, F={a.fragments}"
+    if a.overlap_steps:
+        name += f", overlap τ={a.overlap_steps}"
     return Result(
         f"{name}, {a.backends.replace(',', '+')}",
         heldout_loss(result.model_dir, data.heldout),
@@ -591,6 +594,13 @@ def main() -> None:
         default=1,
         help="sync.fragments F (Streaming DiLoCo): one of F strided layer fragments synced a "
         "round; give --inner-steps H/F to sync each fragment every H steps",
+    )
+    ap.add_argument(
+        "--overlap-steps",
+        type=int,
+        default=0,
+        help="sync.overlap_steps τ (Streaming DiLoCo's overlap): each island takes the next "
+        "round's first τ steps before that round's weights come",
     )
     ap.add_argument(
         "--up-dtype",
