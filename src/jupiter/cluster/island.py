@@ -335,11 +335,11 @@ def run_rounds(
                 plan["sync"]["dtype"],
             )
         save_island(engine, marker, {"round": rnd + 1, "start": engine.step})
-        last, trained, t0 = rnd, rnd, time.perf_counter()
-        ahead = None
+        last, trained, ahead = rnd, rnd, None
         tau = min(int(plan["sync"].get("overlap_steps", 0)), engine.max_steps - engine.step)
         if tau > 0 and rnd + 1 < rounds:
             ahead = take_ahead(engine, plan, rnd + 1, inner, tau)
+        t0 = time.perf_counter()  # the wait for the next round: after any steps taken ahead
 
 
 def loaded_after(rnd: int, trained: int) -> int:
