@@ -26,7 +26,8 @@ ROOT = Path(__file__).resolve().parents[2]
 JUPITER = str(Path(sys.executable).with_name("jupiter"))
 
 
-def domain(tmp_path: Path, base: Path, extra: str = "") -> str:
+def domain(tmp_path: Path, base: Path, extra: str = "", train: str = "") -> str:
+    """The domain YAML; `train`: more keys of its train: mapping (", key: value, ...")."""
     text = f"""
 name: ft
 sources:
@@ -36,7 +37,7 @@ generator: {{max_questions_per_chunk: 2}}
 model: {{base: {base}, context_length: 96}}
 train: {{method: lora, lora: {{r: 8, alpha: 16, dropout: 0.0}}, max_steps: 4,
         micro_batch_size: 2, warmup_steps: 1, checkpoint_every: 2, lr: 1.0e-3,
-        metrics: [], precision: fp32}}
+        metrics: [], precision: fp32{train}}}
 eval: {{qa_path: {ROOT / "config" / "domains" / "python_eval.jsonl"}, max_items: 6,
         max_new_tokens: 6, heldout_max_bytes: 3000}}
 max_examples: 60
@@ -196,18 +197,13 @@ def test_knowledge_recipe_and_replay_reach_the_packed_data(
 levels:
   - {name: facts, datasets: [facts.jsonl], max_steps: 2}
 """
-    path = domain(tmp_path, tiny_model_dirs["llama"], extra)
-    text = (
-        Path(path)
-        .read_text()
-        .replace(
-            "metrics: [], precision: fp32}",
-            "metrics: [], precision: fp32, heldout_fraction: 0.0,\n"
-            "        knowledge: {phrasings: 2, reverse: 2, usage: true},\n"
-            "        replay: {fraction: 0.2, samples: 4, max_tokens: 16, loss: kl}}",
-        )
+    path = domain(
+        tmp_path,
+        tiny_model_dirs["llama"],
+        extra,
+        ", heldout_fraction: 0.0,\n        knowledge: {phrasings: 2, reverse: 2, usage: true},\n"
+        "        replay: {fraction: 0.2, samples: 4, max_tokens: 16, loss: kl}",
     )
-    Path(path).write_text(text)
     monkeypatch.setenv("JUPITER_HOME", str(tmp_path))
     ws = Workspace(load_domain(path), console=Console(file=io.StringIO(), width=200))
     info = train_stage(ws, 1)
@@ -254,16 +250,8 @@ def test_documents_first_reaches_the_loop_and_is_said(
     lines = "".join(json.dumps(r) + "\n" for r in chats + docs)
     (tmp_path / "mixed.jsonl").write_text(lines)
     extra = "levels:\n  - {name: both, datasets: [mixed.jsonl], max_steps: 3}\n"
-    path = domain(tmp_path, tiny_model_dirs["llama"], extra)
-    text = (
-        Path(path)
-        .read_text()
-        .replace(
-            "metrics: [], precision: fp32}",
-            "metrics: [], precision: fp32, heldout_fraction: 0.0, order: documents_first}",
-        )
-    )
-    Path(path).write_text(text)
+    train = ", heldout_fraction: 0.0, order: documents_first"
+    path = domain(tmp_path, tiny_model_dirs["llama"], extra, train)
     monkeypatch.setenv("JUPITER_HOME", str(tmp_path))
     told: list[tuple[int | None, int, int, list[bool]]] = []
     first = PackedDataset.documents_first
@@ -296,15 +284,9 @@ def test_sentence_and_definition_questions_reach_the_packed_data_and_the_exam_ch
     from jupiter.improve.stages import collect_stage, filter_stage, generate_stage
     from jupiter.synth.knowledge import definition_facts, expand, subject_name
 
-    path = domain(tmp_path, tiny_model_dirs["llama"])
-    text = (
-        Path(path)
-        .read_text()
-        .replace(
-            "precision: fp32}",
-            "precision: fp32, heldout_fraction: 0.0, knowledge: {sentences: 2, definitions: true}}",
-        )
-    )
+    train = ", heldout_fraction: 0.0, knowledge: {sentences: 2, definitions: true}"
+    path = domain(tmp_path, tiny_model_dirs["llama"], train=train)
+    text = Path(path).read_text()
     # and a manual page: a chunk of options, more than generator.max_questions_per_chunk
     docs = tmp_path / "docs"
     docs.mkdir()
