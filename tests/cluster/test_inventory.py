@@ -9,7 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from jupiter.cluster.inventory import island_micro_batch, islands, plan_cluster, write_hostfile
+from jupiter.cluster.inventory import (
+    Island,
+    island_micro_batch,
+    islands,
+    plan_cluster,
+    write_hostfile,
+)
 from jupiter.cluster.launch import cluster_plan, describe_commands, launch_commands
 from jupiter.config import ClusterConfig, DomainConfig, TrainConfig
 from jupiter.data.dataset import PackedDataset
@@ -251,3 +257,34 @@ def test_cluster_plan_cli_prints_islands_and_commands(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr
     assert "mac-mlx" in out.stdout and "nvidia-torch" in out.stdout
     assert "jupiter.train.mlx_launch --hostfile" in out.stdout and "coordinator:" in out.stdout
+
+
+def test_a_local_ring_takes_free_ports_outside_the_ephemeral_range() -> None:
+    """Ports the kernel hands to outgoing connections (the ephemeral range) can be taken
+    between the check and mlx.launch's bind: a local ring draws below it, never a port
+    someone holds."""
+    import socket
+
+    from jupiter.cluster.launch import RING_PORTS, ring_port
+    from jupiter.config.cluster import Node
+
+    local = Island("mlx", "mlx", (Node(host="localhost", name="here"),))
+    low, high = (int(x) for x in Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split())
+    assert RING_PORTS[1] <= low or RING_PORTS[0] > high
+    firsts = {ring_port(local, 2, "unused") for _ in range(40)}
+    assert len(firsts) > 30  # drawn, not one fixed port
+    for first in firsts:
+        assert RING_PORTS[0] <= first and first + 2 <= RING_PORTS[1]
+    # a port someone listens on is never given out
+    held = socket.socket()
+    held.bind(("127.0.0.1", min(firsts)))
+    held.listen()
+    try:
+        assert all(
+            min(firsts) not in (f, f + 1) for f in (ring_port(local, 2, "x") for _ in range(200))
+        )
+    finally:
+        held.close()
+    # a remote island's port is the run's, the same on every call
+    remote = Island("mac", "mlx", (Node(host="studio.local", name="studio"),))
+    assert ring_port(remote, 2, "s3://b/run") == ring_port(remote, 2, "s3://b/run")

@@ -260,18 +260,24 @@ def mlx_island_command(
     return cmd, env
 
 
+# where a local ring's ports are drawn from: below Linux's ephemeral range (32768-60999),
+# which the kernel hands to every outgoing connection, so a port found free stays free
+RING_PORTS = (20000, 32000)
+
+
 def ring_port(isl: Island, ranks: int, store_url: str) -> int:
     """The first of the ring's ports (one per rank). mlx.launch's fixed default would make
-    two runs on one machine collide: a local island takes a free run of ports, a remote one
-    a port derived from the run (its store), the same on every call."""
-    import socket
+    two runs on one machine collide: a local island takes a free run of ports drawn at
+    random outside the ephemeral range (a port the kernel gave out for a moment, as a bind
+    to port 0 does, can be another connection's by the time the ring binds it), a remote
+    one a port derived from the run (its store), the same on every call."""
+    import random
 
     if isl.local:
+        draw = random.SystemRandom()
         for _ in range(50):
-            with socket.socket() as s:
-                s.bind(("127.0.0.1", 0))
-                first = int(s.getsockname()[1])
-            if first + ranks < 65536 and all(port_free(first + i) for i in range(ranks)):
+            first = draw.randrange(RING_PORTS[0], RING_PORTS[1] - ranks)
+            if all(port_free(first + i) for i in range(ranks)):
                 return first
     digest = int(hashlib.sha256(f"{store_url}:{isl.name}".encode()).hexdigest(), 16)
     return 20000 + digest % 20000
