@@ -282,7 +282,7 @@ def run_rounds(
         wait_s = time.perf_counter() - t0
         weights, meta, fetched = fetch_global(store, rnd, held, latest)
         held = Held(weights, meta.get("digest", ""))
-        if ahead is not None and (rnd != ahead.round or loaded_after(rnd, trained) < 0):
+        if ahead is not None and rnd != ahead.round:
             ahead = None  # the island missed rounds: its steps ahead go with its weights
         start_step = int(at["start"]) if resumed else ahead.start if ahead else engine.step
         # what the island takes of the global weights: all of them, or with sync.fragments

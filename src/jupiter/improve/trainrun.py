@@ -109,7 +109,7 @@ def pack(
     import random
 
     from jupiter.data.chat import pad_id_for
-    from jupiter.data.dataset import PackedDataset, mix_examples, mix_parts
+    from jupiter.data.dataset import PackedDataset, mix_parts
 
     cfg = ws.cfg
     t = train_cfg or cfg.train
@@ -121,37 +121,21 @@ def pack(
     pad = pad_id_for(tokenizer)
 
     def packed(exs: list[Example], txts: list[str], more: list[str]) -> tuple[Any, Any, int]:
-        if t.order == "documents_first":  # raw text (and replay) packed apart from the chats
-            rng = random.Random(t.seed)
-            chats, raws, budget = mix_parts(
-                tokenizer,
-                exs,
-                txts,
-                t.raw_text_fraction,
-                rng,
-                cfg.system_prompt,
-                t.min_corpus_share,
-            )
-            rng.shuffle(chats)
-            seqs = raws + chats
-        else:
-            seqs, budget = mix_examples(
-                tokenizer,
-                exs,
-                txts,
-                t.raw_text_fraction,
-                t.seed,
-                cfg.system_prompt,
-                t.min_corpus_share,
-            )
+        rng = random.Random(t.seed)  # mix_examples' draws, kept apart for documents_first
+        chats, raws, budget = mix_parts(
+            tokenizer, exs, txts, t.raw_text_fraction, rng, cfg.system_prompt, t.min_corpus_share
+        )
         extra = replay_sequences(
-            tokenizer, more, t.replay.fraction, sum(len(ids) for ids, _ in seqs), t.seed
+            tokenizer, more, t.replay.fraction, sum(len(ids) for ids, _ in chats + raws), t.seed
         )
         replayed = sum(len(ids) for ids, _ in extra)
         L = cfg.model.context_length
-        if t.order == "documents_first":
+        if t.order == "documents_first":  # raw text (and replay) packed apart from the chats
+            rng.shuffle(chats)
             docs = raws + extra
             return PackedDataset(docs + chats, L, pad, t.seed, len(docs)), budget, replayed
+        seqs = chats + raws
+        rng.shuffle(seqs)
         if extra:
             seqs = seqs + extra
             random.Random(t.seed).shuffle(seqs)
