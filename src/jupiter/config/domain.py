@@ -298,6 +298,19 @@ QUESTION_TEMPLATES = (
 )
 
 
+class RephraseConfig(Strict):
+    """generator.rephrase: an LLM teacher's phrasings (synth/rephrase.py). For each accepted
+    single-turn Q&A of a cycle the teacher writes `count` more questions the same answer
+    answers, in a user's words (a task or situation, the other direction, other words); the
+    answer stays the accepted one. Run at the end of the filter stage, filtered like any
+    example. 0: off."""
+
+    count: int = Field(default=0, ge=0, le=8)
+    llm: LLMConfig | None = None  # the teacher; None: generator.llm (generator.type llm)
+    template: str = ""  # an edited prompt template (Jinja2); "" = recipes/rephrase.j2
+    max_sources: int | None = Field(default=None, ge=1)  # Q&A rephrased a cycle; None: all
+
+
 class GeneratorConfig(Strict):
     type: Literal["extractive", "model", "llm"] = "extractive"
     # for type "model": a model reference (folder, Hub id, .gguf or ollama:NAME)
@@ -312,6 +325,7 @@ class GeneratorConfig(Strict):
     max_questions_per_chunk: int = Field(default=3, ge=1)
     continuation: bool = True  # also queue raw-text continuation examples
     raft: RaftConfig = Field(default_factory=RaftConfig)  # extractive Q&A asked open-book
+    rephrase: RephraseConfig = Field(default_factory=RephraseConfig)  # a teacher's phrasings
     max_new_tokens: int = Field(default=96, ge=1)  # for model generators
     seed: Seed = 0
 
@@ -330,6 +344,12 @@ class GeneratorConfig(Strict):
             raise ValueError(
                 "type model needs model_path: a model folder, .gguf file, Hub id or "
                 "ollama:NAME (or set type: extractive or llm)"
+            )
+        if self.rephrase.count and self.rephrase.llm is None and self.type != "llm":
+            raise ValueError(
+                "rephrase.count needs an LLM teacher: set generator.rephrase.llm (e.g. "
+                "{base_url: http://127.0.0.1:11434/v1, model: NAME}) or generator.type: llm, "
+                "or set rephrase.count: 0"
             )
         return self
 

@@ -63,14 +63,21 @@ def frozen_questions(ws: Workspace) -> list[str]:
 
 
 def eval_questions(ws: Workspace) -> list[str]:
-    """Decontamination targets: the eval set's questions. The reference facts themselves come
-    from the domain's documents, which the student is meant to learn (closed-book recall);
-    what must never reach training is the test prompt itself."""
+    """Decontamination targets: the questions of the eval set and of the user exam. The
+    reference facts themselves come from the domain's documents, which the student is meant
+    to learn (closed-book recall); what must never reach training is the test prompt itself
+    (a teacher asked for questions in a user's words may write one)."""
     from jupiter.eval.qa import load_eval_set
 
-    if not ws.cfg.eval.qa_path:  # the automatic set, once the first eval has frozen it
-        return frozen_questions(ws)
-    return [item.question for item in load_eval_set(ws.cfg.resolve(ws.cfg.eval.qa_path))]
+    ecfg = ws.cfg.eval
+    if not ecfg.qa_path:  # the automatic set, once the first eval has frozen it
+        out = frozen_questions(ws)
+    else:
+        out = [item.question for item in load_eval_set(ws.cfg.resolve(ecfg.qa_path))]
+    user = ws.cfg.resolve(ecfg.user_exam_path) if ecfg.user_exam_path else None
+    if user is not None and user.is_file():  # a missing one is the eval's error to report
+        out += [item.question for item in load_eval_set(user)]
+    return out
 
 
 def auto_eval_set(ws: Workspace) -> tuple[list[Any], dict[str, Any]]:

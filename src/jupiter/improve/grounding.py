@@ -22,15 +22,15 @@ from jupiter.records import Chunk, Example
 
 # generators whose examples quote the documents, or are the documents' own rows
 GROUNDED_GENERATORS = frozenset({"extractive", "dataset", "exec_logs"})
+REPHRASED_BY = "+rephrase:"  # synth/rephrase.py: a phrasing's generator = source + teacher
 
 
 def is_grounded(ex: Example) -> bool:
-    """Raw text, an extractive (quoted) pair, a dataset or log row, a curriculum file row."""
-    return (
-        ex.kind == "text"
-        or ex.generator in GROUNDED_GENERATORS
-        or (ex.generator.startswith("file:"))
-    )
+    """Raw text, an extractive (quoted) pair, a dataset or log row, a curriculum file row;
+    a teacher's phrasing of one of those ("<source's generator>+rephrase:…": the question is
+    the teacher's, the answer trained on is the source's)."""
+    author = ex.generator.split(REPHRASED_BY, 1)[0]
+    return ex.kind == "text" or author in GROUNDED_GENERATORS or author.startswith("file:")
 
 
 def keep_grounded_share(

@@ -16,6 +16,7 @@ from jupiter.improve.grounding import queue_grounded_examples
 from jupiter.improve.passages import train_chunks
 from jupiter.improve.preflight import heldout_problem
 from jupiter.improve.progress import progress_bar
+from jupiter.improve.rephrasing import rephrase_stage
 from jupiter.improve.workspace import Workspace
 from jupiter.records import Example
 
@@ -184,11 +185,15 @@ def filter_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
         ws.store.set_status(result.decisions)
         ws.store.record_filter_stats(cycle, "filter", result.counts, result.samples)
     ws.console.print(counts_table(f"filter: cycle {cycle}", result.counts))
-    return {
+    info: dict[str, Any] = {
         "examined": len(pending),
         "counts": result.counts,
         "seconds": round(time.perf_counter() - t0, 2),
     }
+    rephrased = rephrase_stage(ws, cycle)  # the teacher's phrasings of what was kept
+    if rephrased is not None:
+        info["rephrase"] = rephrased
+    return info
 
 
 def judge_survivors(ws: Workspace, pending: list[Example], result: Any) -> None:

@@ -33,6 +33,7 @@ from jupiter.improve.trainrun import (
 from jupiter.improve.workspace import Workspace
 from jupiter.models.folder import is_model_dir
 from jupiter.records import MODEL_KINDS, Example
+from jupiter.synth.rephrase import REPHRASE
 
 
 def training_examples(ws: Workspace) -> list[Example]:
@@ -220,8 +221,11 @@ def train_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
         )
         if cfg.finetune_defaulted and level is levels[0]:
             ws.console.print(describe_finetune_defaults(train_cfg, cfg.finetune_defaulted))
-        if data.knowledge is not None or train_cfg.order != "mixed":
-            ws.console.print(describe_mix(data.knowledge or {}, data.budget, train_cfg.order))
+        teacher = sum(e.template == REPHRASE for e in lv_examples)
+        if data.knowledge is not None or train_cfg.order != "mixed" or teacher:
+            ws.console.print(
+                describe_mix(data.knowledge or {}, data.budget, train_cfg.order, teacher)
+            )
         result = run_training(ws, cycle, run)
         infos.append(run_summary(run_id, result, data))
         ws.console.print(
@@ -336,10 +340,13 @@ def describe_finetune_defaults(t: Any, keys: list[str]) -> str:
     )
 
 
-def describe_mix(mix: dict[str, int], budget: Any, order: str = "mixed") -> str:
-    """One line: the knowledge recipe's additions, the token mix of one epoch and the order
-    it is read in (train.order)."""
+def describe_mix(mix: dict[str, int], budget: Any, order: str = "mixed", teacher: int = 0) -> str:
+    """One line: the knowledge recipe's additions, the teacher's phrasings among the queued
+    Q&A (generator.rephrase), the token mix of one epoch and the order it is read in
+    (train.order)."""
     added = ", ".join(f"{n:,} {k}" for k, n in mix.items() if k not in ("facts", "replay_tokens"))
+    if teacher:
+        added = ", ".join(filter(None, (added, f"{teacher:,} teacher phrasings (queued)")))
     replay = f" + {mix['replay_tokens']:,} replay tokens" if "replay_tokens" in mix else ""
     how = {
         "mixed": "Q&A interleaved with the raw text",
