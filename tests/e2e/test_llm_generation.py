@@ -22,24 +22,7 @@ from fakellm import FakeLLM, read_log
 from jupiter.config import load_domain
 from jupiter.improve.stages import collect_stage, filter_stage, generate_stage
 from jupiter.improve.workspace import Workspace
-
-TOPICS = {
-    "cache": "The cache stores the results of expensive calls. Each entry expires after the "
-    "configured time to live. The clear function empties the whole cache at once. A full "
-    "cache evicts the least recently used entry first.",
-    "queue": "The queue hands work from producers to consumers. A bounded queue blocks the "
-    "producer when it is full. Each item is delivered to exactly one consumer. Closing the "
-    "queue wakes every waiting consumer.",
-    "retry": "The retry helper calls a function again when it fails. The delay doubles after "
-    "every failed attempt. A jitter of a quarter spreads the retries of many clients. After "
-    "the last attempt the original error is raised again.",
-    "pool": "The pool keeps a fixed number of worker threads alive. Submitting a task returns "
-    "a future immediately. Shutting the pool down waits for running tasks to finish. An "
-    "exception inside a task is stored in its future.",
-    "wrongdoc": "This page documents the wrong way to lock a file on purpose. Two processes "
-    "that write without a lock corrupt the file. The advisory lock protects only cooperating "
-    "processes. Releasing the lock twice raises an error.",
-}
+from smalldocs import TOPICS
 
 
 def make_domain(tmp_path: Path, base_url: str, requests: int, extra: str = "") -> Path:

@@ -24,30 +24,9 @@ from jupiter.improve.stages import collect_stage, filter_stage, generate_stage
 from jupiter.improve.training import describe_mix, training_examples
 from jupiter.improve.workspace import Workspace
 from jupiter.synth.rephrase import REPHRASE
+from smalldocs import MORE_TOPICS, TOPICS
 
-DOCS = {
-    "cache": "The cache stores the results of expensive calls. Each entry expires after the "
-    "configured time to live. The clear function empties the whole cache at once. A full "
-    "cache evicts the least recently used entry first.",
-    "queue": "The queue hands work from producers to consumers. A bounded queue blocks the "
-    "producer when it is full. Each item is delivered to exactly one consumer. Closing the "
-    "queue wakes every waiting consumer.",
-    "retry": "The retry helper calls a function again when it fails. The delay doubles after "
-    "every failed attempt. A jitter of a quarter spreads the retries of many clients. After "
-    "the last attempt the original error is raised again.",
-    "pool": "The pool keeps a fixed number of worker threads alive. Submitting a task returns "
-    "a future immediately. Shutting the pool down waits for running tasks to finish. An "
-    "exception inside a task is stored in its future.",
-    "lock": "The lock lets one thread at a time into a critical section. Acquiring a held "
-    "lock blocks until its owner releases it. A reentrant lock may be acquired again by its "
-    "owner. Releasing a lock that is not held raises an error.",
-    "timer": "The timer runs a function once after a delay. Cancelling the timer before it "
-    "fires stops the call. The delay is measured in seconds as a float. A timer runs its "
-    "function in a thread of its own.",
-    "log": "The logger writes records to its handlers. Each record below the logger's level "
-    "is dropped. A handler formats the record before writing it. Child loggers pass their "
-    "records up to their parents.",
-}
+DOCS = {k: v for k, v in TOPICS.items() if k != "wrongdoc"} | MORE_TOPICS
 # a user-exam question the teacher writes for one source: decontamination must drop it
 EXAM_QUESTION = (
     "My service hammers a slow backend with the same lookups all day long; what keeps each "
@@ -108,9 +87,14 @@ generator:
     return tmp_path / "d.yaml"
 
 
-def workspace(yaml: Path, home: Path, monkeypatch: pytest.MonkeyPatch) -> Workspace:
+def generated(yaml: Path, home: Path, monkeypatch: pytest.MonkeyPatch) -> Workspace:
+    """A workspace whose cycle 1 has collected and generated (the extractive generator)."""
     monkeypatch.setenv("JUPITER_HOME", str(home))
-    return Workspace(load_domain(str(yaml)), console=Console(file=io.StringIO(), width=300))
+    ws = Workspace(load_domain(str(yaml)), console=Console(file=io.StringIO(), width=300))
+    collect_stage(ws, 1)
+    ws.store.start_cycle(1, "x")
+    generate_stage(ws, 1)
+    return ws
 
 
 def test_filter_stage_queues_a_teachers_phrasings(
@@ -118,10 +102,7 @@ def test_filter_stage_queues_a_teachers_phrasings(
 ) -> None:
     with FakeLLM(reply=teacher) as llm:
         rephrase = "{count: 4, llm: {base_url: URL, concurrency: 2, max_retries: 1}}"
-        ws = workspace(make_domain(tmp_path, llm.base_url, rephrase), tmp_path, monkeypatch)
-        collect_stage(ws, 1)
-        ws.store.start_cycle(1, "x")
-        generate_stage(ws, 1)
+        ws = generated(make_domain(tmp_path, llm.base_url, rephrase), tmp_path, monkeypatch)
         info = filter_stage(ws, 1)["rephrase"]
         sources = [
             e
@@ -191,10 +172,7 @@ def test_filter_stage_queues_a_teachers_phrasings(
 def test_max_sources_draws_a_seeded_subset(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     with FakeLLM(reply=teacher) as llm:
         rephrase = "{count: 4, max_sources: 2, llm: {base_url: URL, max_retries: 0}}"
-        ws = workspace(make_domain(tmp_path, llm.base_url, rephrase), tmp_path, monkeypatch)
-        collect_stage(ws, 1)
-        ws.store.start_cycle(1, "x")
-        generate_stage(ws, 1)
+        ws = generated(make_domain(tmp_path, llm.base_url, rephrase), tmp_path, monkeypatch)
         assert filter_stage(ws, 1)["rephrase"]["requests"] == 2 == llm.count
         ws.close()
 
