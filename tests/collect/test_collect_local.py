@@ -192,3 +192,68 @@ def test_collect_stage_reports_symlink_outside(tmp_path: Path) -> None:
                 "sources": [{"type": "local", "path": ".", "follow_symlinks": "sometimes"}],
             }
         )
+
+
+# a GNU info file as makeinfo writes one: preamble, nodes after \x1f, a menu, an index node
+# with its NUL cookie, and the tag table
+INFO = (
+    "This is widget.info, produced by makeinfo version 6.7 from widget.texi.\n\n"
+    "\x1f\nFile: widget.info,  Node: Top,  Next: Spinning,  Up: (dir)\n\n"
+    "Widgets\n*******\n\nThis manual documents the widget, a small and useful part.\n\n"
+    "* Menu:\n\n* Spinning::          How a widget spins.\n* Index::\n\n"
+    "\x1f\nFile: widget.info,  Node: Spinning,  Next: Index,  Prev: Top,  Up: Top\n\n"
+    "1 Spinning\n**********\n\n‘spin --speed=N’ turns the widget N times a second.\n"
+    "* Note: a cross reference stays in the text.\n\n"
+    "\x1f\nFile: widget.info,  Node: Index,  Prev: Spinning,  Up: Top\n\nIndex\n*****\n\n"
+    "\x00\x08[index\x00\x08]\n* Menu:\n\n* spin:                Spinning.  (line 6)\n\n"
+    "\x1f\nTag Table:\nNode: Top\x7f75\nNode: Spinning\x7f300\n\x1f\nEnd Tag Table\n"
+)
+
+
+def test_gzipped_files_are_read_through(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import gzip
+
+    from jupiter.collect import local
+
+    (tmp_path / "guide.md.gz").write_bytes(gzip.compress(b"# Guide\n\nInstall the widget.\n"))
+    (tmp_path / "page.html.gz").write_bytes(gzip.compress(PAGE.encode()))
+    (tmp_path / "cut.md.gz").write_bytes(gzip.compress(b"# Cut short\n" * 50)[:-20])
+    (tmp_path / "big.md.gz").write_bytes(gzip.compress(b"x " * 5000))
+    include = ["*.md.gz", "*.html.gz"]
+    cfg = domain(tmp_path, {"type": "local", "path": ".", "include": include})
+    monkeypatch.setattr(local, "MAX_GUNZIPPED", 4000)  # big.md.gz expands to 10,000 bytes
+    docs = collect_local(cfg.sources[0], cfg)  # type: ignore[arg-type]
+    by = {Path(d.uri).name: d for d in docs}
+    assert sorted(by) == ["guide.md.gz", "page.html.gz"]  # a broken stream, a bomb: skipped
+    assert by["guide.md.gz"].text == "# Guide\n\nInstall the widget.\n"
+    assert by["guide.md.gz"].meta == {"kind": "file", "suffix": ".md"}
+    assert by["page.html.gz"].title == "The Widget Guide"  # HTML by the name under .gz
+    assert by["page.html.gz"].text.startswith("# Widgets\n\nA widget is small & useful")
+
+
+def test_an_info_manual_is_a_document_a_node(tmp_path: Path) -> None:
+    import gzip
+
+    (tmp_path / "widget.info.gz").write_bytes(gzip.compress(INFO.encode()))
+    # a split manual: the main file holds only its tables, the parts hold the nodes
+    (tmp_path / "big.info").write_text("\x1f\nIndirect:\nbig.info-1: 100\n\x1f\nTag Table:\n")
+    (tmp_path / "big.info-1").write_text(INFO.replace("widget.info", "big.info"))
+    cfg = domain(tmp_path, {"type": "local", "path": "."})  # the default include
+    docs = collect_local(cfg.sources[0], cfg)  # type: ignore[arg-type]
+    root = tmp_path.resolve()
+    assert [d.uri for d in docs] == [
+        f"{root}/big.info-1#Top",
+        f"{root}/big.info-1#Spinning",
+        f"{root}/widget.info.gz#Top",
+        f"{root}/widget.info.gz#Spinning",
+    ]
+    top, spin = docs[2], docs[3]
+    assert (top.title, spin.title) == ("Top", "Spinning")
+    assert top.text == (
+        "Widgets\n*******\n\nThis manual documents the widget, a small and useful part."
+    )  # the menu is navigation, not text
+    assert spin.text == (
+        "1 Spinning\n**********\n\n‘spin --speed=N’ turns the widget N times a second.\n"
+        "* Note: a cross reference stays in the text."
+    )
+    assert spin.meta == {"kind": "file", "suffix": ".info", "node": "Spinning"}

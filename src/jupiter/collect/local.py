@@ -1,12 +1,17 @@
 """The `local` source: text files from a file or folder on this machine.
 
 Markdown, reStructuredText, plain text and source code are kept as they are; HTML is
-reduced to its visible text with the standard library's parser.
+reduced to its visible text with the standard library's parser; a GNU info manual (what
+`info` reads, /usr/share/info) becomes one document per node. Gzip-compressed files
+(`ls.1.gz`, `coreutils.info.gz`, `notes.md.gz`) are read through, the format taken from the
+name without its `.gz`.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import gzip
+import io
 import os
 import re
 from html.parser import HTMLParser
@@ -19,6 +24,11 @@ from jupiter.records import Document
 
 SOURCE = "local"
 HTML_SUFFIXES = {".html", ".htm"}
+GZIP_MAGIC = b"\x1f\x8b"
+MAX_GUNZIPPED = 256 << 20  # bytes a compressed file may expand to: past it, not read
+# a GNU info file, or one part of a split manual (find.info-1)
+INFO_NAME = re.compile(r"\.info(-\d+)?$")
+INFO_COOKIE = re.compile(rb"\x00\x08\[[^\x00]*\x00\x08\]")
 # Never walked, like hidden folders (.git, .venv): they hold copies and tooling, not docs.
 SKIPPED_DIRS = {"__pycache__", "node_modules"}
 # Share of control characters above which decoded bytes are taken for binary data.
@@ -38,14 +48,12 @@ def collect_local(
         raise JupiterError(
             f"source path not found: {root} (fix sources[{i}].path in the domain YAML)"
         )
-    docs = []
+    docs: list[Document] = []
     found = matching_files(root, src.include, src.exclude, src.follow_symlinks, rejects)
     for path in found:
-        doc = read_document(path)
-        if doc is not None:
-            docs.append(doc)
-            if src.max_documents and len(docs) >= src.max_documents:
-                break
+        docs.extend(read_documents(path))
+        if src.max_documents and len(docs) >= src.max_documents:
+            return docs[: src.max_documents]
     return docs
 
 
@@ -110,16 +118,47 @@ def _matches(name: str, rel: str, include: list[str], exclude: list[str]) -> boo
     return hit(include) and not hit(exclude)
 
 
-def read_document(path: Path) -> Document | None:
-    """The file as a document, or None when it is binary, undecodable or empty."""
+def read_bytes(path: Path) -> bytes | None:
+    """The file's bytes, gunzipped when it is gzip data; None when unreadable, a broken
+    gzip stream, or one that expands past MAX_GUNZIPPED."""
     try:
         data = path.read_bytes()
     except OSError:  # unreadable (permissions, a vanished file): like a binary file, skipped
         return None
-    text = decode(data)
+    if not data.startswith(GZIP_MAGIC):
+        return data
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(data)) as f:
+            out = f.read(MAX_GUNZIPPED + 1)
+    except (OSError, EOFError):  # not gzip after all, or cut short
+        return None
+    return out if len(out) <= MAX_GUNZIPPED else None
+
+
+def format_name(path: Path) -> str:
+    """The file name that says its format: without a trailing .gz."""
+    name = path.name.lower()
+    return name[:-3] if name.endswith(".gz") else name
+
+
+def read_documents(path: Path) -> list[Document]:
+    """The file's documents: one per node of a GNU info file, else read_document's one."""
+    if INFO_NAME.search(format_name(path)):
+        data = read_bytes(path)
+        # the index node's "\0\b[index\0\b]" cookie: the only NULs a text info file holds
+        text = decode(INFO_COOKIE.sub(b"", data)) if data is not None else None
+        return info_documents(path, text) if text is not None else []
+    doc = read_document(path)
+    return [doc] if doc is not None else []
+
+
+def read_document(path: Path) -> Document | None:
+    """The file as a document, or None when it is binary, undecodable or empty."""
+    data = read_bytes(path)
+    text = decode(data) if data is not None else None
     if text is None:
         return None
-    suffix = path.suffix.lower()
+    suffix = Path(format_name(path)).suffix
     title = path.name
     if suffix in HTML_SUFFIXES:
         page = HtmlText()
@@ -130,6 +169,34 @@ def read_document(path: Path) -> Document | None:
         return None
     meta = {"kind": "file", "suffix": suffix}
     return Document(SOURCE, str(path), title, text, meta)
+
+
+# ----------------------------------------------------------------------------- GNU info
+NODE_HEADER = re.compile(r"^File: [^,\n]+,\s+Node: ([^,\n]+)")
+MENU_ENTRY = re.compile(r"^\* [^\n]*::")  # "* Node name::", a link outside a menu block
+
+
+def info_documents(path: Path, text: str) -> list[Document]:
+    """A GNU info file's nodes, each a document titled by its node name (uri path#node).
+    Skipped: the preamble, tag and indirect tables, and a node's menu (lines of "* Name::"
+    links) and footnote markers; an index node (mostly menu) leaves nothing."""
+    out: list[Document] = []
+    for part in text.split("\x1f")[1:]:
+        body = part.lstrip("\n")
+        m = NODE_HEADER.match(body)
+        if m is None:  # Tag Table, Indirect, Local Variables
+            continue
+        node = m.group(1).strip()
+        lines = body.split("\n")[1:]
+        if "* Menu:" in lines:
+            lines = lines[: lines.index("* Menu:")]
+        kept = [ln for ln in lines if not MENU_ENTRY.match(ln)]
+        content = re.sub(r"\n{3,}", "\n\n", "\n".join(kept)).strip()
+        if len(content.split()) < 5:
+            continue
+        meta = {"kind": "file", "suffix": ".info", "node": node}
+        out.append(Document(SOURCE, f"{path}#{node}", node, content, meta))
+    return out
 
 
 def decode(data: bytes) -> str | None:

@@ -71,8 +71,19 @@ class PythonStdlibSource(Strict):
 class LocalSource(Strict):
     type: Literal["local"]
     path: str  # a file or folder; relative paths resolve against the YAML's folder
+    # gzip-compressed files are read through; *.info (GNU info manuals) a document a node
     include: list[str] = Field(
-        default_factory=lambda: ["*.md", "*.rst", "*.txt", "*.html", "*.htm", "*.py"]
+        default_factory=lambda: [
+            "*.md",
+            "*.rst",
+            "*.txt",
+            "*.html",
+            "*.htm",
+            "*.py",
+            "*.info",
+            "*.info.gz",
+            "*.info-[0-9]*",
+        ]
     )
     exclude: list[str] = Field(default_factory=list)
     max_documents: int | None = Field(default=None, ge=1)
