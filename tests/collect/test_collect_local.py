@@ -203,7 +203,8 @@ INFO = (
     "* Menu:\n\n* Spinning::          How a widget spins.\n* Index::\n\n"
     "\x1f\nFile: widget.info,  Node: Spinning,  Next: Index,  Prev: Top,  Up: Top\n\n"
     "1 Spinning\n**********\n\n‘spin --speed=N’ turns the widget N times a second.\n"
-    "* Note: a cross reference stays in the text.\n\n"
+    "*Note Top::.  Also see *note Speed\n limits::, and the *note manual: (other)Nodes.\n"
+    "* Note: a line that looks like a menu entry, kept.\n\n"
     "\x1f\nFile: widget.info,  Node: Index,  Prev: Spinning,  Up: Top\n\nIndex\n*****\n\n"
     "\x00\x08[index\x00\x08]\n* Menu:\n\n* spin:                Spinning.  (line 6)\n\n"
     "\x1f\nTag Table:\nNode: Top\x7f75\nNode: Spinning\x7f300\n\x1f\nEnd Tag Table\n"
@@ -254,6 +255,7 @@ def test_an_info_manual_is_a_document_a_node(tmp_path: Path) -> None:
     )  # the menu is navigation, not text
     assert spin.text == (
         "1 Spinning\n**********\n\n‘spin --speed=N’ turns the widget N times a second.\n"
-        "* Note: a cross reference stays in the text."
+        "See Top.  Also see Speed limits, and the see manual\n"  # cross references, read
+        "* Note: a line that looks like a menu entry, kept."
     )
     assert spin.meta == {"kind": "file", "suffix": ".info", "node": "Spinning"}

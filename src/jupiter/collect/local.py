@@ -174,12 +174,21 @@ def read_document(path: Path) -> Document | None:
 # ----------------------------------------------------------------------------- GNU info
 NODE_HEADER = re.compile(r"^File: [^,\n]+,\s+Node: ([^,\n]+)")
 MENU_ENTRY = re.compile(r"^\* [^\n]*::")  # "* Node name::", a link outside a menu block
+# a cross reference, "*note Node name::" or "*Note Label: (manual)Node.": read as its name
+XREF = re.compile(
+    r"(?:\b([Ss]ee)\s+)?\*([Nn])ote\s+(?:\([^)\s]*\))?([^:*]{1,80}?)(?:::|:\s+\S[^:*]{0,80}?[.,])"
+)
+
+
+def _xref(m: re.Match[str]) -> str:
+    see = m.group(1) or ("See" if m.group(2) == "N" else "see")
+    return f"{see} {' '.join(m.group(3).split())}"
 
 
 def info_documents(path: Path, text: str) -> list[Document]:
     """A GNU info file's nodes, each a document titled by its node name (uri path#node).
     Skipped: the preamble, tag and indirect tables, and a node's menu (lines of "* Name::"
-    links) and footnote markers; an index node (mostly menu) leaves nothing."""
+    links); an index node (all menu) leaves nothing. A cross reference reads "see Name"."""
     out: list[Document] = []
     for part in text.split("\x1f")[1:]:
         body = part.lstrip("\n")
@@ -190,8 +199,9 @@ def info_documents(path: Path, text: str) -> list[Document]:
         lines = body.split("\n")[1:]
         if "* Menu:" in lines:
             lines = lines[: lines.index("* Menu:")]
-        kept = [ln for ln in lines if not MENU_ENTRY.match(ln)]
-        content = re.sub(r"\n{3,}", "\n\n", "\n".join(kept)).strip()
+        kept = "\n".join(ln for ln in lines if not MENU_ENTRY.match(ln))
+        kept = XREF.sub(_xref, kept)
+        content = re.sub(r"\n{3,}", "\n\n", kept).strip()
         if len(content.split()) < 5:
             continue
         meta = {"kind": "file", "suffix": ".info", "node": node}
