@@ -200,6 +200,7 @@ INFO = (
     "This is widget.info, produced by makeinfo version 6.7 from widget.texi.\n\n"
     "\x1f\nFile: widget.info,  Node: Top,  Next: Spinning,  Up: (dir)\n\n"
     "Widgets\n*******\n\nThis manual documents the widget, a small and useful part.\n\n"
+    "‘-q’\n‘--quiet’\n     Say nothing.\n\n"
     "* Menu:\n\n* Spinning::          How a widget spins.\n* Index::\n\n"
     "\x1f\nFile: widget.info,  Node: Spinning,  Next: Index,  Prev: Top,  Up: Top\n\n"
     "1 Spinning\n**********\n\n‘spin --speed=N’ turns the widget N times a second.\n"
@@ -251,10 +252,11 @@ def test_an_info_manual_is_a_document_a_node(tmp_path: Path) -> None:
     top, spin = docs[2], docs[3]
     assert (top.title, spin.title) == ("Top", "Spinning")
     assert top.text == (
-        "Widgets\n*******\n\nThis manual documents the widget, a small and useful part."
+        "Widgets\n*******\n\nThis manual documents the widget, a small and useful part.\n\n"
+        "‘-q’, ‘--quiet’\n     Say nothing."  # an option's aliases on one line
     )  # the menu is navigation, not text
     assert spin.text == (
-        "1 Spinning\n**********\n\n‘spin --speed=N’ turns the widget N times a second.\n"
+        "Spinning\n********\n\n‘spin --speed=N’ turns the widget N times a second.\n"  # unnumbered
         "See Top.  Also see Speed limits, and the see manual\n"  # cross references, read
         "* Note: a line that looks like a menu entry, kept."
     )

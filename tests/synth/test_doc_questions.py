@@ -373,3 +373,23 @@ def test_a_man_option_over_a_blank_line_and_its_indented_description() -> None:
         ),
     ]
     assert any(b.kind == "prose" and b.text.startswith("A sentence of prose") for b in blocks)
+
+
+def test_an_info_nodes_options_table_rows_and_continued_code() -> None:
+    # a GNU info node: options at column 0 over descriptions indented 5, a two-column
+    # table whose second cell wraps, and a shell pipeline continued over lines
+    text = (
+        "‘taskq’: Run jobs\n=================\n\n"
+        "‘-q’, ‘--quiet’\n     Suppress the report of every finished job.\n\n"
+        "‘taskq -a file’                     Run every job of the file\n"
+        "                                    at once\n\n"
+        "     find . -name '*.job' -print0 \\\n"
+        "       | xargs --null taskq -a\n\n"
+        "   Jobs run in the order they are listed.\n"
+    )
+    blocks = parse(text, "taskq invocation").blocks
+    defs = [(b.term, b.text) for b in blocks if b.kind == "definition"]
+    assert defs == [("‘-q’, ‘--quiet’", "Suppress the report of every finished job.")]
+    assert not any("xargs" in (b.term or "") or "find ." in (b.term or "") for b in blocks)
+    assert subject_of("taskq invocation") == "taskq"  # a GNU manual's node name
+    assert subject_of("Common options") == "Common options"

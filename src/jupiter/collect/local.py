@@ -180,6 +180,18 @@ XREF = re.compile(
 )
 
 
+# a numbered heading over its underline ("12.8 ‘unlink’: Remove files" / "=====")
+SECTION_NUMBER = re.compile(r"^(?:\d+|[A-Z])(?:\.\d+)* (\S[^\n]*)\n([*=\-.])\2{2,}$", re.M)
+
+
+# a table item's alias line (texinfo's @itemx) over the next one, each a quoted term alone
+ITEMX = re.compile(r"^(‘[^’\n]+’)\n(?=‘[^’\n]+’$)", re.M)
+
+
+def _unnumbered(m: re.Match[str]) -> str:
+    return f"{m.group(1)}\n{m.group(2) * len(m.group(1))}"
+
+
 def _xref(m: re.Match[str]) -> str:
     see = m.group(1) or ("See" if m.group(2) == "N" else "see")
     return f"{see} {' '.join(m.group(3).split())}"
@@ -188,7 +200,8 @@ def _xref(m: re.Match[str]) -> str:
 def info_documents(path: Path, text: str) -> list[Document]:
     """A GNU info file's nodes, each a document titled by its node name (uri path#node).
     Skipped: the preamble, tag and indirect tables, and a node's menu (lines of "* Name::"
-    links); an index node (all menu) leaves nothing. A cross reference reads "see Name"."""
+    links); an index node (all menu) leaves nothing. A cross reference reads "see Name", a
+    heading loses its section number."""
     out: list[Document] = []
     for part in text.split("\x1f")[1:]:
         body = part.lstrip("\n")
@@ -201,6 +214,8 @@ def info_documents(path: Path, text: str) -> list[Document]:
             lines = lines[: lines.index("* Menu:")]
         kept = "\n".join(ln for ln in lines if not MENU_ENTRY.match(ln))
         kept = XREF.sub(_xref, kept)
+        kept = SECTION_NUMBER.sub(_unnumbered, kept)
+        kept = ITEMX.sub(r"\1, ", kept)  # "‘-a’" over "‘--all’": one term, "‘-a’, ‘--all’"
         content = re.sub(r"\n{3,}", "\n\n", kept).strip()
         if len(content.split()) < 5:
             continue

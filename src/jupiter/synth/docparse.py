@@ -204,7 +204,7 @@ def _looks_like_code(lines: list[_Line]) -> bool:
     if len(lines) == 1 and first.endswith(":") and re.match(r"^[A-Z][\w ,.'-]*:$", first):
         return False  # "On POSIX:", a label introducing what follows
     if first.startswith(
-        ("$ ", "# ", ">>>", "% ", "#include", "import ", "from ", "def ", "const ")
+        ("$ ", "# ", ">>>", "% ", "#include", "import ", "from ", "def ", "const ", "| ", "&& ")
     ):
         return True
     if re.search(r"[;{}]\s*$", text, re.M) and len(
@@ -215,13 +215,17 @@ def _looks_like_code(lines: list[_Line]) -> bool:
     return symbols > 0.08 * max(1, len(text)) or re.search(r"\b[a-z]{2,}\b", text) is None
 
 
+_TWO_COLUMNS = re.compile(r"\S {3,}\S")  # a table row's cells, not one term
+
+
 def _term_like(line: _Line) -> bool:
     s = line.body
     if (
         len(s) > 80
         or len(s.split()) > 12
-        or s.endswith((".", ",", ";"))
+        or s.endswith((".", ",", ";", "\\"))  # "\\": a shell line continued below
         or _BULLET.match(line.text)
+        or _TWO_COLUMNS.search(s)
     ):
         return False
     return not s.startswith((">>>", "..", "|", "```", "$ "))
@@ -229,8 +233,10 @@ def _term_like(line: _Line) -> bool:
 
 def subject_of(title: str) -> str:
     """The document's subject from its title: a file name loses its extensions and man
-    section ("ls.1.txt" -> "ls", "add_custom_target.rst" -> "add_custom_target")."""
+    section ("ls.1.txt" -> "ls", "add_custom_target.rst" -> "add_custom_target"), a GNU
+    info node its " invocation" ("ls invocation" -> "ls")."""
     name = re.split(r"\s+[|\u2014\u2013]\s+|\s+-\s+", title.strip(), maxsplit=1)[0]
+    name = re.sub(r"^(\S+) invocation$", r"\1", name)  # a GNU manual's node: "ls invocation"
     p = PurePosixPath(name)
     if re.search(r"\.(md|markdown|rst|txt|html?|\d\w?)$", name, re.I):
         name = p.name
