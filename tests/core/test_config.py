@@ -112,13 +112,27 @@ def test_a_pretrained_base_takes_the_fine_tuning_defaults(tmp_path: Path) -> Non
     assert t.epochs == FINETUNE_EPOCHS and t.raw_text_fraction == 0.3
     assert t.knowledge.model_dump() == FINETUNE_TRAIN["knowledge"]
     assert (t.replay.fraction, t.replay.samples, t.replay.loss) == (0.2, 128, "kl")
-    defaulted = "epochs knowledge lr min_lr raw_text_fraction replay warmup_steps weight_decay"
+    assert (t.lora.r, t.lora.alpha, t.lora.dropout) == (16, 32, 0.05)  # the measured rank
+    defaulted = (
+        "epochs knowledge lora lr min_lr raw_text_fraction replay warmup_steps weight_decay"
+    )
     assert lora.finetune_defaulted == defaulted.split()
     # dumped and loaded again (a consensus member, an island): the same train config
     assert DomainConfig.model_validate(lora.model_dump()).train == t
-    full = load_domain(write(tmp_path, base))  # method full: full SFT's usual lr
+    # nothing written: LoRA, as measured (and LLaMA-Factory's, mlx-lm's default)
+    bare = load_domain(write(tmp_path, base))
+    assert bare.train.model_dump() == t.model_dump()
+    assert bare.finetune_defaulted == sorted([*defaulted.split(), "method"])
+    full = load_domain(write(tmp_path, base + "train: {method: full}\n"))  # full SFT's lr
     assert (full.train.method, full.train.lr, full.train.min_lr) == ("full", 2e-5, 2e-6)
     assert full.train.replay.loss == "ce"  # no frozen second copy of the whole model
+    assert "lora" not in full.finetune_defaulted
+    own_rank = load_domain(write(tmp_path, base + "train: {lora: {r: 4}}\n"))
+    assert (own_rank.train.method, own_rank.train.lora.r, own_rank.train.lora.alpha) == (
+        "lora",
+        4,
+        128,  # a lora: block written is taken whole, LoraConfig's defaults under it
+    )
     own = load_domain(
         write(
             tmp_path,
@@ -137,4 +151,4 @@ def test_a_pretrained_base_takes_the_fine_tuning_defaults(tmp_path: Path) -> Non
         load_domain(write(tmp_path, base + "finetune_defaulted: [lr]\n"))
     quick = write(tmp_path, base + "quick: {train: {lr: 1.0e-4}}\n")
     assert load_domain(quick, quick=True).train.lr == 1e-4
-    assert load_domain(quick).train.lr == 2e-5
+    assert load_domain(quick).train.lr == 2e-4  # LoRA's

@@ -331,6 +331,8 @@ def describe_finetune_defaults(t: Any, keys: list[str]) -> str:
             return "knowledge recipe " + ", ".join(kinds)
         if key == "replay":
             return f"replay {t.replay.fraction:g} of the tokens ({t.replay.loss})"
+        if key == "lora":
+            return f"LoRA r {t.lora.r}, alpha {t.lora.alpha}, dropout {t.lora.dropout:g}"
         value = getattr(t, key)
         return f"{key} {value:g}" if isinstance(value, float) else f"{key} {value}"
 
