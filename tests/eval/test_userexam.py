@@ -72,18 +72,21 @@ def test_a_man_source_is_the_page_as_a_terminal_shows_it(tmp_path: Path) -> None
 SHIPPED = Path(__file__).resolve().parents[2] / "config" / "domains" / "exams"
 
 
-@pytest.mark.parametrize("name", ["python", "cmake", "man"])
+@pytest.mark.parametrize("name", ["python", "cmake", "man", "coreutils"])
 def test_every_shipped_exam_item_passes_its_checks(name: str) -> None:
     """Each item's quote is in its source, no template wrote its question, four distinct
-    choices; the issue's sizes (Python >= 200, CMake >= 150, man pages >= 150)."""
+    choices; the issue's sizes (Python >= 200, CMake >= 150, man pages >= 150), and 100 for
+    the fourth corpus (coreutils' info manual)."""
     if name == "cmake" and source_text("cmake:command/add_library.rst") is None:
         pytest.skip("CMake's reference is not installed")
     if name == "man" and source_text("man:tail") is None:
         pytest.skip("the manual pages or groff are not installed")
+    if name == "coreutils" and source_text("info:coreutils#cp invocation") is None:
+        pytest.skip("coreutils' info manual is not installed")
     path = SHIPPED / f"{name}.jsonl"
     items, about = load_user_exam(path)
     assert about["dropped"] == {} and len(items) == about["items"]
-    assert len(items) >= {"python": 200, "cmake": 150, "man": 150}[name]
+    assert len(items) >= {"python": 200, "cmake": 150, "man": 150, "coreutils": 100}[name]
     for it in items:
         assert it.choices is not None and it.choices[it.answer_index or 0] == it.answer, it.id
     shares = [sum(it.answer_index == k for it in items) / len(items) for k in range(4)]
@@ -264,3 +267,23 @@ def test_a_missing_or_choiceless_user_exam_is_one_line(tmp_path: Path) -> None:
     path.write_text(json.dumps({"id": "q1", "question": "How?", "answer": "So."}) + "\n")
     with pytest.raises(JupiterError, match="item q1 has no choices"):
         load_user_exam(path)
+
+
+def test_an_info_source_is_a_node_of_a_gnu_manual(tmp_path: Path) -> None:
+    from jupiter.eval.userexam import info_node_text
+
+    manual = (
+        "\x1f\nFile: frob.info,  Node: Top,  Next: frob invocation,  Up: (dir)\n\n"
+        "Frob\n****\n\nThis manual documents frob, which keeps the end of a stream.\n\n"
+        "\x1f\nFile: frob.info,  Node: frob invocation,  Prev: Top,  Up: Top\n\n"
+        "1 ‘frob’: Keep the end\n======================\n\n"
+        "‘frob’ keeps the last three lines of its input, and nothing else.\n"
+    )
+    (tmp_path / "frob.info.gz").write_bytes(gzip.compress(manual.encode()))
+    (tmp_path / "frobnicate.info").write_text(manual.replace("frob", "other"))
+    text = info_node_text("frob", "frob invocation", tmp_path)
+    assert text is not None and text.startswith("‘frob’: Keep the end\n")  # unnumbered
+    assert "keeps the last three lines of its input" in text
+    assert info_node_text("frob", "No such node", tmp_path) is None
+    assert info_node_text("nope", "Top", tmp_path) is None
+    assert source_text("info:no-such-manual#Top") is None and source_text("info:frob") is None

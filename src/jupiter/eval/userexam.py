@@ -4,7 +4,8 @@ never in a generator template's wording, each answer backed by a span quoted fro
 An item is a multiple-choice QA line with two more fields:
 - `source`: where the answer is written: `py:<dotted object>` (its own docstring),
   `pydoc:topics/<key>` (the language reference `help()` shows), `cmake:<path under Help/>`,
-  `man:<name>` (a section 1 manual page, rendered to text as `man_page_text` does), or
+  `man:<name>` (a section 1 manual page, rendered to text as `man_page_text` does),
+  `info:<manual>#<node>` (a GNU info manual's node, as the local source reads it), or
   `doc:<uri>` (any document a workspace collected, by its uri: a user's own docs);
 - `quote`: a verbatim span of that text (whitespace-collapsed) that settles the answer.
 
@@ -17,6 +18,7 @@ is known when it is retrieved from wording never trained on).
 from __future__ import annotations
 
 import builtins
+import functools
 import gzip
 import importlib
 import importlib.util
@@ -38,6 +40,7 @@ _WORD = re.compile(r"[a-z0-9_]+")
 _SPACE = re.compile(r"\s+")
 CMAKE_HELP_GLOB = "/usr/share/cmake-*/Help"
 MAN_DIR = Path("/usr/share/man")
+INFO_DIR = Path("/usr/share/info")
 
 
 @dataclass
@@ -108,10 +111,31 @@ def man_page_text(name: str, section: str = "1", man_dir: Path = MAN_DIR) -> str
     return text.decode("utf-8", "replace") if text.strip() else None
 
 
+def info_node_text(manual: str, node: str, info_dir: Path = INFO_DIR) -> str | None:
+    """A GNU info manual's node as the `local` source collects it (collect/local.py), from
+    <info_dir>/<manual>.info[.gz] and the parts of a split manual; None when absent."""
+    for path in sorted(info_dir.glob(f"{manual}.info*")):
+        if re.fullmatch(rf"{re.escape(manual)}\.info(-\d+)?(\.gz)?", path.name):
+            text = _info_nodes(path).get(node)
+            if text is not None:
+                return text
+    return None
+
+
+@functools.lru_cache(maxsize=8)
+def _info_nodes(path: Path) -> dict[str, str]:
+    from jupiter.collect.local import read_documents
+
+    return {doc.title: doc.text for doc in read_documents(path)}
+
+
 def source_text(source: str, help_dir: Path | None = None) -> str | None:
     """The documentation text an item's source names, or None."""
     if source.startswith("man:"):
         return man_page_text(source.removeprefix("man:"))
+    if source.startswith("info:"):  # info:<manual>#<node>
+        manual, _, node = source.removeprefix("info:").partition("#")
+        return info_node_text(manual, node) if node else None
     if source.startswith("cmake:"):
         root = help_dir or cmake_help_dir()
         path = None if root is None else root / source.removeprefix("cmake:")
