@@ -113,9 +113,7 @@ def test_a_pretrained_base_takes_the_fine_tuning_defaults(tmp_path: Path) -> Non
     assert t.knowledge.model_dump() == FINETUNE_TRAIN["knowledge"]
     assert (t.replay.fraction, t.replay.samples, t.replay.loss) == (0.2, 128, "kl")
     assert (t.lora.r, t.lora.alpha, t.lora.dropout) == (16, 32, 0.05)  # the measured rank
-    defaulted = (
-        "epochs knowledge lora lr min_lr raw_text_fraction replay warmup_steps weight_decay"
-    )
+    defaulted = "epochs knowledge lora lr min_lr raw_text_fraction replay warmup_steps weight_decay"
     assert lora.finetune_defaulted == defaulted.split()
     # dumped and loaded again (a consensus member, an island): the same train config
     assert DomainConfig.model_validate(lora.model_dump()).train == t
