@@ -186,3 +186,30 @@ def test_a_rephrase_count_without_a_teacher_is_a_one_line_error(tmp_path: Path) 
         load_domain(str(yaml))
     msg = str(err.value)
     assert "rephrase.count needs an LLM teacher" in msg and "\n" not in msg.strip()
+
+
+def test_a_failing_teacher_is_reported_and_asked_again_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Calls that fail after every retry leave nothing half-written: the stage ends, says how
+    many failed and how to ask them again; the next run asks exactly those."""
+    down = {"on": True}
+    with FakeLLM(reply=teacher, fail=lambda n: "500" if down["on"] and n % 2 else None) as llm:
+        rephrase = (
+            "{count: 4, max_sources: 4, llm: {base_url: URL, concurrency: 1, max_retries: 0}}"
+        )
+        ws = generated(make_domain(tmp_path, llm.base_url, rephrase), tmp_path, monkeypatch)
+        info = filter_stage(ws, 1)["rephrase"]
+        # requests 1 and 3 fail, 2 and 4 are answered (one call each: no retries)
+        assert (info["requests"], info["failed"], info["calls"], llm.count) == (4, 2, 2, 4)
+        said = " ".join(ws.console.file.getvalue().split())  # type: ignore[attr-defined]
+        assert "2 requests failed after every retry" in said
+        assert "`jupiter filter --domain rephr` asks them again" in said
+        written = {e.id for e in ws.store.iter_examples() if e.template == REPHRASE}
+        assert len(written) == info["made"] > 0
+        down["on"] = False
+        again = filter_stage(ws, 1)["rephrase"]
+        assert (again["failed"], again["calls"], again["cache_hits"], llm.count) == (0, 2, 2, 6)
+        now = {e.id for e in ws.store.iter_examples() if e.template == REPHRASE}
+        assert written < now and len(now) == info["made"] + again["made"]
+        ws.close()
