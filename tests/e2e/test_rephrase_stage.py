@@ -59,7 +59,7 @@ def teacher(body: dict[str, Any]) -> str:
     return json.dumps({"questions": questions})
 
 
-def make_domain(tmp_path: Path, base_url: str, rephrase: str) -> Path:
+def make_domain(tmp_path: Path, base_url: str, rephrase: str, extra: str = "") -> Path:
     docs = tmp_path / "docs"
     docs.mkdir(exist_ok=True)
     for name, text in DOCS.items():
@@ -83,7 +83,7 @@ generator:
   type: extractive
   continuation: false
   rephrase: {rephrase.replace("URL", base_url)}
-""")
+{extra.replace("URL", base_url)}""")
     return tmp_path / "d.yaml"
 
 
@@ -212,4 +212,30 @@ def test_a_failing_teacher_is_reported_and_asked_again_alone(
         assert (again["failed"], again["calls"], again["cache_hits"], llm.count) == (0, 2, 2, 6)
         now = {e.id for e in ws.store.iter_examples() if e.template == REPHRASE}
         assert written < now and len(now) == info["made"] + again["made"]
+        ws.close()
+
+
+def test_the_judge_grades_the_phrasings_it_is_on_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """filters.judge on: the extractive pairs are judged by the filter stage, the phrasings
+    the checks kept by the same judge after them; a low score rejects a phrasing."""
+
+    def reply(body: dict[str, Any]) -> str:
+        prompt = body["messages"][-1]["content"]
+        if '"score"' in prompt:  # the judge: the phrasings score 2, the sources 5
+            return json.dumps({"score": 2 if "ran into case" in prompt else 5, "reason": "x"})
+        return teacher(body)
+
+    with FakeLLM(reply=reply) as llm:
+        rephrase = "{count: 4, llm: {base_url: URL, max_retries: 0}}"
+        judge = "filters: {judge: {enabled: true, llm: {base_url: URL, max_retries: 0}}}"
+        ws = generated(make_domain(tmp_path, llm.base_url, rephrase, judge), tmp_path, monkeypatch)
+        counts = filter_stage(ws, 1)["rephrase"]["counts"]
+        sources = [e for e in ws.store.iter_examples(status="accepted") if e.template != REPHRASE]
+        json_sources = [s for s in sources if fate(s.answer) == "json"]
+        assert len(json_sources) >= 2
+        # every situation question the checks kept went to the judge and scored 2 (< 3)
+        assert counts["accepted"] == 0 and counts["judge_low_score"] == len(json_sources)
+        assert not any(e.template == REPHRASE for e in ws.store.iter_examples(status="accepted"))
         ws.close()

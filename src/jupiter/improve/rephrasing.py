@@ -106,17 +106,14 @@ def rephrase_stage(ws: Workspace, cycle: int) -> dict[str, Any] | None:
 
 
 def judge(ws: Workspace, made: list[tuple[Example, str]]) -> None:
-    """The LLM judge over the phrasings the checks kept: does the answer answer them?"""
-    from jupiter.filters.judge import judge_examples, judge_llm
-    from jupiter.synth.http import make_backend
+    """The filter stage's LLM judge over the phrasings the checks kept: does the answer
+    answer them?"""
+    from jupiter.improve.stages import judge_pending  # stages runs this module's stage
 
     keep = [i for i, (_, reason) in enumerate(made) if not reason]
     if not keep:
         return
-    backend = make_backend(llm_config(ws, judge_llm(ws.cfg)))
-    chunks = {c.id: c for c in ws.store.iter_chunks()}
-    with ws.console.status(f"judging {len(keep)} phrasings…"):
-        reasons, _ = judge_examples([made[i][0] for i in keep], ws.cfg, backend, ws.store, chunks)
+    reasons, _ = judge_pending(ws, [made[i][0] for i in keep])
     for i, reason in zip(keep, reasons, strict=True):
         if reason:
             made[i] = (made[i][0], reason)

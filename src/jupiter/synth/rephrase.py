@@ -26,7 +26,15 @@ from jupiter.records import Chunk, Example
 from jupiter.synth import outputs
 from jupiter.synth.backend import Request, Sampling
 from jupiter.synth.outputs import Malformed
-from jupiter.synth.recipes import LANGUAGES, SYSTEM, load_template, render, template_path
+from jupiter.synth.recipes import (
+    LANGUAGES,
+    SYSTEM,
+    TEXT,
+    _object,
+    load_template,
+    render,
+    template_path,
+)
 
 REPHRASE = "rephrase"  # the template name of the examples a teacher's phrasings become
 MIN_WORDS, MAX_WORDS = 4, 80  # a question's length in words
@@ -41,14 +49,7 @@ WORD = re.compile(r"\w+")
 
 def schema(count: int) -> dict[str, object]:
     """The answer's JSON schema (for servers that decode to one: llm.response_format)."""
-    item = {"type": "string", "minLength": 1}
-    questions = {"type": "array", "items": item, "minItems": 1, "maxItems": count}
-    return {
-        "type": "object",
-        "properties": {"questions": questions},
-        "required": ["questions"],
-        "additionalProperties": False,
-    }
+    return _object(questions={"type": "array", "items": TEXT, "minItems": 1, "maxItems": count})
 
 
 def rephrasable(ex: Example) -> bool:
