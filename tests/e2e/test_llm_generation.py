@@ -195,7 +195,7 @@ def test_llm_judge_drops_low_scores_in_the_filter_stage(
         calls = llm.count
         assert calls == len(judged)
         # a re-run of the judge asks nothing again
-        from jupiter.improve.stages import judge_pending
+        from jupiter.improve.generator import judge_pending
 
         reasons, scores = judge_pending(ws, judged)
         assert llm.count == calls and sorted(set(scores)) == [2, 5]

@@ -1,6 +1,6 @@
 """The generator of record: the one the YAML configures until a student wins, then the
-lineage's (improve/lineage.py); and the backend an LLM teacher, or a promoted student, is
-asked through."""
+lineage's (improve/lineage.py); the backend an LLM teacher, or a promoted student, is
+asked through; and the LLM judge the filter stage asks (its survivors, the phrasings)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import Any
 from jupiter.config import LLMConfig
 from jupiter.improve.lineage import configured_id, yaml_generator_change
 from jupiter.improve.workspace import Workspace
+from jupiter.records import Example
 from jupiter.synth.backend import Backend
 
 LLM = "llm"
@@ -73,3 +74,15 @@ def backend_for(ws: Workspace, gen_row: dict[str, Any]) -> Backend:
         return make_backend(llm)
     local = "mlx" if llm.backend == "mlx" else "transformers"
     return make_backend(llm.model_copy(update={"backend": local, "model": gen_row["path"]}))
+
+
+def judge_pending(ws: Workspace, examples: list[Example]) -> tuple[list[str], list[int | None]]:
+    """The LLM judge over `examples` (the filter stage's survivors, the teacher's phrasings
+    it kept): (reject reason or "", score or None) per example."""
+    from jupiter.filters.judge import judge_examples, judge_llm
+    from jupiter.synth.http import make_backend
+
+    backend = make_backend(llm_config(ws, judge_llm(ws.cfg)))
+    chunks = {c.id: c for c in ws.store.iter_chunks()}
+    with ws.console.status(f"judging {len(examples)} examples…"):
+        return judge_examples(examples, ws.cfg, backend, ws.store, chunks)

@@ -19,7 +19,7 @@ from typing import Any
 from jupiter.config import DomainConfig, LLMConfig
 from jupiter.filters import ACCEPTED, REJECTED, ExampleFilter
 from jupiter.improve.evalset import eval_questions
-from jupiter.improve.generator import llm_config
+from jupiter.improve.generator import judge_pending, llm_config
 from jupiter.improve.progress import progress_bar
 from jupiter.improve.workspace import Workspace
 from jupiter.records import Example
@@ -108,8 +108,6 @@ def rephrase_stage(ws: Workspace, cycle: int) -> dict[str, Any] | None:
 def judge(ws: Workspace, made: list[tuple[Example, str]]) -> None:
     """The filter stage's LLM judge over the phrasings the checks kept: does the answer
     answer them?"""
-    from jupiter.improve.stages import judge_pending  # stages runs this module's stage
-
     keep = [i for i, (_, reason) in enumerate(made) if not reason]
     if not keep:
         return

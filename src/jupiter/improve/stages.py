@@ -11,7 +11,7 @@ from rich.table import Table
 from jupiter.errors import JupiterError
 from jupiter.improve.evalset import eval_questions
 from jupiter.improve.generation import llm_generate_stage
-from jupiter.improve.generator import active_generator, llm_config
+from jupiter.improve.generator import active_generator, judge_pending
 from jupiter.improve.grounding import queue_grounded_examples
 from jupiter.improve.passages import train_chunks
 from jupiter.improve.preflight import heldout_problem
@@ -218,17 +218,6 @@ def judge_survivors(ws: Workspace, pending: list[Example], result: Any) -> None:
         samples = result.samples.setdefault(reason, [])
         if len(samples) < 5:
             samples.append(by_id[ex_id].content()[:300])
-
-
-def judge_pending(ws: Workspace, examples: list[Example]) -> tuple[list[str], list[int | None]]:
-    """The LLM judge over `examples` (the filter stage's survivors)."""
-    from jupiter.filters.judge import judge_examples, judge_llm
-    from jupiter.synth.http import make_backend
-
-    backend = make_backend(llm_config(ws, judge_llm(ws.cfg)))
-    chunks = {c.id: c for c in ws.store.iter_chunks()}
-    with ws.console.status(f"judging {len(examples)} examples…"):
-        return judge_examples(examples, ws.cfg, backend, ws.store, chunks)
 
 
 def counts_table(title: str, counts: dict[str, int]) -> Table:
