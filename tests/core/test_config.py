@@ -8,6 +8,7 @@ from jupiter.config import DomainConfig, load_cluster, load_domain
 from jupiter.errors import JupiterError
 
 ROOT = Path(__file__).resolve().parents[2]
+STDLIB = "name: x\nsources: [{type: python_stdlib}]\n"
 
 
 def write(tmp_path: Path, text: str) -> str:
@@ -61,6 +62,53 @@ def test_unknown_key_names_file_and_path(tmp_path: Path) -> None:
     assert "\n" not in msg
 
 
+@pytest.mark.parametrize(
+    ("yaml_text", "expected"),
+    [
+        # a misspelt required key: the unknown spelling is named, not its "missing" twin
+        (
+            "name: x\nsource: [{type: python_stdlib}]\n",
+            "unknown key 'source' (did you mean 'sources'?)",
+        ),
+        (
+            STDLIB + "train: {max_step: 3}\n",
+            "unknown key 'train.max_step' (did you mean 'max_steps'?)",
+        ),
+        # a source's keys, whichever member of the union it is
+        (
+            "name: x\nsources: [{type: local, path: ., inclde: ['*.md']}]\n",
+            "unknown key 'sources.0.inclde' (did you mean 'include'?)",
+        ),
+        (
+            STDLIB + "generator: {rephrase: {cout: 2}}\n",
+            "'generator.rephrase.cout' (did you mean 'count'?)",
+        ),
+        # nothing close: the template that lists every key
+        (
+            STDLIB + "train: {lora: {rank: 8}}\n",
+            "unknown key 'train.lora.rank' (see config/domains/_template.yaml",
+        ),
+    ],
+)
+def test_unknown_key_suggests_the_close_valid_one(
+    tmp_path: Path, yaml_text: str, expected: str
+) -> None:
+    with pytest.raises(JupiterError) as e:
+        load_domain(write(tmp_path, yaml_text))
+    assert expected in str(e.value)
+    # one problem, one line: the misspelt key's "missing" twin is not counted as another
+    assert "(and" not in str(e.value) and "\n" not in str(e.value)
+
+
+def test_cluster_unknown_key_suggests_its_own_keys(tmp_path: Path) -> None:
+    bad = tmp_path / "c.yaml"
+    bad.write_text("nodes: [{host: a, device_typ: cuda}]\n")
+    with pytest.raises(
+        JupiterError, match=r"unknown key 'nodes\.0\.device_typ' \(did you mean 'device_type'\?\)"
+    ):
+        load_cluster(str(bad))
+
+
 def test_wrong_type_names_expectation(tmp_path: Path) -> None:
     path = write(tmp_path, "name: x\nsources: [{type: python_stdlib}]\ntrain: {lr: fast}\n")
     with pytest.raises(JupiterError, match=r"train\.lr: .*number.*'fast'"):
@@ -92,9 +140,6 @@ def test_cluster_default_and_error(tmp_path: Path) -> None:
     bad.write_text("nodes: [{host: a, device_type: tpu}]\n")
     with pytest.raises(JupiterError, match=r"nodes\.0\.device_type"):
         load_cluster(str(bad))
-
-
-STDLIB = "name: x\nsources: [{type: python_stdlib}]\n"
 
 
 def test_a_pretrained_base_takes_the_fine_tuning_defaults(tmp_path: Path) -> None:

@@ -184,6 +184,15 @@ def _three_items() -> str:
     )
 
 
+def _user_exam(tmp: Path, text: str | None) -> str:
+    """A YAML whose user exam is exams/exam.jsonl holding `text` (None: exams is a folder)."""
+    (tmp / "exams").mkdir()
+    if text is None:
+        return LOCAL + "eval: {user_exam_path: exams}\n"
+    (tmp / "exams" / "exam.jsonl").write_text(text)
+    return LOCAL + "eval: {user_exam_path: exams/exam.jsonl}\n"
+
+
 def _qa_folder(tmp: Path) -> str:
     (tmp / "qa").mkdir()
     return LOCAL + "eval: {qa_path: qa}\n"
@@ -249,6 +258,19 @@ BAD_SURROUNDINGS: dict[str, tuple[Callable[[Path], str], str]] = {
     "eval_mc_choices_beyond_items": (
         lambda t: _qa(t, _three_items(), choices=4),
         r"multiple choice needs at least 4 distinct answers in the eval set, found 3",
+    ),
+    "user_exam_missing": (
+        lambda t: LOCAL + "eval: {user_exam_path: exams/nope.jsonl}\n",
+        r"eval\.user_exam_path: user exam not found: .*exams/nope\.jsonl \(fix eval\.user_exam_path",
+    ),
+    "user_exam_folder": (
+        lambda t: _user_exam(t, None),
+        r"eval\.user_exam_path: user exam .*exams is a folder: point eval\.user_exam_path",
+    ),
+    "user_exam_not_multiple_choice": (
+        lambda t: _user_exam(t, _three_items()),
+        r"eval\.user_exam_path: .*exam\.jsonl: item 0 has no choices: every item of a user "
+        r"exam is multiple choice",
     ),
     "judge_unreachable": (
         _judge,

@@ -4,12 +4,14 @@
 from __future__ import annotations
 
 import copy
+import difflib
 import os
+import typing
 from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from jupiter.config.cluster import ClusterConfig
 from jupiter.config.domain import SOURCE_TYPES, DomainConfig
@@ -195,8 +197,44 @@ def _member_free(loc: tuple[int | str, ...]) -> tuple[int | str, ...]:
     )
 
 
-def _explain(path: Path, err: ValidationError, where: str = "") -> JupiterError:
-    e = err.errors()[0]
+def _models_in(annotation: Any) -> list[type[BaseModel]]:
+    """The pydantic models a field's annotation holds (list[Source], X | None, a union)."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return [annotation]
+    return [m for arg in typing.get_args(annotation) for m in _models_in(arg)]
+
+
+def _keys_at(model: type[BaseModel], loc: tuple[int | str, ...]) -> list[str]:
+    """The keys valid beside the last part of `loc` (a key path under `model`): a union's
+    members pooled (any source type's keys for a source); [] where the path leaves models."""
+    models = [model]
+    for part in loc[:-1]:
+        if isinstance(part, int):  # a list's index
+            continue
+        owners = [cls for cls in models if part in cls.model_fields]
+        if not owners:  # a union member's tag (sources.0.local.path): the same models
+            continue
+        models = [m for cls in owners for m in _models_in(cls.model_fields[part].annotation)]
+        if not models:  # a plain field (a dict, a list of strings): no keys to suggest
+            return []
+    keys = {k for cls in models for k in cls.model_fields if not k.startswith("_")}
+    return sorted(keys)
+
+
+def _close_key(model: type[BaseModel], loc: tuple[int | str, ...]) -> str:
+    """The valid key an unknown one is a misspelling of ("sources" for "source"), or ""."""
+    if not loc or not isinstance(loc[-1], str):
+        return ""
+    close = difflib.get_close_matches(loc[-1], _keys_at(model, loc), n=1, cutoff=0.75)
+    return close[0] if close else ""
+
+
+def _explain(
+    path: Path, err: ValidationError, where: str = "", model: type[BaseModel] = DomainConfig
+) -> JupiterError:
+    # an unknown key first: a misspelt key also makes its right spelling "missing"
+    errors = err.errors()
+    e = next((o for o in errors if o["type"] == "extra_forbidden"), errors[0])
     loc = _location(e["loc"]) or "(top level)"
     if e["type"] != "extra_forbidden":  # a union field: its name, and what else it takes
         bare = _member_free(e["loc"])
@@ -210,8 +248,17 @@ def _explain(path: Path, err: ValidationError, where: str = "") -> JupiterError:
         ]
         if others and e["type"] != "literal_error":
             e = {**e, "msg": f"{e['msg']} (or {others[0]})"}
+    same = {_member_free(o["loc"]) for o in errors}  # a union's members: one problem
     if e["type"] == "extra_forbidden":
-        msg = f"unknown key '{loc}' (see config/domains/_template.yaml for the valid keys)"
+        close = _close_key(model, e["loc"])
+        # the misspelt key's right spelling, reported missing, is the same problem
+        same.discard(_member_free((*e["loc"][:-1], close)))
+        hint = (
+            f"did you mean '{close}'?"
+            if close
+            else "see config/domains/_template.yaml for the valid keys"
+        )
+        msg = f"unknown key '{loc}' ({hint})"
     elif e["type"] == "missing":
         msg = f"missing required key '{loc}'"
     else:
@@ -224,7 +271,6 @@ def _explain(path: Path, err: ValidationError, where: str = "") -> JupiterError:
         elif e["type"] == "string_pattern_mismatch":
             text = "use only letters, digits, _ and -"
         msg = f"{loc}: {text}{got_s}"
-    same = {_member_free(o["loc"]) for o in err.errors()}  # a union's members: one problem
     more = f" (and {len(same) - 1} more)" if len(same) > 1 else ""
     return JupiterError(f"{path}: {where}{msg}{more}")
 
@@ -277,7 +323,7 @@ def load_cluster(path: str | None = None) -> ClusterConfig:
     try:
         return ClusterConfig.model_validate(_read_yaml(p))
     except ValidationError as err:
-        raise _explain(p, err) from None
+        raise _explain(p, err, model=ClusterConfig) from None
 
 
 def workspace(cfg: DomainConfig) -> Path:

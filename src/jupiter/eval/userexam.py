@@ -231,14 +231,16 @@ def raw_lines(path: Path) -> dict[str, dict[str, Any]]:
     return out
 
 
-def load_user_exam(
-    path: Path,
-    training: Iterable[str] = (),
-    text_of: Callable[[str], str | None] | None = None,
-) -> tuple[list[Any], dict[str, Any]]:
-    """The exam's items that pass `check_exam`, and what was dropped and why."""
+def read_user_exam(path: Path) -> list[Any]:
+    """The exam file's items, every one multiple choice; a JupiterError naming the file and
+    the fix when it is missing, a folder, malformed or an item has no choices."""
     from jupiter.eval.qa import load_eval_set
 
+    if Path(path).is_dir():
+        raise JupiterError(
+            f"user exam {path} is a folder: point eval.user_exam_path at a JSONL file of "
+            "{id, question, choices, answer_index, source, quote} lines"
+        )
     if not Path(path).is_file():
         raise JupiterError(
             f"user exam not found: {path} (fix eval.user_exam_path in the domain YAML, or "
@@ -251,6 +253,16 @@ def load_user_exam(
             f"{path}: item {missing[0]} has no choices: every item of a user exam is multiple "
             "choice (choices: 4 strings, answer_index)"
         )
+    return items
+
+
+def load_user_exam(
+    path: Path,
+    training: Iterable[str] = (),
+    text_of: Callable[[str], str | None] | None = None,
+) -> tuple[list[Any], dict[str, Any]]:
+    """The exam's items that pass `check_exam`, and what was dropped and why."""
+    items = read_user_exam(path)
     got = check_exam(items, raw_lines(path), training, text_of)
     about = {"path": str(path), "items": len(items), "kept": len(got.kept), "dropped": got.counts()}
     return got.kept, about

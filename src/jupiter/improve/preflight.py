@@ -3,6 +3,7 @@ stage runs, so a run that cannot finish stops with the store as it was:
 
 - every model reference found and its files intact (Workspace.check_models);
 - the YAML's eval set (eval.qa_path) readable and able to give eval.mc_choices choices;
+- the user exam (eval.user_exam_path) found, readable and multiple choice;
 - the LLM servers the pending stages will call answering (a GET of /models each);
 - device-bound choices this machine cannot honour: flash_attention_2 and fp16 without a
   CUDA GPU fall back, with a warning, to sdpa and to precision auto (in ws.fallbacks, not
@@ -39,6 +40,7 @@ def preflight_checks(ws: Workspace, stages: Collection[str]) -> None:
     ws.check_models()
     if set(EVAL_SET_STAGES) & set(stages):
         check_eval_set(ws)
+        check_user_exam(ws)
     if "eval" in stages:
         check_heldout(ws, collecting="collect" in stages)
     check_files(ws, stages)
@@ -64,6 +66,22 @@ def check_eval_set(ws: Workspace) -> None:
             check_mc_choices(items, ecfg.mc_choices)
     except JupiterError as err:
         raise JupiterError(f"eval.qa_path: {err}") from None
+
+
+def check_user_exam(ws: Workspace) -> None:
+    """The user exam loads and every item is multiple choice: the filter stage reads its
+    questions (decontamination) and the eval sits it, so a wrong path is found now, not
+    after the hours of the stages before the eval. (Which items are scored is the eval's
+    to decide: it needs the collected documents and the training data.)"""
+    from jupiter.eval.userexam import read_user_exam
+
+    path = ws.cfg.eval.user_exam_path
+    if not path:
+        return
+    try:
+        read_user_exam(ws.cfg.resolve(path))
+    except JupiterError as err:
+        raise JupiterError(f"eval.user_exam_path: {err}") from None
 
 
 def heldout_problem(ws: Workspace, documents: int, heldout_chunks: int) -> str | None:
