@@ -109,8 +109,11 @@ def test_a_report_another_run_is_writing_is_refused_before_the_model_loads(
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--model", "MODEL", "--qa", "missing.jsonl"], "eval set not found"),
-        (["--model", "MODEL", "--qa", "BAD"], r"set\.jsonl:2: malformed JSON"),
+        (
+            ["--model", "MODEL", "--qa", "missing.jsonl"],
+            r"--qa: eval set not found: .*missing\.jsonl",
+        ),
+        (["--model", "MODEL", "--qa", "BAD"], r"--qa: .*set\.jsonl:2: malformed JSON"),
         (["--model", "no/such/dir", "--qa", "GOOD"], "model not found"),
         (["--model", "MODEL", "--qa", "GOOD", "--distractors", "easy"], "hard or random"),
         (["--model", "MODEL", "--qa", "GOOD", "--general", "nope"], "general text not found"),

@@ -117,7 +117,7 @@ def load_eval_set(path: Path) -> list[QAItem]:
             " question, answer}} lines"
         )
     if not path.is_file():
-        raise JupiterError(f"eval set not found: {path} (set eval.qa_path in the domain YAML)")
+        raise JupiterError(f"eval set not found: {path} (check the path and the file's name)")
     items: list[QAItem] = []
     first_line: dict[str, int] = {}
     for lineno, line in enumerate(_lines(path), start=1):

@@ -115,7 +115,10 @@ def score_model(opts: ScoreOptions, cache_dir: Path, console: Console) -> dict[s
     from jupiter.eval.general import general_texts
 
     # inputs first: a bad file fails before a model loads
-    items = load_eval_set(opts.qa)
+    try:
+        items = load_eval_set(opts.qa)
+    except JupiterError as err:
+        raise JupiterError(f"--qa: {err}") from None
     general = general_texts(opts.general_path) if opts.general_max_bytes else []
     mc = build_mc(items, opts.mc_choices, opts.seed, opts.distractors)
     if opts.max_items:
