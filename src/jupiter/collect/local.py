@@ -1,8 +1,9 @@
 """The `local` source: text files from a file or folder on this machine.
 
 Markdown, reStructuredText, plain text and source code are kept as they are; HTML is
-reduced to its visible text with the standard library's parser; a GNU info manual (what
-`info` reads, /usr/share/info) becomes one document per node. Gzip-compressed files
+reduced to its visible text with the standard library's parser; a PDF to its text layer,
+made into paragraphs again (collect/pdf.py); a GNU info manual (what `info` reads,
+/usr/share/info) becomes one document per node. Gzip-compressed files
 (`ls.1.gz`, `coreutils.info.gz`, `notes.md.gz`) are read through, the format taken from the
 name without its `.gz`.
 """
@@ -17,6 +18,7 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path
 
+from jupiter.collect.pdf import PDF_MAGIC, UNREADABLE, PdfProblem, read_pdf
 from jupiter.collect.result import CollectResult
 from jupiter.config import DomainConfig, LocalSource
 from jupiter.errors import JupiterError
@@ -24,6 +26,7 @@ from jupiter.records import Document
 
 SOURCE = "local"
 HTML_SUFFIXES = {".html", ".htm"}
+PDF_SUFFIX = ".pdf"
 GZIP_MAGIC = b"\x1f\x8b"
 MAX_GUNZIPPED = 256 << 20  # bytes a compressed file may expand to: past it, not read
 # a GNU info file, or one part of a split manual (find.info-1)
@@ -41,7 +44,8 @@ def collect_local(
 ) -> list[Document]:
     """One document per matching, decodable, non-empty file, in sorted path order. A link
     to a file or folder outside the source's folder is refused (counted `symlink_outside`
-    in `rejects`) unless the source says follow_symlinks: true."""
+    in `rejects`) unless the source says follow_symlinks: true. A PDF with no text to read
+    (encrypted, a scan, damaged) is counted in `rejects` under its reason."""
     root = cfg.resolve(src.path)
     if not root.exists():
         i = _source_index(src, cfg)
@@ -51,7 +55,7 @@ def collect_local(
     docs: list[Document] = []
     found = matching_files(root, src.include, src.exclude, src.follow_symlinks, rejects)
     for path in found:
-        docs.extend(read_documents(path))
+        docs.extend(read_documents(path, rejects))
         if src.max_documents and len(docs) >= src.max_documents:
             return docs[: src.max_documents]
     return docs
@@ -141,8 +145,11 @@ def format_name(path: Path) -> str:
     return name[:-3] if name.endswith(".gz") else name
 
 
-def read_documents(path: Path) -> list[Document]:
+def read_documents(path: Path, rejects: CollectResult | None = None) -> list[Document]:
     """The file's documents: one per node of a GNU info file, else read_document's one."""
+    if Path(format_name(path)).suffix == PDF_SUFFIX:
+        doc = pdf_document(path, rejects)
+        return [doc] if doc is not None else []
     if INFO_NAME.search(format_name(path)):
         data = read_bytes(path)
         # the index node's "\0\b[index\0\b]" cookie: the only NULs a text info file holds
@@ -169,6 +176,22 @@ def read_document(path: Path) -> Document | None:
         return None
     meta = {"kind": "file", "suffix": suffix}
     return Document(SOURCE, str(path), title, text, meta)
+
+
+def pdf_document(path: Path, rejects: CollectResult | None = None) -> Document | None:
+    """A PDF's text layer as a document; None (counted in `rejects` by reason: pdf_encrypted,
+    pdf_no_text, pdf_unreadable) when it has none to read."""
+    data = read_bytes(path)
+    try:
+        if data is None or PDF_MAGIC not in data[:1024]:  # the header may sit past junk
+            raise PdfProblem(UNREADABLE)
+        got = read_pdf(data)
+    except PdfProblem as err:
+        if rejects is not None:
+            rejects.reject(err.reason, str(path))
+        return None
+    meta = {"kind": "file", "suffix": PDF_SUFFIX, "pages": got.pages}
+    return Document(SOURCE, str(path), got.title or path.name, got.text, meta)
 
 
 # ----------------------------------------------------------------------------- GNU info

@@ -71,7 +71,8 @@ class PythonStdlibSource(Strict):
 class LocalSource(Strict):
     type: Literal["local"]
     path: str  # a file or folder; relative paths resolve against the YAML's folder
-    # gzip-compressed files are read through; *.info (GNU info manuals) a document a node
+    # gzip-compressed files are read through; *.info (GNU info manuals) a document a node;
+    # *.pdf their text layer
     include: list[str] = Field(
         default_factory=lambda: [
             "*.md",
@@ -79,6 +80,7 @@ class LocalSource(Strict):
             "*.txt",
             "*.html",
             "*.htm",
+            "*.pdf",
             "*.py",
             "*.info",
             "*.info.gz",

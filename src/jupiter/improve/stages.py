@@ -66,6 +66,17 @@ def collect_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
         f"collect: {info['documents']} documents ({info['bytes'] / 1e6:.2f} MB), "
         f"{info['chunks']} chunks ({heldout} held out), {new_docs} new documents"
     )
+    if rejects.rejects:  # nothing dropped silently: what, and where the rest is listed
+        from jupiter.collect.pdf import FIXES
+
+        said = ", ".join(
+            f"{n} {why}" + (f" ({FIXES[why]})" if why in FIXES else "")
+            for why, n in sorted(rejects.rejects.items())
+        )
+        ws.console.print(
+            f"collect: dropped {said} (`jupiter data report --domain {ws.cfg.name}` lists "
+            "the first of each)"
+        )
     return info
 
 
