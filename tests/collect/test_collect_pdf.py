@@ -75,9 +75,35 @@ def test_running_headers_footers_and_page_numbers_are_dropped() -> None:
         "Section D: part 4",
     ]
     assert all(not p.rstrip().split("\n")[-1].isdigit() for p in text.split("\n\n"))
-    # two pages are too few to tell a running line from the text: only numbers go
-    two = clean_pages(["\n".join(p) for p in manual_pages(2)])
-    assert two.count("The Widget Manual") == 2 and "\n1\n" not in f"\n{two}\n"
+    # one page has no neighbours to tell a running line from the text: its number goes
+    one = clean_pages(["\n".join(manual_pages(1)[0])])
+    assert one.startswith("The Widget Manual\nSection A") and not one.endswith("\n1")
+
+
+def test_a_sentence_running_on_to_the_next_page_is_joined() -> None:
+    pages = [
+        "Head\nThe widget spins until the input",
+        "ends, then stops.\nNext para-",
+        "graph here.",
+        "New page.",
+    ]
+    assert clean_pages(pages) == (
+        "Head\nThe widget spins until the input ends, then stops.\nNext paragraph here.\n\nNew page."
+    )
+
+
+def test_a_running_head_that_changes_with_the_chapter_is_dropped() -> None:
+    """A book's head names the chapter and alternates with the page number between left
+    and right pages: the pages around each one tell it, not a share of the whole file."""
+    pages = [["1 Introduction", "Widgets spin.", "More on spinning."]]
+    pages += [["Chapter 1: Introduction 2", f"Spinning fact {c}.", "Another line."] for c in "ab"]
+    pages += [["4", "2 Reference", "spin(speed) turns it."]]
+    pages += [["Chapter 2: Reference 5", f"Reference fact {c}.", "Another line."] for c in "ab"]
+    text = clean_pages(["\n".join(p) for p in pages])
+    assert "Chapter" not in text and "\n4\n" not in f"\n{text}\n"
+    assert text.split("\n\n")[3] == "2 Reference\nspin(speed) turns it."
+    # a line alike at the foot of the pages around it reads as a running footer, text or not
+    assert "Another line." not in text
 
 
 def test_a_pdf_reads_as_its_text_with_its_title(tmp_path: Path) -> None:

@@ -4,12 +4,14 @@ A PDF holds positioned glyphs, not paragraphs. What pypdf gives back a page at a
 lines cut where the page's width ran out, words split at hyphens, and the running header,
 footer and page number on every page. This module puts the prose back together:
 
-- lines that repeat at the top or bottom of most pages (a running title, "Page 3 of 40",
-  a chapter name with its number) and bare page numbers at a page's edge are dropped;
+- lines that repeat at the top or bottom of the pages around them (a running title,
+  "Page 3 of 40", a chapter's name with the page number) and bare page numbers at a
+  page's edge are dropped;
 - a word split over two lines ("frobni-" / "cates") is joined;
 - a line that ran out of width and goes on in lower case is joined to the next, so a
   paragraph is one line again; short lines (headings, list items, code) keep their own;
-- pages are separated by a blank line.
+- pages are separated by a blank line, but a sentence that runs on to the next page is
+  joined.
 
 A PDF without a text layer (a scan) has nothing to read: it is rejected with the fix (OCR
 it first), as are an encrypted PDF that opens with no password and a damaged file.
@@ -20,7 +22,6 @@ from __future__ import annotations
 import io
 import logging
 import re
-from collections import Counter
 from dataclasses import dataclass
 
 PDF_MAGIC = b"%PDF-"
@@ -35,8 +36,7 @@ FIXES = {
 }
 
 EDGE_LINES = 2  # lines at the top and at the bottom of a page where running lines sit
-MIN_PAGES_FOR_RUNNING = 3  # fewer pages: no line can be told to repeat
-RUNNING_SHARE = 0.5  # of the pages: a line at this many pages' edges is a header/footer
+NEIGHBOURS = 2  # pages either side where a running line repeats (left and right pages)
 PAGE_NUMBER = re.compile(r"^(?:page\s+)?(?:\d+|[ivxlcdm]+)(?:\s*(?:of|/)\s*\d+)?$", re.I)
 HYPHENATED = re.compile(r"[^\W\d_]-$")  # "frobni-": a letter, then the hyphen, at line end
 CONTINUES = re.compile(r"^[^\W\d_A-Z]")  # the next line starts with a lower-case letter
@@ -94,29 +94,34 @@ def _key(line: str) -> str:
     return DIGITS.sub("#", " ".join(line.lower().split()))
 
 
-def _edges(lines: list[str]) -> list[int]:
-    """The indices of a page's first and last EDGE_LINES lines."""
+def _edges(lines: list[str]) -> tuple[range, range]:
+    """The indices of a page's first and of its last EDGE_LINES lines."""
     n = len(lines)
-    return sorted({*range(min(EDGE_LINES, n)), *range(max(n - EDGE_LINES, 0), n)})
+    return range(min(EDGE_LINES, n)), range(max(n - EDGE_LINES, 0), n)
 
 
-def running_lines(pages: list[list[str]]) -> set[str]:
-    """The keys of lines found at the edges of at least RUNNING_SHARE of the pages."""
-    if len(pages) < MIN_PAGES_FOR_RUNNING:
-        return set()
-    seen: Counter[str] = Counter()
+def running_lines(pages: list[list[str]]) -> list[set[int]]:
+    """Each page's running header and footer lines, by index: a line at a page's top (or
+    bottom) found, numbers aside, at the top (bottom) of a page at most NEIGHBOURS pages
+    away. A book's running head changes with the chapter ("Chapter 4: Functions 13") and
+    alternates between left and right pages, so it is the neighbours that tell, not a
+    share of the whole file; a page number is dropped at an edge on its own."""
+    keys = []
     for lines in pages:
-        seen.update({_key(lines[i]) for i in _edges(lines)})
-    need = max(2, RUNNING_SHARE * len(pages))
-    return {k for k, n in seen.items() if n >= need}
-
-
-def strip_edges(lines: list[str], running: set[str]) -> list[str]:
-    """The page's lines less its running header/footer lines and edge page numbers."""
-    drop = {
-        i for i in _edges(lines) if _key(lines[i]) in running or PAGE_NUMBER.match(lines[i].strip())
-    }
-    return [line for i, line in enumerate(lines) if i not in drop]
+        top, bottom = _edges(lines)
+        keys.append(({_key(lines[i]) for i in top}, {_key(lines[i]) for i in bottom}))
+    out: list[set[int]] = []
+    for p, lines in enumerate(pages):
+        around = range(max(p - NEIGHBOURS, 0), min(p + NEIGHBOURS + 1, len(pages)))
+        near = [keys[q] for q in around if q != p]
+        drop = set()
+        for side, indices in enumerate(_edges(lines)):
+            for i in indices:
+                key = _key(lines[i])
+                if PAGE_NUMBER.match(lines[i].strip()) or any(key in k[side] for k in near):
+                    drop.add(i)
+        out.append(drop)
+    return out
 
 
 def reflow(lines: list[str]) -> str:
@@ -143,11 +148,19 @@ def reflow(lines: list[str]) -> str:
 
 def clean_pages(pages: list[str]) -> str:
     """The pages' text as a document: running lines out, paragraphs joined, a blank line
-    between pages."""
+    between pages, except where a sentence runs on to the next page (it starts in lower
+    case): there the two halves are joined as a wrapped line is."""
     split = [[line.strip() for line in page.splitlines() if line.strip()] for page in pages]
-    running = running_lines(split)
-    texts = [reflow(strip_edges(lines, running)) for lines in split]
-    return "\n\n".join(t for t in texts if t)
+    out = ""
+    for lines, drop in zip(split, running_lines(split), strict=True):
+        text = reflow([line for i, line in enumerate(lines) if i not in drop])
+        if not text:
+            continue
+        if out and CONTINUES.match(text):
+            out = out[:-1] + text if HYPHENATED.search(out) else f"{out} {text}"
+        else:
+            out = f"{out}\n\n{text}" if out else text
+    return out
 
 
 __all__ = ["ENCRYPTED", "FIXES", "NO_TEXT", "PDF_MAGIC", "UNREADABLE", "PdfProblem", "read_pdf"]
