@@ -210,3 +210,24 @@ def test_identical_files_and_symlinks(tmp_path: Path) -> None:
     result = collect_git(*domain(tmp_path, url="twins"), tmp_path / "cache")
     assert by_path(result) == {"a.md": "# Same\n", "b.md": "# Same\n"}  # one blob, two files
     assert result.rejects == {"symlink": 1}
+
+
+def test_pdfs_in_a_repository_are_read_when_included(tmp_path: Path) -> None:
+    from pdfs import pdf_bytes
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    pages = [["The widget spins at the speed it is given."], ["It stops at the end."]]
+    write(root, {"docs/manual.pdf": pdf_bytes(pages, title="Widget Manual")})
+    write(root, {"docs/scan.pdf": pdf_bytes([[]]), "docs/notes.md": b"# Notes\n"})
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "docs")
+    src, cfg = domain(tmp_path, url="repo", include=["*.md", "*.pdf"])
+    result = collect_git(src, cfg, tmp_path / "cache")
+    docs = {d.meta["path"]: d for d in result.documents}
+    assert sorted(docs) == ["docs/manual.pdf", "docs/notes.md"]
+    manual = docs["docs/manual.pdf"]
+    assert manual.text == "The widget spins at the speed it is given.\n\nIt stops at the end."
+    assert manual.title == "Widget Manual" and manual.meta["language"] == "pdf"
+    assert result.rejects == {"pdf_no_text": 1}

@@ -17,7 +17,8 @@ from collections.abc import Generator, Iterator
 from contextlib import closing
 from pathlib import Path, PurePosixPath
 
-from jupiter.collect.local import HTML_SUFFIXES, HtmlText, _matches, decode
+from jupiter.collect.local import HTML_SUFFIXES, PDF_SUFFIX, HtmlText, _matches, decode
+from jupiter.collect.pdf import PdfProblem, read_pdf
 from jupiter.collect.result import CollectResult
 from jupiter.config import DomainConfig, GitSource
 from jupiter.errors import JupiterError
@@ -232,6 +233,15 @@ def _document(
     if data is None:
         result.reject("missing_blob", where)
         return None
+    suffix = PurePosixPath(path).suffix.lower()
+    if suffix == PDF_SUFFIX:  # a PDF in the repository (include "*.pdf"): its text layer
+        try:
+            got = read_pdf(data)
+        except PdfProblem as err:
+            result.reject(err.reason, where)
+            return None
+        meta = {"repo": repo, "commit": sha, "path": path, "language": "pdf"}
+        return Document(SOURCE, where, got.title or path, got.text, meta)
     if b"\x00" in data:  # NULs do not occur in text files; they mark binary formats
         result.reject("binary", where)
         return None
@@ -239,7 +249,6 @@ def _document(
     if text is None:
         result.reject("bad_encoding", where)
         return None
-    suffix = PurePosixPath(path).suffix.lower()
     if suffix in HTML_SUFFIXES:
         page = HtmlText()
         page.feed(text)
