@@ -179,3 +179,53 @@ def test_bad_configuration_fails_at_once(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     with pytest.raises(JupiterError, match="no .jsonl, .json, .parquet or .csv files"):
         run(tmp_path, path="empty")
+
+
+@pytest.mark.parametrize(
+    ("records", "said", "mapping"),
+    [
+        (
+            [{"question": "What does spin do?", "answer": "It turns the widget."}],
+            "(they have: question, answer); map them with columns: {question: question, answer: answer}",
+            {"question": "question", "answer": "answer"},
+        ),
+        (
+            [{"instruction": "Spin it.", "input": "", "output": "spin(1)"}],
+            "(they have: instruction, input, output); map them with columns: "
+            "{question: instruction, answer: output}",
+            {"question": "instruction", "answer": "output"},
+        ),
+        (
+            [{"messages": CHAT}],
+            "(they have: messages); map them with columns: {messages: messages}",
+            {"messages": "messages"},
+        ),
+        (
+            [{"foo": 1}],
+            "(they have: foo); map the roles text, question + answer, or messages",
+            None,
+        ),
+    ],
+)
+def test_a_source_without_its_mapped_column_says_the_mapping_that_reads_it(
+    tmp_path: Path, records: list[dict[str, Any]], said: str, mapping: dict[str, str] | None
+) -> None:
+    """Every record lacks `text` (the default mapping): the empty-corpus error names the
+    fields the records have and, for a common shape, the mapping; which then reads them."""
+    from jupiter.collect import collect
+
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    _, cfg = domain(tmp_path, path="rows.jsonl")
+    with pytest.raises(JupiterError) as err:
+        collect(cfg, cache_dir=tmp_path / "cache")
+    assert f"the records have no field 'text' {said}" in str(err.value)
+    if mapping is not None:
+        fixed = run(tmp_path, path="rows.jsonl", columns=mapping)
+        assert len(fixed.documents) == len(records) and fixed.rejects == {}
+    # a source that read some records gives no hint: its drops are counted, no more
+    path.write_text(
+        json.dumps({"text": "Call spin(speed)."}) + "\n" + json.dumps(records[0]) + "\n"
+    )
+    mixed = run(tmp_path, path="rows.jsonl")
+    assert len(mixed.documents) == 1 and mixed.rejects == {"missing_field": 1} and not mixed.hint

@@ -151,7 +151,8 @@ def _drops(result: CollectResult) -> str:
     top = sorted(result.rejects.items(), key=lambda kv: -kv[1])[:3]
     first = (result.samples.get(top[0][0]) or [""])[0]
     said = ", ".join(f"{n} {reason}" for reason, n in top)
-    return f": every record dropped ({said}; first at {first})" if first else f" ({said})"
+    hint = f": {result.hint}" if result.hint else ""
+    return f": every record dropped ({said}; first at {first}){hint}" if first else f" ({said})"
 
 
 def _describe(src: Any, cfg: DomainConfig, empty: bool = False) -> str:

@@ -22,6 +22,7 @@ from jupiter.errors import JupiterError
 from jupiter.records import Document
 
 SOURCE = "dataset"
+MISSING = "missing_field"  # a record without a column `columns` maps
 JSON_SUFFIXES = {".jsonl", ".json", ".ndjson"}
 SUFFIXES = JSON_SUFFIXES | {".parquet", ".csv"}
 HF_MARKERS = ("dataset_info.json", "state.json", "dataset_dict.json")
@@ -35,8 +36,11 @@ def collect_dataset(src: DatasetSource, cfg: DomainConfig) -> CollectResult:
     columns = src.columns  # checked by the schema: one content mode, known roles
     root = cfg.resolve(src.path)
     result = CollectResult()
+    first_keys: list[str] | None = None  # the fields of the first record lacking a column
     for file, rows in _tables(root, columns, result):
         for i, where, record in rows:
+            if first_keys is None and any(col not in record for col in columns.values()):
+                first_keys = [str(k) for k in record]
             try:
                 doc = to_document(file, i, where, record, columns, result)
             except RecursionError:  # an id or title nested too deep to print
@@ -51,7 +55,36 @@ def collect_dataset(src: DatasetSource, cfg: DomainConfig) -> CollectResult:
             result.documents.append(doc)
             if src.max_documents and len(result.documents) >= src.max_documents:
                 return result
+    if not result.documents and set(result.rejects) == {MISSING} and first_keys is not None:
+        result.hint = column_hint(columns, first_keys)
     return result
+
+
+# common record shapes and the mapping that reads them (Alpaca, prompt/completion, chats)
+SHAPES: tuple[dict[str, str], ...] = (
+    {"messages": "messages"},
+    {"question": "question", "answer": "answer"},
+    {"question": "instruction", "answer": "output"},
+    {"question": "prompt", "answer": "completion"},
+    {"question": "prompt", "answer": "response"},
+    {"question": "input", "answer": "output"},
+    {"text": "content"},
+    {"text": "body"},
+    {"text": "document"},
+)
+
+
+def column_hint(columns: dict[str, str], keys: list[str]) -> str:
+    """Which mapped column the records lack, the fields they have, and a mapping that
+    reads them when their shape is a common one."""
+    missing = next(col for col in columns.values() if col not in keys)
+    have = ", ".join(keys[:8]) + (", ..." if len(keys) > 8 else "") if keys else "none"
+    fits = next((m for m in SHAPES if set(m.values()) <= set(keys)), None)
+    if fits is None:
+        fix = "map the roles text, question + answer, or messages to these fields"
+    else:
+        fix = "map them with columns: {" + ", ".join(f"{k}: {v}" for k, v in fits.items()) + "}"
+    return f"the records have no field '{missing}' (they have: {have}); {fix}"
 
 
 def to_document(
@@ -64,7 +97,7 @@ def to_document(
 ) -> Document | None:
     """The record as a document, or None after counting why it is dropped."""
     if any(col not in record for col in columns.values()):
-        result.reject("missing_field", where)
+        result.reject(MISSING, where)
         return None
     meta: dict[str, Any] = {"file": file, "row": i}
     if "text" in columns:

@@ -16,6 +16,9 @@ class CollectResult:
     documents: list[Document] = field(default_factory=list)
     rejects: dict[str, int] = field(default_factory=dict)  # reason -> count
     samples: dict[str, list[str]] = field(default_factory=dict)  # reason -> a few locations
+    # the fix, when a source gave nothing for one reason the collector can name (a dataset
+    # whose records lack the mapped column: which columns they have, and the mapping)
+    hint: str = ""
 
     def reject(self, reason: str, where: str) -> None:
         """Count one dropped record; `where` says which (a path, path:line, a URL)."""
@@ -30,3 +33,4 @@ class CollectResult:
             self.rejects[reason] = self.rejects.get(reason, 0) + n
             kept = self.samples.setdefault(reason, [])
             kept.extend(other.samples.get(reason, [])[: max(0, MAX_SAMPLES - len(kept))])
+        self.hint = self.hint or other.hint
