@@ -150,3 +150,10 @@ def test_a_folder_of_scans_is_an_empty_corpus_that_says_why(tmp_path: Path) -> N
     write_pdf(tmp_path / "corpus" / "scan.pdf", [[]])
     with pytest.raises(JupiterError, match=r"empty corpus.*1 pdf_no_text"):
         collect(domain(tmp_path), cache_dir=tmp_path / "cache", rejects=CollectResult())
+
+
+def test_page_numbers_at_an_edge_go_and_words_that_look_like_them_stay() -> None:
+    from jupiter.collect.pdf import running_lines
+
+    pages = [["xiv", "Preface text."], ["Body text.", "Page 3 of 40"], ["Use it like this:", "dd"]]
+    assert running_lines(pages) == [{0}, {1}, set()]

@@ -37,7 +37,10 @@ FIXES = {
 
 EDGE_LINES = 2  # lines at the top and at the bottom of a page where running lines sit
 NEIGHBOURS = 2  # pages either side where a running line repeats (left and right pages)
-PAGE_NUMBER = re.compile(r"^(?:page\s+)?(?:\d+|[ivxlcdm]+)(?:\s*(?:of|/)\s*\d+)?$", re.I)
+# "12", "Page 3 of 40", "3/40", a front-matter "xiv" (a well-formed roman numeral only:
+# "dd" or "mid" alone on a line is text)
+ROMAN = r"(?=[ivxlcdm])m{0,3}(?:cm|cd|d?c{0,3})(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})"
+PAGE_NUMBER = re.compile(rf"^(?:page\s+)?(?:\d+|{ROMAN})(?:\s*(?:of|/)\s*\d+)?$", re.I)
 HYPHENATED = re.compile(r"[^\W\d_]-$")  # "frobni-": a letter, then the hyphen, at line end
 CONTINUES = re.compile(r"^[^\W\d_A-Z]")  # the next line starts with a lower-case letter
 DIGITS = re.compile(r"\d+")
@@ -77,9 +80,17 @@ def read_pdf(data: bytes) -> PdfText:
     except PdfProblem:
         raise
     # a damaged file fails anywhere in pypdf's parser, with its own errors or Python's
-    except (PyPdfError, ValueError, KeyError, TypeError, IndexError, AttributeError) as err:
-        raise PdfProblem(UNREADABLE) from err
-    except (RecursionError, NotImplementedError, OSError) as err:
+    except (
+        PyPdfError,
+        ValueError,
+        KeyError,
+        TypeError,
+        IndexError,
+        AttributeError,
+        RecursionError,
+        NotImplementedError,
+        OSError,
+    ) as err:
         raise PdfProblem(UNREADABLE) from err
     finally:
         quiet.setLevel(level)
