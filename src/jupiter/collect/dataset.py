@@ -39,7 +39,7 @@ def collect_dataset(src: DatasetSource, cfg: DomainConfig) -> CollectResult:
     first_keys: list[str] | None = None  # the fields of the first record lacking a column
     for file, rows in _tables(root, columns, result):
         for i, where, record in rows:
-            if first_keys is None and any(col not in record for col in columns.values()):
+            if first_keys is None and lacks_column(record, columns):
                 first_keys = [str(k) for k in record]
             try:
                 doc = to_document(file, i, where, record, columns, result)
@@ -58,6 +58,10 @@ def collect_dataset(src: DatasetSource, cfg: DomainConfig) -> CollectResult:
     if not result.documents and set(result.rejects) == {MISSING} and first_keys is not None:
         result.hint = column_hint(columns, first_keys)
     return result
+
+
+def lacks_column(record: dict[str, Any], columns: dict[str, str]) -> bool:
+    return any(col not in record for col in columns.values())
 
 
 # common record shapes and the mapping that reads them (Alpaca, prompt/completion, chats)
@@ -96,7 +100,7 @@ def to_document(
     result: CollectResult,
 ) -> Document | None:
     """The record as a document, or None after counting why it is dropped."""
-    if any(col not in record for col in columns.values()):
+    if lacks_column(record, columns):
         result.reject(MISSING, where)
         return None
     meta: dict[str, Any] = {"file": file, "row": i}

@@ -17,8 +17,8 @@ from collections.abc import Generator, Iterator
 from contextlib import closing
 from pathlib import Path, PurePosixPath
 
-from jupiter.collect.local import HTML_SUFFIXES, PDF_SUFFIX, HtmlText, _matches, decode
-from jupiter.collect.pdf import PdfProblem, read_pdf
+from jupiter.collect.local import HTML_SUFFIXES, HtmlText, _matches, decode
+from jupiter.collect.pdf import PDF_SUFFIX, pdf_or_reject
 from jupiter.collect.result import CollectResult
 from jupiter.config import DomainConfig, GitSource
 from jupiter.errors import JupiterError
@@ -235,10 +235,8 @@ def _document(
         return None
     suffix = PurePosixPath(path).suffix.lower()
     if suffix == PDF_SUFFIX:  # a PDF in the repository (include "*.pdf"): its text layer
-        try:
-            got = read_pdf(data)
-        except PdfProblem as err:
-            result.reject(err.reason, where)
+        got = pdf_or_reject(data, where, result)
+        if got is None:
             return None
         meta = {"repo": repo, "commit": sha, "path": path, "language": "pdf"}
         return Document(SOURCE, where, got.title or path, got.text, meta)

@@ -18,7 +18,7 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path
 
-from jupiter.collect.pdf import PDF_MAGIC, UNREADABLE, PdfProblem, read_pdf
+from jupiter.collect.pdf import PDF_SUFFIX, pdf_or_reject
 from jupiter.collect.result import CollectResult
 from jupiter.config import DomainConfig, LocalSource
 from jupiter.errors import JupiterError
@@ -26,7 +26,6 @@ from jupiter.records import Document
 
 SOURCE = "local"
 HTML_SUFFIXES = {".html", ".htm"}
-PDF_SUFFIX = ".pdf"
 GZIP_MAGIC = b"\x1f\x8b"
 MAX_GUNZIPPED = 256 << 20  # bytes a compressed file may expand to: past it, not read
 # a GNU info file, or one part of a split manual (find.info-1)
@@ -181,14 +180,8 @@ def read_document(path: Path) -> Document | None:
 def pdf_document(path: Path, rejects: CollectResult | None = None) -> Document | None:
     """A PDF's text layer as a document; None (counted in `rejects` by reason: pdf_encrypted,
     pdf_no_text, pdf_unreadable) when it has none to read."""
-    data = read_bytes(path)
-    try:
-        if data is None or PDF_MAGIC not in data[:1024]:  # the header may sit past junk
-            raise PdfProblem(UNREADABLE)
-        got = read_pdf(data)
-    except PdfProblem as err:
-        if rejects is not None:
-            rejects.reject(err.reason, str(path))
+    got = pdf_or_reject(read_bytes(path), str(path), rejects)
+    if got is None:
         return None
     meta = {"kind": "file", "suffix": PDF_SUFFIX, "pages": got.pages}
     return Document(SOURCE, str(path), got.title or path.name, got.text, meta)

@@ -24,7 +24,10 @@ import logging
 import re
 from dataclasses import dataclass
 
-PDF_MAGIC = b"%PDF-"
+from jupiter.collect.result import CollectResult
+
+PDF_MAGIC = b"%PDF-"  # within the first 1024 bytes (the header may sit past junk)
+PDF_SUFFIX = ".pdf"
 ENCRYPTED = "pdf_encrypted"  # needs a password: decrypt it (qpdf --decrypt) first
 NO_TEXT = "pdf_no_text"  # no text layer, a scan: OCR it first (ocrmypdf)
 UNREADABLE = "pdf_unreadable"  # damaged or not a PDF after all
@@ -67,6 +70,9 @@ def read_pdf(data: bytes) -> PdfText:
     from pypdf import PdfReader
     from pypdf.errors import PyPdfError
 
+    if PDF_MAGIC not in data[:1024]:
+        raise PdfProblem(UNREADABLE)
+
     quiet = logging.getLogger("pypdf")  # its warnings on a damaged file: the reason says it
     level = quiet.level
     quiet.setLevel(logging.ERROR)
@@ -77,8 +83,6 @@ def read_pdf(data: bytes) -> PdfText:
         pages = [page.extract_text() or "" for page in reader.pages]
         meta = reader.metadata
         title = str(meta.title or "").strip() if meta is not None else ""
-    except PdfProblem:
-        raise
     # a damaged file fails anywhere in pypdf's parser, with its own errors or Python's
     except (
         PyPdfError,
@@ -98,6 +102,19 @@ def read_pdf(data: bytes) -> PdfText:
     if not text.strip():
         raise PdfProblem(NO_TEXT)
     return PdfText(text, title, len(pages))
+
+
+def pdf_or_reject(data: bytes | None, where: str, rejects: CollectResult | None) -> PdfText | None:
+    """read_pdf for a collector: None when the file has no text to read (or could not be
+    read: `data` None), counted in `rejects` under its reason."""
+    try:
+        if data is None:
+            raise PdfProblem(UNREADABLE)
+        return read_pdf(data)
+    except PdfProblem as err:
+        if rejects is not None:
+            rejects.reject(err.reason, where)
+        return None
 
 
 def _key(line: str) -> str:
@@ -174,4 +191,13 @@ def clean_pages(pages: list[str]) -> str:
     return out
 
 
-__all__ = ["ENCRYPTED", "FIXES", "NO_TEXT", "PDF_MAGIC", "UNREADABLE", "PdfProblem", "read_pdf"]
+__all__ = [
+    "ENCRYPTED",
+    "FIXES",
+    "NO_TEXT",
+    "PDF_SUFFIX",
+    "UNREADABLE",
+    "PdfProblem",
+    "pdf_or_reject",
+    "read_pdf",
+]
