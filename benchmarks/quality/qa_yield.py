@@ -32,7 +32,7 @@ from jupiter.collect.local import read_document
 from jupiter.collect.stdlib import collect_stdlib
 from jupiter.config import Chunking, GeneratorConfig, PythonStdlibSource
 from jupiter.records import Chunk, Document
-from jupiter.synth.questions import Catalog, chunk_rng, make_questions
+from jupiter.synth.questions import Catalog, chunk_rng, chunk_starts, make_questions
 
 
 def python_docs() -> list[Document]:
@@ -99,6 +99,7 @@ def measure(docs: list[Document], cfg: GeneratorConfig) -> dict[str, object]:
     text_bytes = sum(len(d.text.encode()) for d in docs)
     catalog = Catalog(chunks) if "difference" in cfg.templates else None
     t0 = time.perf_counter()
+    starts = chunk_starts(chunks)
     pairs = 0
     yielding = 0
     by_template: Counter[str] = Counter()
@@ -106,7 +107,12 @@ def measure(docs: list[Document], cfg: GeneratorConfig) -> dict[str, object]:
         qs = [
             q
             for q in make_questions(
-                c, cfg.templates, cfg.max_questions_per_chunk, chunk_rng(cfg.seed, c), catalog
+                c,
+                cfg.templates,
+                cfg.max_questions_per_chunk,
+                chunk_rng(cfg.seed, c),
+                catalog,
+                starts.get(c.id),
             )
             if q.answer
         ]

@@ -16,7 +16,7 @@ from jupiter.config import Chunking, GeneratorConfig
 from jupiter.records import Chunk, Document
 from jupiter.synth.docparse import clean, parse, subject_of
 from jupiter.synth.extractive import ExtractiveGenerator
-from jupiter.synth.questions import Question, make_questions
+from jupiter.synth.questions import PHRASES, ChunkStart, Question, chunk_starts, make_questions
 
 DOC_TEMPLATES = ["explain_topic", "define", "example", "cloze"]
 
@@ -393,3 +393,129 @@ def test_an_info_nodes_options_table_rows_and_continued_code() -> None:
     assert not any("xargs" in (b.term or "") or "find ." in (b.term or "") for b in blocks)
     assert subject_of("taskq invocation") == "taskq"  # a GNU manual's node name
     assert subject_of("Common options") == "Common options"
+
+
+# An API reference in the layout of Node.js's (and JSDoc's): a code heading, a history
+# comment, the parameters as a typed list before the description, tables of several kinds.
+API_REFERENCE = """# Spool
+
+<!-- YAML
+added: v1.0.0
+-->
+
+The `spool` module keeps byte buffers in named slots.
+
+### `spool.write(value[, offset])`
+
+<!-- YAML
+added: v1.2.0
+changes:
+  - version: v2.0.0
+    pr-url: https://example.org/spool/pull/18
+    description: The offset is no longer coerced.
+-->
+
+* `value` {integer} Number to be written to the slot.
+* `offset` {integer} Number of bytes to skip before starting to write.
+* `options` {Object}
+  * `encoding` {string|null} **Default:** `null`
+* Returns: {integer}
+
+Writes `value` to the slot at the given `offset` as big-endian bytes.
+
+### `spool.size`
+
+* {boolean}
+
+Tells whether the spool has grown past its first page of memory.
+
+### Static method: `Spool.from(array)`
+
+* `array` {integer\\[]} An array of bytes to copy from.
+
+Allocates a new spool from an array of bytes in the range 0 to 255.
+
+| Use-case | Class | Method(s) to implement |
+| -------- | ----- | ---------------------- |
+| Writing only | `Writer` | `_write()`, `_writev()`, `_final()` |
+
+| Constant | Octal | Description |
+| -------- | ----- | ----------- |
+| `S_IWUSR` | `0o200` | The slot may be written by its owner. |
+
+* `'ucs2'`, `'ucs-2'`: Aliases of the two-byte encoding used for every slot name.
+"""
+
+
+def test_an_api_reference_in_nodes_layout(tmp_path: Path) -> None:
+    pairs = questions(doc_chunks(tmp_path, {"spool.md": API_REFERENCE}))
+    assert_quoted(pairs)
+    qa = by_question(pairs)
+    # the description, not the first parameter's line, says what a function does
+    what_does = {p.format(a="spool.write()") for p in PHRASES["what_does"]}
+    write = [a for q, a in qa.items() if q in what_does]
+    assert write == ["Writes `value` to the slot at the given `offset` as big-endian bytes."]
+    # a parameter named like a label ("value") is still a parameter of its function
+    value = [a for q, a in qa.items() if "`value`" in q and "`spool.write()`" in q]
+    assert value == ["Number to be written to the slot."]
+    # a bare type ("{boolean}", "`options` {Object}", "Returns: {integer}") is no answer
+    assert not any(re.search(r"\{\w+(\|\w+)*\}", a) for a in qa.values()), qa
+    size = [a for q, a in qa.items() if "`spool.size`" in q]
+    assert size == ["Tells whether the spool has grown past its first page of memory."]
+    # "Static method: `Spool.from(array)`" names the API
+    assert any(
+        "`Spool.from()`" in q and a.startswith("Allocates a new spool") for q, a in qa.items()
+    )
+    assert any("`array`" in q and "`Spool.from()`" in q for q in qa)
+    # a table row's definition comes from its Description column; a table with none asks
+    # nothing ("What is Writing only?" is not a question its cells answer)
+    assert [a for q, a in qa.items() if "S_IWUSR" in q] == ["The slot may be written by its owner."]
+    assert not any("Writing only" in q for q in qa)
+    # "`a`, `b`: text" defines the first name by the text after the colon
+    assert [a for q, a in qa.items() if "'ucs2'" in q] == [
+        "Aliases of the two-byte encoding used for every slot name."
+    ]
+
+
+def test_a_chunk_knows_the_section_and_the_code_it_starts_in(tmp_path: Path) -> None:
+    filler = " ".join(
+        f"Sentence {i} of the long description of the slot allocator." for i in range(30)
+    )
+    code = "\n".join(f"spool.write({i}, {i * 4});" for i in range(60))
+    text = (
+        "# Spool\n\n### `spool.alloc(size[, fill])`\n\n"
+        f"{filler}\n\n"
+        "* `fill` {integer} The byte every new slot starts filled with.\n\n"
+        f"Fill the spool:\n\n```js\nconst s = spool.alloc(8);\n{code}\n}});\n```\n\n"
+        "The `spool.alloc()` method returns a spool whose slots all hold the `fill` byte.\n"
+    )
+    chunks = doc_chunks(tmp_path, {"spool.md": text})
+    assert len(chunks) >= 3
+    starts = chunk_starts(chunks)
+    assert starts[chunks[0].id] == ChunkStart("", False)
+    # the chunk holding `fill` starts past the heading, inside its section
+    fill_chunk = next(c for c in chunks if "* `fill`" in c.text and "### " not in c.text)
+    assert starts[fill_chunk.id].section == "`spool.alloc(size[, fill])`"
+    inside = [c for c in chunks if starts[c.id].in_code]
+    assert inside and all("spool.write(" in c.text.split("```")[0] for c in inside)
+    pairs = [
+        (c, q)
+        for c in chunks
+        for q in make_questions(c, DOC_TEMPLATES, 20, random.Random(0), None, starts[c.id])
+        if q.answer
+    ]
+    assert_quoted(pairs)
+    qa = by_question(pairs)
+    fill = [q for q, a in qa.items() if a == "The byte every new slot starts filled with."]
+    assert fill and all("`spool.alloc()`" in q for q in fill), fill
+    # read without its start, the chunk asks about the document instead
+    alone = by_question(questions([fill_chunk]))
+    assert [q for q in alone if "`fill`" in q] == [
+        q.replace("`spool.alloc()`", "`spool`") for q in fill
+    ]
+    # no code is taken for prose, and "});" over a fence is no title
+    assert not any("spool.write(" in a and "```" not in a for a in qa.values()), qa
+    assert not any("});" in q for q in qa)
+    # a blank is not told by the name in brackets before it
+    cloze = [q for _, q in pairs if q.template == "cloze" and q.answer == "`spool.alloc()`"]
+    assert cloze and all("(spool.alloc())" not in q.question for q in cloze)

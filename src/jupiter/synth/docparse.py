@@ -168,16 +168,29 @@ _NAME_SAME_LINE = re.compile(r"^(\s*)(\S+)\s{2,}(\S.*)$")
 _IDENT = re.compile(r"^[A-Za-z_][\w.:<>\[\]-]*(?:\(\))?$")
 _NUMPY_PARAM = re.compile(r"^([A-Za-z_*][\w*]*)\s+:\s+\S")
 _INLINE_DEF = re.compile(
-    r"^(?:\*\*(?P<b>[^*]{1,60})\*\*|`(?P<c>[^`]{1,60})`)\s*(?:\{[^}]*\}\s*)?"
+    r"^(?:\*\*(?P<b>[^*]{1,60})\*\*|`(?P<c>[^`]{1,60})`(?:,\s*`[^`]{1,60}`)*)\s*"
+    r"(?:\{[^}]*\}\s*)?"
     r"(?:[:\u2014\u2013]|\s-)?\s*(?P<d>\S.*)$"
 )
 _PLAIN_DEF = re.compile(
     r"^(?P<t>[A-Za-z][\w .'/()-]{0,48}?)\s*(?::|\u2014|\u2013| - )\s+(?P<d>\S.*)$"
 )
+# a list item that only gives a type, the way API references annotate their parameters,
+# properties and results (Node.js, JSDoc): "`options` {Object}", "Returns: {Promise}",
+# "{boolean}", "`encoding` {string|null} Default: `null`"
+_TYPE_ONLY = re.compile(
+    r"^(?:(?:Returns?|Type|Value):?\s*)?(?:`[^`]{1,60}`\s*)?\{[^{}]{1,80}\}\s*"
+    r"(?:Default:?\s*\S{1,40}\s*)?$"
+)
 # labels that read like terms in a list but name no concept ("* Type: {boolean} ...")
 _GENERIC_TERMS = frozenset(
     """type default returns return extends stability note example examples value values
     usage see also since added deprecated warning important tip""".split()
+)
+# a table column that says what its row's first cell is
+_DESCRIPTION_HEADS = frozenset(
+    """description meaning purpose effect explanation details definition summary notes
+    note comment comments""".split()
 )
 GENERIC_SECTIONS = frozenset(
     """name synopsis description options option overview introduction usage examples example
@@ -191,6 +204,7 @@ GENERIC_SECTIONS = frozenset(
 def _is_underline(line: _Line, title: _Line) -> bool:
     return (
         _UNDER.match(line.text) is not None
+        and _FENCE.match(line.text) is None  # "```" under "});": code, not a title
         and not title.blank
         and title.indent <= 3
         and len(line.body) >= max(3, 0.6 * len(title.body))
@@ -247,12 +261,18 @@ def subject_of(title: str) -> str:
 
 # ----------------------------------------------------------------------------- parse
 class _Parser:
-    def __init__(self, text: str, title: str, head: bool = True) -> None:
+    def __init__(
+        self, text: str, title: str, head: bool = True, section: str = "", in_code: bool = False
+    ) -> None:
         self.text = text
         self.lines = _lines(text)
-        self.first = 0 if head else _first_whole_line(self.lines)
+        if in_code:  # cut inside a fenced block: what follows its closing fence
+            fence = next((k for k, ln in enumerate(self.lines) if _FENCE.match(ln.text)), None)
+            self.first = len(self.lines) if fence is None else fence + 1
+        else:
+            self.first = 0 if head else _first_whole_line(self.lines)
         self.blocks: list[Block] = []
-        self.section = ""
+        self.section = section
         self.subject = subject_of(title)
         self.man = self._man_like()
         suffix = PurePosixPath(title).suffix.lower()
@@ -288,7 +308,7 @@ class _Parser:
         h = clean(title).strip("*_ ").rstrip(":").strip()
         if self.man and line.indent == 0 and h.upper() == h and h.lower() != h:
             h = h.title() if h.lower() in GENERIC_SECTIONS else h
-        if 2 <= len(h) <= 100:
+        if 2 <= len(h) <= 100 and re.search(r"[^\W_]", h):
             self.section = h
             self.blocks.append(Block("heading", line.start + line.indent, span_end, h, h))
 
@@ -576,6 +596,8 @@ class _Parser:
     def _item(self, lines: list[_Line], bullet: int) -> None:
         first = lines[0]
         content = first.text[bullet:]
+        if _TYPE_ONLY.match(clean(self.text[first.start + bullet : lines[-1].end])):
+            return  # "* `options` {Object}", "* Returns: {string}": a type, no statement
         m = _INLINE_DEF.match(content)
         term = ""
         if m is not None:
@@ -595,8 +617,8 @@ class _Parser:
                 start = first.start + first.text.index(rest)
                 self._definition("return value", "returns", start, lines[-1].end, first.indent)
                 return
-        if term.lower() in _GENERIC_TERMS:
-            term = ""
+        if term.lower() in _GENERIC_TERMS and not (m is not None and m.group("c")):
+            term = ""  # a label ("**Type**: ..."), unless it is a name in code ("`value`")
         if (
             term
             and len(desc.split()) >= 3
@@ -623,16 +645,26 @@ class _Parser:
         cells = [[c.strip() for c in r.body.strip("|").split("|")] for r in rows]
         if len(cells) < 3 or not _TABLE_SEP.match(rows[1].text) or len(cells[0]) < 2:
             return
+        # which column describes the first: one headed like a description, else the second
+        # of a two-column table; in any other table ("Use-case | Class | Methods") a cell
+        # is not what its row's first cell is
+        heads = [clean(h).strip("`*").lower() for h in cells[0]]
+        col = next((k for k, h in enumerate(heads) if k and h in _DESCRIPTION_HEADS), None)
+        if col is None and len(heads) == 2:
+            col = 1
+        if col is None:
+            return
         for r, c in zip(rows[2:], cells[2:], strict=True):
-            if len(c) < 2 or not c[0] or len(c[-1].split()) < 3:
+            if len(c) != len(heads) or not c[0] or len(c[col].split()) < 3:
                 continue
             t = clean(c[0]).strip("`")
             kind: DefKind = (
                 "option" if _OPTION.match(t) else "keyword" if _IDENT.match(t) else "term"
             )
-            a = r.start + r.text.rindex(c[-1])
+            # the cell's place in the row: past the separators of the cells before it
+            a = r.start + _cell_offset(r.text, col, c[col])
             self.blocks.append(
-                Block("definition", a, a + len(c[-1]), clean(c[-1]), self.section, t, kind)
+                Block("definition", a, a + len(c[col]), clean(c[col]), self.section, t, kind)
             )
 
     def _subject(self) -> str:
@@ -647,6 +679,14 @@ class _Parser:
         return self.subject
 
 
+def _cell_offset(row: str, col: int, cell: str) -> int:
+    """Where cell number `col` (its stripped text `cell`) starts in a table row."""
+    pos = row.index("|") + 1 if row.lstrip().startswith("|") else 0
+    for _ in range(col):
+        pos = row.index("|", pos) + 1
+    return row.index(cell, pos)
+
+
 def _first_whole_line(lines: list[_Line]) -> int:
     """A chunk that does not start its document starts mid-paragraph (chunks overlap by
     words): its first lines, up to a blank line not far in, are the tail of a paragraph
@@ -657,7 +697,18 @@ def _first_whole_line(lines: list[_Line]) -> int:
     return 1
 
 
-def parse(text: str, title: str = "", head: bool = True) -> Parsed:
+def parse(
+    text: str, title: str = "", head: bool = True, section: str = "", in_code: bool = False
+) -> Parsed:
     """The blocks of a chunk of documentation, in order. `head`: the chunk starts its
-    document (otherwise it starts inside a paragraph)."""
-    return _Parser(text, title, head).parse()
+    document (otherwise it starts inside a paragraph); `section`: the heading in force where
+    it starts (a chunk cut inside a section: the blocks before its own first heading);
+    `in_code`: it starts inside a fenced code block (read from past its closing fence)."""
+    return _Parser(text, title, head, section, in_code).parse()
+
+
+def fence_lines(text: str, whole_first_line: bool) -> list[int]:
+    """Where the lines that open or close a fenced code block start in `text`; its first
+    line only when `whole_first_line` (a chunk cut inside a line starts with a part of it)."""
+    lines = _lines(text)
+    return [ln.start for ln in lines[0 if whole_first_line else 1 :] if _FENCE.match(ln.text)]

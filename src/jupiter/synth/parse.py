@@ -39,10 +39,14 @@ class ChunkView:
     body: str  # the text without the signature line
     is_head: bool  # the chunk starts its document (start == 0)
     is_module: bool = False  # a module's docstring (known only on its first chunk)
+    section: str = ""  # a document's heading in force where the chunk starts
+    in_code: bool = False  # the chunk starts inside a fenced code block of its document
 
 
-def view(chunk: Chunk) -> ChunkView:
-    """Classify a chunk and split off the signature line of a docstring document."""
+def view(chunk: Chunk, section: str = "", in_code: bool = False) -> ChunkView:
+    """Classify a chunk and split off the signature line of a docstring document.
+    For a document's chunk, `section` is the heading in force where it starts and
+    `in_code` says it starts inside a fenced code block (`questions.chunk_starts`)."""
     if chunk.uri.startswith(API_PREFIX):
         name = chunk.uri[len(API_PREFIX) :] or chunk.title
         if chunk.start != 0:
@@ -50,7 +54,9 @@ def view(chunk: Chunk) -> ChunkView:
         signature, body, is_module = split_signature(chunk.text, name)
         return ChunkView("api", name, signature, body, True, is_module)
     kind: ChunkKind = "topic" if chunk.uri.startswith(TOPIC_PREFIX) else "doc"
-    return ChunkView(kind, chunk.title, "", chunk.text, chunk.start == 0)
+    return ChunkView(
+        kind, chunk.title, "", chunk.text, chunk.start == 0, section=section, in_code=in_code
+    )
 
 
 def split_signature(text: str, name: str) -> tuple[str, str, bool]:

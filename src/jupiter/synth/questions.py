@@ -13,10 +13,11 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from functools import lru_cache
+from typing import NamedTuple
 
 from jupiter.errors import JupiterError
 from jupiter.records import Chunk
-from jupiter.synth.docparse import Block, Parsed, parse
+from jupiter.synth.docparse import Block, Parsed, fence_lines, parse
 from jupiter.synth.parse import (
     ChunkView,
     clip_sentences,
@@ -321,11 +322,13 @@ def make_questions(
     max_per_chunk: int,
     rng: random.Random,
     catalog: Catalog | None = None,
+    start: ChunkStart | None = None,
 ) -> list[Question]:
     """Up to `max_per_chunk` questions about `chunk`, one template at a time in an order
     drawn from `rng`, so a corpus gets every template and not only the first few listed.
 
-    `catalog` (built from the chunks at hand) supplies siblings for "difference".
+    `catalog` (built from the chunks at hand) supplies siblings for "difference";
+    `start` is where the chunk starts in its document's structure (`chunk_starts`).
     """
     unknown = [t for t in templates if t not in TEMPLATES]
     if unknown:
@@ -335,7 +338,7 @@ def make_questions(
         )
     order = list(dict.fromkeys(templates))
     rng.shuffle(order)
-    v = view(chunk)
+    v = view(chunk, *(start or ChunkStart()))
     per_template = [(t, TEMPLATES[t](v, catalog)) for t in order]
     out: list[Question] = []
     depth = 0
@@ -365,8 +368,49 @@ def iter_questions(
     """
     train = [c for c in chunks if c.split == "train"]
     catalog = Catalog(train) if "difference" in templates else None
+    starts = chunk_starts(train)
     for c in train:
-        yield c, make_questions(c, templates, max_per_chunk, chunk_rng(seed, c), catalog)
+        yield (
+            c,
+            make_questions(
+                c, templates, max_per_chunk, chunk_rng(seed, c), catalog, starts.get(c.id)
+            ),
+        )
+
+
+class ChunkStart(NamedTuple):
+    """Where a document chunk starts in its document's structure."""
+
+    section: str = ""  # the heading in force ("" before the first one)
+    in_code: bool = False  # inside a fenced code block
+
+
+def chunk_starts(chunks: Sequence[Chunk]) -> dict[str, ChunkStart]:
+    """By chunk id, where each document chunk starts, read from the chunks at hand of
+    the same document (they overlap, so together they hold all the text before it): a
+    chunk cut inside the section of `fs.readdir()` asks about `fs.readdir()`'s options,
+    not about its document's, and one cut inside a code block reads from its closing fence
+    on rather than taking the code for prose. A chunk whose predecessors are absent starts
+    in no section and outside code. Docstring chunks name their API already."""
+    by_doc: dict[str, list[Chunk]] = defaultdict(list)
+    for c in chunks:
+        if view(c).kind == "doc":
+            by_doc[c.doc_id].append(c)
+    out: dict[str, ChunkStart] = {}
+    for doc_chunks in by_doc.values():
+        doc_chunks.sort(key=lambda c: c.start)
+        heads: dict[int, str] = {}  # a heading's place in the document -> its text
+        fences: set[int] = set()  # where the document's fence lines start
+        for c in doc_chunks:
+            before = [p for p in heads if p < c.start]
+            in_code = sum(p < c.start for p in fences) % 2 == 1
+            start = ChunkStart(heads[max(before)] if before else "", in_code)
+            out[c.id] = start
+            fences.update(c.start + p for p in fence_lines(c.text, c.start == 0))
+            for b in _parsed(c.text, c.title, c.start == 0, *start).blocks:
+                if b.kind == "heading":
+                    heads[c.start + b.start] = b.text
+    return out
 
 
 # ----------------------------------------------------------------------------- any documentation
@@ -396,17 +440,24 @@ _SKIP_SECTIONS = frozenset(
 )
 # sections that describe the document's subject itself
 _SUBJECT_SECTIONS = frozenset({"name", "description", "overview", "introduction", "summary"})
-_CODE_HEADING = re.compile(r"^`([^`]+)`$")
+# an API's heading: its name in code, after a kind label in some references ("Class:
+# `fs.Dir`", "Static method: `Buffer.from(array)`"); not an event's ("Event: `'close'`")
+_CODE_HEADING = re.compile(
+    r"^(?:(?:Class|Static method|Method|Property|Constructor|Function|Interface|Module|"
+    r"Enum|Struct|Trait|Type|Macro):\s*)?`([^`]+)`$"
+)
 _BLANKABLE = re.compile(r"(?<![`'\w])`([^`'\s](?:[^`']{0,38}[^`'\s])?)`(?![`'\w])")
 
 
 @lru_cache(maxsize=32)
-def _parsed(text: str, title: str, head: bool) -> Parsed:
-    return parse(text, title, head)
+def _parsed(text: str, title: str, head: bool, section: str, in_code: bool) -> Parsed:
+    return parse(text, title, head, section, in_code)
 
 
 def _doc(v: ChunkView) -> Parsed | None:
-    return _parsed(v.body, v.name, v.is_head) if v.kind == "doc" else None
+    if v.kind != "doc":
+        return None
+    return _parsed(v.body, v.name, v.is_head, v.section, v.in_code)
 
 
 def _api_name(section: str) -> str | None:
@@ -419,6 +470,11 @@ def _api_name(section: str) -> str | None:
     if head is None:
         return name
     return f"{head.group(1)}()" if head.group(2) is not None else head.group(1)
+
+
+def _bare(name: str) -> str:
+    """A name without its call parentheses: `readable.read()` -> "readable.read"."""
+    return name.strip("`").removesuffix("()")
 
 
 def _about(section: str, subject: str) -> str:
@@ -572,6 +628,8 @@ def _cloze(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
                 continue
             blanked = f"{s[: m.start()]}____{s[m.end() :]}"
             where = _api_name(b.section) or about or b.section
+            if _bare(where) == _bare(m.group(1)):
+                where = about or b.section  # "(readable.read()) The ____ method reads": told
             out.append(("cloze", {"a": where, "q": blanked}, m.group(0), (b.start, b.end)))
             break
     return out
