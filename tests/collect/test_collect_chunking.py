@@ -85,16 +85,44 @@ def test_span_invariant_on_random_documents() -> None:
 
 
 def test_heldout_split_is_per_document_and_deterministic() -> None:
+    # 5 chunks a document: a quarter of one is not a whole chunk, so documents go whole
     docs = [doc(f"document {i}\n\n" + "text " * 400, uri=f"mem:{i}") for i in range(400)]
-    cfg = Chunking(max_chars=500, overlap=50, heldout_fraction=0.25)
+    cfg = Chunking(max_chars=500, overlap=50, heldout_fraction=0.15)
     first = [chunk_document(d, cfg) for d in docs]
     again = [chunk_document(d, cfg) for d in docs]
     assert first == again
     heldout = 0
     for d, chunks in zip(docs, first, strict=True):
-        expected = "heldout" if int(d.id, 16) / 16**16 < 0.25 else "train"
-        assert len(chunks) > 1 and {c.split for c in chunks} == {expected}
+        expected = "heldout" if int(d.id, 16) / 16**16 < 0.15 else "train"
+        assert len(chunks) == 5 and {c.split for c in chunks} == {expected}
         heldout += expected == "heldout"
-    assert 60 < heldout < 140  # about a quarter of 400
+    assert 30 < heldout < 90  # about 15% of 400
     assert {split_of(d.id, 0.0) for d in docs} == {"train"}
     assert split_of("0" * 16, 0.01) == "heldout" and split_of("f" * 16, 0.99) == "train"
+
+
+def test_a_long_document_holds_out_chunks_of_its_own() -> None:
+    """One long document (a PDF manual, a reference page): about heldout_fraction of its
+    chunks held out, drawn by id (stable), and no character in both splits."""
+    text = "\n\n".join(
+        f"Section {i}. " + " ".join(f"word{i}x{j}" for j in range(60)) for i in range(300)
+    )
+    d = doc(text, uri="mem:manual")
+    cfg = Chunking(max_chars=800, overlap=120, heldout_fraction=0.05)
+    chunks = chunk_document(d, cfg)
+    assert chunks == chunk_document(d, cfg)
+    held = [c for c in chunks if c.split == "heldout"]
+    train = [c for c in chunks if c.split == "train"]
+    assert len(chunks) > 200 and 3 <= len(held) <= 25, (len(chunks), len(held))
+    for c in chunks:
+        assert d.text[c.start : c.end] == c.text and c.text.strip() == c.text
+    trained = set()
+    for c in train:
+        trained.update(range(c.start, c.end))
+    assert not any(i in trained for c in held for i in range(c.start, c.end))
+    # every character of the document is in a chunk of one split or the other
+    covered = trained | {i for c in held for i in range(c.start, c.end)}
+    assert all(i in covered for i, ch in enumerate(text) if not ch.isspace())
+    # a document whose records become examples is held out whole, however long
+    rows = Document("dataset", "mem:rows.jsonl", "rows", text, {})
+    assert len({c.split for c in chunk_document(rows, cfg)}) == 1

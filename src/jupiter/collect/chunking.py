@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from jupiter.config import Chunking
-from jupiter.records import Chunk, Document, Split
+from jupiter.records import Chunk, Document, Split, content_id
 
 # Boundaries, strongest first; a cut goes right after the match.
 BOUNDARIES = (
@@ -26,21 +26,48 @@ _SPACE = re.compile(r"\s+")
 _NON_SPACE = re.compile(r"\S")
 
 
+# documents whose records become training examples whole (collect.direct_examples): held
+# out or not as one, the way `improve.stages.queue_direct_examples` decides
+ROW_SOURCES = frozenset({"dataset", "exec_logs"})
+
+
 def chunk_document(doc: Document, chunking: Chunking) -> list[Chunk]:
-    """The document's chunks, all in the document's split."""
-    split = split_of(doc.id, chunking.heldout_fraction)
-    return [
-        Chunk(doc.id, doc.source, doc.uri, doc.title, a, b, doc.text[a:b], split)
-        for a, b in chunk_spans(doc.text, chunking.max_chars, chunking.overlap)
-    ]
+    """The document's chunks with their split.
+
+    A document too short for `heldout_fraction` of it to be a whole chunk is held out or
+    not as one (`split_of` its id). A longer one holds out its own chunks, each drawn by
+    its id: a corpus of a few long documents (a PDF manual, a Markdown reference page per
+    module) then keeps about that fraction of its text for the eval instead of losing a
+    whole document to it, or having none. A held-out chunk gives up the text it shares
+    with a trained neighbour, so no character is in both splits.
+    """
+    frac = chunking.heldout_fraction
+    spans = chunk_spans(doc.text, chunking.max_chars, chunking.overlap)
+    if doc.source in ROW_SOURCES or len(spans) * frac < 1:
+        split = split_of(doc.id, frac)
+        return [
+            Chunk(doc.id, doc.source, doc.uri, doc.title, a, b, doc.text[a:b], split)
+            for a, b in spans
+        ]
+    splits = [split_of(content_id("chunk", doc.id, a, b), frac) for a, b in spans]
+    out: list[Chunk] = []
+    for i, ((a, b), split) in enumerate(zip(spans, splits, strict=True)):
+        if split == "heldout":
+            if i > 0 and splits[i - 1] == "train":
+                a = max(a, spans[i - 1][1])
+            if i + 1 < len(spans) and splits[i + 1] == "train":
+                b = min(b, spans[i + 1][0])
+            a, b = _trim(doc.text, a, b)
+            if a >= b:
+                continue  # nothing of its own: its neighbours hold all of it
+        out.append(Chunk(doc.id, doc.source, doc.uri, doc.title, a, b, doc.text[a:b], split))
+    return out
 
 
 def split_of(doc_id: str, heldout_fraction: float) -> Split:
-    """The split of a document: "heldout" when its id hash falls below the fraction.
-
-    Decided per document from its content id, so it is stable between runs and no
-    document straddles the two splits.
-    """
+    """The split of a document (or of a long document's chunk): "heldout" when its id
+    hash falls below the fraction. Decided from content ids, so it is stable between runs
+    and corpus versions."""
     return "heldout" if int(doc_id, 16) / 16 ** len(doc_id) < heldout_fraction else "train"
 
 

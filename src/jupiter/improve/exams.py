@@ -11,7 +11,8 @@ models on it, and the gate and the report show both. An item is scored when:
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -56,9 +57,30 @@ def example_texts(ws: Workspace) -> Iterator[str]:
 
 
 def trained_text(ws: Workspace) -> str:
-    """The train-split documents' text, whitespace-collapsed, one string (quote look-up)."""
-    doc_ids = {c.doc_id for c in ws.store.iter_chunks(split="train")}
-    return "\n".join(collapse(d.text) for d in ws.store.iter_documents() if d.id in doc_ids)
+    """The text of the train-split chunks, whitespace-collapsed, one string (quote look-up):
+    each document's trained runs whole, without the chunks a long document holds out."""
+    spans: dict[str, list[tuple[int, int]]] = defaultdict(list)
+    for c in ws.store.iter_chunks(split="train"):
+        spans[c.doc_id].append((c.start, c.end))
+    return "\n".join(
+        run for d in ws.store.iter_documents() for run in trained_runs(d.text, spans[d.id])
+    )
+
+
+def trained_runs(text: str, spans: Iterable[tuple[int, int]]) -> list[str]:
+    """The stretches of `text` that the spans (its train chunks, which overlap) cover,
+    whitespace-collapsed, in order; a gap (a held-out chunk) ends a stretch."""
+    runs: list[str] = []
+    a = b = -1
+    for start, end in sorted(spans):
+        if start > b:
+            if b > a:
+                runs.append(collapse(text[a:b]))
+            a = start
+        b = max(b, end)
+    if b > a:
+        runs.append(collapse(text[a:b]))
+    return runs
 
 
 def user_exam(ws: Workspace) -> Exam | None:
