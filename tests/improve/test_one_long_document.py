@@ -1,0 +1,69 @@
+"""A corpus of one long document (a PDF manual, one big reference page): the collect stage
+holds out a share of its own chunks, so the cycle has an eval set to build and text to train
+on, where a whole-document draw left either none of it for the eval (and stopped the run) or
+all of it."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from jupiter.config import load_domain
+from jupiter.errors import JupiterError
+from jupiter.improve import stages
+from jupiter.improve.evalset import build_auto_set
+from jupiter.improve.preflight import check_heldout
+from jupiter.improve.workspace import Workspace
+
+
+def _manual(sections: int) -> str:
+    return "\n\n".join(
+        f"## `spool.op{i}(size)`\n\n"
+        f"The `spool.op{i}()` method reserves {i} pages of the spool for a job of the given "
+        f"size and returns the first page's number. It fails with an error when fewer than "
+        f"{i} pages are free.\n\n* `size` {{integer}} The number of bytes job {i} will write."
+        for i in range(sections)
+    )
+
+
+def _workspace(tmp_path: Path, text: str) -> Workspace:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "manual.md").write_text(text)
+    yaml = tmp_path / "m.yaml"
+    yaml.write_text("name: m\nsources: [{type: local, path: docs}]\n")
+    return Workspace(load_domain(str(yaml)), console=Console(file=io.StringIO(), width=300))
+
+
+def test_one_long_document_gives_both_splits_and_an_own_exam(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("JUPITER_HOME", str(tmp_path / "home"))
+    ws = _workspace(tmp_path, _manual(150))
+    check_heldout(ws, collecting=True)
+    info = stages.collect_stage(ws, 1)  # would raise "none of its 1 documents is held out"
+    assert info["documents"] == 1
+    held = info["heldout_chunks"]
+    assert 1 <= held <= info["chunks"] // 4, info
+    stages.generate_stage(ws, 1)
+    stages.filter_stage(ws, 1)
+    items, manifest = build_auto_set(ws)
+    assert items and manifest["source_docs"] == sorted({it.doc for it in items})
+    held_text = " ".join(c.text for c in ws.store.iter_chunks(split="heldout"))
+    assert all(it.answer.split()[0] in held_text for it in items)
+    ws.close()
+
+
+def test_one_short_document_still_says_how_to_get_an_eval_set(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("JUPITER_HOME", str(tmp_path / "home"))
+    ws = _workspace(tmp_path, _manual(3))
+    check_heldout(ws, collecting=True)
+    with pytest.raises(JupiterError, match=r"none of its 1 documents is held out|held out all"):
+        stages.collect_stage(ws, 1)
+    assert ws.store.count("documents") == 0  # nothing written before the problem was seen
+    ws.close()
