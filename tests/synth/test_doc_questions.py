@@ -416,7 +416,8 @@ changes:
 -->
 
 * `value` {integer} Number to be written to the slot.
-* `offset` {integer} Number of bytes to skip before starting to write.
+* `offset` {integer} Number of bytes to skip before starting to write. Must satisfy
+  `0 <= offset <= spool.length - 4` for every kind of slot.
 * `options` {Object}
   * `encoding` {string|null} **Default:** `null`
 * Returns: {integer}
@@ -471,6 +472,8 @@ def test_an_api_reference_in_nodes_layout(tmp_path: Path) -> None:
     # nothing ("What is Writing only?" is not a question its cells answer)
     assert [a for q, a in qa.items() if "S_IWUSR" in q] == ["The slot may be written by its owner."]
     assert not any("Writing only" in q for q in qa)
+    # a note that names no subject is not blanked ("Must satisfy ____ for every kind")
+    assert not any(q.startswith(("Fill", "Complete", "What goes")) and "Must" in q for q in qa)
     # "`a`, `b`: text" defines the first name by the text after the colon
     assert [a for q, a in qa.items() if "'ucs2'" in q] == [
         "Aliases of the two-byte encoding used for every slot name."

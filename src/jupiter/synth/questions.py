@@ -446,6 +446,9 @@ _CODE_HEADING = re.compile(
     r"^(?:(?:Class|Static method|Method|Property|Constructor|Function|Interface|Module|"
     r"Enum|Struct|Trait|Type|Macro):\s*)?`([^`]+)`$"
 )
+# a parameter's note that names no subject ("Must satisfy `0 <= offset`.", "May be
+# negated."): blanked, it asks about nothing in particular
+_NO_SUBJECT = re.compile(r"^(?:Must|Should|May|Might|Can|Could|Will|Would|Shall)\s")
 _BLANKABLE = re.compile(r"(?<![`'\w])`([^`'\s](?:[^`']{0,38}[^`'\s])?)`(?![`'\w])")
 
 
@@ -621,6 +624,7 @@ def _cloze(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
                 or s.endswith(":")
                 or not (s[0].isupper() or s[0] == "`")
                 or not s.endswith((".", "!", "?"))
+                or _NO_SUBJECT.match(s)
             ):
                 continue
             m = terms[0]
