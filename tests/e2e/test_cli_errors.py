@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from badinput import BAD_SURROUNDINGS, BAD_YAML, model_dir
 
@@ -86,6 +87,50 @@ def test_init_and_config_show(tmp_path: Path) -> None:
     shown = run(["config", "show", "--domain", "python"], tmp_path)
     assert shown.returncode == 0, shown.stderr
     assert "name: python" in shown.stdout and "micro_batch_size: 16" in shown.stdout
+
+
+def test_init_from_sources_writes_the_yaml_a_user_would(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "guide.md").write_text("# Guide\n\nThe spool keeps pages for jobs.\n")
+    (tmp_path / "pairs.jsonl").write_text('{"text": "a row"}\n')
+    (tmp_path / "exam.jsonl").write_text("")
+    r = run(
+        [
+            "init", "--domain", "spool", "--source", "docs", "--source", "pairs.jsonl",
+            "--source", "https://docs.example.org/spool/", "--source",
+            "https://example.org/spool.git", "--base", "ollama:llama3.2", "--user-exam",
+            "exam.jsonl", "--description", "The spool",
+        ],
+        tmp_path,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    made = tmp_path / "config" / "domains" / "spool.yaml"
+    data = yaml.safe_load(made.read_text())
+    assert data == {
+        "name": "spool",
+        "description": "The spool",
+        "sources": [
+            {"type": "local", "path": str(docs)},
+            {"type": "dataset", "path": str(tmp_path / "pairs.jsonl")},
+            {"type": "web", "urls": ["https://docs.example.org/spool/"]},
+            {"type": "git", "url": "https://example.org/spool.git"},
+        ],
+        "model": {"base": "ollama:llama3.2"},
+        "eval": {"user_exam_path": str(tmp_path / "exam.jsonl")},
+    }
+    shown = run(["config", "show", "--domain", "spool"], tmp_path)
+    assert shown.returncode == 0 and "max_chars: 1500" in shown.stdout, shown.stderr
+    # a path that is not there, or a model with no documents: one line, nothing written
+    assert_one_line(
+        run(["init", "--domain", "gone", "--source", "nowhere"], tmp_path),
+        r"--source: no file or folder at nowhere",
+    )
+    assert_one_line(
+        run(["init", "--domain", "bare", "--base", "ollama:llama3.2"], tmp_path),
+        r"--base needs --source",
+    )
+    assert sorted(p.name for p in made.parent.iterdir()) == ["spool.yaml"]
 
 
 def test_web_domain_says_it_needs_the_network(tmp_path: Path) -> None:

@@ -22,19 +22,94 @@ commands.add_typer(config_app, name="config")
 @commands.command()
 def init(
     domain: Domain,
+    source: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="A source of documents, repeatable: a file or folder (Markdown, reST, text, "
+            "HTML, PDF, GNU info), a JSONL/CSV/Parquet dataset, an http(s) URL to crawl, or "
+            "a git URL (ending in .git, or git@…). Writes a minimal YAML.",
+        ),
+    ] = None,
+    base: Annotated[
+        str | None,
+        typer.Option(help="The model to fine-tune (HF dir or id, .gguf, ollama:NAME)."),
+    ] = None,
+    user_exam: Annotated[
+        str | None,
+        typer.Option(help="Your own multiple-choice exam (eval.user_exam_path)."),
+    ] = None,
+    description: Annotated[str, typer.Option(help="What the domain is about.")] = "",
     force: Annotated[bool, typer.Option(help="Overwrite an existing file.")] = False,
 ) -> None:
-    """Create config/domains/NAME.yaml from the template."""
+    """Create config/domains/NAME.yaml: with --source, a minimal YAML of your documents (every
+    other key its default); without, the commented template of every key."""
     if not re.fullmatch(r"[A-Za-z0-9_\-]+", domain):
         raise JupiterError(f"invalid domain name '{domain}': use letters, digits, _ and -")
-    template = config_root() / "domains" / "_template.yaml"
     target = Path.cwd() / "config" / "domains" / f"{domain}.yaml"
     if target.exists() and not force:
         raise JupiterError(f"{target} already exists (use --force to overwrite)")
-    text = template.read_text(encoding="utf-8").replace("name: my_domain", f"name: {domain}", 1)
+    if source:
+        text = minimal_domain(domain, source, base, user_exam, description)
+        _check_written(text, target.parent)
+        say = f"`jupiter start --domain {domain}`"
+    elif base or user_exam:
+        flag = "--base" if base else "--user-exam"
+        raise JupiterError(f"{flag} needs --source: the documents to learn from")
+    else:
+        template = config_root() / "domains" / "_template.yaml"
+        text = template.read_text(encoding="utf-8")
+        text = text.replace("name: my_domain", f"name: {domain}", 1)
+        say = f"edit its sources, then `jupiter start --domain {domain}`"
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(text, encoding="utf-8")
-    console.print(f"wrote {target}: edit its sources, then `jupiter start --domain {domain}`")
+    console.print(f"wrote {target}: {say}")
+
+
+def source_entry(spec: str) -> dict[str, object]:
+    """A `sources:` entry for what a user names on the command line."""
+    if spec.startswith("git@") or re.match(r"^(https?|ssh|git)://\S+\.git/?$", spec):
+        return {"type": "git", "url": spec}
+    if re.match(r"^https?://\S+$", spec):
+        return {"type": "web", "urls": [spec]}
+    path = Path(spec).expanduser()
+    if not path.exists():
+        raise JupiterError(
+            f"--source: no file or folder at {spec} (a path, an http(s) URL to crawl, or a git "
+            "URL ending in .git)"
+        )
+    if path.is_file() and path.suffix.lower() in (".jsonl", ".json", ".csv", ".parquet"):
+        return {"type": "dataset", "path": str(path.resolve())}
+    return {"type": "local", "path": str(path.resolve())}
+
+
+def minimal_domain(
+    name: str, sources: list[str], base: str | None, user_exam: str | None, description: str
+) -> str:
+    """The YAML a user would write by hand: name, sources, and what they chose."""
+    data: dict[str, object] = {"name": name, "description": description}
+    data["sources"] = [source_entry(s) for s in sources]
+    if base:
+        data["model"] = {"base": base}
+    if user_exam:
+        exam = Path(user_exam).expanduser()
+        if not exam.is_file():
+            raise JupiterError(f"--user-exam: no file at {user_exam}")
+        data["eval"] = {"user_exam_path": str(exam.resolve())}
+    head = (
+        f"# Written by `jupiter init`. Every key left out takes its default: `jupiter config "
+        f"show --domain {name}` prints them all, config/domains/_template.yaml explains each.\n"
+    )
+    return head + yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
+
+
+def _check_written(text: str, folder: Path) -> None:
+    """The YAML loads (one-line error otherwise) before anything is written."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        probe = Path(tmp) / "domain.yaml"
+        probe.write_text(text, encoding="utf-8")
+        load_domain(str(probe))
 
 
 @config_app.command("show")
