@@ -55,6 +55,14 @@ keep NUM lines instead.
 
 
 @pytest.mark.skipif(not shutil.which("groff"), reason="groff renders manual pages")
+def test_a_doc_source_naming_a_local_file_is_read_outside_a_workspace(tmp_path: Path) -> None:
+    page = tmp_path / "spool.md"
+    page.write_text("# Spool\n\nThe spool keeps every page for an hour.\n")
+    assert source_text(f"doc:{page}") == page.read_text()
+    assert source_text(f"doc:{tmp_path / 'gone.md'}") is None
+    assert source_text("doc:relative/spool.md") is None  # only a workspace knows that uri
+
+
 def test_a_man_source_is_the_page_as_a_terminal_shows_it(tmp_path: Path) -> None:
     (tmp_path / "man1").mkdir()
     (tmp_path / "man1" / "frob.1.gz").write_bytes(gzip.compress(PAGE.encode()))
@@ -72,21 +80,24 @@ def test_a_man_source_is_the_page_as_a_terminal_shows_it(tmp_path: Path) -> None
 SHIPPED = Path(__file__).resolve().parents[2] / "config" / "domains" / "exams"
 
 
-@pytest.mark.parametrize("name", ["python", "cmake", "man", "coreutils"])
+@pytest.mark.parametrize("name", ["python", "cmake", "man", "coreutils", "nodejs"])
 def test_every_shipped_exam_item_passes_its_checks(name: str) -> None:
     """Each item's quote is in its source, no template wrote its question, four distinct
     choices; the issue's sizes (Python >= 200, CMake >= 150, man pages >= 150), and 100 for
-    the fourth corpus (coreutils' info manual)."""
+    the fourth and fifth corpora (coreutils' info manual, Node.js's Markdown pages)."""
     if name == "cmake" and source_text("cmake:command/add_library.rst") is None:
         pytest.skip("CMake's reference is not installed")
     if name == "man" and source_text("man:tail") is None:
         pytest.skip("the manual pages or groff are not installed")
     if name == "coreutils" and source_text("info:coreutils#cp invocation") is None:
         pytest.skip("coreutils' info manual is not installed")
+    if name == "nodejs" and source_text("doc:/usr/share/doc/nodejs/api/events.md") is None:
+        pytest.skip("Node.js's API reference is not installed")
     path = SHIPPED / f"{name}.jsonl"
     items, about = load_user_exam(path)
     assert about["dropped"] == {} and len(items) == about["items"]
-    assert len(items) >= {"python": 200, "cmake": 150, "man": 150, "coreutils": 100}[name]
+    sizes = {"python": 200, "cmake": 150, "man": 150, "coreutils": 100, "nodejs": 100}
+    assert len(items) >= sizes[name]
     for it in items:
         assert it.choices is not None and it.choices[it.answer_index or 0] == it.answer, it.id
     shares = [sum(it.answer_index == k for it in items) / len(items) for k in range(4)]

@@ -6,7 +6,9 @@ An item is a multiple-choice QA line with two more fields:
   `pydoc:topics/<key>` (the language reference `help()` shows), `cmake:<path under Help/>`,
   `man:<name>` (a section 1 manual page, rendered to text as `man_page_text` does),
   `info:<manual>#<node>` (a GNU info manual's node, as the local source reads it), or
-  `doc:<uri>` (any document a workspace collected, by its uri: a user's own docs);
+  `doc:<uri>` (any document a workspace collected, by its uri: a user's own docs; a local
+  file's uri is its absolute path, so `doc:/path/to/page.md` is read outside a workspace
+  too);
 - `quote`: a verbatim span of that text (whitespace-collapsed) that settles the answer.
 
 `check_exam` rejects, with a reason each: a quote not found in its source, a question that a
@@ -140,7 +142,20 @@ def source_text(source: str, help_dir: Path | None = None) -> str | None:
         root = help_dir or cmake_help_dir()
         path = None if root is None else root / source.removeprefix("cmake:")
         return path.read_text(encoding="utf-8") if path and path.is_file() else None
+    if source.startswith("doc:/"):  # a local file: its uri is its path
+        return local_file_text(Path(source.removeprefix("doc:")))
     return python_source_text(source)
+
+
+def local_file_text(path: Path) -> str | None:
+    """A file's text as the `local` source collects it (one document: Markdown, reST,
+    text, HTML, PDF), or None when it is absent or yields no single document."""
+    if not path.is_file():
+        return None
+    from jupiter.collect.local import read_documents
+
+    docs = read_documents(path)
+    return docs[0].text if len(docs) == 1 else None
 
 
 def template_patterns() -> list[re.Pattern[str]]:
