@@ -264,6 +264,7 @@ def test_html_page_keeps_its_structure(tmp_path: Path) -> None:
         "How many times a failed job is started again before it goes to the dead letter box."
     ]
     assert subject_of("Retries | taskq manual") == "Retries"
+    assert subject_of("HACKING.md.gz") == "HACKING"  # a compressed page's name too
 
 
 def test_mid_document_chunk_skips_its_partial_first_paragraph() -> None:

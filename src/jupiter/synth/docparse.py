@@ -252,7 +252,7 @@ def subject_of(title: str) -> str:
     name = re.split(r"\s+[|\u2014\u2013]\s+|\s+-\s+", title.strip(), maxsplit=1)[0]
     name = re.sub(r"^(\S+) invocation$", r"\1", name)  # a GNU manual's node: "ls invocation"
     p = PurePosixPath(name)
-    if re.search(r"\.(md|markdown|rst|txt|html?|\d\w?)$", name, re.I):
+    if re.search(r"\.(md|markdown|rst|txt|html?|gz|\d\w?)$", name, re.I):
         name = p.name
         while re.search(r"\.(md|markdown|rst|txt|html?|gz|\d\w?)$", name, re.I):
             name = name.rsplit(".", 1)[0]
