@@ -29,21 +29,23 @@ def _manual(sections: int) -> str:
     )
 
 
-def _workspace(tmp_path: Path, text: str) -> Workspace:
+def _workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str) -> Workspace:
+    """A workspace of one Markdown page, its held-out check armed as `jupiter start` does."""
+    monkeypatch.setenv("JUPITER_HOME", str(tmp_path / "home"))
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "manual.md").write_text(text)
     yaml = tmp_path / "m.yaml"
     yaml.write_text("name: m\nsources: [{type: local, path: docs}]\n")
-    return Workspace(load_domain(str(yaml)), console=Console(file=io.StringIO(), width=300))
+    ws = Workspace(load_domain(str(yaml)), console=Console(file=io.StringIO(), width=300))
+    check_heldout(ws, collecting=True)
+    return ws
 
 
 def test_one_long_document_gives_both_splits_and_an_own_exam(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("JUPITER_HOME", str(tmp_path / "home"))
-    ws = _workspace(tmp_path, _manual(150))
-    check_heldout(ws, collecting=True)
+    ws = _workspace(tmp_path, monkeypatch, _manual(150))
     info = stages.collect_stage(ws, 1)  # would raise "none of its 1 documents is held out"
     assert info["documents"] == 1
     held = info["heldout_chunks"]
@@ -60,9 +62,7 @@ def test_one_long_document_gives_both_splits_and_an_own_exam(
 def test_one_short_document_still_says_how_to_get_an_eval_set(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("JUPITER_HOME", str(tmp_path / "home"))
-    ws = _workspace(tmp_path, _manual(3))
-    check_heldout(ws, collecting=True)
+    ws = _workspace(tmp_path, monkeypatch, _manual(3))
     with pytest.raises(JupiterError, match=r"none of its 1 documents is held out|held out all"):
         stages.collect_stage(ws, 1)
     assert ws.store.count("documents") == 0  # nothing written before the problem was seen
