@@ -196,6 +196,39 @@ def test_doc_ids_of_goes_through_the_chunk(tmp_path: Path) -> None:
     assert doc_of(qa(1)) == "chunk:chunk-1"
 
 
+def test_a_long_document_is_split_by_section(tmp_path: Path) -> None:
+    """One manual of 60 chunks: its examples go by runs of 10 consecutive chunks, so the
+    export has validation and test rows; a short document still goes whole."""
+    text = "x" * 6000
+    manual = Document("local", "manual.md", "M", text)
+    short = Document("local", "note.md", "N", "a short note")
+    chunks = [
+        Chunk(manual.id, "local", "manual.md", "M", 100 * k, 100 * k + 120, "c") for k in range(60)
+    ]
+    note = Chunk(short.id, "local", "note.md", "N", 0, 5, "a sho")
+    with Store(tmp_path / "db.sqlite") as store:
+        store.add_documents([manual, short])
+        store.add_chunks([*reversed(chunks), note])  # the store's order is not the text's
+        unit_of = doc_ids_of(store)
+    examples = []
+    for k, c in enumerate(chunks):
+        ex = qa(k)
+        ex.chunk_id = c.id
+        examples.append(ex)
+    units = [unit_of(ex) for ex in examples]
+    assert units == [f"{manual.id}#{k // 10}" for k in range(60)]
+    ex = qa(99)
+    ex.chunk_id = note.id
+    assert unit_of(ex) == short.id
+    result = export_examples(examples, unit_of, tmp_path / "out", "messages", FRACTIONS, seed=3)
+    assert (
+        result.documents["train"] + result.documents["validation"] + result.documents["test"] == 6
+    )
+    assert sum(result.counts.values()) == 60 and min(result.counts.values()) > 0, result.counts
+    rows = [r for s in SPLITS for r in read_jsonl(tmp_path / "out" / f"{s}.jsonl")]
+    assert {r["source_document"] for r in rows} == set(units)
+
+
 def test_bad_fractions_are_refused(tmp_path: Path) -> None:
     with pytest.raises(JupiterError, match="summing to 1"):
         export_examples([], str, tmp_path, fractions=(0.5, 0.2, 0.2))

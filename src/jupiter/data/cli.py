@@ -90,7 +90,7 @@ def data_export_cmd(
         str, typer.Option(help="Examples of these statuses (accepted, used: trained on).")
     ] = "accepted,used",
 ) -> None:
-    """Export the examples as train/validation/test JSONL, split by source document."""
+    """Export the examples as train/validation/test JSONL, split by source document (a long one by section)."""
     from jupiter.data.experts import EXPERT_KEYWORDS, build_expert_datasets
     from jupiter.data.export import doc_ids_of, export_examples
     from jupiter.data.formats import FORMATS, Format

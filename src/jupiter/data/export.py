@@ -3,8 +3,10 @@ dataset format (see formats.py), plus a manifest.
 
 Splits are by source document, not by example: every example made from one document lands
 in the same split, so a question and its near-twin from the same page never sit on both
-sides of an evaluation. The split is a pure function of (seed, document id), so adding
-documents never moves the others.
+sides of an evaluation. A long document (20 chunks or more: a manual, a reference page per
+module) is split by section instead, runs of 10 consecutive chunks, so a corpus of a few
+such documents still has a validation and a test split. The split is a pure function of
+(seed, document or section id), so adding documents never moves the others.
 
 Each row carries three extra keys beside its format's own: "id" (the example id),
 "source_document" and "difficulty" (see `difficulty`).
@@ -77,11 +79,26 @@ def split_of(doc_id: str, seed: int, fractions: tuple[float, float, float]) -> S
     return "validation" if u < fractions[0] + fractions[1] else "test"
 
 
+# a document of this many chunks or more is split by section (a run of SECTION_CHUNKS
+# consecutive chunks) rather than whole: a corpus of a few long documents (one manual, a
+# reference page per module) otherwise puts every example in one split
+LONG_DOCUMENT_CHUNKS = 20
+SECTION_CHUNKS = 10
+
+
 def doc_ids_of(store: Store) -> Callable[[Example], str]:
-    """Example → source document id, through its chunk. An example whose chunk is not in
-    the store stands for its own document ("chunk:<id>"), so it still lands in one split."""
-    docs = {c.id: c.doc_id for c in store.iter_chunks()}
-    return lambda ex: docs.get(ex.chunk_id, f"chunk:{ex.chunk_id}")
+    """Example → the unit it is split with, through its chunk: the source document's id,
+    or "<doc id>#<section>" in a long document. An example whose chunk is not in the store
+    stands for its own document ("chunk:<id>"), so it still lands in one split."""
+    by_doc: dict[str, list[tuple[int, str]]] = defaultdict(list)
+    for c in store.iter_chunks():
+        by_doc[c.doc_id].append((c.start, c.id))
+    unit: dict[str, str] = {}
+    for doc, chunks in by_doc.items():
+        long = len(chunks) >= LONG_DOCUMENT_CHUNKS
+        for k, (_, chunk_id) in enumerate(sorted(chunks)):
+            unit[chunk_id] = f"{doc}#{k // SECTION_CHUNKS}" if long else doc
+    return lambda ex: unit.get(ex.chunk_id, f"chunk:{ex.chunk_id}")
 
 
 # ---------------------------------------------------------------------------- difficulty
