@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from jupiter.collect.chunking import chunk_document, split_of
+from jupiter.collect.chunking import chunk_document, chunk_spans, split_of
 from jupiter.config import Chunking
 from jupiter.records import Document
 
@@ -25,15 +25,15 @@ def check_spans(d: Document, chunks: list, max_chars: int) -> None:
 
 def test_short_document_is_one_trimmed_chunk() -> None:
     d = doc("\n\n  Hello world.  \n")
-    [c] = chunk_document(d, Chunking(max_chars=100, overlap=10))
+    [c] = chunk_document(d, Chunking(max_chars=100, overlap=10, heldout_fraction=0.0))
     assert (c.start, c.end, c.text) == (4, 16, "Hello world.")
-    assert chunk_document(doc(" \n\t\n "), Chunking(max_chars=100)) == []
+    assert chunk_document(doc(" \n\t\n "), Chunking(max_chars=100, heldout_fraction=0.0)) == []
 
 
 def test_cuts_fall_on_paragraph_boundaries() -> None:
     paras = [f"Paragraph {i} " + "word " * 50 for i in range(12)]  # ~265 chars each
     d = doc("\n\n".join(p.strip() for p in paras))
-    chunks = chunk_document(d, Chunking(max_chars=1000, overlap=0))
+    chunks = chunk_document(d, Chunking(max_chars=1000, overlap=0, heldout_fraction=0.0))
     check_spans(d, chunks, 1000)
     assert len(chunks) == 4  # three ~265-char paragraphs fit in 1000, four do not
     for c in chunks:
@@ -44,20 +44,20 @@ def test_cuts_fall_on_paragraph_boundaries() -> None:
 
 def test_falls_back_to_lines_sentences_then_hard_cuts() -> None:
     lines = doc("\n".join(f"line {i:03d} " + "x" * 40 for i in range(40)))
-    for c in chunk_document(lines, Chunking(max_chars=200, overlap=0)):
+    for c in chunk_document(lines, Chunking(max_chars=200, overlap=0, heldout_fraction=0.0)):
         assert c.text.startswith("line ") and c.text.endswith("x")
     sentences = doc(" ".join(f"Sentence number {i} ends here." for i in range(60)))
-    for c in chunk_document(sentences, Chunking(max_chars=150, overlap=0)):
+    for c in chunk_document(sentences, Chunking(max_chars=150, overlap=0, heldout_fraction=0.0)):
         assert c.text.startswith("Sentence") and c.text.endswith("here.")
     solid = doc("a" * 1050)
-    chunks = chunk_document(solid, Chunking(max_chars=500, overlap=0))
+    chunks = chunk_document(solid, Chunking(max_chars=500, overlap=0, heldout_fraction=0.0))
     assert [(c.start, c.end) for c in chunks] == [(0, 500), (500, 1000), (1000, 1050)]
 
 
 def test_consecutive_chunks_overlap_by_about_overlap_chars() -> None:
     words = " ".join(f"w{i}" for i in range(2000))
     d = doc(words)
-    chunks = chunk_document(d, Chunking(max_chars=300, overlap=60))
+    chunks = chunk_document(d, Chunking(max_chars=300, overlap=60, heldout_fraction=0.0))
     check_spans(d, chunks, 300)
     assert len(chunks) > 30
     for a, b in zip(chunks, chunks[1:], strict=False):
@@ -76,7 +76,9 @@ def test_span_invariant_on_random_documents() -> None:
         max_chars = rng.randint(100, 600)
         overlap = rng.choice([0, rng.randint(0, 800)])  # even larger than max_chars
         d = doc(text)
-        chunks = chunk_document(d, Chunking(max_chars=max_chars, overlap=overlap))
+        chunks = chunk_document(
+            d, Chunking(max_chars=max_chars, overlap=overlap, heldout_fraction=0.0)
+        )
         check_spans(d, chunks, max_chars)
         covered = set()
         for c in chunks:
@@ -113,7 +115,8 @@ def test_a_long_document_holds_out_chunks_of_its_own() -> None:
     assert chunks == chunk_document(d, cfg)
     held = [c for c in chunks if c.split == "heldout"]
     train = [c for c in chunks if c.split == "train"]
-    assert len(chunks) > 200 and 3 <= len(held) <= 25, (len(chunks), len(held))
+    spans = chunk_spans(text, 800, 120)
+    assert len(spans) > 200 and len(held) == round(len(spans) * 0.05), (len(spans), len(held))
     for c in chunks:
         assert d.text[c.start : c.end] == c.text and c.text.strip() == c.text
     trained = set()
@@ -126,3 +129,13 @@ def test_a_long_document_holds_out_chunks_of_its_own() -> None:
     # a document whose records become examples is held out whole, however long
     rows = Document("dataset", "mem:rows.jsonl", "rows", text, {})
     assert len({c.split for c in chunk_document(rows, cfg)}) == 1
+
+
+def test_a_document_of_twenty_chunks_always_holds_out_one() -> None:
+    """Its share (5% of 20) whatever its id: a per-chunk draw left none 36% of the time."""
+    text = "\n\n".join(f"Paragraph {i}. " + "alpha beta gamma delta " * 18 for i in range(40))
+    cfg = Chunking(max_chars=800, overlap=100, heldout_fraction=0.05)
+    for k in range(40):  # forty uris: forty document ids, forty draws
+        chunks = chunk_document(doc(text, uri=f"mem:page-{k}"), cfg)
+        n = len(chunk_spans(text, 800, 100))
+        assert n >= 20 and sum(c.split == "heldout" for c in chunks) == round(n * 0.05)

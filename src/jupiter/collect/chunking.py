@@ -35,11 +35,11 @@ def chunk_document(doc: Document, chunking: Chunking) -> list[Chunk]:
     """The document's chunks with their split.
 
     A document too short for `heldout_fraction` of it to be a whole chunk is held out or
-    not as one (`split_of` its id). A longer one holds out its own chunks, each drawn by
-    its id: a corpus of a few long documents (a PDF manual, a Markdown reference page per
-    module) then keeps about that fraction of its text for the eval instead of losing a
-    whole document to it, or having none. A held-out chunk gives up the text it shares
-    with a trained neighbour, so no character is in both splits.
+    not as one (`split_of` its id). A longer one holds out that share of its own chunks,
+    those whose ids hash lowest: a corpus of a few long documents (a PDF manual, a Markdown
+    reference page per module) then keeps that fraction of its text for the eval instead of
+    losing a whole document to it, or having none. A held-out chunk gives up the text it
+    shares with a trained neighbour, so no character is in both splits.
     """
     frac = chunking.heldout_fraction
     spans = chunk_spans(doc.text, chunking.max_chars, chunking.overlap)
@@ -49,7 +49,11 @@ def chunk_document(doc: Document, chunking: Chunking) -> list[Chunk]:
             Chunk(doc.id, doc.source, doc.uri, doc.title, a, b, doc.text[a:b], split)
             for a, b in spans
         ]
-    splits = [split_of(content_id("chunk", doc.id, a, b), frac) for a, b in spans]
+    # exactly its share, at least one: the chunks whose ids hash lowest (a draw per chunk
+    # would leave a 20-chunk document with none 36% of the time)
+    ranked = sorted(range(len(spans)), key=lambda i: content_id("chunk", doc.id, *spans[i]))
+    held = set(ranked[: round(len(spans) * frac)])
+    splits: list[Split] = ["heldout" if i in held else "train" for i in range(len(spans))]
     out: list[Chunk] = []
     for i, ((a, b), split) in enumerate(zip(spans, splits, strict=True)):
         if split == "heldout":
