@@ -56,6 +56,10 @@ def test_one_long_document_gives_both_splits_and_an_own_exam(
     assert items and manifest["source_docs"] == sorted({it.doc for it in items})
     held_text = " ".join(c.text for c in ws.store.iter_chunks(split="heldout"))
     assert all(it.answer.split()[0] in held_text for it in items)
+    # so few items that the gate sees little: said, with how wide and what to do
+    said = ws.console.file.getvalue()  # type: ignore[attr-defined]
+    half = 1.96 * (0.5 / len(items)) ** 0.5
+    assert f"{len(items)} items is a small exam" in said and f"±{half:.2f} wide" in said
     ws.close()
 
 

@@ -5,6 +5,8 @@ of training; and the held-out and general text that bits-per-byte reads."""
 
 from __future__ import annotations
 
+import math
+
 from collections.abc import Iterator
 from typing import Any
 
@@ -88,6 +90,9 @@ def auto_eval_set(ws: Workspace) -> tuple[list[Any], dict[str, Any]]:
     return got if got is not None else build_auto_set(ws)
 
 
+SMALL_EXAM = 50  # own-exam items under which the eval warns that the gate sees little
+
+
 def build_auto_set(ws: Workspace) -> tuple[list[Any], dict[str, Any]]:
     """Questions from the held-out chunks by the generator's templates, less any item whose
     question or answer is in the training data or whose document is also trained on;
@@ -144,6 +149,14 @@ def build_auto_set(ws: Workspace) -> tuple[list[Any], dict[str, Any]]:
     if leaked:
         ws.console.print(
             f"[yellow]warning:[/] {leaked} training examples come from held-out chunks"
+        )
+    if len(items) < SMALL_EXAM:
+        half = 1.96 * math.sqrt(0.5 / len(items))  # a paired difference of two accuracies
+        ws.console.print(
+            f"[yellow]warning:[/] {len(items)} items is a small exam: the gate's paired "
+            f"interval will be about ±{half:.2f} wide, so only a large gain can show; "
+            f"add documents, raise chunking.heldout_fraction, or set eval.qa_path "
+            f"(eval.user_exam_path adds an exam in your users' words beside it)"
         )
     return items, manifest
 
