@@ -6,7 +6,6 @@ of training; and the held-out and general text that bits-per-byte reads."""
 from __future__ import annotations
 
 import math
-
 from collections.abc import Iterator
 from typing import Any
 
