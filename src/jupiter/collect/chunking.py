@@ -69,9 +69,9 @@ def chunk_document(doc: Document, chunking: Chunking) -> list[Chunk]:
 
 
 def split_of(doc_id: str, heldout_fraction: float) -> Split:
-    """The split of a document (or of a long document's chunk): "heldout" when its id
-    hash falls below the fraction. Decided from content ids, so it is stable between runs
-    and corpus versions."""
+    """The split of a document held out or not as one (`chunk_document`): "heldout" when
+    its id hash falls below the fraction. Decided from its content id, so it is stable
+    between runs and corpus versions."""
     return "heldout" if int(doc_id, 16) / 16 ** len(doc_id) < heldout_fraction else "train"
 
 
