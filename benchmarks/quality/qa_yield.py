@@ -7,9 +7,11 @@ Corpora (each skipped when absent on this machine):
 - cmake: CMake's reference as shipped on Debian (/usr/share/cmake-*/Help, .rst);
 - nodejs: the Node.js API reference in Markdown (/usr/share/doc/nodejs/api/*.md);
 - nodejs-html: the same reference as HTML pages;
-- man: manual pages of section 1, rendered with groff to text (--man N of them).
+- man: manual pages of section 1, rendered with groff to text (--man N of them);
+- valgrind: Valgrind's user manual as Debian ships it (DocBook HTML, numbered sections).
 
 Usage: python benchmarks/quality/qa_yield.py [--corpus NAME ...] [--man 300] [--json OUT]
+       [--dump PAIRS.jsonl]   (every pair, to read or to compare two versions' pairs)
 Goal: >= 300 pairs per MB and >= 60% of chunks with at least one pair.
 """
 
@@ -49,7 +51,10 @@ def man_docs(n: int) -> list[Document]:
     if shutil.which("groff") is None:
         return []
     out: list[Document] = []
-    tmp = Path(tempfile.mkdtemp(prefix="jupiter-man-"))
+    # one fixed folder: a chunk's id (and so its questions' draws) follows its path, and two
+    # runs (two versions of the generator) should ask about the same pages the same way
+    tmp = Path(tempfile.gettempdir()) / "jupiter-qa-yield-man"
+    tmp.mkdir(exist_ok=True)
     for page in sorted(glob.glob("/usr/share/man/man1/*.1.gz")):
         if len(out) >= n:
             break
@@ -90,10 +95,13 @@ CORPORA = {
     "nodejs-html": lambda: [
         d for d in files_docs("/usr/share/doc/nodejs/api/*.html") if "all.html" not in d.uri
     ],
+    "valgrind": lambda: files_docs("/usr/share/doc/valgrind/html/*.html"),
 }
 
 
-def measure(docs: list[Document], cfg: GeneratorConfig) -> dict[str, object]:
+def measure(
+    docs: list[Document], cfg: GeneratorConfig, dump: list[dict[str, str]] | None = None
+) -> dict[str, object]:
     chunking = Chunking(heldout_fraction=0.0)
     chunks: list[Chunk] = [c for d in docs for c in chunk_document(d, chunking)]
     text_bytes = sum(len(d.text.encode()) for d in docs)
@@ -118,6 +126,17 @@ def measure(docs: list[Document], cfg: GeneratorConfig) -> dict[str, object]:
         ]
         pairs += len(qs)
         yielding += bool(qs)
+        if dump is not None:
+            dump.extend(
+                {
+                    "doc": c.uri,
+                    "chunk": c.id,
+                    "template": q.template,
+                    "question": q.question,
+                    "answer": q.answer or "",
+                }
+                for q in qs
+            )
         by_template.update(q.template for q in qs)
     seconds = time.perf_counter() - t0
     mb = text_bytes / 1e6
@@ -138,7 +157,9 @@ def main() -> None:
     ap.add_argument("--corpus", nargs="*", default=[*CORPORA, "man"])
     ap.add_argument("--man", type=int, default=300, help="how many man pages to render")
     ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument("--dump", type=Path, default=None, help="every pair as JSONL")
     args = ap.parse_args()
+    dumped: list[dict[str, str]] | None = [] if args.dump else None
     cfg = GeneratorConfig()
     results: dict[str, object] = {}
     print(
@@ -150,7 +171,10 @@ def main() -> None:
         if not docs:
             print(f"{name:<12} absent on this machine: skipped")
             continue
-        r = measure(docs, cfg)
+        mark = len(dumped) if dumped is not None else 0
+        r = measure(docs, cfg, dumped)
+        for row in (dumped or [])[mark:]:
+            row["corpus"] = name
         results[name] = r
         print(
             f"{name:<12} {r['documents']:>6} {r['mb']:>7.2f} {r['chunks']:>7} {r['pairs']:>7} "
@@ -159,6 +183,8 @@ def main() -> None:
         sys.stdout.flush()
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))
+    if args.dump:
+        args.dump.write_text("".join(json.dumps(r) + "\n" for r in dumped or []))
 
 
 if __name__ == "__main__":

@@ -261,3 +261,76 @@ def test_an_info_manual_is_a_document_a_node(tmp_path: Path) -> None:
         "* Note: a line that looks like a menu entry, kept."
     )
     assert spin.meta == {"kind": "file", "suffix": ".info", "node": "Spinning"}
+
+
+def test_a_debian_doc_folder_compressed_files_readme_and_what_is_left(tmp_path: Path) -> None:
+    """A package's /usr/share/doc as Debian ships it: the default globs read its gzipped
+    text and its README, and what no glob matches is counted, by name, for the stage to say."""
+    import gzip
+
+    from jupiter.collect import CollectResult
+    from jupiter.collect.local import NOT_INCLUDED
+
+    root = tmp_path / "doc"
+    (root / "html").mkdir(parents=True)
+    (root / "README").write_text("Widget: spins things.\n\nRun `widget --spin` to start.\n")
+    (root / "FAQ.txt.gz").write_bytes(gzip.compress(b"Q: Why does it stop?\nA: Out of oil.\n"))
+    (root / "html" / "guide.html").write_text(PAGE)
+    (root / "changelog.gz").write_bytes(gzip.compress(b"widget (1.0) unstable; urgency=low\n"))
+    (root / "AUTHORS").write_text("A. Person\n")
+    (root / "html" / "style.css").write_text("body { color: red; }\n")
+    (root / "notes.bak").write_text("excluded on purpose\n")
+    cfg = domain(tmp_path, {"type": "local", "path": "doc", "exclude": ["*.bak"]})
+    rejects = CollectResult()
+    docs = collect_local(cfg.sources[0], cfg, rejects)  # type: ignore[arg-type]
+    by = {Path(d.uri).name: d for d in docs}
+    assert sorted(by) == ["FAQ.txt.gz", "README", "guide.html"]
+    assert by["FAQ.txt.gz"].text == "Q: Why does it stop?\nA: Out of oil.\n"
+    # counted with where they are; an excluded file is the user's choice, not counted
+    assert rejects.rejects == {NOT_INCLUDED: 3}
+    assert rejects.samples[NOT_INCLUDED] == ["AUTHORS", "changelog.gz", "html/style.css"]
+
+
+def test_the_same_text_in_two_formats_is_read_once(tmp_path: Path) -> None:
+    """A manual shipped as HTML chapters and again as one text file: the plainer copy is
+    dropped and counted, wherever it sorts; a page that only quotes a chapter is kept."""
+    from jupiter.collect import CollectResult, collect
+
+    words = [f"w{i}" for i in range(900)]
+    chapters = [" ".join(words[i : i + 300]) for i in range(0, 900, 300)]
+    root = tmp_path / "doc"
+    (root / "html").mkdir(parents=True)
+    for i, text in enumerate(chapters):
+        (root / "html" / f"ch{i}.html").write_text(
+            f"<html><body><h1>Chapter {i}</h1><p>{text}</p></body></html>"
+        )
+    # the whole manual again, wrapped and with page furniture: still the same words
+    manual = "\n".join(" ".join(words[i : i + 12]) for i in range(0, 900, 12))
+    (root / "manual.txt").write_text("Widget Manual  page 1\n\n" + manual)
+    # a README that is the first chapter again, read before the chapters (its path sorts
+    # first) but plainer than they are: the README goes, the chapter stays
+    (root / "README").write_text(chapters[0] + "\n")
+    # a page that quotes a third of one chapter and says as much again of its own
+    own = " ".join(f"own{i}" for i in range(200))
+    (root / "notes.md").write_text(f"# Notes\n\n{' '.join(words[:100])} {own}\n")
+    cfg = DomainConfig.model_validate(
+        {
+            "name": "t",
+            "sources": [{"type": "local", "path": "doc"}],
+            "chunking": {"heldout_fraction": 0.0},
+        }
+    )
+    cfg.base_dir = tmp_path
+    rejects = CollectResult()
+    docs, chunks = collect(cfg, cache_dir=tmp_path / "cache", rejects=rejects)
+    assert sorted(Path(d.uri).name for d in docs) == [
+        "ch0.html",
+        "ch1.html",
+        "ch2.html",
+        "notes.md",
+    ]
+    assert rejects.rejects == {"duplicate_document": 2}
+    assert sorted(rejects.samples["duplicate_document"]) == [
+        str((root / name).resolve()) for name in ("README", "manual.txt")
+    ]
+    assert {c.doc_id for c in chunks} == {d.id for d in docs}

@@ -523,3 +523,82 @@ def test_a_chunk_knows_the_section_and_the_code_it_starts_in(tmp_path: Path) -> 
     # a blank is not told by the name in brackets before it
     cloze = [q for _, q in pairs if q.template == "cloze" and q.answer == "`spool.alloc()`"]
     assert cloze and all("(spool.alloc())" not in q.question for q in cloze)
+
+
+# a chapter of a manual as DocBook writes it to HTML (Valgrind's, GNU's, many C projects'):
+# numbered headings, a chapter title with a subtitle, options with their defaults
+MANUAL_CHAPTER = """<html><head><title>3. Jobcheck: a job error detector</title></head><body>
+<div class="navheader">Taskq User Manual</div>
+<h1>3. Jobcheck: a job error detector</h1>
+<h2>3.1. Overview</h2>
+<p>Jobcheck watches every job the queue starts and reports the ones that touch a slot they
+do not own, before the slot is handed to the next job in the queue.</p>
+<p>For queues that use their own version of <code>dispatch</code> (e.g. Jobcheck, Slotprof),
+the following options apply to every job it starts.</p>
+<h2>3.2. Command-line Options</h2>
+<dl>
+<dt><code>--time-stamp=&lt;yes|no&gt; [default: no] </code></dt>
+<dd><p>When enabled, each report line starts with the time elapsed since the queue was
+started, in seconds.</p></dd>
+<dt><code>--leak-check=&lt;no|summary|full&gt; [default: summary] </code></dt>
+<dd><p>When enabled, slots still held by a job when it ends are listed in the report, one
+line per slot, with the job that took them.</p></dd>
+</dl>
+<p>When <code>yes</code>, partial slot reads do not produce an ownership error in the report
+of the checked job.</p>
+<h2>3.3. Report kinds</h2>
+<p>The report kinds of Jobcheck are as follows:</p>
+<ul>
+<li><p><code>Slot1</code>, <code>Slot2</code>, <code>Slot4</code>, meaning a read of a slot that
+another job owns, by its width in bytes.</p></li>
+<li><p><code>take</code>/<code>take_all</code>: the slot is marked as owned but not yet written
+by the job that took it.</p></li>
+</ul>
+</body></html>
+"""
+
+
+def test_a_manual_chapter_in_docbook_html(tmp_path: Path) -> None:
+    pairs = questions(doc_chunks(tmp_path, {"jc-manual.html": MANUAL_CHAPTER}))
+    assert_quoted(pairs)
+    qa = by_question(pairs)
+    # a section's number is not part of its name, a chapter's subtitle not of its subject
+    assert not any(re.search(r"\b3\.\d", q) for q in qa), list(qa)
+    assert all("a job error detector" not in q for q in qa), list(qa)
+    # the overview is asked about the subject; a section that opens with a list of options
+    # is not summed up by the paragraph after the list; a lead-in ("... as follows:") is
+    # no answer
+    overview = [a for q, a in qa.items() if "`Jobcheck`" in q and "option" not in q]
+    assert overview and overview[0].startswith("Jobcheck watches every job"), list(qa)
+    assert not any("Command-line Options" in q for q in qa), list(qa)
+    assert not any(a.endswith("as follows:") for a in qa.values()), list(qa)
+    # an option is named as it is passed, without the default its list prints beside it;
+    # its values stay as written ("<no|summary|full>", not "<nosummary|full>")
+    opts = {q: a for q, a in qa.items() if "--time-stamp" in q or "--leak-check" in q}
+    assert len(opts) == 2, list(qa)
+    assert not any("default" in q for q in opts)
+    assert any("`--leak-check=<no|summary|full>`" in q for q in opts), list(opts)
+    assert any("`--time-stamp=<yes|no>`" in q and "`Jobcheck`" in q for q in opts), list(opts)
+    # "(e.g. Jobcheck, Slotprof)" does not end its sentence
+    assert not any(
+        a.rstrip().endswith("(e.g.") or q.rstrip().endswith("(e.g.") for q, a in qa.items()
+    )
+    # a bare value is not a blank ("When ____, partial slot reads ...": `yes`)
+    assert "`yes`" not in qa.values()
+    # a name followed by more names or a slash is not defined by what follows it
+    assert not any(a.startswith(("/", ",", ".")) for a in qa.values()), qa
+
+
+@pytest.mark.parametrize(
+    ("title", "subject"),
+    [
+        ("2. Using and understanding the core", "Using and understanding the core"),
+        ("4. Memcheck: a memory error detector", "Memcheck"),
+        ("Timeouts: how long a job may run", "Timeouts: how long a job may run"),
+        ("3.14.rst", "3.14"),
+        ("ls.1.txt", "ls"),
+        ("A Tour of the Queue", "A Tour of the Queue"),
+    ],
+)
+def test_subject_of_a_numbered_or_subtitled_title(title: str, subject: str) -> None:
+    assert subject_of(title) == subject

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from jupiter.records import Chunk
 from jupiter.synth.parse import (
     headings,
@@ -10,6 +12,7 @@ from jupiter.synth.parse import (
     section_intro,
     sentences,
     split_signature,
+    strip_numbering,
     view,
 )
 
@@ -76,6 +79,34 @@ def test_sentences_keep_abbreviations_together() -> None:
         "It iterates over the numbers 0, 1, ... up to the integer ``<stop>``.",
         "Next.",
     ]
+    # nor does an abbreviation that opens a parenthesis
+    text = "Return None if it is not there (e.g. before the handshake). Next."
+    assert sentences(text) == [
+        "Return None if it is not there (e.g. before the handshake).",
+        "Next.",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("heading", "name"),
+    [
+        ("2.1. What the queue does with your job", "What the queue does with your job"),
+        ("4.5.2. Valid-address (A) bits", "Valid-address (A) bits"),
+        ("10. README.android", "README.android"),
+        ("3.12 What is new", "What is new"),
+        ("A.2. Glossary", "Glossary"),
+        ("2 Using the queue", "Using the queue"),
+        ("4.1. if Statements", "if Statements"),
+        # not numbering: a number that is the title, an article, a word starting with a digit
+        ("3.4.1.", "3.4.1."),
+        ("2.0", "2.0"),
+        ("A Tour of the Queue", "A Tour of the Queue"),
+        ("3 ways to retry", "3 ways to retry"),
+        ("2to3", "2to3"),
+    ],
+)
+def test_strip_numbering(heading: str, name: str) -> None:
+    assert strip_numbering(heading) == name
 
 
 def test_lead_skips_code_and_old_style_signatures() -> None:

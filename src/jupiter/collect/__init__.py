@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from jupiter.collect.chunking import chunk_document
+from jupiter.collect.duplicates import drop_duplicates
 from jupiter.collect.local import collect_local
 from jupiter.collect.result import CollectResult
 from jupiter.collect.stdlib import collect_stdlib
@@ -36,7 +37,8 @@ def collect(
     cache_dir: Path | None = None,
     rejects: CollectResult | None = None,
 ) -> tuple[list[Document], list[Chunk]]:
-    """Documents (deduplicated by id, in source order) and their chunks.
+    """Documents (deduplicated by id, then by content: see collect/duplicates.py; in source
+    order) and their chunks.
 
     `on_progress(label, count)` is called once per source with its document count, then
     with ("chunks", total chunks). `cache_dir` holds fetched pages and cloned repositories
@@ -56,6 +58,9 @@ def collect(
             docs.setdefault(doc.id, doc)
         if on_progress is not None:
             on_progress(_describe(src, cfg), len(found))
+    if len(docs) > 1:  # the same text twice (a manual as HTML and as PDF): once
+        found_docs = drop_duplicates(docs.values(), rejects)
+        docs = {d.id: d for d in found_docs}
     if not docs:
         reasons = "; ".join(
             _describe(s, cfg, empty=True) + _drops(d)

@@ -33,6 +33,10 @@ INFO_NAME = re.compile(r"\.info(-\d+)?$")
 INFO_COOKIE = re.compile(rb"\x00\x08\[[^\x00]*\x00\x08\]")
 # Never walked, like hidden folders (.git, .venv): they hold copies and tooling, not docs.
 SKIPPED_DIRS = {"__pycache__", "node_modules"}
+# files under a local source's folder that no include glob matches, counted so the collect
+# stage can say what it left unread (README, AUTHORS, a .ps manual) and how to read it
+NOT_INCLUDED = "not_included"
+NOT_INCLUDED_FIX = "no include glob matches them: add one to the source's include to read them"
 # Share of control characters above which decoded bytes are taken for binary data.
 MAX_CONTROL_FRACTION = 0.05
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]")
@@ -93,10 +97,16 @@ def matching_files(
             for d in dirs:  # os.walk does not enter linked folders: say which lead outside
                 if (here / d).is_symlink() and not _inside((here / d).resolve(), root):
                     _refuse(rejects, here / d)
-        for name in files:
+        for name in sorted(files):  # the same samples on every machine
             path = here / name
             rel = path.relative_to(root).as_posix()
-            if not (path.is_file() and _matches(name, rel, include, exclude)):
+            if not path.is_file():
+                continue
+            if not _matches(name, rel, include, exclude):
+                if rejects is not None and not _matches(name, rel, ["*"], exclude):
+                    pass  # excluded on purpose: not worth a word
+                elif rejects is not None:
+                    rejects.reject(NOT_INCLUDED, rel)  # said, so a new user sees what is left
                 continue
             if not follow_symlinks and not _inside(path.resolve(), root):
                 _refuse(rejects, path)  # a link (or a file in a linked folder) leading out
@@ -115,8 +125,14 @@ def _refuse(rejects: CollectResult | None, path: Path) -> None:
 
 
 def _matches(name: str, rel: str, include: list[str], exclude: list[str]) -> bool:
+    """A glob matches the name or the relative path, each also without a trailing .gz
+    (Debian's /usr/share/doc: "*.txt" reads FAQ.txt.gz, "*.pdf" manual.pdf.gz)."""
+    forms = [name, rel]
+    if name.lower().endswith(".gz"):
+        forms += [name[:-3], rel[:-3]]
+
     def hit(globs: list[str]) -> bool:
-        return any(fnmatch.fnmatch(name, g) or fnmatch.fnmatch(rel, g) for g in globs)
+        return any(fnmatch.fnmatch(f, g) for f in forms for g in globs)
 
     return hit(include) and not hit(exclude)
 

@@ -71,8 +71,9 @@ class PythonStdlibSource(Strict):
 class LocalSource(Strict):
     type: Literal["local"]
     path: str  # a file or folder; relative paths resolve against the YAML's folder
-    # gzip-compressed files are read through; *.info (GNU info manuals) a document a node;
-    # *.pdf their text layer
+    # gzip-compressed files are read through, and each glob matches them too ("*.txt":
+    # FAQ.txt.gz); *.info (GNU info manuals) a document a node; *.pdf their text layer;
+    # README, a folder's plain-text introduction
     include: list[str] = Field(
         default_factory=lambda: [
             "*.md",
@@ -85,6 +86,7 @@ class LocalSource(Strict):
             "*.info",
             "*.info.gz",
             "*.info-[0-9]*",
+            "README",
         ]
     )
     exclude: list[str] = Field(default_factory=list)

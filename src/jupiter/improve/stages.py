@@ -67,10 +67,12 @@ def collect_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
         f"{info['chunks']} chunks ({heldout} held out), {new_docs} new documents"
     )
     if rejects.rejects:  # nothing dropped silently: what, and where the rest is listed
+        from jupiter.collect.local import NOT_INCLUDED, NOT_INCLUDED_FIX
         from jupiter.collect.pdf import FIXES
 
+        fixes = {**FIXES, NOT_INCLUDED: NOT_INCLUDED_FIX}
         said = ", ".join(
-            f"{n} {why}" + (f" ({FIXES[why]})" if why in FIXES else "")
+            f"{n} {why}" + (f" ({fixes[why]})" if why in fixes else "")
             for why, n in sorted(rejects.rejects.items())
         )
         ws.console.print(

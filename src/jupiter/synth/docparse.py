@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Literal
 
+from jupiter.synth.parse import strip_numbering
+
 BlockKind = Literal["heading", "prose", "code", "definition"]
 DefKind = Literal["option", "keyword", "term", "param", "returns"]
 
@@ -54,7 +56,8 @@ _TAG = re.compile(
     re.S,
 )
 _WRAP_HYPHEN = re.compile(r"(\w)[\u2010\u00ad]\s*\n\s*(\w)")
-_SUBST = re.compile(r"\|(\w[\w -]*)\|")
+# an RST substitution ("|version|"), not a choice of values ("<no|summary|yes|full>")
+_SUBST = re.compile(r"(?<![\w|])\|(\w[\w -]*)\|(?![\w|])")
 
 
 def _role(m: re.Match[str]) -> str:
@@ -164,13 +167,18 @@ _OPTION_SAME_LINE = re.compile(
     r"^(\s*)([-+]{1,2}[A-Za-z0-9?#@][^\s]*(?:,? [^\s]+){0,3}?)\s{2,}(\S.*)$"
 )
 # "num_headers    The number of ...": a name, two or more spaces, its description
+# what follows a name that is not its description but the rest of a sentence about it and
+# others: "`malloc`/`new`/`new[]`: the returned ...", "`A` and `B`. These mark ..."
+_NOT_A_DESCRIPTION = re.compile(r"^(?:[/.;(]|(?:and|or|nor)\s)")
+# an option's default as its list shows it after the option: "--time-stamp=<yes|no> [default: no]"
+_OPTION_DEFAULT = re.compile(r"\s*[\[(]default:?[^\])]*[\])]\s*$", re.I)
 _NAME_SAME_LINE = re.compile(r"^(\s*)(\S+)\s{2,}(\S.*)$")
 _IDENT = re.compile(r"^[A-Za-z_][\w.:<>\[\]-]*(?:\(\))?$")
 _NUMPY_PARAM = re.compile(r"^([A-Za-z_*][\w*]*)\s+:\s+\S")
 _INLINE_DEF = re.compile(
     r"^(?:\*\*(?P<b>[^*]{1,60})\*\*|`(?P<c>[^`]{1,60})`(?:,\s*`[^`]{1,60}`)*)\s*"
     r"(?:\{[^}]*\}\s*)?"
-    r"(?:[:\u2014\u2013]|\s-)?\s*(?P<d>\S.*)$"
+    r"(?:[:,\u2014\u2013]|\s-)?\s*(?P<d>\S.*)$"
 )
 _PLAIN_DEF = re.compile(
     r"^(?P<t>[A-Za-z][\w .'/()-]{0,48}?)\s*(?::|\u2014|\u2013| - )\s+(?P<d>\S.*)$"
@@ -249,12 +257,16 @@ def subject_of(title: str) -> str:
     """The document's subject from its title: a file name loses its extensions and man
     section ("ls.1.txt" -> "ls", "add_custom_target.rst" -> "add_custom_target"), a GNU
     info node its " invocation" ("ls invocation" -> "ls")."""
-    name = re.split(r"\s+[|\u2014\u2013]\s+|\s+-\s+", title.strip(), maxsplit=1)[0]
+    name = re.split(r"\s+[|\u2014\u2013]\s+|\s+-\s+", strip_numbering(title.strip()), maxsplit=1)[0]
+    # a chapter's name and its subtitle: "Memcheck: a memory error detector" -> "Memcheck"
+    name = re.sub(r"^([^:\s][^:]{0,40}?):\s+(?:an?|the)\s+\S.*$", r"\1", name, flags=re.I)
     name = re.sub(r"^(\S+) invocation$", r"\1", name)  # a GNU manual's node: "ls invocation"
     p = PurePosixPath(name)
     if re.search(r"\.(md|markdown|rst|txt|html?|gz|\d\w?)$", name, re.I):
         name = p.name
         while re.search(r"\.(md|markdown|rst|txt|html?|gz|\d\w?)$", name, re.I):
+            if re.fullmatch(r"[\d.]+\.\d+", name):
+                break  # a version's page ("3.14.rst": CMake's release notes), not ls.1
             name = name.rsplit(".", 1)[0]
     return name
 
@@ -305,7 +317,7 @@ class _Parser:
         )
 
     def heading(self, title: str, line: _Line, span_end: int) -> None:
-        h = clean(title).strip("*_ ").rstrip(":").strip()
+        h = strip_numbering(clean(title).strip("*_ ")).rstrip(":").strip()
         if self.man and line.indent == 0 and h.upper() == h and h.lower() != h:
             h = h.title() if h.lower() in GENERIC_SECTIONS else h
         if 2 <= len(h) <= 100 and re.search(r"[^\W_]", h):
@@ -576,8 +588,11 @@ class _Parser:
         raw = head.body
         shown = clean(raw).strip()
         np = _NUMPY_PARAM.match(shown)
+        option = _OPTION_DEFAULT.sub("", shown.strip("` ")).strip()
         if _OPTION.match(shown.rstrip(",")):
             kind: DefKind = "option"
+        elif option != shown.strip("` ") and _OPTION.match(option):
+            kind, shown = "option", option  # "`--log-fd=<number> [default: 2, stderr]`"
         elif np is not None:
             kind, shown = "param", np.group(1)
         elif (
@@ -600,7 +615,7 @@ class _Parser:
             return  # "* `options` {Object}", "* Returns: {string}": a type, no statement
         m = _INLINE_DEF.match(content)
         term = ""
-        if m is not None:
+        if m is not None and not _NOT_A_DESCRIPTION.match(m.group("d")):
             term = m.group("b") or m.group("c") or ""
             desc = m.group("d")
         else:

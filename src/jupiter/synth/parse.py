@@ -166,7 +166,7 @@ def sentences(paragraph: str) -> list[str]:
     required."""
     out: list[str] = []
     for piece in _SENTENCE_END.split(paragraph):
-        last = out[-1].rsplit(" ", 1)[-1].lower() if out else ""
+        last = out[-1].rsplit(" ", 1)[-1].lower().lstrip("([\"'") if out else ""
         if out and (
             last in _ABBREVIATIONS or re.fullmatch(r"\(?\w\.", last) or last.endswith("...")
         ):
@@ -215,9 +215,23 @@ def headings(text: str) -> list[tuple[str, int]]:
 
 
 def clean_heading(text: str) -> str:
-    """Strip emphasis markup, numbering punctuation and a trailing colon from a heading."""
-    h = collapse(text).strip("*_` ")
+    """Strip emphasis markup, a section number and a trailing colon from a heading."""
+    h = strip_numbering(collapse(text).strip("*_` "))
     return h.rstrip(":").strip()
+
+
+# a manual's section number before its title: "2.7.1. Tool-selection Option", "3.12 What",
+# "A.2. Glossary", or a bare "2 Using" before a capital (not "3 ways", "2to3")
+_NUMBERING = re.compile(
+    r"^(?:(?:\d{1,3}\.)+(?:\d{1,3}(?=\s))?|\d{1,3}(?=\s+[A-Z])|[A-Z](?:\.\d{1,3})+\.?)\s+(?=\S)"
+)
+
+
+def strip_numbering(title: str) -> str:
+    """A heading or title without the section number a manual puts before it ("2.1. What
+    Valgrind does" -> "What Valgrind does"); a title that is only a number stays."""
+    rest = _NUMBERING.sub("", title, count=1)
+    return rest if re.search(r"[^\W\d_]", rest) else title
 
 
 @dataclass(frozen=True)

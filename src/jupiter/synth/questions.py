@@ -450,6 +450,11 @@ _CODE_HEADING = re.compile(
 # negated."): blanked, it asks about nothing in particular
 _NO_SUBJECT = re.compile(r"^(?:Must|Should|May|Might|Can|Could|Will|Would|Shall)\s")
 _BLANKABLE = re.compile(r"(?<![`'\w])`([^`'\s](?:[^`']{0,38}[^`'\s])?)`(?![`'\w])")
+# values that say little blanked out of their sentence ("When ____, such loads ...": `yes`)
+_TRIVIAL_BLANKS = frozenset("yes no true false none null nil on off 0 1 -1".split())
+# a subject in words, not a name ("Using and understanding the Valgrind core"): asked about
+# as "the `--x` option", not "the `--x` option of `Using and understanding ...`"
+_PROSE_WORDS = frozenset("a an the and or of to for in on with your you how what".split())
 
 
 @lru_cache(maxsize=32)
@@ -486,6 +491,12 @@ def _about(section: str, subject: str) -> str:
     return _api_name(section) or subject
 
 
+def _is_prose(subject: str) -> bool:
+    """A subject in words ("Using and understanding the Valgrind core"), not a name."""
+    words = subject.split()
+    return len(words) >= 3 and any(w.lower() in _PROSE_WORDS for w in words[1:])
+
+
 def _clip(text: str, limit: int = MAX_DOC_ANSWER) -> str:
     return clip_sentences(text, limit)
 
@@ -502,8 +513,12 @@ def _explain_doc(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
         if h.kind != "heading" or h.text.lower() in _SKIP_SECTIONS:
             continue
         parts: list[Block] = []
+        api = _api_name(h.text)
         for b in blocks[i + 1 :]:
-            if b.kind == "heading" or (b.kind == "definition" and parts):
+            # an API's parameters come before its description (Node's layout), but a
+            # section that opens with a list of options or fields is not summed up by the
+            # paragraph after the list
+            if b.kind == "heading" or (b.kind == "definition" and (parts or api is None)):
                 break
             if b.kind == "prose" and len(parts) < 2 and len(" ".join(x.text for x in parts)) < 500:
                 parts.append(b)
@@ -516,13 +531,17 @@ def _explain_doc(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
                     break
         if not parts or parts[0].kind != "prose":
             continue
-        answer = "\n\n".join(
-            _clip(b.text) if b.kind == "prose" else _dedent_code(v.body, b) for b in parts
-        )
+        texts = [_clip(b.text) if b.kind == "prose" else _dedent_code(v.body, b) for b in parts]
+        if parts[-1].kind == "prose" and texts[-1].endswith(":"):
+            # a lead-in to what the answer does not hold ("... as follows:"): its other
+            # sentences stay, the lead-in goes
+            texts[-1] = " ".join(sentences(texts[-1])[:-1])
+            if not texts[-1]:
+                texts.pop()
+        answer = "\n\n".join(texts)
         if not (_nontrivial(answer) and len(answer) >= 40):
             continue
         span = (parts[0].start, parts[-1].end)
-        api = _api_name(h.text)
         if api is not None:
             out.append(("what_does", {"a": api}, answer, span))
         elif h.text.lower() in _SUBJECT_SECTIONS and p.subject:
@@ -551,6 +570,8 @@ def _define(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
             continue
         seen.add(b.term)
         about = _about(b.section, p.subject)
+        if _is_prose(about):
+            about = ""
         answer = _clip(b.text)
         span = (b.start, b.end)
         if b.def_kind == "option":
@@ -626,6 +647,12 @@ def _cloze(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
                 or not s.endswith((".", "!", "?"))
                 or _NO_SUBJECT.match(s)
             ):
+                continue
+            # a bare value is blanked only as a default ("The default is ____."): in any
+            # other sentence, a name beside it is the blank, and without one it is skipped
+            named = [t for t in terms if t.group(1).lower() not in _TRIVIAL_BLANKS]
+            terms = named or (terms if "default" in s.lower() else [])
+            if not terms:
                 continue
             m = terms[0]
             if m.group(1) == about or s.count(m.group(0)) > 1:
