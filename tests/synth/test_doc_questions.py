@@ -530,6 +530,12 @@ def test_a_chunk_knows_the_section_and_the_code_it_starts_in(tmp_path: Path) -> 
 MANUAL_CHAPTER = """<html><head><title>3. Jobcheck: a job error detector</title></head><body>
 <div class="navheader">Taskq User Manual</div>
 <h1>3. Jobcheck: a job error detector</h1>
+<div class="toc"><p><b>Table of Contents</b></p><dl>
+<dt>3.1. Overview</dt>
+<dt>3.2. Command-line Options</dt>
+<dd><dl><dt>3.2.1. Reporting options</dt><dt>3.2.2. Slot options</dt></dl></dd>
+<dt>3.3. Report kinds</dt>
+</dl></div>
 <h2>3.1. Overview</h2>
 <p>Jobcheck watches every job the queue starts and reports the ones that touch a slot they
 do not own, before the slot is handed to the next job in the queue.</p>

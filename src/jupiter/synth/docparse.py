@@ -603,6 +603,8 @@ class _Parser:
             kind = "keyword"
         elif re.search(r"[()\[\]{}=<>]", shown) or shown.lower() in _GENERIC_TERMS:
             return  # a signature or a label over an indented block, not a term
+        elif strip_numbering(shown) != shown:
+            return  # a numbered section over its subsections: a table of contents
         else:
             kind = "term"
         first = next(x for x in body if not x.blank)
