@@ -431,6 +431,12 @@ Writes `value` to the slot at the given `offset` as big-endian bytes.
 
 Tells whether the spool has grown past its first page of memory.
 
+### `spool.append(chunk)`
+
+* `chunk`: {Buffer|TypedArray|DataView}
+
+Appends a new chunk of bytes to the spool's last slot.
+
 ### Static method: `Spool.from(array)`
 
 * `array` {integer\\[]} An array of bytes to copy from.
@@ -462,6 +468,9 @@ def test_an_api_reference_in_nodes_layout(tmp_path: Path) -> None:
     assert value == ["Number to be written to the slot."]
     # a bare type ("{boolean}", "`options` {Object}", "Returns: {integer}") is no answer
     assert not any(re.search(r"\{\w+(\|\w+)*\}", a) for a in qa.values()), qa
+    # a type after a colon is a type too ("`chunk`: {Buffer|TypedArray|DataView}")
+    append = [a for q, a in qa.items() if "`spool.append()`" in q]
+    assert append == ["Appends a new chunk of bytes to the spool's last slot."], qa
     size = [a for q, a in qa.items() if "`spool.size`" in q]
     assert size == ["Tells whether the spool has grown past its first page of memory."]
     # "Static method: `Spool.from(array)`" names the API

@@ -185,9 +185,9 @@ _PLAIN_DEF = re.compile(
 )
 # a list item that only gives a type, the way API references annotate their parameters,
 # properties and results (Node.js, JSDoc): "`options` {Object}", "Returns: {Promise}",
-# "{boolean}", "`encoding` {string|null} Default: `null`"
+# "{boolean}", "`encoding` {string|null} Default: `null`", "`chunk`: {Buffer|TypedArray}"
 _TYPE_ONLY = re.compile(
-    r"^(?:(?:Returns?|Type|Value):?\s*)?(?:`[^`]{1,60}`\s*)?\{[^{}]{1,80}\}\s*"
+    r"^(?:(?:Returns?|Type|Value):?\s*)?(?:`[^`]{1,60}`:?\s*)?\{[^{}]{1,80}\}\s*"
     r"(?:Default:?\s*\S{1,40}\s*)?$"
 )
 # labels that read like terms in a list but name no concept ("* Type: {boolean} ...")
