@@ -34,7 +34,7 @@ from jupiter.collect.local import read_document
 from jupiter.collect.stdlib import collect_stdlib
 from jupiter.config import Chunking, GeneratorConfig, PythonStdlibSource
 from jupiter.records import Chunk, Document
-from jupiter.synth.questions import Catalog, chunk_rng, chunk_starts, make_questions
+from jupiter.synth.questions import Catalog, chunk_rng, make_questions, with_starts
 
 
 def python_docs() -> list[Document]:
@@ -107,11 +107,10 @@ def measure(
     text_bytes = sum(len(d.text.encode()) for d in docs)
     catalog = Catalog(chunks) if "difference" in cfg.templates else None
     t0 = time.perf_counter()
-    starts = chunk_starts(chunks)
     pairs = 0
     yielding = 0
     by_template: Counter[str] = Counter()
-    for c in chunks:
+    for c, start in with_starts(chunks):
         qs = [
             q
             for q in make_questions(
@@ -120,7 +119,7 @@ def measure(
                 cfg.max_questions_per_chunk,
                 chunk_rng(cfg.seed, c),
                 catalog,
-                starts.get(c.id),
+                start,
             )
             if q.answer
         ]

@@ -16,7 +16,14 @@ from jupiter.config import Chunking, GeneratorConfig
 from jupiter.records import Chunk, Document
 from jupiter.synth.docparse import clean, parse, subject_of
 from jupiter.synth.extractive import ExtractiveGenerator
-from jupiter.synth.questions import PHRASES, ChunkStart, Question, chunk_starts, make_questions
+from jupiter.synth.questions import (
+    PHRASES,
+    ChunkStart,
+    Question,
+    chunk_starts,
+    make_questions,
+    with_starts,
+)
 
 DOC_TEMPLATES = ["explain_topic", "define", "example", "cloze"]
 
@@ -532,6 +539,13 @@ def test_a_chunk_knows_the_section_and_the_code_it_starts_in(tmp_path: Path) -> 
     # a blank is not told by the name in brackets before it
     cloze = [q for _, q in pairs if q.template == "cloze" and q.answer == "`spool.alloc()`"]
     assert cloze and all("(spool.alloc())" not in q.question for q in cloze)
+    # a document at a time, in the order given, with the same starts, also when another
+    # document's chunks come in between
+    other = doc_chunks(tmp_path, {"notes.md": "# Notes\n\n" + filler})
+    mixed = [chunks[0], *other, *chunks[1:]]
+    assert [(c.id, s) for c, s in with_starts(mixed)] == [
+        (c.id, chunk_starts(mixed).get(c.id)) for c in mixed
+    ]
 
 
 # a chapter of a manual as DocBook writes it to HTML (Valgrind's, GNU's, many C projects'):

@@ -368,14 +368,25 @@ def iter_questions(
     """
     train = [c for c in chunks if c.split == "train"]
     catalog = Catalog(train) if "difference" in templates else None
-    starts = chunk_starts(train)
-    for c in train:
-        yield (
-            c,
-            make_questions(
-                c, templates, max_per_chunk, chunk_rng(seed, c), catalog, starts.get(c.id)
-            ),
-        )
+    for c, start in with_starts(train):
+        yield c, make_questions(c, templates, max_per_chunk, chunk_rng(seed, c), catalog, start)
+
+
+def with_starts(chunks: Sequence[Chunk]) -> Iterator[tuple[Chunk, ChunkStart | None]]:
+    """Each chunk, in the order given, with where it starts (`chunk_starts`), worked out a
+    document at a time when its first chunk comes up: the chunks' parses made to find the
+    headings are still in `_parsed`'s cache when the questions are asked (a document's
+    chunks come together), so a chunk is parsed once, not twice."""
+    by_doc: dict[str, list[Chunk]] = defaultdict(list)
+    for c in chunks:
+        by_doc[c.doc_id].append(c)
+    starts: dict[str, ChunkStart] = {}
+    done: set[str] = set()
+    for c in chunks:
+        if c.doc_id not in done:
+            done.add(c.doc_id)
+            starts.update(chunk_starts(by_doc[c.doc_id]))
+        yield c, starts.get(c.id)
 
 
 class ChunkStart(NamedTuple):
@@ -457,7 +468,7 @@ _TRIVIAL_BLANKS = frozenset("yes no true false none null nil on off 0 1 -1".spli
 _PROSE_WORDS = frozenset("a an the and or of to for in on with your you how what".split())
 
 
-@lru_cache(maxsize=32)
+@lru_cache(maxsize=512)  # a long document's chunks (Node's events.md: 155), each parsed once
 def _parsed(text: str, title: str, head: bool, section: str, in_code: bool) -> Parsed:
     return parse(text, title, head, section, in_code)
 
