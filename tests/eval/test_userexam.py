@@ -298,3 +298,31 @@ def test_an_info_source_is_a_node_of_a_gnu_manual(tmp_path: Path) -> None:
     assert info_node_text("frob", "No such node", tmp_path) is None
     assert info_node_text("nope", "Top", tmp_path) is None
     assert source_text("info:no-such-manual#Top") is None and source_text("info:frob") is None
+
+
+def test_the_checker_command_says_its_usage_and_a_missing_file_in_one_line(
+    tmp_path: Path,
+) -> None:
+    """`python -m jupiter.eval.userexam`: --help is its usage, a missing file one line and
+    exit 2, a good exam exit 0 (the shipped Node.js exam)."""
+    import subprocess
+    import sys
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "jupiter.eval.userexam", *args],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
+    helped = run("--help")
+    assert helped.returncode == 0 and helped.stdout.startswith("usage:"), helped.stderr
+    missing = run(str(tmp_path / "none.jsonl"))
+    assert missing.returncode == 2 and "Traceback" not in missing.stderr
+    assert missing.stderr.strip() == (
+        f"error: eval set not found: {tmp_path / 'none.jsonl'} (check the path and the file's name)"
+    )
+    good = run(str(SHIPPED / "nodejs.jsonl"))
+    assert good.returncode == 0, good.stdout + good.stderr
+    assert good.stdout.strip().endswith("120 items, 120 pass; dropped {}")

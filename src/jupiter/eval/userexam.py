@@ -285,14 +285,27 @@ def load_user_exam(
 
 def main(argv: list[str] | None = None) -> int:
     """python -m jupiter.eval.userexam FILE...: check exam files against the docs."""
+    import argparse
     import sys
 
+    from jupiter.errors import JupiterError
     from jupiter.eval.qa import load_eval_set
 
+    ap = argparse.ArgumentParser(
+        prog="python -m jupiter.eval.userexam",
+        description="Check exams in a user's words: each item's quote is in its source, its "
+        "question in no template's wording, its 4 choices distinct; exit 1 if any item fails.",
+    )
+    ap.add_argument("files", nargs="+", metavar="FILE", help="an exam, JSONL")
+    args = ap.parse_args(argv)
     bad = 0
-    for name in argv if argv is not None else sys.argv[1:]:
+    for name in args.files:
         path = Path(name)
-        items = load_eval_set(path)
+        try:
+            items = load_eval_set(path)
+        except JupiterError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
         got = check_exam(items, raw_lines(path))
         print(f"{path}: {len(items)} items, {len(got.kept)} pass; dropped {got.counts()}")
         for reason, ids in got.dropped.items():
