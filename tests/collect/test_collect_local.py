@@ -289,6 +289,11 @@ def test_a_debian_doc_folder_compressed_files_readme_and_what_is_left(tmp_path: 
     # counted with where they are; an excluded file is the user's choice, not counted
     assert rejects.rejects == {NOT_INCLUDED: 3}
     assert rejects.samples[NOT_INCLUDED] == ["AUTHORS", "changelog.gz", "html/style.css"]
+    # a YAML that lists its own globs chose what to leave out: nothing to say
+    cfg = domain(tmp_path, {"type": "local", "path": "doc", "include": ["*.html"]})
+    rejects = CollectResult()
+    docs = collect_local(cfg.sources[0], cfg, rejects)  # type: ignore[arg-type]
+    assert [Path(d.uri).name for d in docs] == ["guide.html"] and rejects.rejects == {}
 
 
 def test_the_same_text_in_two_formats_is_read_once(tmp_path: Path) -> None:

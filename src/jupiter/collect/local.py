@@ -56,7 +56,10 @@ def collect_local(
             f"source path not found: {root} (fix sources[{i}].path in the domain YAML)"
         )
     docs: list[Document] = []
-    found = matching_files(root, src.include, src.exclude, src.follow_symlinks, rejects)
+    # the files left unread are named only under the default globs: a YAML that lists its
+    # own include chose what to leave out
+    unread = rejects if "include" not in src.model_fields_set else None
+    found = matching_files(root, src.include, src.exclude, src.follow_symlinks, rejects, unread)
     for path in found:
         docs.extend(read_documents(path, rejects))
         if src.max_documents and len(docs) >= src.max_documents:
@@ -70,6 +73,7 @@ def matching_files(
     exclude: list[str],
     follow_symlinks: bool = False,
     rejects: CollectResult | None = None,
+    unread: CollectResult | None = None,
 ) -> list[Path]:
     """Files under `root` (or `root` itself) matching an include glob and no exclude glob.
 
@@ -77,7 +81,8 @@ def matching_files(
     and "guide/*.md" work. A symlink whose target lies outside `root` (a file, or a folder
     with matching files) is skipped and counted `symlink_outside`, unless
     `follow_symlinks`: then linked folders are walked too, each real folder once (a link
-    loop ends there). Links that stay inside `root` are read either way.
+    loop ends there). Links that stay inside `root` are read either way. Files that no
+    include glob matches (and no exclude glob names) are counted `not_included` in `unread`.
     """
     root = root.resolve()
     if root.is_file():
@@ -103,10 +108,8 @@ def matching_files(
             if not path.is_file():
                 continue
             if not _matches(name, rel, include, exclude):
-                if rejects is not None and not _matches(name, rel, ["*"], exclude):
-                    pass  # excluded on purpose: not worth a word
-                elif rejects is not None:
-                    rejects.reject(NOT_INCLUDED, rel)  # said, so a new user sees what is left
+                if unread is not None and _matches(name, rel, ["*"], exclude):
+                    unread.reject(NOT_INCLUDED, rel)  # said, so a new user sees what is left
                 continue
             if not follow_symlinks and not _inside(path.resolve(), root):
                 _refuse(rejects, path)  # a link (or a file in a linked folder) leading out
