@@ -326,3 +326,25 @@ def test_the_checker_command_says_its_usage_and_a_missing_file_in_one_line(
     good = run(str(SHIPPED / "nodejs.jsonl"))
     assert good.returncode == 0, good.stdout + good.stderr
     assert good.stdout.strip().endswith("120 items, 120 pass; dropped {}")
+
+
+def test_the_checker_warns_when_the_right_choice_is_the_longest() -> None:
+    """A set where the right answer is the most qualified choice scores for a reader who
+    picks the longest: counted (strictly longest only), and over 40% the command warns."""
+    from jupiter.eval.qa import QAItem
+    from jupiter.eval.userexam import LENGTH_TELL, longest_right
+
+    def item(i: int, choices: list[str], right: int) -> QAItem:
+        return QAItem(
+            id=f"q{i}",
+            question="?",
+            answer=choices[right],
+            choices=tuple(choices),
+            answer_index=right,
+        )
+
+    told = [item(i, ["a", "bb", "the long right one", "cc"], 2) for i in range(3)]
+    fair = [item(3, ["long wrong choice", "b", "right", "c"], 2), item(4, ["aa", "bb"], 0)]
+    assert longest_right(told + fair) == pytest.approx(3 / 5)
+    assert longest_right(fair) == 0.0 and longest_right([]) == 0.0
+    assert longest_right(told + fair) > LENGTH_TELL >= longest_right(fair)

@@ -236,6 +236,22 @@ def check_exam(
     return out
 
 
+LENGTH_TELL = 0.4  # share of items whose right choice is the longest past which it is a tell
+
+
+def longest_right(items: list[Any]) -> float:
+    """The share of multiple-choice items whose right choice is strictly the longest: what
+    a reader who always picks the longest choice scores (an exam written carelessly makes
+    the right answer the most qualified one; chance is 1 / choices)."""
+    mc = [it for it in items if it.choices and it.answer_index is not None]
+    hits = 0
+    for it in mc:
+        lens = [len(c) for c in it.choices]
+        right = lens[it.answer_index]
+        hits += all(right > n for i, n in enumerate(lens) if i != it.answer_index)
+    return hits / len(mc) if mc else 0.0
+
+
 def raw_lines(path: Path) -> dict[str, dict[str, Any]]:
     """id -> the item's JSON object (for the fields QAItem does not carry: quote)."""
     out = {}
@@ -308,6 +324,12 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         got = check_exam(items, raw_lines(path))
         print(f"{path}: {len(items)} items, {len(got.kept)} pass; dropped {got.counts()}")
+        tell = longest_right(items)
+        if tell > LENGTH_TELL:  # said, not failed: the items are each right, the set is not
+            print(
+                f"  warning: the right choice is the longest in {tell:.0%} of the items (chance "
+                "25%): picking the longest choice scores that much; lengthen some distractors"
+            )
         for reason, ids in got.dropped.items():
             print(f"  {reason}: {', '.join(ids)}")
         bad += sum(got.counts().values())
