@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from jupiter.collect import CollectResult, collect
 from jupiter.collect.local import collect_local, decode
 from jupiter.config import DomainConfig
 from jupiter.errors import JupiterError
@@ -51,6 +52,16 @@ def domain(tmp_path: Path, *sources: dict) -> DomainConfig:
     cfg = DomainConfig.model_validate({"name": "t", "sources": list(sources)})
     cfg.base_dir = tmp_path
     return cfg
+
+
+def collect_whole(tmp_path: Path, folder: str) -> tuple[list, list, CollectResult]:
+    """collect() over one local folder with no document held out: (docs, chunks, rejects)."""
+
+    cfg = domain(tmp_path, {"type": "local", "path": folder})
+    cfg.chunking.heldout_fraction = 0.0
+    rejects = CollectResult()
+    docs, chunks = collect(cfg, cache_dir=tmp_path / "cache", rejects=rejects)
+    return docs, chunks, rejects
 
 
 def test_folder_yields_exactly_the_text_files(tmp_path: Path) -> None:
@@ -168,21 +179,11 @@ def test_symlinks_out_of_the_folder_are_refused_and_counted(tmp_path: Path) -> N
 
 def test_collect_stage_reports_symlink_outside(tmp_path: Path) -> None:
     """Through collect(): the count lands in the rejects the stage records for `status`."""
-    from jupiter.collect import CollectResult, collect
 
     link_tree(tmp_path)
     # no document held out: which of the two would be follows the temporary path, and
     # holding out both leaves nothing to train on (a refusal this test is not about)
-    cfg = DomainConfig.model_validate(
-        {
-            "name": "t",
-            "sources": [{"type": "local", "path": "corpus"}],
-            "chunking": {"heldout_fraction": 0.0},
-        }
-    )
-    cfg.base_dir = tmp_path
-    rejects = CollectResult()
-    docs, _ = collect(cfg, cache_dir=tmp_path / "cache", rejects=rejects)
+    docs, _, rejects = collect_whole(tmp_path, "corpus")
     assert sorted(Path(d.uri).name for d in docs) == ["alias.md", "own.md"]
     assert rejects.rejects == {"symlink_outside": 2}
     with pytest.raises(ValueError, match="follow_symlinks"):
@@ -299,7 +300,6 @@ def test_a_debian_doc_folder_compressed_files_readme_and_what_is_left(tmp_path: 
 def test_the_same_text_in_two_formats_is_read_once(tmp_path: Path) -> None:
     """A manual shipped as HTML chapters and again as one text file: the plainer copy is
     dropped and counted, wherever it sorts; a page that only quotes a chapter is kept."""
-    from jupiter.collect import CollectResult, collect
 
     words = [f"w{i}" for i in range(900)]
     chapters = [" ".join(words[i : i + 300]) for i in range(0, 900, 300)]
@@ -318,16 +318,7 @@ def test_the_same_text_in_two_formats_is_read_once(tmp_path: Path) -> None:
     # a page that quotes a third of one chapter and says as much again of its own
     own = " ".join(f"own{i}" for i in range(200))
     (root / "notes.md").write_text(f"# Notes\n\n{' '.join(words[:100])} {own}\n")
-    cfg = DomainConfig.model_validate(
-        {
-            "name": "t",
-            "sources": [{"type": "local", "path": "doc"}],
-            "chunking": {"heldout_fraction": 0.0},
-        }
-    )
-    cfg.base_dir = tmp_path
-    rejects = CollectResult()
-    docs, chunks = collect(cfg, cache_dir=tmp_path / "cache", rejects=rejects)
+    docs, chunks, rejects = collect_whole(tmp_path, "doc")
     assert sorted(Path(d.uri).name for d in docs) == [
         "ch0.html",
         "ch1.html",
