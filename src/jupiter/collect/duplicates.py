@@ -4,11 +4,11 @@ a page mirrored in two folders, a README copied into the docs.
 Each document is read as word 8-shingles (the words of `jupiter.filters.text.words`, so case,
 punctuation, line breaks and a PDF's page furniture do not matter); a fixed, content-defined
 eighth of them is kept (a shingle is kept when its hash is 0 modulo 8, so the same shingle is
-kept or skipped in every document: the sample of a copy is the copy of the sample). Read
-structured formats first, then plain text, then PDFs (each in its order), a document whose
-sampled shingles are mostly (CONTAINED) among those of the documents kept before it is
-dropped, counted `duplicate_document`: trained on twice its text
-would weigh double, and a chunk held out from one copy would be trained on through the other.
+kept or skipped in every document: the sample of a copy is the copy of the sample).
+Documents are read structured formats first, then plain text, then PDFs (each group in its
+order); one whose sampled shingles are mostly (CONTAINED) among those of the documents kept
+before it is dropped, counted `duplicate_document`. A copy kept would weigh double in
+training, and a chunk held out from one copy would be trained on through the other.
 Copies read at 0.96 to 1.0 (Valgrind's PDF manual against its HTML pages 0.977, its FAQ.txt
 against faq.html 0.958, man pages installed under two names 1.0); sibling pages that share
 boilerplate stay below 0.9 (json.dumps after json.dump 0.878, gcloud's pages 0.5 to 0.88).
