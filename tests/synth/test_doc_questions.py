@@ -631,3 +631,19 @@ def test_a_manual_chapter_in_docbook_html(tmp_path: Path) -> None:
 )
 def test_subject_of_a_numbered_or_subtitled_title(title: str, subject: str) -> None:
     assert subject_of(title) == subject
+
+
+def test_an_option_under_a_chapter_titled_in_words_is_asked_about_alone(tmp_path: Path) -> None:
+    """A chapter whose title is a phrase, not a name: its options are asked about as "the
+    `--x` option", not "the `--x` option of `Using and understanding the queue core`"."""
+    page = (
+        "<html><head><title>2. Using and understanding the queue core</title></head><body>"
+        "<h1>2. Using and understanding the queue core</h1><h2>2.1. Basic Options</h2><dl>"
+        "<dt><code>--quiet=&lt;yes|no&gt; [default: no] </code></dt><dd><p>When enabled, "
+        "the queue prints nothing but the errors of the jobs it runs.</p></dd></dl>"
+        "</body></html>"
+    )
+    qa = by_question(questions(doc_chunks(tmp_path, {"core.html": page})))
+    asked = [q for q in qa if "--quiet" in q]
+    assert asked and all("`--quiet=<yes|no>`" in q for q in asked), list(qa)
+    assert not any("understanding" in q for q in asked), asked
