@@ -166,12 +166,12 @@ _OPTION = re.compile(
 _OPTION_SAME_LINE = re.compile(
     r"^(\s*)([-+]{1,2}[A-Za-z0-9?#@][^\s]*(?:,? [^\s]+){0,3}?)\s{2,}(\S.*)$"
 )
-# "num_headers    The number of ...": a name, two or more spaces, its description
 # what follows a name that is not its description but the rest of a sentence about it and
 # others: "`malloc`/`new`/`new[]`: the returned ...", "`A` and `B`. These mark ..."
 _NOT_A_DESCRIPTION = re.compile(r"^(?:[/.;(]|(?:and|or|nor)\s)")
 # an option's default as its list shows it after the option: "--time-stamp=<yes|no> [default: no]"
 _OPTION_DEFAULT = re.compile(r"\s*[\[(]default:?[^\])]*[\])]\s*$", re.I)
+# "num_headers    The number of ...": a name, two or more spaces, its description
 _NAME_SAME_LINE = re.compile(r"^(\s*)(\S+)\s{2,}(\S.*)$")
 _IDENT = re.compile(r"^[A-Za-z_][\w.:<>\[\]-]*(?:\(\))?$")
 _NUMPY_PARAM = re.compile(r"^([A-Za-z_*][\w*]*)\s+:\s+\S")
