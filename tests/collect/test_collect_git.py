@@ -17,7 +17,10 @@ from jupiter.errors import JupiterError
 
 GUIDE_V1 = "# Guide\n\nInstall the widget.\n"
 GUIDE_V2 = "# Guide\n\nInstall the widget, then spin it.\n"
-APP = "def spin(speed: int) -> None:\n    pass\n"
+APP = 'def spin(speed: int) -> None:\n    """Spin at `speed` turns a second."""\n'
+# the API document a .py file becomes (collect/pyapi.py), and the uri that names it
+APP_DOC = "spin(speed: int) -> None\n\nSpin at `speed` turns a second."
+APP_URI = "python:app.spin"
 
 
 def git(repo: Path, *args: str) -> str:
@@ -79,21 +82,32 @@ def test_reads_a_local_repo_at_a_commit(tmp_path: Path, repo: tuple[Path, str, s
     assert by_path(result) == {
         "docs/guide.md": GUIDE_V1,
         "docs/legacy.txt": "caf\u00e9 cr\u00e8me",  # latin-1 bytes, decoded
-        "src/app.py": APP,
+        "src/app.py": APP_DOC,
     }
     assert [d.meta["path"] for d in result.documents] == sorted(by_path(result))
     assert result.rejects == {"binary": 1, "empty": 1}
     repo_path = str(root.resolve())
     assert result.samples["binary"] == [f"{repo_path}@{first}:docs/logo.txt"]
-    app = next(d for d in result.documents if d.title == "src/app.py")
+    app = next(d for d in result.documents if d.meta["path"] == "src/app.py")
     assert app.source == "git"
-    assert app.uri == f"{repo_path}@{first}:src/app.py"
+    assert app.uri == APP_URI and app.title == "app.spin"
     assert app.meta == {
         "repo": repo_path,
         "commit": first,
         "path": "src/app.py",
         "language": "python",
+        "kind": "function",
+        "module": "app",
+        "qualname": "spin",
+        "signature": "(speed: int) -> None",
+        "params": ["speed"],
+        "origin": f"{repo_path}@{first}:src/app.py",
+        "line": 1,
     }
+    # python: text reads the file as it is
+    as_text = collect_git(domain(tmp_path, url="repo", ref=first, python="text")[0], cfg, tmp_path)
+    assert by_path(as_text)["src/app.py"] == APP
+    assert f"{repo_path}@{first}:src/app.py" in {d.uri for d in as_text.documents}
     assert not (tmp_path / "cache").exists()  # a local repo is read in place
 
     head = collect_git(domain(tmp_path, url=str(root), exclude=["build/*"])[0], cfg, tmp_path)
@@ -111,7 +125,11 @@ def test_uncommitted_changes_are_ignored(tmp_path: Path, repo: tuple[Path, str, 
     (root / "src/app.py").unlink()
     src, cfg = domain(tmp_path, url="repo", include=["*.md", "*.py"], max_documents=5)
     docs = by_path(collect_git(src, cfg, tmp_path / "cache"))
-    assert docs == {"build/out.md": "# Generated\n", "docs/guide.md": GUIDE_V2, "src/app.py": APP}
+    assert docs == {
+        "build/out.md": "# Generated\n",
+        "docs/guide.md": GUIDE_V2,
+        "src/app.py": APP_DOC,
+    }
     capped = collect_git(domain(tmp_path, url="repo", max_documents=2)[0], cfg, tmp_path)
     assert [d.meta["path"] for d in capped.documents] == ["build/out.md", "docs/guide.md"]
 
@@ -173,8 +191,8 @@ def test_remote_is_cloned_once_into_the_cache(
     [fetch] = [c for c in calls if "fetch" in c]
     assert "--stdin" in fetch
     assert {d.uri for d in again.documents} == {
-        f"{url}@{first}:{p}" for p in ("docs/guide.md", "docs/legacy.txt", "src/app.py")
-    }
+        f"{url}@{first}:{p}" for p in ("docs/guide.md", "docs/legacy.txt")
+    } | {APP_URI}
     calls.clear()
     assert collect_git(src, cfg, cache).documents == result.documents
     assert not any("clone" in c or "fetch" in c for c in calls)  # everything is local now

@@ -33,7 +33,7 @@ def make_tree(root: Path) -> None:
         "docs/api.rst": b"API\n===\n\n.. function:: spin(speed)\n",
         "notes.txt": b"Plain notes.\r\nSecond line.\r\n",
         "page.html": PAGE.encode(),
-        "code/example.py": b"def spin(speed: int) -> None:\n    pass\n",
+        "code/example.py": b'def spin(speed: int) -> None:\n    """Spin the widget."""\n',
         "legacy.txt": "caf\u00e9 cr\u00e8me".encode("latin-1"),
         "blob.txt": b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR",
         "empty.md": b"",
@@ -71,20 +71,19 @@ def test_folder_yields_exactly_the_text_files(tmp_path: Path) -> None:
     root = (tmp_path / "corpus").resolve()
     assert [d.uri for d in docs] == [
         str(root / rel)
-        for rel in [
-            "code/example.py",
-            "docs/api.rst",
-            "docs/guide.md",
-            "legacy.txt",
-            "notes.txt",
-            "page.html",
-        ]
-    ]
+        for rel in ["docs/api.rst", "docs/guide.md", "legacy.txt", "notes.txt", "page.html"]
+    ] + ["python:example.spin"]  # Python files last, read as their API together
     by = {Path(d.uri).name: d for d in docs}
     assert by["guide.md"].text == "# Guide\n\nInstall the widget.\n"
     assert by["guide.md"].meta == {"kind": "file", "suffix": ".md"}
     assert by["guide.md"].title == "guide.md" and by["guide.md"].source == "local"
-    assert by["example.py"].text.startswith("def spin(speed: int) -> None:\n    pass")
+    assert by["python:example.spin"].text == "spin(speed: int) -> None\n\nSpin the widget."
+    assert by["python:example.spin"].meta["origin"] == str(root / "code/example.py")
+    # python: text reads it as it is
+    cfg = domain(tmp_path, {"type": "local", "path": "corpus/code", "python": "text"})
+    [code] = collect_local(cfg.sources[0], cfg)  # type: ignore[arg-type]
+    assert code.uri == str(root / "code/example.py")
+    assert code.text == 'def spin(speed: int) -> None:\n    """Spin the widget."""\n'
     assert by["notes.txt"].text == "Plain notes.\nSecond line.\n"  # CRLF normalised
     assert by["legacy.txt"].text == "caf\u00e9 cr\u00e8me"  # latin-1 fallback
 
@@ -112,7 +111,7 @@ def test_include_matches_relative_paths_and_max_documents(tmp_path: Path) -> Non
     assert [Path(d.uri).name for d in docs] == ["api.rst", "guide.md"]
     cfg = domain(tmp_path, {"type": "local", "path": ".", "max_documents": 2})
     docs = collect_local(cfg.sources[0], cfg)  # type: ignore[arg-type]
-    assert [Path(d.uri).name for d in docs] == ["out.md", "example.py"]
+    assert [Path(d.uri).name for d in docs] == ["out.md", "api.rst"]
 
 
 def test_missing_path_names_the_path_and_the_fix(tmp_path: Path) -> None:

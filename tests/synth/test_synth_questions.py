@@ -11,6 +11,7 @@ import pytest
 from jupiter.errors import JupiterError
 from jupiter.records import Chunk, Document
 from jupiter.synth.base import Catalog, make_questions
+from jupiter.synth.docparse import clean
 from jupiter.synth.questions import PHRASES, TEMPLATES
 
 ALL = list(TEMPLATES)
@@ -35,13 +36,14 @@ def test_json_dumps_templates(by_title: Callable[[str], Chunk], stdlib_chunks: l
     # pair is asked once, from json.dump
     assert set(qs) == {"what_does", "arguments", "signature"}
 
-    assert qs["what_does"].answer == "Serialize ``obj`` to a JSON formatted ``str``."
+    # answers are the docstring's words without their markup (``obj`` -> `obj`)
+    assert qs["what_does"].answer == "Serialize `obj` to a JSON formatted `str`."
     assert "`json.dumps`" in qs["what_does"].question
 
     args = qs["arguments"].answer
     assert args.startswith("`json.dumps` takes 11 arguments: obj, skipkeys=False,")
     assert "indent=None" in args and "Keyword-only: skipkeys," in args
-    assert "- indent: If ``indent`` is a non-negative integer" in args
+    assert "- indent: If `indent` is a non-negative integer" in args
 
     assert qs["signature"].answer.startswith("`json.dumps(obj, *, skipkeys=False,")
     assert qs["signature"].answer.endswith("sort_keys=False, **kw)`")
@@ -49,13 +51,18 @@ def test_json_dumps_templates(by_title: Callable[[str], Chunk], stdlib_chunks: l
     diff = by_template(by_title("json.dump"), Catalog(stdlib_chunks))["difference"]
     assert "`json.dump`" in diff.question and "`json.dumps`" in diff.question
     assert diff.answer == (
-        "`json.dump`: Serialize ``obj`` as a JSON formatted stream to ``fp`` (a "
-        "``.write()``-supporting file-like object).\n\n"
-        "`json.dumps`: Serialize ``obj`` to a JSON formatted ``str``."
+        "`json.dump`: Serialize `obj` as a JSON formatted stream to `fp` (a "
+        "`.write()`-supporting file-like object).\n\n"
+        "`json.dumps`: Serialize `obj` to a JSON formatted `str`."
     )
 
 
 def test_answers_are_quoted_from_the_chunks(stdlib_chunks: list[Chunk]) -> None:
+    """Every answer is its chunk's words: the same text once markup is cleaned from both."""
+
+    def norm(text: str) -> str:
+        return clean(text)
+
     corpus = {c.title: norm(c.text) for c in stdlib_chunks if c.start == 0}
     catalog = Catalog(stdlib_chunks)
     seen = set()

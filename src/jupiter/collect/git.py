@@ -1,6 +1,7 @@
 """The `git` source: docs and code from a git repository, read at one commit.
 
-Files are read from git's object store (`ls-tree` + one `cat-file --batch` process), never
+Python files are read as their API (collect/pyapi.py: public names with docstrings, a
+document each) unless the source says `python: text`. Files are read from git's object store (`ls-tree` + one `cat-file --batch` process), never
 from a checkout, so the result depends only on the commit: uncommitted edits and untracked
 files in a local repository are ignored. A remote repository is cloned once, blob-less
 (`--filter=blob:none`), into the cache; only the blobs of matching files are fetched.
@@ -19,6 +20,7 @@ from pathlib import Path, PurePosixPath
 
 from jupiter.collect.local import HTML_SUFFIXES, HtmlText, _matches, decode
 from jupiter.collect.pdf import PDF_SUFFIX, pdf_or_reject
+from jupiter.collect.pyapi import PyFile, api_documents, is_python
 from jupiter.collect.result import CollectResult
 from jupiter.config import DomainConfig, GitSource
 from jupiter.errors import JupiterError
@@ -81,14 +83,24 @@ def collect_git(src: GitSource, cfg: DomainConfig, cache_dir: Path) -> CollectRe
         wanted.append((oid, path))
     if _is_partial(git_dir):
         _prefetch(git_dir, sha, {oid for oid, _ in wanted})
+    code: list[PyFile] = []  # read as their API, together: a package names its modules' objects
     # Files with the same content share one object id: blobs are paired with paths by order.
     with closing(_blobs(git_dir, [oid for oid, _ in wanted])) as blobs:
         for (_, path), data in zip(wanted, blobs, strict=False):
+            if src.python == "api" and is_python(path) and data is not None:
+                text = decode(data) if b"\x00" not in data else None
+                if text is not None:
+                    meta = {"repo": repo, "commit": sha, "path": path, "language": "python"}
+                    code.append(PyFile(PurePosixPath(path), f"{repo}@{sha}:{path}", text, meta))
+                    continue
             doc = _document(repo, sha, path, data, result)
             if doc is not None:
                 result.documents.append(doc)
                 if src.max_documents and len(result.documents) >= src.max_documents:
-                    break
+                    return result
+    result.documents.extend(api_documents(code, SOURCE, result))
+    if src.max_documents:
+        del result.documents[src.max_documents :]
     return result
 
 

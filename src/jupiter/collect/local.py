@@ -1,6 +1,7 @@
 """The `local` source: text files from a file or folder on this machine.
 
-Markdown, reStructuredText, plain text and source code are kept as they are; HTML is
+Markdown, reStructuredText, plain text and source code are kept as they are, but Python
+files are read as their API (collect/pyapi.py) unless the source says `python: text`; HTML is
 reduced to its visible text with the standard library's parser; a PDF to its text layer,
 made into paragraphs again (collect/pdf.py); a GNU info manual (what `info` reads,
 /usr/share/info) becomes one document per node. Gzip-compressed files
@@ -16,9 +17,10 @@ import io
 import os
 import re
 from html.parser import HTMLParser
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from jupiter.collect.pdf import PDF_SUFFIX, pdf_or_reject
+from jupiter.collect.pyapi import PyFile, api_documents, is_python
 from jupiter.collect.result import CollectResult
 from jupiter.config import DomainConfig, LocalSource
 from jupiter.errors import JupiterError
@@ -60,11 +62,19 @@ def collect_local(
     # own include chose what to leave out
     unread = rejects if "include" not in src.model_fields_set else None
     found = matching_files(root, src.include, src.exclude, src.follow_symlinks, rejects, unread)
+    code: list[PyFile] = []  # read as their API, together: a package names its modules' objects
     for path in found:
+        if src.python == "api" and is_python(format_name(path)):
+            text = decode(data) if (data := read_bytes(path)) is not None else None
+            if text is not None:
+                rel = path.relative_to(root) if path != root else Path(path.name)
+                code.append(PyFile(PurePosixPath(rel.as_posix()), str(path), text))
+            continue
         docs.extend(read_documents(path, rejects))
         if src.max_documents and len(docs) >= src.max_documents:
             return docs[: src.max_documents]
-    return docs
+    docs.extend(api_documents(code, SOURCE, rejects, root.name if root.is_dir() else ""))
+    return docs[: src.max_documents] if src.max_documents else docs
 
 
 def matching_files(

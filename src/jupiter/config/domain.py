@@ -60,6 +60,10 @@ Seed = Annotated[int, Field(ge=0, le=2**32 - 1)]
 Name = Annotated[str, Field(pattern=r"^[A-Za-z0-9_\-]+$", max_length=64)]
 
 
+# how a local or git source reads .py files: their API (docstrings) or their text
+PythonAs = Literal["api", "text"]
+
+
 class PythonStdlibSource(Strict):
     type: Literal["python_stdlib"]
     topics: bool = True  # pydoc_data.topics: the language reference
@@ -93,6 +97,9 @@ class LocalSource(Strict):
     max_documents: int | None = Field(default=None, ge=1)
     # read links whose target is outside `path` (else skipped, counted symlink_outside)
     follow_symlinks: bool = False
+    # Python files: api, their public modules, classes and functions with docstrings, a
+    # document each (parsed, never imported); text, each file as plain text
+    python: PythonAs = "api"
 
 
 class WebSource(Strict):
@@ -122,6 +129,7 @@ class GitSource(Strict):
     )
     exclude: list[str] = Field(default_factory=list)
     max_documents: int | None = Field(default=None, ge=1)
+    python: PythonAs = "api"  # as for a local source
 
 
 # what a dataset source's `columns` may map to column names

@@ -69,8 +69,9 @@ def collect_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
     if rejects.rejects:  # nothing dropped silently: what, and where the rest is listed
         from jupiter.collect.local import NOT_INCLUDED, NOT_INCLUDED_FIX
         from jupiter.collect.pdf import FIXES
+        from jupiter.collect.pyapi import FIXES as PY_FIXES
 
-        fixes = {**FIXES, NOT_INCLUDED: NOT_INCLUDED_FIX}
+        fixes = {**FIXES, **PY_FIXES, NOT_INCLUDED: NOT_INCLUDED_FIX}
         said = ", ".join(
             f"{n} {why}" + (f" ({fixes[why]})" if why in fixes else "")
             for why, n in sorted(rejects.rejects.items())

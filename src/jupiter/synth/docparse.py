@@ -69,6 +69,13 @@ def _role(m: re.Match[str]) -> str:
     return f"`{inner}`" if inner else ""
 
 
+def _bold(m: re.Match[str]) -> str:
+    """Bold's text; a Python dunder name ("__next__", "__init__") stays as it is."""
+    if m.group(1) == "__" and re.fullmatch(r"[a-z][a-z0-9_]*", m.group(2)):
+        return m.group(0)
+    return m.group(2)
+
+
 def clean(text: str) -> str:
     """Text without markup, on one line: what an answer quoting `text` says."""
     text = _WRAP_HYPHEN.sub(r"\1\2", text)
@@ -77,7 +84,7 @@ def clean(text: str) -> str:
     text = _RST_LINK.sub(r"\1", text)
     text = _MD_IMAGE.sub("", text)
     text = _MD_LINK.sub(r"\1", text)
-    text = _BOLD.sub(r"\2", text)
+    text = _BOLD.sub(_bold, text)
     text = _EM.sub(r"\1", text)
     text = _TAG.sub("", text)
     text = _SUBST.sub(r"\1", text)
@@ -131,6 +138,35 @@ _CODE_DIRECTIVES = {
     "parsed-literal",
 }
 # directives whose indented content is not prose the reader sees as such
+# a label in words over a list ("Args:", "Keyword arguments:"), not a line of code
+# ("if __name__ == '__main__':")
+_LABEL = re.compile(r"[A-Za-z][\w .,'/()-]{0,60}:")
+_DIRECTIVE_OPTION = re.compile(r"^:[\w-]+:(?:\s|$)")
+# the first line of code in a directive of a project's own ("@click.command()", "def f():",
+# "invoke(cli, ['--help'])")
+_CODE_START = re.compile(
+    r"^(?:@\w|(?:async )?def \w|class \w|import \w|from \S+ import |>>>|\$ |[\w.]+\(.*\)$)"
+)
+# directives whose content is text: never taken for code, however it reads
+_TEXT_DIRECTIVES = {
+    "note",
+    "warning",
+    "tip",
+    "hint",
+    "important",
+    "attention",
+    "caution",
+    "danger",
+    "error",
+    "admonition",
+    "seealso",
+    "topic",
+    "sidebar",
+    "rubric",
+    "epigraph",
+    "tab",
+    "tabs",
+}
 _SKIPPED_DIRECTIVES = {
     "toctree",
     "contents",
@@ -289,6 +325,8 @@ class _Parser:
         self.man = self._man_like()
         suffix = PurePosixPath(title).suffix.lower()
         self.markup = suffix in (".md", ".markdown", ".rst") or self._has_markup()
+        if not head and not in_code and self.markup and not self.man:
+            self.first = _past_indented(self.lines, self.first)
 
     def _man_like(self) -> bool:
         nonblank = [ln for ln in self.lines if not ln.blank]
@@ -352,6 +390,19 @@ class _Parser:
             if ln.blank:
                 i += 1
                 continue
+            # an rst literal block: everything indented under a paragraph ending in "::",
+            # blank lines inside it included, is one block of code
+            last = self.blocks[-1] if self.blocks else None
+            if (
+                prev_prose_colon
+                and last is not None
+                and self.text[last.start : last.end].rstrip().endswith("::")
+                and ln.indent > last.indent
+            ):
+                end = self.block_end(i, last.indent)
+                self.add("code", lines[i:end], text=self.text[ln.start : lines[end - 1].end])
+                i, prev_prose_colon = end, False
+                continue
             # fenced code
             if _FENCE.match(ln.text):
                 j = i + 1
@@ -376,9 +427,19 @@ class _Parser:
             if d is not None:
                 name = d.group(1).split(":")[-1]
                 end = self.block_end(i + 1, ln.indent)
-                if name in _CODE_DIRECTIVES:
-                    body = lines[i + 1 : end]
-                    if any(not b.blank for b in body):
+                body = lines[i + 1 : end]
+                while body and (body[0].blank or _DIRECTIVE_OPTION.match(body[0].body)):
+                    body = body[1:]  # the directive's options (":caption: prompt.py")
+                filled = [b for b in body if not b.blank]
+                # a project's own code directive (Click's `click:example`, `doctest`,
+                # `jupyter-execute`): an unknown directive whose content reads as code
+                if name in _CODE_DIRECTIVES or (
+                    filled
+                    and name not in _TEXT_DIRECTIVES
+                    and not name.startswith(("version", "deprecated"))
+                    and (_CODE_START.match(filled[0].body) or _looks_like_code(filled))
+                ):
+                    if filled:
                         self.add("code", body, text=self.text[body[0].start : body[-1].end])
                     i = end
                 elif (
@@ -387,8 +448,10 @@ class _Parser:
                     and not d.group(2).strip()
                 ):
                     i = end
-                else:
-                    i += 1  # admonitions, versionadded: the content reads as text
+                else:  # admonitions, versionadded: the content reads as text
+                    i += 1
+                    while i < end and _DIRECTIVE_OPTION.match(lines[i].body):
+                        i += 1  # autodoc's ":members:" and the like
                 prev_prose_colon = False
                 continue
             if _RST_COMMENT.match(ln.text):
@@ -514,7 +577,7 @@ class _Parser:
             if nxt is not None and not nxt.blank and nxt.indent > ln.indent and _term_like(ln):
                 end = self.block_end(i + 1, ln.indent)
                 body = [x for x in lines[i + 1 : end] if not x.blank]
-                if ln.body.endswith(":") and not _OPTION.match(ln.body.rstrip(":")):
+                if _LABEL.fullmatch(ln.body) and not _OPTION.match(ln.body.rstrip(":")):
                     # a label over a list ("Options:", "Args:"): its lines parse on their own
                     self.section = clean(ln.body).rstrip(":") or self.section
                     i += 1
@@ -712,6 +775,17 @@ def _first_whole_line(lines: list[_Line]) -> int:
         if ln.blank:
             return i
     return 1
+
+
+def _past_indented(lines: list[_Line], first: int) -> int:
+    """Past the rest of an indented block that the previous chunk opened (an rst literal
+    block or a directive's code cut by the chunk boundary), which would read as prose or
+    terms: from `first`, the indented lines up to the next line at the margin."""
+    n = len(lines)
+    j = first
+    while j < n and (lines[j].blank or lines[j].indent >= 3):
+        j += 1
+    return j if j < n and any(not ln.blank for ln in lines[first:j]) else first
 
 
 def parse(

@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 from jupiter.errors import JupiterError
 from jupiter.records import Chunk
-from jupiter.synth.docparse import Block, Parsed, fence_lines, parse
+from jupiter.synth.docparse import Block, Parsed, clean, fence_lines, parse
 from jupiter.synth.parse import (
     ChunkView,
     clip_sentences,
@@ -165,7 +165,7 @@ class Catalog:
             v = view(c)
             if v.kind != "api" or not v.is_head or v.is_module or "." not in v.name:
                 continue
-            s = lead(v.body)
+            s = clean(lead(v.body))
             if _nontrivial(s) and v.name not in self.summary:
                 self.summary[v.name] = s
                 self.members[v.name.rsplit(".", 1)[0]].append(v.name)
@@ -214,24 +214,44 @@ Candidate = tuple[str, dict[str, str], str] | tuple[str, dict[str, str], str, tu
 def _what_does(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
     if v.kind != "api" or not v.is_head:
         return []
-    summary = lead(v.body)
+    summary = clean(lead(v.body))
     if not _nontrivial(summary):
         return []
     key = "what_does_module" if v.is_module else "what_does"
     return [(key, {"a": shown(v.name)}, summary)]
 
 
+# a "sentence" that is a list collapsed to one line ("* ``black`` * ``red``"), or a Sphinx
+# directive's line (".. versionchanged:: 8.0 All ``kwargs`` are ...")
+_NOT_A_NOTE = re.compile(r"^(?:[*+-]\s|\.\.\s|[\w-]+::)")
+
+
+def _api_fields(body: str, kind: str, term: str = "") -> str:
+    """The text of a docstring's field (":param x:" over its indented lines, a Google-style
+    "Args:" entry, ":returns:"), cleaned of markup; "" when it has none."""
+    for b in _parsed(body, "", True, "", False).blocks:
+        if b.kind == "definition" and b.def_kind == kind and (not term or b.term == term):
+            return b.text
+    return ""
+
+
 def _param_note(param: str, body: str, used: set[str]) -> str:
-    """The first sentence that names `param` in markup, or a `param: text` definition line."""
+    """The parameter's own field in the docstring (":param x: ..."), else the first
+    sentence that names `param` in markup, or a `param: text` definition line."""
+    field = _api_fields(body, "param", param)
+    if field and field not in used:
+        return field
     p = re.escape(param)
     marked = re.compile(rf"(``|`|\*){p}(``|`|\*|\()")
-    candidates = [s for para in prose_paragraphs(body) for s in sentences(para)]
+    candidates = [
+        s for para in prose_paragraphs(body) for s in sentences(para) if not _NOT_A_NOTE.match(s)
+    ]
     # first a sentence that opens with the parameter (it is the subject), then any mention
     for early in (True, False):
         for s in candidates:
             m = marked.search(s)
             if s not in used and m is not None and (not early or m.start() < 12):
-                return s
+                return clean(s)
     definition = re.compile(rf"^\s*(?::param\s+(?:\w+\s+)?)?\**{p}\s*(?:\([^)]*\))?\s*:\s*\S")
     for block in raw_paragraphs(body):
         for line in block.splitlines():
@@ -266,7 +286,8 @@ def _returns(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
     if v.kind != "api":
         return []
     found = [s for p in prose_paragraphs(v.body) for s in sentences(p) if _RETURN.search(s)]
-    answer = " ".join(found[:2])
+    field = _api_fields(v.body, "returns")  # ":returns: ..." says it where there is one
+    answer = field if _nontrivial(field) else clean(" ".join(found[:2]))
     return [("returns", {"a": shown(v.name)}, answer)] if _nontrivial(answer) else []
 
 
@@ -565,7 +586,12 @@ def _explain_doc(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
 
 
 def _dedent_code(text: str, b: Block) -> str:
-    return textwrap.dedent(text[b.start : b.end]).strip("\n")
+    """The code block's lines, dedented together: from the start of its first line (a
+    block's span opens at its first character, past that line's indentation)."""
+    line_start = text.rfind("\n", 0, b.start) + 1
+    if text[line_start : b.start].strip():  # text before it on its line: keep the span
+        line_start = b.start
+    return textwrap.dedent(text[line_start : b.end]).strip("\n")
 
 
 def _define(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:

@@ -1,0 +1,256 @@
+"""Python source read as its API: a real package on disk (and in a git repository),
+parsed without importing it, each public object with a docstring a document named where
+its users meet it; and the questions the generator then asks about it."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+from pathlib import Path
+from pathlib import PurePosixPath as P
+
+from jupiter.collect import CollectResult
+from jupiter.collect.git import collect_git
+from jupiter.collect.local import collect_local
+from jupiter.collect.pyapi import PyFile, api_documents, module_name
+from jupiter.config import DomainConfig, GitSource
+from jupiter.records import Chunk
+from jupiter.synth.questions import make_questions
+
+INIT = '''"""Widgets for everyone."""
+from .core import Widget as Widget
+from ._impl import *
+from . import core
+'''
+CORE = '''"""Core widgets."""
+import sys
+from typing import overload
+
+
+class Widget:
+    """A widget that spins.
+
+    :param speed: How fast it spins, in turns a second.
+        Zero keeps it still.
+    """
+
+    def __init__(self, speed: int = 1) -> None:
+        self.speed = speed
+
+    def spin(self, times: int, *, loud: bool = False) -> int:
+        """Spin the widget `times` times and return how many turns it made.
+
+        .. versionchanged:: 2.0
+            Added ``loud``.
+        """
+        return times
+
+    @property
+    def size(self) -> int:
+        """The widget's size in millimetres."""
+        return 3
+
+    @staticmethod
+    def make(kind: str) -> "Widget":
+        """Make a widget of the given kind."""
+        return Widget()
+
+    def _hidden(self) -> None:
+        """Not public."""
+
+
+def helper(x, y=2):
+    """Add y to x and return the sum."""
+    return x + y
+
+
+def _private():
+    """Not public either."""
+
+
+if sys.platform == "win32":
+    def winonly():
+        """Only defined on Windows."""
+else:
+    def winonly():
+        """Defined elsewhere."""
+
+
+@overload
+def twice(x: int) -> int: ...
+@overload
+def twice(x: str) -> str: ...
+def twice(x):
+    """Return x doubled."""
+    return x * 2
+'''
+IMPL = '''__all__ = ["fast_spin"]
+
+
+def fast_spin(widget):
+    """Spin a widget at full speed."""
+
+
+def other():
+    """Not exported by the package."""
+'''
+FILES = {
+    "src/pkg/__init__.py": INIT,
+    "src/pkg/core.py": CORE,
+    "src/pkg/_impl.py": IMPL,
+    "src/pkg/_internal.py": 'def secret():\n    """Never exported."""\n',
+    "tests/test_core.py": 'def test_spin():\n    """A test, not an API."""\n',
+    "docs/conf.py": 'project = "pkg"\n',
+    "tools/broken.py": "def (:\n",
+    "README.md": "# pkg\n\nWidgets.\n",
+}
+EXPECTED = [
+    "python:pkg",
+    "python:pkg.Widget",
+    "python:pkg.Widget.make",
+    "python:pkg.Widget.size",
+    "python:pkg.Widget.spin",
+    "python:pkg.core",
+    "python:pkg.core.helper",
+    "python:pkg.core.twice",
+    "python:pkg.core.winonly",
+    "python:pkg.fast_spin",
+]
+
+
+def write_tree(root: Path) -> None:
+    for rel, text in FILES.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+
+
+def local_domain(tmp_path: Path) -> DomainConfig:
+    cfg = DomainConfig.model_validate(
+        {"name": "t", "sources": [{"type": "local", "path": "project"}]}
+    )
+    cfg.base_dir = tmp_path
+    return cfg
+
+
+def test_a_package_becomes_its_public_api(tmp_path: Path) -> None:
+    write_tree(tmp_path / "project")
+    cfg = local_domain(tmp_path)
+    rejects = CollectResult()
+    docs = collect_local(cfg.sources[0], cfg, rejects)  # type: ignore[arg-type]
+    api = {d.uri: d for d in docs if d.uri.startswith("python:")}
+    assert sorted(api) == EXPECTED
+    assert [d.title for d in docs if not d.uri.startswith("python:")] == ["README.md"]
+    root = (tmp_path / "project").resolve()
+    assert rejects.rejects == {"python_test": 1, "python_syntax_error": 1, "python_no_api": 2}
+    assert rejects.samples["python_syntax_error"] == [str(root / "tools/broken.py")]
+    assert sorted(rejects.samples["python_no_api"]) == [
+        str(root / "docs/conf.py"),
+        str(root / "src/pkg/_internal.py"),
+    ]
+
+    widget = api["python:pkg.Widget"]
+    assert widget.title == "pkg.Widget"
+    assert widget.text == (
+        "Widget(speed: int=1)\n\nA widget that spins.\n\n"
+        ":param speed: How fast it spins, in turns a second.\n    Zero keeps it still."
+    )
+    assert widget.meta == {
+        "kind": "class",
+        "module": "pkg",
+        "qualname": "Widget",
+        "signature": "(speed: int=1)",
+        "params": ["speed"],
+        "origin": str(root / "src/pkg/core.py"),
+        "line": 6,
+    }
+    spin = api["python:pkg.Widget.spin"]
+    assert spin.text.startswith("Widget.spin(times: int, *, loud: bool=False) -> int\n\nSpin")
+    assert spin.meta["params"] == ["times", "loud"]
+    assert api["python:pkg.Widget.make"].text.startswith("Widget.make(kind: str) -> 'Widget'")
+    size = api["python:pkg.Widget.size"]
+    assert size.text == "Widget.size\n\nThe widget's size in millimetres."
+    assert size.meta["property"] is True
+    assert api["python:pkg.core.helper"].text == "helper(x, y=2)\n\nAdd y to x and return the sum."
+    # the implementation, not the @overload stubs; the first of two platform definitions
+    assert api["python:pkg.core.twice"].text == "twice(x)\n\nReturn x doubled."
+    assert api["python:pkg.core.winonly"].text == "winonly()\n\nOnly defined on Windows."
+    assert api["python:pkg.fast_spin"].meta["origin"] == str(root / "src/pkg/_impl.py")
+    assert api["python:pkg"].text == "Widgets for everyone."
+
+
+def test_the_same_package_from_a_git_repository(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    write_tree(root)
+
+    def git(*args: str) -> str:
+        cmd = ["git", "-c", "user.name=T", "-c", "user.email=t@example.com", "-C", str(root)]
+        return subprocess.run([*cmd, *args], check=True, capture_output=True, text=True).stdout
+
+    git("init", "-q")
+    git("add", "-A")
+    git("commit", "-q", "-m", "one")
+    sha = git("rev-parse", "HEAD").strip()
+    cfg = DomainConfig.model_validate({"name": "t", "sources": [{"type": "git", "url": "repo"}]})
+    cfg.base_dir = tmp_path
+    src = cfg.sources[0]
+    assert isinstance(src, GitSource)
+    result = collect_git(src, cfg, tmp_path / "cache")
+    api = {d.uri: d for d in result.documents if d.uri.startswith("python:")}
+    assert sorted(api) == EXPECTED
+    assert result.rejects == {"python_test": 1, "python_syntax_error": 1, "python_no_api": 2}
+    meta = api["python:pkg.core.helper"].meta
+    repo = str(root.resolve())
+    assert (meta["repo"], meta["commit"], meta["path"]) == (repo, sha, "src/pkg/core.py")
+    assert meta["origin"] == f"{repo}@{sha}:src/pkg/core.py"
+
+
+def test_module_names_follow_the_packages() -> None:
+    pk = {P("src/pkg"), P("src/pkg/sub")}
+    assert module_name(P("src/pkg/sub/mod.py"), pk, "") == "pkg.sub.mod"
+    assert module_name(P("src/pkg/__init__.py"), pk, "") == "pkg"
+    assert module_name(P("scripts/run.py"), pk, "") == "run"
+    # the source's own folder is the package
+    assert module_name(P("core.py"), {P(".")}, "click") == "click.core"
+    assert module_name(P("__init__.py"), {P(".")}, "click") == "click"
+
+
+def test_chains_of_reexports_and_all_give_the_shortest_name() -> None:
+    files = [
+        PyFile(P("a/__init__.py"), "a", "from .b import Thing\n__all__ = ['Thing']\n"),
+        PyFile(P("a/b/__init__.py"), "b", "from ._c import Thing, Other\n"),
+        PyFile(
+            P("a/b/_c.py"),
+            "c",
+            'class Thing:\n    """A thing."""\n\nclass Other:\n    """Another."""\n',
+        ),
+    ]
+    docs = api_documents(files, "local")
+    assert [d.uri for d in docs] == ["python:a.Thing", "python:a.b.Other"]
+
+
+def test_questions_about_a_library_api_use_its_fields(tmp_path: Path) -> None:
+    write_tree(tmp_path / "project")
+    cfg = local_domain(tmp_path)
+    docs = {d.uri: d for d in collect_local(cfg.sources[0], cfg)}  # type: ignore[arg-type]
+
+    def asked(uri: str) -> dict[str, str]:
+        d = docs[uri]
+        chunk = Chunk(d.id, d.source, d.uri, d.title, 0, len(d.text), d.text)
+        qs = make_questions(chunk, ["what_does", "arguments", "signature"], 5, random.Random(0))
+        return {q.template: q.answer or "" for q in qs}
+
+    widget = asked("python:pkg.Widget")
+    assert widget["what_does"] == "A widget that spins."
+    # the parameter's own field, all its lines, without the ":param speed:" markup
+    assert widget["arguments"] == (
+        "`pkg.Widget` takes 1 argument: speed: int=1.\n\n"
+        "- speed: How fast it spins, in turns a second. Zero keeps it still."
+    )
+    assert widget["signature"] == "`pkg.Widget(speed: int=1)`"
+    spin = asked("python:pkg.Widget.spin")
+    # `loud` has no field; the directive that names it is no description of it
+    assert spin["arguments"] == (
+        "`pkg.Widget.spin` takes 2 arguments: times: int, loud: bool=False. Keyword-only:"
+        " loud.\n\n- times: Spin the widget `times` times and return how many turns it made."
+    )
