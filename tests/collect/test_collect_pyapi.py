@@ -4,16 +4,24 @@ its users meet it; and the questions the generator then asks about it."""
 
 from __future__ import annotations
 
+import io
+import json
 import random
 import subprocess
 from pathlib import Path
 from pathlib import PurePosixPath as P
 
+import pytest
+from rich.console import Console
+
 from jupiter.collect import CollectResult
 from jupiter.collect.git import collect_git
 from jupiter.collect.local import collect_local
 from jupiter.collect.pyapi import PyFile, api_documents, module_name
-from jupiter.config import DomainConfig, GitSource
+from jupiter.config import DomainConfig, GitSource, load_domain
+from jupiter.improve.exams import user_exam
+from jupiter.improve.stages import collect_stage
+from jupiter.improve.workspace import Workspace
 from jupiter.records import Chunk
 from jupiter.synth.questions import make_questions
 
@@ -101,8 +109,15 @@ FILES = {
     "src/pkg/_internal.py": 'def secret():\n    """Never exported."""\n',
     "tests/test_core.py": 'def test_spin():\n    """A test, not an API."""\n',
     "docs/conf.py": 'project = "pkg"\n',
-    "tools/broken.py": "def (:\n",
+    "examples/demo.py": 'def main():\n    """Show the widget off."""\n',
+    "src/pkg/broken.py": "def (:\n",
     "README.md": "# pkg\n\nWidgets.\n",
+}
+REJECTS = {
+    "python_test": 1,
+    "python_syntax_error": 1,
+    "python_no_api": 1,
+    "python_outside_package": 2,
 }
 EXPECTED = [
     "python:pkg",
@@ -142,11 +157,13 @@ def test_a_package_becomes_its_public_api(tmp_path: Path) -> None:
     assert sorted(api) == EXPECTED
     assert [d.title for d in docs if not d.uri.startswith("python:")] == ["README.md"]
     root = (tmp_path / "project").resolve()
-    assert rejects.rejects == {"python_test": 1, "python_syntax_error": 1, "python_no_api": 2}
-    assert rejects.samples["python_syntax_error"] == [str(root / "tools/broken.py")]
-    assert sorted(rejects.samples["python_no_api"]) == [
+    assert rejects.rejects == REJECTS
+    assert rejects.samples["python_syntax_error"] == [str(root / "src/pkg/broken.py")]
+    assert rejects.samples["python_no_api"] == [str(root / "src/pkg/_internal.py")]
+    # beside the package, a script is no API: examples/demo.py's main() is not asked about
+    assert sorted(rejects.samples["python_outside_package"]) == [
         str(root / "docs/conf.py"),
-        str(root / "src/pkg/_internal.py"),
+        str(root / "examples/demo.py"),
     ]
 
     widget = api["python:pkg.Widget"]
@@ -198,7 +215,7 @@ def test_the_same_package_from_a_git_repository(tmp_path: Path) -> None:
     result = collect_git(src, cfg, tmp_path / "cache")
     api = {d.uri: d for d in result.documents if d.uri.startswith("python:")}
     assert sorted(api) == EXPECTED
-    assert result.rejects == {"python_test": 1, "python_syntax_error": 1, "python_no_api": 2}
+    assert result.rejects == REJECTS
     meta = api["python:pkg.core.helper"].meta
     repo = str(root.resolve())
     assert (meta["repo"], meta["commit"], meta["path"]) == (repo, sha, "src/pkg/core.py")
@@ -254,3 +271,42 @@ def test_questions_about_a_library_api_use_its_fields(tmp_path: Path) -> None:
         "`pkg.Widget.spin` takes 2 arguments: times: int, loud: bool=False. Keyword-only:"
         " loud.\n\n- times: Spin the widget `times` times and return how many turns it made."
     )
+
+
+def test_the_collect_stage_and_a_user_exam_that_cites_a_py_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The collect stage says what it left out and how to read it; an exam item that cites a
+    .py file by its path (the file is no document: its API is) is still checked against it."""
+    monkeypatch.setenv("JUPITER_HOME", str(tmp_path / "home"))
+    write_tree(tmp_path / "project")
+    core = (tmp_path / "project/src/pkg/core.py").resolve()
+    item = {
+        "id": "u1",
+        "question": "My widget must stand still at first; what speed do I build it with?",
+        "choices": ["0", "1", "-1", "None"],
+        "answer_index": 0,
+        "answer": "0",
+        "source": f"doc:{core}",
+        "quote": "How fast it spins, in turns a second. Zero keeps it still.",
+    }
+    exam = tmp_path / "exam.jsonl"
+    exam.write_text(json.dumps(item) + "\n")
+    yaml = tmp_path / "t.yaml"
+    yaml.write_text(
+        "name: t\nsources: [{type: local, path: project}]\n"
+        f"chunking: {{heldout_fraction: 0.0}}\neval: {{user_exam_path: {exam}}}\n"
+    )
+    out = io.StringIO()
+    ws = Workspace(load_domain(str(yaml)), console=Console(file=out, width=400))
+    try:
+        info = collect_stage(ws, 1)
+        said = out.getvalue()
+        assert info["rejected_records"]["python_test"] == 1
+        assert "1 python_test (tests are not an API: the source's python: text" in said
+        assert "2 python_outside_package (scripts beside the packages" in said
+        got = user_exam(ws)
+        assert got is not None
+        assert got.about["scored"] == 1 and got.about["dropped"] == {}, got.about
+    finally:
+        ws.close()

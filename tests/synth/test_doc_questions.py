@@ -323,6 +323,14 @@ def test_a_table_of_names_with_descriptions_on_the_same_line() -> None:
         ("see [the guide](guide.md) and `Jobs <https://x.org>`_", "see the guide and Jobs"),
         ("speci\u2010\n       fied", "specified"),
         ("a <b>tag</b> and a <placeholder> kept", "a tag and a <placeholder> kept"),
+        # MyST roles, rst's escaped space after markup, Python's dunder names
+        ("{doc}`init` and {ref}`the guide <guide>`", "`init` and `the guide`"),
+        (":class:`Exception`\\ s", "`Exception`s"),
+        (
+            "its .__next__() method, __init__ and __bold__",
+            "its .__next__() method, __init__ and __bold__",
+        ),
+        ("__two words__", "two words"),
     ],
 )
 def test_clean(raw: str, cleaned: str) -> None:
@@ -647,3 +655,125 @@ def test_an_option_under_a_chapter_titled_in_words_is_asked_about_alone(tmp_path
     asked = [q for q in qa if "--quiet" in q]
     assert asked and all("`--quiet=<yes|no>`" in q for q in asked), list(qa)
     assert not any("understanding" in q for q in asked), asked
+
+
+# a library's guide in reST, as Sphinx projects write one: the project's own code directive,
+# a literal block after "::" with a blank line inside, directive options
+LIBRARY_GUIDE = """Styling
+=======
+
+Text can be styled before it is printed.
+
+For styling a string, the :func:`style` function can be used::
+
+    import widgets
+
+    widgets.echo(widgets.style("Hello", fg="green"))
+
+Boolean Flags
+-------------
+
+Boolean flags turn a feature on or off.
+
+Example:
+
+.. widgets:example::
+
+    @widgets.command()
+    @widgets.option("--shout/--no-shout", default=False)
+    def info(shout):
+        if shout:
+            widgets.echo("LOUD")
+
+Input from a file looks like this:
+
+.. code-block:: python
+    :caption: prompt.py
+
+    import widgets
+
+    widgets.run(prompt)
+
+.. autoclass:: Widget
+    :members:
+    :member-order: bysource
+"""
+
+
+def test_a_sphinx_guides_code_stays_whole_and_indented(tmp_path: Path) -> None:
+    chunks = doc_chunks(tmp_path, {"guide.rst": LIBRARY_GUIDE})
+    code = [b for b in parse(chunks[0].text, "guide.rst").blocks if b.kind == "code"]
+    assert len(code) == 3, code  # the literal block, the directive's and the code-block's
+    qa = by_question(questions(chunks))
+    examples = {q: a for q, a in qa.items() if "example" in q.lower()}
+    styling = next(a for q, a in examples.items() if "Styling" in q)
+    # the whole literal block (its blank line inside), dedented together
+    assert styling.endswith(
+        ':\n\nimport widgets\n\nwidgets.echo(widgets.style("Hello", fg="green"))'
+    ), styling
+    flags = next(a for q, a in examples.items() if "Boolean Flags" in q)
+    assert flags.endswith(
+        '@widgets.command()\n@widgets.option("--shout/--no-shout", default=False)\n'
+        'def info(shout):\n    if shout:\n        widgets.echo("LOUD")'
+    ), flags
+    assert not any(":caption:" in a or ":members:" in a for a in qa.values()), qa
+
+
+def test_a_chunk_cut_inside_indented_code_does_not_read_it_as_text() -> None:
+    """A chunk that starts inside a literal block of the previous chunk: the block's rest
+    is neither prose nor a label ("if __name__ == '__main__':" is no section)."""
+    text = (
+        "        cli.add_command(sync)\n\n"
+        "    if __name__ == '__main__':\n"
+        "        cli(obj={})\n\n"
+        "If the object is provided, each context passes it on to its children.\n"
+    )
+    blocks = parse(text, "commands.rst", head=False).blocks
+    assert [(b.kind, b.section) for b in blocks] == [("prose", "")], blocks
+    assert blocks[0].text.startswith("If the object is provided")
+
+
+GOOGLE_DOCSTRING = """Create a new widget from an old one, with changes.
+
+Args:
+    inst:
+        The widget to copy. It must be passed
+        positionally.
+
+    speed (int | None): How fast the copy spins.
+
+Returns:
+    A copy of inst with the changes made.
+
+Raises:
+    TypeError: If inst is not a widget.
+"""
+
+
+def test_google_style_sections_are_fields() -> None:
+    defs = [
+        (b.term, b.def_kind, b.text)
+        for b in parse(GOOGLE_DOCSTRING).blocks
+        if b.kind == "definition"
+    ]
+    assert defs == [
+        ("inst", "param", "The widget to copy. It must be passed positionally."),
+        ("speed", "param", "How fast the copy spins."),
+        ("return value", "returns", "A copy of inst with the changes made."),
+    ]
+
+
+def test_myst_directive_fences() -> None:
+    """MyST Markdown's directives: an admonition's text is text, an include or a block of
+    raw reST is not an example of anything; a doctest stays code."""
+    text = (
+        "# Guide\n\n"
+        "```{note}\nFrozen classes cannot be changed after they are made.\n```\n\n"
+        "```{include} ../README.md\n:start-after: 'begin'\n```\n\n"
+        "```{eval-rst}\n.. function:: hook(cls)\n   :noindex:\n```\n\n"
+        "```{doctest}\n>>> make(1)\nWidget(x=1)\n```\n"
+    )
+    blocks = [(b.kind, b.text) for b in parse(text, "guide.md").blocks if b.kind != "heading"]
+    assert blocks[0] == ("prose", "Frozen classes cannot be changed after they are made.")
+    assert [k for k, _ in blocks] == ["prose", "code"], blocks
+    assert ">>> make(1)" in blocks[1][1]

@@ -11,7 +11,8 @@ dependencies need not be installed. An object is named where its users meet it: 
 package's `__init__.py` that re-exports it (`from .core import Command`, or `*` from a
 module) gives its public face, `click.Command` rather than `click.core.Command`; an object
 defined in a private module (`attr._make`) is read only when a public package re-exports
-it. Test files (`tests/`, `test_*.py`, `conftest.py`) are not an API and are skipped.
+it. Test files (`tests/`, `test_*.py`, `conftest.py`) and, beside a library's packages,
+loose scripts (`examples/`, `bench/`, `docs/conf.py`) are not its API and are skipped.
 """
 
 from __future__ import annotations
@@ -31,10 +32,13 @@ SUFFIXES = (".py", ".pyi")
 PY_TEST = "python_test"
 PY_SYNTAX = "python_syntax_error"
 PY_NO_API = "python_no_api"
+PY_LOOSE = "python_outside_package"
+_TOP = {PurePosixPath("."), PurePosixPath("src")}
 FIXES = {
     PY_TEST: "tests are not an API: the source's python: text reads every .py file as text",
     PY_NO_API: "no public name with a docstring: the source's python: text reads them as text",
     PY_SYNTAX: "not parsed by this Python: the source's python: text reads them as text",
+    PY_LOOSE: "scripts beside the packages are not their API: python: text reads them as text",
 }
 _TEST_DIRS = {"tests", "test"}
 _PROPERTY = {"property", "cached_property"}
@@ -97,6 +101,11 @@ def api_documents(
     for f in sorted(files, key=lambda f: f.rel):
         if is_test(f.rel):
             _count(rejects, PY_TEST, f.where)
+            continue
+        if packages and f.rel.parent not in packages and f.rel.parent not in _TOP:
+            # beside a library's packages, a loose script (examples/, bench/, docs/conf.py)
+            # is not its API; a single-module library sits at the top or in src/
+            _count(rejects, PY_LOOSE, f.where)
             continue
         try:
             tree = ast.parse(f.text)

@@ -26,8 +26,9 @@ def init(
         list[str] | None,
         typer.Option(
             help="A source of documents, repeatable: a file or folder (Markdown, reST, text, "
-            "HTML, PDF, GNU info), a JSONL/CSV/Parquet dataset, an http(s) URL to crawl, or "
-            "a git URL (ending in .git, or git@…). Writes a minimal YAML.",
+            "HTML, PDF, GNU info; Python code read as its API), a JSONL/CSV/Parquet dataset, "
+            "an http(s) URL to crawl, or a git URL (ending in .git, or git@…). Writes a "
+            "minimal YAML.",
         ),
     ] = None,
     base: Annotated[

@@ -96,7 +96,9 @@ def user_exam(ws: Workspace) -> Exam | None:
             return source_text(source)
         if not by_uri:
             by_uri.update((d.uri, d.text) for d in ws.store.iter_documents())
-        return by_uri.get(source.removeprefix("doc:"))
+        # else the file itself: a .py file is collected as the documents of its API, so
+        # its path is no document's uri
+        return by_uri.get(source.removeprefix("doc:")) or source_text(source)
 
     with ws.console.status("checking the user exam against the docs and the training data"):
         items, about = load_user_exam(path, example_texts(ws), text_of)

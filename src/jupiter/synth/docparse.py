@@ -43,6 +43,7 @@ class Parsed:
 
 # ----------------------------------------------------------------------------- cleaning
 _ROLE = re.compile(r":[A-Za-z][\w:.+-]*:`([^`]*?)`")
+_MYST_ROLE = re.compile(r"\{[A-Za-z][\w:.+-]*\}`([^`]*?)`")  # MyST Markdown: {doc}`init`
 _ROLE_TARGET = re.compile(r"^[~!]?(.*?)\s*<[^<>]*>$")
 _LITERAL = re.compile(r"``(.+?)``")
 _RST_LINK = re.compile(r"`([^`<]+?)(?:\s*<[^<>`]*>)?`__?(?![\w`])")
@@ -80,6 +81,8 @@ def clean(text: str) -> str:
     """Text without markup, on one line: what an answer quoting `text` says."""
     text = _WRAP_HYPHEN.sub(r"\1\2", text)
     text = _ROLE.sub(_role, text)
+    text = _MYST_ROLE.sub(_role, text)
+    text = text.replace("`\\ ", "`")  # rst's escaped space after markup ("`Exception`\ s")
     text = _LITERAL.sub(r"`\1`", text)
     text = _RST_LINK.sub(r"\1", text)
     text = _MD_IMAGE.sub("", text)
@@ -141,6 +144,8 @@ _CODE_DIRECTIVES = {
 # a label in words over a list ("Args:", "Keyword arguments:"), not a line of code
 # ("if __name__ == '__main__':")
 _LABEL = re.compile(r"[A-Za-z][\w .,'/()-]{0,60}:")
+_MYST_FENCE = re.compile(r"^\s*(?:```+|~~~+)\s*\{([\w:-]+)\}")
+_MYST_CODE = {"doctest", "testcode", "testoutput", "jupyter-execute", "ipython", "code-cell"}
 _DIRECTIVE_OPTION = re.compile(r"^:[\w-]+:(?:\s|$)")
 # the first line of code in a directive of a project's own ("@click.command()", "def f():",
 # "invoke(cli, ['--help'])")
@@ -210,6 +215,14 @@ _OPTION_DEFAULT = re.compile(r"\s*[\[(]default:?[^\])]*[\])]\s*$", re.I)
 # "num_headers    The number of ...": a name, two or more spaces, its description
 _NAME_SAME_LINE = re.compile(r"^(\s*)(\S+)\s{2,}(\S.*)$")
 _IDENT = re.compile(r"^[A-Za-z_][\w.:<>\[\]-]*(?:\(\))?$")
+# Google-style docstring sections (Napoleon's), and one entry of a section of parameters:
+# "name (type): text" or "name:" over its indented text
+_GOOGLE_SECTION = re.compile(
+    r"^\s*(Args|Arguments|Parameters|Params|Keyword Args|Keyword Arguments|Other Parameters|"
+    r"Attributes|Returns|Return|Yields|Yield|Raises)\s*:\s*$"
+)
+_GOOGLE_RETURNS = {"returns", "return", "yields", "yield"}
+_GOOGLE_ENTRY = re.compile(r"^\s*(\*{0,2}[A-Za-z_][\w.]*)\s*(?:\([^)]*\))?\s*:(?:\s+(\S.*))?\s*$")
 _NUMPY_PARAM = re.compile(r"^([A-Za-z_*][\w*]*)\s+:\s+\S")
 _INLINE_DEF = re.compile(
     r"^(?:\*\*(?P<b>[^*]{1,60})\*\*|`(?P<c>[^`]{1,60})`(?:,\s*`[^`]{1,60}`)*)\s*"
@@ -408,6 +421,14 @@ class _Parser:
                 j = i + 1
                 while j < n and not _FENCE.match(lines[j].text):
                     j += 1
+                myst = _MYST_FENCE.match(ln.text)  # a MyST directive: ```{note}, ```{include}
+                name = myst.group(1).split(":")[-1] if myst else ""
+                if myst and name not in _CODE_DIRECTIVES | _MYST_CODE:
+                    inner = [x for x in lines[i + 1 : j] if not _DIRECTIVE_OPTION.match(x.body)]
+                    if name in _TEXT_DIRECTIVES and any(not x.blank for x in inner):
+                        self.add("prose", inner)  # an admonition's text
+                    i, prev_prose_colon = j + 1, False  # includes, toctrees, raw rst: skipped
+                    continue
                 self.add(
                     "code",
                     lines[i : min(j + 1, n)],
@@ -496,6 +517,14 @@ class _Parser:
                 self.heading(ln.body, ln, ln.end)  # a man page's subsection (.SS)
                 i += 1
                 continue
+            # a Google-style docstring section ("Args:" over "name (type): text" entries)
+            g = _GOOGLE_SECTION.match(ln.text)
+            if g is not None:
+                end = self.block_end(i + 1, ln.indent)
+                if end > i + 1:
+                    self._google_section(g.group(1).lower(), lines[i + 1 : end], ln.indent)
+                    i = end
+                    continue
             # field lists (":param x: ...", ":returns: ...")
             f = _FIELD.match(ln.text)
             if f is not None:
@@ -646,6 +675,38 @@ class _Parser:
         shown = clean(term).strip("`*: ")
         if shown and text:
             self.blocks.append(Block("definition", a, b, text, self.section, shown, kind, indent))
+
+    def _google_section(self, name: str, body: list[_Line], indent: int) -> None:
+        """The entries of a Google-style section: a parameter's or attribute's description,
+        or what a function returns; a Raises section's exceptions are left out."""
+        filled = [ln for ln in body if not ln.blank]
+        if name in _GOOGLE_RETURNS:
+            self._definition(
+                "return value",
+                "returns",
+                filled[0].start + filled[0].indent,
+                filled[-1].end,
+                indent,
+            )
+            return
+        if name == "raises":
+            return
+        kind: DefKind = "keyword" if name == "attributes" else "param"
+        at = filled[0].indent
+        starts = [k for k, ln in enumerate(body) if ln.indent == at and not ln.blank]
+        for a, b in zip(starts, [*starts[1:], len(body)], strict=True):
+            m = _GOOGLE_ENTRY.match(body[a].text)
+            if m is None:
+                continue
+            rest = [ln for ln in body[a + 1 : b] if not ln.blank]
+            if m.group(2):
+                start = body[a].start + m.start(2)
+            elif rest:
+                start = rest[0].start + rest[0].indent
+            else:
+                continue
+            end = rest[-1].end if rest else body[a].end
+            self._definition(m.group(1).lstrip("*"), kind, start, end, indent)
 
     def _term(self, head: _Line, body: list[_Line]) -> None:
         raw = head.body

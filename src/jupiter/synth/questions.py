@@ -250,7 +250,7 @@ def _param_note(param: str, body: str, used: set[str]) -> str:
     for early in (True, False):
         for s in candidates:
             m = marked.search(s)
-            if s not in used and m is not None and (not early or m.start() < 12):
+            if clean(s) not in used and m is not None and (not early or m.start() < 12):
                 return clean(s)
     definition = re.compile(rf"^\s*(?::param\s+(?:\w+\s+)?)?\**{p}\s*(?:\([^)]*\))?\s*:\s*\S")
     for block in raw_paragraphs(body):
