@@ -1,9 +1,10 @@
 """The `git` source: docs and code from a git repository, read at one commit.
 
 Python files are read as their API (collect/pyapi.py: public names with docstrings, a
-document each) unless the source says `python: text`. Files are read from git's object store (`ls-tree` + one `cat-file --batch` process), never
-from a checkout, so the result depends only on the commit: uncommitted edits and untracked
-files in a local repository are ignored. A remote repository is cloned once, blob-less
+document each) unless the source says `python: text`. Files are read from git's object
+store (`ls-tree` + one `cat-file --batch` process), never from a checkout, so the result
+depends only on the commit: uncommitted edits and untracked files in a local repository are
+ignored. A remote repository is cloned once, blob-less
 (`--filter=blob:none`), into the cache; only the blobs of matching files are fetched.
 """
 

@@ -1,8 +1,8 @@
 """The `local` source: text files from a file or folder on this machine.
 
 Markdown, reStructuredText, plain text and source code are kept as they are, but Python
-files are read as their API (collect/pyapi.py) unless the source says `python: text`; HTML is
-reduced to its visible text with the standard library's parser; a PDF to its text layer,
+files are read as their API (collect/pyapi.py) unless the source says `python: text`; HTML
+is reduced to its visible text with the standard library's parser; a PDF to its text layer,
 made into paragraphs again (collect/pdf.py); a GNU info manual (what `info` reads,
 /usr/share/info) becomes one document per node. Gzip-compressed files
 (`ls.1.gz`, `coreutils.info.gz`, `notes.md.gz`) are read through, the format taken from the

@@ -109,7 +109,8 @@ def api_documents(
             continue
         try:
             tree = ast.parse(f.text)
-        except (SyntaxError, ValueError):  # ValueError: a NUL byte in the source
+        # ValueError: a NUL byte in the source; RecursionError: nesting past the parser's
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
             _count(rejects, PY_SYNTAX, f.where)
             continue
         name = module_name(f.rel, packages, root_name)
@@ -154,8 +155,8 @@ def _all_names(tree: ast.Module) -> list[str] | None:
         if any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
             try:
                 value = ast.literal_eval(node.value)
-            except ValueError:
-                return None
+            except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+                return None  # computed (`__all__ = base.__all__ + [...]`): not read
             if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
                 return list(value)
             return None

@@ -140,12 +140,13 @@ _CODE_DIRECTIVES = {
     "literalinclude",
     "parsed-literal",
 }
-# directives whose indented content is not prose the reader sees as such
 # a label in words over a list ("Args:", "Keyword arguments:"), not a line of code
 # ("if __name__ == '__main__':")
 _LABEL = re.compile(r"[A-Za-z][\w .,'/()-]{0,60}:")
+# a MyST Markdown directive's fence ("```{note}"), and the MyST directives that hold code
 _MYST_FENCE = re.compile(r"^\s*(?:```+|~~~+)\s*\{([\w:-]+)\}")
 _MYST_CODE = {"doctest", "testcode", "testoutput", "jupyter-execute", "ipython", "code-cell"}
+# a directive's option line (":caption: prompt.py", autodoc's ":members:")
 _DIRECTIVE_OPTION = re.compile(r"^:[\w-]+:(?:\s|$)")
 # the first line of code in a directive of a project's own ("@click.command()", "def f():",
 # "invoke(cli, ['--help'])")
@@ -172,6 +173,7 @@ _TEXT_DIRECTIVES = {
     "tab",
     "tabs",
 }
+# directives whose indented content is not prose the reader sees as such
 _SKIPPED_DIRECTIVES = {
     "toctree",
     "contents",
