@@ -42,6 +42,12 @@ class Widget:
         Zero keeps it still.
     """
 
+    color: str = "red"
+    """The name of the widget's colour."""
+
+    _cache = None
+    """Not public."""
+
     def __init__(self, speed: int = 1) -> None:
         self.speed = speed
 
@@ -70,6 +76,10 @@ class Widget:
 def helper(x, y=2):
     """Add y to x and return the sum."""
     return x + y
+
+
+DEFAULT_SPEED = 1
+"""The turns a second of a widget made without a speed."""
 
 
 def _private():
@@ -122,10 +132,12 @@ REJECTS = {
 EXPECTED = [
     "python:pkg",
     "python:pkg.Widget",
+    "python:pkg.Widget.color",
     "python:pkg.Widget.make",
     "python:pkg.Widget.size",
     "python:pkg.Widget.spin",
     "python:pkg.core",
+    "python:pkg.core.DEFAULT_SPEED",
     "python:pkg.core.helper",
     "python:pkg.core.twice",
     "python:pkg.core.winonly",
@@ -194,6 +206,12 @@ def test_a_package_becomes_its_public_api(tmp_path: Path) -> None:
     assert api["python:pkg.core.winonly"].text == "winonly()\n\nOnly defined on Windows."
     assert api["python:pkg.fast_spin"].meta["origin"] == str(root / "src/pkg/_impl.py")
     assert api["python:pkg"].text == "Widgets for everyone."
+    # attributes documented as Sphinx reads them: the assignment, then a string
+    assert api["python:pkg.Widget.color"].text == "Widget.color\n\nThe name of the widget's colour."
+    assert api["python:pkg.Widget.color"].meta["kind"] == "attribute"
+    assert api["python:pkg.core.DEFAULT_SPEED"].text == (
+        "DEFAULT_SPEED\n\nThe turns a second of a widget made without a speed."
+    )
 
 
 def test_the_same_package_from_a_git_repository(tmp_path: Path) -> None:

@@ -1,6 +1,6 @@
 """Python source files read as their API, the way the standard library's docstrings are
-read (`collect/docstrings.py`): one document per public module, class, function, method
-and property that has a docstring, uri `python:<name>`, the text `qualname(signature)`
+read (`collect/docstrings.py`): one document per public module, class, function, method,
+property and attribute (`timeout: int = 10` over its docstring) that has a docstring, uri `python:<name>`, the text `qualname(signature)`
 over the docstring. The question templates then ask about a library's API as they ask
 about the standard library's ("What does `click.echo()` do?", "What is the `nl`
 parameter of `click.echo()`?") instead of reading code as prose ("What does the
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import inspect
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
@@ -251,6 +252,12 @@ def _module_documents(
     if doc and not private:
         yield _document(source, module, "", "module", "", [], doc, f, 1)
     public = _public(tree)
+    for attr, about, line in _attributes(tree.body):
+        shown = attr in public if public is not None else not attr.startswith("_")
+        face = faces.get(f"{module}.{attr}") or (None if private else f"{module}.{attr}")
+        if shown and face is not None:
+            home, short = face.rsplit(".", 1)
+            yield _document(source, home, short, "attribute", "", [], about, f, line)
     for node in _statements(tree.body):
         if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             continue
@@ -286,6 +293,11 @@ def _class_documents(
     if doc:
         sig, params = _signature(init, drop_first=True) if init else ("", [])
         yield _document(source, module, qualname, "class", sig, params, doc, f, cls.lineno)
+    for attr, about, line in _attributes(cls.body):
+        if not attr.startswith("_"):
+            yield _document(
+                source, module, f"{qualname}.{attr}", "attribute", "", [], about, f, line
+            )
     for node in members:
         if node.name.startswith("_") or _is_overload(node):
             continue
@@ -304,6 +316,25 @@ def _class_documents(
             continue
         sig, params = _signature(node, drop_first="staticmethod" not in decorators)
         yield _document(source, module, name, "method", sig, params, text, f, node.lineno)
+
+
+def _attributes(body: list[ast.stmt]) -> Iterator[tuple[str, str, int]]:
+    """(name, docstring, line) of each attribute documented the way Sphinx and mkdocstrings
+    read it: an assignment (`timeout: int = 10`, `RED = 1`) followed by a string."""
+    for a, b in zip(body, body[1:], strict=False):
+        targets: list[ast.expr]
+        if isinstance(a, ast.AnnAssign):
+            targets = [a.target]
+        elif isinstance(a, ast.Assign) and len(a.targets) == 1:
+            targets = a.targets
+        else:
+            continue
+        if not (isinstance(targets[0], ast.Name) and isinstance(b, ast.Expr)):
+            continue
+        if isinstance(b.value, ast.Constant) and isinstance(b.value.value, str):
+            text = inspect.cleandoc(b.value.value).strip()
+            if text:
+                yield targets[0].id, text, a.lineno
 
 
 def _decorator_name(node: ast.expr) -> str:
