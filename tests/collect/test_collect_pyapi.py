@@ -321,8 +321,12 @@ def test_the_collect_stage_and_a_user_exam_that_cites_a_py_file(
         info = collect_stage(ws, 1)
         said = out.getvalue()
         assert info["rejected_records"]["python_test"] == 1
-        assert "1 python_test (tests are not an API: the source's python: text" in said
-        assert "2 python_outside_package (scripts beside the packages" in said
+        # the reasons that share a fix, then the fix once
+        assert (
+            "1 python_no_api, 2 python_outside_package, 1 python_syntax_error, 1 python_test "
+            "(Python files read as their API: tests, scripts beside the packages"
+        ) in said, said
+        assert said.count("python: text reads them as text") == 1
         got = user_exam(ws)
         assert got is not None
         assert got.about["scored"] == 1 and got.about["dropped"] == {}, got.about

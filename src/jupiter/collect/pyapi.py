@@ -35,12 +35,13 @@ PY_SYNTAX = "python_syntax_error"
 PY_NO_API = "python_no_api"
 PY_LOOSE = "python_outside_package"
 _TOP = {PurePosixPath("."), PurePosixPath("src")}
-FIXES = {
-    PY_TEST: "tests are not an API: the source's python: text reads every .py file as text",
-    PY_NO_API: "no public name with a docstring: the source's python: text reads them as text",
-    PY_SYNTAX: "not parsed by this Python: the source's python: text reads them as text",
-    PY_LOOSE: "scripts beside the packages are not their API: python: text reads them as text",
-}
+# one fix for each: the collect stage says it once after the reasons it covers
+_AS_TEXT = (
+    "Python files read as their API: tests, scripts beside the packages, files this Python "
+    "cannot parse or with nothing documented give none; the source's python: text reads "
+    "them as text"
+)
+FIXES = {PY_TEST: _AS_TEXT, PY_NO_API: _AS_TEXT, PY_SYNTAX: _AS_TEXT, PY_LOOSE: _AS_TEXT}
 _TEST_DIRS = {"tests", "test"}
 _PROPERTY = {"property", "cached_property"}
 _DefNode = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef

@@ -72,9 +72,13 @@ def collect_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
         from jupiter.collect.pyapi import FIXES as PY_FIXES
 
         fixes = {**FIXES, **PY_FIXES, NOT_INCLUDED: NOT_INCLUDED_FIX}
+        # reasons that share a fix are said together, the fix once
+        groups: dict[str, list[str]] = {}
+        for why, n in sorted(rejects.rejects.items()):
+            groups.setdefault(fixes.get(why, why), []).append(f"{n} {why}")
         said = ", ".join(
-            f"{n} {why}" + (f" ({fixes[why]})" if why in fixes else "")
-            for why, n in sorted(rejects.rejects.items())
+            ", ".join(parts) + (f" ({fix})" if fix in fixes.values() else "")
+            for fix, parts in groups.items()
         )
         ws.console.print(
             f"collect: dropped {said} (`jupiter data report --domain {ws.cfg.name}` lists "
