@@ -149,8 +149,9 @@ def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
             yield node
 
 
-def _all_names(tree: ast.Module) -> list[str] | None:
-    """The module's `__all__` when it is written as a literal list or tuple of strings."""
+def _public(tree: ast.Module) -> set[str] | None:
+    """Names the module declares public: its `__all__` when written as a literal list or
+    tuple of strings, else None (every name without a leading underscore)."""
     for node in _statements(tree.body):
         if not isinstance(node, ast.Assign):
             continue
@@ -160,16 +161,14 @@ def _all_names(tree: ast.Module) -> list[str] | None:
             except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
                 return None  # computed (`__all__ = base.__all__ + [...]`): not read
             if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
-                return list(value)
+                return set(value)
             return None
     return None
 
 
-def _public(tree: ast.Module) -> set[str] | None:
-    """Names the module declares public: its `__all__`, or None (every name without a
-    leading underscore)."""
-    names = _all_names(tree)
-    return set(names) if names is not None else None
+def _exported(name: str, public: set[str] | None) -> bool:
+    """Whether a module makes `name` public (see `_public`)."""
+    return name in public if public is not None else not name.startswith("_")
 
 
 def _defined(tree: ast.Module) -> list[str]:
@@ -202,17 +201,13 @@ def _public_faces(modules: dict[str, tuple[ast.Module, bool]]) -> dict[str, str]
                         star_tree = modules[base][0]
                         star_public = _public(star_tree)
                         for name in _defined(star_tree):
-                            if (star_public is not None and name in star_public) or (
-                                star_public is None and not name.startswith("_")
-                            ):
+                            if _exported(name, star_public):
                                 candidates.setdefault(f"{base}.{name}", set()).add(
                                     f"{module}.{name}"
                                 )
                     continue
                 shown = alias.asname or alias.name
-                if (public is not None and shown not in public) or (
-                    public is None and shown.startswith("_")
-                ):
+                if not _exported(shown, public):
                     continue
                 candidates.setdefault(f"{base}.{alias.name}", set()).add(f"{module}.{shown}")
     faces: dict[str, str] = {}
@@ -254,17 +249,14 @@ def _module_documents(
         yield _document(source, module, "", "module", "", [], doc, f, 1)
     public = _public(tree)
     for attr, about, line in _attributes(tree.body):
-        shown = attr in public if public is not None else not attr.startswith("_")
         face = faces.get(f"{module}.{attr}") or (None if private else f"{module}.{attr}")
-        if shown and face is not None:
+        if _exported(attr, public) and face is not None:
             home, short = face.rsplit(".", 1)
             yield _document(source, home, short, "attribute", "", [], about, f, line)
     for node in _statements(tree.body):
         if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             continue
-        if public is not None and node.name not in public:
-            continue
-        if public is None and node.name.startswith("_"):
+        if not _exported(node.name, public):
             continue
         full = f"{module}.{node.name}"
         face = faces.get(full) or (None if private else full)
