@@ -19,6 +19,7 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path, PurePosixPath
 
+from jupiter.collect import jsapi
 from jupiter.collect.pdf import PDF_SUFFIX, pdf_or_reject
 from jupiter.collect.pyapi import PyFile, api_documents, is_python
 from jupiter.collect.result import CollectResult
@@ -63,17 +64,26 @@ def collect_local(
     unread = rejects if "include" not in src.model_fields_set else None
     found = matching_files(root, src.include, src.exclude, src.follow_symlinks, rejects, unread)
     code: list[PyFile] = []  # read as their API, together: a package names its modules' objects
+    scripts: list[jsapi.JsFile] = []  # JavaScript and TypeScript, read as their API too
     for path in found:
-        if src.python == "api" and is_python(format_name(path)):
+        py = src.python == "api" and is_python(format_name(path))
+        js = src.javascript == "api" and jsapi.is_javascript(format_name(path))
+        if py or js:
             text = decode(data) if (data := read_bytes(path)) is not None else None
             if text is not None:
-                rel = path.relative_to(root) if path != root else Path(path.name)
-                code.append(PyFile(PurePosixPath(rel.as_posix()), str(path), text))
+                rel = PurePosixPath(
+                    (path.relative_to(root) if path != root else Path(path.name)).as_posix()
+                )
+                if py:
+                    code.append(PyFile(rel, str(path), text))
+                else:
+                    scripts.append(jsapi.JsFile(rel, str(path), text))
             continue
         docs.extend(read_documents(path, rejects))
         if src.max_documents and len(docs) >= src.max_documents:
             return docs[: src.max_documents]
     docs.extend(api_documents(code, SOURCE, rejects, root.name if root.is_dir() else ""))
+    docs.extend(jsapi.api_documents(scripts, SOURCE, rejects))
     return docs[: src.max_documents] if src.max_documents else docs
 
 

@@ -62,6 +62,8 @@ Name = Annotated[str, Field(pattern=r"^[A-Za-z0-9_\-]+$", max_length=64)]
 
 # how a local or git source reads .py files: their API (docstrings) or their text
 PythonAs = Literal["api", "text"]
+# the same for .js/.ts files: their API (JSDoc comments, collect/jsapi.py) or their text
+JavaScriptAs = Literal["api", "text"]
 
 
 class PythonStdlibSource(Strict):
@@ -100,6 +102,9 @@ class LocalSource(Strict):
     # Python files: api, their public modules, classes and functions with docstrings, a
     # document each (parsed, never imported); text, each file as plain text
     python: PythonAs = "api"
+    # JavaScript and TypeScript files (when an include glob reads them): api, each public
+    # documented name a document from its JSDoc comment (scanned, never run); text, as text
+    javascript: JavaScriptAs = "api"
 
 
 class WebSource(Strict):
@@ -130,6 +135,7 @@ class GitSource(Strict):
     exclude: list[str] = Field(default_factory=list)
     max_documents: int | None = Field(default=None, ge=1)
     python: PythonAs = "api"  # as for a local source
+    javascript: JavaScriptAs = "api"  # as for a local source
 
 
 # what a dataset source's `columns` may map to column names

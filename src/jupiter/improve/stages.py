@@ -67,11 +67,12 @@ def collect_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
         f"{info['chunks']} chunks ({heldout} held out), {new_docs} new documents"
     )
     if rejects.rejects:  # nothing dropped silently: what, and where the rest is listed
+        from jupiter.collect.jsapi import FIXES as JS_FIXES
         from jupiter.collect.local import NOT_INCLUDED, NOT_INCLUDED_FIX
         from jupiter.collect.pdf import FIXES
         from jupiter.collect.pyapi import FIXES as PY_FIXES
 
-        fixes = {**FIXES, **PY_FIXES, NOT_INCLUDED: NOT_INCLUDED_FIX}
+        fixes = {**FIXES, **PY_FIXES, **JS_FIXES, NOT_INCLUDED: NOT_INCLUDED_FIX}
         # reasons that share a fix are said together, the fix once
         groups: dict[str, list[str]] = {}
         for why, n in sorted(rejects.rejects.items()):

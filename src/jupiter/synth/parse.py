@@ -16,11 +16,15 @@ from typing import Literal
 from jupiter.records import Chunk
 
 API_PREFIX = "python:"
+API_PREFIXES = (API_PREFIX, "javascript:")  # collect/pyapi.py, collect/jsapi.py
 TOPIC_PREFIX = "pydoc:topics/"
 
 ChunkKind = Literal["api", "topic", "doc"]
 
-_SIG_LINE = re.compile(r"^\s*(?P<name>[A-Za-z_][\w.]*)\s*(?P<sig>\(.*\)(?:\s*->\s*.+)?)\s*$")
+# "name(args) -> result"; a TypeScript signature's "(a: T): R" as well
+_SIG_LINE = re.compile(
+    r"^\s*(?P<name>[A-Za-z_$][\w.$]*)\s*(?P<sig>\(.*\)(?:\s*(?:->|:)\s*.+)?)\s*$"
+)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\w\"'`(*\[])")
 # a period after these ends an abbreviation, not a sentence
 _ABBREVIATIONS = frozenset({"e.g.", "i.e.", "etc.", "vs.", "cf.", "resp.", "approx.", "no."})
@@ -47,8 +51,8 @@ def view(chunk: Chunk, section: str = "", in_code: bool = False) -> ChunkView:
     """Classify a chunk and split off the signature line of a docstring document.
     For a document's chunk, `section` is the heading in force where it starts and
     `in_code` says it starts inside a fenced code block (`questions.chunk_starts`)."""
-    if chunk.uri.startswith(API_PREFIX):
-        name = chunk.uri[len(API_PREFIX) :] or chunk.title
+    if chunk.uri.startswith(API_PREFIXES):
+        name = chunk.uri.split(":", 1)[1] or chunk.title
         if chunk.start != 0:
             return ChunkView("api", name, "", chunk.text, False)
         signature, body, is_module = split_signature(chunk.text, name)

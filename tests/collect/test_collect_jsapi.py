@@ -1,0 +1,394 @@
+"""JavaScript and TypeScript read as their API: a project on disk (and in a git repository)
+scanned, never run, each documented public name a document from its JSDoc comment; and the
+questions the generator then asks about it."""
+
+from __future__ import annotations
+
+import io
+import random
+import subprocess
+from pathlib import Path
+from pathlib import PurePosixPath as P
+
+import pytest
+from rich.console import Console
+
+from jupiter.collect import CollectResult
+from jupiter.collect.git import collect_git
+from jupiter.collect.jsapi import JsFile, api_documents, parse_jsdoc, scan_file
+from jupiter.collect.local import collect_local
+from jupiter.config import DomainConfig, GitSource, load_domain
+from jupiter.improve.stages import collect_stage
+from jupiter.improve.workspace import Workspace
+from jupiter.records import Chunk
+from jupiter.synth.questions import make_questions
+
+WIDGET = r"""'use strict';
+const BRACES = /[{}]+/g; // a regular expression with braces in it
+
+/**
+ * A widget that spins.
+ *
+ * @param {number} [speed=1] - How fast it spins, in turns a second.
+ */
+class Widget {
+  constructor(speed = 1) {
+    this.speed = speed;
+  }
+
+  /**
+   * Spin the widget and return how many turns it made.
+   *
+   * @param {number} times how many times to spin
+   * @param {object} [opts] options
+   * @param {boolean} [opts.loud=false] - spin loudly
+   * @returns {number} how many turns the widget made
+   * @throws {RangeError} when times is negative
+   * @example
+   * const w = new Widget(2);
+   * w.spin(3); // 3
+   */
+  spin(times, opts = {}) {
+    const shown = `{${times}}`;
+    if (times < 0) throw new RangeError('negative { brace');
+    return times / 1;
+  }
+
+  /**
+   * Reset the widget.
+   * @private
+   */
+  reset() {}
+
+  /** The widget's colour. See {@link Widget#spin} for more. */
+  get color() {
+    return "red } brace";
+  }
+
+  /** Internal, by its name. */
+  _cache() {}
+}
+
+/**
+ * Make a widget of a kind.
+ * @param {string} kind - the kind of widget
+ * @return {Widget}
+ */
+exports.make = function (kind) {
+  return new Widget();
+};
+
+/**
+ * Stop the widget.
+ * @deprecated Use {@link Widget#spin} with 0.
+ */
+Widget.prototype.stop = function stop() {};
+
+/**
+ * Creates an array of elements split into groups the length of `size`.
+ *
+ * @static
+ * @memberOf _
+ * @param {Array} array The array to process.
+ * @param {number} [size=1] The length of each chunk
+ * @returns {Array} Returns the new array of chunks.
+ */
+function chunk(array, size, guard) {
+  return [];
+}
+
+module.exports.Widget = Widget;
+"""
+INDEX_TS = """import { helper } from './util';
+
+/**
+ * Options for {@link parse}.
+ */
+export interface ParseOptions {
+  /** Keep blank values. */
+  keepBlank?: boolean;
+  /**
+   * Split on this separator.
+   * @defaultValue "&"
+   */
+  separator: string;
+}
+
+/**
+ * Parse a query string.
+ *
+ * @param input - the text to parse
+ * @param options - how to parse it
+ * @returns the parsed pairs
+ */
+export function parse(
+  input: string,
+  options?: ParseOptions,
+): Record<string, string> {
+  return {};
+}
+
+/** Not exported, so not API. */
+function hidden(x: number): number {
+  return x;
+}
+
+/** The library's version. */
+export const VERSION = "1.0";
+
+/**
+ * Join pairs into a query string.
+ */
+export const stringify = (pairs: Record<string, string>, sep = "&"): string => "";
+
+/** A documented alias, exported by list. */
+const alias = parse;
+export { alias };
+"""
+TREE = {
+    "lib/widget.js": WIDGET,
+    "src/index.ts": INDEX_TS,
+    "lib/empty.js": "module.exports = 1;\n",
+    "test/widget.test.js": "/** A test helper. */\nfunction spinTwice() {}\n",
+    "node_modules/dep/index.js": "/** A dependency. */\nexports.dep = function () {};\n",
+    "README.md": "# Widgets\n\nSpin widgets.\n",
+}
+EXPECTED = [
+    "javascript:ParseOptions",
+    "javascript:ParseOptions.keepBlank",
+    "javascript:ParseOptions.separator",
+    "javascript:VERSION",
+    "javascript:Widget",
+    "javascript:Widget.color",
+    "javascript:Widget.spin",
+    "javascript:Widget.stop",
+    "javascript:_.chunk",
+    "javascript:alias",
+    "javascript:make",
+    "javascript:parse",
+    "javascript:stringify",
+]
+# a local source never walks node_modules/; a git source counts what a repository holds there
+REJECTS = {"javascript_no_api": 1, "javascript_test": 1}
+GIT_REJECTS = {**REJECTS, "javascript_vendored": 1}
+INCLUDE = ["*.md", "*.js", "*.ts"]
+
+
+def write_tree(root: Path) -> None:
+    for rel, text in TREE.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+
+
+def local_domain(tmp_path: Path, **extra: object) -> DomainConfig:
+    src = {"type": "local", "path": "project", "include": INCLUDE, **extra}
+    cfg = DomainConfig.model_validate({"name": "t", "sources": [src]})
+    cfg.base_dir = tmp_path
+    return cfg
+
+
+def test_a_project_becomes_its_documented_public_api(tmp_path: Path) -> None:
+    write_tree(tmp_path / "project")
+    cfg = local_domain(tmp_path)
+    rejects = CollectResult()
+    docs = collect_local(cfg.sources[0], cfg, rejects)  # type: ignore[arg-type]
+    api = {d.uri: d for d in docs if d.uri.startswith("javascript:")}
+    assert sorted(api) == EXPECTED
+    assert [d.title for d in docs if d.uri not in api] == ["README.md"]
+    assert rejects.rejects == REJECTS
+    root = (tmp_path / "project").resolve()
+    assert rejects.samples["javascript_no_api"] == [str(root / "lib/empty.js")]
+
+    widget = api["javascript:Widget"]
+    assert widget.title == "Widget"
+    assert widget.text == (
+        "Widget(speed = 1)\n\nA widget that spins.\n\n"
+        ":param speed: How fast it spins, in turns a second. Defaults to `1`."
+    )
+    assert widget.meta == {
+        "kind": "class",
+        "qualname": "Widget",
+        "signature": "(speed = 1)",
+        "params": ["speed"],
+        "origin": str(root / "lib/widget.js"),
+        "line": 4,
+    }
+    # braces inside a regular expression, a template literal and strings end no class: the
+    # getter after them is still the class's, the private and _ methods are left out
+    assert api["javascript:Widget.spin"].text == (
+        "Widget.spin(times, opts = {})\n\n"
+        "Spin the widget and return how many turns it made.\n\n"
+        ":param times: how many times to spin\n"
+        ":param opts: options Optional.\n"
+        ":param opts.loud: spin loudly Defaults to `false`.\n"
+        ":returns: how many turns the widget made\n"
+        ":raises RangeError: when times is negative\n\n"
+        "Example::\n\n"
+        "    const w = new Widget(2);\n"
+        "    w.spin(3); // 3"
+    )
+    assert api["javascript:Widget.spin"].meta["kind"] == "method"
+    assert api["javascript:Widget.color"].text == (
+        "Widget.color\n\nThe widget's colour. See `Widget#spin` for more."
+    )
+    assert api["javascript:Widget.color"].meta["kind"] == "property"
+    assert api["javascript:make"].text == (
+        "make(kind)\n\nMake a widget of a kind.\n\n:param kind: the kind of widget\n"
+        ":returns: `Widget`"
+    )
+    assert api["javascript:Widget.stop"].text == (
+        "Widget.stop()\n\nStop the widget.\n\nDeprecated: Use `Widget#spin` with 0."
+    )
+    assert api["javascript:_.chunk"].text.startswith(
+        "_.chunk(array, size, guard)\n\nCreates an array of elements split into groups"
+    )
+    # TypeScript: an exported function over several lines, its types in the signature
+    assert api["javascript:parse"].text == (
+        "parse(input: string, options?: ParseOptions)\n\nParse a query string.\n\n"
+        ":param input: the text to parse\n:param options: how to parse it\n"
+        ":returns: the parsed pairs"
+    )
+    assert api["javascript:parse"].meta["params"] == ["input", "options"]
+    assert api["javascript:stringify"].text.startswith(
+        'stringify(pairs: Record<string, string>, sep = "&")\n\nJoin pairs'
+    )
+    assert api["javascript:ParseOptions.separator"].text == (
+        'ParseOptions.separator\n\nSplit on this separator.\n\nDefault: `"&"`.'
+    )
+    assert api["javascript:ParseOptions"].meta["kind"] == "interface"
+    assert api["javascript:VERSION"].meta["kind"] == "attribute"
+
+
+def test_the_same_project_from_a_git_repository(tmp_path: Path) -> None:
+    """A git source reads .js and .ts by default: as their API, with the same documents."""
+    root = tmp_path / "repo"
+    write_tree(root)
+
+    def git(*args: str) -> str:
+        cmd = ["git", "-c", "user.name=T", "-c", "user.email=t@example.com", "-C", str(root)]
+        return subprocess.run([*cmd, *args], check=True, capture_output=True, text=True).stdout
+
+    git("init", "-q")
+    git("add", "-A", "-f")
+    git("commit", "-q", "-m", "one")
+    sha = git("rev-parse", "HEAD").strip()
+    cfg = DomainConfig.model_validate({"name": "t", "sources": [{"type": "git", "url": "repo"}]})
+    cfg.base_dir = tmp_path
+    src = cfg.sources[0]
+    assert isinstance(src, GitSource)
+    result = collect_git(src, cfg, tmp_path / "cache")
+    api = {d.uri: d for d in result.documents if d.uri.startswith("javascript:")}
+    assert sorted(api) == EXPECTED
+    assert result.rejects == GIT_REJECTS
+    meta = api["javascript:parse"].meta
+    repo = str(root.resolve())
+    assert (meta["repo"], meta["commit"], meta["path"]) == (repo, sha, "src/index.ts")
+    assert meta["language"] == "typescript"
+    assert api["javascript:make"].meta["language"] == "javascript"
+
+
+def test_javascript_text_reads_the_files_as_before(tmp_path: Path) -> None:
+    write_tree(tmp_path / "project")
+    cfg = local_domain(tmp_path, javascript="text")
+    rejects = CollectResult()
+    docs = collect_local(cfg.sources[0], cfg, rejects)  # type: ignore[arg-type]
+    assert not [d for d in docs if d.uri.startswith("javascript:")]
+    titles = sorted(d.title for d in docs)
+    assert "widget.js" in titles and "index.ts" in titles and "widget.test.js" in titles
+    assert not {k for k in rejects.rejects if k.startswith("javascript")}
+
+
+def test_the_same_name_twice_is_one_document() -> None:
+    """lib/command.js and its typings/index.d.ts document the same method: the .js file
+    keeps it (JavaScript before TypeScript); the typings add what the .js file lacks."""
+    js = "class Command {\n  /** Add an option. */\n  option(flags) {}\n}\nmodule.exports = Command;\n"
+    dts = (
+        "export class Command {\n  /** Add an option, typed. */\n  option(flags: string): this;\n"
+        "  /** Only typed. */\n  alias(name: string): this;\n}\n"
+    )
+    docs = api_documents(
+        [JsFile(P("typings/index.d.ts"), "t", dts), JsFile(P("lib/command.js"), "c", js)],
+        "local",
+    )
+    assert [(d.uri, d.text.split("\n\n")[1]) for d in docs] == [
+        ("javascript:Command.alias", "Only typed."),
+        ("javascript:Command.option", "Add an option."),
+    ]
+
+
+def test_the_scan_tells_code_from_literals() -> None:
+    text = (
+        "const a = '}{';\nconst r = x / 2 / y;\nconst re = /\\/}/;\n"
+        "const t = `a ${ {b: 1}.b } }`;\n// } comment\n/** doc */\nclass K { m() {} }\n"
+    )
+    scan = scan_file(text)
+    assert len(scan.code) == len(text)
+    assert scan.code.count("{") == scan.code.count("}") == 4  # the object, K, m() and its {}
+    assert [c.text.strip() for c in scan.comments] == ["doc"]
+    assert scan.bodies == {"K": (text.index("K {") + 3, text.rindex("}"))}
+
+
+def test_jsdoc_tags_become_fields() -> None:
+    doc = parse_jsdoc(
+        "\n * Fetch a {@link Resource|resource}.\n *\n * @param {string} url - where\n"
+        " * @param {Object} [init] - request options\n * @returns {Promise<Response>}\n"
+        " * @internal\n "
+    )
+    assert doc.hidden
+    assert doc.text == (
+        "Fetch a resource.\n\n:param url: where\n:param init: request options Optional.\n"
+        ":returns: `Promise<Response>`"
+    )
+    assert doc.params == ["url", "init"]
+    typedef = parse_jsdoc(" @typedef {Object} Point\n @property {number} x - across ")
+    assert (typedef.name, typedef.kind, typedef.text) == ("Point", "type", ":param x: across")
+
+
+def test_questions_about_a_javascript_api(tmp_path: Path) -> None:
+    write_tree(tmp_path / "project")
+    cfg = local_domain(tmp_path)
+    docs = {d.uri: d for d in collect_local(cfg.sources[0], cfg)}  # type: ignore[arg-type]
+
+    def asked(uri: str) -> dict[str, str]:
+        d = docs[uri]
+        chunk = Chunk(d.id, d.source, d.uri, d.title, 0, len(d.text), d.text)
+        templates = ["what_does", "arguments", "signature", "returns"]
+        qs = make_questions(chunk, templates, 6, random.Random(0))
+        return {q.template: q.answer or "" for q in qs}
+
+    spin = asked("javascript:Widget.spin")
+    assert spin["what_does"] == "Spin the widget and return how many turns it made."
+    assert spin["signature"] == "`Widget.spin(times, opts = {})`"
+    assert spin["returns"] == "how many turns the widget made"
+    assert spin["arguments"].startswith("`Widget.spin` takes 2 arguments: times, opts = {}.")
+    assert "- times: how many times to spin" in spin["arguments"]
+    parse = asked("javascript:parse")
+    assert parse["what_does"] == "Parse a query string."
+    assert parse["signature"] == "`parse(input: string, options?: ParseOptions)`"
+
+
+def test_the_collect_stage_says_what_it_left_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("JUPITER_HOME", str(tmp_path / "home"))
+    write_tree(tmp_path / "project")
+    yaml = tmp_path / "d.yaml"
+    yaml.write_text(
+        "name: js\nsources:\n  - type: local\n    path: project\n"
+        f"    include: {INCLUDE!r}\n".replace("'", '"')
+    )
+    out = io.StringIO()
+    ws = Workspace(load_domain(str(yaml)), console=Console(file=out, width=400))
+    try:
+        info = collect_stage(ws, 1)
+    finally:
+        ws.close()
+    said = " ".join(out.getvalue().split())
+    assert info["rejected_records"] == REJECTS
+    assert "14 documents" in said
+    assert (
+        "1 javascript_no_api, 1 javascript_test (JavaScript and "
+        "TypeScript files read as their API" in said
+    )
+    assert said.count("javascript: text reads them as text") == 1
