@@ -21,10 +21,8 @@ TOPIC_PREFIX = "pydoc:topics/"
 
 ChunkKind = Literal["api", "topic", "doc"]
 
-# "name(args) -> result"; a TypeScript signature's "(a: T): R" as well
-_SIG_LINE = re.compile(
-    r"^\s*(?P<name>[A-Za-z_$][\w.$]*)\s*(?P<sig>\(.*\)(?:\s*(?:->|:)\s*.+)?)\s*$"
-)
+# "name(args) -> result" ($ in a JavaScript name: collect/jsapi.py)
+_SIG_LINE = re.compile(r"^\s*(?P<name>[A-Za-z_$][\w.$]*)\s*(?P<sig>\(.*\)(?:\s*->\s*.+)?)\s*$")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\w\"'`(*\[])")
 # a period after these ends an abbreviation, not a sentence
 _ABBREVIATIONS = frozenset({"e.g.", "i.e.", "etc.", "vs.", "cf.", "resp.", "approx.", "no."})
