@@ -392,3 +392,137 @@ def test_the_collect_stage_says_what_it_left_out(
         "TypeScript files read as their API" in said
     )
     assert said.count("javascript: text reads them as text") == 1
+
+
+REQUEST = r"""'use strict';
+
+/**
+ * Module dependencies.
+ * @private
+ */
+var accepts = require('accepts');
+
+/**
+ * Built-in value references.
+ */
+var Symbol = root.Symbol;
+
+/**
+ * Request prototype.
+ * @public
+ */
+var req = Object.create(http.IncomingMessage.prototype);
+module.exports = req;
+
+/**
+ * Return request header.
+ *
+ * @param {String} name
+ * @return {String}
+ * @public
+ */
+req.get = req.header = function header(name) {
+  /**
+   * A helper inside the function: not API.
+   */
+  function lower(s) { return s.toLowerCase(); }
+  return this.headers[lower(name)];
+};
+
+/**
+ * Check if the incoming request contains the "Content-Type" header field.
+ *
+ * @param {String|Array} types...
+ * @return {String|false|null}
+ * @public
+ */
+req.is = function is(types) {};
+
+/**
+ * Parse the range header.
+ * @api private
+ */
+req.range = function range(size) {};
+
+/**
+ * Checks if `value` is classified as an `Array` object.
+ *
+ * @param {*} value The value to check.
+ * @returns {boolean} Returns `true` if `value` is an array, else `false`.
+ */
+var isArray = createIsArray();
+
+module.exports = { isArray, check: isArray };
+"""
+DATES = """/**
+ * @module constants
+ * @summary Useful constants
+ * @description
+ * Collection of useful date constants.
+ */
+
+/** The {@link format} function options. */
+
+/**
+ * @name format
+ * @summary Format the date.
+ *
+ * @description
+ * Format the date.
+ *
+ * Return the formatted date string in the given format.
+ *
+ * @param date - The original date
+ */
+export function format(date) {}
+"""
+ROUTE_INDEX = "/**\n * Expose constructors.\n */\nexports.Route = Route;\n"
+ROUTE = (
+    "/**\n * Initialize `Route` with the given `path`.\n *\n * @param {String} path\n */\n"
+    "function Route(path) {}\nmodule.exports = Route;\n"
+)
+BUNDLE = (
+    "/** Create an instance of Axios (the bundle's copy). */\nfunction Axios$1(config) {}\n"
+    "/** Create an instance of Axios, bundled. */\nexport function Axios() {}\n"
+)
+SOURCE_AXIOS = "/** Create an instance of Axios. */\nexport function Axios(instanceConfig) {}\n"
+
+
+def test_commonjs_nesting_and_copies_as_real_packages_write_them() -> None:
+    """What a first run on express, lodash, axios and date-fns found: CommonJS exports
+    decide what is public, a function's inner helpers and a compiled-away interface's
+    comment document nothing, a build's copy and a re-export lose to the source."""
+    files = [
+        JsFile(P("lib/request.js"), "r", REQUEST),
+        JsFile(P("src/format.js"), "f", DATES),
+        JsFile(P("index.js"), "i", ROUTE_INDEX),
+        JsFile(P("lib/router/route.js"), "ro", ROUTE),
+        JsFile(P("dist/axios.js"), "b", BUNDLE),
+        JsFile(P("lib/axios.js"), "a", SOURCE_AXIOS),
+        JsFile(P("dist/axios.min.js"), "m", "/** x */\nvar a=1;" + "x" * 6000),
+    ]
+    rejects = CollectResult()
+    docs = {d.uri: d for d in api_documents(files, "git", rejects)}
+    assert sorted(docs) == [
+        "javascript:Axios",
+        "javascript:Route",
+        "javascript:format",
+        "javascript:isArray",
+        "javascript:req",
+        "javascript:req.get",
+        "javascript:req.is",
+    ]
+    assert rejects.rejects == {"javascript_minified": 1}
+    # a chained assignment is the function at its end
+    assert docs["javascript:req.get"].text == (
+        "req.get(name)\n\nReturn request header.\n\n:returns: `String`"
+    )
+    assert docs["javascript:req.is"].text.endswith(":returns: `String|false|null`")
+    assert docs["javascript:req.is"].meta["params"] == ["types"]
+    assert docs["javascript:isArray"].text.startswith("isArray(value)\n\nChecks if `value`")
+    assert docs["javascript:Route"].text.startswith("Route(path)\n\nInitialize `Route`")
+    assert docs["javascript:Axios"].text == "Axios(instanceConfig)\n\nCreate an instance of Axios."
+    assert docs["javascript:format"].text == (
+        "format(date)\n\nFormat the date.\n\nReturn the formatted date string in the given "
+        "format.\n\n:param date: The original date"
+    )

@@ -331,6 +331,11 @@ def test_a_table_of_names_with_descriptions_on_the_same_line() -> None:
             "its .__next__() method, __init__ and __bold__",
         ),
         ("__two words__", "two words"),
+        # two code spans, the second lodash's `_#value`: no rst link between them
+        (
+            "wraps `value` with chains; unwrap with `_#value`.",
+            "wraps `value` with chains; unwrap with `_#value`.",
+        ),
     ],
 )
 def test_clean(raw: str, cleaned: str) -> None:

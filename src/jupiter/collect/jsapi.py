@@ -35,15 +35,23 @@ URI_PREFIX = "javascript:"
 JS_TEST = "javascript_test"
 JS_VENDORED = "javascript_vendored"
 JS_NO_API = "javascript_no_api"
+JS_MINIFIED = "javascript_minified"
 _AS_TEXT = (
     "JavaScript and TypeScript files read as their API (JSDoc comments): tests, vendored "
-    "code and files with nothing documented give none; the source's javascript: text reads "
-    "them as text"
+    "and minified code and files with nothing documented give none; the source's "
+    "javascript: text reads them as text"
 )
-FIXES = {JS_TEST: _AS_TEXT, JS_VENDORED: _AS_TEXT, JS_NO_API: _AS_TEXT}
+FIXES = {JS_TEST: _AS_TEXT, JS_VENDORED: _AS_TEXT, JS_NO_API: _AS_TEXT, JS_MINIFIED: _AS_TEXT}
+# build output: read after the sources, so a name documented in both keeps the source's text
+_BUILD_DIRS = {"dist", "build", "umd", "bundle", "bundles"}
+# a name a bundler renamed to keep two apart (Axios$1): a copy, not a name users meet
+_BUNDLER_NAME = re.compile(r"\$\d+$")
+# what a document's kind says of it, best first: a name documented twice keeps its best
+_KIND_RANK = {"property": 1, "attribute": 2, "module": 3}
 _TEST_DIRS = {"test", "tests", "__tests__", "__mocks__", "spec"}
 _TEST_NAME = re.compile(r"\.(test|spec)\.[cm]?[jt]sx?$|^test\.[cm]?[jt]s$", re.I)
 _HIDDEN_TAGS = {"private", "internal", "ignore", "hidden", "protected", "package"}
+_HIDDEN_ACCESS = {"private", "protected", "internal"}  # @access private, @api private
 # a keyword after which "/" starts a regular expression, not a division
 _REGEX_AFTER_WORD = {
     "return", "typeof", "case", "do", "else", "in", "of", "new", "delete", "void", "throw",
@@ -72,7 +80,7 @@ _FUNCTION_VALUE = re.compile(
 _TAG = re.compile(r"^@(\w+)\s*(.*)$", re.S)
 _TYPE = re.compile(r"^\{")
 _PARAM_NAME = re.compile(
-    r"^(\[)?\s*([\w$]+(?:\[\])?(?:\.[\w$]+(?:\[\])?)*)\s*(?:=\s*([^\]]*))?\s*(\])?\s*(?:-\s*)?(.*)$",
+    r"^(\[)?\s*(?:\.\.\.)?([\w$]+(?:\[\])?(?:\.[\w$]+(?:\[\])?)*)(?:\.\.\.)?\s*(?:=\s*([^\]]*))?\s*(\])?\s*(?:-\s*)?(.*)$",
     re.S,
 )
 _INLINE_LINK = re.compile(r"\{@(?:link|linkcode|linkplain)\s+([^}|\s]+)(?:[|\s]+([^}]*))?\}")
@@ -105,6 +113,7 @@ class _Comment:
     text: str
     scopes: tuple[str, ...]  # the enclosing classes, interfaces and namespaces
     depth: int  # braces open where it stands
+    scope_depth: int = 0  # braces open inside the innermost of `scopes` (0: none)
 
 
 @dataclass
@@ -120,19 +129,44 @@ def api_documents(
     """Documents for the documented public API the files define, sorted by uri; a file that
     gives none is counted in `rejects` (a test, vendored code, nothing documented)."""
     docs: dict[str, Document] = {}
-    for f in sorted(files, key=lambda f: (f.rel.suffix in (".ts", ".mts", ".cts"), f.rel)):
+    order = sorted(
+        files,
+        key=lambda f: (
+            bool(_BUILD_DIRS & set(f.rel.parts[:-1])),
+            f.rel.suffix in (".ts", ".mts", ".cts"),
+            f.rel,
+        ),
+    )
+    for f in order:
         if "node_modules" in f.rel.parts:
             _count(rejects, JS_VENDORED, f.where)
             continue
         if is_test(f.rel):
             _count(rejects, JS_TEST, f.where)
             continue
+        if ".min." in f.rel.name or _minified(f.text):
+            _count(rejects, JS_MINIFIED, f.where)
+            continue
         got = list(file_documents(f, source))
         for doc in got:
-            docs.setdefault(doc.uri, doc)  # a name documented twice: the first file keeps it
+            # a name documented twice: a declaration over an assignment that re-exports it
+            # ("exports.Route = Route", "Expose constructors."), else the first file's
+            old = docs.get(doc.uri)
+            if old is None or _rank(doc) < _rank(old):
+                docs[doc.uri] = doc
         if not got:
             _count(rejects, JS_NO_API, f.where)
     return [docs[uri] for uri in sorted(docs)]
+
+
+def _rank(doc: Document) -> int:
+    return _KIND_RANK.get(str(doc.meta.get("kind")), 0)
+
+
+def _minified(text: str) -> bool:
+    """A minified bundle: a few very long lines (its comments are stripped anyway)."""
+    lines = text.count("\n") + 1
+    return len(text) > 5_000 and len(text) / lines > 500
 
 
 def _count(rejects: CollectResult | None, reason: str, where: str) -> None:
@@ -143,15 +177,20 @@ def _count(rejects: CollectResult | None, reason: str, where: str) -> None:
 def file_documents(f: JsFile, source: str) -> Iterator[Document]:
     """The documents of one file, in the order their comments stand."""
     scan = scan_file(f.text)
+    # a module that says what it exports (ES `export`, CommonJS `module.exports` or
+    # `exports.x =`) makes public only that; a plain script's top-level names are all public
     esm = re.search(r"(?m)^\s*export\b", scan.code) is not None
-    exported = _exported_names(scan.code) if esm else set()
+    cjs = re.search(r"\b(?:module\.exports|exports\.[\w$]+)\s*=", scan.code) is not None
+    exported = _exported_names(scan.code) if esm or cjs else set()
     classes: dict[str, Document] = {}
     for c in scan.comments:
         block = parse_jsdoc(c.text)
-        if block.hidden:
+        if block.hidden or block.kind == "module":  # a file's @module header: no declaration's
             continue
+        if f.text[c.end :].lstrip().startswith("/*") and not block.name:
+            continue  # nothing declared under it (a compiled-away interface's comment)
         decl = _declaration(scan.code, f.text, c.end)
-        got = _describe(decl, c, block, scan, esm, exported, f)
+        got = _describe(decl, c, block, scan, esm or cjs, exported, f)
         if got is None:
             continue
         name, kind, sig, params = got
@@ -161,6 +200,8 @@ def file_documents(f: JsFile, source: str) -> Iterator[Document]:
                 continue
             name, kind = owner, "class"
         if not block.text or any(_private(p) for p in name.split(".")):
+            continue
+        if _BUNDLER_NAME.search(name.split(".")[0]):
             continue
         doc = _document(
             source, name, kind, sig, params, block, f, f.text.count("\n", 0, c.start) + 1
@@ -207,7 +248,10 @@ def scan_file(text: str) -> _Scan:
             j = n if j < 0 else j + 2
             if text.startswith("/**", i) and not text.startswith("/**/", i):
                 names = tuple(s for s, _, _ in scopes)
-                comments.append(_Comment(i, j, text[i + 3 : max(i + 3, j - 2)], names, depth))
+                inner = scopes[-1][1] if scopes else 0
+                comments.append(
+                    _Comment(i, j, text[i + 3 : max(i + 3, j - 2)], names, depth, inner)
+                )
             blank(i, j)
             i = j
             continue
@@ -292,8 +336,15 @@ def _exported_names(code: str) -> set[str]:
                 names.add(local)
     for m in re.finditer(rf"\bexport\s+default\s+({_IDENT})\s*;?\s*$", code, re.M):
         names.add(m.group(1))
-    for m in re.finditer(rf"\bmodule\.exports\s*=\s*({_IDENT})\b", code):
+    for m in re.finditer(rf"\bmodule\.exports\s*=\s*({_IDENT})\s*[;\n]", code):
         names.add(m.group(1))
+    for m in re.finditer(rf"\bexports\.{_IDENT}\s*=\s*({_IDENT})\s*[;\n]", code):
+        names.add(m.group(1))  # exports.Route = Route
+    for m in re.finditer(r"\bmodule\.exports\s*=\s*\{([^{}]*)\}", code):
+        for part in m.group(1).split(","):  # module.exports = { a, b: c }
+            local = part.split(":")[-1].strip()
+            if re.fullmatch(_IDENT, local):
+                names.add(local)
     return names
 
 
@@ -367,7 +418,7 @@ def _describe(
     c: _Comment,
     block: JsDoc,
     scan: _Scan,
-    esm: bool,
+    declares: bool,
     exported: set[str],
     f: JsFile,
 ) -> tuple[str, str, str, list[str]] | None:
@@ -375,10 +426,12 @@ def _describe(
     documents, or None when it is not public API or not a declaration."""
     if re.search(r"\b(?:private|protected)\s", decl.split("(")[0] + " ") or decl.startswith("#"):
         return None
-    member = bool(c.scopes) and c.depth > 0
+    member = bool(c.scopes) and c.depth == c.scope_depth
     owner = ".".join(c.scopes)
     if block.member_of:
         owner, member = block.member_of.replace("#", "."), True
+    elif c.depth > c.scope_depth:  # inside a function or an object literal: not API
+        return None
     top_level = not c.scopes and c.depth == 0
     is_exported = decl.startswith(("export ", "declare ")) or f.rel.name.endswith(".d.ts")
     bare = _MODIFIERS.sub("", decl)
@@ -386,8 +439,8 @@ def _describe(
     def qual(name: str) -> str:
         return f"{owner}.{name}" if member and owner else name
 
-    def public(name: str) -> bool:
-        return not esm or not top_level or is_exported or name in exported
+    def public(name: str) -> bool:  # @memberof says where users meet it, exported or not
+        return not declares or not top_level or is_exported or name in exported or bool(owner)
 
     if block.name and not bare:  # @typedef Foo, @callback, @name x with no code after
         return (qual(block.name), block.kind or "attribute", "", [])
@@ -448,14 +501,18 @@ def _describe(
 def _value(value: str, block: JsDoc) -> tuple[str, str, list[str]]:
     """(kind, signature, names) of an assigned value: a function or arrow function, a
     class, or anything else (an attribute)."""
-    m = _FUNCTION_VALUE.match(value.strip())
+    value = re.sub(rf"^(?:(?:{_IDENT}\.)*{_IDENT}\s*=(?!=)\s*)+", "", value.strip())
+    m = _FUNCTION_VALUE.match(value)
     if m:
         if m.group(3):
             return "function", f"({m.group(3)})", [m.group(3)]
         sig, names = _params(m.group(1) or m.group(2))
         return "function", sig, names
-    if value.strip().startswith("class"):
+    if value.startswith("class"):
         return "class", "", []
+    top = [p for p in block.params if "." not in p]
+    if top and not block.kind:  # var isArray = createIsArray(): documented as a function
+        return "function", f"({', '.join(top)})", top
     return block.kind or "attribute", "", []
 
 
@@ -491,10 +548,13 @@ def parse_jsdoc(raw: str) -> JsDoc:
         if not m:
             continue
         name, rest = m.group(1).lower(), m.group(2).rstrip()
-        if name in _HIDDEN_TAGS or (name == "access" and rest.strip() in ("private", "protected")):
+        if name in _HIDDEN_TAGS or (name in ("access", "api") and rest.strip() in _HIDDEN_ACCESS):
             out.hidden = True
         elif name in ("description", "desc", "summary", "classdesc"):
-            desc = f"{desc}\n\n{rest}".strip()
+            # date-fns writes its summary twice, as @summary and atop @description
+            said = " ".join(desc.split())
+            new = [p for p in re.split(r"\n\s*\n", rest) if " ".join(p.split()) not in said]
+            desc = "\n\n".join([desc.strip(), *(p.strip("\n") for p in new)]).strip()
         elif name in ("param", "arg", "argument", "property", "prop"):
             got = _param_field(rest)
             if got:

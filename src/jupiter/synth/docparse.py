@@ -46,7 +46,9 @@ _ROLE = re.compile(r":[A-Za-z][\w:.+-]*:`([^`]*?)`")
 _MYST_ROLE = re.compile(r"\{[A-Za-z][\w:.+-]*\}`([^`]*?)`")  # MyST Markdown: {doc}`init`
 _ROLE_TARGET = re.compile(r"^[~!]?(.*?)\s*<[^<>]*>$")
 _LITERAL = re.compile(r"``(.+?)``")
-_RST_LINK = re.compile(r"`([^`<]+?)(?:\s*<[^<>`]*>)?`__?(?![\w`])")
+# `text <url>`_ ; the text starts with no space, so the closing backtick of one code span and
+# the opening one of the next ("`value` with ... `_#value`") are not taken for a link
+_RST_LINK = re.compile(r"`(?=\S)([^`<]+?)(?:\s*<[^<>`]*>)?`__?(?![\w`])")
 _MD_IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
 _MD_LINK = re.compile(r"\[([^\]]+)\](?:\([^)]*\)|\[[^\]]*\])")
 _BOLD = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
