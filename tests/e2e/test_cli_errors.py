@@ -14,6 +14,8 @@ import pytest
 import yaml
 
 from badinput import BAD_SURROUNDINGS, BAD_YAML, model_dir
+from jupiter.config import LocalSource
+from jupiter.config.cli import source_entry
 
 JUPITER = shutil.which("jupiter", path=str(Path(sys.executable).parent)) or "jupiter"
 
@@ -121,6 +123,11 @@ def test_init_from_sources_writes_the_yaml_a_user_would(tmp_path: Path) -> None:
     }
     shown = run(["config", "show", "--domain", "spool"], tmp_path)
     assert shown.returncode == 0 and "max_chars: 1500" in shown.stdout, shown.stderr
+    # a JavaScript project (a package.json): its .js and .ts files are read too, as its API
+    (docs / "package.json").write_text('{"name": "spool"}')
+    js = source_entry(str(docs))
+    assert js["include"][-4:] == ["*.js", "*.mjs", "*.cjs", "*.ts"]
+    assert js["include"][:-4] == LocalSource(type="local", path="x").include
     # a path that is not there, or a model with no documents: one line, nothing written
     assert_one_line(
         run(["init", "--domain", "gone", "--source", "nowhere"], tmp_path),

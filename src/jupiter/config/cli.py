@@ -11,8 +11,11 @@ import yaml
 
 from jupiter.cli_context import console
 from jupiter.cli_types import Domain, Quick
-from jupiter.config import config_root, domain_path, load_cluster, load_domain
+from jupiter.config import LocalSource, config_root, domain_path, load_cluster, load_domain
 from jupiter.errors import JupiterError
+
+# what `init --source` adds to a JavaScript or TypeScript project's globs (collect/jsapi.py)
+JS_GLOBS = ["*.js", "*.mjs", "*.cjs", "*.ts"]
 
 commands = typer.Typer()  # merged into the app by jupiter/cli.py
 config_app = typer.Typer(help="Inspect configuration.", no_args_is_help=True)
@@ -26,7 +29,8 @@ def init(
         list[str] | None,
         typer.Option(
             help="A source of documents, repeatable: a file or folder (Markdown, reST, text, "
-            "HTML, PDF, GNU info; Python code read as its API), a JSONL/CSV/Parquet dataset, "
+            "HTML, PDF, GNU info; Python code read as its API, and JavaScript/TypeScript too in "
+            "a folder with a package.json), a JSONL/CSV/Parquet dataset, "
             "an http(s) URL to crawl, or a git URL (ending in .git, or git@…). Writes a "
             "minimal YAML.",
         ),
@@ -80,7 +84,11 @@ def source_entry(spec: str) -> dict[str, object]:
         )
     if path.is_file() and path.suffix.lower() in (".jsonl", ".json", ".csv", ".parquet"):
         return {"type": "dataset", "path": str(path.resolve())}
-    return {"type": "local", "path": str(path.resolve())}
+    entry: dict[str, object] = {"type": "local", "path": str(path.resolve())}
+    if (path / "package.json").is_file():  # a JavaScript or TypeScript project: its code too
+        default = LocalSource.model_fields["include"].get_default(call_default_factory=True)
+        entry["include"] = [*default, *JS_GLOBS]
+    return entry
 
 
 def minimal_domain(
