@@ -283,6 +283,31 @@ def test_mid_document_chunk_skips_its_partial_first_paragraph() -> None:
     assert head[0].term == "so the worker does not"  # the same text read as a whole doc
 
 
+def test_lettered_and_roman_list_items_are_prose_not_code_nor_terms() -> None:
+    # a plain-text license: items enumerated as reST allows ("a)", "d.", "iii."), after a
+    # sentence ending in ":" and with a hanging indent; neither code nor a term line
+    text = (
+        "  2. You may modify your copy of the Program, provided that you also meet all of\n"
+        "these conditions:\n\n"
+        "    a) You must cause the modified files to carry prominent notices\n"
+        "    stating that you changed the files and the date of any change.\n\n"
+        "    b) you must cause any work that you distribute to be licensed as a\n"
+        "    whole at no charge to all third parties.\n\n"
+        " d. Affirmer understands and acknowledges that Creative Commons is not a\n"
+        "    party to this document and has no duty or obligation.\n\n"
+        "  iii. publicity and privacy rights pertaining to a person's image or\n"
+        "       likeness depicted in a Work;\n"
+    )
+    blocks = parse(text, "GPL-2", head=True).blocks
+    assert [b.kind for b in blocks if b.kind in ("code", "definition")] == []
+    prose = [" ".join(b.text.split()) for b in blocks if b.kind == "prose"]
+    assert (
+        "You must cause the modified files to carry prominent notices stating that you "
+        "changed the files and the date of any change." in prose
+    ), prose
+    assert any(p.startswith("Affirmer understands and acknowledges") for p in prose), prose
+
+
 def test_a_table_of_names_with_descriptions_on_the_same_line() -> None:
     # a man page's table of variables (curl's --write-out): each name, two or more spaces,
     # its description, continued at the description's column; never the name and its

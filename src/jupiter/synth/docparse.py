@@ -196,7 +196,13 @@ _SKIPPED_DIRECTIVES = {
 }
 _MAN_HEADING = re.compile(r"^[A-Z][A-Z0-9 ,/&()'-]{1,40}$")
 _MAN_PAGE_HEADER = re.compile(r"^\S+\(\w+\)\s{2,}.*\S+\(\w+\)\s*$")
-_BULLET = re.compile(r"^(\s*)([-*+\u2022]|\d{1,3}[.)])\s+(?=\S)")
+# a list item: a bullet, or an enumerator as reST writes them ("1.", "a)", "(iv)", "G.");
+# a letter with a period must be followed by a capital, so "e. g." stays text (a roman
+# numeral from "ii." on need not be)
+_BULLET = re.compile(
+    r"^(\s*)([-*+\u2022]|\d{1,3}[.)]|\((?:\d{1,3}|[a-zA-Z]|[ivx]{1,5})\)|(?:[a-zA-Z]|[ivx]{2,5})\)"
+    r"|[a-zA-Z]\.(?=\s+[A-Z(\"'])|[ivx]{2,5}\.)\s+(?=\S)"
+)
 _FIELD = re.compile(
     r"^\s*:(param|parameter|arg|argument|key|keyword|returns?|return|rtype|raises?|var|ivar|"
     r"cvar|type)(?:\s+([^:]+?))?:\s*(.*)$"
@@ -271,6 +277,13 @@ def _is_underline(line: _Line, title: _Line) -> bool:
         and len(line.body) >= max(3, 0.6 * len(title.body))
         and not _UNDER.match(title.text)
     )
+
+
+def _wrapped(prev: _Line, line: _Line) -> bool:
+    """`line` continues the sentence `prev` broke off: prev is long prose with no end
+    punctuation, and line is no fence."""
+    body = prev.body.rstrip()
+    return len(body) >= 50 and body[-1:] not in ".:;!?" and not _FENCE.match(line.text)
 
 
 def _looks_like_code(lines: list[_Line]) -> bool:
@@ -558,12 +571,15 @@ class _Parser:
             # list items: "- `term`: description" or a plain item
             b = _BULLET.match(ln.text)
             if b is not None:
+                # its lines: those indented under it, and (a plain-text license's hanging
+                # indent, CommonMark's lazy continuation) one at any indent that goes on
+                # with a sentence wrapped mid-way (a long line, no end punctuation)
                 j = i + 1
                 while (
                     j < n
                     and not lines[j].blank
-                    and lines[j].indent > ln.indent
                     and not _BULLET.match(lines[j].text)
+                    and (lines[j].indent > ln.indent or _wrapped(lines[j - 1], lines[j]))
                 ):
                     j += 1
                 self._item(lines[i:j], len(b.group(0)))
