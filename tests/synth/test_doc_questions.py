@@ -308,6 +308,40 @@ def test_lettered_and_roman_list_items_are_prose_not_code_nor_terms() -> None:
     assert any(p.startswith("Affirmer understands and acknowledges") for p in prose), prose
 
 
+def test_terms_defined_in_prose_as_licenses_define_them() -> None:
+    text = (
+        "   1. Definitions.\n\n"
+        '      "License" shall mean the terms and conditions for use, reproduction,\n'
+        "      and distribution as defined by Sections 1 through 9 of this document.\n\n"
+        "  \u201cThe Program\u201d refers to any copyrightable work licensed under this\n"
+        "License.  Each licensee is addressed as \u201cyou\u201d.\n\n"
+        'A "Modified Version" of the Document means any work containing the\n'
+        "Document or a portion of it.\n\n"
+        "1.5. ''Executable'' means Covered Code in any form other than Source Code.\n\n"
+        'The word "shall" is used in the sense of an obligation.\n'
+    )
+    blocks = parse(text, "Apache-2.0", head=True).blocks
+    defs = [
+        (b.term, b.def_kind, " ".join(b.text.split())) for b in blocks if b.kind == "definition"
+    ]
+    assert defs == [
+        (
+            "License",
+            "term",
+            "the terms and conditions for use, reproduction, and distribution as defined by "
+            "Sections 1 through 9 of this document.",
+        ),
+        (
+            "The Program",
+            "term",
+            "any copyrightable work licensed under this License. Each licensee is addressed "
+            "as \u201cyou\u201d.",
+        ),
+        ("Modified Version", "term", "any work containing the Document or a portion of it."),
+        ("Executable", "term", "Covered Code in any form other than Source Code."),
+    ]
+
+
 def test_a_table_of_names_with_descriptions_on_the_same_line() -> None:
     # a man page's table of variables (curl's --write-out): each name, two or more spaces,
     # its description, continued at the description's column; never the name and its

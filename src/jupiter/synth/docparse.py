@@ -279,6 +279,17 @@ def _is_underline(line: _Line, title: _Line) -> bool:
     )
 
 
+# a term defined in prose, as licenses, standards and policies define theirs: '"License"
+# shall mean ...', '1.1. ''Contributor'' means ...', 'A "Modified Version" of the Document
+# means ...', '"The Program" refers to ...'
+_QUOTED_DEF = re.compile(
+    r"^(?:\d+(?:\.\d+)*\.?\s+)?(?:(?:An?|The)\s+)?(?:\"|\u201c|''|`` ?)"
+    r"(?P<t>[^\"\u201c\u201d'`\n]{2,60}?)(?:\"|\u201d|''| ?'')"
+    r"(?:\s+of\s+the\s+\w+)?\s+(?:shall\s+mean|means|shall\s+refer\s+to|refers\s+to|"
+    r"is\s+defined\s+as)\s+(?P<d>\S)"
+)
+
+
 def _wrapped(prev: _Line, line: _Line) -> bool:
     """`line` continues the sentence `prev` broke off: prev is long prose with no end
     punctuation, and line is no fence."""
@@ -640,7 +651,10 @@ class _Parser:
             while (
                 j < n
                 and not lines[j].blank
-                and lines[j].indent >= ln.indent - 1
+                and (
+                    lines[j].indent >= ln.indent - 1
+                    or (not self.markup and _wrapped(lines[j - 1], lines[j]))
+                )  # plain text: a first line indented more than the rest ("  “The Program”")
                 and not (
                     _FENCE.match(lines[j].text)
                     or _BULLET.match(lines[j].text)
@@ -656,12 +670,17 @@ class _Parser:
                 and self.blocks[-1].kind == "prose"
                 and ln.indent > self.blocks[-1].indent
             )
+            q = _QUOTED_DEF.match(self.text[ln.start + ln.indent : para[-1].end])
             if (
                 (prev_prose_colon and indented_more)
                 or _looks_like_code(para)
                 or (self.markup and not self.man and ln.indent >= 4 and indented_more)
             ):
                 self.add("code", para, text=self.text[para[0].start : para[-1].end])
+                prev_prose_colon = False
+            elif q is not None:  # '"License" shall mean ...': a term and its definition
+                at = ln.start + ln.indent + q.start("d")
+                self._definition(q.group("t"), "term", at, para[-1].end, ln.indent)
                 prev_prose_colon = False
             else:
                 self.add("prose", para)
