@@ -7,18 +7,17 @@ from __future__ import annotations
 import io
 import json
 import random
-import subprocess
 from pathlib import Path
 from pathlib import PurePosixPath as P
 
 import pytest
 from rich.console import Console
 
+from gitrepo import collect_repo, commit_all
 from jupiter.collect import CollectResult
-from jupiter.collect.git import collect_git
 from jupiter.collect.local import collect_local
 from jupiter.collect.pyapi import PyFile, api_documents, module_name
-from jupiter.config import DomainConfig, GitSource, load_domain
+from jupiter.config import DomainConfig, load_domain
 from jupiter.improve.exams import user_exam
 from jupiter.improve.stages import collect_stage
 from jupiter.improve.workspace import Workspace
@@ -217,20 +216,8 @@ def test_a_package_becomes_its_public_api(tmp_path: Path) -> None:
 def test_the_same_package_from_a_git_repository(tmp_path: Path) -> None:
     root = tmp_path / "repo"
     write_tree(root)
-
-    def git(*args: str) -> str:
-        cmd = ["git", "-c", "user.name=T", "-c", "user.email=t@example.com", "-C", str(root)]
-        return subprocess.run([*cmd, *args], check=True, capture_output=True, text=True).stdout
-
-    git("init", "-q")
-    git("add", "-A")
-    git("commit", "-q", "-m", "one")
-    sha = git("rev-parse", "HEAD").strip()
-    cfg = DomainConfig.model_validate({"name": "t", "sources": [{"type": "git", "url": "repo"}]})
-    cfg.base_dir = tmp_path
-    src = cfg.sources[0]
-    assert isinstance(src, GitSource)
-    result = collect_git(src, cfg, tmp_path / "cache")
+    sha = commit_all(root)
+    result = collect_repo(tmp_path)
     api = {d.uri: d for d in result.documents if d.uri.startswith("python:")}
     assert sorted(api) == EXPECTED
     assert result.rejects == REJECTS
