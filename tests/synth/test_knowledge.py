@@ -86,6 +86,42 @@ def test_an_option_is_asked_back_from_its_description() -> None:
     assert use.answer.startswith("Give `export` `APPEND`.")
 
 
+def test_a_defined_term_is_asked_as_a_term_not_an_option() -> None:
+    # a license's '"Licensor" shall mean ...': not an option given to `Apache-2.0`
+    ex = qa(
+        "What does Licensor mean in Apache-2.0?",
+        "the copyright owner or entity authorized by the copyright owner.",
+        "define",
+    )
+    got = expand_fact(ex, random.Random(1), phrasings=4, reverse=2, usage=True)
+    phrasings = sorted(e.question for e in got if e.template == "define+phrasing")
+    assert phrasings == [
+        "How does `Apache-2.0` define `Licensor`?",
+        "I keep reading `Licensor` in `Apache-2.0`. What is it?",
+        "In `Apache-2.0`, what does `Licensor` mean?",
+        "What is meant by `Licensor` in `Apache-2.0`?",
+    ]
+    rev = sorted(e.question for e in got if e.template == "define+reverse")
+    assert rev == [
+        "What does `Apache-2.0` call this? the copyright owner or entity authorized by the "
+        "copyright owner.",
+        "Which term of `Apache-2.0` is defined like this? the copyright owner or entity "
+        "authorized by the copyright owner.",
+    ]
+    assert {e.answer for e in got if e.template == "define+reverse"} == {
+        "`Licensor` (in `Apache-2.0`). the copyright owner or entity authorized by the "
+        "copyright owner."
+    }
+    assert not [e for e in got if e.template == "define+usage"]
+    bare = expand_fact(qa("What is meant by Licensor?", "the owner."), random.Random(1), 1, 0, True)
+    assert [e.question for e in bare][0] in (
+        "What is meant by `Licensor`?",
+        "How is `Licensor` defined?",
+        "I keep reading `Licensor`. What does it mean?",
+        "Explain the term `Licensor`.",
+    )
+
+
 def test_other_wordings_and_cloze_are_left_alone() -> None:
     free = qa("Why is my build slow?", "Because of X in the Y.")
     cloze = qa("Fill in the blank (re): Use ____ to compile.", "re.compile", "cloze")
@@ -192,6 +228,19 @@ def test_every_sentence_is_asked_both_ways() -> None:
     # the signature is code, not a sentence; "If specified," is too short a condition
     assert not any("dumps(obj" in q or "suppose specified" in q for _, q, _ in got)
     assert len(got) == len(set(got))
+
+
+def test_a_paragraph_that_opens_mid_sentence_is_not_asked_from_its_fragment() -> None:
+    text = (
+        "can get it if you want it, and that you can change the software as you wish.\n"
+        "You may charge any price for each copy that you convey to others.\n\n"
+        "3.0, or any later versions of those licenses published by the steward.\n\n"
+        "grep searches for ``PATTERNS`` in each file named on its command line.\n"
+    )
+    asked = {a for _, _, a in sentence_facts(text, "grep", random.Random(0), per_sentence=3)}
+    assert not any("can get it" in a or "3.0, or" in a for a in asked)
+    assert any("You may charge any price" in a for a in asked)
+    assert any("grep searches for ``PATTERNS``" in a for a in asked)  # opens with its subject
 
 
 def test_a_sentence_that_opens_with_a_name_in_markup_or_a_bullet_is_asked_too() -> None:

@@ -41,6 +41,19 @@ FORWARD = {
         "What changes when `{s}` gets `{t}`?",
         "Remind me what `{t}` means when used with `{s}`.",
     ],
+    # a term a text defines ('"Licensor" shall mean ...', a glossary entry): no option
+    "term": [
+        "What is meant by `{t}`?",
+        "How is `{t}` defined?",
+        "I keep reading `{t}`. What does it mean?",
+        "Explain the term `{t}`.",
+    ],
+    "term_s": [
+        "In `{s}`, what does `{t}` mean?",
+        "How does `{s}` define `{t}`?",
+        "What is meant by `{t}` in `{s}`?",
+        "I keep reading `{t}` in `{s}`. What is it?",
+    ],
 }
 # fact -> name; {vp}: the fact as something to do, {np}: as a thing, {fact}: its words
 REVERSE = {
@@ -66,6 +79,11 @@ REVERSE = {
         "In `{s}`, which keyword is there to {vp}?",
     ],
     "ts_fact": ["Which `{s}` option is this? {fact}", "What in `{s}` does this describe? {fact}"],
+    "term": ["Which term is defined like this? {fact}", "What is the word for this? {fact}"],
+    "term_s": [
+        "Which term of `{s}` is defined like this? {fact}",
+        "What does `{s}` call this? {fact}",
+    ],
 }
 USAGE = {
     "vp": ["How do I {vp}?", "What's the way to {vp}?"],
@@ -127,6 +145,10 @@ _CODE_OPEN = re.compile(r"^\W|^\w+\(")  # a signature or markup first: "deque([i
 # ":variable:`X` holds ...") but not with a signature in it ("``f(x)`` ...")
 _SENTENCE_CODE_OPEN = re.compile(r"^(?![`:])\W|^\w+\(|^`+[^`]*\(|^:[a-z_:]+:`[^`]*\(")
 _BULLET_OPEN = re.compile(r"^[-*+•]\s+")
+# a paragraph that opens inside a sentence (a chunk cut mid-way, a page break): its first
+# words are a plain lower-case word ("can get it if you want it, ...") or a number's tail
+# ("3.0, or any later versions ..."); an identifier ("os.path", "__init__") is not that
+_FRAGMENT_OPEN = re.compile(r"^(?:[a-z]+\b(?![.(_`'])|[\d.]+[,;)]|[,;)])")
 MAX_FACT_CHARS = 220
 # a name in a sentence: ``code`` or `code`, an rst role's target (:command:`if(TARGET)`,
 # :prop_tgt:`text <NAME>`), or a command-line option (-n, --no-clobber)
@@ -257,11 +279,19 @@ def expand_fact(
     if not name:
         return []
     fmt = {"a": name, "t": name, "s": args.get("s", "")}
+    term = key in ("term", "term_in")  # a defined term is no API name nor an option
+    forward = ("term_s" if pair else "term") if term else ("ts" if pair else "a")
     out = [
         _qa(ex, f.format(**fmt), ex.answer, "phrasing")
-        for f in rng.sample(FORWARD["ts" if pair else "a"], k=min(phrasings, 4))
+        for f in rng.sample(FORWARD[forward], k=min(phrasings, 4))
     ]
     if not fact:
+        return out
+    if term:  # asked from its definition back to the term; no usage form
+        named = f"`{name}`" + (f" (in `{fmt['s']}`)" if pair else "")
+        frames = REVERSE["term_s" if pair else "term"]
+        for f in rng.sample(frames, k=min(reverse, len(frames))):
+            out.append(_qa(ex, f.format(**fmt, fact=fact), f"{named}. {fact}", "reverse"))
         return out
     vp, np_ = verb_phrase(fact), noun_phrase(fact)
     named = f"`{name}`" + (f" (of `{fmt['s']}`)" if pair else "")
@@ -329,10 +359,12 @@ def sentence_facts(
     out: list[tuple[str, str, str]] = []
     lo, hi = SENTENCE_WORDS
     for para in prose_paragraphs(text):
-        for sent in sentences(_BULLET_OPEN.sub("", para)):
+        for k, sent in enumerate(sentences(_BULLET_OPEN.sub("", para))):
             words = len(sent.split())
             if not lo <= words <= hi or not sent.endswith(".") or _SENTENCE_CODE_OPEN.match(sent):
                 continue
+            if k == 0 and _FRAGMENT_OPEN.match(sent) and sent.split()[0] != subject.lower():
+                continue  # "grep searches for PATTERNS ..." opens with its subject: kept
             options: list[tuple[str, str, str]] = []
             m = _IF_THEN.match(sent) or _IF.match(sent)
             if m and _clause(m.group(1)) and _clause(m.group(2)):
