@@ -19,7 +19,7 @@ from collections.abc import Generator, Iterator
 from contextlib import closing
 from pathlib import Path, PurePosixPath
 
-from jupiter.collect import jsapi
+from jupiter.collect import jsapi, notebook
 from jupiter.collect.local import HTML_SUFFIXES, HtmlText, _matches, decode
 from jupiter.collect.pdf import PDF_SUFFIX, pdf_or_reject
 from jupiter.collect.pyapi import PyFile, api_documents, is_python
@@ -273,17 +273,25 @@ def _document(
     if text is None:
         result.reject("bad_encoding", where)
         return None
+    title = path
     if suffix in HTML_SUFFIXES:
         page = HtmlText()
         page.feed(text)
         page.close()
         text = page.text()
+    elif suffix == notebook.SUFFIX:  # the Markdown it renders to, titled by its heading
+        rendered = notebook.notebook_markdown(text)
+        if rendered is None:
+            result.reject(notebook.BAD_NOTEBOOK, where)
+            return None
+        heading, text = rendered
+        title = heading or path
     if not text.strip():
         result.reject("empty", where)
         return None
     language = LANGUAGES.get(suffix, suffix.lstrip("."))
     meta = {"repo": repo, "commit": sha, "path": path, "language": language}
-    return Document(SOURCE, where, path, text, meta)
+    return Document(SOURCE, where, title, text, meta)
 
 
 def _git(

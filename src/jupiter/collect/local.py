@@ -19,7 +19,7 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path, PurePosixPath
 
-from jupiter.collect import jsapi
+from jupiter.collect import jsapi, notebook
 from jupiter.collect.pdf import PDF_SUFFIX, pdf_or_reject
 from jupiter.collect.pyapi import PyFile, api_documents, is_python
 from jupiter.collect.result import CollectResult
@@ -188,6 +188,9 @@ def read_documents(path: Path, rejects: CollectResult | None = None) -> list[Doc
     if Path(format_name(path)).suffix == PDF_SUFFIX:
         doc = pdf_document(path, rejects)
         return [doc] if doc is not None else []
+    if Path(format_name(path)).suffix == notebook.SUFFIX:
+        doc = notebook_document(path, rejects)
+        return [doc] if doc is not None else []
     if INFO_NAME.search(format_name(path)):
         data = read_bytes(path)
         # the index node's "\0\b[index\0\b]" cookie: the only NULs a text info file holds
@@ -214,6 +217,23 @@ def read_document(path: Path) -> Document | None:
         return None
     meta = {"kind": "file", "suffix": suffix}
     return Document(SOURCE, str(path), title, text, meta)
+
+
+def notebook_document(path: Path, rejects: CollectResult | None = None) -> Document | None:
+    """A Jupyter notebook as the Markdown it renders to (collect/notebook.py); None (counted
+    `bad_notebook` in `rejects`) when the file is no notebook."""
+    data = read_bytes(path)
+    text = decode(data) if data is not None else None
+    got = notebook.notebook_markdown(text) if text is not None else None
+    if got is None:
+        if rejects is not None:
+            rejects.reject(notebook.BAD_NOTEBOOK, str(path))
+        return None
+    title, body = got
+    if not body.strip():
+        return None
+    meta = {"kind": "file", "suffix": notebook.SUFFIX}
+    return Document(SOURCE, str(path), title or path.name, body, meta)
 
 
 def pdf_document(path: Path, rejects: CollectResult | None = None) -> Document | None:

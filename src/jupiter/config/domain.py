@@ -79,7 +79,8 @@ class LocalSource(Strict):
     path: str  # a file or folder; relative paths resolve against the YAML's folder
     # gzip-compressed files are read through, and each glob matches them too ("*.txt":
     # FAQ.txt.gz); *.info (GNU info manuals) a document a node; *.pdf their text layer;
-    # README, a folder's plain-text introduction
+    # README, a folder's plain-text introduction; *.ipynb Jupyter notebooks as the Markdown
+    # they render to
     include: list[str] = Field(
         default_factory=lambda: [
             "*.md",
@@ -92,6 +93,7 @@ class LocalSource(Strict):
             "*.info",
             "*.info.gz",
             "*.info-[0-9]*",
+            "*.ipynb",
             "README",
         ]
     )
@@ -130,7 +132,16 @@ class GitSource(Strict):
     url: str  # https://…, git@…, or a local path (relative to the YAML)
     ref: str = "HEAD"  # a commit, tag or branch
     include: list[str] = Field(
-        default_factory=lambda: ["*.md", "*.rst", "*.txt", "*.py", "*.js", "*.ts", "*.sql"]
+        default_factory=lambda: [
+            "*.md",
+            "*.rst",
+            "*.txt",
+            "*.py",
+            "*.js",
+            "*.ts",
+            "*.sql",
+            "*.ipynb",
+        ]  # fmt: skip
     )
     exclude: list[str] = Field(default_factory=list)
     max_documents: int | None = Field(default=None, ge=1)

@@ -339,9 +339,9 @@ def subject_of(title: str) -> str:
     name = re.sub(r"^([^:\s][^:]{0,40}?):\s+(?:an?|the)\s+\S.*$", r"\1", name, flags=re.I)
     name = re.sub(r"^(\S+) invocation$", r"\1", name)  # a GNU manual's node: "ls invocation"
     p = PurePosixPath(name)
-    if re.search(r"\.(md|markdown|rst|txt|html?|gz|\d\w?)$", name, re.I):
+    if re.search(r"\.(md|markdown|rst|txt|html?|ipynb|gz|\d\w?)$", name, re.I):
         name = p.name
-        while re.search(r"\.(md|markdown|rst|txt|html?|gz|\d\w?)$", name, re.I):
+        while re.search(r"\.(md|markdown|rst|txt|html?|ipynb|gz|\d\w?)$", name, re.I):
             if re.fullmatch(r"[\d.]+\.\d+", name):
                 break  # a version's page ("3.14.rst": CMake's release notes), not ls.1
             name = name.rsplit(".", 1)[0]
