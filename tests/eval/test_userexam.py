@@ -86,13 +86,14 @@ CLICK = Path.home() / ".cache/jupiter/corpora/click-8.1.8"  # benchmarks/quality
 
 
 @pytest.mark.parametrize(
-    "name", ["python", "cmake", "man", "coreutils", "nodejs", "valgrind", "click"]
+    "name", ["python", "cmake", "man", "coreutils", "nodejs", "valgrind", "click", "licenses"]
 )
 def test_every_shipped_exam_item_passes_its_checks(name: str) -> None:
     """Each item's quote is in its source, no template wrote its question, four distinct
     choices; the issue's sizes (Python >= 200, CMake >= 150, man pages >= 150), and 100 for
     the fourth, fifth and sixth corpora (coreutils' info manual, Node.js's Markdown pages,
-    Valgrind's DocBook HTML, Click's sources: its reST guide and its docstrings)."""
+    Valgrind's DocBook HTML, Click's sources: its reST guide and its docstrings, the
+    free-software licenses as plain text)."""
     if name == "cmake" and source_text("cmake:command/add_library.rst") is None:
         pytest.skip("CMake's reference is not installed")
     if name == "man" and source_text("man:tail") is None:
@@ -103,19 +104,21 @@ def test_every_shipped_exam_item_passes_its_checks(name: str) -> None:
         pytest.skip("Node.js's API reference is not installed")
     if name == "valgrind" and source_text("doc:/usr/share/doc/valgrind/html/faq.html") is None:
         pytest.skip("Valgrind's manual is not installed")
+    if name == "licenses" and source_text("doc:/usr/share/common-licenses/GPL-3") is None:
+        pytest.skip("Debian's common-licenses are not installed")
     if name == "click" and not (CLICK / "src/click/core.py").is_file():
         pytest.skip("Click's sources are not fetched (benchmarks/quality/fetch_sdist.py)")
     path = SHIPPED / f"{name}.jsonl"
     items, about = load_user_exam(path)
     assert about["dropped"] == {} and len(items) == about["items"]
     sizes = {"python": 200, "cmake": 150, "man": 150, "coreutils": 100, "nodejs": 100}
-    sizes["valgrind"] = sizes["click"] = 100
+    sizes["valgrind"] = sizes["click"] = sizes["licenses"] = 100
     assert len(items) >= sizes[name]
     for it in items:
         assert it.choices is not None and it.choices[it.answer_index or 0] == it.answer, it.id
     shares = [sum(it.answer_index == k for it in items) / len(items) for k in range(4)]
     assert max(shares) < 0.4, shares  # no answer position a model could learn to prefer
-    if name in ("valgrind", "click"):  # written after the length check: held to it
+    if name in ("valgrind", "click", "licenses"):  # written after the length check: held to it
         assert longest_right(items) <= LENGTH_TELL
 
 
