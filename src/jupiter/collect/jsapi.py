@@ -78,7 +78,6 @@ _FUNCTION_VALUE = re.compile(
     re.S,
 )
 _TAG = re.compile(r"^@(\w+)\s*(.*)$", re.S)
-_TYPE = re.compile(r"^\{")
 _PARAM_NAME = re.compile(
     r"^(\[)?\s*(?:\.\.\.)?([\w$]+(?:\[\])?(?:\.[\w$]+(?:\[\])?)*)(?:\.\.\.)?\s*(?:=\s*([^\]]*))?\s*(\])?\s*(?:-\s*)?(.*)$",
     re.S,
