@@ -71,3 +71,53 @@ def test_one_short_document_still_says_how_to_get_an_eval_set(
         stages.collect_stage(ws, 1)
     assert ws.store.count("documents") == 0  # nothing written before the problem was seen
     ws.close()
+
+
+WORDS = (
+    "archive banner cipher dossier emblem folio garnet harbor ingot jasper kettle lantern "
+    "meadow nectar orchard pewter quarry ribbon saddle timber umber velvet walnut yonder "
+    "zephyr anchor bramble candle dapple ember fennel gravel hollow ivory juniper kestrel"
+).split()
+
+
+def _license(i: int) -> str:
+    """Numbered clauses of plain prose, each sentence's words its own (no shared 8-gram)."""
+
+    def w(n: int) -> str:
+        return WORDS[n % len(WORDS)]
+
+    return "\n\n".join(
+        f"  {k}. The {w(i * 7 + k)} holder keeps every {w(i * 11 + k * 3)} notice beside "
+        f"the {w(i * 13 + k * 5)} copy it sends. If a recipient alters the "
+        f"{w(i * 17 + k * 7)} {w(i + k * 9)} text, then that recipient marks each "
+        f"{w(i * 19 + k * 11)} change with its {w(i * 23 + k * 13)} date."
+        for k in range(1, 30)
+    )
+
+
+def test_prose_no_template_asks_of_gives_an_own_exam_from_its_sentences(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Legal prose (numbered clauses, no API name, option, definition list or example): the
+    templates find nothing in its held-out chunks, which stopped the cycle after training;
+    its sentences are asked instead, in the knowledge recipe's forms."""
+    monkeypatch.setenv("JUPITER_HOME", str(tmp_path / "home"))
+    docs = tmp_path / "licenses"
+    docs.mkdir()
+    for i in range(30):
+        (docs / f"License-{i}").write_text(_license(i))
+    yaml = tmp_path / "l.yaml"
+    yaml.write_text('name: l\nsources: [{type: local, path: licenses, include: ["*"]}]\n')
+    ws = Workspace(load_domain(str(yaml)), console=Console(file=io.StringIO(), width=300))
+    stages.collect_stage(ws, 1)
+    stages.generate_stage(ws, 1)
+    stages.filter_stage(ws, 1)
+    items, manifest = build_auto_set(ws)
+    assert items and {it.template for it in items} <= {
+        "sentence-cond",
+        "sentence-effect",
+        "sentence-which",
+    }
+    held = " ".join(" ".join(c.text.split()) for c in ws.store.iter_chunks(split="heldout"))
+    assert all(it.answer.split("`. ")[-1] in held for it in items)
+    ws.close()

@@ -67,6 +67,35 @@ def heldout_items(
     return out
 
 
+def heldout_sentence_items(chunks: Sequence[Chunk], seed: int) -> list[QAItem]:
+    """One question per prose sentence of each held-out chunk that names its subject, in the
+    knowledge recipe's forms (its condition -> the sentence, the sentence -> its document):
+    what a held-out set of legal or narrative prose, where no template finds an API name, a
+    definition or an example, can still be asked."""
+    import random
+
+    from jupiter.synth.knowledge import sentence_facts, subject_name
+
+    by_question: dict[str, list[QAItem]] = defaultdict(list)
+    for chunk in chunks:
+        subject = subject_name(chunk.title) if chunk.split == "heldout" else ""
+        if not subject:
+            continue
+        rng = random.Random(f"{seed}:{chunk.id}:eval-sentences")
+        for kind, question, answer in sentence_facts(chunk.text, subject, rng, 1):
+            item = QAItem(
+                id="auto-" + content_id("eval", question, answer),
+                question=question,
+                answer=answer,
+                source=chunk.uri,
+                topic=family(QAItem("", "", "", source=chunk.uri)),
+                template=f"sentence-{kind}",
+                doc=chunk.doc_id,
+            )
+            by_question[normalize_answer(question)].append(item)
+    return [same[0] for same in by_question.values() if len(same) == 1]
+
+
 def spread(items: Sequence[QAItem], max_items: int) -> list[QAItem]:
     """At most `max_items`, taken round-robin over documents (in id order) so a cap, or
     eval.max_items on the frozen file, covers as many documents as it can."""

@@ -96,7 +96,13 @@ def build_auto_set(ws: Workspace) -> tuple[list[Any], dict[str, Any]]:
     """Questions from the held-out chunks by the generator's templates, less any item whose
     question or answer is in the training data or whose document is also trained on;
     frozen as eval/eval-vN.jsonl with its manifest."""
-    from jupiter.eval.autoset import contaminated, freeze, heldout_items, spread
+    from jupiter.eval.autoset import (
+        contaminated,
+        freeze,
+        heldout_items,
+        heldout_sentence_items,
+        spread,
+    )
 
     ecfg, gcfg = ws.cfg.eval, ws.cfg.generator
     chunks = list(ws.store.iter_chunks())
@@ -108,6 +114,8 @@ def build_auto_set(ws: Workspace) -> tuple[list[Any], dict[str, Any]]:
             "and collect again, or set eval.qa_path to a JSONL of {id, question, answer}"
         )
     made = heldout_items(chunks, gcfg.templates, gcfg.max_questions_per_chunk, ecfg.seed)
+    if not made:  # prose no template asks of (a license, a policy): its sentences instead
+        made = heldout_sentence_items(chunks, ecfg.seed)
     # a long document holds out chunks of its own (collect/chunking.py): what its trained
     # chunks say is caught here with the rest of the training data
     with ws.console.status(f"decontaminating {len(made)} eval items against the training data"):
