@@ -121,3 +121,24 @@ def test_prose_no_template_asks_of_gives_an_own_exam_from_its_sentences(
     held = " ".join(" ".join(c.text.split()) for c in ws.store.iter_chunks(split="heldout"))
     assert all(it.answer.split("`. ")[-1] in held for it in items)
     ws.close()
+
+
+def test_an_automatic_set_of_few_answers_asks_among_fewer_choices(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Three held-out items hold three distinct answers: multiple choice among three (its
+    chance said), where the eval stopped after a whole training run; a set the user wrote
+    keeps the error (its fix is theirs to make)."""
+    from jupiter.eval.qa import QAItem
+    from jupiter.improve.eval_choices import mc_items
+
+    ws = _workspace(tmp_path, monkeypatch, _manual(150))
+    items = [QAItem(f"q{i}", f"Question {i}?", f"answer number {i}") for i in range(3)]
+    got, mc, info = mc_items(ws, items, {"auto": True})
+    assert [len(m.choices) for m in mc] == [3, 3, 3] and info["n_choices"] == 3
+    assert all(m.choices[m.correct] == it.answer for m, it in zip(mc, got, strict=True))
+    said = " ".join(ws.console.file.getvalue().split())  # type: ignore[attr-defined]
+    assert "multiple choice among 3, not eval.mc_choices 4 (chance 0.33)" in said
+    with pytest.raises(JupiterError, match="needs at least 4 distinct answers"):
+        mc_items(ws, items, {"auto": False})
+    ws.close()

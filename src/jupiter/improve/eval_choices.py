@@ -161,6 +161,7 @@ def mc_items(
     describes: its own or frozen choices as given, the teacher's from the sidecar, or hard
     or random ones built now."""
     from jupiter.eval.mc import build_mc
+    from jupiter.eval.qa import normalize_answer
 
     ecfg = ws.cfg.eval
     mode = distractor_mode(ws.cfg, about)
@@ -173,7 +174,18 @@ def mc_items(
         items, info = sidecar_choices(ws, items, Path(about["path"]))
     if given and info["source"] != "given":
         info["given"] = given
-    mc = build_mc(items, ecfg.mc_choices, ecfg.seed, "random" if mode == "random" else "hard")
+    n = ecfg.mc_choices
+    distinct = len({normalize_answer(it.answer) for it in items})
+    if about.get("auto") and any(not it.choices for it in items) and 2 <= distinct < n:
+        # an automatic set from a few held-out chunks (a small prose corpus): fewer choices
+        # than asked, said, rather than no eval after a whole training run
+        n = info["n_choices"] = distinct
+        ws.console.print(
+            f"[yellow]warning:[/] the automatic eval set has {distinct} distinct answers: "
+            f"multiple choice among {n}, not eval.mc_choices {ecfg.mc_choices} (chance "
+            f"{1 / n:.2f}); add documents or raise chunking.heldout_fraction for more"
+        )
+    mc = build_mc(items, n, ecfg.seed, "random" if mode == "random" else "hard")
     return items, mc, info
 
 
