@@ -280,9 +280,8 @@ def _document(
         page.close()
         text = page.text()
     elif suffix == notebook.SUFFIX:  # the Markdown it renders to, titled by its heading
-        rendered = notebook.notebook_markdown(text)
+        rendered = notebook.notebook_or_reject(text, where, result)
         if rendered is None:
-            result.reject(notebook.BAD_NOTEBOOK, where)
             return None
         heading, text = rendered
         title = heading or path

@@ -223,11 +223,10 @@ def notebook_document(path: Path, rejects: CollectResult | None = None) -> Docum
     """A Jupyter notebook as the Markdown it renders to (collect/notebook.py); None (counted
     `bad_notebook` in `rejects`) when the file is no notebook."""
     data = read_bytes(path)
-    text = decode(data) if data is not None else None
-    got = notebook.notebook_markdown(text) if text is not None else None
+    got = notebook.notebook_or_reject(
+        decode(data) if data is not None else None, str(path), rejects
+    )
     if got is None:
-        if rejects is not None:
-            rejects.reject(notebook.BAD_NOTEBOOK, str(path))
         return None
     title, body = got
     if not body.strip():

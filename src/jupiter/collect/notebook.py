@@ -13,9 +13,14 @@ import json
 import re
 from typing import Any
 
+from jupiter.collect.result import CollectResult
+
 SUFFIX = ".ipynb"
 BAD_NOTEBOOK = "bad_notebook"
-FIX = "not a Jupyter notebook's JSON (nbformat 3 or 4): open and save it in Jupyter again"
+FIXES = {
+    BAD_NOTEBOOK: "not a Jupyter notebook's JSON (nbformat 3 or 4): open and save it in "
+    "Jupyter again"
+}
 # a text output kept under its cell: a short one (a value, a printed line or two)
 MAX_OUTPUT_LINES = 12
 MAX_OUTPUT_CHARS = 1200
@@ -57,6 +62,17 @@ def notebook_markdown(text: str) -> tuple[str, str] | None:
     body = "\n\n".join(parts)
     m = _HEADING.search(body)
     return (m.group(1).strip() if m else ""), body
+
+
+def notebook_or_reject(
+    text: str | None, where: str, rejects: CollectResult | None
+) -> tuple[str, str] | None:
+    """notebook_markdown of `text`; None, counted `bad_notebook` in `rejects`, when it is no
+    notebook (or could not be decoded)."""
+    got = notebook_markdown(text) if text is not None else None
+    if got is None and rejects is not None:
+        rejects.reject(BAD_NOTEBOOK, where)
+    return got
 
 
 def _language(meta: Any) -> str:

@@ -49,22 +49,26 @@ def heldout_items(
         for q in questions:
             if not q.answer:
                 continue
-            topic = family(QAItem("", "", "", source=chunk.uri))
-            item = QAItem(
-                id="auto-" + content_id("eval", q.question, q.answer),
-                question=q.question,
-                answer=q.answer,
-                source=chunk.uri,
-                topic=topic,
-                template=q.template,
-                doc=chunk.doc_id,
-            )
+            item = _heldout_item(chunk, q.question, q.answer, q.template)
             by_question[normalize_answer(q.question)].append(item)
     out: list[QAItem] = []
     for same in by_question.values():
         if len({normalize_answer(it.answer) for it in same}) == 1:
             out.append(same[0])
     return out
+
+
+def _heldout_item(chunk: Chunk, question: str, answer: str, template: str) -> QAItem:
+    """An eval item asked of a held-out chunk, its id from its question and answer."""
+    return QAItem(
+        id="auto-" + content_id("eval", question, answer),
+        question=question,
+        answer=answer,
+        source=chunk.uri,
+        topic=family(QAItem("", "", "", source=chunk.uri)),
+        template=template,
+        doc=chunk.doc_id,
+    )
 
 
 def heldout_sentence_items(chunks: Sequence[Chunk], seed: int) -> list[QAItem]:
@@ -83,15 +87,7 @@ def heldout_sentence_items(chunks: Sequence[Chunk], seed: int) -> list[QAItem]:
             continue
         rng = random.Random(f"{seed}:{chunk.id}:eval-sentences")
         for kind, question, answer in sentence_facts(chunk.text, subject, rng, 1):
-            item = QAItem(
-                id="auto-" + content_id("eval", question, answer),
-                question=question,
-                answer=answer,
-                source=chunk.uri,
-                topic=family(QAItem("", "", "", source=chunk.uri)),
-                template=f"sentence-{kind}",
-                doc=chunk.doc_id,
-            )
+            item = _heldout_item(chunk, question, answer, f"sentence-{kind}")
             by_question[normalize_answer(question)].append(item)
     return [same[0] for same in by_question.values() if len(same) == 1]
 

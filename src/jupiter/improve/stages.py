@@ -69,13 +69,12 @@ def collect_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
     if rejects.rejects:  # nothing dropped silently: what, and where the rest is listed
         from jupiter.collect.jsapi import FIXES as JS_FIXES
         from jupiter.collect.local import NOT_INCLUDED, NOT_INCLUDED_FIX
-        from jupiter.collect.notebook import BAD_NOTEBOOK
-        from jupiter.collect.notebook import FIX as NOTEBOOK_FIX
+        from jupiter.collect.notebook import FIXES as NOTEBOOK_FIXES
         from jupiter.collect.pdf import FIXES
         from jupiter.collect.pyapi import FIXES as PY_FIXES
 
-        fixes = {**FIXES, **PY_FIXES, **JS_FIXES, NOT_INCLUDED: NOT_INCLUDED_FIX}
-        fixes[BAD_NOTEBOOK] = NOTEBOOK_FIX
+        fixes = {**FIXES, **PY_FIXES, **JS_FIXES, **NOTEBOOK_FIXES}
+        fixes[NOT_INCLUDED] = NOT_INCLUDED_FIX
         # reasons that share a fix are said together, the fix once
         groups: dict[str, list[str]] = {}
         for why, n in sorted(rejects.rejects.items()):
