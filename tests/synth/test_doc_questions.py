@@ -699,6 +699,12 @@ def test_a_manual_chapter_in_docbook_html(tmp_path: Path) -> None:
         ("3.14.rst", "3.14"),
         ("ls.1.txt", "ls"),
         ("A Tour of the Queue", "A Tour of the Queue"),
+        # a bare name's version is no manual section; a rendered page's section is
+        ("GFDL-1.3", "GFDL-1.3"),
+        ("Apache-2.0", "Apache-2.0"),
+        ("Python 3.11", "Python 3.11"),
+        ("gcc-12.1.gz", "gcc-12"),
+        ("bash.1", "bash"),
     ],
 )
 def test_subject_of_a_numbered_or_subtitled_title(title: str, subject: str) -> None:

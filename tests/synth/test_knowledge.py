@@ -288,6 +288,34 @@ def test_sentence_questions_are_seeded_counted_and_named_by_the_chunk_title() ->
     assert subject_name("add_library.rst") == "add_library"
     assert subject_name('"pdb" — The Python Debugger') == '"pdb"'
     assert subject_name("A long title of many more words than a name has") == ""
+    # as the generator names them: a manual page without its section, a site's name and a
+    # chapter's number gone, a license's version kept
+    assert subject_name("ls.1.txt") == "ls"
+    assert subject_name("C++ addons | Node.js v20.20.2 Documentation") == "C++ addons"
+    assert subject_name("3. Callgrind Format Specification") == "Callgrind Format Specification"
+    assert subject_name("Apache-2.0") == "Apache-2.0"
+
+
+LICENSE = """   3. Grant of Patent License. Subject to the terms and conditions of
+      this License, each Contributor hereby grants to You a patent license.
+
+      If You institute patent litigation against any entity alleging that
+      the Work constitutes patent infringement, then any patent licenses
+      granted to You under this License shall terminate as of the date.
+"""
+
+
+def test_the_indented_sentences_of_plain_text_are_asked_when_its_chunk_is_plain() -> None:
+    text = Example(
+        kind="text", generator="extractive", chunk_id="c1", template="continuation", text=LICENSE
+    )
+    kwargs = dict(phrasings=0, reverse=0, usage=False, permuted_copies=0, seed=3, sentences=3)
+    titles = {"c1": "Apache-2.0"}
+    assert expand([text], [], titles=titles, **kwargs)[0] == [text]  # indented: code, unless
+    got = expand([text], [], titles=titles, plain={"c1"}, **kwargs)[0][1:]  # the text is plain
+    answers = {e.messages[-1]["content"] for e in got}
+    assert any(a.startswith("If You institute patent litigation") for a in answers), answers
+    assert any("`Apache-2.0`" in e.question for e in got)
 
 
 def test_the_sentence_wordings_are_frames_the_user_exam_rejects() -> None:

@@ -6,9 +6,12 @@ import pytest
 
 from jupiter.records import Chunk
 from jupiter.synth.parse import (
+    collapse,
     headings,
     lead,
     parameters,
+    plain_chunk,
+    prose_paragraphs,
     section_intro,
     sentences,
     split_signature,
@@ -129,3 +132,82 @@ def test_section_intro_keeps_the_block_a_paragraph_introduces() -> None:
     assert section_intro(text) == (
         "Loops repeat code:\n\nfor x in y:\n    pass\n\nThe body runs once per item."
     )
+
+
+# a manual page as groff renders it: every paragraph indented, options hanging, an example
+MAN_PAGE = """NAME
+       taskq - run jobs from a queue
+
+DESCRIPTION
+       taskq runs each job of the queue in its own process.
+
+       A job that exits with a status other than zero is retried three times
+       before it is moved to the dead-letter queue.
+
+       -r, --retries=N
+              Retry a failed job N times.
+
+              Retries are spaced by the back-off interval, which doubles after
+              each attempt.
+
+EXAMPLES
+           taskq --retries=5 --queue nightly jobs.txt
+
+           for (i = 0; i < n; i++) {
+"""
+
+
+def test_indented_paragraphs_of_plain_text_are_prose_when_they_read_as_sentences() -> None:
+    paras = prose_paragraphs(MAN_PAGE, plain=True)
+    assert (
+        "A job that exits with a status other than zero is retried three times before it is "
+        "moved to the dead-letter queue." in paras
+    )
+    assert "Retries are spaced by the back-off interval, which doubles after each attempt." in paras
+    # an option's line, a command line and code are not prose; a heading glued to its first
+    # paragraph was prose before and is still
+    assert not any(p.startswith(("-r,", "taskq --retries", "for (")) for p in paras)
+    assert "DESCRIPTION taskq runs each job of the queue in its own process." in paras
+    # markup (or a caller that does not know the format) keeps indentation as code
+    assert not any(p.startswith("A job that exits") for p in prose_paragraphs(MAN_PAGE))
+
+
+def test_a_licenses_numbered_and_lettered_clauses_read_as_prose() -> None:
+    text = (
+        "   2. Grant of Copyright License. Subject to the terms of this License, each\n"
+        "      Contributor grants to You a perpetual copyright license.\n\n"
+        "      (a) You must give any other recipients of the Work a copy of\n"
+        "          this License; and\n"
+    )
+    paras = prose_paragraphs(text, plain=True)
+    assert paras[0].startswith("2. Grant of Copyright License. Subject to")
+    assert paras[1] == (
+        "(a) You must give any other recipients of the Work a copy of this License; and"
+    )
+
+
+@pytest.mark.parametrize(
+    ("uri", "text", "plain"),
+    [
+        ("/docs/taskq.1.txt", MAN_PAGE, True),
+        ("/docs/LICENSE", "   Plain terms of use.\n", True),
+        ("/docs/notes.txt.gz", "Some notes.\n", True),
+        ("/docs/guide.rst", "   A quoted paragraph.\n", False),  # indentation means markup
+        ("/docs/guide.md", "    code_block()\n", False),
+        ("/docs/notes.txt", "Intro:\n\n```\ncode\n```\n", False),  # markup in the text
+        ("/docs/notes.txt", "Run this::\n\n    make\n", False),
+        ("python:json.dumps", "Serialize obj.\n\n    indent: the level.\n", False),
+        ("pydoc:topics/assert", "   assert_stmt ::= 'assert' expression\n", False),
+    ],
+)
+def test_plain_chunk_by_file_name_and_markup(uri: str, text: str, plain: bool) -> None:
+    chunk = Chunk("d", "local", uri, uri, 0, len(text), text)
+    assert plain_chunk(chunk) is plain
+    assert view(chunk).plain is (plain and not uri.startswith(("python:", "pydoc:")))
+
+
+def test_collapse_makes_a_word_broken_at_a_line_end_whole() -> None:
+    text = "matching multiple dif\u2010\n       ferent inputs; see the --enable-\n  source option"
+    assert collapse(text) == ("matching multiple different inputs; see the --enable-source option")
+    # a suspended hyphen and a dash between words stay as they are
+    assert collapse("pre-\nand post-processing, x -\ny") == "pre- and post-processing, x - y"

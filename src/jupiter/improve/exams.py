@@ -18,7 +18,7 @@ from typing import Any
 
 from jupiter.eval.qa import MCItem, QAItem
 from jupiter.eval.userexam import collapse, load_user_exam, raw_lines, source_text
-from jupiter.improve.trainrun import chunk_titles, definition_chunks
+from jupiter.improve.trainrun import chunk_titles, definition_chunks, plain_chunks
 from jupiter.improve.workspace import Workspace
 
 
@@ -50,6 +50,7 @@ def example_texts(ws: Workspace) -> Iterator[str]:
             seed=t.seed,
             sentences=k.sentences,
             titles=chunk_titles(ws, t),
+            plain=plain_chunks(ws, t),
             definitions=definition_chunks(ws, t),
         )[0]
     for ex in examples:

@@ -24,6 +24,7 @@ from jupiter.improve.trainrun import (
     knowledge_mix,
     local_engine,
     pack,
+    plain_chunks,
     read_level_file,
     run_fields,
     run_summary,
@@ -197,6 +198,7 @@ def train_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
                 train_cfg,
                 chunk_titles(ws, train_cfg),
                 definition_chunks(ws, train_cfg),
+                plain=plain_chunks(ws, train_cfg),
             )[0]
             distill = distill_data(ws, tokenizer, expanded, data.train, train_cfg, replay)
         run = TrainRun(

@@ -18,6 +18,7 @@ from jupiter.improve.passages import train_chunks
 from jupiter.improve.replay import replay_sequences
 from jupiter.improve.workspace import Workspace
 from jupiter.records import Chunk, Example
+from jupiter.synth.parse import plain_chunk
 
 
 def save_untrained(ws: Workspace, model_config: Any, tok_dir: Path) -> Path:
@@ -38,6 +39,14 @@ def chunk_titles(ws: Workspace, train_cfg: Any) -> dict[str, str] | None:
     if not train_cfg.knowledge.sentences:
         return None
     return {c.id: c.title for c in ws.store.iter_chunks()}
+
+
+def plain_chunks(ws: Workspace, train_cfg: Any) -> frozenset[str]:
+    """Ids of the chunks of plain text (parse.plain_chunk), when train.knowledge.sentences
+    asks of their sentences: their indented paragraphs are prose too."""
+    if not train_cfg.knowledge.sentences:
+        return frozenset()
+    return frozenset(c.id for c in ws.store.iter_chunks() if plain_chunk(c))
 
 
 def definition_chunks(ws: Workspace, train_cfg: Any) -> list[Chunk]:
@@ -67,10 +76,12 @@ def knowledge_mix(
     titles: dict[str, str] | None = None,
     chunks: list[Chunk] | None = None,
     asked: list[Example] | None = None,
+    plain: frozenset[str] = frozenset(),
 ) -> tuple[list[Example], list[str], dict[str, int] | None]:
     """The examples and texts with train.knowledge's questions and permuted copies added
     (the train split only: the held-out loss stays on the queued examples); `titles`
-    (chunk id -> title) name the subject of train.knowledge.sentences' questions, `chunks`
+    (chunk id -> title) name the subject of train.knowledge.sentences' questions (`plain`:
+    chunks of plain text, plain_chunks), `chunks`
     are those whose definitions train.knowledge.definitions asks, but for those a Q&A of
     `asked` (default `examples`) already answers: a held-out example's fact stays out."""
     from jupiter.synth.knowledge import expand
@@ -88,6 +99,7 @@ def knowledge_mix(
         seed=train_cfg.seed,
         sentences=k.sentences,
         titles=titles,
+        plain=plain,
         definitions=chunks or (),
         asked=asked,
     )
@@ -142,7 +154,13 @@ def pack(
         return PackedDataset(seqs, L, pad, t.seed), budget, replayed
 
     kept, kept_texts, mix = knowledge_mix(
-        kept, kept_texts, t, chunk_titles(ws, t), definition_chunks(ws, t), examples
+        kept,
+        kept_texts,
+        t,
+        chunk_titles(ws, t),
+        definition_chunks(ws, t),
+        examples,
+        plain_chunks(ws, t),
     )
     train, budget, replayed = packed(kept, kept_texts, list(replay or []))
     heldout = packed(held, held_texts, [])[0] if (held or held_texts) else None

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Literal
 
-from jupiter.synth.parse import strip_numbering
+from jupiter.synth.parse import strip_numbering, unwrap
 
 BlockKind = Literal["heading", "prose", "code", "definition"]
 DefKind = Literal["option", "keyword", "term", "param", "returns"]
@@ -58,7 +58,6 @@ _TAG = re.compile(
     r"var|samp|cite|mark|font|center|details|summary|picture|source)(?:\s[^<>]*)?/?>|<!--.*?-->",
     re.S,
 )
-_WRAP_HYPHEN = re.compile(r"(\w)[\u2010\u00ad]\s*\n\s*(\w)")
 # an RST substitution ("|version|"), not a choice of values ("<no|summary|yes|full>")
 _SUBST = re.compile(r"(?<![\w|])\|(\w[\w -]*)\|(?![\w|])")
 
@@ -81,7 +80,7 @@ def _bold(m: re.Match[str]) -> str:
 
 def clean(text: str) -> str:
     """Text without markup, on one line: what an answer quoting `text` says."""
-    text = _WRAP_HYPHEN.sub(r"\1\2", text)
+    text = unwrap(text)
     text = _ROLE.sub(_role, text)
     text = _MYST_ROLE.sub(_role, text)
     text = text.replace("`\\ ", "`")  # rst's escaped space after markup ("`Exception`\ s")
@@ -338,13 +337,16 @@ def subject_of(title: str) -> str:
     # a chapter's name and its subtitle: "Memcheck: a memory error detector" -> "Memcheck"
     name = re.sub(r"^([^:\s][^:]{0,40}?):\s+(?:an?|the)\s+\S.*$", r"\1", name, flags=re.I)
     name = re.sub(r"^(\S+) invocation$", r"\1", name)  # a GNU manual's node: "ls invocation"
-    p = PurePosixPath(name)
     if re.search(r"\.(md|markdown|rst|txt|html?|ipynb|gz|\d\w?)$", name, re.I):
-        name = p.name
-        while re.search(r"\.(md|markdown|rst|txt|html?|ipynb|gz|\d\w?)$", name, re.I):
+        name = PurePosixPath(name).name
+        rendered = False  # a file extension came off: "gcc-12.1.gz" is gcc-12's page
+        while m := re.search(r"\.(md|markdown|rst|txt|html?|ipynb|gz|\d\w?)$", name, re.I):
             if re.fullmatch(r"[\d.]+\.\d+", name):
                 break  # a version's page ("3.14.rst": CMake's release notes), not ls.1
-            name = name.rsplit(".", 1)[0]
+            if m.group(1)[0].isdigit() and name[m.start() - 1].isdigit() and not rendered:
+                break  # a bare name's version ("GFDL-1.3", "Apache-2.0"), not a man section
+            rendered = rendered or not m.group(1)[0].isdigit()
+            name = name[: m.start()]
     return name
 
 

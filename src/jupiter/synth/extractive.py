@@ -119,7 +119,8 @@ class ExtractiveGenerator:
         # the question only names the subject: its summary is the opening of its document
         head = self.chunks[self._heads[chunk.doc_id]]
         for c in (head, chunk):
-            summary = lead(view(c).body)
+            v = view(c)
+            summary = lead(v.body, plain=v.plain)
             if summary:
                 return " ".join(sentences(summary)[:MAX_SENTENCES])
         return ""
@@ -130,7 +131,8 @@ class ExtractiveGenerator:
         if not content:
             return ""
         weights = {_stem(t): self.index.idf(t) for t in sorted(content)}
-        paras = [sentences(p) for p in prose_paragraphs(view(chunk).body)]
+        v = view(chunk)
+        paras = [sentences(p) for p in prose_paragraphs(v.body, v.plain)]
 
         def score(s: str) -> float:
             if len(s.split()) < MIN_SENTENCE_WORDS:

@@ -18,10 +18,11 @@ from __future__ import annotations
 import random
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from jupiter.records import Chunk, Example
+from jupiter.synth.docparse import subject_of as doc_subject
 from jupiter.synth.parse import prose_paragraphs, sentences, view
 from jupiter.synth.questions import PHRASES, TEMPLATES
 
@@ -327,10 +328,10 @@ def permuted(text: str, rng: random.Random) -> str:
 
 def subject_name(title: str) -> str:
     """A document title as the subject of its sentences ("add_library.rst" -> "add_library",
-    '"pdb" — The Python Debugger' -> '"pdb"', "json.dumps" as it is); "" when it does not
-    name one thing (over 6 words or 60 characters)."""
-    name = re.split(r"\s+[—–-]\s+", title.strip())[0]
-    name = re.sub(r"\.(rst|md|txt|html?)$", "", name)
+    '"pdb" — The Python Debugger' -> '"pdb"', "ls.1.txt" -> "ls", "json.dumps" as it is),
+    as the generator's questions name it (docparse.subject_of); "" when it does not name
+    one thing (over 6 words or 60 characters)."""
+    name = doc_subject(title)
     return name if name and len(name) <= 60 and len(name.split()) <= 6 else ""
 
 
@@ -350,15 +351,16 @@ def sentence_terms(sentence: str, subject: str) -> list[str]:
 
 
 def sentence_facts(
-    text: str, subject: str, rng: random.Random, per_sentence: int
+    text: str, subject: str, rng: random.Random, per_sentence: int, plain: bool = False
 ) -> list[tuple[str, str, str]]:
     """(kind, question, answer) for every prose sentence of `text` about `subject`: up to
     `per_sentence` questions each, drawn from the kinds the sentence allows (its condition ->
     its effect and back, a name it holds -> the sentence, the sentence without the name ->
-    the name). The answer always holds the whole sentence: the fact, whichever way asked."""
+    the name). The answer always holds the whole sentence: the fact, whichever way asked.
+    `plain`: the text is plain (parse.plain_chunk), its indented paragraphs prose too."""
     out: list[tuple[str, str, str]] = []
     lo, hi = SENTENCE_WORDS
-    for para in prose_paragraphs(text):
+    for para in prose_paragraphs(text, plain):
         for k, sent in enumerate(sentences(_BULLET_OPEN.sub("", para))):
             words = len(sent.split())
             if not lo <= words <= hi or not sent.endswith(".") or _SENTENCE_CODE_OPEN.match(sent):
@@ -461,13 +463,15 @@ def expand(
     seed: int,
     sentences: int = 0,
     titles: Mapping[str, str] | None = None,
+    plain: Collection[str] = frozenset(),
     definitions: Sequence[Chunk] = (),
     asked: Sequence[Example] | None = None,
 ) -> tuple[list[Example], list[str], KnowledgeMix]:
     """(examples + their knowledge questions, texts + their permuted copies, the mix). Each
     example draws from its own rng (seed, id): adding an example never changes another's.
     `sentences` questions per prose sentence of each text example whose chunk has a title in
-    `titles` (chunk id -> title: the subject the questions name). `definitions`: chunks
+    `titles` (chunk id -> title: the subject the questions name); `plain`, the ids of chunks
+    of plain text (parse.plain_chunk). `definitions`: chunks
     whose every definition (option, keyword, term, parameter) becomes a fact of its own
     (definition_facts), asked again like the generator's facts, unless a Q&A of `asked`
     (default `examples`; the train stage passes its held-out examples too) answers it."""
@@ -489,7 +493,8 @@ def expand(
             subject = subject_name((titles or {}).get(ex.chunk_id, "")) if sentences else ""
             if subject:
                 srng = random.Random(f"{seed}:{ex.id}:sentences")
-                for kind, q, a in sentence_facts(ex.text, subject, srng, sentences):
+                facts = sentence_facts(ex.text, subject, srng, sentences, ex.chunk_id in plain)
+                for kind, q, a in facts:
                     out.append(_qa(ex, q, a, f"sentence-{kind}"))
                     mix.added[f"sentence-{kind}"] += 1
             for _ in range(permuted_copies):

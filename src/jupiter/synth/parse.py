@@ -16,8 +16,10 @@ from typing import Literal
 from jupiter.records import Chunk
 
 API_PREFIX = "python:"
-API_PREFIXES = (API_PREFIX, "javascript:")  # collect/pyapi.py, collect/jsapi.py
+API_PREFIXES = (API_PREFIX, "javascript:", "sql:")  # collect/pyapi.py, jsapi.py, sqlapi.py
 TOPIC_PREFIX = "pydoc:topics/"
+# documents whose indentation means code, a quote or a directive's content
+MARKUP_SUFFIXES = (".md", ".markdown", ".rst", ".ipynb", ".html", ".htm", ".xhtml")
 
 ChunkKind = Literal["api", "topic", "doc"]
 
@@ -29,6 +31,17 @@ _ABBREVIATIONS = frozenset({"e.g.", "i.e.", "etc.", "vs.", "cf.", "resp.", "appr
 _MD_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(?P<h>.+?)\s*#*\s*$")
 _UNDERLINE = re.compile(r"^\s*([=\-*~^#+])\1{2,}\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
+# a word hyphenated at a line's end (groff's U+2010, a soft hyphen), and a compound broken at
+# its own hyphen, unless the next word makes it a suspended one ("pre-\nand post-")
+_WRAP_HYPHEN = re.compile(r"(\w)[\u2010\u00ad][ \t]*\n\s*(\w)")
+_WRAP_DASH = re.compile(r"(\w-)[ \t]*\n\s*(?!(?:and|or|to|nor)\b)(\w)")
+# markup that gives indentation a meaning (code, a quote, a directive's content): Markdown
+# fences and headings, rst directives and link targets, literal blocks after "::"
+_MARKUP_LINE = re.compile(r"^\s*(?:```|~~~|#{1,6}\s|\.\.\s+(?:[\w:|-]+::|_))|::\s*$", re.M)
+# a numbered clause's or list item's number: "2.", "1.5.", "(a)", "iii)"
+_ENUMERATOR = re.compile(r"^(?:\d+(?:\.\d+)*\.?|\(?[a-z]{1,4}\)|\(\d+\)|[a-z]\.)\s+")
+# a word of running text, with the punctuation around it ("(or", "Your\")", "License,")
+_PROSE_WORD = re.compile(r"^[(\"'“‘]*[A-Za-z][A-Za-z'’-]*[)\"'”’,.;:!?]*$")
 
 
 @dataclass(frozen=True)
@@ -43,6 +56,7 @@ class ChunkView:
     is_module: bool = False  # a module's docstring (known only on its first chunk)
     section: str = ""  # a document's heading in force where the chunk starts
     in_code: bool = False  # the chunk starts inside a fenced code block of its document
+    plain: bool = False  # plain text, where an indented paragraph may be prose (plain_chunk)
 
 
 def view(chunk: Chunk, section: str = "", in_code: bool = False) -> ChunkView:
@@ -57,8 +71,25 @@ def view(chunk: Chunk, section: str = "", in_code: bool = False) -> ChunkView:
         return ChunkView("api", name, signature, body, True, is_module)
     kind: ChunkKind = "topic" if chunk.uri.startswith(TOPIC_PREFIX) else "doc"
     return ChunkView(
-        kind, chunk.title, "", chunk.text, chunk.start == 0, section=section, in_code=in_code
+        kind,
+        chunk.title,
+        "",
+        chunk.text,
+        chunk.start == 0,
+        section=section,
+        in_code=in_code,
+        plain=plain_chunk(chunk),
     )
+
+
+def plain_chunk(chunk: Chunk) -> bool:
+    """A chunk of a plain-text document (a manual page rendered to text, a license, an RFC,
+    an info node, a PDF's text), where indentation is a margin, not code or a quote: no
+    markup format by its file name and no markup line in its text (is_plain)."""
+    if chunk.uri.startswith((*API_PREFIXES, TOPIC_PREFIX)):
+        return False
+    name = chunk.uri.rsplit("/", 1)[-1].lower().removesuffix(".gz")
+    return not name.endswith(MARKUP_SUFFIXES) and is_plain(chunk.text)
 
 
 def split_signature(text: str, name: str) -> tuple[str, str, bool]:
@@ -87,9 +118,16 @@ def split_signature(text: str, name: str) -> tuple[str, str, bool]:
     return "", body, False
 
 
+def unwrap(text: str) -> str:
+    """Words broken at a line's end made whole: a hyphenated word ("prob\u2010\nlems", groff's
+    manual pages; a soft hyphen), a compound or an option broken at its own hyphen
+    ("--enable-\nsource" -> "--enable-source"; "pre-\nand post-" stays apart)."""
+    return _WRAP_DASH.sub(r"\1\2", _WRAP_HYPHEN.sub(r"\1\2", text))
+
+
 def collapse(text: str) -> str:
     """One line, single spaces: the light cleanup answers get (line wrapping is not content)."""
-    return " ".join(text.split())
+    return " ".join(unwrap(text).split())
 
 
 def raw_paragraphs(text: str) -> list[str]:
@@ -97,11 +135,36 @@ def raw_paragraphs(text: str) -> list[str]:
     return [p for p in re.split(r"\n[ \t]*\n", text) if p.strip()]
 
 
-def is_prose(paragraph: str) -> bool:
-    """Running text, not code, doctest, grammar, tables or a heading."""
+def is_plain(text: str) -> bool:
+    """Text without markup that makes indentation mean something (a manual page rendered to
+    text, a license, an RFC): there an indented paragraph may be running text."""
+    return _MARKUP_LINE.search(text) is None
+
+
+def _indented_prose(paragraph: str) -> bool:
+    """An indented paragraph of plain text that reads as sentences: it opens with a word,
+    ends a sentence, and is mostly words (not a command line, an option or a table)."""
+    lines = textwrap.dedent(paragraph.strip("\n")).splitlines()
+    words = _ENUMERATOR.sub("", " ".join(lines)).split()
+    if len(words) < 6 or not re.match(r"[(\"'“‘]*[A-Za-z]", words[0]):
+        return False
+    if any(line.rstrip().endswith(("{", "}", "\\")) for line in lines):
+        return False
+    last = words[-1].rstrip(")\"'”’")
+    listed = last in ("and", "or") and words[-2].endswith((";", ","))  # "... License; and"
+    if not (last.endswith((".", "!", "?", ":", ";")) or listed):
+        return False
+    return sum(_PROSE_WORD.match(w) is not None for w in words) >= 0.75 * len(words)
+
+
+def is_prose(paragraph: str, plain: bool = False) -> bool:
+    """Running text, not code, doctest, grammar, tables or a heading. In `plain` text
+    (is_plain) an indented paragraph is prose when it reads as sentences."""
     lines = paragraph.strip("\n").splitlines()
     first = lines[0]
-    if first[:1] in (" ", "\t") or first.lstrip().startswith((">>>", "...", "|", "+-", "```")):
+    if first[:1] in (" ", "\t") and not (plain and _indented_prose(paragraph)):
+        return False
+    if first.lstrip().startswith((">>>", "...", "|", "+-", "```")):
         return False
     if any(_UNDERLINE.match(line) for line in lines) or _MD_HEADING.match(first):
         return False
@@ -111,8 +174,9 @@ def is_prose(paragraph: str) -> bool:
     return re.search(r"\b[a-z]{2,}\b", paragraph) is not None
 
 
-def prose_paragraphs(text: str) -> list[str]:
-    """Prose paragraphs of `text`, collapsed to one line each, skipping fenced code."""
+def prose_paragraphs(text: str, plain: bool = False) -> list[str]:
+    """Prose paragraphs of `text`, collapsed to one line each, skipping fenced code; in
+    `plain` text (plain_chunk) indented paragraphs that read as sentences too."""
     out: list[str] = []
     in_fence = False
     for p in raw_paragraphs(text):
@@ -120,7 +184,7 @@ def prose_paragraphs(text: str) -> list[str]:
         if in_fence or fences:
             in_fence = in_fence != (fences % 2 == 1)
             continue
-        if is_prose(p):
+        if is_prose(p, plain):
             out.append(collapse(p))
     return out
 
@@ -178,9 +242,9 @@ def sentences(paragraph: str) -> list[str]:
     return [s.strip() for s in out if s.strip()]
 
 
-def lead(text: str, max_chars: int = 600) -> str:
+def lead(text: str, max_chars: int = 600, plain: bool = False) -> str:
     """The first prose paragraph, cut to whole sentences when it runs past `max_chars`."""
-    paras = prose_paragraphs(text)
+    paras = prose_paragraphs(text, plain)
     if not paras:
         return ""
     return clip_sentences(paras[0], max_chars)
