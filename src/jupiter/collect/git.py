@@ -19,7 +19,7 @@ from collections.abc import Generator, Iterator
 from contextlib import closing
 from pathlib import Path, PurePosixPath
 
-from jupiter.collect import jsapi, notebook
+from jupiter.collect import jsapi, notebook, sqlapi
 from jupiter.collect.local import HTML_SUFFIXES, HtmlText, _matches, decode
 from jupiter.collect.pdf import PDF_SUFFIX, pdf_or_reject
 from jupiter.collect.pyapi import PyFile, api_documents, is_python
@@ -90,21 +90,26 @@ def collect_git(src: GitSource, cfg: DomainConfig, cache_dir: Path) -> CollectRe
         _prefetch(git_dir, sha, {oid for oid, _ in wanted})
     code: list[PyFile] = []  # read as their API, together: a package names its modules' objects
     scripts: list[jsapi.JsFile] = []  # JavaScript and TypeScript, read as their API too
+    schemas: list[sqlapi.SqlFile] = []  # SQL, read as its schema's documentation
     # Files with the same content share one object id: blobs are paired with paths by order.
     with closing(_blobs(git_dir, [oid for oid, _ in wanted])) as blobs:
         for (_, path), data in zip(wanted, blobs, strict=False):
             py = src.python == "api" and is_python(path)
             js = src.javascript == "api" and jsapi.is_javascript(path)
-            if (py or js) and data is not None:
+            sql = src.sql == "api" and sqlapi.is_sql(path)
+            if (py or js or sql) and data is not None:
                 text = decode(data) if b"\x00" not in data else None
                 if text is not None:
                     language = "python" if py else LANGUAGES[PurePosixPath(path).suffix.lower()]
                     meta = {"repo": repo, "commit": sha, "path": path, "language": language}
                     where = f"{repo}@{sha}:{path}"
+                    rel = PurePosixPath(path)
                     if py:
-                        code.append(PyFile(PurePosixPath(path), where, text, meta))
+                        code.append(PyFile(rel, where, text, meta))
+                    elif js:
+                        scripts.append(jsapi.JsFile(rel, where, text, meta))
                     else:
-                        scripts.append(jsapi.JsFile(PurePosixPath(path), where, text, meta))
+                        schemas.append(sqlapi.SqlFile(rel, where, text, meta))
                     continue
             doc = _document(repo, sha, path, data, result)
             if doc is not None:
@@ -113,6 +118,7 @@ def collect_git(src: GitSource, cfg: DomainConfig, cache_dir: Path) -> CollectRe
                     return result
     result.documents.extend(api_documents(code, SOURCE, result))
     result.documents.extend(jsapi.api_documents(scripts, SOURCE, result))
+    result.documents.extend(sqlapi.api_documents(schemas, SOURCE, result))
     if src.max_documents:
         del result.documents[src.max_documents :]
     return result

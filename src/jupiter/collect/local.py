@@ -19,7 +19,7 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path, PurePosixPath
 
-from jupiter.collect import jsapi, notebook
+from jupiter.collect import jsapi, notebook, sqlapi
 from jupiter.collect.pdf import PDF_SUFFIX, pdf_or_reject
 from jupiter.collect.pyapi import PyFile, api_documents, is_python
 from jupiter.collect.result import CollectResult
@@ -65,10 +65,12 @@ def collect_local(
     found = matching_files(root, src.include, src.exclude, src.follow_symlinks, rejects, unread)
     code: list[PyFile] = []  # read as their API, together: a package names its modules' objects
     scripts: list[jsapi.JsFile] = []  # JavaScript and TypeScript, read as their API too
+    schemas: list[sqlapi.SqlFile] = []  # SQL, read as its schema's documentation
     for path in found:
         py = src.python == "api" and is_python(format_name(path))
         js = src.javascript == "api" and jsapi.is_javascript(format_name(path))
-        if py or js:
+        sql = src.sql == "api" and sqlapi.is_sql(format_name(path))
+        if py or js or sql:
             text = decode(data) if (data := read_bytes(path)) is not None else None
             if text is not None:
                 rel = PurePosixPath(
@@ -76,14 +78,17 @@ def collect_local(
                 )
                 if py:
                     code.append(PyFile(rel, str(path), text))
-                else:
+                elif js:
                     scripts.append(jsapi.JsFile(rel, str(path), text))
+                else:
+                    schemas.append(sqlapi.SqlFile(rel, str(path), text))
             continue
         docs.extend(read_documents(path, rejects))
         if src.max_documents and len(docs) >= src.max_documents:
             return docs[: src.max_documents]
     docs.extend(api_documents(code, SOURCE, rejects, root.name if root.is_dir() else ""))
     docs.extend(jsapi.api_documents(scripts, SOURCE, rejects))
+    docs.extend(sqlapi.api_documents(schemas, SOURCE, rejects))
     return docs[: src.max_documents] if src.max_documents else docs
 
 

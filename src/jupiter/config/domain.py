@@ -64,6 +64,9 @@ Name = Annotated[str, Field(pattern=r"^[A-Za-z0-9_\-]+$", max_length=64)]
 PythonAs = Literal["api", "text"]
 # the same for .js/.ts files: their API (JSDoc comments, collect/jsapi.py) or their text
 JavaScriptAs = Literal["api", "text"]
+# SQL files: api, each documented table, view, type or routine a document (collect/sqlapi.py);
+# text, each file as plain text
+SqlAs = Literal["api", "text"]
 
 
 class PythonStdlibSource(Strict):
@@ -107,6 +110,9 @@ class LocalSource(Strict):
     # JavaScript and TypeScript files (when an include glob reads them): api, each public
     # documented name a document from its JSDoc comment (scanned, never run); text, as text
     javascript: JavaScriptAs = "api"
+    # SQL files (when an include glob reads them): api, each documented table, view, type
+    # and routine a document from COMMENT ON and the comments over and beside it; text, as text
+    sql: SqlAs = "api"
 
 
 class WebSource(Strict):
@@ -138,7 +144,11 @@ class GitSource(Strict):
             "*.txt",
             "*.py",
             "*.js",
+            "*.mjs",
+            "*.cjs",
+            "*.jsx",
             "*.ts",
+            "*.tsx",
             "*.sql",
             "*.ipynb",
         ]  # fmt: skip
@@ -147,6 +157,7 @@ class GitSource(Strict):
     max_documents: int | None = Field(default=None, ge=1)
     python: PythonAs = "api"  # as for a local source
     javascript: JavaScriptAs = "api"  # as for a local source
+    sql: SqlAs = "api"  # as for a local source
 
 
 # what a dataset source's `columns` may map to column names

@@ -72,8 +72,9 @@ def collect_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
         from jupiter.collect.notebook import FIXES as NOTEBOOK_FIXES
         from jupiter.collect.pdf import FIXES
         from jupiter.collect.pyapi import FIXES as PY_FIXES
+        from jupiter.collect.sqlapi import FIXES as SQL_FIXES
 
-        fixes = {**FIXES, **PY_FIXES, **JS_FIXES, **NOTEBOOK_FIXES}
+        fixes = {**FIXES, **PY_FIXES, **JS_FIXES, **SQL_FIXES, **NOTEBOOK_FIXES}
         fixes[NOT_INCLUDED] = NOT_INCLUDED_FIX
         # reasons that share a fix are said together, the fix once
         groups: dict[str, list[str]] = {}

@@ -222,8 +222,9 @@ def _what_does(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
 
 
 # a "sentence" that is a list collapsed to one line ("* ``black`` * ``red``"), or a Sphinx
-# directive's line (".. versionchanged:: 8.0 All ``kwargs`` are ...")
-_NOT_A_NOTE = re.compile(r"^(?:[*+-]\s|\.\.\s|[\w-]+::)")
+# directive's line (".. versionchanged:: 8.0 All ``kwargs`` are ..."), another field's line
+# (":returns: `internal`" names a type, not the parameter `internal`)
+_NOT_A_NOTE = re.compile(r"^(?:[*+-]\s|\.\.\s|[\w-]+::|:\w+(?:\s[^:]*)?:\s)")
 
 
 def _api_fields(body: str, kind: str, term: str = "") -> str:
