@@ -128,6 +128,10 @@ def test_init_from_sources_writes_the_yaml_a_user_would(tmp_path: Path) -> None:
     js = source_entry(str(docs))
     assert js["include"][-4:] == ["*.js", "*.mjs", "*.cjs", "*.ts"]
     assert js["include"][:-4] == LocalSource(type="local", path="x").include
+    # a database project (.sql files up to two folders down): its schema is read too
+    (docs / "db" / "migrations").mkdir(parents=True)
+    (docs / "db" / "migrations" / "001_init.sql").write_text("CREATE TABLE t (x int);\n")
+    assert source_entry(str(docs))["include"][-5:] == [*js["include"][-4:], "*.sql"]
     # a path that is not there, or a model with no documents: one line, nothing written
     assert_one_line(
         run(["init", "--domain", "gone", "--source", "nowhere"], tmp_path),

@@ -30,7 +30,8 @@ def init(
         typer.Option(
             help="A source of documents, repeatable: a file or folder (Markdown, reST, text, "
             "HTML, PDF, GNU info; Python code read as its API, and JavaScript/TypeScript too in "
-            "a folder with a package.json), a JSONL/CSV/Parquet dataset, "
+            "a folder with a package.json, SQL as its schema where the folder holds .sql "
+            "files), a JSONL/CSV/Parquet dataset, "
             "an http(s) URL to crawl, or a git URL (ending in .git, or git@…). Writes a "
             "minimal YAML.",
         ),
@@ -85,9 +86,14 @@ def source_entry(spec: str) -> dict[str, object]:
     if path.is_file() and path.suffix.lower() in (".jsonl", ".json", ".csv", ".parquet"):
         return {"type": "dataset", "path": str(path.resolve())}
     entry: dict[str, object] = {"type": "local", "path": str(path.resolve())}
+    default = LocalSource.model_fields["include"].get_default(call_default_factory=True)
+    more: list[str] = []
     if (path / "package.json").is_file():  # a JavaScript or TypeScript project: its code too
-        default = LocalSource.model_fields["include"].get_default(call_default_factory=True)
-        entry["include"] = [*default, *JS_GLOBS]
+        more += JS_GLOBS
+    if path.is_dir() and any(next(path.glob(g), None) for g in ("*.sql", "*/*.sql", "*/*/*.sql")):
+        more.append("*.sql")  # a database's schema and queries, read as their documentation
+    if more:
+        entry["include"] = [*default, *more]
     return entry
 
 
