@@ -372,6 +372,15 @@ def arm_yaml(
         cfg["eval"] = {k: v for k, v in cfg["eval"].items() if k not in ("qa_path",)}
         cfg["eval"]["user_exam_path"] = str(DOMAINS / "exams" / "man.jsonl")
         cfg["quick"]["sources"] = copy.deepcopy(cfg["sources"])  # ~30 pages: all of them
+    elif (
+        not (DOMAINS / f"{domain}.yaml").is_file() and (DOMAINS / f"{domain}-gemma.yaml").is_file()
+    ):
+        # a corpus shipped as its real-model YAML alone (licenses, valgrind, click, ...)
+        cfg = yaml.safe_load((DOMAINS / f"{domain}-gemma.yaml").read_text())
+        cfg.setdefault("train", {})
+        exam = DOMAINS / "exams" / f"{domain}.jsonl"
+        if exam.is_file():
+            cfg.setdefault("eval", {})["user_exam_path"] = str(exam)
     else:
         path = domain_yaml(domain, 1, True, workdir, max_steps=max_steps)
         if path is None:

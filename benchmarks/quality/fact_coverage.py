@@ -10,6 +10,7 @@ fact some Q&A states: by the generator alone, with the recipe, and with the reci
 `train.knowledge.definitions`, and the recipe's question counts.
 
     python benchmarks/quality/fact_coverage.py [--domains python cmake man] [--workdir DIR]
+        [--json OUT]   (per item: two versions' runs paired by item)
 """
 
 from __future__ import annotations
@@ -59,7 +60,7 @@ def coverage(yaml_path: Path, exam: Path, workdir: Path) -> dict[str, Any]:
     from jupiter.config import load_domain
     from jupiter.eval.userexam import collapse
     from jupiter.improve.passages import train_chunks
-    from jupiter.improve.trainrun import chunk_titles, knowledge_mix
+    from jupiter.improve.trainrun import chunk_titles, knowledge_mix, plain_chunks
     from jupiter.improve.workspace import Workspace
 
     os.chdir(workdir)
@@ -72,6 +73,7 @@ def coverage(yaml_path: Path, exam: Path, workdir: Path) -> dict[str, Any]:
     texts = [collapse(c.text) for c in chunks]
     rows = [json.loads(line) for line in exam.read_text().splitlines() if line.strip()]
     items = [r for r in rows if any(collapse(r["quote"]) in t for t in texts)]
+    ids = [str(r.get("id", i)) for i, r in enumerate(items)]
     quotes = [r["quote"] for r in items]
     accepted = list(ws.store.iter_examples(status="accepted"))
     generator = [e for e in accepted if e.kind == "qa"]
@@ -82,13 +84,16 @@ def coverage(yaml_path: Path, exam: Path, workdir: Path) -> dict[str, Any]:
     out: dict[str, Any] = {"items": len(items), "generator_qa": len(generator)}
     cells = {"generator": stated(generator, quotes)}
     for name, cfg, defs in (("recipe", t, None), ("recipe+definitions", with_defs, chunks)):
-        more, _, mix = knowledge_mix(accepted, [], cfg, chunk_titles(ws, cfg), defs)
+        more, _, mix = knowledge_mix(
+            accepted, [], cfg, chunk_titles(ws, cfg), defs, plain=plain_chunks(ws, cfg)
+        )
         qa = [e for e in more if e.kind == "qa" and e.messages]
         cells[name] = stated(qa, quotes)
         out[f"{name}_qa"] = len(qa)
         out[f"{name}_mix"] = mix
     for name, got in cells.items():
         out[name] = sum(got) / max(1, len(got))
+    out["per_item"] = {name: dict(zip(ids, got, strict=True)) for name, got in cells.items()}
     return out
 
 
@@ -96,7 +101,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--domains", nargs="+", default=["python", "cmake", "man"])
     ap.add_argument("--workdir", type=Path, default=Path("runs-fact-coverage"))
+    ap.add_argument("--json", type=Path, default=None, help="per domain and item, to pair runs")
     args = ap.parse_args()
+    report: dict[str, Any] = {}
     workdir = args.workdir.resolve()
     workdir.mkdir(parents=True, exist_ok=True)
     for domain in args.domains:
@@ -112,6 +119,9 @@ def main() -> None:
             f"{got['recipe+definitions']:.3f} ({got['recipe+definitions_qa']:,})"
         )
         print(f"  mix with definitions: {got['recipe+definitions_mix']}")
+        report[domain] = got
+    if args.json is not None:
+        args.json.write_text(json.dumps(report, indent=1) + "\n")
 
 
 if __name__ == "__main__":

@@ -306,3 +306,31 @@ def test_named_queries_are_documents_when_described() -> None:
         "# count_jobs\n\nCount the jobs per status\n\n```sql\n"
         "SELECT status, count(*) FROM jobs\nGROUP BY status;\n```"
     )
+
+
+def test_a_runners_schema_placeholder_and_a_redefinition_without_its_comment() -> None:
+    """graphile-worker's migrations: the schema a psql variable (`:SCHEMA.add_job`), a
+    directive line ("--! breaking-change") no text, and a later CREATE OR REPLACE without a
+    comment keeps what was said of the function before (as COMMENT ON persists)."""
+    first = (
+        "--! breaking-change\n-- Function to queue a job\n"
+        "create function :GRAPHILE_WORKER_SCHEMA.add_job(identifier text, payload json = '{}')\n"
+        "returns :GRAPHILE_WORKER_SCHEMA.jobs as $$ select 1; $$ language sql;\n"
+    )
+    later = (
+        "create or replace function :GRAPHILE_WORKER_SCHEMA.add_job(identifier text, "
+        "payload json = '{}')\nreturns :GRAPHILE_WORKER_SCHEMA.jobs as $$ select 2; $$ "
+        "language sql;\n"
+    )
+    docs = api_documents(
+        [SqlFile(P("sql/000001.sql"), "a", first), SqlFile(P("sql/000002.sql"), "b", later)],
+        "local",
+    )
+    assert [(d.uri, d.text) for d in docs] == [
+        (
+            "sql:add_job",
+            "add_job(identifier text, payload json = '{}')\n\nFunction to queue a job\n\n"
+            ":returns: `jobs`",
+        )
+    ]
+    assert docs[0].meta["origin"] == "b:1"  # the definition that stands

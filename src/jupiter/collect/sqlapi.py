@@ -49,7 +49,9 @@ _DEFAULT_SCHEMAS = {"public", "dbo"}
 _MAX_STATEMENT = 1500  # characters of a CREATE statement shown under its description
 
 _IDENT = r'(?:"(?:[^"]|"")+"|`[^`]+`|\[[^\]]+\]|[A-Za-z_][\w$]*)'
-_NAME = rf"{_IDENT}(?:\s*\.\s*{_IDENT}){{0,2}}"
+# a schema a script leaves to its runner: psql's :VAR, Flyway's ${var}, a template's {{ x }}
+_PLACEHOLDER = r"(?::['\"]?[A-Za-z_]\w*['\"]?|\$\{\w+\}|\{\{\s*[\w.]+\s*\}\}|\{\w+\})"
+_NAME = rf"(?:{_PLACEHOLDER}\s*\.\s*)?{_IDENT}(?:\s*\.\s*{_IDENT}){{0,2}}"
 _KINDS = (
     r"MATERIALIZED\s+VIEW|VIEW|TABLE|FUNCTION|PROCEDURE|AGGREGATE|TYPE|DOMAIN|SEQUENCE|"
     r"SCHEMA|EXTENSION|(?:UNIQUE\s+)?INDEX|TRIGGER|ACCESS\s+METHOD|COLLATION|POLICY|RULE|"
@@ -302,8 +304,10 @@ def literal(lit: str) -> str | None:
 
 # ----------------------------------------------------------------------------- names
 def _parts(name: str) -> list[tuple[str, bool]]:
-    """A dotted name's parts, each (text without quotes, quoted)."""
+    """A dotted name's parts, each (text without quotes, quoted); a placeholder schema
+    (":SCHEMA.jobs") is no part."""
     out: list[tuple[str, bool]] = []
+    name = re.sub(rf"^\s*{_PLACEHOLDER}\s*\.\s*", "", name)
     for m in re.finditer(_IDENT, name):
         part = m.group(0)
         if part[0] in '"`[':
@@ -388,7 +392,8 @@ def _over(lead: str) -> str:
     section's banner (text between empty comment lines, a line ending in ":" that opens
     a group of statements)."""
     lines = [re.sub(r"^\s*(?:-+|\*+)?\s?", "", raw).rstrip() for raw in lead.splitlines()]
-    lines = [x for x in lines if not (x and _RULE.match(x))]
+    # rules, and a runner's directives ("--! breaking-change") are not text
+    lines = [x for x in lines if not (x and (_RULE.match(x) or x.startswith("!")))]
     if not lines or not lines[-1].strip():
         return ""  # "--\n-- int2 ops\n--": a banner over the section
     start = max((i + 1 for i, x in enumerate(lines) if not x.strip()), default=0)
@@ -481,7 +486,8 @@ def file_objects(f: SqlFile) -> tuple[list[_Object], list[tuple[str, str, str, s
                 )
                 obj.arg_types = _arg_types(sig)
                 r = _RETURNS.search(rest[paren + len(sig) :])
-                obj.returns = " ".join(r.group("type").split()) if r else ""
+                returns = " ".join(r.group("type").split()) if r else ""
+                obj.returns = re.sub(rf"{_PLACEHOLDER}\s*\.\s*", "", returns)
         elif kind in ("table", "foreign table"):
             _read_columns(f.text, st, m.end(), rest, obj)
         obj.lead = _clean_doc(_over(st.lead), flat[: m.end() + 200])
@@ -589,7 +595,10 @@ def api_documents(
             continue
         got, comments = file_objects(f)
         for obj in got:  # a name created again (a migration, CREATE OR REPLACE): the last
-            objects[(_family(obj.kind), obj.key, obj.arg_types)] = obj
+            ident = (_family(obj.kind), obj.key, obj.arg_types)  # stands, with what was said
+            if ident in objects:  # of the one before and not of it (as COMMENT ON persists)
+                _inherit(obj, objects[ident])
+            objects[ident] = obj
         created[f.where] = got
         said += [(f.where, c) for c in comments]
     helped: set[str] = set()  # files whose COMMENT ON documents something
@@ -628,6 +637,13 @@ def api_documents(
         if where not in helped and not any(id(o) in kept for o in got):
             _count(rejects, SQL_NO_API, where)
     return [docs[uri] for uri in sorted(docs)]
+
+
+def _inherit(obj: _Object, old: _Object) -> None:
+    obj.lead = obj.lead or old.lead
+    obj.comment = obj.comment or old.comment
+    said = {name.lower(): doc for name, _, doc in old.columns if doc}
+    obj.columns = [(n, t, d or said.get(n.lower(), "")) for n, t, d in obj.columns]
 
 
 def _documented(obj: _Object) -> bool:
