@@ -123,8 +123,12 @@ def test_prose_no_template_asks_of_gives_an_own_exam_from_its_sentences(
         "sentence-effect",
         "sentence-which",
     }
-    held = " ".join(" ".join(c.text.split()) for c in ws.store.iter_chunks(split="heldout"))
+    chunks = list(ws.store.iter_chunks(split="heldout"))
+    held = " ".join(" ".join(c.text.split()) for c in chunks)
     assert all(it.answer.split("`. ")[-1] in held for it in items)
+    # the clauses are indented plain text: each one's sentences are asked, not only the
+    # first clause's (which the document's start leaves unindented)
+    assert len(items) > 3 * len(chunks), (len(items), len(chunks))
     ws.close()
 
 

@@ -79,6 +79,7 @@ def heldout_sentence_items(chunks: Sequence[Chunk], seed: int) -> list[QAItem]:
     import random
 
     from jupiter.synth.knowledge import sentence_facts, subject_name
+    from jupiter.synth.parse import plain_chunk
 
     by_question: dict[str, list[QAItem]] = defaultdict(list)
     for chunk in chunks:
@@ -86,7 +87,8 @@ def heldout_sentence_items(chunks: Sequence[Chunk], seed: int) -> list[QAItem]:
         if not subject:
             continue
         rng = random.Random(f"{seed}:{chunk.id}:eval-sentences")
-        for kind, question, answer in sentence_facts(chunk.text, subject, rng, 1):
+        facts = sentence_facts(chunk.text, subject, rng, 1, plain_chunk(chunk))
+        for kind, question, answer in facts:
             item = _heldout_item(chunk, question, answer, f"sentence-{kind}")
             by_question[normalize_answer(question)].append(item)
     return [same[0] for same in by_question.values() if len(same) == 1]
