@@ -387,13 +387,18 @@ def _arg_types(args: str) -> str:
     return ",".join(types)
 
 
+def _comment_lines(text: str) -> list[str]:
+    """A comment's lines without their marks ("-- ", " * "), rules ("-- -----") and a
+    runner's directives ("--! breaking-change") dropped."""
+    lines = [re.sub(r"^\s*(?:-+|\*+)?\s?", "", raw).rstrip() for raw in text.splitlines()]
+    return [x for x in lines if not (x and (_RULE.match(x) or x.startswith("!")))]
+
+
 def _over(lead: str) -> str:
     """The paragraph of a comment block right over a statement that documents it: not a
     section's banner (text between empty comment lines, a line ending in ":" that opens
     a group of statements)."""
-    lines = [re.sub(r"^\s*(?:-+|\*+)?\s?", "", raw).rstrip() for raw in lead.splitlines()]
-    # rules, and a runner's directives ("--! breaking-change") are not text
-    lines = [x for x in lines if not (x and (_RULE.match(x) or x.startswith("!")))]
+    lines = _comment_lines(lead)
     if not lines or not lines[-1].strip():
         return ""  # "--\n-- int2 ops\n--": a banner over the section
     start = max((i + 1 for i, x in enumerate(lines) if not x.strip()), default=0)
@@ -402,11 +407,10 @@ def _over(lead: str) -> str:
 
 
 def _clean_doc(text: str, head: str = "") -> str:
-    """A comment's text as a description: comment marks and rules off; "" when it says no
-    more than the statement's own `head` ("-- bt_index_check()", "-- cube(float8[])") or
-    holds a single word."""
-    lines = [re.sub(r"^\s*(?:-+|\*+)?\s?", "", raw).rstrip() for raw in text.splitlines()]
-    lines = [x for x in lines if not (x and _RULE.match(x))]
+    """A comment's text (its marks off: _comment_lines) as a description; "" when it says
+    no more than the statement's own `head` ("-- bt_index_check()", "-- cube(float8[])") or
+    holds a single word. A first line that only names the object goes."""
+    lines = text.splitlines()
     named = {w.lower() for w in re.findall(r"\w+", head)} | {"function", "table", "view", "type"}
 
     def says_more(part: str) -> bool:
@@ -503,8 +507,7 @@ def _named_query(st: Statement, f: SqlFile, line: int) -> _Object | None:
     """A query a comment names, as the query files of aiosql, sqlc, HugSQL and their kin
     write them ("-- name: get_user", "-- :name get-user", "-- get_user --" over its
     description and the statement): a document of its own when it is described."""
-    lines = [re.sub(r"^\s*(?:-+|\*+)?\s?", "", raw).rstrip() for raw in st.lead.splitlines()]
-    lines = [x for x in lines if x.strip()]
+    lines = [x for x in _comment_lines(st.lead) if x.strip()]
     if len(lines) < 2 or not _QUERY_VERB.match(st.code.strip()):
         return None
     m = _QUERY_NAME.match(lines[0].strip())
@@ -574,10 +577,10 @@ def _beside(text: str, notes: list[tuple[int, str]], lo: int, hi: int, element: 
     line_end = len(text) if line_end < 0 else line_end
     same = [b for at, b in notes if first <= at < line_end]
     if same:
-        return _clean_doc(same[-1])
+        return _clean_doc("\n".join(_comment_lines(same[-1])))
     opened = text.find("\n", lo, first)
     over = [b for at, b in notes if opened >= 0 and opened < at < first]
-    return _clean_doc("\n".join(over)) if over else ""
+    return _clean_doc("\n".join(_comment_lines("\n".join(over))))
 
 
 # ----------------------------------------------------------------------------- documents
