@@ -104,6 +104,49 @@ def test_html_visible_text(tmp_path: Path) -> None:
         assert hidden not in doc.text
 
 
+SPHINX_PAGE = """<html><head><title>Options &#8212; Spool documentation</title></head><body>
+<div class="related" role="navigation"><ul><li><a href="index.html">index</a></li></ul></div>
+<div class="document"><div class="body" role="main">
+<section><h1>Options<a class="headerlink" href="#options" title="Link">¶</a></h1>
+<p>An option takes a value after its name.</p></section></div>
+<div class="sphinxsidebar" role="navigation"><h3>Navigation</h3><ul><li>Why Spool?</li></ul>
+<div role="search"><form><input type="text" name="q"/></form></div></div></div>
+<div class="footer">&#169;2024. Powered by Sphinx</div></body></html>
+"""
+
+
+def test_a_sites_furniture_stays_out_of_its_pages(tmp_path: Path) -> None:
+    """A generated site's page (Sphinx's here): its main element's text alone; without one,
+    what its role or class says is navigation, search, a footer or a permalink is left out."""
+    (tmp_path / "options.html").write_text(SPHINX_PAGE)
+    no_main = SPHINX_PAGE.replace(' role="main"', "")
+    (tmp_path / "plain.html").write_text(no_main)
+    cfg = domain(tmp_path, {"type": "local", "path": ".", "include": ["*.html"]})
+    docs = {Path(d.uri).name: d for d in collect_local(cfg.sources[0], cfg)}  # type: ignore[arg-type]
+    assert docs["options.html"].title == "Options — Spool documentation"
+    assert docs["options.html"].text == "# Options\n\nAn option takes a value after its name."
+    assert docs["plain.html"].text == "# Options\n\nAn option takes a value after its name."
+
+
+def test_a_sphinx_builds_generated_pages_are_counted_not_read(tmp_path: Path) -> None:
+    build = tmp_path / "docs" / "_build" / "html"
+    (build / "_sources").mkdir(parents=True)
+    (build / "_modules").mkdir()
+    (build / "objects.inv").write_bytes(b"# Sphinx inventory version 2\n")
+    (build / "searchindex.js").write_text("Search.setIndex({})")
+    (build / "options.html").write_text(SPHINX_PAGE)
+    (build / "genindex.html").write_text(SPHINX_PAGE.replace("Options", "Index"))
+    (build / "search.html").write_text(SPHINX_PAGE.replace("Options", "Search"))
+    (build / "_sources" / "options.rst.txt").write_text("Options\n=======\n\nAn option.\n")
+    (build / "_modules" / "spool.html").write_text(SPHINX_PAGE.replace("Options", "Code"))
+    (tmp_path / "docs" / "notes.txt").write_text("Notes beside the build are read.\n")
+    cfg = domain(tmp_path, {"type": "local", "path": "docs"})
+    rejects = CollectResult()
+    docs = collect_local(cfg.sources[0], cfg, rejects)  # type: ignore[arg-type]
+    assert sorted(Path(d.uri).name for d in docs) == ["notes.txt", "options.html"]
+    assert rejects.rejects["sphinx_generated"] == 4
+
+
 def test_include_matches_relative_paths_and_max_documents(tmp_path: Path) -> None:
     make_tree(tmp_path)
     cfg = domain(tmp_path, {"type": "local", "path": ".", "include": ["docs/*"]})

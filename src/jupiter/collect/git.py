@@ -20,7 +20,7 @@ from contextlib import closing
 from pathlib import Path, PurePosixPath
 
 from jupiter.collect import jsapi, notebook, sqlapi
-from jupiter.collect.local import HTML_SUFFIXES, HtmlText, _matches, decode
+from jupiter.collect.local import HTML_SUFFIXES, _matches, decode, html_text
 from jupiter.collect.pdf import PDF_SUFFIX, pdf_or_reject
 from jupiter.collect.pyapi import PyFile, api_documents, is_python
 from jupiter.collect.result import CollectResult
@@ -281,10 +281,7 @@ def _document(
         return None
     title = path
     if suffix in HTML_SUFFIXES:
-        page = HtmlText()
-        page.feed(text)
-        page.close()
-        text = page.text()
+        text = html_text(text)[0]
     elif suffix == notebook.SUFFIX:  # the Markdown it renders to, titled by its heading
         rendered = notebook.notebook_or_reject(text, where, result)
         if rendered is None:

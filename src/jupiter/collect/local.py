@@ -40,6 +40,16 @@ SKIPPED_DIRS = {"__pycache__", "node_modules"}
 # stage can say what it left unread (README, AUTHORS, a .ps manual) and how to read it
 NOT_INCLUDED = "not_included"
 NOT_INCLUDED_FIX = "no include glob matches them: add one to the source's include to read them"
+SPHINX_GENERATED = "sphinx_generated"
+SPHINX_GENERATED_FIX = (
+    "a Sphinx HTML build's generated pages (index, search, module index, the pages' sources, "
+    "highlighted code) are not read, its pages are: exclude the build or point the source at "
+    "the .rst sources to read those instead"
+)
+# what a Sphinx HTML build (a folder with objects.inv and searchindex.js) generates beside
+# its pages: folders at its top, and pages by name
+_SPHINX_DIRS = {"_sources", "_modules", "_static", "_images", "_downloads"}
+_SPHINX_PAGES = {"genindex.html", "genindex-all.html", "search.html", "py-modindex.html"}
 # Share of control characters above which decoded bytes are taken for binary data.
 MAX_CONTROL_FRACTION = 0.05
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]")
@@ -66,7 +76,12 @@ def collect_local(
     code: list[PyFile] = []  # read as their API, together: a package names its modules' objects
     scripts: list[jsapi.JsFile] = []  # JavaScript and TypeScript, read as their API too
     schemas: list[sqlapi.SqlFile] = []  # SQL, read as its schema's documentation
+    builds: dict[Path, Path | None] = {}
     for path in found:
+        if sphinx_generated(path, root, builds):
+            if rejects is not None:
+                rejects.reject(SPHINX_GENERATED, str(path))
+            continue
         py = src.python == "api" and is_python(format_name(path))
         js = src.javascript == "api" and jsapi.is_javascript(format_name(path))
         sql = src.sql == "api" and sqlapi.is_sql(format_name(path))
@@ -90,6 +105,32 @@ def collect_local(
     docs.extend(jsapi.api_documents(scripts, SOURCE, rejects))
     docs.extend(sqlapi.api_documents(schemas, SOURCE, rejects))
     return docs[: src.max_documents] if src.max_documents else docs
+
+
+def sphinx_generated(path: Path, root: Path, builds: dict[Path, Path | None]) -> bool:
+    """Whether `path` is a page or file a Sphinx HTML build under `root` generated beside
+    its pages (an index, the search page, `_sources/` copies, `_modules/` code). `builds`
+    caches each folder's build root (None: in no build)."""
+    folder = path.parent
+    if folder not in builds:
+        build = None
+        for d in (folder, *folder.parents):
+            if (d / "objects.inv").is_file() and (d / "searchindex.js").is_file():
+                build = d
+                break
+            if d == root or root not in d.parents:
+                break
+        builds[folder] = build
+    build = builds[folder]
+    if build is None:
+        return False
+    rel = path.relative_to(build)
+    name = rel.name.lower()
+    return (
+        rel.parts[0] in _SPHINX_DIRS
+        or name in _SPHINX_PAGES
+        or (name.startswith("genindex-") and name.endswith(".html"))
+    )
 
 
 def matching_files(
@@ -214,10 +255,8 @@ def read_document(path: Path) -> Document | None:
     suffix = Path(format_name(path)).suffix
     title = path.name
     if suffix in HTML_SUFFIXES:
-        page = HtmlText()
-        page.feed(text)
-        page.close()
-        text, title = page.text(), page.title or path.name
+        text, title = html_text(text)
+        title = title or path.name
     if not text.strip():
         return None
     meta = {"kind": "file", "suffix": suffix}
@@ -354,6 +393,23 @@ BLOCKS = {
 
 
 HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
+        "track", "wbr"}  # fmt: skip
+# a site's furniture, by the role a generator gives it (Sphinx, MkDocs, Read the Docs, Node's
+# API pages) or its class: menus, search boxes, page footers, sidebars, "¶" permalinks
+HIDDEN_ROLES = {"navigation", "search", "banner", "contentinfo", "complementary"}
+HIDDEN_CLASSES = {"headerlink", "sphinxsidebar", "footer", "related", "toc-drawer", "md-sidebar"}
+# the page's own text, where the page marks it: <main>, role="main"
+_MAIN = re.compile(r"<main[\s>]|\srole\s*=\s*[\"']?main\b", re.I)
+
+
+def html_text(html: str) -> tuple[str, str]:
+    """(text, title) of an HTML page (HtmlText): only its main element's text when it marks
+    one (<main>, role="main"), so a site's navigation does not repeat in every page."""
+    page = HtmlText(main_only=_MAIN.search(html) is not None)
+    page.feed(html)
+    page.close()
+    return page.text(), page.title
 
 
 class HtmlText(HTMLParser):
@@ -363,8 +419,12 @@ class HtmlText(HTMLParser):
     under its <dt> (the way reStructuredText writes one). Whitespace is collapsed except
     inside <pre>; entities unescaped."""
 
-    def __init__(self) -> None:
+    def __init__(self, main_only: bool = False) -> None:
         super().__init__(convert_charrefs=True)
+        self.main_only = main_only  # text counts inside <main> / role="main" only
+        self.open: list[tuple[str, bool, bool]] = []  # open elements: (tag, furniture, main)
+        self.furniture = 0  # open elements that are a site's furniture (HIDDEN_ROLES, ...)
+        self.main = 0  # open main elements
         self.blocks: list[str] = []
         self.line: list[str] = []
         self.hidden = 0  # depth inside hidden elements
@@ -376,6 +436,15 @@ class HtmlText(HTMLParser):
         self.title = ""
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag not in VOID:
+            a = dict(attrs)
+            role = (a.get("role") or "").lower()
+            classes = set((a.get("class") or "").split())
+            furniture = role in HIDDEN_ROLES or bool(classes & HIDDEN_CLASSES)
+            main = tag == "main" or role == "main"
+            self.open.append((tag, furniture, main))
+            self.furniture += furniture
+            self.main += main
         if tag == "title":
             self.in_title = True
         elif tag == "body":
@@ -399,6 +468,13 @@ class HtmlText(HTMLParser):
             self.in_dd = True
 
     def handle_endtag(self, tag: str) -> None:
+        if any(t == tag for t, _, _ in self.open):  # close it, and what it left open
+            while self.open:
+                t, furniture, main = self.open.pop()
+                self.furniture -= furniture
+                self.main -= main
+                if t == tag:
+                    break
         if tag == "title":
             self.in_title = False
         if tag in HIDDEN and self.hidden:
@@ -423,7 +499,7 @@ class HtmlText(HTMLParser):
         if self.in_title:
             self.title = " ".join((self.title + " " + data).split())
             return
-        if self.hidden:
+        if self.hidden or self.furniture or (self.main_only and not self.main):
             return
         self.line.append(data if self.pre else re.sub(r"\s+", " ", data))
 

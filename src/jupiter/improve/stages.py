@@ -68,7 +68,12 @@ def collect_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
     )
     if rejects.rejects:  # nothing dropped silently: what, and where the rest is listed
         from jupiter.collect.jsapi import FIXES as JS_FIXES
-        from jupiter.collect.local import NOT_INCLUDED, NOT_INCLUDED_FIX
+        from jupiter.collect.local import (
+            NOT_INCLUDED,
+            NOT_INCLUDED_FIX,
+            SPHINX_GENERATED,
+            SPHINX_GENERATED_FIX,
+        )
         from jupiter.collect.notebook import FIXES as NOTEBOOK_FIXES
         from jupiter.collect.pdf import FIXES
         from jupiter.collect.pyapi import FIXES as PY_FIXES
@@ -76,6 +81,7 @@ def collect_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
 
         fixes = {**FIXES, **PY_FIXES, **JS_FIXES, **SQL_FIXES, **NOTEBOOK_FIXES}
         fixes[NOT_INCLUDED] = NOT_INCLUDED_FIX
+        fixes[SPHINX_GENERATED] = SPHINX_GENERATED_FIX
         # reasons that share a fix are said together, the fix once
         groups: dict[str, list[str]] = {}
         for why, n in sorted(rejects.rejects.items()):
