@@ -132,6 +132,9 @@ def test_init_from_sources_writes_the_yaml_a_user_would(tmp_path: Path) -> None:
     (docs / "db" / "migrations").mkdir(parents=True)
     (docs / "db" / "migrations" / "001_init.sql").write_text("CREATE TABLE t (x int);\n")
     assert source_entry(str(docs))["include"][-5:] == [*js["include"][-4:], "*.sql"]
+    # a Go module (a go.mod): its packages' API
+    (docs / "go.mod").write_text("module example.com/spool\n")
+    assert source_entry(str(docs))["include"][-2:] == ["*.go", "*.sql"]
     # a path that is not there, or a model with no documents: one line, nothing written
     assert_one_line(
         run(["init", "--domain", "gone", "--source", "nowhere"], tmp_path),

@@ -19,7 +19,7 @@ from collections.abc import Generator, Iterator
 from contextlib import closing
 from pathlib import Path, PurePosixPath
 
-from jupiter.collect import jsapi, notebook, sqlapi
+from jupiter.collect import goapi, jsapi, notebook, sqlapi
 from jupiter.collect.local import HTML_SUFFIXES, _matches, decode, html_text
 from jupiter.collect.pdf import PDF_SUFFIX, pdf_or_reject
 from jupiter.collect.pyapi import PyFile, api_documents, is_python
@@ -91,13 +91,15 @@ def collect_git(src: GitSource, cfg: DomainConfig, cache_dir: Path) -> CollectRe
     code: list[PyFile] = []  # read as their API, together: a package names its modules' objects
     scripts: list[jsapi.JsFile] = []  # JavaScript and TypeScript, read as their API too
     schemas: list[sqlapi.SqlFile] = []  # SQL, read as its schema's documentation
+    packages: list[goapi.GoFile] = []  # Go, read as its packages' API
     # Files with the same content share one object id: blobs are paired with paths by order.
     with closing(_blobs(git_dir, [oid for oid, _ in wanted])) as blobs:
         for (_, path), data in zip(wanted, blobs, strict=False):
             py = src.python == "api" and is_python(path)
             js = src.javascript == "api" and jsapi.is_javascript(path)
             sql = src.sql == "api" and sqlapi.is_sql(path)
-            if (py or js or sql) and data is not None:
+            go = src.go == "api" and goapi.is_go(path)
+            if (py or js or sql or go) and data is not None:
                 text = decode(data) if b"\x00" not in data else None
                 if text is not None:
                     language = "python" if py else LANGUAGES[PurePosixPath(path).suffix.lower()]
@@ -108,8 +110,10 @@ def collect_git(src: GitSource, cfg: DomainConfig, cache_dir: Path) -> CollectRe
                         code.append(PyFile(rel, where, text, meta))
                     elif js:
                         scripts.append(jsapi.JsFile(rel, where, text, meta))
-                    else:
+                    elif sql:
                         schemas.append(sqlapi.SqlFile(rel, where, text, meta))
+                    else:
+                        packages.append(goapi.GoFile(rel, where, text, meta))
                     continue
             doc = _document(repo, sha, path, data, result)
             if doc is not None:
@@ -119,6 +123,7 @@ def collect_git(src: GitSource, cfg: DomainConfig, cache_dir: Path) -> CollectRe
     result.documents.extend(api_documents(code, SOURCE, result))
     result.documents.extend(jsapi.api_documents(scripts, SOURCE, result))
     result.documents.extend(sqlapi.api_documents(schemas, SOURCE, result))
+    result.documents.extend(goapi.api_documents(packages, SOURCE, result))
     if src.max_documents:
         del result.documents[src.max_documents :]
     return result

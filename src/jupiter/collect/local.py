@@ -19,7 +19,7 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path, PurePosixPath
 
-from jupiter.collect import jsapi, notebook, sqlapi
+from jupiter.collect import goapi, jsapi, notebook, sqlapi
 from jupiter.collect.pdf import PDF_SUFFIX, pdf_or_reject
 from jupiter.collect.pyapi import PyFile, api_documents, is_python
 from jupiter.collect.result import CollectResult
@@ -76,6 +76,7 @@ def collect_local(
     code: list[PyFile] = []  # read as their API, together: a package names its modules' objects
     scripts: list[jsapi.JsFile] = []  # JavaScript and TypeScript, read as their API too
     schemas: list[sqlapi.SqlFile] = []  # SQL, read as its schema's documentation
+    packages: list[goapi.GoFile] = []  # Go, read as its packages' API
     builds: dict[Path, Path | None] = {}
     for path in found:
         if sphinx_generated(path, root, builds):
@@ -85,7 +86,8 @@ def collect_local(
         py = src.python == "api" and is_python(format_name(path))
         js = src.javascript == "api" and jsapi.is_javascript(format_name(path))
         sql = src.sql == "api" and sqlapi.is_sql(format_name(path))
-        if py or js or sql:
+        go = src.go == "api" and goapi.is_go(format_name(path))
+        if py or js or sql or go:
             text = decode(data) if (data := read_bytes(path)) is not None else None
             if text is not None:
                 rel = PurePosixPath(
@@ -95,8 +97,10 @@ def collect_local(
                     code.append(PyFile(rel, str(path), text))
                 elif js:
                     scripts.append(jsapi.JsFile(rel, str(path), text))
-                else:
+                elif sql:
                     schemas.append(sqlapi.SqlFile(rel, str(path), text))
+                else:
+                    packages.append(goapi.GoFile(rel, str(path), text))
             continue
         docs.extend(read_documents(path, rejects))
         if src.max_documents and len(docs) >= src.max_documents:
@@ -104,6 +108,7 @@ def collect_local(
     docs.extend(api_documents(code, SOURCE, rejects, root.name if root.is_dir() else ""))
     docs.extend(jsapi.api_documents(scripts, SOURCE, rejects))
     docs.extend(sqlapi.api_documents(schemas, SOURCE, rejects))
+    docs.extend(goapi.api_documents(packages, SOURCE, rejects))
     return docs[: src.max_documents] if src.max_documents else docs
 
 

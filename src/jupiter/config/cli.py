@@ -30,8 +30,8 @@ def init(
         typer.Option(
             help="A source of documents, repeatable: a file or folder (Markdown, reST, text, "
             "HTML, PDF, GNU info; Python code read as its API, and JavaScript/TypeScript too in "
-            "a folder with a package.json, SQL as its schema where the folder holds .sql "
-            "files), a JSONL/CSV/Parquet dataset, "
+            "a folder with a package.json, Go in one with a go.mod, SQL as its schema where "
+            "the folder holds .sql files), a JSONL/CSV/Parquet dataset, "
             "an http(s) URL to crawl, or a git URL (ending in .git, or git@…). Writes a "
             "minimal YAML.",
         ),
@@ -90,6 +90,8 @@ def source_entry(spec: str) -> dict[str, object]:
     more: list[str] = []
     if (path / "package.json").is_file():  # a JavaScript or TypeScript project: its code too
         more += JS_GLOBS
+    if (path / "go.mod").is_file():  # a Go module: its packages' API
+        more.append("*.go")
     if path.is_dir() and any(next(path.glob(g), None) for g in ("*.sql", "*/*.sql", "*/*/*.sql")):
         more.append("*.sql")  # a database's schema and queries, read as their documentation
     if more:

@@ -67,6 +67,9 @@ JavaScriptAs = Literal["api", "text"]
 # SQL files: api, each documented table, view, type or routine a document (collect/sqlapi.py);
 # text, each file as plain text
 SqlAs = Literal["api", "text"]
+# Go files: api, each exported name with a doc comment a document (collect/goapi.py); text,
+# each file as plain text
+GoAs = Literal["api", "text"]
 
 
 class PythonStdlibSource(Strict):
@@ -113,6 +116,9 @@ class LocalSource(Strict):
     # SQL files (when an include glob reads them): api, each documented table, view, type
     # and routine a document from COMMENT ON and the comments over and beside it; text, as text
     sql: SqlAs = "api"
+    # Go files (when an include glob reads them): api, each exported function, method, type,
+    # field and constant with a doc comment a document, as go doc reads it; text, as text
+    go: GoAs = "api"
 
 
 class WebSource(Strict):
@@ -149,6 +155,7 @@ class GitSource(Strict):
             "*.jsx",
             "*.ts",
             "*.tsx",
+            "*.go",
             "*.sql",
             "*.ipynb",
         ]  # fmt: skip
@@ -158,6 +165,7 @@ class GitSource(Strict):
     python: PythonAs = "api"  # as for a local source
     javascript: JavaScriptAs = "api"  # as for a local source
     sql: SqlAs = "api"  # as for a local source
+    go: GoAs = "api"  # as for a local source
 
 
 # what a dataset source's `columns` may map to column names

@@ -16,7 +16,8 @@ from typing import Literal
 from jupiter.records import Chunk
 
 API_PREFIX = "python:"
-API_PREFIXES = (API_PREFIX, "javascript:", "sql:")  # collect/pyapi.py, jsapi.py, sqlapi.py
+# collect/pyapi.py, jsapi.py, sqlapi.py, goapi.py
+API_PREFIXES = (API_PREFIX, "javascript:", "sql:", "go:")
 TOPIC_PREFIX = "pydoc:topics/"
 # documents whose indentation means code, a quote or a directive's content
 MARKUP_SUFFIXES = (".md", ".markdown", ".rst", ".ipynb", ".html", ".htm", ".xhtml")
@@ -349,6 +350,9 @@ def parameters(signature: str) -> list[Param]:
             kw_only = True
             continue
         name = re.split(r"[=:]", part, maxsplit=1)[0].strip().lstrip("*").strip()
+        typed = re.match(r"(\w+)\s+[^\s=:]", part)  # Go's and SQL's "name type"
+        if not name.isidentifier() and typed and "=" not in name and ":" not in name:
+            name = typed.group(1)
         if part.startswith("*") and not part.startswith("**"):
             kw_only = True  # everything after *args is keyword-only
         if (name in ("self", "cls") and not out) or not name.isidentifier():

@@ -1,0 +1,492 @@
+"""Go files read as their package's API, as `go doc` reads it: one document per exported
+function, method, type, struct field, interface method, constant and variable that has a
+doc comment (the `//` lines right over its declaration, or a spec's comment inside a
+`const (...)` group or after it on its line), and one per package doc comment ("// Package
+cobra is ..."). The uri is `go:<package>.<Name>` (`go:cobra.Command.Execute` for a
+method), the text the form the question templates read for Python's docstrings:
+`name(params)` over the comment, `:returns:` with the result types, a constant's value.
+
+The files are scanned, never compiled: comments, interpreted and raw strings and runes are
+told apart from code, so a brace in a string ends no block. Exported means an upper-case
+first letter, a method's receiver type exported too. Tests (`*_test.go`, `testdata/`),
+vendored code (`vendor/`) and generated files ("// Code generated ... DO NOT EDIT.") give no
+document and are counted, and so is a file with nothing documented. The same name twice
+(build-tagged variants of one function) is one document, the first file's in path order.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Any
+
+from jupiter.collect.result import CollectResult
+from jupiter.records import Document
+
+SUFFIXES = (".go",)
+URI_PREFIX = "go:"
+# reasons a Go file gave no document, as the collect stage counts them
+GO_TEST = "go_test"
+GO_VENDORED = "go_vendored"
+GO_GENERATED = "go_generated"
+GO_NO_API = "go_no_api"
+_AS_TEXT = (
+    "Go files read as their package's API (doc comments of exported names): tests, "
+    "vendored and generated code and files with nothing documented give none; the "
+    "source's go: text reads them as text"
+)
+FIXES = {GO_TEST: _AS_TEXT, GO_VENDORED: _AS_TEXT, GO_GENERATED: _AS_TEXT, GO_NO_API: _AS_TEXT}
+_GENERATED = re.compile(r"^// Code generated .* DO NOT EDIT\.$", re.M)
+_DECL = re.compile(r"(func|type|const|var|package)\b")  # matched at a line's start
+_FUNC = re.compile(
+    r"func\s*(?:\((?P<recv>[^()]*)\)\s*)?(?P<name>\w+)\s*(?P<tparams>\[[^\]]*\])?\s*\("
+)
+_SPEC = re.compile(r"^(?P<names>\w+(?:\s*,\s*\w+)*)\b\s*(?P<rest>.*)$", re.S)
+_TYPE_SPEC = re.compile(
+    r"^(?P<name>\w+)\s*(?P<tparams>\[[^\]]*\])?\s*(?P<eq>=)?\s*(?P<rest>.*)$", re.S
+)
+# comment lines for tools, not readers: //go:generate, //nolint, //lint:ignore
+_DIRECTIVE = re.compile(r"^//(?:go:|nolint|lint:|export |line )")
+_MAX_VALUE = 80  # characters of a constant's value shown
+
+
+@dataclass
+class GoFile:
+    """A Go file of a source: its path inside the source, where it was read from
+    (provenance), its text and the source's meta for it."""
+
+    rel: PurePosixPath
+    where: str
+    text: str
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class _Comment:
+    start: int
+    end: int
+    text: str  # without its marks
+    line: int  # the line it ends on
+    own_line: bool  # nothing but space before it on its line
+
+
+def is_go(name: str) -> bool:
+    return name.lower().endswith(SUFFIXES)
+
+
+def is_test(rel: PurePosixPath) -> bool:
+    return rel.name.endswith("_test.go") or "testdata" in rel.parts[:-1]
+
+
+def api_documents(
+    files: list[GoFile], source: str, rejects: CollectResult | None = None
+) -> list[Document]:
+    """Documents for the documented exported API the files define, sorted by uri; a file
+    that gives none is counted in `rejects`."""
+    docs: dict[str, Document] = {}
+    for f in sorted(files, key=lambda f: f.rel):
+        if "vendor" in f.rel.parts[:-1]:
+            _count(rejects, GO_VENDORED, f.where)
+            continue
+        if is_test(f.rel):
+            _count(rejects, GO_TEST, f.where)
+            continue
+        head = f.text.split("\npackage ", 1)[0]
+        if _GENERATED.search(head):
+            _count(rejects, GO_GENERATED, f.where)
+            continue
+        got = list(file_documents(f, source))
+        for doc in got:
+            docs.setdefault(doc.uri, doc)
+        if not got:
+            _count(rejects, GO_NO_API, f.where)
+    return [docs[uri] for uri in sorted(docs)]
+
+
+def _count(rejects: CollectResult | None, reason: str, where: str) -> None:
+    if rejects is not None:
+        rejects.reject(reason, where)
+
+
+# ----------------------------------------------------------------------------- scanning
+def scan(text: str) -> tuple[str, list[_Comment]]:
+    """(the code with comments, strings and runes blanked, same length; the comments)."""
+    out = list(text)
+    comments: list[_Comment] = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if text.startswith("//", i):
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+            _blank(out, i, j)
+            comments.append(_comment(text, i, j, text[i + 2 : j]))
+            i = j
+        elif text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            _blank(out, i, j)
+            comments.append(_comment(text, i, j, text[i + 2 : j - 2]))
+            i = j
+        elif c in "\"'`":
+            j = i + 1
+            while j < n and text[j] != c:
+                if c != "`" and text[j] == "\\":
+                    j += 1
+                elif c != "`" and text[j] == "\n":
+                    break  # an unterminated literal ends at its line
+                j += 1
+            _blank(out, i + 1, min(j, n))
+            i = j + 1
+        else:
+            i += 1
+    return "".join(out), comments
+
+
+def _uncommented(text: str, comments: list[_Comment]) -> str:
+    """The text with its comments blanked (strings kept): what a signature or a value says."""
+    out = list(text)
+    for c in comments:
+        _blank(out, c.start, c.end)
+    return "".join(out)
+
+
+def _blank(out: list[str], i: int, j: int) -> None:
+    for k in range(i, j):
+        if out[k] != "\n":
+            out[k] = " "
+
+
+def _comment(text: str, i: int, j: int, body: str) -> _Comment:
+    line_start = text.rfind("\n", 0, i) + 1
+    return _Comment(i, j, body, text.count("\n", 0, j), not text[line_start:i].strip())
+
+
+def _doc_over(comments: list[_Comment], text: str, at: int) -> str:
+    """The comment group that ends on the line right over position `at` (go doc's rule: no
+    blank line between), as text; its tool directives left out."""
+    line = text.count("\n", 0, at)
+    group: list[_Comment] = []
+    want = line - 1
+    for c in reversed(comments):
+        if c.end > at:
+            continue
+        if c.line != want or not c.own_line:
+            break
+        group.insert(0, c)
+        want = text.count("\n", 0, c.start) - 1
+    lines: list[str] = []
+    for c in group:
+        raw = text[c.start : c.end]
+        if raw.startswith("//"):
+            if _DIRECTIVE.match(raw):
+                continue
+            lines.append(c.text[1:] if c.text.startswith(" ") else c.text)
+        else:
+            lines += [re.sub(r"^\s*\*?\s?", "", x) for x in c.text.strip("\n").splitlines()]
+    return "\n".join(lines).strip("\n").rstrip()
+
+
+def _trailing(comments: list[_Comment], text: str, at: int) -> str:
+    """A line comment after code on the line of position `at` ("Name = 1 // what it is")."""
+    line = text.count("\n", 0, at)
+    for c in comments:
+        if c.start >= at and not c.own_line and text.count("\n", 0, c.start) == line:
+            return c.text.strip()
+    return ""
+
+
+def _closing(code: str, i: int) -> int:
+    """Past the bracket closing the one at `i` (code already has literals blanked)."""
+    pairs = {"(": ")", "[": "]", "{": "}"}
+    stack: list[str] = []
+    for j in range(i, len(code)):
+        ch = code[j]
+        if ch in pairs:
+            stack.append(pairs[ch])
+        elif stack and ch == stack[-1]:
+            stack.pop()
+            if not stack:
+                return j + 1
+    return len(code)
+
+
+# ----------------------------------------------------------------------------- documents
+def file_documents(f: GoFile, source: str) -> Iterator[Document]:
+    """The documents of one file, in the order its declarations stand."""
+    code, comments = scan(f.text)
+    pkg_m = re.search(r"^package\s+(\w+)", code, re.M)
+    if pkg_m is None:
+        return
+    pkg = pkg_m.group(1)
+    bare = _uncommented(f.text, comments)
+    i = 0
+    while i < len(code):
+        line_end = code.find("\n", i)
+        line_end = len(code) if line_end < 0 else line_end
+        m = _DECL.match(code, i)
+        if m is None:
+            i = line_end + 1
+            continue
+        keyword = m.group(1)
+        end = _decl_end(code, i, line_end)
+        doc = _doc_over(comments, f.text, i)
+        line = f.text.count("\n", 0, i) + 1
+        if keyword == "package":
+            if doc:
+                yield _doc(source, f, pkg, "package", pkg, "", doc, line, module=True)
+        elif keyword == "func":
+            yield from _func(source, f, bare, pkg, code, i, end, doc, line)
+        else:
+            yield from _specs(source, f, bare, pkg, keyword, code, comments, i, end, doc)
+        i = max(end, line_end + 1)
+
+
+def _decl_end(code: str, i: int, line_end: int) -> int:
+    """Past the declaration at `i`: its brackets closed and its line ended."""
+    j = i
+    while j < len(code):
+        ch = code[j]
+        if ch in "([{":
+            j = _closing(code, j)
+            continue
+        if ch == "\n":
+            return j + 1
+        j += 1
+    return len(code)
+
+
+def _func(
+    source: str,
+    f: GoFile,
+    bare: str,
+    pkg: str,
+    code: str,
+    i: int,
+    end: int,
+    doc: str,
+    line: int,
+) -> Iterator[Document]:
+    m = _FUNC.match(code, i)
+    if m is None or not doc:
+        return
+    name = m.group("name")
+    owner = ""
+    if m.group("recv") is not None:
+        words = m.group("recv").replace("*", " ").split()
+        owner = re.sub(r"\[.*$", "", words[-1]) if words else ""
+        if not owner[:1].isupper():
+            return
+    if not name[:1].isupper():
+        return
+    params_at = m.end() - 1
+    after = _closing(code, params_at)
+    params = _expand(" ".join(bare[params_at + 1 : after - 1].split()))
+    body = code.find("{", after, end)
+    results = " ".join(bare[after : body if body >= 0 else end].split())
+    tparams = m.group("tparams") or ""
+    qual = f"{pkg}.{owner}.{name}" if owner else f"{pkg}.{name}"
+    head = f"{qual}({params})"  # the templates read "name(params)"; type parameters below
+    extra = "\n\n".join(
+        x
+        for x in (
+            f"Type parameters: `{tparams}`." if tparams else "",
+            f":returns: `{results}`" if results else "",
+        )
+        if x
+    )
+    kind = "method" if owner else "function"
+    yield _doc(source, f, qual, kind, head, f"({params})", doc, line, extra=extra)
+
+
+def _specs(
+    source: str,
+    f: GoFile,
+    bare: str,
+    pkg: str,
+    keyword: str,
+    code: str,
+    comments: list[_Comment],
+    i: int,
+    end: int,
+    doc: str,
+) -> Iterator[Document]:
+    """The specs of a `type`, `const` or `var` declaration, one or a parenthesised group
+    (each spec documented by its own comment, or the group's)."""
+    start = i + len(keyword)
+    rest = code[start:end]
+    if rest.lstrip().startswith("("):
+        open_at = code.index("(", start)
+        close = _closing(code, open_at)
+        j = open_at + 1
+        while j < close - 1:
+            line_end = code.find("\n", j)
+            line_end = close - 1 if line_end < 0 or line_end > close - 1 else line_end
+            first = code[j:line_end]
+            if first.strip() and not first[: len(first) - len(first.lstrip())].count("\n"):
+                at = j + len(first) - len(first.lstrip())
+                spec_end = _decl_end(code, at, line_end)
+                spec_end = min(spec_end, close - 1)
+                own = _doc_over(comments, f.text, at) or _trailing(comments, f.text, at)
+                yield from _spec(
+                    source, f, bare, pkg, keyword, code, comments, at, spec_end, own or doc
+                )
+                j = max(spec_end, line_end + 1)
+            else:
+                j = line_end + 1
+        return
+    at = start + len(rest) - len(rest.lstrip())
+    own = doc or _trailing(comments, f.text, at)
+    yield from _spec(source, f, bare, pkg, keyword, code, comments, at, end, own)
+
+
+def _spec(
+    source: str,
+    f: GoFile,
+    bare: str,
+    pkg: str,
+    keyword: str,
+    code: str,
+    comments: list[_Comment],
+    at: int,
+    end: int,
+    doc: str,
+) -> Iterator[Document]:
+    line = f.text.count("\n", 0, at) + 1
+    text = bare[at:end]
+    if keyword == "type":
+        m = _TYPE_SPEC.match(code[at:end])
+        if m is None or not m.group("name")[:1].isupper():
+            return
+        name = m.group("name")
+        qual = f"{pkg}.{name}"
+        body = m.group("rest").lstrip()
+        kind = (
+            "struct"
+            if body.startswith("struct")
+            else "interface"
+            if body.startswith("interface")
+            else "type"
+        )
+        if doc:
+            yield _doc(source, f, qual, kind, qual, "", doc, line)
+        brace = code.find("{", at, end)
+        if kind in ("struct", "interface") and brace >= 0:
+            close = _closing(code, brace)
+            yield from _members(source, f, bare, qual, kind, code, comments, brace, close)
+        return
+    m = _SPEC.match(code[at:end])
+    if m is None or not doc:
+        return
+    value = ""
+    eq = text.find("=")
+    if eq >= 0:
+        value = " ".join(text[eq + 1 :].split())
+    for name in (x.strip() for x in m.group("names").split(",")):
+        if not name[:1].isupper():
+            continue
+        qual = f"{pkg}.{name}"
+        extra = f"Value: `{value}`" if value and len(value) <= _MAX_VALUE else ""
+        kind = "constant" if keyword == "const" else "variable"
+        yield _doc(source, f, qual, kind, qual, "", doc, line, extra=extra)
+
+
+def _members(
+    source: str,
+    f: GoFile,
+    bare: str,
+    owner: str,
+    kind: str,
+    code: str,
+    comments: list[_Comment],
+    brace: int,
+    close: int,
+) -> Iterator[Document]:
+    """A struct's exported fields and an interface's methods, each with its comment."""
+    j = brace + 1
+    while j < close - 1:
+        line_end = code.find("\n", j)
+        line_end = close - 1 if line_end < 0 or line_end > close - 1 else line_end
+        first = code[j:line_end]
+        if not first.strip():
+            j = line_end + 1
+            continue
+        at = j + len(first) - len(first.lstrip())
+        end = min(_decl_end(code, at, line_end), close - 1)
+        doc = _doc_over(comments, f.text, at) or _trailing(comments, f.text, at)
+        member = code[at:end]
+        line = f.text.count("\n", 0, at) + 1
+        m = re.match(r"(\w+)\s*(\(|\[)?", member)
+        if doc and m and m.group(1)[:1].isupper():
+            name = m.group(1)
+            qual = f"{owner}.{name}"
+            if kind == "interface" and m.group(2) == "(":
+                p = at + member.index("(")
+                after = _closing(code, p)
+                params = _expand(" ".join(bare[p + 1 : after - 1].split()))
+                results = " ".join(bare[after:end].split())
+                extra = f":returns: `{results}`" if results else ""
+                yield _doc(
+                    source, f, qual, "method", f"{qual}({params})", f"({params})", doc, line, extra
+                )
+            elif kind == "struct":
+                typ = " ".join(bare[at + len(name) : end].split())
+                typ = re.sub(r"\s*`[^`]*`$", "", typ)  # a field's tag
+                yield _doc(source, f, qual, "field", qual, "", doc, line, f"Type: `{typ}`")
+        j = max(end, line_end + 1)
+
+
+def _expand(params: str) -> str:
+    """Go's grouped parameters each with its type ("name, shorthand string" -> "name string,
+    shorthand string"), so each reads as a parameter; unnamed ones ("int, string") as they
+    are."""
+    parts: list[str] = []
+    depth, last = 0, 0
+    for k, ch in enumerate(params):
+        depth += ch in "([{"
+        depth -= ch in ")]}"
+        if ch == "," and depth == 0:
+            parts.append(params[last:k].strip())
+            last = k + 1
+    parts.append(params[last:].strip())
+    parts = [p for p in parts if p]
+    if not any(re.match(r"\w+\s+\S", p) for p in parts):
+        return params
+    out: list[str] = []
+    typ = ""
+    for p in reversed(parts):
+        m = re.match(r"(\w+)\s+(\S.*)$", p)
+        if m:
+            typ = m.group(2)
+            out.append(p)
+        else:
+            out.append(f"{p} {typ}" if typ and re.fullmatch(r"\w+", p) else p)
+    return ", ".join(reversed(out))
+
+
+def _doc(
+    source: str,
+    f: GoFile,
+    qual: str,
+    kind: str,
+    head: str,
+    signature: str,
+    doc: str,
+    line: int,
+    extra: str = "",
+    module: bool = False,
+) -> Document:
+    text = doc if module else f"{head}\n\n{doc}"
+    if extra:
+        text += f"\n\n{extra}"
+    meta = {
+        **f.meta,
+        "kind": kind,
+        "qualname": qual,
+        "signature": signature,
+        "origin": f.where,
+        "line": line,
+    }
+    return Document(source, f"{URI_PREFIX}{qual}", qual, text, meta)
