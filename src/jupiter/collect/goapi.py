@@ -221,6 +221,8 @@ def file_documents(f: GoFile, source: str) -> Iterator[Document]:
     if pkg_m is None:
         return
     pkg = pkg_m.group(1)
+    if pkg == "main" and f.rel.parent.name:  # a command is known by its folder ("cmd/spoold")
+        pkg = f.rel.parent.name
     bare = _uncommented(f.text, comments)
     i = 0
     while i < len(code):
