@@ -350,9 +350,6 @@ def parameters(signature: str) -> list[Param]:
             kw_only = True
             continue
         name = re.split(r"[=:]", part, maxsplit=1)[0].strip().lstrip("*").strip()
-        typed = re.match(r"(\w+)\s+[^\s=:]", part)  # Go's and SQL's "name type"
-        if not name.isidentifier() and typed and "=" not in name and ":" not in name:
-            name = typed.group(1)
         if part.startswith("*") and not part.startswith("**"):
             kw_only = True  # everything after *args is keyword-only
         if (name in ("self", "cls") and not out) or not name.isidentifier():
