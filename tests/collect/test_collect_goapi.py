@@ -227,3 +227,20 @@ def test_build_tagged_variants_are_one_document() -> None:
         "local",
     )
     assert [(d.uri, d.meta["origin"]) for d in docs] == [("go:spool.Lock", "l")]
+
+
+def test_any_text_scans_without_an_error() -> None:
+    """Unterminated strings, runes and comments, stray brackets: the scanner ends."""
+    pieces = [
+        "package p\n", "// A doc.\n", "func ", "F", "(", ")", "{", "}", "[", "]", '"', "`",
+        "'", "/*", "*/", "\n", " ", "type ", "T ", "struct ", "const ", "var ", "X = 1",
+        "(q *T) ", "interface ", "M()", "//go:generate x\n",
+    ]  # fmt: skip
+    rng = random.Random(0)
+    made = 0
+    for _ in range(2000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 60)))
+        for doc in api_documents([GoFile(P("a.go"), "a", text)], "local"):
+            assert doc.uri.startswith("go:") and doc.text
+            made += 1
+    assert made > 0  # some of the random texts declare something documented
