@@ -18,11 +18,16 @@ from jupiter.train import mlx_launch
 
 pytest.importorskip("mlx.core")
 
+# each line in one write: with PYTHONUNBUFFERED=1 in the environment (this host and CI have
+# it) a rank's print writes its pieces ("rank", " ", "0", ...) one by one, and two ranks'
+# pieces interleave in the relayed output ("rankrank 1 done", seen once on a CI run)
 RANK = """
 import os, sys, time
 time.sleep({sleep})
-print("rank", os.environ.get("MLX_RANK"), "done", flush=True)
-print("to stderr", file=sys.stderr, flush=True)
+sys.stdout.write("rank " + str(os.environ.get("MLX_RANK")) + " done\\n")
+sys.stdout.flush()
+sys.stderr.write("to stderr\\n")
+sys.stderr.flush()
 """
 
 
