@@ -8,12 +8,11 @@ import random
 from pathlib import Path
 from pathlib import PurePosixPath as P
 
+from apitree import collect_tree, write_tree
 from gitrepo import collect_repo, commit_all
 from jupiter.collect import CollectResult
 from jupiter.collect.goapi import GoFile, api_documents
-from jupiter.collect.local import collect_local
-from jupiter.config import DomainConfig
-from jupiter.records import Chunk
+from jupiter.records import Chunk, Document
 from jupiter.synth.questions import make_questions
 
 SPOOL = """// Copyright 2024 The Spool Authors. Licensed under the MIT license.
@@ -109,21 +108,8 @@ EXPECTED = [
 REJECTS = {"go_generated": 1, "go_no_api": 1, "go_test": 1, "go_vendored": 1}
 
 
-def write_tree(root: Path) -> None:
-    for rel, text in TREE.items():
-        p = root / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(text)
-
-
-def local_docs(tmp_path: Path, **extra: object) -> tuple[dict[str, object], CollectResult]:
-    write_tree(tmp_path / "project")
-    src = {"type": "local", "path": "project", "include": ["*.md", "*.go"], **extra}
-    cfg = DomainConfig.model_validate({"name": "t", "sources": [src]})
-    cfg.base_dir = tmp_path
-    rejects = CollectResult()
-    docs = collect_local(cfg.sources[0], cfg, rejects)  # type: ignore[arg-type]
-    return {d.uri: d for d in docs}, rejects
+def local_docs(tmp_path: Path, **extra: object) -> tuple[dict[str, Document], CollectResult]:
+    return collect_tree(tmp_path, TREE, ["*.md", "*.go"], **extra)
 
 
 def test_a_module_becomes_its_documented_exported_api(tmp_path: Path) -> None:
@@ -131,7 +117,7 @@ def test_a_module_becomes_its_documented_exported_api(tmp_path: Path) -> None:
     api = {uri: d for uri, d in docs.items() if uri.startswith("go:")}
     assert sorted(api) == EXPECTED
     assert rejects.rejects == REJECTS
-    text = {uri: d.text for uri, d in api.items()}  # type: ignore[attr-defined]
+    text = {uri: d.text for uri, d in api.items()}
     assert text["go:spool"] == "Package spool runs jobs from a queue kept on disk."
     # grouped parameters each with its type; a directive line is no text; braces inside a
     # string and a comment end no function
@@ -167,7 +153,7 @@ def test_a_module_becomes_its_documented_exported_api(tmp_path: Path) -> None:
         "spool.Runner.Run(ctx context.Context, name string, payload string)\n\n"
         "Run runs the job and says whether it succeeded.\n\n:returns: `(bool, error)`"
     )
-    meta = api["go:spool.Queue.Push"].meta  # type: ignore[attr-defined]
+    meta = api["go:spool.Queue.Push"].meta
     root = (tmp_path / "project").resolve()
     assert meta == {
         "kind": "method",
@@ -181,13 +167,13 @@ def test_a_module_becomes_its_documented_exported_api(tmp_path: Path) -> None:
 def test_go_text_reads_the_files_as_before(tmp_path: Path) -> None:
     docs, rejects = local_docs(tmp_path, go="text")
     assert not [uri for uri in docs if uri.startswith("go:")]
-    assert "spool.go" in {d.title for d in docs.values()}  # type: ignore[attr-defined]
+    assert "spool.go" in {d.title for d in docs.values()}
     assert not {k for k in rejects.rejects if k.startswith("go_")}
 
 
 def test_the_same_module_from_a_git_repository(tmp_path: Path) -> None:
     """A git source reads *.go by default: as the packages' API."""
-    write_tree(tmp_path / "repo")
+    write_tree(tmp_path / "repo", TREE)
     sha = commit_all(tmp_path / "repo")
     result = collect_repo(tmp_path)
     api = {d.uri: d for d in result.documents if d.uri.startswith("go:")}
@@ -202,7 +188,7 @@ def test_questions_about_a_go_api(tmp_path: Path) -> None:
 
     def asked(uri: str) -> dict[str, str]:
         d = docs[uri]
-        chunk = Chunk(d.id, d.source, d.uri, d.title, 0, len(d.text), d.text)  # type: ignore[attr-defined]
+        chunk = Chunk(d.id, d.source, d.uri, d.title, 0, len(d.text), d.text)
         templates = ["what_does", "arguments", "signature", "returns"]
         return {
             q.template: q.answer or ""

@@ -8,12 +8,11 @@ import random
 from pathlib import Path
 from pathlib import PurePosixPath as P
 
+from apitree import collect_tree, write_tree
 from gitrepo import collect_repo, commit_all
 from jupiter.collect import CollectResult
-from jupiter.collect.local import collect_local
 from jupiter.collect.sqlapi import SqlFile, api_documents, literal, statements
-from jupiter.config import DomainConfig
-from jupiter.records import Chunk
+from jupiter.records import Chunk, Document
 from jupiter.synth.questions import make_questions
 
 SHOP = r"""-- Shop schema.
@@ -116,21 +115,8 @@ CREATE TABLE public.customers (
 ```"""
 
 
-def write_tree(root: Path) -> None:
-    for rel, text in TREE.items():
-        p = root / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(text)
-
-
-def local_docs(tmp_path: Path, **extra: object) -> tuple[dict[str, object], CollectResult]:
-    write_tree(tmp_path / "project")
-    src = {"type": "local", "path": "project", "include": ["*.md", "*.sql"], **extra}
-    cfg = DomainConfig.model_validate({"name": "t", "sources": [src]})
-    cfg.base_dir = tmp_path
-    rejects = CollectResult()
-    docs = collect_local(cfg.sources[0], cfg, rejects)  # type: ignore[arg-type]
-    return {d.uri: d for d in docs}, rejects
+def local_docs(tmp_path: Path, **extra: object) -> tuple[dict[str, Document], CollectResult]:
+    return collect_tree(tmp_path, TREE, ["*.md", "*.sql"], **extra)
 
 
 def test_a_schema_becomes_a_document_per_documented_object(tmp_path: Path) -> None:
@@ -144,46 +130,46 @@ def test_a_schema_becomes_a_document_per_documented_object(tmp_path: Path) -> No
     # adds (the comment over a one-column ALTER TABLE documents it); quotes inside strings
     # and a ";" in a default end nothing
     customers = sql["sql-table:customers"]
-    assert customers.text == CUSTOMERS  # type: ignore[attr-defined]
-    assert customers.meta == {  # type: ignore[attr-defined]
+    assert customers.text == CUSTOMERS
+    assert customers.meta == {
         "kind": "table",
         "qualname": "customers",
         "origin": f"{root / 'db/001_shop.sql'}:7",
         "line": 7,
     }
-    orders = sql["sql-table:Orders"].text  # type: ignore[attr-defined]
+    orders = sql["sql-table:Orders"].text
     assert orders.startswith(
         "# Orders\n\nOne order a customer placed; its lines are in order_lines.\n\n"
     )
     assert "- `total`: The order's total in euros, tax included." in orders
     # COMMENT ON comes first, the comment over the CREATE after; the body's ";" and the
     # comment in it are the body's
-    assert sql["sql:customer_total"].text == (  # type: ignore[attr-defined]
+    assert sql["sql:customer_total"].text == (
         "customer_total(p_customer bigint, since date DEFAULT NULL)\n\n"
         "What a customer spent, in euros.\n\n"
         "Total spent by a customer over all paid orders; 0 when none.\n\n"
         ":returns: `numeric`"
     )
-    assert sql["sql-type:order_state"].text == (  # type: ignore[attr-defined]
+    assert sql["sql-type:order_state"].text == (
         "# order_state\n\nWhere an order stands.\n\n```sql\n"
         "CREATE TYPE order_state AS ENUM ('open', 'paid', 'shipped');\n```"
     )
-    products = sql["sql-table:products"].text  # type: ignore[attr-defined]
+    products = sql["sql-table:products"].text
     assert products.startswith("# products\n\nEverything the shop sells\n\n")
     assert "- `name`: Name shown to customers." in products
-    assert "README.md" in {d.title for d in docs.values()}  # type: ignore[attr-defined]
+    assert "README.md" in {d.title for d in docs.values()}
 
 
 def test_sql_text_reads_the_files_as_before(tmp_path: Path) -> None:
     docs, rejects = local_docs(tmp_path, sql="text")
     assert not [uri for uri in docs if uri.startswith("sql")]
-    assert {d.title for d in docs.values()} >= {"001_shop.sql", "seed.sql"}  # type: ignore[attr-defined]
+    assert {d.title for d in docs.values()} >= {"001_shop.sql", "seed.sql"}
     assert not {k for k in rejects.rejects if k.startswith("sql")}
 
 
 def test_the_same_schema_from_a_git_repository(tmp_path: Path) -> None:
     """A git source reads *.sql by default: as the schema's documentation."""
-    write_tree(tmp_path / "repo")
+    write_tree(tmp_path / "repo", TREE)
     sha = commit_all(tmp_path / "repo")
     result = collect_repo(tmp_path)
     sql = {d.uri: d for d in result.documents if d.uri.startswith("sql")}
@@ -248,7 +234,7 @@ def test_questions_about_a_schema(tmp_path: Path) -> None:
 
     def asked(uri: str) -> dict[str, str]:
         d = docs[uri]
-        chunk = Chunk(d.id, d.source, d.uri, d.title, 0, len(d.text), d.text)  # type: ignore[attr-defined]
+        chunk = Chunk(d.id, d.source, d.uri, d.title, 0, len(d.text), d.text)
         qs = make_questions(
             chunk, ["what_does", "signature", "define", "example"], 8, random.Random(0)
         )

@@ -18,11 +18,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import Any
 
-from jupiter.collect.result import CollectResult
+from jupiter.collect.result import CollectResult, SourceFile
 from jupiter.records import Document
 
 SUFFIXES = (".go",)
@@ -52,15 +51,7 @@ _DIRECTIVE = re.compile(r"^//(?:go:|nolint|lint:|export |line )")
 _MAX_VALUE = 80  # characters of a constant's value shown
 
 
-@dataclass
-class GoFile:
-    """A Go file of a source: its path inside the source, where it was read from
-    (provenance), its text and the source's meta for it."""
-
-    rel: PurePosixPath
-    where: str
-    text: str
-    meta: dict[str, Any] = field(default_factory=dict)
+GoFile = SourceFile  # its files, as the source hands them over
 
 
 @dataclass

@@ -24,9 +24,8 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
-from typing import Any
 
-from jupiter.collect.result import CollectResult
+from jupiter.collect.result import CollectResult, SourceFile
 from jupiter.records import Document
 
 SUFFIXES = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")
@@ -94,15 +93,7 @@ def is_test(rel: PurePosixPath) -> bool:
     return any(p in _TEST_DIRS for p in rel.parts[:-1]) or bool(_TEST_NAME.search(rel.name))
 
 
-@dataclass
-class JsFile:
-    """A JavaScript or TypeScript file of a source: its path inside the source, where it was
-    read from (provenance), its text and the source's meta for it."""
-
-    rel: PurePosixPath
-    where: str
-    text: str
-    meta: dict[str, Any] = field(default_factory=dict)
+JsFile = SourceFile  # its files, as the source hands them over
 
 
 @dataclass

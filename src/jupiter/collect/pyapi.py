@@ -21,11 +21,9 @@ import ast
 import copy
 import inspect
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import PurePosixPath
-from typing import Any
 
-from jupiter.collect.result import CollectResult
+from jupiter.collect.result import CollectResult, SourceFile
 from jupiter.records import Document
 
 SUFFIXES = (".py", ".pyi")
@@ -48,15 +46,7 @@ _DefNode = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 _TRY = (ast.Try, getattr(ast, "TryStar", ast.Try))  # try/except*: Python 3.11 on
 
 
-@dataclass
-class PyFile:
-    """A Python file of a source: its path inside the source (which names its module),
-    where it was read from (provenance), its text and the source's meta for it."""
-
-    rel: PurePosixPath
-    where: str
-    text: str
-    meta: dict[str, Any] = field(default_factory=dict)
+PyFile = SourceFile  # its files, as the source hands them over
 
 
 def is_python(name: str) -> bool:

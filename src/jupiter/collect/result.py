@@ -5,6 +5,8 @@ a few samples of each, so nothing is dropped silently."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Any
 
 from jupiter.records import Document
 
@@ -34,3 +36,15 @@ class CollectResult:
             kept = self.samples.setdefault(reason, [])
             kept.extend(other.samples.get(reason, [])[: max(0, MAX_SAMPLES - len(kept))])
         self.hint = self.hint or other.hint
+
+
+@dataclass
+class SourceFile:
+    """A code file a source hands to a reader of its API (collect/pyapi.py, jsapi.py,
+    sqlapi.py, goapi.py): its path inside the source (which names its module or package),
+    where it was read from (provenance), its text and the source's meta for it."""
+
+    rel: PurePosixPath
+    where: str
+    text: str
+    meta: dict[str, Any] = field(default_factory=dict)

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
-from jupiter.collect.result import CollectResult
+from jupiter.collect.result import CollectResult, SourceFile
 from jupiter.records import Document
 
 SUFFIXES = (".sql",)
@@ -116,15 +116,7 @@ _QUERY_VERB = re.compile(
 _RULE = re.compile(r"^[\W_]*$")
 
 
-@dataclass
-class SqlFile:
-    """A SQL file of a source: its path inside the source, where it was read from
-    (provenance), its text and the source's meta for it."""
-
-    rel: PurePosixPath
-    where: str
-    text: str
-    meta: dict[str, Any] = field(default_factory=dict)
+SqlFile = SourceFile  # its files, as the source hands them over
 
 
 @dataclass
