@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from jupiter.collect.result import CollectResult, SourceFile
+from jupiter.collect.result import count as _count
 from jupiter.records import Document
 
 SUFFIXES = (".go",)
@@ -94,11 +95,6 @@ def api_documents(
         if not got:
             _count(rejects, GO_NO_API, f.where)
     return [docs[uri] for uri in sorted(docs)]
-
-
-def _count(rejects: CollectResult | None, reason: str, where: str) -> None:
-    if rejects is not None:
-        rejects.reject(reason, where)
 
 
 # ----------------------------------------------------------------------------- scanning
@@ -205,6 +201,36 @@ def _closing(code: str, i: int) -> int:
 
 
 # ----------------------------------------------------------------------------- documents
+@dataclass
+class _File:
+    """One file as the readers below see it: the code with literals and comments blanked
+    (`code`, for structure), with comments alone blanked (`bare`, what a signature or a
+    value says), its comments, and the package its names belong to."""
+
+    source: str
+    f: GoFile
+    pkg: str
+    code: str
+    bare: str
+    comments: list[_Comment]
+
+    def doc(self, at: int) -> str:
+        """The comment documenting what starts at `at`: the group over it."""
+        return _doc_over(self.comments, self.f.text, at)
+
+    def own_doc(self, at: int) -> str:
+        """A spec's or member's comment: the group over it, else the one after it."""
+        return self.doc(at) or _trailing(self.comments, self.f.text, at)
+
+    def line(self, at: int) -> int:
+        return self.f.text.count("\n", 0, at) + 1
+
+    def document(
+        self, qual: str, kind: str, head: str, signature: str, doc: str, at: int, extra: str = ""
+    ) -> Document:
+        return _doc(self.source, self.f, qual, kind, head, signature, doc, self.line(at), extra)
+
+
 def file_documents(f: GoFile, source: str) -> Iterator[Document]:
     """The documents of one file, in the order its declarations stand."""
     code, comments = scan(f.text)
@@ -214,7 +240,7 @@ def file_documents(f: GoFile, source: str) -> Iterator[Document]:
     pkg = pkg_m.group(1)
     if pkg == "main" and f.rel.parent.name:  # a command is known by its folder ("cmd/spoold")
         pkg = f.rel.parent.name
-    bare = _uncommented(f.text, comments)
+    g = _File(source, f, pkg, code, _uncommented(f.text, comments), comments)
     i = 0
     while i < len(code):
         line_end = code.find("\n", i)
@@ -225,15 +251,14 @@ def file_documents(f: GoFile, source: str) -> Iterator[Document]:
             continue
         keyword = m.group(1)
         end = _decl_end(code, i, line_end)
-        doc = _doc_over(comments, f.text, i)
-        line = f.text.count("\n", 0, i) + 1
+        doc = g.doc(i)
         if keyword == "package":
             if doc:
-                yield _doc(source, f, pkg, "package", pkg, "", doc, line, module=True)
+                yield _doc(source, f, pkg, "package", pkg, "", doc, g.line(i), module=True)
         elif keyword == "func":
-            yield from _func(source, f, bare, pkg, code, i, end, doc, line)
+            yield from _func(g, i, end, doc)
         else:
-            yield from _specs(source, f, bare, pkg, keyword, code, comments, i, end, doc)
+            yield from _specs(g, keyword, i, end, doc)
         i = max(end, line_end + 1)
 
 
@@ -251,18 +276,34 @@ def _decl_end(code: str, i: int, line_end: int) -> int:
     return len(code)
 
 
-def _func(
-    source: str,
-    f: GoFile,
-    bare: str,
-    pkg: str,
-    code: str,
-    i: int,
-    end: int,
-    doc: str,
-    line: int,
-) -> Iterator[Document]:
-    m = _FUNC.match(code, i)
+def _entries(code: str, open_at: int, close: int) -> Iterator[tuple[int, int]]:
+    """(start, end) of each entry of the block whose bracket opens at `open_at` and closes
+    just before `close`: a `const (...)` group's specs, a struct's fields, an interface's
+    methods, one a line (an entry's own brackets may span lines)."""
+    j = open_at + 1
+    while j < close - 1:
+        line_end = code.find("\n", j)
+        line_end = close - 1 if line_end < 0 or line_end > close - 1 else line_end
+        first = code[j:line_end]
+        if not first.strip():
+            j = line_end + 1
+            continue
+        at = j + len(first) - len(first.lstrip())
+        end = min(_decl_end(code, at, line_end), close - 1)
+        yield at, end
+        j = max(end, line_end + 1)
+
+
+def _signature(g: _File, params_at: int, end: int) -> tuple[str, str]:
+    """(params, results) of a function or method whose parameter list opens at
+    `params_at` and whose signature ends by `end`."""
+    after = _closing(g.code, params_at)
+    params = _expand(" ".join(g.bare[params_at + 1 : after - 1].split()))
+    return params, " ".join(g.bare[after:end].split())
+
+
+def _func(g: _File, i: int, end: int, doc: str) -> Iterator[Document]:
+    m = _FUNC.match(g.code, i)
     if m is None or not doc:
         return
     name = m.group("name")
@@ -275,12 +316,10 @@ def _func(
     if not name[:1].isupper():
         return
     params_at = m.end() - 1
-    after = _closing(code, params_at)
-    params = _expand(" ".join(bare[params_at + 1 : after - 1].split()))
-    body = code.find("{", after, end)
-    results = " ".join(bare[after : body if body >= 0 else end].split())
+    body = g.code.find("{", _closing(g.code, params_at), end)
+    params, results = _signature(g, params_at, body if body >= 0 else end)
     tparams = m.group("tparams") or ""
-    qual = f"{pkg}.{owner}.{name}" if owner else f"{pkg}.{name}"
+    qual = f"{g.pkg}.{owner}.{name}" if owner else f"{g.pkg}.{name}"
     head = f"{qual}({params})"  # the templates read "name(params)"; type parameters below
     extra = "\n\n".join(
         x
@@ -291,144 +330,69 @@ def _func(
         if x
     )
     kind = "method" if owner else "function"
-    yield _doc(source, f, qual, kind, head, f"({params})", doc, line, extra=extra)
+    yield g.document(qual, kind, head, f"({params})", doc, i, extra)
 
 
-def _specs(
-    source: str,
-    f: GoFile,
-    bare: str,
-    pkg: str,
-    keyword: str,
-    code: str,
-    comments: list[_Comment],
-    i: int,
-    end: int,
-    doc: str,
-) -> Iterator[Document]:
+def _specs(g: _File, keyword: str, i: int, end: int, doc: str) -> Iterator[Document]:
     """The specs of a `type`, `const` or `var` declaration, one or a parenthesised group
     (each spec documented by its own comment, or the group's)."""
     start = i + len(keyword)
-    rest = code[start:end]
+    rest = g.code[start:end]
     if rest.lstrip().startswith("("):
-        open_at = code.index("(", start)
-        close = _closing(code, open_at)
-        j = open_at + 1
-        while j < close - 1:
-            line_end = code.find("\n", j)
-            line_end = close - 1 if line_end < 0 or line_end > close - 1 else line_end
-            first = code[j:line_end]
-            if first.strip() and not first[: len(first) - len(first.lstrip())].count("\n"):
-                at = j + len(first) - len(first.lstrip())
-                spec_end = _decl_end(code, at, line_end)
-                spec_end = min(spec_end, close - 1)
-                own = _doc_over(comments, f.text, at) or _trailing(comments, f.text, at)
-                yield from _spec(
-                    source, f, bare, pkg, keyword, code, comments, at, spec_end, own or doc
-                )
-                j = max(spec_end, line_end + 1)
-            else:
-                j = line_end + 1
+        open_at = g.code.index("(", start)
+        for at, spec_end in _entries(g.code, open_at, _closing(g.code, open_at)):
+            yield from _spec(g, keyword, at, spec_end, g.own_doc(at) or doc)
         return
     at = start + len(rest) - len(rest.lstrip())
-    own = doc or _trailing(comments, f.text, at)
-    yield from _spec(source, f, bare, pkg, keyword, code, comments, at, end, own)
+    yield from _spec(g, keyword, at, end, doc or _trailing(g.comments, g.f.text, at))
 
 
-def _spec(
-    source: str,
-    f: GoFile,
-    bare: str,
-    pkg: str,
-    keyword: str,
-    code: str,
-    comments: list[_Comment],
-    at: int,
-    end: int,
-    doc: str,
-) -> Iterator[Document]:
-    line = f.text.count("\n", 0, at) + 1
-    text = bare[at:end]
+def _spec(g: _File, keyword: str, at: int, end: int, doc: str) -> Iterator[Document]:
     if keyword == "type":
-        m = _TYPE_SPEC.match(code[at:end])
+        m = _TYPE_SPEC.match(g.code[at:end])
         if m is None or not m.group("name")[:1].isupper():
             return
-        name = m.group("name")
-        qual = f"{pkg}.{name}"
+        qual = f"{g.pkg}.{m.group('name')}"
         body = m.group("rest").lstrip()
-        kind = (
-            "struct"
-            if body.startswith("struct")
-            else "interface"
-            if body.startswith("interface")
-            else "type"
-        )
+        kind = next((k for k in ("struct", "interface") if body.startswith(k)), "type")
         if doc:
-            yield _doc(source, f, qual, kind, qual, "", doc, line)
-        brace = code.find("{", at, end)
-        if kind in ("struct", "interface") and brace >= 0:
-            close = _closing(code, brace)
-            yield from _members(source, f, bare, qual, kind, code, comments, brace, close)
+            yield g.document(qual, kind, qual, "", doc, at)
+        brace = g.code.find("{", at, end)
+        if kind != "type" and brace >= 0:
+            yield from _members(g, qual, kind, brace, _closing(g.code, brace))
         return
-    m = _SPEC.match(code[at:end])
+    m = _SPEC.match(g.code[at:end])
     if m is None or not doc:
         return
-    value = ""
+    text = g.bare[at:end]
     eq = text.find("=")
-    if eq >= 0:
-        value = " ".join(text[eq + 1 :].split())
+    value = " ".join(text[eq + 1 :].split()) if eq >= 0 else ""
+    extra = f"Value: `{value}`" if value and len(value) <= _MAX_VALUE else ""
+    kind = "constant" if keyword == "const" else "variable"
     for name in (x.strip() for x in m.group("names").split(",")):
-        if not name[:1].isupper():
-            continue
-        qual = f"{pkg}.{name}"
-        extra = f"Value: `{value}`" if value and len(value) <= _MAX_VALUE else ""
-        kind = "constant" if keyword == "const" else "variable"
-        yield _doc(source, f, qual, kind, qual, "", doc, line, extra=extra)
+        if name[:1].isupper():
+            qual = f"{g.pkg}.{name}"
+            yield g.document(qual, kind, qual, "", doc, at, extra)
 
 
-def _members(
-    source: str,
-    f: GoFile,
-    bare: str,
-    owner: str,
-    kind: str,
-    code: str,
-    comments: list[_Comment],
-    brace: int,
-    close: int,
-) -> Iterator[Document]:
+def _members(g: _File, owner: str, kind: str, brace: int, close: int) -> Iterator[Document]:
     """A struct's exported fields and an interface's methods, each with its comment."""
-    j = brace + 1
-    while j < close - 1:
-        line_end = code.find("\n", j)
-        line_end = close - 1 if line_end < 0 or line_end > close - 1 else line_end
-        first = code[j:line_end]
-        if not first.strip():
-            j = line_end + 1
-            continue
-        at = j + len(first) - len(first.lstrip())
-        end = min(_decl_end(code, at, line_end), close - 1)
-        doc = _doc_over(comments, f.text, at) or _trailing(comments, f.text, at)
-        member = code[at:end]
-        line = f.text.count("\n", 0, at) + 1
+    for at, end in _entries(g.code, brace, close):
+        doc = g.own_doc(at)
+        member = g.code[at:end]
         m = re.match(r"(\w+)\s*(\(|\[)?", member)
-        if doc and m and m.group(1)[:1].isupper():
-            name = m.group(1)
-            qual = f"{owner}.{name}"
-            if kind == "interface" and m.group(2) == "(":
-                p = at + member.index("(")
-                after = _closing(code, p)
-                params = _expand(" ".join(bare[p + 1 : after - 1].split()))
-                results = " ".join(bare[after:end].split())
-                extra = f":returns: `{results}`" if results else ""
-                yield _doc(
-                    source, f, qual, "method", f"{qual}({params})", f"({params})", doc, line, extra
-                )
-            elif kind == "struct":
-                typ = " ".join(bare[at + len(name) : end].split())
-                typ = re.sub(r"\s*`[^`]*`$", "", typ)  # a field's tag
-                yield _doc(source, f, qual, "field", qual, "", doc, line, f"Type: `{typ}`")
-        j = max(end, line_end + 1)
+        if not (doc and m and m.group(1)[:1].isupper()):
+            continue
+        name = m.group(1)
+        qual = f"{owner}.{name}"
+        if kind == "interface" and m.group(2) == "(":
+            params, results = _signature(g, at + member.index("("), end)
+            extra = f":returns: `{results}`" if results else ""
+            yield g.document(qual, "method", f"{qual}({params})", f"({params})", doc, at, extra)
+        elif kind == "struct":
+            typ = " ".join(g.bare[at + len(name) : end].split())
+            typ = re.sub(r"\s*`[^`]*`$", "", typ)  # a field's tag
+            yield g.document(qual, "field", qual, "", doc, at, f"Type: `{typ}`")
 
 
 def _expand(params: str) -> str:

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from jupiter.collect.result import CollectResult, SourceFile
+from jupiter.collect.result import count as _count
 from jupiter.records import Document
 
 SUFFIXES = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")
@@ -157,11 +158,6 @@ def _minified(text: str) -> bool:
     """A minified bundle: a few very long lines (its comments are stripped anyway)."""
     lines = text.count("\n") + 1
     return len(text) > 5_000 and len(text) / lines > 500
-
-
-def _count(rejects: CollectResult | None, reason: str, where: str) -> None:
-    if rejects is not None:
-        rejects.reject(reason, where)
 
 
 def file_documents(f: JsFile, source: str) -> Iterator[Document]:

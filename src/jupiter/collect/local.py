@@ -22,7 +22,7 @@ from pathlib import Path, PurePosixPath
 from jupiter.collect import goapi, jsapi, notebook, sqlapi
 from jupiter.collect.pdf import PDF_SUFFIX, pdf_or_reject
 from jupiter.collect.pyapi import PyFile, api_documents, is_python
-from jupiter.collect.result import CollectResult
+from jupiter.collect.result import CollectResult, count
 from jupiter.config import DomainConfig, LocalSource
 from jupiter.errors import JupiterError
 from jupiter.records import Document
@@ -80,8 +80,7 @@ def collect_local(
     builds: dict[Path, Path | None] = {}
     for path in found:
         if sphinx_generated(path, root, builds):
-            if rejects is not None:
-                rejects.reject(SPHINX_GENERATED, str(path))
+            count(rejects, SPHINX_GENERATED, str(path))
             continue
         py = src.python == "api" and is_python(format_name(path))
         js = src.javascript == "api" and jsapi.is_javascript(format_name(path))

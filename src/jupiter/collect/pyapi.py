@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from pathlib import PurePosixPath
 
 from jupiter.collect.result import CollectResult, SourceFile
+from jupiter.collect.result import count as _count
 from jupiter.records import Document
 
 SUFFIXES = (".py", ".pyi")
@@ -116,11 +117,6 @@ def api_documents(
         if not got:
             _count(rejects, PY_NO_API, f.where)
     return [docs[uri] for uri in sorted(docs)]
-
-
-def _count(rejects: CollectResult | None, reason: str, where: str) -> None:
-    if rejects is not None:
-        rejects.reject(reason, where)
 
 
 def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:

@@ -38,6 +38,12 @@ class CollectResult:
         self.hint = self.hint or other.hint
 
 
+def count(rejects: CollectResult | None, reason: str, where: str) -> None:
+    """`rejects.reject(reason, where)` when the caller keeps a count (None: it does not)."""
+    if rejects is not None:
+        rejects.reject(reason, where)
+
+
 @dataclass
 class SourceFile:
     """A code file a source hands to a reader of its API (collect/pyapi.py, jsapi.py,

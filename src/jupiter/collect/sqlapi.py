@@ -29,6 +29,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from jupiter.collect.result import CollectResult, SourceFile
+from jupiter.collect.result import count as _count
 from jupiter.records import Document
 
 SUFFIXES = (".sql",)
@@ -725,8 +726,3 @@ def _page(obj: _Object, source: str) -> Document:
 def _sentence(text: str) -> str:
     text = text.strip()
     return text if text.endswith((".", "!", "?", ")")) else f"{text}."
-
-
-def _count(rejects: CollectResult | None, reason: str, where: str) -> None:
-    if rejects is not None:
-        rejects.reject(reason, where)
