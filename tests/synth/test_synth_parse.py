@@ -14,6 +14,7 @@ from jupiter.synth.parse import (
     prose_paragraphs,
     section_intro,
     sentences,
+    split_qualified,
     split_signature,
     strip_numbering,
     view,
@@ -71,6 +72,26 @@ def test_parameters() -> None:
     assert parameters("") == [] and parameters("()") == []
     optional = parameters("(object, name[, default]) -> value")
     assert [p.text for p in optional] == ["object", "name", "default"]
+    # quotes that are strings, and quotes that are Rust lifetimes
+    assert [p.text for p in parameters("(a='x, y', b=\"'\", c: 'Foo' = None)")] == [
+        "a='x, y'",
+        "b=\"'\"",
+        "c: 'Foo' = None",
+    ]
+    rust = parameters("(name: &'a str, f: impl Fn(u8) -> Vec<u8>, m: HashMap<&'a str, T>)")
+    assert [p.name for p in rust] == ["name", "f", "m"]
+
+
+def test_qualified_names_split_at_a_dot_or_a_path_separator() -> None:
+    assert split_qualified("json.dumps") == ("json", "dumps")
+    assert split_qualified("os.path.join") == ("os.path", "join")
+    assert split_qualified("anyhow::Error::context") == ("anyhow::Error", "context")
+    assert split_qualified("anyhow::bail!") == ("anyhow", "bail!")
+    assert split_qualified("len") == ("", "len")
+    # a Rust document's name line is its signature, and a macro's bare name is no module's text
+    text = "spool::Queue::push(name: &str)\n\nAdds a job."
+    assert split_signature(text, "spool::Queue::push") == ("(name: &str)", "Adds a job.", False)
+    assert split_signature("spool::push!\n\nPushes.", "spool::push!") == ("", "Pushes.", False)
 
 
 def test_sentences_keep_abbreviations_together() -> None:

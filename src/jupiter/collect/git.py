@@ -19,11 +19,11 @@ from collections.abc import Generator, Iterator
 from contextlib import closing
 from pathlib import Path, PurePosixPath
 
-from jupiter.collect import goapi, jsapi, notebook, sqlapi
+from jupiter.collect import apis, notebook
 from jupiter.collect.local import HTML_SUFFIXES, _matches, decode, html_text
 from jupiter.collect.pdf import PDF_SUFFIX, pdf_or_reject
 from jupiter.collect.pyapi import PyFile, api_documents, is_python
-from jupiter.collect.result import CollectResult
+from jupiter.collect.result import CollectResult, SourceFile
 from jupiter.config import DomainConfig, GitSource
 from jupiter.errors import JupiterError
 from jupiter.records import Document
@@ -78,9 +78,14 @@ def collect_git(src: GitSource, cfg: DomainConfig, cache_dir: Path) -> CollectRe
         repo = str(git_dir)
     sha = resolve_ref(git_dir, src.ref, repo, remote=is_remote(src.url))
     result = CollectResult()
+    readers = apis.active(src)  # other languages' API readers (JavaScript, SQL, Go, Rust)
+    extra = apis.companions(readers)  # read for a reader whatever the globs (Cargo.toml)
     wanted: list[tuple[str, str]] = []  # (object id, path)
     for mode, kind, oid, path in _tree(git_dir, sha):
-        if not _matches(PurePosixPath(path).name, path, src.include, src.exclude):
+        name = PurePosixPath(path).name
+        if not _matches(name, path, src.include, src.exclude):
+            if name in extra and mode != "120000" and kind == "blob":
+                wanted.append((oid, path))
             continue
         if kind != "blob" or mode == "120000":  # submodules and symlinks hold no text
             result.reject("submodule" if kind == "commit" else "symlink", f"{repo}@{sha}:{path}")
@@ -89,31 +94,25 @@ def collect_git(src: GitSource, cfg: DomainConfig, cache_dir: Path) -> CollectRe
     if _is_partial(git_dir):
         _prefetch(git_dir, sha, {oid for oid, _ in wanted})
     code: list[PyFile] = []  # read as their API, together: a package names its modules' objects
-    scripts: list[jsapi.JsFile] = []  # JavaScript and TypeScript, read as their API too
-    schemas: list[sqlapi.SqlFile] = []  # SQL, read as its schema's documentation
-    packages: list[goapi.GoFile] = []  # Go, read as its packages' API
+    batches = apis.Batches(readers)
     # Files with the same content share one object id: blobs are paired with paths by order.
     with closing(_blobs(git_dir, [oid for oid, _ in wanted])) as blobs:
         for (_, path), data in zip(wanted, blobs, strict=False):
             py = src.python == "api" and is_python(path)
-            js = src.javascript == "api" and jsapi.is_javascript(path)
-            sql = src.sql == "api" and sqlapi.is_sql(path)
-            go = src.go == "api" and goapi.is_go(path)
-            if (py or js or sql or go) and data is not None:
+            reader = apis.reader_for(readers, path)
+            if (py or reader is not None) and data is not None:
                 text = decode(data) if b"\x00" not in data else None
                 if text is not None:
-                    language = "python" if py else LANGUAGES[PurePosixPath(path).suffix.lower()]
+                    suffix = PurePosixPath(path).suffix.lower()
+                    taken = reader.language if reader is not None else ""
+                    language = "python" if py else LANGUAGES.get(suffix, taken)
                     meta = {"repo": repo, "commit": sha, "path": path, "language": language}
                     where = f"{repo}@{sha}:{path}"
                     rel = PurePosixPath(path)
                     if py:
                         code.append(PyFile(rel, where, text, meta))
-                    elif js:
-                        scripts.append(jsapi.JsFile(rel, where, text, meta))
-                    elif sql:
-                        schemas.append(sqlapi.SqlFile(rel, where, text, meta))
-                    else:
-                        packages.append(goapi.GoFile(rel, where, text, meta))
+                    elif reader is not None:
+                        batches.add(reader, SourceFile(rel, where, text, meta))
                     continue
             doc = _document(repo, sha, path, data, result)
             if doc is not None:
@@ -121,12 +120,15 @@ def collect_git(src: GitSource, cfg: DomainConfig, cache_dir: Path) -> CollectRe
                 if src.max_documents and len(result.documents) >= src.max_documents:
                     return result
     result.documents.extend(api_documents(code, SOURCE, result))
-    result.documents.extend(jsapi.api_documents(scripts, SOURCE, result))
-    result.documents.extend(sqlapi.api_documents(schemas, SOURCE, result))
-    result.documents.extend(goapi.api_documents(packages, SOURCE, result))
+    result.documents.extend(batches.documents(SOURCE, result, _repo_name(repo)))
     if src.max_documents:
         del result.documents[src.max_documents :]
     return result
+
+
+def _repo_name(repo: str) -> str:
+    """A repository's name from its URL or path ("https://x/y/anyhow.git" -> "anyhow")."""
+    return re.sub(r"\.git$", "", re.split(r"[/:]", repo.rstrip("/"))[-1])
 
 
 def is_remote(url: str) -> bool:

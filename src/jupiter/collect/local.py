@@ -19,10 +19,10 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path, PurePosixPath
 
-from jupiter.collect import goapi, jsapi, notebook, sqlapi
+from jupiter.collect import apis, notebook
 from jupiter.collect.pdf import PDF_SUFFIX, pdf_or_reject
 from jupiter.collect.pyapi import PyFile, api_documents, is_python
-from jupiter.collect.result import CollectResult, count
+from jupiter.collect.result import CollectResult, SourceFile, count
 from jupiter.config import DomainConfig, LocalSource
 from jupiter.errors import JupiterError
 from jupiter.records import Document
@@ -74,19 +74,17 @@ def collect_local(
     unread = rejects if "include" not in src.model_fields_set else None
     found = matching_files(root, src.include, src.exclude, src.follow_symlinks, rejects, unread)
     code: list[PyFile] = []  # read as their API, together: a package names its modules' objects
-    scripts: list[jsapi.JsFile] = []  # JavaScript and TypeScript, read as their API too
-    schemas: list[sqlapi.SqlFile] = []  # SQL, read as its schema's documentation
-    packages: list[goapi.GoFile] = []  # Go, read as its packages' API
+    readers = apis.active(src)  # other languages' API readers (JavaScript, SQL, Go, Rust)
+    batches = apis.Batches(readers)
     builds: dict[Path, Path | None] = {}
-    for path in found:
+    top = root.name if root.is_dir() else ""
+    for path in [*found, *_companions(root, found, readers)]:
         if sphinx_generated(path, root, builds):
             count(rejects, SPHINX_GENERATED, str(path))
             continue
         py = src.python == "api" and is_python(format_name(path))
-        js = src.javascript == "api" and jsapi.is_javascript(format_name(path))
-        sql = src.sql == "api" and sqlapi.is_sql(format_name(path))
-        go = src.go == "api" and goapi.is_go(format_name(path))
-        if py or js or sql or go:
+        reader = apis.reader_for(readers, format_name(path))
+        if py or reader is not None:
             text = decode(data) if (data := read_bytes(path)) is not None else None
             if text is not None:
                 rel = PurePosixPath(
@@ -94,21 +92,37 @@ def collect_local(
                 )
                 if py:
                     code.append(PyFile(rel, str(path), text))
-                elif js:
-                    scripts.append(jsapi.JsFile(rel, str(path), text))
-                elif sql:
-                    schemas.append(sqlapi.SqlFile(rel, str(path), text))
-                else:
-                    packages.append(goapi.GoFile(rel, str(path), text))
+                elif reader is not None:
+                    batches.add(reader, SourceFile(rel, str(path), text))
             continue
         docs.extend(read_documents(path, rejects))
         if src.max_documents and len(docs) >= src.max_documents:
             return docs[: src.max_documents]
-    docs.extend(api_documents(code, SOURCE, rejects, root.name if root.is_dir() else ""))
-    docs.extend(jsapi.api_documents(scripts, SOURCE, rejects))
-    docs.extend(sqlapi.api_documents(schemas, SOURCE, rejects))
-    docs.extend(goapi.api_documents(packages, SOURCE, rejects))
+    docs.extend(api_documents(code, SOURCE, rejects, top))
+    docs.extend(batches.documents(SOURCE, rejects, top))
     return docs[: src.max_documents] if src.max_documents else docs
+
+
+def _companions(root: Path, found: list[Path], readers: list[apis.ApiReader]) -> list[Path]:
+    """The files an API reader reads beside its own whatever the globs (a crate's
+    Cargo.toml), in the folders over the files it takes up to `root`, not found already."""
+    names = apis.companions(readers)
+    if not names or not root.is_dir():
+        return []
+    have, out = set(found), []
+    folders = {
+        d
+        for p in found
+        if (r := apis.reader_for(readers, p.name)) is not None and r.companions
+        for d in [p.parent, *p.parent.parents]
+        if d == root or d.is_relative_to(root)
+    }
+    for d in sorted(folders):
+        for name in sorted(names):
+            p = d / name
+            if p not in have and p.is_file():
+                out.append(p)
+    return out
 
 
 def sphinx_generated(path: Path, root: Path, builds: dict[Path, Path | None]) -> bool:

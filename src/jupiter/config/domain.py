@@ -70,6 +70,9 @@ SqlAs = Literal["api", "text"]
 # Go files: api, each exported name with a doc comment a document (collect/goapi.py); text,
 # each file as plain text
 GoAs = Literal["api", "text"]
+# Rust files: api, each public item with a doc comment a document, as rustdoc reads it
+# (collect/rustapi.py); text, each file as plain text
+RustAs = Literal["api", "text"]
 
 
 class PythonStdlibSource(Strict):
@@ -119,6 +122,10 @@ class LocalSource(Strict):
     # Go files (when an include glob reads them): api, each exported function, method, type,
     # field and constant with a doc comment a document, as go doc reads it; text, as text
     go: GoAs = "api"
+    # Rust files (when an include glob reads them): api, each public function, method, type,
+    # field, variant and constant with a doc comment a document, as rustdoc reads it (the
+    # crate named by its Cargo.toml, read whatever the globs); text, as text
+    rust: RustAs = "api"
 
 
 class WebSource(Strict):
@@ -156,6 +163,7 @@ class GitSource(Strict):
             "*.ts",
             "*.tsx",
             "*.go",
+            "*.rs",
             "*.sql",
             "*.ipynb",
         ]  # fmt: skip
@@ -166,6 +174,7 @@ class GitSource(Strict):
     javascript: JavaScriptAs = "api"  # as for a local source
     sql: SqlAs = "api"  # as for a local source
     go: GoAs = "api"  # as for a local source
+    rust: RustAs = "api"  # as for a local source
 
 
 # what a dataset source's `columns` may map to column names

@@ -67,8 +67,7 @@ def collect_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
         f"{info['chunks']} chunks ({heldout} held out), {new_docs} new documents"
     )
     if rejects.rejects:  # nothing dropped silently: what, and where the rest is listed
-        from jupiter.collect.goapi import FIXES as GO_FIXES
-        from jupiter.collect.jsapi import FIXES as JS_FIXES
+        from jupiter.collect.apis import FIXES as API_FIXES
         from jupiter.collect.local import (
             NOT_INCLUDED,
             NOT_INCLUDED_FIX,
@@ -78,9 +77,8 @@ def collect_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
         from jupiter.collect.notebook import FIXES as NOTEBOOK_FIXES
         from jupiter.collect.pdf import FIXES
         from jupiter.collect.pyapi import FIXES as PY_FIXES
-        from jupiter.collect.sqlapi import FIXES as SQL_FIXES
 
-        fixes = {**FIXES, **PY_FIXES, **JS_FIXES, **SQL_FIXES, **GO_FIXES, **NOTEBOOK_FIXES}
+        fixes = {**FIXES, **PY_FIXES, **API_FIXES, **NOTEBOOK_FIXES}
         fixes[NOT_INCLUDED] = NOT_INCLUDED_FIX
         fixes[SPHINX_GENERATED] = SPHINX_GENERATED_FIX
         # reasons that share a fix are said together, the fix once

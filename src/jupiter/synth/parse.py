@@ -16,16 +16,21 @@ from typing import Literal
 from jupiter.records import Chunk
 
 API_PREFIX = "python:"
-# collect/pyapi.py, jsapi.py, sqlapi.py, goapi.py
-API_PREFIXES = (API_PREFIX, "javascript:", "sql:", "go:")
+# collect/pyapi.py, jsapi.py, sqlapi.py, goapi.py, rustapi.py
+API_PREFIXES = (API_PREFIX, "javascript:", "sql:", "go:", "rust:")
 TOPIC_PREFIX = "pydoc:topics/"
 # documents whose indentation means code, a quote or a directive's content
 MARKUP_SUFFIXES = (".md", ".markdown", ".rst", ".ipynb", ".html", ".htm", ".xhtml")
 
 ChunkKind = Literal["api", "topic", "doc"]
 
-# "name(args) -> result" ($ in a JavaScript name: collect/jsapi.py)
-_SIG_LINE = re.compile(r"^\s*(?P<name>[A-Za-z_$][\w.$]*)\s*(?P<sig>\(.*\)(?:\s*->\s*.+)?)\s*$")
+# "name(args) -> result" ($ in a JavaScript name: collect/jsapi.py; "::" in a Rust path)
+_SIG_LINE = re.compile(
+    r"^\s*(?P<name>[A-Za-z_$][\w.$]*(?:::[A-Za-z_$][\w.$]*)*)\s*(?P<sig>\(.*\)(?:\s*->\s*.+)?)\s*$"
+)
+# a bare qualified name on a line of its own (a Rust macro's ends in "!")
+_BARE_NAME = re.compile(r"\s*[A-Za-z_][\w.]*(?:::[A-Za-z_]\w*)*!?\s*")
+_QUALIFIER = re.compile(r"\.|::")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\w\"'`(*\[])")
 # a period after these ends an abbreviation, not a sentence
 _ABBREVIATIONS = frozenset({"e.g.", "i.e.", "etc.", "vs.", "cf.", "resp.", "approx.", "no."})
@@ -101,22 +106,29 @@ def split_signature(text: str, name: str) -> tuple[str, str, bool]:
     builtin's docstring often opens with its own `name(args) -> result` line. A module's
     document is its docstring alone.
     """
-    short = name.rsplit(".", 1)[-1]
+    short = split_qualified(name)[1]
     first, _, rest = text.partition("\n")
     m = _SIG_LINE.match(first)
-    if m is not None and m.group("name").rsplit(".", 1)[-1] == short:
+    if m is not None and split_qualified(m.group("name"))[1] == short:
         return m.group("sig").strip(), rest.lstrip("\n"), False
-    if (
-        not re.fullmatch(r"\s*[A-Za-z_][\w.]*\s*", first)
-        or first.strip().rsplit(".", 1)[-1] != short
-    ):
+    if not _BARE_NAME.fullmatch(first) or split_qualified(first.strip())[1] != short:
         return "", text, True
     body = rest.lstrip("\n")
     first, _, rest = body.partition("\n")
     m = _SIG_LINE.match(first)
-    if m is not None and m.group("name").rsplit(".", 1)[-1] == short:
+    if m is not None and split_qualified(m.group("name"))[1] == short:
         return m.group("sig").strip(), rest.lstrip("\n"), False
     return "", body, False
+
+
+def split_qualified(name: str) -> tuple[str, str]:
+    """(parent, last part) of a qualified name: "json.dumps" -> ("json", "dumps"),
+    "anyhow::Error::context" -> ("anyhow::Error", "context"); ("", name) for a bare name."""
+    parts = list(_QUALIFIER.finditer(name))
+    if not parts:
+        return "", name
+    last = parts[-1]
+    return name[: last.start()], name[last.end() :]
 
 
 def unwrap(text: str) -> str:
@@ -311,18 +323,21 @@ class Param:
 
 
 def split_top_level(s: str) -> list[str]:
-    """Split on commas that are outside brackets and quotes."""
+    """Split on commas that are outside brackets and quotes (a Rust lifetime, `&'a str`,
+    opens no quote; the `>` of an arrow, `Fn(u8) -> u8`, closes no bracket)."""
     parts: list[str] = []
     depth, quote = 0, ""
     cur: list[str] = []
-    for ch in s:
+    for k, ch in enumerate(s):
         if quote:
             quote = "" if ch == quote else quote
+        elif ch == "'" and _lifetime(s, k):
+            pass
         elif ch in "'\"":
             quote = ch
         elif ch in "([{<":
             depth += 1
-        elif ch in ")]}>":
+        elif ch in ")]}>" and not (ch == ">" and s[k - 1 : k] == "-"):
             depth -= 1
         elif ch == "," and depth == 0:
             parts.append("".join(cur).strip())
@@ -331,6 +346,19 @@ def split_top_level(s: str) -> list[str]:
         cur.append(ch)
     parts.append("".join(cur).strip())
     return [p for p in parts if p]
+
+
+_LIFETIME = re.compile(r"'[A-Za-z_]\w*(?=\s*(?:[,>+)]|$))")
+
+
+def _lifetime(s: str, k: int) -> bool:
+    """Whether the quote at `k` starts a Rust lifetime ('a, 'static) rather than a string:
+    after `&` or `<`, or a name left unclosed where a string could not begin (not after
+    `=`, an opening bracket or a quote)."""
+    before = s[:k].rstrip()[-1:]
+    if s[k - 1 : k] in ("&", "<"):
+        return True
+    return before not in ("", "=", "(", "[", "{", "'", '"') and bool(_LIFETIME.match(s, k))
 
 
 def parameters(signature: str) -> list[Param]:

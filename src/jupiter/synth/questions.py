@@ -28,6 +28,7 @@ from jupiter.synth.parse import (
     raw_paragraphs,
     section_intro,
     sentences,
+    split_qualified,
     view,
 )
 
@@ -163,12 +164,12 @@ class Catalog:
         self.members: dict[str, list[str]] = defaultdict(list)
         for c in chunks:
             v = view(c)
-            if v.kind != "api" or not v.is_head or v.is_module or "." not in v.name:
+            if v.kind != "api" or not v.is_head or v.is_module or not split_qualified(v.name)[0]:
                 continue
             s = clean(lead(v.body))
             if _nontrivial(s) and v.name not in self.summary:
                 self.summary[v.name] = s
-                self.members[v.name.rsplit(".", 1)[0]].append(v.name)
+                self.members[split_qualified(v.name)[0]].append(v.name)
         self._partner: dict[str, str | None] = {}
 
     def partner(self, name: str) -> str | None:
@@ -177,12 +178,12 @@ class Catalog:
             return self._partner[name]
         if name not in self.summary:
             return None
-        short = name.rsplit(".", 1)[1]
+        parent, short = split_qualified(name)
         best, best_score = None, SIMILARITY
-        for other in sorted(self.members[name.rsplit(".", 1)[0]]):
+        for other in sorted(self.members[parent]):
             if other == name or self.summary[other] == self.summary[name]:
                 continue
-            other_short = other.rsplit(".", 1)[1]
+            other_short = split_qualified(other)[1]
             score = SequenceMatcher(None, short, other_short).ratio()
             if score > best_score and _shared_affix(short, other_short) >= MIN_AFFIX:
                 best, best_score = other, score

@@ -1,0 +1,80 @@
+"""The readers of a language's API beside Python's (collect/jsapi.py, sqlapi.py, goapi.py,
+rustapi.py): the source setting that turns each on (`javascript: api`), the files it takes,
+and the files it reads beside them whatever the include globs say (a crate's Cargo.toml,
+which names it). The local and git sources hand each reader its files together, since a
+package's files name one another's objects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Any
+
+from jupiter.collect import goapi, jsapi, rustapi, sqlapi
+from jupiter.collect.result import CollectResult, SourceFile
+from jupiter.records import Document
+
+# (files, source type, rejects, the source's folder name) -> documents
+Read = Callable[[list[SourceFile], str, CollectResult | None, str], list[Document]]
+
+
+@dataclass(frozen=True)
+class ApiReader:
+    setting: str  # the source's field that says api or text ("javascript", "rust")
+    language: str  # meta language of its files where the suffix does not say it
+    takes: Callable[[str], bool]  # a file name the reader reads
+    read: Read
+    companions: tuple[str, ...] = ()  # file names read for it beside its files
+
+
+READERS = (
+    ApiReader(
+        "javascript", "", jsapi.is_javascript, lambda f, s, r, _: jsapi.api_documents(f, s, r)
+    ),
+    ApiReader("sql", "sql", sqlapi.is_sql, lambda f, s, r, _: sqlapi.api_documents(f, s, r)),
+    ApiReader("go", "go", goapi.is_go, lambda f, s, r, _: goapi.api_documents(f, s, r)),
+    ApiReader("rust", "rust", rustapi.is_rust, rustapi.read, (rustapi.MANIFEST,)),
+)
+FIXES = {**jsapi.FIXES, **sqlapi.FIXES, **goapi.FIXES, **rustapi.FIXES}
+
+
+def active(src: Any) -> list[ApiReader]:
+    """The readers a source turns on (its setting `api`)."""
+    return [r for r in READERS if getattr(src, r.setting, "text") == "api"]
+
+
+def reader_for(readers: list[ApiReader], name: str) -> ApiReader | None:
+    """The reader that takes a file of this name (a path's last part), if any."""
+    base = PurePosixPath(name).name
+    for r in readers:
+        if r.takes(base) or base.lower() in {c.lower() for c in r.companions}:
+            return r
+    return None
+
+
+def companions(readers: list[ApiReader]) -> set[str]:
+    return {name for r in readers for name in r.companions}
+
+
+@dataclass
+class Batches:
+    """Each active reader's files, gathered as a source reads them."""
+
+    readers: list[ApiReader]
+    files: dict[str, list[SourceFile]] = field(default_factory=dict)
+
+    def add(self, reader: ApiReader, f: SourceFile) -> None:
+        self.files.setdefault(reader.setting, []).append(f)
+
+    def documents(
+        self, source: str, rejects: CollectResult | None, top: str = ""
+    ) -> list[Document]:
+        """Every reader's documents, reader by reader."""
+        out: list[Document] = []
+        for r in self.readers:
+            got = self.files.get(r.setting)
+            if got and any(r.takes(f.rel.name) for f in got):
+                out.extend(r.read(got, source, rejects, top))
+        return out
