@@ -16,7 +16,7 @@ from jupiter.config.cli import source_entry
 from jupiter.records import Chunk, Document
 from jupiter.synth.questions import make_questions
 
-LIB = r'''//! [![docs-rs]](https://docs.rs/spool-queue)
+LIB = r"""//! [![docs-rs]](https://docs.rs/spool-queue)
 //!
 //! [docs-rs]: https://img.shields.io/badge/docs.rs-66c2a5
 //!
@@ -51,8 +51,8 @@ macro_rules! push {
 macro_rules! internal {
     () => {};
 }
-'''
-QUEUE = r'''use std::path::Path;
+"""
+QUEUE = r"""use std::path::Path;
 
 /// A queue of jobs kept in one folder.
 ///
@@ -105,8 +105,8 @@ impl Queue {
     /// Crate-visible only: no document.
     pub(crate) fn lock(&self) {}
 }
-'''
-JOBS = r'''//! Jobs and what runs them.
+"""
+JOBS = r"""//! Jobs and what runs them.
 
 /* a /* nested */ comment { with a brace */
 
@@ -138,7 +138,7 @@ mod tests {
     /// A test helper.
     pub fn helper() {}
 }
-'''
+"""
 TREE = {
     "Cargo.toml": '[package]\nname = "spool-queue"\nversion = "0.3.1"\n',
     "src/lib.rs": LIB,
@@ -200,7 +200,7 @@ def test_a_crate_becomes_its_documented_public_api(tmp_path: Path) -> None:
         "spool_queue::Queue::open(path: P, workers: usize)\n\n"
         "Opens the queue in `path`, creating the folder when it is missing.\n\n"
         "# Errors\n\nFails when the folder cannot be created.\n\n"
-        "```rust\nlet q = spool_queue::Queue::open(\"/tmp/q\", 2)?;\n```\n\n"
+        '```rust\nlet q = spool_queue::Queue::open("/tmp/q", 2)?;\n```\n\n'
         "Type parameters: `<P: AsRef<Path>>`.\n\nWhere: `P: Clone`.\n\n"
         ":returns: `std::io::Result<Self>`"
     )

@@ -75,7 +75,7 @@ def test_parameters() -> None:
     # quotes that are strings, and quotes that are Rust lifetimes
     assert [p.text for p in parameters("(a='x, y', b=\"'\", c: 'Foo' = None)")] == [
         "a='x, y'",
-        "b=\"'\"",
+        'b="\'"',
         "c: 'Foo' = None",
     ]
     rust = parameters("(name: &'a str, f: impl Fn(u8) -> Vec<u8>, m: HashMap<&'a str, T>)")
