@@ -198,9 +198,11 @@ def test_questions_about_a_go_api(tmp_path: Path) -> None:
     push = asked("go:spool.Queue.Push")
     assert push["what_does"].startswith("Push adds a job at the end of the queue.")
     assert push["signature"] == "`spool.Queue.Push(name string, payload string)`"
-    # "name type" is not told from Python's AST nodes' "type name" ("expr target"): no
-    # arguments question for Go; the signature says them
-    assert "arguments" not in push
+    # Go writes "name type": read as Go (Python's own AST nodes' "expr target" stay as they
+    # were, read as Python's)
+    assert push["arguments"] == (
+        "`spool.Queue.Push` takes 2 arguments: name string, payload string."
+    )
     module = asked("go:spool")
     assert module == {} or "signature" not in module
 

@@ -82,6 +82,30 @@ def test_parameters() -> None:
     assert [p.name for p in rust] == ["name", "f", "m"]
 
 
+def test_parameters_where_the_type_comes_first_or_last() -> None:
+    c = parameters("(git_repository **out, const char *path, int (*cb)(void *), char buf[16])", "c")
+    assert [(p.name, p.text) for p in c] == [
+        ("out", "git_repository **out"),
+        ("path", "const char *path"),
+        ("cb", "int (*cb)(void *)"),
+        ("buf", "char buf[16]"),
+    ]
+    # a type with no name (a prototype's), `void`, varargs: no parameter
+    assert parameters("(unsigned int, const char *, ...)", "c") == []
+    assert parameters("(void)", "c") == []
+    java = parameters("(final List<? extends E> c, String... args, int[] a)", "java")
+    assert [p.name for p in java] == ["c", "args", "a"]
+    assert [p.name for p in parameters("(const Job &job, int priority = 0)", "c")] == [
+        "job",
+        "priority",
+    ]
+    go = parameters("(ctx context.Context, fn func(a, b int) error)", "go")
+    assert [p.name for p in go] == ["ctx", "fn"]
+    assert parameters("(int, string)", "go") == []
+    # Python's own signatures read as before: the ast nodes' "(expr target)" is no "name type"
+    assert [p.name for p in parameters("(expr target, expr iter)")] == []
+
+
 def test_qualified_names_split_at_a_dot_or_a_path_separator() -> None:
     assert split_qualified("json.dumps") == ("json", "dumps")
     assert split_qualified("os.path.join") == ("os.path", "join")

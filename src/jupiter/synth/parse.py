@@ -63,6 +63,7 @@ class ChunkView:
     section: str = ""  # a document's heading in force where the chunk starts
     in_code: bool = False  # the chunk starts inside a fenced code block of its document
     plain: bool = False  # plain text, where an indented paragraph may be prose (plain_chunk)
+    language: str = ""  # an API document's language, from its uri ("python", "go", "c")
 
 
 def view(chunk: Chunk, section: str = "", in_code: bool = False) -> ChunkView:
@@ -70,11 +71,12 @@ def view(chunk: Chunk, section: str = "", in_code: bool = False) -> ChunkView:
     For a document's chunk, `section` is the heading in force where it starts and
     `in_code` says it starts inside a fenced code block (`questions.chunk_starts`)."""
     if chunk.uri.startswith(API_PREFIXES):
-        name = chunk.uri.split(":", 1)[1] or chunk.title
+        language, name = chunk.uri.split(":", 1)
+        name = name or chunk.title
         if chunk.start != 0:
-            return ChunkView("api", name, "", chunk.text, False)
+            return ChunkView("api", name, "", chunk.text, False, language=language)
         signature, body, is_module = split_signature(chunk.text, name)
-        return ChunkView("api", name, signature, body, True, is_module)
+        return ChunkView("api", name, signature, body, True, is_module, language=language)
     kind: ChunkKind = "topic" if chunk.uri.startswith(TOPIC_PREFIX) else "doc"
     return ChunkView(
         kind,
@@ -361,11 +363,26 @@ def _lifetime(s: str, k: int) -> bool:
     return before not in ("", "=", "(", "[", "{", "'", '"') and bool(_LIFETIME.match(s, k))
 
 
-def parameters(signature: str) -> list[Param]:
-    """Parameters of "(a, /, b=1, *, c, **kw) -> T", without self/cls and the `/`, `*` markers."""
+# languages whose parameters are written "type name" (C, C++, Java) or "name type" (Go)
+TYPE_FIRST = frozenset({"c", "java"})
+NAME_FIRST = frozenset({"go"})
+_NO_NAME = frozenset(
+    "void const self this int char long short double float unsigned signed bool "
+    "size_t auto volatile".split()
+)
+_LAST_NAME = re.compile(r"([A-Za-z_]\w*)\s*(?:\[[^\]]*\]\s*)*$")
+_POINTER_NAME = re.compile(r"\(\s*[*&^]+\s*([A-Za-z_]\w*)\s*\)")
+
+
+def parameters(signature: str, language: str = "") -> list[Param]:
+    """Parameters of "(a, /, b=1, *, c, **kw) -> T", without self/cls and the `/`, `*` markers;
+    for a language that writes "type name" (C, Java: `const char *path`) or "name type" (Go:
+    `dir string`) the name is read from where it stands, and a type given no name is none."""
     inner = _inside_parens(signature.strip())
     if inner is None:
         return []
+    if language in TYPE_FIRST or language in NAME_FIRST:
+        return _typed_parameters(inner, language in NAME_FIRST)
     if re.search(r"\[\s*,", inner):
         # builtin docstrings write optional arguments as "name[, default]": not nesting
         inner = re.sub(r"[\[\]]", "", inner)
@@ -383,6 +400,22 @@ def parameters(signature: str) -> list[Param]:
         if (name in ("self", "cls") and not out) or not name.isidentifier():
             continue
         out.append(Param(name, part, kw_only and not part.startswith("*")))
+    return out
+
+
+def _typed_parameters(inner: str, name_first: bool) -> list[Param]:
+    out: list[Param] = []
+    for part in split_top_level(inner):
+        decl = re.split(r"\s=\s|=(?!=)", part, maxsplit=1)[0].strip()
+        if name_first:
+            m = re.match(r"([A-Za-z_]\w*)\s+\S", decl)
+        else:
+            m = _POINTER_NAME.search(decl) or (
+                _LAST_NAME.search(decl) if len(re.findall(r"\w+", decl)) > 1 else None
+            )
+        if m is None or m.group(1) in _NO_NAME:  # `unsigned int`, `void`: a type alone
+            continue
+        out.append(Param(m.group(1), part, False))
     return out
 
 

@@ -263,7 +263,7 @@ def _param_note(param: str, body: str, used: set[str]) -> str:
 
 
 def _arguments(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
-    params = parameters(v.signature)
+    params = parameters(v.signature, v.language)
     if v.kind != "api" or not params:
         return []
     listing = ", ".join(p.text for p in params)
