@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
-from jupiter.collect import goapi, jsapi, rustapi, sqlapi
+from jupiter.collect import capi, goapi, jsapi, rustapi, sqlapi
 from jupiter.collect.result import CollectResult, SourceFile
 from jupiter.records import Document
 
@@ -34,10 +34,11 @@ READERS = (
         "javascript", "", jsapi.is_javascript, lambda f, s, r, _: jsapi.api_documents(f, s, r)
     ),
     ApiReader("sql", "sql", sqlapi.is_sql, lambda f, s, r, _: sqlapi.api_documents(f, s, r)),
+    ApiReader("c", "c", capi.is_header, lambda f, s, r, _: capi.api_documents(f, s, r)),
     ApiReader("go", "go", goapi.is_go, lambda f, s, r, _: goapi.api_documents(f, s, r)),
     ApiReader("rust", "rust", rustapi.is_rust, rustapi.read, (rustapi.MANIFEST,)),
 )
-FIXES = {**jsapi.FIXES, **sqlapi.FIXES, **goapi.FIXES, **rustapi.FIXES}
+FIXES = {**jsapi.FIXES, **sqlapi.FIXES, **capi.FIXES, **goapi.FIXES, **rustapi.FIXES}
 
 
 def active(src: Any) -> list[ApiReader]:

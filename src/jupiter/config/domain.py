@@ -70,6 +70,10 @@ SqlAs = Literal["api", "text"]
 # Go files: api, each exported name with a doc comment a document (collect/goapi.py); text,
 # each file as plain text
 GoAs = Literal["api", "text"]
+# C and C++ headers: api, each declaration with a Doxygen comment (or, in a header without
+# any, a plain comment right over it) a document, as Doxygen reads it (collect/capi.py);
+# text, each file as plain text
+CAs = Literal["api", "text"]
 # Rust files: api, each public item with a doc comment a document, as rustdoc reads it
 # (collect/rustapi.py); text, each file as plain text
 RustAs = Literal["api", "text"]
@@ -126,6 +130,9 @@ class LocalSource(Strict):
     # field, variant and constant with a doc comment a document, as rustdoc reads it (the
     # crate named by its Cargo.toml, read whatever the globs); text, as text
     rust: RustAs = "api"
+    # C and C++ headers (when an include glob reads them): api, each documented function,
+    # type, field, enumerator and macro a document, as Doxygen reads it; text, as text
+    c: CAs = "api"
 
 
 class WebSource(Strict):
@@ -164,6 +171,8 @@ class GitSource(Strict):
             "*.tsx",
             "*.go",
             "*.rs",
+            "*.h",
+            "*.hpp",
             "*.sql",
             "*.ipynb",
         ]  # fmt: skip
@@ -175,6 +184,7 @@ class GitSource(Strict):
     sql: SqlAs = "api"  # as for a local source
     go: GoAs = "api"  # as for a local source
     rust: RustAs = "api"  # as for a local source
+    c: CAs = "api"  # as for a local source
 
 
 # what a dataset source's `columns` may map to column names
