@@ -455,6 +455,21 @@ def test_a_man_option_over_a_blank_line_and_its_indented_description() -> None:
     assert any(b.kind == "prose" and b.text.startswith("A sentence of prose") for b in blocks)
 
 
+def test_a_tab_indented_description_is_read_from_its_first_word() -> None:
+    # a tab is one character of the text and eight columns of indentation: the spans of
+    # what stands after it start at its text, not seven characters in
+    text = (
+        "OPTIONS\n-------\n--only-untracked::\n\tThis option is only valid for `show`.\n\n"
+        "--keep-index::\n\tAll changes already added to the index are left intact.\n"
+    )
+    defs = [b for b in parse(text, "git-stash.txt").blocks if b.kind == "definition"]
+    assert [(b.term, b.text) for b in defs] == [
+        ("--only-untracked", "This option is only valid for `show`."),
+        ("--keep-index", "All changes already added to the index are left intact."),
+    ]
+    assert [text[b.start : b.start + 8] for b in defs] == ["This opt", "All chan"]
+
+
 def test_an_info_nodes_options_table_rows_and_continued_code() -> None:
     # a GNU info node: options at column 0 over descriptions indented 5, a two-column
     # table whose second cell wraps, and a shell pipeline continued over lines

@@ -109,6 +109,12 @@ class _Line:
         return self.start + len(self.text)
 
     @property
+    def first(self) -> int:
+        """Where its text begins past its indentation (a tab is one character here, eight
+        columns in `indent`)."""
+        return self.start + len(self.text) - len(self.text.lstrip())
+
+    @property
     def blank(self) -> bool:
         return not self.text.strip()
 
@@ -388,7 +394,7 @@ class _Parser:
     # ------------------------------------------------------------------ helpers
     def add(self, kind: BlockKind, lines: list[_Line], **kw: object) -> None:
         lines = [ln for ln in lines if not ln.blank] or lines
-        start, end = lines[0].start + lines[0].indent, lines[-1].end
+        start, end = lines[0].first, lines[-1].end
         start = min(start, end)
         text = str(kw.pop("text", None) or clean(self.text[start:end]))
         if not text:
@@ -403,7 +409,7 @@ class _Parser:
             h = h.title() if h.lower() in GENERIC_SECTIONS else h
         if 2 <= len(h) <= 100 and re.search(r"[^\W_]", h):
             self.section = h
-            self.blocks.append(Block("heading", line.start + line.indent, span_end, h, h))
+            self.blocks.append(Block("heading", line.first, span_end, h, h))
 
     def block_end(self, i: int, indent: int) -> int:
         """Index past the lines indented more than `indent` from i on (blank lines inside)."""
@@ -672,7 +678,7 @@ class _Parser:
                 and self.blocks[-1].kind == "prose"
                 and ln.indent > self.blocks[-1].indent
             )
-            q = _QUOTED_DEF.match(self.text[ln.start + ln.indent : para[-1].end])
+            q = _QUOTED_DEF.match(self.text[ln.first : para[-1].end])
             if (
                 (prev_prose_colon and indented_more)
                 or _looks_like_code(para)
@@ -681,7 +687,7 @@ class _Parser:
                 self.add("code", para, text=self.text[para[0].start : para[-1].end])
                 prev_prose_colon = False
             elif q is not None:  # '"License" shall mean ...': a term and its definition
-                at = ln.start + ln.indent + q.start("d")
+                at = ln.first + q.start("d")
                 self._definition(q.group("t"), "term", at, para[-1].end, ln.indent)
                 prev_prose_colon = False
             else:
@@ -725,7 +731,7 @@ class _Parser:
             self._definition(
                 "return value",
                 "returns",
-                filled[0].start + filled[0].indent,
+                filled[0].first,
                 filled[-1].end,
                 indent,
             )
@@ -743,7 +749,7 @@ class _Parser:
             if m.group(2):
                 start = body[a].start + m.start(2)
             elif rest:
-                start = rest[0].start + rest[0].indent
+                start = rest[0].first
             else:
                 continue
             end = rest[-1].end if rest else body[a].end
@@ -773,7 +779,7 @@ class _Parser:
         else:
             kind = "term"
         first = next(x for x in body if not x.blank)
-        self._definition(shown, kind, first.start + first.indent, body[-1].end, head.indent)
+        self._definition(shown, kind, first.first, body[-1].end, head.indent)
 
     def _item(self, lines: list[_Line], bullet: int) -> None:
         first = lines[0]
