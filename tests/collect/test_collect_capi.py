@@ -216,7 +216,7 @@ def test_headers_become_their_documented_api() -> None:
         ":param opts: the options, or NULL for the defaults\n"
         ":returns: 0 on success, or an error code\n"
         "See also: spool_close\n\n"
-        "```\nspool *q;\nspool_open(&q, \"/tmp/q\", NULL);\n```"
+        '```\nspool *q;\nspool_open(&q, "/tmp/q", NULL);\n```'
     )
     assert text["c:spool_close"] == "spool_close(spool *q)\n\nClose the queue `q` and free it."
     # a doc after the declaration on its line; the return type where no @return says it

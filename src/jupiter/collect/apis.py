@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
-from jupiter.collect import capi, goapi, jsapi, rustapi, sqlapi
+from jupiter.collect import capi, goapi, javaapi, jsapi, rustapi, sqlapi
 from jupiter.collect.result import CollectResult, SourceFile
 from jupiter.records import Document
 
@@ -37,8 +37,16 @@ READERS = (
     ApiReader("c", "c", capi.is_header, lambda f, s, r, _: capi.api_documents(f, s, r)),
     ApiReader("go", "go", goapi.is_go, lambda f, s, r, _: goapi.api_documents(f, s, r)),
     ApiReader("rust", "rust", rustapi.is_rust, rustapi.read, (rustapi.MANIFEST,)),
+    ApiReader("java", "java", javaapi.is_java, lambda f, s, r, _: javaapi.api_documents(f, s, r)),
 )
-FIXES = {**jsapi.FIXES, **sqlapi.FIXES, **capi.FIXES, **goapi.FIXES, **rustapi.FIXES}
+FIXES = {
+    **jsapi.FIXES,
+    **sqlapi.FIXES,
+    **capi.FIXES,
+    **goapi.FIXES,
+    **rustapi.FIXES,
+    **javaapi.FIXES,
+}
 
 
 def active(src: Any) -> list[ApiReader]:

@@ -19,7 +19,7 @@ from collections.abc import Generator, Iterator
 from contextlib import closing
 from pathlib import Path, PurePosixPath
 
-from jupiter.collect import apis, notebook
+from jupiter.collect import apis, asciidoc, notebook
 from jupiter.collect.local import HTML_SUFFIXES, _matches, decode, html_text
 from jupiter.collect.pdf import PDF_SUFFIX, pdf_or_reject
 from jupiter.collect.pyapi import PyFile, api_documents, is_python
@@ -95,6 +95,7 @@ def collect_git(src: GitSource, cfg: DomainConfig, cache_dir: Path) -> CollectRe
         _prefetch(git_dir, sha, {oid for oid, _ in wanted})
     code: list[PyFile] = []  # read as their API, together: a package names its modules' objects
     batches = apis.Batches(readers)
+    texts: dict[str, tuple[str, bytes]] = {}  # .txt and AsciiDoc files, read after the rest
     # Files with the same content share one object id: blobs are paired with paths by order.
     with closing(_blobs(git_dir, [oid for oid, _ in wanted])) as blobs:
         for (_, path), data in zip(wanted, blobs, strict=False):
@@ -114,16 +115,46 @@ def collect_git(src: GitSource, cfg: DomainConfig, cache_dir: Path) -> CollectRe
                     elif reader is not None:
                         batches.add(reader, SourceFile(rel, where, text, meta))
                     continue
+            name = PurePosixPath(path).name.lower()
+            if data is not None and (name.endswith(".txt") or asciidoc.takes(name)):
+                text = decode(data) if b"\x00" not in data else None
+                if text is not None:  # AsciiDoc or not, and included or not, said below
+                    texts[path] = (text, data)
+                    continue
             doc = _document(repo, sha, path, data, result)
             if doc is not None:
                 result.documents.append(doc)
                 if src.max_documents and len(result.documents) >= src.max_documents:
                     return result
+    result.documents.extend(_texts(repo, sha, texts, result))
     result.documents.extend(api_documents(code, SOURCE, result))
     result.documents.extend(batches.documents(SOURCE, result, _repo_name(repo)))
     if src.max_documents:
         del result.documents[src.max_documents :]
     return result
+
+
+def _texts(
+    repo: str, sha: str, texts: dict[str, tuple[str, bytes]], result: CollectResult
+) -> list[Document]:
+    """Plain-text and AsciiDoc files, in path order: AsciiDoc as the Markdown it renders to
+    (collect/asciidoc.py), a file another one includes read there, the rest as text."""
+    adoc, included = asciidoc.batch({p: t for p, (t, _) in texts.items()})
+    out: list[Document] = []
+    for path, (_, data) in texts.items():
+        where = f"{repo}@{sha}:{path}"
+        if path in included:
+            result.reject(asciidoc.INCLUDED, where)
+        elif path in adoc:
+            title, text = adoc[path]
+            if text.strip():
+                meta = {"repo": repo, "commit": sha, "path": path, "language": "asciidoc"}
+                out.append(Document(SOURCE, where, title or path, text, meta))
+        else:
+            doc = _document(repo, sha, path, data, result)
+            if doc is not None:
+                out.append(doc)
+    return out
 
 
 def _repo_name(repo: str) -> str:

@@ -19,7 +19,7 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path, PurePosixPath
 
-from jupiter.collect import apis, notebook
+from jupiter.collect import apis, asciidoc, notebook
 from jupiter.collect.pdf import PDF_SUFFIX, pdf_or_reject
 from jupiter.collect.pyapi import PyFile, api_documents, is_python
 from jupiter.collect.result import CollectResult, SourceFile, count
@@ -78,9 +78,23 @@ def collect_local(
     batches = apis.Batches(readers)
     builds: dict[Path, Path | None] = {}
     top = root.name if root.is_dir() else ""
+    adoc, included = _asciidoc(root, found)  # AsciiDoc as Markdown, included files read there
     for path in [*found, *_companions(root, found, readers)]:
         if sphinx_generated(path, root, builds):
             count(rejects, SPHINX_GENERATED, str(path))
+            continue
+        if path in included:
+            count(rejects, asciidoc.INCLUDED, str(path))
+            continue
+        if path in adoc:
+            title, rendered = adoc[path]
+            if rendered.strip():
+                meta = {
+                    "kind": "file",
+                    "suffix": Path(format_name(path)).suffix,
+                    "format": "asciidoc",
+                }
+                docs.append(Document(SOURCE, str(path), title or path.name, rendered, meta))
             continue
         py = src.python == "api" and is_python(format_name(path))
         reader = apis.reader_for(readers, format_name(path))
@@ -101,6 +115,27 @@ def collect_local(
     docs.extend(api_documents(code, SOURCE, rejects, top))
     docs.extend(batches.documents(SOURCE, rejects, top))
     return docs[: src.max_documents] if src.max_documents else docs
+
+
+def _asciidoc(root: Path, found: list[Path]) -> tuple[dict[Path, tuple[str, str]], set[Path]]:
+    """The AsciiDoc files among `found` ({path: (title, Markdown)}, collect/asciidoc.py),
+    and the files one of them includes (read there, not on their own)."""
+    texts: dict[str, str] = {}
+    paths: dict[str, Path] = {}
+    base = root if root.is_dir() else root.parent
+    for path in found:
+        name = format_name(path)
+        if not (asciidoc.takes(name) or name.endswith(".txt")):
+            continue
+        data = read_bytes(path)
+        text = decode(data) if data is not None else None
+        if text is not None:
+            rel = path.relative_to(base).as_posix()
+            texts[rel], paths[rel] = text, path
+    if not texts:
+        return {}, set()
+    docs, included = asciidoc.batch(texts)
+    return {paths[rel]: got for rel, got in docs.items()}, {paths[rel] for rel in included}
 
 
 def _companions(root: Path, found: list[Path], readers: list[apis.ApiReader]) -> list[Path]:

@@ -31,6 +31,7 @@ def init(
             help="A source of documents, repeatable: a file or folder (Markdown, reST, text, "
             "HTML, PDF, GNU info; Python code read as its API, and JavaScript/TypeScript too in "
             "a folder with a package.json, Go in one with a go.mod, Rust in one with a Cargo.toml, "
+            "Java in one with a pom.xml, build.gradle or build.gradle.kts, "
             "C and C++ headers where the folder holds them, SQL as its schema where "
             "the folder holds .sql files), a JSONL/CSV/Parquet dataset, "
             "an http(s) URL to crawl, or a git URL (ending in .git, or git@…). Writes a "
@@ -95,8 +96,12 @@ def source_entry(spec: str) -> dict[str, object]:
         more.append("*.go")
     if (path / "Cargo.toml").is_file():  # a Rust crate or workspace: its crates' API
         more.append("*.rs")
+    if any((path / b).is_file() for b in ("pom.xml", "build.gradle", "build.gradle.kts")):
+        more.append("*.java")  # a Maven or Gradle project: its packages' API (javadoc)
     headers = ("*.h", "*.hpp")
-    if path.is_dir() and any(next(path.glob(d + g), None) for d in ("", "*/", "*/*/") for g in headers):
+    if path.is_dir() and any(
+        next(path.glob(d + g), None) for d in ("", "*/", "*/*/") for g in headers
+    ):
         more += ["*.h", "*.hpp"]  # a C or C++ library's headers: its API
     if path.is_dir() and any(next(path.glob(g), None) for g in ("*.sql", "*/*.sql", "*/*/*.sql")):
         more.append("*.sql")  # a database's schema and queries, read as their documentation

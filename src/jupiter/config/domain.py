@@ -77,6 +77,9 @@ CAs = Literal["api", "text"]
 # Rust files: api, each public item with a doc comment a document, as rustdoc reads it
 # (collect/rustapi.py); text, each file as plain text
 RustAs = Literal["api", "text"]
+# Java files: api, each public or protected item with a javadoc comment a document, as
+# javadoc reads it (collect/javaapi.py); text, each file as plain text
+JavaAs = Literal["api", "text"]
 
 
 class PythonStdlibSource(Strict):
@@ -93,7 +96,8 @@ class LocalSource(Strict):
     # gzip-compressed files are read through, and each glob matches them too ("*.txt":
     # FAQ.txt.gz); *.info (GNU info manuals) a document a node; *.pdf their text layer;
     # README, a folder's plain-text introduction; *.ipynb Jupyter notebooks as the Markdown
-    # they render to
+    # they render to; AsciiDoc (*.adoc, and *.txt files written in it: Git's manual) as the
+    # Markdown it renders to (collect/asciidoc.py)
     include: list[str] = Field(
         default_factory=lambda: [
             "*.md",
@@ -107,6 +111,8 @@ class LocalSource(Strict):
             "*.info.gz",
             "*.info-[0-9]*",
             "*.ipynb",
+            "*.adoc",
+            "*.asciidoc",
             "README",
         ]
     )
@@ -133,6 +139,10 @@ class LocalSource(Strict):
     # C and C++ headers (when an include glob reads them): api, each documented function,
     # type, field, enumerator and macro a document, as Doxygen reads it; text, as text
     c: CAs = "api"
+    # Java files (when an include glob reads them): api, each public or protected class,
+    # interface, enum, record, method, constructor, field and enum constant with a javadoc
+    # comment a document, as javadoc reads it (overloads one document); text, as text
+    java: JavaAs = "api"
 
 
 class WebSource(Strict):
@@ -171,10 +181,12 @@ class GitSource(Strict):
             "*.tsx",
             "*.go",
             "*.rs",
+            "*.java",
             "*.h",
             "*.hpp",
             "*.sql",
             "*.ipynb",
+            "*.adoc",
         ]  # fmt: skip
     )
     exclude: list[str] = Field(default_factory=list)
@@ -185,6 +197,7 @@ class GitSource(Strict):
     go: GoAs = "api"  # as for a local source
     rust: RustAs = "api"  # as for a local source
     c: CAs = "api"  # as for a local source
+    java: JavaAs = "api"  # as for a local source
 
 
 # what a dataset source's `columns` may map to column names

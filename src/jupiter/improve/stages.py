@@ -68,6 +68,8 @@ def collect_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
     )
     if rejects.rejects:  # nothing dropped silently: what, and where the rest is listed
         from jupiter.collect.apis import FIXES as API_FIXES
+        from jupiter.collect.asciidoc import INCLUDED as ASCIIDOC_INCLUDED
+        from jupiter.collect.asciidoc import INCLUDED_FIX as ASCIIDOC_INCLUDED_FIX
         from jupiter.collect.local import (
             NOT_INCLUDED,
             NOT_INCLUDED_FIX,
@@ -81,6 +83,7 @@ def collect_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
         fixes = {**FIXES, **PY_FIXES, **API_FIXES, **NOTEBOOK_FIXES}
         fixes[NOT_INCLUDED] = NOT_INCLUDED_FIX
         fixes[SPHINX_GENERATED] = SPHINX_GENERATED_FIX
+        fixes[ASCIIDOC_INCLUDED] = ASCIIDOC_INCLUDED_FIX
         # reasons that share a fix are said together, the fix once
         groups: dict[str, list[str]] = {}
         for why, n in sorted(rejects.rejects.items()):

@@ -16,8 +16,8 @@ from typing import Literal
 from jupiter.records import Chunk
 
 API_PREFIX = "python:"
-# collect/pyapi.py, jsapi.py, sqlapi.py, goapi.py, rustapi.py, capi.py
-API_PREFIXES = (API_PREFIX, "javascript:", "sql:", "go:", "rust:", "c:")
+# collect/pyapi.py, jsapi.py, sqlapi.py, goapi.py, rustapi.py, capi.py, javaapi.py
+API_PREFIXES = (API_PREFIX, "javascript:", "sql:", "go:", "rust:", "c:", "java:")
 TOPIC_PREFIX = "pydoc:topics/"
 # documents whose indentation means code, a quote or a directive's content
 MARKUP_SUFFIXES = (".md", ".markdown", ".rst", ".ipynb", ".html", ".htm", ".xhtml")
