@@ -5,17 +5,15 @@ generator then asks about it."""
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 from pathlib import PurePosixPath as P
 
-from apitree import collect_tree, write_tree
+from apitree import ask, collect_tree, fuzzed, write_tree
 from gitrepo import collect_repo, commit_all
 from jupiter.collect import CollectResult
 from jupiter.collect.capi import CFile, api_documents, scan
 from jupiter.config.cli import source_entry
-from jupiter.records import Chunk, Document
-from jupiter.synth.questions import make_questions
+from jupiter.records import Document
 
 SPOOL_H = r"""/*
  * Copyright (C) the spool authors. Licensed under the MIT license.
@@ -299,13 +297,7 @@ def test_questions_about_a_c_api() -> None:
     docs, _ = docs_by_uri()
 
     def asked(uri: str) -> dict[str, str]:
-        d = docs[uri]
-        chunk = Chunk(d.id, d.source, d.uri, d.title, 0, len(d.text), d.text)
-        templates = ["what_does", "signature", "returns"]
-        return {
-            q.template: q.answer or ""
-            for q in make_questions(chunk, templates, 6, random.Random(0))
-        }
+        return ask(docs[uri], ["what_does", "signature", "returns"])
 
     got = asked("c:spool_open")
     assert got["what_does"].startswith("Open the queue in a folder")
@@ -335,11 +327,8 @@ def test_any_text_scans_without_an_error() -> None:
         "class ", "public:", "namespace ", "n ", "typedef ", ";", ",", "=", "#define X 1\n",
         "#if A\n", "template <typename T> ", "operator==", "MACRO(int) ", "~",
     ]  # fmt: skip
-    rng = random.Random(0)
-    made = 0
-    for _ in range(2000):
-        text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 60)))
-        for doc in api_documents([CFile(P("a.h"), "a", text)], "local"):
-            assert doc.uri.startswith("c:") and doc.text
-            made += 1
-    assert made > 0  # some of the random texts declare something documented
+
+    def read(text: str) -> list[Document]:
+        return api_documents([CFile(P("a.h"), "a", text)], "local")
+
+    assert fuzzed(read, pieces, "c:") > 0  # some of the random texts declare something documented

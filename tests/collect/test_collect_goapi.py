@@ -4,16 +4,14 @@ the questions the generator then asks about it."""
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 from pathlib import PurePosixPath as P
 
-from apitree import collect_tree, write_tree
+from apitree import ask, collect_tree, fuzzed, write_tree
 from gitrepo import collect_repo, commit_all
 from jupiter.collect import CollectResult
 from jupiter.collect.goapi import GoFile, api_documents
-from jupiter.records import Chunk, Document
-from jupiter.synth.questions import make_questions
+from jupiter.records import Document
 
 SPOOL = """// Copyright 2024 The Spool Authors. Licensed under the MIT license.
 
@@ -187,13 +185,7 @@ def test_questions_about_a_go_api(tmp_path: Path) -> None:
     docs, _ = local_docs(tmp_path)
 
     def asked(uri: str) -> dict[str, str]:
-        d = docs[uri]
-        chunk = Chunk(d.id, d.source, d.uri, d.title, 0, len(d.text), d.text)
-        templates = ["what_does", "arguments", "signature", "returns"]
-        return {
-            q.template: q.answer or ""
-            for q in make_questions(chunk, templates, 6, random.Random(0))
-        }
+        return ask(docs[uri])
 
     push = asked("go:spool.Queue.Push")
     assert push["what_does"].startswith("Push adds a job at the end of the queue.")
@@ -224,11 +216,8 @@ def test_any_text_scans_without_an_error() -> None:
         "'", "/*", "*/", "\n", " ", "type ", "T ", "struct ", "const ", "var ", "X = 1",
         "(q *T) ", "interface ", "M()", "//go:generate x\n",
     ]  # fmt: skip
-    rng = random.Random(0)
-    made = 0
-    for _ in range(2000):
-        text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 60)))
-        for doc in api_documents([GoFile(P("a.go"), "a", text)], "local"):
-            assert doc.uri.startswith("go:") and doc.text
-            made += 1
-    assert made > 0  # some of the random texts declare something documented
+
+    def read(text: str) -> list[Document]:
+        return api_documents([GoFile(P("a.go"), "a", text)], "local")
+
+    assert fuzzed(read, pieces, "go:") > 0  # some of the random texts declare something documented

@@ -4,7 +4,6 @@ comment a document; and the questions the generator then asks about it."""
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 from pathlib import PurePosixPath as P
 
@@ -12,14 +11,13 @@ import pytest
 import yaml
 from pydantic import ValidationError
 
-from apitree import collect_tree, write_tree
+from apitree import ask, collect_tree, fuzzed, write_tree
 from gitrepo import collect_repo, commit_all
 from jupiter.collect import CollectResult
 from jupiter.collect.javaapi import JavaFile, api_documents, javadoc, scan
 from jupiter.config import DomainConfig
 from jupiter.config.cli import source_entry
-from jupiter.records import Chunk, Document
-from jupiter.synth.questions import make_questions
+from jupiter.records import Document
 
 PACKAGE_INFO = """/*
  * Copyright 2024 Acme. Licensed under the Apache License 2.0.
@@ -412,13 +410,7 @@ def test_questions_about_a_java_api(tmp_path: Path) -> None:
     docs, _ = local_docs(tmp_path)
 
     def asked(uri: str) -> dict[str, str]:
-        d = docs[uri]
-        chunk = Chunk(d.id, d.source, d.uri, d.title, 0, len(d.text), d.text)
-        templates = ["what_does", "arguments", "signature", "returns"]
-        return {
-            q.template: q.answer or ""
-            for q in make_questions(chunk, templates, 6, random.Random(0))
-        }
+        return ask(docs[uri])
 
     push = asked("java:com.acme.spool.Queue.push")
     assert push["what_does"] == "Adds a job at the end of the queue."
@@ -597,11 +589,10 @@ def test_any_text_scans_without_an_error() -> None:
         "/** Doc. */\npublic class C {\n", "/** M. */ public int m(int a) { return a; }\n",
         "/** F. */ public static final int F = 1;\n", "/** E. */ public enum E { ",
     ]  # fmt: skip
-    rng = random.Random(0)
-    made = 0
-    for _ in range(2000):
-        text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 60)))
-        for doc in api_documents([JavaFile(P("p/A.java"), "a", text)], "local"):
-            assert doc.uri.startswith("java:") and doc.text
-            made += 1
-    assert made > 0  # some of the random texts declare something documented
+
+    def read(text: str) -> list[Document]:
+        return api_documents([JavaFile(P("p/A.java"), "a", text)], "local")
+
+    assert (
+        fuzzed(read, pieces, "java:") > 0
+    )  # some of the random texts declare something documented

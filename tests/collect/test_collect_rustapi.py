@@ -4,17 +4,15 @@ the questions the generator then asks about it."""
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 from pathlib import PurePosixPath as P
 
-from apitree import collect_tree, write_tree
+from apitree import ask, collect_tree, fuzzed, write_tree
 from gitrepo import collect_repo, commit_all
 from jupiter.collect import CollectResult
 from jupiter.collect.rustapi import RustFile, api_documents, read, scan
 from jupiter.config.cli import source_entry
-from jupiter.records import Chunk, Document
-from jupiter.synth.questions import make_questions
+from jupiter.records import Document
 
 LIB = r"""//! [![docs-rs]](https://docs.rs/spool-queue)
 //!
@@ -269,13 +267,7 @@ def test_questions_about_a_rust_api(tmp_path: Path) -> None:
     docs, _ = local_docs(tmp_path)
 
     def asked(uri: str) -> dict[str, str]:
-        d = docs[uri]
-        chunk = Chunk(d.id, d.source, d.uri, d.title, 0, len(d.text), d.text)
-        templates = ["what_does", "arguments", "signature", "returns"]
-        return {
-            q.template: q.answer or ""
-            for q in make_questions(chunk, templates, 6, random.Random(0))
-        }
+        return ask(docs[uri])
 
     push = asked("rust:spool_queue::Queue::push")
     assert push["what_does"].startswith("Adds a job with its payload at the end of the queue.")
@@ -335,11 +327,10 @@ def test_any_text_scans_without_an_error() -> None:
         "impl ", "for ", "trait ", "T ", "mod ", "m;", "x: u8,", "#[cfg(test)]", "#[", "->",
         "const ", "X: u8 = 1;", "macro_rules! ", "=", ";", ",", "where ", "'a ",
     ]  # fmt: skip
-    rng = random.Random(0)
-    made = 0
-    for _ in range(2000):
-        text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 60)))
-        for doc in api_documents([RustFile(P("src/lib.rs"), "a", text)], "local"):
-            assert doc.uri.startswith("rust:") and doc.text
-            made += 1
-    assert made > 0  # some of the random texts declare something documented
+
+    def read(text: str) -> list[Document]:
+        return api_documents([RustFile(P("src/lib.rs"), "a", text)], "local")
+
+    assert (
+        fuzzed(read, pieces, "rust:") > 0
+    )  # some of the random texts declare something documented

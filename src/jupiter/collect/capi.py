@@ -29,6 +29,7 @@ from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
+from jupiter.collect.codescan import blank, blanked, closing
 from jupiter.collect.result import CollectResult, SourceFile
 from jupiter.collect.result import count as _count
 from jupiter.records import Document
@@ -145,7 +146,7 @@ def scan(text: str) -> tuple[str, list[_Comment], list[tuple[int, int]]]:
             mark = re.compile(r"/[*/]").search(text, i, e)
             e = mark.start() if mark is not None else e
             directives.append((i, e))
-            _blank(out, i, e)
+            blank(out, i, e)
             i = e
             continue
         if not c.isspace():
@@ -159,7 +160,7 @@ def scan(text: str) -> tuple[str, list[_Comment], list[tuple[int, int]]]:
             comments.append(
                 _Comment(i, j, body[1 + trailing :] if doc else body, doc, trailing, False)
             )
-            _blank(out, i, j)
+            blank(out, i, j)
             i = j
         elif text.startswith("/*", i):
             j = text.find("*/", i + 2)
@@ -172,7 +173,7 @@ def scan(text: str) -> tuple[str, list[_Comment], list[tuple[int, int]]]:
             comments.append(
                 _Comment(i, j, body[1 + trailing :] if doc else body, doc, trailing, True)
             )
-            _blank(out, i, j)
+            blank(out, i, j)
             i = j
         elif c in "\"'":
             if c == '"' and i and text[i - 1] == "R" and (m := re.match(r'"([^(\s]*)\(', text[i:])):
@@ -183,34 +184,11 @@ def scan(text: str) -> tuple[str, list[_Comment], list[tuple[int, int]]]:
                 j = i + 1
                 while j < n and text[j] != c and text[j] != "\n":
                     j += 2 if text[j] == "\\" else 1
-            _blank(out, i + 1, min(j, n))
+            blank(out, i + 1, min(j, n))
             i = j + 1
         else:
             i += 1
     return "".join(out), comments, directives
-
-
-def _blank(out: list[str], i: int, j: int) -> None:
-    for k in range(i, j):
-        if out[k] != "\n":
-            out[k] = " "
-
-
-def _closing(code: str, i: int, pairs: str = "()[]{}") -> int:
-    """Past the bracket closing the one at `i` (code already has literals blanked)."""
-    close = {pairs[k]: pairs[k + 1] for k in range(0, len(pairs), 2)}
-    stack: list[str] = []
-    for j in range(i, len(code)):
-        ch = code[j]
-        if ch == ">" and j and code[j - 1] == "-":
-            continue
-        if ch in close:
-            stack.append(close[ch])
-        elif stack and ch == stack[-1]:
-            stack.pop()
-            if not stack:
-                return j + 1
-    return len(code)
 
 
 # ----------------------------------------------------------------------------- doc text
@@ -338,12 +316,8 @@ class _File:
 
     def __post_init__(self) -> None:
         self.starts = [c.start for c in self.comments]
-        out = list(self.f.text)
-        for c in self.comments:
-            _blank(out, c.start, c.end)
-        for a, b in self.directives:
-            _blank(out, a, b)
-        self.bare = "".join(out)
+        spans = [(c.start, c.end) for c in self.comments] + self.directives
+        self.bare = blanked(self.f.text, spans)
 
     def line(self, at: int) -> int:
         return self.f.text.count("\n", 0, at) + 1
@@ -485,7 +459,7 @@ def _statement_end(code: str, j: int, end: int) -> tuple[int, str]:
     while k < end:
         ch = code[k]
         if ch in "([":
-            k = _closing(code, k)
+            k = closing(code, k)
             continue
         if ch in ";{":
             return k, ch
@@ -543,7 +517,7 @@ def _strip_template(head: str) -> tuple[str, str]:
     m = _TEMPLATE.match(head)
     if m is None:
         return "", head
-    close = _closing(head, m.end() - 1, "<>()")
+    close = closing(head, m.end() - 1, "<>()")
     return " ".join(head[m.end() - 1 : close].split()), head[close:].lstrip()
 
 
@@ -553,7 +527,7 @@ def _braced(
     """A statement that opens a brace at `brace`: a namespace, an extern "C" block, a class,
     struct, union or enum, a function's body or a braced initializer. Returns past it."""
     code = g.code
-    close = min(_closing(code, brace), end)
+    close = min(closing(code, brace), end)
     head = " ".join(code[j:brace].split())
     tail_stop, _ = _statement_end(code, close, end)  # declarators after a type's body
     after = close
@@ -712,7 +686,7 @@ def _function(head: str) -> tuple[str, str, str, str] | None:
         before = head[:paren].rstrip()
         op = re.search(r"operator\s*(?:\(\)|[^\w\s(]+|\s+\w[\w\s:*&<>]*)$", before)
         word = re.search(r"(~?[A-Za-z_]\w*)$", before)
-        close = _closing(head, paren, "()[]")
+        close = closing(head, paren, "()[]")
         if op is not None:
             symbol = " ".join(op.group(0)[8:].split())
             name = f"operator{symbol}" if not symbol[:1].isalpha() else f"operator {symbol}"
@@ -796,7 +770,7 @@ def _enumerators(
         e = k
         while e < end and code[e] != ",":
             if code[e] in "([{":
-                e = min(_closing(code, e), end)
+                e = min(closing(code, e), end)
                 continue
             e += 1
         entry = " ".join(g.bare[k:e].split())

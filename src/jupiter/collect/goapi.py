@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+from jupiter.collect.codescan import blank, blanked, closing
 from jupiter.collect.result import CollectResult, SourceFile
 from jupiter.collect.result import count as _count
 from jupiter.records import Document
@@ -108,13 +109,13 @@ def scan(text: str) -> tuple[str, list[_Comment]]:
         if text.startswith("//", i):
             j = text.find("\n", i)
             j = n if j < 0 else j
-            _blank(out, i, j)
+            blank(out, i, j)
             comments.append(_comment(text, i, j, text[i + 2 : j]))
             i = j
         elif text.startswith("/*", i):
             j = text.find("*/", i + 2)
             j = n if j < 0 else j + 2
-            _blank(out, i, j)
+            blank(out, i, j)
             comments.append(_comment(text, i, j, text[i + 2 : j - 2]))
             i = j
         elif c in "\"'`":
@@ -125,7 +126,7 @@ def scan(text: str) -> tuple[str, list[_Comment]]:
                 elif c != "`" and text[j] == "\n":
                     break  # an unterminated literal ends at its line
                 j += 1
-            _blank(out, i + 1, min(j, n))
+            blank(out, i + 1, min(j, n))
             i = j + 1
         else:
             i += 1
@@ -134,16 +135,7 @@ def scan(text: str) -> tuple[str, list[_Comment]]:
 
 def _uncommented(text: str, comments: list[_Comment]) -> str:
     """The text with its comments blanked (strings kept): what a signature or a value says."""
-    out = list(text)
-    for c in comments:
-        _blank(out, c.start, c.end)
-    return "".join(out)
-
-
-def _blank(out: list[str], i: int, j: int) -> None:
-    for k in range(i, j):
-        if out[k] != "\n":
-            out[k] = " "
+    return blanked(text, [(c.start, c.end) for c in comments])
 
 
 def _comment(text: str, i: int, j: int, body: str) -> _Comment:
@@ -183,21 +175,6 @@ def _trailing(comments: list[_Comment], text: str, at: int) -> str:
         if c.start >= at and not c.own_line and text.count("\n", 0, c.start) == line:
             return c.text.strip()
     return ""
-
-
-def _closing(code: str, i: int) -> int:
-    """Past the bracket closing the one at `i` (code already has literals blanked)."""
-    pairs = {"(": ")", "[": "]", "{": "}"}
-    stack: list[str] = []
-    for j in range(i, len(code)):
-        ch = code[j]
-        if ch in pairs:
-            stack.append(pairs[ch])
-        elif stack and ch == stack[-1]:
-            stack.pop()
-            if not stack:
-                return j + 1
-    return len(code)
 
 
 # ----------------------------------------------------------------------------- documents
@@ -268,7 +245,7 @@ def _decl_end(code: str, i: int, line_end: int) -> int:
     while j < len(code):
         ch = code[j]
         if ch in "([{":
-            j = _closing(code, j)
+            j = closing(code, j)
             continue
         if ch == "\n":
             return j + 1
@@ -297,7 +274,7 @@ def _entries(code: str, open_at: int, close: int) -> Iterator[tuple[int, int]]:
 def _signature(g: _File, params_at: int, end: int) -> tuple[str, str]:
     """(params, results) of a function or method whose parameter list opens at
     `params_at` and whose signature ends by `end`."""
-    after = _closing(g.code, params_at)
+    after = closing(g.code, params_at)
     params = _expand(" ".join(g.bare[params_at + 1 : after - 1].split()))
     return params, " ".join(g.bare[after:end].split())
 
@@ -316,7 +293,7 @@ def _func(g: _File, i: int, end: int, doc: str) -> Iterator[Document]:
     if not name[:1].isupper():
         return
     params_at = m.end() - 1
-    body = g.code.find("{", _closing(g.code, params_at), end)
+    body = g.code.find("{", closing(g.code, params_at), end)
     params, results = _signature(g, params_at, body if body >= 0 else end)
     tparams = m.group("tparams") or ""
     qual = f"{g.pkg}.{owner}.{name}" if owner else f"{g.pkg}.{name}"
@@ -340,7 +317,7 @@ def _specs(g: _File, keyword: str, i: int, end: int, doc: str) -> Iterator[Docum
     rest = g.code[start:end]
     if rest.lstrip().startswith("("):
         open_at = g.code.index("(", start)
-        for at, spec_end in _entries(g.code, open_at, _closing(g.code, open_at)):
+        for at, spec_end in _entries(g.code, open_at, closing(g.code, open_at)):
             yield from _spec(g, keyword, at, spec_end, g.own_doc(at) or doc)
         return
     at = start + len(rest) - len(rest.lstrip())
@@ -359,7 +336,7 @@ def _spec(g: _File, keyword: str, at: int, end: int, doc: str) -> Iterator[Docum
             yield g.document(qual, kind, qual, "", doc, at)
         brace = g.code.find("{", at, end)
         if kind != "type" and brace >= 0:
-            yield from _members(g, qual, kind, brace, _closing(g.code, brace))
+            yield from _members(g, qual, kind, brace, closing(g.code, brace))
         return
     m = _SPEC.match(g.code[at:end])
     if m is None or not doc:

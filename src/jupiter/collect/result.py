@@ -47,7 +47,7 @@ def count(rejects: CollectResult | None, reason: str, where: str) -> None:
 @dataclass
 class SourceFile:
     """A code file a source hands to a reader of its API (collect/pyapi.py, jsapi.py,
-    sqlapi.py, goapi.py): its path inside the source (which names its module or package),
+    sqlapi.py, goapi.py, rustapi.py, capi.py, javaapi.py): its path inside the source (which names its module or package),
     where it was read from (provenance), its text and the source's meta for it."""
 
     rel: PurePosixPath

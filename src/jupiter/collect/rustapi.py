@@ -31,6 +31,7 @@ from pathlib import PurePosixPath
 
 import tomllib
 
+from jupiter.collect.codescan import blank, blanked, closing
 from jupiter.collect.result import CollectResult, SourceFile
 from jupiter.collect.result import count as _count
 from jupiter.records import Document
@@ -291,7 +292,7 @@ def scan(text: str) -> tuple[str, list[_Comment]]:
             )
             body = text[i + 3 : j] if kind != "plain" else text[i + 2 : j]
             comments.append(_Comment(i, j, kind, body))
-            _blank(out, i, j)
+            blank(out, i, j)
             i = j
         elif text.startswith("/*", i):
             j, depth = i + 2, 1
@@ -306,7 +307,7 @@ def scan(text: str) -> tuple[str, list[_Comment]]:
             doc = text.startswith("/**", i) and not text.startswith(("/***", "/**/"), i)
             kind = "outer" if doc else "inner" if text.startswith("/*!", i) else "plain"
             comments.append(_Comment(i, j, kind, body[1:] if kind != "plain" else body, True))
-            _blank(out, i, j)
+            blank(out, i, j)
             i = j
         elif c in "rb" and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")):
             m = re.compile(r"b?r(#*)\"").match(text, i)
@@ -314,7 +315,7 @@ def scan(text: str) -> tuple[str, list[_Comment]]:
                 close = '"' + m.group(1)
                 j = text.find(close, m.end())
                 j = n if j < 0 else j
-                _blank(out, m.end(), j)
+                blank(out, m.end(), j)
                 i = j + len(close)
             elif text.startswith(("b'", 'b"'), i):
                 i += 1  # a byte literal: read as the literal after it
@@ -324,46 +325,22 @@ def scan(text: str) -> tuple[str, list[_Comment]]:
             j = i + 1
             while j < n and text[j] != '"':
                 j += 2 if text[j] == "\\" else 1
-            _blank(out, i + 1, min(j, n))
+            blank(out, i + 1, min(j, n))
             i = j + 1
         elif c == "'":
             if text.startswith("\\", i + 1):  # '\n', '\'', '\u{1F600}'
                 j = text.find("'", i + 3)
                 j = n if j < 0 or j - i > 12 else j
-                _blank(out, i + 1, j)
+                blank(out, i + 1, j)
                 i = j + 1
             elif i + 2 < n and text[i + 2] == "'":  # 'x'
-                _blank(out, i + 1, i + 2)
+                blank(out, i + 1, i + 2)
                 i += 3
             else:  # a lifetime or a label: 'a, 'static
                 i += 1
         else:
             i += 1
     return "".join(out), comments
-
-
-def _blank(out: list[str], i: int, j: int) -> None:
-    for k in range(i, j):
-        if out[k] != "\n":
-            out[k] = " "
-
-
-def _closing(code: str, i: int, pairs: str = "()[]{}") -> int:
-    """Past the bracket closing the one at `i` (code already has literals blanked); `pairs`
-    the brackets counted (angle brackets too for generics, where a `->` is no bracket)."""
-    close = {pairs[k]: pairs[k + 1] for k in range(0, len(pairs), 2)}
-    stack: list[str] = []
-    for j in range(i, len(code)):
-        ch = code[j]
-        if ch == ">" and j and code[j - 1] == "-":
-            continue
-        if ch in close:
-            stack.append(close[ch])
-        elif stack and ch == stack[-1]:
-            stack.pop()
-            if not stack:
-                return j + 1
-    return len(code)
 
 
 def split_commas(text: str) -> list[str]:
@@ -458,10 +435,7 @@ class _File:
 
     def __post_init__(self) -> None:
         self.starts = [c.start for c in self.comments]
-        out = list(self.f.text)
-        for c in self.comments:
-            _blank(out, c.start, c.end)
-        self.uncommented = "".join(out)
+        self.uncommented = blanked(self.f.text, [(c.start, c.end) for c in self.comments])
 
     def between(self, a: int, b: int, kind: str) -> list[_Comment]:
         """The comments of `kind` that start between a and b."""
@@ -545,7 +519,7 @@ def _walk(g: _File, start: int, end: int, scope: _Scope) -> Iterator[Document]:
             open_at = code.find("[", j, end)
             if open_at < 0:
                 break
-            close = _closing(code, open_at)
+            close = closing(code, open_at)
             attrs.append(" ".join(g.f.text[j:close].split()))
             j = _skip_space(code, close, end)
             continue
@@ -599,13 +573,13 @@ def _item_end(code: str, j: int, end: int, kw: str) -> int:
         ch = code[k]
         if ch in "([":
             if kw == "macro_rules!":
-                close = _closing(code, k)
+                close = closing(code, k)
                 semi = _skip_space(code, close, end)
                 return semi + 1 if code[semi : semi + 1] == ";" else close
-            k = _closing(code, k)
+            k = closing(code, k)
             continue
         if ch == "{":
-            close = _closing(code, k)
+            close = closing(code, k)
             if braces:
                 return close
             k = close
@@ -678,12 +652,12 @@ def _body_brace(code: str, j: int, end: int) -> int:
     while k < end:
         ch = code[k]
         if ch == "<":
-            k = _closing(code, k, "<>()[]")
+            k = closing(code, k, "<>()[]")
             continue
         if ch in "([":
             if ch == "(":
                 return -1
-            k = _closing(code, k)
+            k = closing(code, k)
             continue
         if ch == "{":
             return k
@@ -698,7 +672,7 @@ def _generics_line(g: _File, j: int) -> str:
     k = _skip_space(code, j, len(code))
     if code[k : k + 1] != "<":
         return ""
-    close = _closing(code, k, "<>()[]")
+    close = closing(code, k, "<>()[]")
     return f"Type parameters: `{' '.join(g.bare(k, close).split())}`."
 
 
@@ -711,12 +685,12 @@ def _fn(
     k = _skip_space(code, j, end)
     generics = ""
     if code[k : k + 1] == "<":
-        close = _closing(code, k, "<>()[]")
+        close = closing(code, k, "<>()[]")
         generics = " ".join(g.bare(k, close).split())
         k = _skip_space(code, close, end)
     if code[k : k + 1] != "(":
         return
-    close = _closing(code, k)
+    close = closing(code, k)
     params = [re.sub(r"^mut\s+", "", p) for p in split_commas(g.bare(k + 1, close - 1))]
     params = [p for p in params if not _SELF.match(p)]
     body = code.find("{", close, end)
@@ -781,11 +755,11 @@ def _impl(g: _File, after: int, end: int, scope: _Scope) -> Iterator[Document]:
     code = g.code
     k = _skip_space(code, after, end)
     if code[k : k + 1] == "<":
-        k = _closing(code, k, "<>()[]")
+        k = closing(code, k, "<>()[]")
     brace = k
     while brace < end and code[brace] != "{":
         if code[brace] == "<":
-            brace = _closing(code, brace, "<>()[]")
+            brace = closing(code, brace, "<>()[]")
             continue
         brace += 1
     if brace >= end:
@@ -833,7 +807,7 @@ def _members(g: _File, owner: str, kind: str, start: int, end: int) -> Iterator[
     while k < end:
         if code[k] == "#":
             open_at = code.find("[", k, end)
-            close = _closing(code, open_at) if open_at >= 0 else end
+            close = closing(code, open_at) if open_at >= 0 else end
             attrs.append(g.f.text[k:close])
             k = _skip_space(code, close, end)
             continue
@@ -842,7 +816,7 @@ def _members(g: _File, owner: str, kind: str, start: int, end: int) -> Iterator[
         e = k
         while e < end and code[e] != ",":
             if code[e] in "([{" or (code[e] == "<" and _names_before(code, e)):
-                e = min(_closing(code, e, "<>()[]{}"), end)
+                e = min(closing(code, e, "<>()[]{}"), end)
                 continue
             e += 1
         entry = " ".join(g.bare(k, e).split())
