@@ -209,6 +209,26 @@ def test_build_tagged_variants_are_one_document() -> None:
     assert [(d.uri, d.meta["origin"]) for d in docs] == [("go:spool.Lock", "l")]
 
 
+def test_packages_of_one_name_in_two_folders_are_named_by_their_folders() -> None:
+    one = "// Package util helps the server.\npackage util\n\n// Trim trims a name.\nfunc Trim(s string) string { return s }\n"
+    two = "package util\n\n// Trim trims a path.\nfunc Trim(p string) string { return p }\n"
+    other = "package text\n\n// Wrap wraps a line.\nfunc Wrap(s string) string { return s }\n"
+    files = [
+        GoFile(P("internal/util/util.go"), "i", one),
+        GoFile(P("pkg/util/util.go"), "p", two),
+        GoFile(P("pkg/fmt/text.go"), "t", other),  # a folder named otherwise, its package alone
+    ]
+    docs = {d.uri: d for d in api_documents(files, "local")}
+    assert sorted(docs) == [
+        "go:internal/util",
+        "go:internal/util.Trim",
+        "go:pkg/util.Trim",
+        "go:text.Wrap",
+    ]
+    assert docs["go:pkg/util.Trim"].text.startswith("pkg/util.Trim(p string)\n\nTrim trims a path.")
+    assert docs["go:internal/util.Trim"].meta["qualname"] == "internal/util.Trim"
+
+
 def test_any_text_scans_without_an_error() -> None:
     """Unterminated strings, runes and comments, stray brackets: the scanner ends."""
     pieces = [

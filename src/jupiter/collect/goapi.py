@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from jupiter.collect.codescan import blank, blanked, closing
-from jupiter.collect.result import CollectResult, SourceFile
+from jupiter.collect.result import CollectResult, SourceFile, renamed
 from jupiter.collect.result import count as _count
 from jupiter.records import Document
 
@@ -78,7 +78,7 @@ def api_documents(
 ) -> list[Document]:
     """Documents for the documented exported API the files define, sorted by uri; a file
     that gives none is counted in `rejects`."""
-    docs: dict[str, Document] = {}
+    found: list[tuple[GoFile, list[Document]]] = []
     for f in sorted(files, key=lambda f: f.rel):
         if "vendor" in f.rel.parts[:-1]:
             _count(rejects, GO_VENDORED, f.where)
@@ -91,10 +91,29 @@ def api_documents(
             _count(rejects, GO_GENERATED, f.where)
             continue
         got = list(file_documents(f, source))
-        for doc in got:
-            docs.setdefault(doc.uri, doc)
         if not got:
             _count(rejects, GO_NO_API, f.where)
+        found.append((f, got))
+    # packages of one name in two folders (internal/util, pkg/util) are named by their
+    # folders, as their import paths tell them apart
+    folders: dict[str, set[PurePosixPath]] = {}
+    for f, got in found:
+        for doc in got:
+            folders.setdefault(doc.meta["qualname"].split(".")[0], set()).add(f.rel.parent)
+    docs: dict[str, Document] = {}
+    for f, got in found:
+        for doc in got:
+            pkg = doc.meta["qualname"].split(".")[0]
+            if len(folders[pkg]) > 1 and f.rel.parent.name:
+                folder = f.rel.parent.as_posix()
+                doc = renamed(
+                    doc,
+                    URI_PREFIX,
+                    pkg,
+                    folder if f.rel.parent.name == pkg else f"{folder}/{pkg}",
+                    ".",
+                )
+            docs.setdefault(doc.uri, doc)
     return [docs[uri] for uri in sorted(docs)]
 
 

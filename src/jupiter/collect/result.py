@@ -44,6 +44,18 @@ def count(rejects: CollectResult | None, reason: str, where: str) -> None:
         rejects.reject(reason, where)
 
 
+def renamed(doc: Document, prefix: str, old: str, new: str, sep: str) -> Document:
+    """An API document named with `new` in place of the `old` start of its qualified name
+    (`old` itself, or followed by `sep`): its uri (`prefix` + name), title and the name its
+    text opens with; unchanged when its name does not start so."""
+    qual = doc.meta["qualname"]
+    if not (qual == old or qual.startswith(f"{old}{sep}")):
+        return doc
+    name = new + qual[len(old) :]
+    text = name + doc.text[len(qual) :] if doc.text.startswith(qual) else doc.text
+    return Document(doc.source, f"{prefix}{name}", name, text, {**doc.meta, "qualname": name})
+
+
 @dataclass
 class SourceFile:
     """A code file a source hands to a reader of its API (collect/pyapi.py, jsapi.py,

@@ -32,7 +32,7 @@ from pathlib import PurePosixPath
 import tomllib
 
 from jupiter.collect.codescan import blank, blanked, closing
-from jupiter.collect.result import CollectResult, SourceFile
+from jupiter.collect.result import CollectResult, SourceFile, renamed
 from jupiter.collect.result import count as _count
 from jupiter.records import Document
 
@@ -261,15 +261,9 @@ def api_documents(
 
 
 def _renamed(doc: Document, old: str, new: str) -> Document:
-    """`doc` named with `new` in place of the `old` start of its qualified name (its uri,
-    title and the name its text opens with); its full name stays in meta `defined_as`."""
-    qual = doc.meta["qualname"]
-    if not (qual == old or qual.startswith(f"{old}::")):
-        return doc
-    name = new + qual[len(old) :]
-    text = name + doc.text[len(qual) :] if doc.text.startswith(qual) else doc.text
-    meta = {**doc.meta, "qualname": name}
-    return Document(doc.source, f"{URI_PREFIX}{name}", name, text, meta)
+    """`doc` named with `new` in place of the `old` start of its path (collect/result.py);
+    its full name stays in meta `defined_as`."""
+    return renamed(doc, URI_PREFIX, old, new, "::")
 
 
 # ----------------------------------------------------------------------------- scanning
