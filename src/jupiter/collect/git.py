@@ -19,7 +19,7 @@ from collections.abc import Generator, Iterator
 from contextlib import closing
 from pathlib import Path, PurePosixPath
 
-from jupiter.collect import apis, asciidoc, notebook
+from jupiter.collect import apis, asciidoc, manpage, notebook
 from jupiter.collect.local import HTML_SUFFIXES, _matches, decode, html_text
 from jupiter.collect.pdf import PDF_SUFFIX, pdf_or_reject
 from jupiter.collect.pyapi import PyFile, api_documents, is_python
@@ -318,6 +318,12 @@ def _document(
         result.reject("bad_encoding", where)
         return None
     title = path
+    if manpage.is_page_name(PurePosixPath(path).name) and manpage.is_roff(text):
+        page = manpage.page_or_reject(data, text, where, result)
+        if page is None:
+            return None
+        meta = {"repo": repo, "commit": sha, "path": path, "language": "man"}
+        return Document(SOURCE, where, PurePosixPath(path).name, page, meta)
     if suffix in HTML_SUFFIXES:
         text = html_text(text)[0]
     elif suffix == notebook.SUFFIX:  # the Markdown it renders to, titled by its heading

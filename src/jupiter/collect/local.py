@@ -19,7 +19,7 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path, PurePosixPath
 
-from jupiter.collect import apis, asciidoc, notebook
+from jupiter.collect import apis, asciidoc, manpage, notebook
 from jupiter.collect.pdf import PDF_SUFFIX, pdf_or_reject
 from jupiter.collect.pyapi import PyFile, api_documents, is_python
 from jupiter.collect.result import CollectResult, SourceFile, count
@@ -290,6 +290,12 @@ def read_documents(path: Path, rejects: CollectResult | None = None) -> list[Doc
     if Path(format_name(path)).suffix == notebook.SUFFIX:
         doc = notebook_document(path, rejects)
         return [doc] if doc is not None else []
+    if manpage.is_page_name(format_name(path)):
+        data = read_bytes(path)
+        text = decode(data) if data is not None else None
+        if data is not None and text is not None and manpage.is_roff(text):
+            doc = man_document(path, data, text, rejects)
+            return [doc] if doc is not None else []
     if INFO_NAME.search(format_name(path)):
         data = read_bytes(path)
         # the index node's "\0\b[index\0\b]" cookie: the only NULs a text info file holds
@@ -330,6 +336,19 @@ def notebook_document(path: Path, rejects: CollectResult | None = None) -> Docum
         return None
     meta = {"kind": "file", "suffix": notebook.SUFFIX}
     return Document(SOURCE, str(path), title or path.name, body, meta)
+
+
+def man_document(
+    path: Path, data: bytes, text: str, rejects: CollectResult | None = None
+) -> Document | None:
+    """A manual page's roff source rendered as `man` prints it (collect/manpage.py); None,
+    counted in `rejects` by reason, for a page that points to another (`.so`), or when no
+    formatter is on this machine or it cannot render the page."""
+    rendered = manpage.page_or_reject(data, text, str(path), rejects)
+    if rendered is None:
+        return None
+    meta = {"kind": "file", "suffix": Path(format_name(path)).suffix, "format": "man"}
+    return Document(SOURCE, str(path), path.name, rendered, meta)
 
 
 def pdf_document(path: Path, rejects: CollectResult | None = None) -> Document | None:

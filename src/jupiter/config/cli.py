@@ -103,6 +103,11 @@ def source_entry(spec: str) -> dict[str, object]:
         next(path.glob(d + g), None) for d in ("", "*/", "*/*/") for g in headers
     ):
         more += ["*.h", "*.hpp"]  # a C or C++ library's headers: its API
+    pages = ("*.[1-9]", "*.[1-9].gz", "*.[1-9][a-z]*.gz")
+    if path.is_dir() and any(
+        next(path.glob(d + g), None) for d in ("", "*/", "*/*/") for g in pages
+    ):
+        more += ["*.[1-9]", "*.[1-9][a-z]*"]  # manual pages, rendered as `man` prints them
     if path.is_dir() and any(next(path.glob(g), None) for g in ("*.sql", "*/*.sql", "*/*/*.sql")):
         more.append("*.sql")  # a database's schema and queries, read as their documentation
     if more:

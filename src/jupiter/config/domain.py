@@ -187,6 +187,7 @@ class GitSource(Strict):
             "*.sql",
             "*.ipynb",
             "*.adoc",
+            "*.[1-9]",
         ]  # fmt: skip
     )
     exclude: list[str] = Field(default_factory=list)

@@ -76,11 +76,12 @@ def collect_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
             SPHINX_GENERATED,
             SPHINX_GENERATED_FIX,
         )
+        from jupiter.collect.manpage import FIXES as MAN_FIXES
         from jupiter.collect.notebook import FIXES as NOTEBOOK_FIXES
         from jupiter.collect.pdf import FIXES
         from jupiter.collect.pyapi import FIXES as PY_FIXES
 
-        fixes = {**FIXES, **PY_FIXES, **API_FIXES, **NOTEBOOK_FIXES}
+        fixes = {**FIXES, **PY_FIXES, **API_FIXES, **NOTEBOOK_FIXES, **MAN_FIXES}
         fixes[NOT_INCLUDED] = NOT_INCLUDED_FIX
         fixes[SPHINX_GENERATED] = SPHINX_GENERATED_FIX
         fixes[ASCIIDOC_INCLUDED] = ASCIIDOC_INCLUDED_FIX

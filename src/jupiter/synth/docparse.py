@@ -135,6 +135,8 @@ def _lines(text: str) -> list[_Line]:
 
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
+# a manual page's file name (collect/manpage.py): not a version's ("release-1.2", "3.1")
+_MAN_PAGE_NAME = re.compile(r"^[\w.+-]*[A-Za-z_+-]\.[1-9][a-z]*(?:\.gz)?$")
 _ATX = re.compile(r"^\s{0,3}(#{1,6})\s+(.+?)\s*#*\s*$")
 _UNDER = re.compile(r"^\s{0,3}([=\-~^\"'`#*+.:_])\1{2,}\s*$")
 _DIRECTIVE = re.compile(r"^\s*\.\.\s+([\w:-]+)::(.*)$")
@@ -371,7 +373,9 @@ class _Parser:
         self.blocks: list[Block] = []
         self.section = section
         self.subject = subject_of(title)
-        self.man = self._man_like()
+        # a page rendered from its roff source keeps its file's name (ls.1.gz, perl.3pm):
+        # man's layout throughout, whatever share of a chunk's lines is indented
+        self.man = _MAN_PAGE_NAME.search(title) is not None or self._man_like()
         suffix = PurePosixPath(title).suffix.lower()
         self.markup = suffix in (".md", ".markdown", ".rst") or self._has_markup()
         if not head and not in_code and self.markup and not self.man:
