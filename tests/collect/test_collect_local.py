@@ -147,6 +147,55 @@ def test_a_sphinx_builds_generated_pages_are_counted_not_read(tmp_path: Path) ->
     assert rejects.rejects["sphinx_generated"] == 4
 
 
+@pytest.mark.parametrize(
+    ("markers", "generated", "reason"),
+    [
+        (  # javadoc: source listings, use and tree lists, the indexes
+            ["element-list", "overview-tree.html"],
+            [
+                "src-html/org/spool/Queue.html",
+                "org/spool/class-use/Queue.html",
+                "org/spool/package-tree.html",
+                "index-all.html",
+                "allclasses-index.html",
+                "overview-tree.html",  # one of the files that mark the site, and generated
+            ],
+            "javadoc_generated",
+        ),
+        (  # rustdoc: source listings, the all-items page, settings
+            ["crates.js", "search-index.js"],
+            ["src/spool/lib.rs.html", "spool/all.html", "settings.html"],
+            "rustdoc_generated",
+        ),
+        (  # Doxygen: source listings, member and file lists, indexes
+            ["doxygen.css", "index.html"],
+            ["queue_8h_source.html", "classQueue-members.html", "files.html", "globals_func.html"],
+            "doxygen_generated",
+        ),
+    ],
+)
+def test_an_api_sites_generated_pages_are_counted_not_read(
+    tmp_path: Path, markers: list[str], generated: list[str], reason: str
+) -> None:
+    site = tmp_path / "site"
+    page = "<html><body><main><h1>Queue</h1><p>A queue of jobs.</p></main></body></html>"
+    for rel in [*markers, *generated, "org/spool/Queue.html"]:
+        p = site / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(page)
+    cfg = domain(tmp_path, {"type": "local", "path": "site", "include": ["*.html"]})
+    rejects = CollectResult()
+    docs = collect_local(cfg.sources[0], cfg, rejects)  # type: ignore[arg-type]
+    read = sorted(Path(d.uri).relative_to(site.resolve()).as_posix() for d in docs)
+    assert read == sorted(
+        [
+            "org/spool/Queue.html",
+            *(m for m in markers if m.endswith(".html") and m not in generated),
+        ]
+    )
+    assert rejects.rejects == {reason: len([g for g in generated if g.endswith(".html")])}
+
+
 def test_include_matches_relative_paths_and_max_documents(tmp_path: Path) -> None:
     make_tree(tmp_path)
     cfg = domain(tmp_path, {"type": "local", "path": ".", "include": ["docs/*"]})

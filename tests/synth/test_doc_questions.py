@@ -720,6 +720,12 @@ def test_a_manual_chapter_in_docbook_html(tmp_path: Path) -> None:
         ("Python 3.11", "Python 3.11"),
         ("gcc-12.1.gz", "gcc-12"),
         ("bash.1", "bash"),
+        # a generated page's site after its name, in parentheses; other parentheses stay
+        ("StringUtils (Apache Commons Lang 3.12.0 API)", "StringUtils"),
+        ("ArrayList (Java SE 17 & JDK 17)", "ArrayList"),
+        ("Ownership (The Rust Programming Language)", "Ownership"),
+        ("Sorting (in place)", "Sorting (in place)"),
+        ("git-commit(1)", "git-commit(1)"),
     ],
 )
 def test_subject_of_a_numbered_or_subtitled_title(title: str, subject: str) -> None:

@@ -19,7 +19,7 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path, PurePosixPath
 
-from jupiter.collect import apis, asciidoc, manpage, notebook
+from jupiter.collect import apis, asciidoc, manpage, notebook, sites
 from jupiter.collect.pdf import PDF_SUFFIX, pdf_or_reject
 from jupiter.collect.pyapi import PyFile, api_documents, is_python
 from jupiter.collect.result import CollectResult, SourceFile, count
@@ -40,16 +40,6 @@ SKIPPED_DIRS = {"__pycache__", "node_modules"}
 # stage can say what it left unread (README, AUTHORS, a .ps manual) and how to read it
 NOT_INCLUDED = "not_included"
 NOT_INCLUDED_FIX = "no include glob matches them: add one to the source's include to read them"
-SPHINX_GENERATED = "sphinx_generated"
-SPHINX_GENERATED_FIX = (
-    "a Sphinx HTML build's generated pages (index, search, module index, the pages' sources, "
-    "highlighted code) are not read, its pages are: exclude the build or point the source at "
-    "the .rst sources to read those instead"
-)
-# what a Sphinx HTML build (a folder with objects.inv and searchindex.js) generates beside
-# its pages: folders at its top, and pages by name
-_SPHINX_DIRS = {"_sources", "_modules", "_static", "_images", "_downloads"}
-_SPHINX_PAGES = {"genindex.html", "genindex-all.html", "search.html", "py-modindex.html"}
 # Share of control characters above which decoded bytes are taken for binary data.
 MAX_CONTROL_FRACTION = 0.05
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]")
@@ -76,12 +66,13 @@ def collect_local(
     code: list[PyFile] = []  # read as their API, together: a package names its modules' objects
     readers = apis.active(src)  # other languages' API readers (JavaScript, SQL, Go, Rust)
     batches = apis.Batches(readers)
-    builds: dict[Path, Path | None] = {}
+    built = sites.Sites(root)  # a built documentation site's own generated pages
     top = root.name if root.is_dir() else ""
     adoc, included = _asciidoc(root, found)  # AsciiDoc as Markdown, included files read there
     for path in [*found, *_companions(root, found, readers)]:
-        if sphinx_generated(path, root, builds):
-            count(rejects, SPHINX_GENERATED, str(path))
+        generated = built.generated(path)
+        if generated is not None:
+            count(rejects, generated, str(path))
             continue
         if path in included:
             count(rejects, asciidoc.INCLUDED, str(path))
@@ -158,32 +149,6 @@ def _companions(root: Path, found: list[Path], readers: list[apis.ApiReader]) ->
             if p not in have and p.is_file():
                 out.append(p)
     return out
-
-
-def sphinx_generated(path: Path, root: Path, builds: dict[Path, Path | None]) -> bool:
-    """Whether `path` is a page or file a Sphinx HTML build under `root` generated beside
-    its pages (an index, the search page, `_sources/` copies, `_modules/` code). `builds`
-    caches each folder's build root (None: in no build)."""
-    folder = path.parent
-    if folder not in builds:
-        build = None
-        for d in (folder, *folder.parents):
-            if (d / "objects.inv").is_file() and (d / "searchindex.js").is_file():
-                build = d
-                break
-            if d == root or root not in d.parents:
-                break
-        builds[folder] = build
-    build = builds[folder]
-    if build is None:
-        return False
-    rel = path.relative_to(build)
-    name = rel.name.lower()
-    return (
-        rel.parts[0] in _SPHINX_DIRS
-        or name in _SPHINX_PAGES
-        or (name.startswith("genindex-") and name.endswith(".html"))
-    )
 
 
 def matching_files(

@@ -337,14 +337,24 @@ def _term_like(line: _Line) -> bool:
     return not s.startswith((">>>", "..", "|", "```", "$ "))
 
 
+_SITE_SUFFIX = re.compile(
+    r"\s+\((?=[^()]*(?:\bAPI\b|[Dd]ocumentation|\bManual\b|\bReference\b|\bPlatform\b|\bJDK\b"
+    r"|\bSE\b|Programming Language|\d+\.\d+))[^()]*\)\s*$"
+)
+
+
 def subject_of(title: str) -> str:
     """The document's subject from its title: a file name loses its extensions and man
     section ("ls.1.txt" -> "ls", "add_custom_target.rst" -> "add_custom_target"), a GNU
-    info node its " invocation" ("ls invocation" -> "ls")."""
+    info node its " invocation" ("ls invocation" -> "ls"), a generated page its site's name
+    ("StringUtils (Apache Commons Lang 3.12.0 API)" -> "StringUtils")."""
     name = re.split(r"\s+[|\u2014\u2013]\s+|\s+-\s+", strip_numbering(title.strip()), maxsplit=1)[0]
     # a chapter's name and its subtitle: "Memcheck: a memory error detector" -> "Memcheck"
     name = re.sub(r"^([^:\s][^:]{0,40}?):\s+(?:an?|the)\s+\S.*$", r"\1", name, flags=re.I)
     name = re.sub(r"^(\S+) invocation$", r"\1", name)  # a GNU manual's node: "ls invocation"
+    # a generated site's name after the page's, in parentheses: "StringUtils (Apache Commons
+    # Lang 3.12.0 API)", "Ownership (The Rust Programming Language)"
+    name = _SITE_SUFFIX.sub("", name) or name
     if re.search(r"\.(md|markdown|rst|txt|html?|ipynb|gz|\d\w?)$", name, re.I):
         name = PurePosixPath(name).name
         rendered = False  # a file extension came off: "gcc-12.1.gz" is gcc-12's page

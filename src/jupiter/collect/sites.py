@@ -1,0 +1,144 @@
+"""The pages a documentation generator writes beside a site's own pages: indexes, search
+pages, highlighted source listings, use and tree lists. A local source pointed at a built
+site (Sphinx's `_build/html`, javadoc's `api/`, rustdoc's `target/doc`, Doxygen's `html/`)
+reads its pages, not these: a source listing is the code again with line numbers (javadoc's
+`src-html/`, 434 KB for one class), an index restates every page's names, and each would be
+trained on as if it were documentation.
+
+A site is known by the files its generator writes at its root (Sphinx: objects.inv and
+searchindex.js; javadoc: element-list or package-list and overview-tree.html; rustdoc:
+crates.js and search-index.js; Doxygen: doxygen.css and index.html); the pages are known by
+folder and name. Each generator's pages are counted under a reason of their own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Generator:
+    reason: str  # the reject reason its pages are counted under
+    markers: tuple[tuple[str, ...], ...]  # a site root holds all the files of one of these
+    dirs: frozenset[str]  # folders of generated pages, at any depth under the root
+    pages: frozenset[str]  # generated pages by name
+    prefixes: tuple[str, ...] = ()  # and by the start of their name
+    suffixes: tuple[str, ...] = ()  # and by its end
+
+
+GENERATORS = (
+    Generator(
+        "sphinx_generated",
+        (("objects.inv", "searchindex.js"),),
+        frozenset({"_sources", "_modules", "_static", "_images", "_downloads"}),
+        frozenset({"genindex.html", "genindex-all.html", "search.html", "py-modindex.html"}),
+        ("genindex-",),
+    ),
+    Generator(
+        "javadoc_generated",
+        (("element-list", "overview-tree.html"), ("package-list", "overview-tree.html")),
+        frozenset({"src-html", "class-use", "index-files", "legal", "script-dir", "resources"}),
+        frozenset(
+            {
+                "index-all.html",
+                "allclasses-index.html",
+                "allclasses.html",
+                "allclasses-frame.html",
+                "allclasses-noframe.html",
+                "allpackages-index.html",
+                "overview-tree.html",
+                "package-tree.html",
+                "package-use.html",
+                "deprecated-list.html",
+                "help-doc.html",
+                "constant-values.html",
+                "serialized-form.html",
+                "search.html",
+                "overview-frame.html",
+                "package-frame.html",
+                "new-list.html",
+                "system-properties.html",
+            }
+        ),  # fmt: skip
+    ),
+    Generator(
+        "rustdoc_generated",
+        (("crates.js", "search-index.js"),),
+        frozenset({"src", "static.files", "implementors", "trait.impl", "type.impl"}),
+        frozenset({"all.html", "settings.html", "help.html", "search.html"}),
+    ),
+    Generator(
+        "doxygen_generated",
+        (("doxygen.css", "index.html"),),
+        frozenset({"search"}),
+        frozenset(
+            {
+                "files.html",
+                "classes.html",
+                "hierarchy.html",
+                "inherits.html",
+                "graph_legend.html",
+                "annotated.html",
+                "namespaces.html",
+                "modules.html",
+                "pages.html",
+                "examples.html",
+            }
+        ),  # fmt: skip
+        ("globals", "functions", "namespacemembers", "dir_", "deprecated", "todo"),
+        ("_source.html", "-members.html"),
+    ),
+)
+REASONS = {g.reason for g in GENERATORS}
+FIXES = {
+    reason: (
+        "a built documentation site's generated pages (indexes, search, source listings, use "
+        "and tree lists) are not read, its pages are: exclude the site's folder or point the "
+        "source at the documents it was built from to read those instead"
+    )
+    for reason in REASONS
+}
+
+
+class Sites:
+    """Which files under a source's root folder are pages a generator wrote beside a site's
+    own (each folder's site root found once, walking up to the source's root)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._site: dict[Path, tuple[Path, Generator] | None] = {}
+
+    def site(self, folder: Path) -> tuple[Path, Generator] | None:
+        if folder not in self._site:
+            found = None
+            for d in (folder, *folder.parents):
+                g = next(
+                    (
+                        g
+                        for g in GENERATORS
+                        if any(all((d / m).is_file() for m in ms) for ms in g.markers)
+                    ),
+                    None,
+                )
+                if g is not None:
+                    found = (d, g)
+                    break
+                if d == self.root or self.root not in d.parents:
+                    break
+            self._site[folder] = found
+        return self._site[folder]
+
+    def generated(self, path: Path) -> str | None:
+        """The reason `path` is not read (a generator's own page), or None."""
+        got = self.site(path.parent)
+        if got is None:
+            return None
+        base, g = got
+        rel = path.relative_to(base)
+        name = rel.name.lower()
+        if any(part in g.dirs for part in rel.parts[:-1]) or name in g.pages:
+            return g.reason
+        if name.startswith(g.prefixes) or name.endswith(g.suffixes):
+            return g.reason
+        return None
