@@ -455,6 +455,36 @@ def test_a_man_option_over_a_blank_line_and_its_indented_description() -> None:
     assert any(b.kind == "prose" and b.text.startswith("A sentence of prose") for b in blocks)
 
 
+def test_a_javadoc_pages_member_sections_name_their_member() -> None:
+    """A javadoc page heads each method with its bare name: what its Returns: says is
+    asked of `StringUtils.abbreviate`, not of the page; a word heading names no member; the
+    site's name is no part of either."""
+    title = "StringUtils (Apache Commons Lang 3.12.0 API)"
+
+    def asked(section: str) -> list[tuple[str, str]]:
+        text = (
+            "# Class StringUtils\n\nOperations on `String` that are `null` safe.\n\n"
+            f"## Method Details\n\n### {section}\n\n"
+            "public static String abbreviate(String str, int maxWidth)\n\n"
+            "Abbreviates a String using ellipses.\n\n"
+            "Returns:\n  abbreviated String, `null` if null String input\n"
+        )
+        chunk = Chunk("c", "local", "/api/StringUtils.html", title, 0, len(text), text)
+        return [
+            (q.question, q.answer or "")
+            for q in make_questions(chunk, ["define"], 10, random.Random(0))
+        ]
+
+    assert asked("abbreviate") == [
+        (
+            "What is the return value of `StringUtils.abbreviate`?",
+            "abbreviated String, `null` if null String input",
+        )
+    ]
+    ((question, _),) = asked("Usage")
+    assert "`StringUtils`" in question
+
+
 def test_a_tab_indented_description_is_read_from_its_first_word() -> None:
     # a tab is one character of the text and eight columns of indentation: the spans of
     # what stands after it start at its text, not seven characters in

@@ -39,6 +39,7 @@ class Block:
 class Parsed:
     blocks: list[Block] = field(default_factory=list)
     subject: str = ""  # what the document is about: a command, a page's name
+    man: bool = False  # laid out as a manual page (its subsections name no API)
 
 
 # ----------------------------------------------------------------------------- cleaning
@@ -708,7 +709,7 @@ class _Parser:
                 self.add("prose", para)
                 prev_prose_colon = para[-1].text.rstrip().endswith(":")
             i = j
-        return Parsed(self.blocks, self._subject())
+        return Parsed(self.blocks, self._subject(), self.man)
 
     # ------------------------------------------------------------------ definitions
     def _definition(self, term: str, kind: DefKind, start: int, end: int, indent: int) -> None:

@@ -502,6 +502,15 @@ def _doc(v: ChunkView) -> Parsed | None:
     return _parsed(v.body, v.name, v.is_head, v.section, v.in_code)
 
 
+# a member's name alone as a heading: lower-case first ("abbreviate", "add_custom_target"),
+# or with a lower-case letter and then a capital or an underscore ("getKey", "Map_Entry");
+# not a word of prose ("Usage") or a manual page's section ("OPTIONS", "EXIT_STATUS")
+_MEMBER_HEADING = re.compile(
+    r"[a-z_$][\w$]*(?:\(\))?|[A-Z][\w$]*?[a-z][\w$]*?[A-Z_][\w$]*(?:\(\))?"
+)
+_IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")
+
+
 def _api_name(section: str) -> str | None:
     """`path.basename(path[, suffix])` -> "path.basename()"; None unless the heading is code."""
     m = _CODE_HEADING.match(section)
@@ -519,10 +528,18 @@ def _bare(name: str) -> str:
     return name.strip("`").removesuffix("()")
 
 
-def _about(section: str, subject: str) -> str:
-    """What a definition in `section` belongs to: the API the section documents, else the
-    document's subject."""
-    return _api_name(section) or subject
+def _about(section: str, subject: str, members: bool = True) -> str:
+    """What a definition in `section` belongs to: the API the section documents (a heading
+    in code; or a member's bare name, as javadoc's and rustdoc's pages head each method:
+    "abbreviate" on StringUtils's page is `StringUtils.abbreviate`), else the document's
+    subject."""
+    api = _api_name(section)
+    if api:
+        return api
+    head = section.strip()
+    if members and _MEMBER_HEADING.fullmatch(head) and head != subject:
+        return f"{subject}.{head}" if _IDENTIFIER.fullmatch(subject) else head
+    return subject
 
 
 def _is_prose(subject: str) -> bool:
@@ -608,7 +625,7 @@ def _define(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
         if b.kind != "definition" or not _nontrivial(b.text) or b.term in seen:
             continue
         seen.add(b.term)
-        about = _about(b.section, p.subject)
+        about = _about(b.section, p.subject, not p.man)
         if _is_prose(about):
             about = ""
         answer = _clip(b.text)
