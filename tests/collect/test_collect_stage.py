@@ -70,7 +70,7 @@ def test_empty_corpus_names_the_sources_and_the_fix(tmp_path: Path) -> None:
     assert msg == (
         "empty corpus: the sources of domain 'demo' yielded no documents"
         f" (local: {(tmp_path / 'docs').resolve()} matched no non-empty text files with include"
-        " ['*.md', '*.rst', '*.txt', '*.html', '*.htm', '*.pdf', '*.py', '*.info', '*.info.gz',"
+        " ['*.md', '*.mdx', '*.rst', '*.txt', '*.html', '*.htm', '*.pdf', '*.py', '*.info', '*.info.gz',"
         " '*.info-[0-9]*', '*.ipynb', '*.adoc', '*.asciidoc', 'README'] and exclude ['*.pdf']);"
         " check sources[].path and include"
     )

@@ -19,7 +19,7 @@ from collections.abc import Generator, Iterator
 from contextlib import closing
 from pathlib import Path, PurePosixPath
 
-from jupiter.collect import apis, asciidoc, manpage, notebook
+from jupiter.collect import apis, asciidoc, manpage, markdown, notebook
 from jupiter.collect.local import HTML_SUFFIXES, _matches, decode, html_text
 from jupiter.collect.pdf import PDF_SUFFIX, pdf_or_reject
 from jupiter.collect.pyapi import PyFile, api_documents, is_python
@@ -37,6 +37,7 @@ LANGUAGES = {
     ".py": "python",
     ".pyi": "python",
     ".md": "markdown",
+    ".mdx": "markdown",
     ".markdown": "markdown",
     ".rst": "restructuredtext",
     ".txt": "text",
@@ -326,6 +327,9 @@ def _document(
         return Document(SOURCE, where, PurePosixPath(path).name, page, meta)
     if suffix in HTML_SUFFIXES:
         text = html_text(text)[0]
+    elif markdown.is_markdown(path):  # front matter, MDX, admonitions
+        heading, text = markdown.read(text)
+        title = heading or path
     elif suffix == notebook.SUFFIX:  # the Markdown it renders to, titled by its heading
         rendered = notebook.notebook_or_reject(text, where, result)
         if rendered is None:

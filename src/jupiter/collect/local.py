@@ -19,7 +19,7 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path, PurePosixPath
 
-from jupiter.collect import apis, asciidoc, manpage, notebook, sites
+from jupiter.collect import apis, asciidoc, manpage, markdown, notebook, sites
 from jupiter.collect.pdf import PDF_SUFFIX, pdf_or_reject
 from jupiter.collect.pyapi import PyFile, api_documents, is_python
 from jupiter.collect.result import CollectResult, SourceFile, count
@@ -281,6 +281,9 @@ def read_document(path: Path) -> Document | None:
     if suffix in HTML_SUFFIXES:
         text, title = html_text(text)
         title = title or path.name
+    elif markdown.is_markdown(format_name(path)):  # front matter, MDX, admonitions
+        heading, text = markdown.read(text)
+        title = heading or path.name
     if not text.strip():
         return None
     meta = {"kind": "file", "suffix": suffix}

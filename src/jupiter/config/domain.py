@@ -101,6 +101,7 @@ class LocalSource(Strict):
     include: list[str] = Field(
         default_factory=lambda: [
             "*.md",
+            "*.mdx",
             "*.rst",
             "*.txt",
             "*.html",
@@ -170,6 +171,7 @@ class GitSource(Strict):
     include: list[str] = Field(
         default_factory=lambda: [
             "*.md",
+            "*.mdx",
             "*.rst",
             "*.txt",
             "*.py",

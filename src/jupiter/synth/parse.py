@@ -20,7 +20,9 @@ API_PREFIX = "python:"
 API_PREFIXES = (API_PREFIX, "javascript:", "sql:", "go:", "rust:", "c:", "java:")
 TOPIC_PREFIX = "pydoc:topics/"
 # documents whose indentation means code, a quote or a directive's content
-MARKUP_SUFFIXES = (".md", ".markdown", ".rst", ".ipynb", ".html", ".htm", ".xhtml")
+MARKUP_SUFFIXES = (
+    ".md", ".markdown", ".mdx", ".rst", ".ipynb", ".html", ".htm", ".xhtml", ".adoc", ".asciidoc",
+)  # fmt: skip
 
 ChunkKind = Literal["api", "topic", "doc"]
 
