@@ -196,6 +196,26 @@ def test_an_api_sites_generated_pages_are_counted_not_read(
     assert rejects.rejects == {reason: len([g for g in generated if g.endswith(".html")])}
 
 
+def test_a_source_path_through_a_link_reads_its_code_and_asciidoc(tmp_path: Path) -> None:
+    """An absolute source path whose folder is reached through a link: the files found
+    under its real path are named from it (a Python module, an AsciiDoc include)."""
+    real = tmp_path / "real" / "docs"
+    real.mkdir(parents=True)
+    (real / "queue.py").write_text(
+        '"""A queue on disk."""\n\ndef push(job):\n    """Add a job."""\n'
+    )
+    (real / "guide.adoc").write_text("= Guide\n\ninclude::part.adoc[]\n")
+    (real / "part.adoc").write_text("The included part.\n")
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    src = {"type": "local", "path": str(tmp_path / "link" / "docs"), "include": ["*.py", "*.adoc"]}
+    cfg = DomainConfig.model_validate({"name": "t", "sources": [src]})
+    rejects = CollectResult()
+    docs = {d.uri: d for d in collect_local(cfg.sources[0], cfg, rejects)}  # type: ignore[arg-type]
+    assert "python:queue.push" in docs
+    assert docs[str((real / "guide.adoc").resolve())].text == "# Guide\n\nThe included part."
+    assert rejects.rejects == {"asciidoc_included": 1}
+
+
 def test_include_matches_relative_paths_and_max_documents(tmp_path: Path) -> None:
     make_tree(tmp_path)
     cfg = domain(tmp_path, {"type": "local", "path": ".", "include": ["docs/*"]})

@@ -58,6 +58,7 @@ def collect_local(
         raise JupiterError(
             f"source path not found: {root} (fix sources[{i}].path in the domain YAML)"
         )
+    root = root.resolve()  # the files are found under its real path: name them from it
     docs: list[Document] = []
     # the files left unread are named only under the default globs: a YAML that lists its
     # own include chose what to leave out
