@@ -70,6 +70,11 @@ def test_front_matter_components_and_admonitions() -> None:
     )
 
 
+def test_an_indented_code_blocks_component_tag_stays() -> None:
+    page = "Render it:\n\n    <Button onClick={go}>\n    import x from 'y';\n\nDone.\n"
+    assert markdown.read(page) == ("", page)
+
+
 def test_what_is_not_front_matter_stays_text() -> None:
     ruled = "---\n\nA page that opens with a rule.\n\n---\n\nMore.\n"
     assert markdown.read(ruled) == ("", ruled)

@@ -78,8 +78,9 @@ def is_alias(text: str) -> bool:
 def formatter() -> list[str] | None:
     """The command that renders a page read on its standard input to UTF-8 text, or None."""
     if shutil.which("groff"):
-        # -k: preprocess for the input's encoding; -P-c: overstrikes, not ANSI colors
-        return ["groff", "-k", "-mandoc", "-Tutf8", "-P-c"]
+        # -k: preprocess for the input's encoding; -P-c: overstrikes, not ANSI colors; -S:
+        # safer mode (groff's default, said): a page cannot run commands or open files
+        return ["groff", "-S", "-k", "-mandoc", "-Tutf8", "-P-c"]
     if shutil.which("mandoc"):
         return ["mandoc", "-Tutf8"]
     return None

@@ -29,7 +29,8 @@ _IMPORT = re.compile(
     r"^(?:import\s.+?\sfrom\s+['\"].+?['\"];?|import\s+['\"].+?['\"];?|export\s+(?:const|default|function)\b.*)\s*$"
 )
 # a line that is a JSX component's tag and nothing else: <Tabs>, </TabItem>, <Note type="x" />
-_JSX_LINE = re.compile(r"^\s*</?[A-Z][\w.]*(?:\s+[^<>]*?)?/?>\s*$")
+# (indented four spaces, a line of an indented code block: kept)
+_JSX_LINE = re.compile(r"^ {0,3}</?[A-Z][\w.]*(?:\s+[^<>]*?)?/?>\s*$")
 _DOCUSAURUS = re.compile(r"^\s*:::\s*(\w+)?(?:\[(.*?)\]|\s+(.*))?\s*$")
 _MKDOCS = re.compile(r"^(?:!!!|\?\?\?\+?)\s+(\w+)(?:\s+\"(.*?)\")?\s*$")
 _GITHUB = re.compile(r"^(\s*>\s*)\[!(NOTE|TIP|IMPORTANT|WARNING|CAUTION)\]\s*$", re.I)

@@ -386,7 +386,7 @@ class _Parser:
         self.subject = subject_of(title)
         # a page rendered from its roff source keeps its file's name (ls.1.gz, perl.3pm):
         # man's layout throughout, whatever share of a chunk's lines is indented
-        self.man = _MAN_PAGE_NAME.search(title) is not None or self._man_like()
+        self.man = _MAN_PAGE_NAME.search(PurePosixPath(title).name) is not None or self._man_like()
         suffix = PurePosixPath(title).suffix.lower()
         self.markup = suffix in (".md", ".markdown", ".rst") or self._has_markup()
         if not head and not in_code and self.markup and not self.man:
