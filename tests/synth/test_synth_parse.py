@@ -99,6 +99,12 @@ def test_parameters_where_the_type_comes_first_or_last() -> None:
         "job",
         "priority",
     ]
+    php = parameters("(string $name, array $payload = [], ?callable ...$more)", "php")
+    assert [(p.name, p.text) for p in php] == [
+        ("name", "string $name"),
+        ("payload", "array $payload = []"),
+        ("more", "?callable ...$more"),
+    ]
     go = parameters("(ctx context.Context, fn func(a, b int) error)", "go")
     assert [p.name for p in go] == ["ctx", "fn"]
     assert parameters("(int, string)", "go") == []
@@ -112,6 +118,17 @@ def test_qualified_names_split_at_a_dot_or_a_path_separator() -> None:
     assert split_qualified("anyhow::Error::context") == ("anyhow::Error", "context")
     assert split_qualified("anyhow::bail!") == ("anyhow", "bail!")
     assert split_qualified("len") == ("", "len")
+    # a PHP namespace and member, a Ruby instance method (its ? kept)
+    assert split_qualified("Monolog\\Logger::pushHandler") == ("Monolog\\Logger", "pushHandler")
+    assert split_qualified("Monolog\\Handler") == ("Monolog", "Handler")
+    assert split_qualified("Rack::Request#ssl?") == ("Rack::Request", "ssl?")
+    php = "Monolog\\Logger::pushHandler(HandlerInterface $handler)\n\nPushes a handler."
+    assert split_signature(php, "Monolog\\Logger::pushHandler") == (
+        "(HandlerInterface $handler)",
+        "Pushes a handler.",
+        False,
+    )
+    assert split_signature("X::$level\n\nThe level.", "X::$level") == ("", "The level.", False)
     # a Rust document's name line is its signature, and a macro's bare name is no module's text
     text = "spool::Queue::push(name: &str)\n\nAdds a job."
     assert split_signature(text, "spool::Queue::push") == ("(name: &str)", "Adds a job.", False)

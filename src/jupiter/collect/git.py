@@ -61,6 +61,7 @@ LANGUAGES = {
     ".go": "go",
     ".java": "java",
     ".rb": "ruby",
+    ".php": "php",
     ".sh": "shell",
     ".yaml": "yaml",
     ".yml": "yaml",

@@ -31,7 +31,8 @@ def init(
             help="A source of documents, repeatable: a file or folder (Markdown, reST, text, "
             "HTML, PDF, GNU info; Python code read as its API, and JavaScript/TypeScript too in "
             "a folder with a package.json, Go in one with a go.mod, Rust in one with a Cargo.toml, "
-            "Java in one with a pom.xml, build.gradle or build.gradle.kts, "
+            "Java in one with a pom.xml, build.gradle or build.gradle.kts, PHP in one with a "
+            "composer.json, "
             "C and C++ headers where the folder holds them, SQL as its schema where "
             "the folder holds .sql files), a JSONL/CSV/Parquet dataset, "
             "an http(s) URL to crawl, or a git URL (ending in .git, or git@…). Writes a "
@@ -98,6 +99,8 @@ def source_entry(spec: str) -> dict[str, object]:
         more.append("*.rs")
     if any((path / b).is_file() for b in ("pom.xml", "build.gradle", "build.gradle.kts")):
         more.append("*.java")  # a Maven or Gradle project: its packages' API (javadoc)
+    if (path / "composer.json").is_file():  # a PHP package: its classes' API (docblocks)
+        more.append("*.php")
     headers = ("*.h", "*.hpp")
     if path.is_dir() and any(
         next(path.glob(d + g), None) for d in ("", "*/", "*/*/") for g in headers

@@ -80,6 +80,9 @@ RustAs = Literal["api", "text"]
 # Java files: api, each public or protected item with a javadoc comment a document, as
 # javadoc reads it (collect/javaapi.py); text, each file as plain text
 JavaAs = Literal["api", "text"]
+# PHP files: api, each public item with a docblock a document, as phpDocumentor reads it
+# (collect/phpapi.py); text, each file as plain text
+PhpAs = Literal["api", "text"]
 
 
 class PythonStdlibSource(Strict):
@@ -144,6 +147,9 @@ class LocalSource(Strict):
     # interface, enum, record, method, constructor, field and enum constant with a javadoc
     # comment a document, as javadoc reads it (overloads one document); text, as text
     java: JavaAs = "api"
+    # PHP files (when an include glob reads them): api, each public or protected class,
+    # method, constant and property with a docblock a document; text, as text
+    php: PhpAs = "api"
 
 
 class WebSource(Strict):
@@ -184,6 +190,7 @@ class GitSource(Strict):
             "*.go",
             "*.rs",
             "*.java",
+            "*.php",
             "*.h",
             "*.hpp",
             "*.sql",
@@ -201,6 +208,7 @@ class GitSource(Strict):
     rust: RustAs = "api"  # as for a local source
     c: CAs = "api"  # as for a local source
     java: JavaAs = "api"  # as for a local source
+    php: PhpAs = "api"  # as for a local source
 
 
 # what a dataset source's `columns` may map to column names

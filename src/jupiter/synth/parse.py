@@ -16,8 +16,9 @@ from typing import Literal
 from jupiter.records import Chunk
 
 API_PREFIX = "python:"
-# collect/pyapi.py, jsapi.py, sqlapi.py, goapi.py, rustapi.py, capi.py, javaapi.py
-API_PREFIXES = (API_PREFIX, "javascript:", "sql:", "go:", "rust:", "c:", "java:")
+# collect/pyapi.py, jsapi.py, sqlapi.py, goapi.py, rustapi.py, capi.py, javaapi.py, phpapi.py,
+# rubyapi.py
+API_PREFIXES = (API_PREFIX, "javascript:", "sql:", "go:", "rust:", "c:", "java:", "php:", "ruby:")
 TOPIC_PREFIX = "pydoc:topics/"
 # documents whose indentation means code, a quote or a directive's content
 MARKUP_SUFFIXES = (
@@ -26,13 +27,16 @@ MARKUP_SUFFIXES = (
 
 ChunkKind = Literal["api", "topic", "doc"]
 
-# "name(args) -> result" ($ in a JavaScript name: collect/jsapi.py; "::" in a Rust path)
+# "name(args) -> result": $ in a JavaScript name (collect/jsapi.py); "::" in a Rust or PHP
+# path, "\\" in a PHP namespace, "#" before a Ruby instance method; a Ruby method may end in
+# ? ! or =, a Rust macro in !
 _SIG_LINE = re.compile(
-    r"^\s*(?P<name>[A-Za-z_$][\w.$]*(?:::[A-Za-z_$][\w.$]*)*)\s*(?P<sig>\(.*\)(?:\s*->\s*.+)?)\s*$"
+    r"^\s*(?P<name>[A-Za-z_$\\][\w.$\\]*(?:(?:::|#)[A-Za-z_$][\w.$]*)*[?!=]?)\s*"
+    r"(?P<sig>\(.*\)(?:\s*->\s*.+)?)\s*$"
 )
-# a bare qualified name on a line of its own (a Rust macro's ends in "!")
-_BARE_NAME = re.compile(r"\s*[A-Za-z_][\w.]*(?:::[A-Za-z_]\w*)*!?\s*")
-_QUALIFIER = re.compile(r"\.|::")
+# a bare qualified name on a line of its own (a PHP property's "::$name")
+_BARE_NAME = re.compile(r"\s*[A-Za-z_\\][\w.\\]*(?:(?:::|#)\$?[A-Za-z_]\w*)*[?!=]?\s*")
+_QUALIFIER = re.compile(r"\.|::|#|\\")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\w\"'`(*\[])")
 # a period after these ends an abbreviation, not a sentence
 _ABBREVIATIONS = frozenset({"e.g.", "i.e.", "etc.", "vs.", "cf.", "resp.", "approx.", "no."})
@@ -368,6 +372,7 @@ def _lifetime(s: str, k: int) -> bool:
 # languages whose parameters are written "type name" (C, C++, Java) or "name type" (Go)
 TYPE_FIRST = frozenset({"c", "java"})
 NAME_FIRST = frozenset({"go"})
+_PHP_VAR = re.compile(r"\$([A-Za-z_]\w*)")
 _NO_NAME = frozenset(
     "void const self this int char long short double float unsigned signed bool "
     "size_t auto volatile".split()
@@ -385,6 +390,9 @@ def parameters(signature: str, language: str = "") -> list[Param]:
         return []
     if language in TYPE_FIRST or language in NAME_FIRST:
         return _typed_parameters(inner, language in NAME_FIRST)
+    if language == "php":  # "Type $name = default": the name is the variable's
+        found = [(m.group(1), p) for p in split_top_level(inner) if (m := _PHP_VAR.search(p))]
+        return [Param(name, part, False) for name, part in found]
     if re.search(r"\[\s*,", inner):
         # builtin docstrings write optional arguments as "name[, default]": not nesting
         inner = re.sub(r"[\[\]]", "", inner)
