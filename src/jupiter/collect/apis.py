@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
-from jupiter.collect import capi, goapi, javaapi, jsapi, phpapi, rustapi, sqlapi
+from jupiter.collect import capi, goapi, javaapi, jsapi, phpapi, rubyapi, rustapi, sqlapi
 from jupiter.collect.result import CollectResult, SourceFile
 from jupiter.records import Document
 
@@ -39,6 +39,7 @@ READERS = (
     ApiReader("rust", "rust", rustapi.is_rust, rustapi.read, (rustapi.MANIFEST,)),
     ApiReader("java", "java", javaapi.is_java, lambda f, s, r, _: javaapi.api_documents(f, s, r)),
     ApiReader("php", "php", phpapi.is_php, lambda f, s, r, _: phpapi.api_documents(f, s, r)),
+    ApiReader("ruby", "ruby", rubyapi.is_ruby, lambda f, s, r, _: rubyapi.api_documents(f, s, r)),
 )
 FIXES = {
     **jsapi.FIXES,
@@ -48,6 +49,7 @@ FIXES = {
     **rustapi.FIXES,
     **javaapi.FIXES,
     **phpapi.FIXES,
+    **rubyapi.FIXES,
 }
 
 

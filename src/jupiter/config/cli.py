@@ -32,7 +32,7 @@ def init(
             "HTML, PDF, GNU info; Python code read as its API, and JavaScript/TypeScript too in "
             "a folder with a package.json, Go in one with a go.mod, Rust in one with a Cargo.toml, "
             "Java in one with a pom.xml, build.gradle or build.gradle.kts, PHP in one with a "
-            "composer.json, "
+            "composer.json, Ruby in one with a Gemfile or a .gemspec, "
             "C and C++ headers where the folder holds them, SQL as its schema where "
             "the folder holds .sql files), a JSONL/CSV/Parquet dataset, "
             "an http(s) URL to crawl, or a git URL (ending in .git, or git@…). Writes a "
@@ -101,6 +101,8 @@ def source_entry(spec: str) -> dict[str, object]:
         more.append("*.java")  # a Maven or Gradle project: its packages' API (javadoc)
     if (path / "composer.json").is_file():  # a PHP package: its classes' API (docblocks)
         more.append("*.php")
+    if (path / "Gemfile").is_file() or next(path.glob("*.gemspec"), None) is not None:
+        more.append("*.rb")  # a Ruby gem or application: its API (YARD comments)
     headers = ("*.h", "*.hpp")
     if path.is_dir() and any(
         next(path.glob(d + g), None) for d in ("", "*/", "*/*/") for g in headers

@@ -83,6 +83,9 @@ JavaAs = Literal["api", "text"]
 # PHP files: api, each public item with a docblock a document, as phpDocumentor reads it
 # (collect/phpapi.py); text, each file as plain text
 PhpAs = Literal["api", "text"]
+# Ruby files: api, each public item with a doc comment a document, as YARD reads it
+# (collect/rubyapi.py); text, each file as plain text
+RubyAs = Literal["api", "text"]
 
 
 class PythonStdlibSource(Strict):
@@ -150,6 +153,9 @@ class LocalSource(Strict):
     # PHP files (when an include glob reads them): api, each public or protected class,
     # method, constant and property with a docblock a document; text, as text
     php: PhpAs = "api"
+    # Ruby files (when an include glob reads them): api, each public module, class, method,
+    # attribute and constant with a doc comment a document (YARD tags read); text, as text
+    ruby: RubyAs = "api"
 
 
 class WebSource(Strict):
@@ -191,6 +197,7 @@ class GitSource(Strict):
             "*.rs",
             "*.java",
             "*.php",
+            "*.rb",
             "*.h",
             "*.hpp",
             "*.sql",
@@ -209,6 +216,7 @@ class GitSource(Strict):
     c: CAs = "api"  # as for a local source
     java: JavaAs = "api"  # as for a local source
     php: PhpAs = "api"  # as for a local source
+    ruby: RubyAs = "api"  # as for a local source
 
 
 # what a dataset source's `columns` may map to column names
