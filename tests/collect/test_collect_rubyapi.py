@@ -4,15 +4,15 @@ document; and the questions the generator then asks about one."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from pathlib import PurePosixPath as P
 
-import pytest
-
-from apitree import ask, fuzzed
+from apitree import ask, collect_tree, fuzzed, write_tree
+from gitrepo import collect_repo, commit_all
 from jupiter.collect import CollectResult
 from jupiter.collect.rubyapi import FIXES, RubyFile, api_documents, is_ruby, scan
+from jupiter.config.cli import source_entry
 from jupiter.records import Document
-from jupiter.synth import parse
 
 SPOOL = r"""# frozen_string_literal: true
 # Copyright (c) the spool authors. Released under the MIT license.
@@ -193,11 +193,23 @@ def docs_by_uri(tree: dict[str, str] = TREE) -> tuple[dict[str, Document], Colle
     return {d.uri: d for d in docs}, rejects
 
 
-@pytest.fixture
-def ruby_names(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The question templates read `ruby:` names (synth/parse.py)."""
-    if "ruby:" not in parse.API_PREFIXES:
-        monkeypatch.setattr(parse, "API_PREFIXES", (*parse.API_PREFIXES, "ruby:"))
+def test_a_local_folder_and_a_git_repository_read_the_same_api(tmp_path: Path) -> None:
+    """*.rb read as the gem's API from a folder (its include) and from git (the default
+    globs); `ruby: text` reads them as text; `jupiter init` adds *.rb for a Gemfile."""
+    docs, rejects = collect_tree(tmp_path / "a", TREE, ["*.rb"])
+    assert sorted(uri for uri in docs if uri.startswith("ruby:")) == EXPECTED
+    assert rejects.rejects == REJECTS
+    as_text, _ = collect_tree(tmp_path / "b", TREE, ["*.rb"], ruby="text")
+    assert not [uri for uri in as_text if uri.startswith("ruby:")]
+    write_tree(tmp_path / "repo", TREE)
+    sha = commit_all(tmp_path / "repo")
+    result = collect_repo(tmp_path)
+    got = {d.uri: d for d in result.documents if d.uri.startswith("ruby:")}
+    assert sorted(got) == EXPECTED and result.rejects == REJECTS
+    meta = got["ruby:Spool::Queue#push"].meta
+    assert (meta["commit"], meta["path"], meta["language"]) == (sha, "lib/spool/queue.rb", "ruby")
+    write_tree(tmp_path / "gem", {"Gemfile": "source 'https://rubygems.org'\n", "lib/a.rb": ""})
+    assert "*.rb" in source_entry(str(tmp_path / "gem"))["include"]  # type: ignore[operator]
 
 
 def test_a_gem_becomes_its_documented_public_api() -> None:
@@ -295,7 +307,7 @@ def test_a_gem_becomes_its_documented_public_api() -> None:
     assert docs["ruby:Spool::Queue"].title == "Spool::Queue"
 
 
-def test_questions_about_a_ruby_api(ruby_names: None) -> None:
+def test_questions_about_a_ruby_api() -> None:
     docs, _ = docs_by_uri()
     push = ask(docs["ruby:Spool::Queue#push"])
     assert push["what_does"] == "Adds a job with its payload at the end of the queue."
