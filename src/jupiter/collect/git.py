@@ -19,7 +19,7 @@ from collections.abc import Generator, Iterator
 from contextlib import closing
 from pathlib import Path, PurePosixPath
 
-from jupiter.collect import apis, asciidoc, manpage, markdown, notebook
+from jupiter.collect import apis, asciidoc, manpage, markdown, notebook, office
 from jupiter.collect.local import HTML_SUFFIXES, _matches, decode, html_text
 from jupiter.collect.pdf import PDF_SUFFIX, pdf_or_reject
 from jupiter.collect.pyapi import PyFile, api_documents, is_python
@@ -123,6 +123,16 @@ def collect_git(src: GitSource, cfg: DomainConfig, cache_dir: Path) -> CollectRe
                 if text is not None:  # AsciiDoc or not, and included or not, said below
                     texts[path] = (text, data)
                     continue
+            if office.is_office(name):  # Word, OpenDocument, an e-book's chapters
+                where = f"{repo}@{sha}:{path}"
+                for part, title, text in office.documents_or_reject(
+                    data, name, where, html_text, result
+                ):
+                    language = PurePosixPath(path).suffix.lstrip(".").lower()
+                    meta = {"repo": repo, "commit": sha, "path": path, "language": language}
+                    uri = f"{where}#{part}" if part else where
+                    result.documents.append(Document(SOURCE, uri, title or path, text, meta))
+                continue
             doc = _document(repo, sha, path, data, result)
             if doc is not None:
                 result.documents.append(doc)

@@ -19,7 +19,7 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path, PurePosixPath
 
-from jupiter.collect import apis, asciidoc, manpage, markdown, notebook, sites
+from jupiter.collect import apis, asciidoc, manpage, markdown, notebook, office, sites
 from jupiter.collect.pdf import PDF_SUFFIX, pdf_or_reject
 from jupiter.collect.pyapi import PyFile, api_documents, is_python
 from jupiter.collect.result import CollectResult, SourceFile, count
@@ -253,6 +253,8 @@ def read_documents(path: Path, rejects: CollectResult | None = None) -> list[Doc
     if Path(format_name(path)).suffix == PDF_SUFFIX:
         doc = pdf_document(path, rejects)
         return [doc] if doc is not None else []
+    if office.is_office(format_name(path)):  # Word, OpenDocument, an e-book's chapters
+        return office_documents(path, rejects)
     if Path(format_name(path)).suffix == notebook.SUFFIX:
         doc = notebook_document(path, rejects)
         return [doc] if doc is not None else []
@@ -305,6 +307,22 @@ def notebook_document(path: Path, rejects: CollectResult | None = None) -> Docum
         return None
     meta = {"kind": "file", "suffix": notebook.SUFFIX}
     return Document(SOURCE, str(path), title or path.name, body, meta)
+
+
+def office_documents(path: Path, rejects: CollectResult | None = None) -> list[Document]:
+    """A word-processor file as one document, an e-book as one per chapter (its uri the
+    book's path and the chapter's: `guide.epub#OEBPS/ch02.xhtml`), read as Markdown
+    (collect/office.py); [] with a count in `rejects` when it cannot be read."""
+    suffix = Path(format_name(path)).suffix
+    got = office.documents_or_reject(
+        read_bytes(path), format_name(path), str(path), html_text, rejects
+    )
+    out = []
+    for part, title, text in got:
+        uri = f"{path}#{part}" if part else str(path)
+        meta = {"kind": "file", "suffix": suffix, **({"part": part} if part else {})}
+        out.append(Document(SOURCE, uri, title or path.name, text, meta))
+    return out
 
 
 def man_document(

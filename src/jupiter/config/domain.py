@@ -120,6 +120,9 @@ class LocalSource(Strict):
             "*.ipynb",
             "*.adoc",
             "*.asciidoc",
+            "*.docx",
+            "*.odt",
+            "*.epub",
             "README",
         ]
     )

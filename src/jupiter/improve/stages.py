@@ -73,11 +73,20 @@ def collect_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
         from jupiter.collect.local import NOT_INCLUDED, NOT_INCLUDED_FIX
         from jupiter.collect.manpage import FIXES as MAN_FIXES
         from jupiter.collect.notebook import FIXES as NOTEBOOK_FIXES
+        from jupiter.collect.office import FIXES as OFFICE_FIXES
         from jupiter.collect.pdf import FIXES
         from jupiter.collect.pyapi import FIXES as PY_FIXES
         from jupiter.collect.sites import FIXES as SITE_FIXES
 
-        fixes = {**FIXES, **PY_FIXES, **API_FIXES, **NOTEBOOK_FIXES, **MAN_FIXES, **SITE_FIXES}
+        fixes = {
+            **FIXES,
+            **PY_FIXES,
+            **API_FIXES,
+            **NOTEBOOK_FIXES,
+            **MAN_FIXES,
+            **SITE_FIXES,
+            **OFFICE_FIXES,
+        }
         fixes[NOT_INCLUDED] = NOT_INCLUDED_FIX
         fixes[ASCIIDOC_INCLUDED] = ASCIIDOC_INCLUDED_FIX
         # reasons that share a fix are said together, the fix once
