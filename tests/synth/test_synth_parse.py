@@ -129,6 +129,13 @@ def test_qualified_names_split_at_a_dot_or_a_path_separator() -> None:
         False,
     )
     assert split_signature("X::$level\n\nThe level.", "X::$level") == ("", "The level.", False)
+    # a Ruby operator method's signature line
+    ruby = "Spool::Queue#==(other)\n\nWhether two queues share a folder."
+    assert split_signature(ruby, "Spool::Queue#==") == (
+        "(other)",
+        "Whether two queues share a folder.",
+        False,
+    )
     # a Rust document's name line is its signature, and a macro's bare name is no module's text
     text = "spool::Queue::push(name: &str)\n\nAdds a job."
     assert split_signature(text, "spool::Queue::push") == ("(name: &str)", "Adds a job.", False)

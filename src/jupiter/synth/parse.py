@@ -31,7 +31,8 @@ ChunkKind = Literal["api", "topic", "doc"]
 # path, "\\" in a PHP namespace, "#" before a Ruby instance method; a Ruby method may end in
 # ? ! or =, a Rust macro in !
 _SIG_LINE = re.compile(
-    r"^\s*(?P<name>[A-Za-z_$\\][\w.$\\]*(?:(?:::|#)[A-Za-z_$][\w.$]*)*[?!=]?)\s*"
+    r"^\s*(?P<name>[A-Za-z_$\\][\w.$\\]*(?:(?:::|#)[A-Za-z_$][\w.$]*)*[?!=]?"
+    r"(?:(?:#|\.)(?:\[\]=?|[=!<>+\-*/%&|^~]{1,3}))?)\s*"  # a Ruby operator: #==, .[]
     r"(?P<sig>\(.*\)(?:\s*->\s*.+)?)\s*$"
 )
 # a bare qualified name on a line of its own (a PHP property's "::$name")
