@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from jupiter.collect.codescan import blank, blanked, closing
-from jupiter.collect.result import CollectResult, SourceFile
+from jupiter.collect.result import CollectResult, SourceFile, api_document
 from jupiter.collect.result import count as _count
 from jupiter.records import Document
 
@@ -374,15 +374,8 @@ class _File:
         more = "\n\n".join(x for x in extra if x)
         if more:
             text += f"\n\n{more}"
-        meta = {
-            **self.f.meta,
-            "kind": kind,
-            "qualname": qual,
-            "signature": signature,
-            "origin": self.f.where,
-            "line": self.line(at),
-        }
-        return Document(self.source, f"{URI_PREFIX}{qual}", qual, text, meta)
+        line = self.line(at)
+        return api_document(self.source, URI_PREFIX, self.f, qual, text, kind, signature, line)
 
 
 def _gap(text: str, a: int, b: int, lines: int = 2) -> bool:

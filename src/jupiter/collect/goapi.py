@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from jupiter.collect.codescan import blank, blanked, closing
-from jupiter.collect.result import CollectResult, SourceFile, renamed
+from jupiter.collect.result import CollectResult, SourceFile, api_document, renamed
 from jupiter.collect.result import count as _count
 from jupiter.records import Document
 
@@ -434,12 +434,4 @@ def _doc(
     text = doc if module else f"{head}\n\n{doc}"
     if extra:
         text += f"\n\n{extra}"
-    meta = {
-        **f.meta,
-        "kind": kind,
-        "qualname": qual,
-        "signature": signature,
-        "origin": f.where,
-        "line": line,
-    }
-    return Document(source, f"{URI_PREFIX}{qual}", qual, text, meta)
+    return api_document(source, URI_PREFIX, f, qual, text, kind, signature, line)

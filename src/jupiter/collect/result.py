@@ -56,6 +56,32 @@ def renamed(doc: Document, prefix: str, old: str, new: str, sep: str) -> Documen
     return Document(doc.source, f"{prefix}{name}", name, text, {**doc.meta, "qualname": name})
 
 
+def api_document(
+    source: str,
+    prefix: str,
+    f: SourceFile,
+    qual: str,
+    text: str,
+    kind: str,
+    signature: str,
+    line: int,
+    **more: Any,
+) -> Document:
+    """A document of an API reader's: its uri `prefix` + the qualified name, titled by that
+    name; its meta the file's, with the kind of item, its names (`more`: a reader's own),
+    its signature and where it stands."""
+    meta = {
+        **f.meta,
+        "kind": kind,
+        "qualname": qual,
+        **more,
+        "signature": signature,
+        "origin": f.where,
+        "line": line,
+    }
+    return Document(source, f"{prefix}{qual}", qual, text, meta)
+
+
 @dataclass
 class SourceFile:
     """A code file a source hands to a reader of its API (collect/pyapi.py, jsapi.py,

@@ -32,7 +32,7 @@ from pathlib import PurePosixPath
 import tomllib
 
 from jupiter.collect.codescan import blank, blanked, closing
-from jupiter.collect.result import CollectResult, SourceFile, renamed
+from jupiter.collect.result import CollectResult, SourceFile, api_document, renamed
 from jupiter.collect.result import count as _count
 from jupiter.records import Document
 
@@ -462,16 +462,11 @@ class _File:
         more = "\n\n".join(x for x in extra or [] if x)
         if more:
             text += f"\n\n{more}"
-        meta = {
-            **self.f.meta,
-            "kind": kind,
-            "qualname": qual,
-            "defined_as": qual,  # its full path; qualname leaves a private module's name out
-            "signature": signature,
-            "origin": self.f.where,
-            "line": self.line(at),
-        }
-        return Document(self.source, f"{URI_PREFIX}{qual}", qual, text, meta)
+        # defined_as: its full path, where qualname leaves a private module's name out
+        return api_document(
+            self.source, URI_PREFIX, self.f, qual, text, kind, signature, self.line(at),
+            defined_as=qual,
+        )  # fmt: skip
 
 
 def file_documents(
