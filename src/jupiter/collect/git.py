@@ -19,7 +19,7 @@ from collections.abc import Generator, Iterator
 from contextlib import closing
 from pathlib import Path, PurePosixPath
 
-from jupiter.collect import apis, asciidoc, manpage, markdown, notebook, office
+from jupiter.collect import apis, asciidoc, manpage, markdown, notebook, office, pod
 from jupiter.collect.local import HTML_SUFFIXES, _matches, decode, html_text
 from jupiter.collect.pdf import PDF_SUFFIX, pdf_or_reject
 from jupiter.collect.pyapi import PyFile, api_documents, is_python
@@ -123,6 +123,14 @@ def collect_git(src: GitSource, cfg: DomainConfig, cache_dir: Path) -> CollectRe
                 if text is not None:  # AsciiDoc or not, and included or not, said below
                     texts[path] = (text, data)
                     continue
+            if src.perl == "api" and pod.is_pod_file(name) and data is not None:
+                text = decode(data) if b"\x00" not in data else None
+                where = f"{repo}@{sha}:{path}"
+                got = pod.document_or_reject(text, name, where, result) if text else None
+                if got is not None:
+                    meta = {"repo": repo, "commit": sha, "path": path, "language": "pod"}
+                    result.documents.append(Document(SOURCE, where, got[0] or path, got[1], meta))
+                continue
             if office.is_office(name):  # Word, OpenDocument, an e-book's chapters
                 where = f"{repo}@{sha}:{path}"
                 for part, title, text in office.documents_or_reject(

@@ -19,7 +19,7 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path, PurePosixPath
 
-from jupiter.collect import apis, asciidoc, manpage, markdown, notebook, office, sites
+from jupiter.collect import apis, asciidoc, manpage, markdown, notebook, office, pod, sites
 from jupiter.collect.pdf import PDF_SUFFIX, pdf_or_reject
 from jupiter.collect.pyapi import PyFile, api_documents, is_python
 from jupiter.collect.result import CollectResult, SourceFile, count
@@ -100,6 +100,13 @@ def collect_local(
                     code.append(PyFile(rel, str(path), text))
                 elif reader is not None:
                     batches.add(reader, SourceFile(rel, str(path), text))
+            continue
+        if src.perl == "api" and pod.is_pod_file(format_name(path)):  # its POD, as perldoc
+            text = decode(data) if (data := read_bytes(path)) is not None else None
+            got = pod.document_or_reject(text, path.name, str(path), rejects) if text else None
+            if got is not None:
+                meta = {"kind": "file", "suffix": Path(format_name(path)).suffix, "format": "pod"}
+                docs.append(Document(SOURCE, str(path), got[0] or path.name, got[1], meta))
             continue
         docs.extend(read_documents(path, rejects))
         if src.max_documents and len(docs) >= src.max_documents:

@@ -33,6 +33,7 @@ def init(
             "a folder with a package.json, Go in one with a go.mod, Rust in one with a Cargo.toml, "
             "Java in one with a pom.xml, build.gradle or build.gradle.kts, PHP in one with a "
             "composer.json, Ruby in one with a Gemfile or a .gemspec, "
+            "Perl modules' POD in one with a Makefile.PL, "
             "C and C++ headers where the folder holds them, SQL as its schema where "
             "the folder holds .sql files), a JSONL/CSV/Parquet dataset, "
             "an http(s) URL to crawl, or a git URL (ending in .git, or git@…). Writes a "
@@ -103,6 +104,8 @@ def source_entry(spec: str) -> dict[str, object]:
         more.append("*.php")
     if (path / "Gemfile").is_file() or next(path.glob("*.gemspec"), None) is not None:
         more.append("*.rb")  # a Ruby gem or application: its API (YARD comments)
+    if any((path / b).is_file() for b in ("Makefile.PL", "Build.PL", "cpanfile", "META.json")):
+        more += ["*.pm", "*.pl"]  # a Perl distribution: its modules' POD
     headers = ("*.h", "*.hpp")
     if path.is_dir() and any(
         next(path.glob(d + g), None) for d in ("", "*/", "*/*/") for g in headers

@@ -86,6 +86,9 @@ PhpAs = Literal["api", "text"]
 # Ruby files: api, each public item with a doc comment a document, as YARD reads it
 # (collect/rubyapi.py); text, each file as plain text
 RubyAs = Literal["api", "text"]
+# Perl files (.pm, .pl, .pod): api, each read as its POD documentation, as perldoc shows
+# it (collect/pod.py); text, each file as plain text
+PerlAs = Literal["api", "text"]
 
 
 class PythonStdlibSource(Strict):
@@ -123,6 +126,7 @@ class LocalSource(Strict):
             "*.docx",
             "*.odt",
             "*.epub",
+            "*.pod",
             "README",
         ]
     )
@@ -159,6 +163,9 @@ class LocalSource(Strict):
     # Ruby files (when an include glob reads them): api, each public module, class, method,
     # attribute and constant with a doc comment a document (YARD tags read); text, as text
     ruby: RubyAs = "api"
+    # Perl files (when an include glob reads them; *.pod by default): api, each its POD
+    # documentation as perldoc shows it; text, as text
+    perl: PerlAs = "api"
 
 
 class WebSource(Strict):
@@ -201,6 +208,8 @@ class GitSource(Strict):
             "*.java",
             "*.php",
             "*.rb",
+            "*.pm",
+            "*.pod",
             "*.h",
             "*.hpp",
             "*.sql",
@@ -220,6 +229,7 @@ class GitSource(Strict):
     java: JavaAs = "api"  # as for a local source
     php: PhpAs = "api"  # as for a local source
     ruby: RubyAs = "api"  # as for a local source
+    perl: PerlAs = "api"  # as for a local source
 
 
 # what a dataset source's `columns` may map to column names

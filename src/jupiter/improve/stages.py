@@ -75,6 +75,7 @@ def collect_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
         from jupiter.collect.notebook import FIXES as NOTEBOOK_FIXES
         from jupiter.collect.office import FIXES as OFFICE_FIXES
         from jupiter.collect.pdf import FIXES
+        from jupiter.collect.pod import FIXES as POD_FIXES
         from jupiter.collect.pyapi import FIXES as PY_FIXES
         from jupiter.collect.sites import FIXES as SITE_FIXES
 
@@ -86,6 +87,7 @@ def collect_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
             **MAN_FIXES,
             **SITE_FIXES,
             **OFFICE_FIXES,
+            **POD_FIXES,
         }
         fixes[NOT_INCLUDED] = NOT_INCLUDED_FIX
         fixes[ASCIIDOC_INCLUDED] = ASCIIDOC_INCLUDED_FIX
