@@ -149,6 +149,16 @@ int kv_open(const char *filename, kv **ppDb);
 /* a comment with a blank line under it */
 
 int kv_close(kv *db);
+
+/* Version 2 and later */
+int kv_sync(kv *db);
+
+#define KV_OK 0 /* Successful result */
+#define KV_BUSY 5 /* The database file is locked */
+struct kv_stat {
+  long reads;  /* pages read */
+  long writes; /* pages written */
+};
 """
 TREE = {
     "include/spool.h": SPOOL_H,
@@ -159,12 +169,16 @@ TREE = {
     "src/spool.c": "/** Not a header. */\nint spool_open_impl(void) { return 0; }\n",
 }
 EXPECTED = [
+    "c:KV_BUSY",
+    "c:KV_OK",
     "c:SPOOL_HIGH",
     "c:SPOOL_INTERNAL",
     "c:SPOOL_LOW",
     "c:SPOOL_MAX_ATTEMPTS",
     "c:include/spool.h",
     "c:kv_open",
+    "c:kv_stat::reads",
+    "c:kv_stat::writes",
     "c:spool::Kind",
     "c:spool::Kind::Mail",
     "c:spool::Kind::Report",
@@ -252,6 +266,10 @@ def test_headers_become_their_documented_api() -> None:
     assert text["c:spool::Kind::Mail"] == "spool::Kind::Mail\n\nA message to send."
     assert text["c:spool::Timed"].endswith("Definition: `Queue<std::string>`")
     # no Doxygen comment in the header: a plain block comment right over a declaration
+    # and the plain comment after a declaration on its line is its doc, not the next one's
+    assert text["c:KV_BUSY"] == "KV_BUSY\n\nThe database file is locked\n\nValue: `5`"
+    assert text["c:KV_OK"] == "KV_OK\n\nSuccessful result\n\nValue: `0`"
+    assert text["c:kv_stat::writes"] == "kv_stat::writes\n\npages written\n\nType: `long`"
     assert text["c:kv_open"] == (
         "kv_open(const char *filename, kv **ppDb)\n\n"
         "CAPI3REF: Opening A Queue\n\nOpens the queue named by the file name.\n\n"

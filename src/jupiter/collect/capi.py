@@ -345,9 +345,16 @@ class _File:
             k += 1
         if not found or (adjacent and self.f.text[found[-1].end : b].strip()):
             return ""
-        if not self.doxygen:  # plain comments: one block, right over the declaration
+        if not self.doxygen:  # plain comments: one block on its own lines, right over it
             last = found[-1]
-            if not last.block or _gap(self.f.text, last.end, b) or _banner(last.text):
+            line_start = self.f.text.rfind("\n", 0, last.start) + 1
+            if (
+                not last.block
+                or self.f.text[line_start : last.start].strip()  # it trails the line's code
+                or _gap(self.f.text, last.end, b)
+                or _banner(last.text)
+                or _label(last.text)
+            ):
                 return ""
             found = [last]
         text = doc_text(found, name)
@@ -356,13 +363,15 @@ class _File:
         return text
 
     def trailing(self, at: int, end: int) -> str:
-        """A member's doc after it on the line where it ends (`/**< ... */`, `///< ...`)."""
+        """A member's doc after it on the line where it ends (`/**< ... */`, `///< ...`; in a
+        header without Doxygen comments, the plain comment there: `int x; /* what x is */`)."""
         k = bisect_left(self.starts, end)
         line_end = self.f.text.find("\n", end)
         line_end = len(self.f.text) if line_end < 0 else line_end
         if k < len(self.comments):
             c = self.comments[k]
-            if c.trailing and c.start <= line_end:
+            plain = not self.doxygen and not c.doc and not _banner(c.text)
+            if (c.trailing or plain) and c.start <= line_end:
                 self.used.add(c.start)
                 return doc_text([c])
         return ""
@@ -382,6 +391,13 @@ def _gap(text: str, a: int, b: int, lines: int = 2) -> bool:
     """Whether a blank line (two line breaks with only space between) lies between a and b;
     with lines=2 for two comments, the same."""
     return bool(re.search(r"\n[ \t]*\n", text[a:b])) if lines else False
+
+
+def _label(text: str) -> bool:
+    """A plain comment that names a group of declarations ("Version 3.12.0 and later",
+    "Flags"): a few words and no sentence, not the doc of the one under it."""
+    words = text.replace("*", " ").split()
+    return len(words) <= 6 and not re.search(r"[.!?](?:\s|$)", text.strip())
 
 
 def _banner(text: str) -> bool:
