@@ -30,8 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from jupiter.collect.codescan import blank, blanked, closing
-from jupiter.collect.result import CollectResult, SourceFile, api_document
-from jupiter.collect.result import count as _count
+from jupiter.collect.result import CollectResult, SourceFile, api_document, first_documents
 from jupiter.records import Document
 
 SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".h++")
@@ -105,17 +104,11 @@ def api_documents(
     """Documents for the documented API the headers declare, sorted by uri; a file that
     gives none is counted in `rejects`. A name documented twice (a header included under
     two names) is one document, the first file's in path order."""
-    docs: dict[str, Document] = {}
-    for f in sorted(files, key=lambda f: f.rel):
-        if is_test(f.rel):
-            _count(rejects, C_TEST, f.where)
-            continue
-        got = list(file_documents(f, source))
-        for doc in got:
-            docs.setdefault(doc.uri, doc)
-        if not got:
-            _count(rejects, C_NO_API, f.where)
-    return [docs[uri] for uri in sorted(docs)]
+
+    def read(f: CFile) -> list[Document] | str:
+        return C_TEST if is_test(f.rel) else list(file_documents(f, source))
+
+    return first_documents(files, rejects, read, C_NO_API)
 
 
 # ----------------------------------------------------------------------------- scanning

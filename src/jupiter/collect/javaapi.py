@@ -33,8 +33,7 @@ from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from jupiter.collect.result import CollectResult, SourceFile
-from jupiter.collect.result import count as _count
+from jupiter.collect.result import CollectResult, SourceFile, first_documents
 from jupiter.records import Document
 
 SUFFIXES = (".java",)
@@ -88,21 +87,18 @@ def api_documents(
 ) -> list[Document]:
     """Documents for the documented public API the files define, sorted by uri; a file
     that gives none is counted in `rejects`."""
-    docs: dict[str, Document] = {}
-    for f in sorted(files, key=lambda f: f.rel):
+
+    def read(f: JavaFile) -> list[Document] | str:
         if is_test(f.rel):
-            _count(rejects, JAVA_TEST, f.where)
-            continue
+            return JAVA_TEST
         scanned = scan(f.text)
         if generated(scanned):
-            _count(rejects, JAVA_GENERATED, f.where)
-            continue
-        got = [] if f.rel.name == "module-info.java" else list(file_documents(f, source, scanned))
-        for doc in got:
-            docs.setdefault(doc.uri, doc)
-        if not got:
-            _count(rejects, JAVA_NO_API, f.where)
-    return [docs[uri] for uri in sorted(docs)]
+            return JAVA_GENERATED
+        if f.rel.name == "module-info.java":
+            return []
+        return list(file_documents(f, source, scanned))
+
+    return first_documents(files, rejects, read, JAVA_NO_API)
 
 
 def generated(scanned: tuple[str, str, list[_Comment]]) -> bool:

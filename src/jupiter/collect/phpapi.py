@@ -26,8 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from jupiter.collect.codescan import blank, blanked, closing
-from jupiter.collect.result import CollectResult, SourceFile, api_document
-from jupiter.collect.result import count as _count
+from jupiter.collect.result import CollectResult, SourceFile, api_document, first_documents
 from jupiter.records import Document
 
 SUFFIXES = (".php",)
@@ -90,17 +89,11 @@ def api_documents(
 ) -> list[Document]:
     """Documents for the documented public API the files declare, sorted by uri; a file
     that gives none is counted in `rejects`."""
-    docs: dict[str, Document] = {}
-    for f in sorted(files, key=lambda f: f.rel):
-        if is_test(f.rel):
-            _count(rejects, PHP_TEST, f.where)
-            continue
-        got = list(file_documents(f, source))
-        for doc in got:
-            docs.setdefault(doc.uri, doc)
-        if not got:
-            _count(rejects, PHP_NO_API, f.where)
-    return [docs[uri] for uri in sorted(docs)]
+
+    def read(f: PhpFile) -> list[Document] | str:
+        return PHP_TEST if is_test(f.rel) else list(file_documents(f, source))
+
+    return first_documents(files, rejects, read, PHP_NO_API)
 
 
 # ----------------------------------------------------------------------------- scanning

@@ -4,6 +4,7 @@ a few samples of each, so nothing is dropped silently."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
@@ -54,6 +55,29 @@ def renamed(doc: Document, prefix: str, old: str, new: str, sep: str) -> Documen
     name = new + qual[len(old) :]
     text = name + doc.text[len(qual) :] if doc.text.startswith(qual) else doc.text
     return Document(doc.source, f"{prefix}{name}", name, text, {**doc.meta, "qualname": name})
+
+
+def first_documents(
+    files: list[SourceFile],
+    rejects: CollectResult | None,
+    read: Callable[[SourceFile], list[Document] | str],
+    no_api: str,
+) -> list[Document]:
+    """What an API reader makes of its files, read in path order: `read` gives a file's
+    documents, or the reason it gives none (a test, a generated file), counted in
+    `rejects` with a file that gives none (`no_api`). Sorted by uri; of a name two files
+    document, the first file's."""
+    docs: dict[str, Document] = {}
+    for f in sorted(files, key=lambda f: f.rel):
+        got = read(f)
+        if isinstance(got, str):
+            count(rejects, got, f.where)
+            continue
+        for doc in got:
+            docs.setdefault(doc.uri, doc)
+        if not got:
+            count(rejects, no_api, f.where)
+    return [docs[uri] for uri in sorted(docs)]
 
 
 def api_document(
