@@ -15,6 +15,7 @@ import pytest
 from jupiter.collect.web import collect_web, extract_links, normalise
 from jupiter.config import WebSource
 from jupiter.errors import JupiterError
+from sphinxpage import BUILT
 
 NAV = '<nav><a href="/">Home</a> <a href="/guide/install.html">Install</a> Site menu</nav>'
 FOOTER = "<footer>Copyright 2024 Widget Corp. All rights reserved.</footer>"
@@ -332,3 +333,28 @@ def test_include_and_exclude_globs_filter_followed_links(site: Server, tmp_path:
     ]
     assert res.rejects["excluded"] == 4  # usage, private, logo, missing
     assert "/guide/usage.html" not in site.paths
+
+
+def test_a_built_sphinx_pages_descriptions_are_documents(tmp_path: Path) -> None:
+    files: dict[str, bytes | str] = {
+        "index.html": page("Home", PARA["index"], '<a href="library/json.html">json</a>'),
+        "library/json.html": BUILT,
+    }
+    write_site(tmp_path / "site", files)
+    for server in serve(tmp_path / "site"):
+        got = collect_web(source(server, max_pages=2), tmp_path / "cache")
+        uris = [d.uri for d in got.documents]
+        assert uris == [
+            server.url("/"),
+            server.url("/library/json.html"),
+            "python:json.dumps",
+            "python:json.JSONDecoder",
+            "python:json.JSONDecoder.decode",
+            "python:json.JSONDecoder.strict",
+            "c:PyList_New",
+        ]  # two pages, as max_pages says: the descriptions are no pages
+        page_doc = got.documents[1]
+        assert "JSON is a lightweight" in page_doc.text and "Serialize" not in page_doc.text
+        assert got.documents[2].text.startswith("json.dumps(obj, *, indent=None)\n\nSerialize")
+        whole = collect_web(source(server, sphinx="text"), tmp_path / "cache2")
+        assert len(whole.documents) == 2 and "Serialize" in whole.documents[1].text

@@ -898,3 +898,43 @@ def test_myst_directive_fences() -> None:
     assert blocks[0] == ("prose", "Frozen classes cannot be changed after they are made.")
     assert [k for k, _ in blocks] == ["prose", "code"], blocks
     assert ">>> make(1)" in blocks[1][1]
+
+
+def test_sphinx_descriptions_of_options_variables_and_settings_are_definitions() -> None:
+    # `.. option::` (CMake's manuals, a program's page), `.. envvar::`, `.. confval::`,
+    # CMake's `.. variable::` and `.. genex::`: the name is the term, the text its
+    # description, and the text (with the list it holds) is read on as the page's too
+    text = (
+        "taskq\n=====\n\n.. program:: taskq\n\n"
+        ".. option:: -m <mode>\n             --mode <mode>\n\n"
+        "   Choose how jobs run, like the *mode* argument of :func:`run`.\n\n"
+        "   ``until-fail``\n     Run each job until it fails once or more.\n\n"
+        ".. envvar:: TASKQ_HOME\n\n   Where the queue keeps its files.\n\n"
+        ".. confval:: retries\n   :type: int\n\n   How many times a failed job runs again.\n\n"
+        ".. variable:: CPACK_TASKQ_NAME\n              CPACK_TASKQ_<comp>_NAME\n\n"
+        "   The package name of the queue.\n\n"
+        ".. genex:: $<TASKQ:list>\n\n   The list when the queue runs it.\n\n"
+        ".. py:function:: run(mode)\n\n   Not an option: read by collect/sphinxobj.py.\n"
+    )
+    blocks = parse(text, "taskq.rst").blocks
+    defs = [(b.term, b.def_kind, b.text) for b in blocks if b.kind == "definition"]
+    assert defs == [
+        (
+            "-m <mode>, --mode <mode>",
+            "option",
+            "Choose how jobs run, like the mode argument of `run`. `until-fail` Run each job "
+            "until it fails once or more.",
+        ),
+        ("until-fail", "keyword", "Run each job until it fails once or more."),
+        ("TASKQ_HOME", "keyword", "Where the queue keeps its files."),
+        ("retries", "keyword", "How many times a failed job runs again."),
+        (
+            "CPACK_TASKQ_NAME, CPACK_TASKQ_<comp>_NAME",
+            "keyword",
+            "The package name of the queue.",
+        ),
+        ("$<TASKQ:list>", "keyword", "The list when the queue runs it."),
+    ]
+    prose = [b.text for b in blocks if b.kind == "prose"]
+    assert "Choose how jobs run, like the mode argument of `run`." in prose
+    assert "Not an option: read by collect/sphinxobj.py." in prose

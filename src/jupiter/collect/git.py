@@ -19,7 +19,7 @@ from collections.abc import Generator, Iterator
 from contextlib import closing
 from pathlib import Path, PurePosixPath
 
-from jupiter.collect import apis, asciidoc, manpage, markdown, notebook, office, pod
+from jupiter.collect import apis, asciidoc, manpage, markdown, notebook, office, pod, sphinxobj
 from jupiter.collect.local import HTML_SUFFIXES, _matches, decode, html_text
 from jupiter.collect.pdf import PDF_SUFFIX, pdf_or_reject
 from jupiter.collect.pyapi import PyFile, api_documents, is_python
@@ -143,22 +143,28 @@ def collect_git(src: GitSource, cfg: DomainConfig, cache_dir: Path) -> CollectRe
                 continue
             doc = _document(repo, sha, path, data, result)
             if doc is not None:
-                result.documents.append(doc)
+                result.documents.extend(_described(doc, path, data, src.sphinx == "api"))
                 if src.max_documents and len(result.documents) >= src.max_documents:
                     return result
-    result.documents.extend(_texts(repo, sha, texts, result))
+    result.documents.extend(_texts(repo, sha, texts, result, src.sphinx == "api"))
     result.documents.extend(api_documents(code, SOURCE, result))
     result.documents.extend(batches.documents(SOURCE, result, _repo_name(repo)))
+    result.documents = sphinxobj.unique(result.documents, result)
     if src.max_documents:
         del result.documents[src.max_documents :]
     return result
 
 
 def _texts(
-    repo: str, sha: str, texts: dict[str, tuple[str, bytes]], result: CollectResult
+    repo: str,
+    sha: str,
+    texts: dict[str, tuple[str, bytes]],
+    result: CollectResult,
+    rst: bool = True,
 ) -> list[Document]:
     """Plain-text and AsciiDoc files, in path order: AsciiDoc as the Markdown it renders to
-    (collect/asciidoc.py), a file another one includes read there, the rest as text."""
+    (collect/asciidoc.py), a file another one includes read there, the rest as text (with
+    `rst`, reStructuredText's object descriptions each a document, collect/sphinxobj.py)."""
     adoc, included = asciidoc.batch({p: t for p, (t, _) in texts.items()})
     out: list[Document] = []
     for path, (_, data) in texts.items():
@@ -173,8 +179,18 @@ def _texts(
         else:
             doc = _document(repo, sha, path, data, result)
             if doc is not None:
-                out.append(doc)
+                out.extend(_described(doc, path, data, rst))
     return out
+
+
+def _described(doc: Document, path: str, data: bytes | None, sphinx: bool) -> list[Document]:
+    """A page's documents: with `sphinx`, its object descriptions each its own
+    (collect/sphinxobj.py), reStructuredText's and a built page's."""
+    if sphinx and sphinxobj.is_rst(path):
+        return sphinxobj.split(doc)
+    if sphinx and sphinxobj.is_html(path) and data is not None:
+        return sphinxobj.split_built(doc, decode(data) or "", lambda h: html_text(h)[0])
+    return [doc]
 
 
 def _repo_name(repo: str) -> str:

@@ -19,7 +19,17 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path, PurePosixPath
 
-from jupiter.collect import apis, asciidoc, manpage, markdown, notebook, office, pod, sites
+from jupiter.collect import (
+    apis,
+    asciidoc,
+    manpage,
+    markdown,
+    notebook,
+    office,
+    pod,
+    sites,
+    sphinxobj,
+)
 from jupiter.collect.pdf import PDF_SUFFIX, pdf_or_reject
 from jupiter.collect.pyapi import PyFile, api_documents, is_python
 from jupiter.collect.result import CollectResult, SourceFile, count
@@ -108,11 +118,18 @@ def collect_local(
                 meta = {"kind": "file", "suffix": Path(format_name(path)).suffix, "format": "pod"}
                 docs.append(Document(SOURCE, str(path), got[0] or path.name, got[1], meta))
             continue
-        docs.extend(read_documents(path, rejects))
+        read = read_documents(path, rejects)
+        if src.sphinx == "api" and sphinxobj.is_rst(format_name(path)):
+            read = [part for doc in read for part in sphinxobj.split(doc)]
+        elif src.sphinx == "api" and sphinxobj.is_html(format_name(path)) and read:
+            html = decode(read_bytes(path) or b"") or ""
+            read = sphinxobj.split_built(read[0], html, lambda h: html_text(h)[0])
+        docs.extend(read)
         if src.max_documents and len(docs) >= src.max_documents:
-            return docs[: src.max_documents]
+            return sphinxobj.unique(docs, rejects)[: src.max_documents]
     docs.extend(api_documents(code, SOURCE, rejects, top))
     docs.extend(batches.documents(SOURCE, rejects, top))
+    docs = sphinxobj.unique(docs, rejects)
     return docs[: src.max_documents] if src.max_documents else docs
 
 

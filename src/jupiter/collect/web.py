@@ -31,6 +31,8 @@ from urllib.robotparser import RobotFileParser
 import trafilatura
 
 from jupiter import atomic
+from jupiter.collect import sphinxobj
+from jupiter.collect.local import html_text
 from jupiter.collect.result import CollectResult
 from jupiter.config import WebSource
 from jupiter.errors import JupiterError
@@ -63,7 +65,8 @@ class Response:
 def collect_web(
     src: WebSource, cache_dir: Path, on_page: Callable[[str], None] | None = None
 ) -> CollectResult:
-    """Crawl `src` into documents (one per page with main text, in crawl order).
+    """Crawl `src` into documents (one per page with main text, in crawl order; a built
+    Sphinx page's object descriptions each one more, collect/sphinxobj.py).
 
     Start URLs are always fetched; `include`/`exclude` (globs on the URL path) decide which
     discovered links are followed. `on_page(url)` is called for each page kept.
@@ -81,7 +84,7 @@ def collect_web(
     kept: set[str] = set()
     seen = set(starts)
     queue: deque[tuple[str, int, str]] = deque((u, 0, u) for u in dict.fromkeys(starts))
-    while queue and len(result.documents) < src.max_pages:
+    while queue and len(kept) < src.max_pages:  # pages: a page's descriptions are not pages
         url, depth, start = queue.popleft()
         page = client.get_page(url, hosts, result)
         if page is None:
@@ -106,16 +109,27 @@ def collect_web(
             result.reject("no_main_text", final)
             continue
         kept.add(final)
-        result.documents.append(doc)
+        if src.sphinx == "api":  # a built Sphinx page's object descriptions, each its own
+            result.documents.extend(
+                sphinxobj.split_built(doc, html, lambda h: html_text(h)[0], _main_text)
+            )
+        else:
+            result.documents.append(doc)
         if on_page is not None:
             on_page(final)
     return result
 
 
-def _document(url: str, html: str, resp: Response, depth: int, start: str) -> Document | None:
+def _main_text(html: str, url: str | None = None) -> str:
+    """The page's main text as trafilatura extracts it ("" when it finds none)."""
     text = trafilatura.extract(
         html, url=url, include_comments=False, include_tables=True, favor_recall=True
     )
+    return (text or "").strip()
+
+
+def _document(url: str, html: str, resp: Response, depth: int, start: str) -> Document | None:
+    text = _main_text(html, url)
     if not text or not text.strip():
         return None
     meta = trafilatura.extract_metadata(html, default_url=url)

@@ -89,6 +89,10 @@ RubyAs = Literal["api", "text"]
 # Perl files (.pm, .pl, .pod): api, each read as its POD documentation, as perldoc shows
 # it (collect/pod.py); text, each file as plain text
 PerlAs = Literal["api", "text"]
+# Sphinx's object descriptions in a page (`.. function::`, `.. class::`, `.. c:function::`
+# in reStructuredText): api, each a document of its own, the rest of the page another
+# (collect/sphinxobj.py); text, each page as one document
+SphinxAs = Literal["api", "text"]
 
 
 class PythonStdlibSource(Strict):
@@ -166,6 +170,11 @@ class LocalSource(Strict):
     # Perl files (when an include glob reads them; *.pod by default): api, each its POD
     # documentation as perldoc shows it; text, as text
     perl: PerlAs = "api"
+    # Sphinx's object descriptions in reStructuredText pages (*.rst, and *.txt written in
+    # it): api, each `.. function::`, `.. class::`, `.. method::`, `.. c:function::`,
+    # `.. js:function::` a document named as Sphinx names it, the page's other text its own;
+    # text, each page as one document
+    sphinx: SphinxAs = "api"
 
 
 class WebSource(Strict):
@@ -182,6 +191,10 @@ class WebSource(Strict):
     timeout: float = Field(default=20.0, gt=0.0)
     include: list[str] = Field(default_factory=list)  # URL path globs to keep; [] = all
     exclude: list[str] = Field(default_factory=list)
+    # a built Sphinx page's object descriptions (docs.python.org, Read the Docs): api, each
+    # a document of its own named by its anchor, the page's other text its own; text, the
+    # page as one document
+    sphinx: SphinxAs = "api"
 
 
 class GitSource(Strict):
@@ -230,6 +243,7 @@ class GitSource(Strict):
     php: PhpAs = "api"  # as for a local source
     ruby: RubyAs = "api"  # as for a local source
     perl: PerlAs = "api"  # as for a local source
+    sphinx: SphinxAs = "api"  # as for a local source
 
 
 # what a dataset source's `columns` may map to column names

@@ -183,6 +183,18 @@ _TEXT_DIRECTIVES = {
     "tab",
     "tabs",
 }
+# Sphinx's descriptions of a named thing that is no API object (collect/sphinxobj.py reads
+# those): read as a definition of that kind
+_DESCRIBED: dict[str, DefKind] = {
+    "option": "option",
+    "cmdoption": "option",
+    "envvar": "keyword",
+    "confval": "keyword",
+    "describe": "keyword",
+    "object": "keyword",
+    "variable": "keyword",
+    "genex": "keyword",
+}
 # directives whose indented content is not prose the reader sees as such
 _SKIPPED_DIRECTIVES = {
     "toctree",
@@ -496,6 +508,10 @@ class _Parser:
                 continue
             # rst directives and comments
             d = _DIRECTIVE.match(ln.text)
+            body_at = self._described(d, i) if d is not None else None
+            if body_at is not None:
+                i, prev_prose_colon = body_at, False  # its text read on as the page's too
+                continue
             if d is not None:
                 name = d.group(1).split(":")[-1]
                 end = self.block_end(i + 1, ln.indent)
@@ -712,6 +728,30 @@ class _Parser:
         return Parsed(self.blocks, self._subject(), self.man)
 
     # ------------------------------------------------------------------ definitions
+    def _described(self, d: re.Match[str], i: int) -> int | None:
+        """A Sphinx description of a command-line option, an environment variable, a
+        setting or any named thing (`.. option:: -S <path>`, `.. envvar:: HOME`,
+        `.. confval:: html_theme`, `.. describe:: name`, CMake's `.. variable::`,
+        `.. genex::`) read as a definition list's entry: its signatures the term, its text
+        the description. Where its text begins (read on as the page's, with the lists and
+        examples it holds); None (nothing read) for any other directive."""
+        domain, _, name = d.group(1).rpartition(":")
+        kind = _DESCRIBED.get(name)
+        if kind is None or domain not in ("", "std", "rst", "cmake") or not d.group(2).strip():
+            return None
+        lines, head = self.lines, self.lines[i]
+        end = self.block_end(i + 1, head.indent)
+        terms, j = [d.group(2).strip()], i + 1
+        while j < end and not lines[j].blank and not _DIRECTIVE_OPTION.match(lines[j].body):
+            terms.append(lines[j].body)  # further signatures, one a line
+            j += 1
+        while j < end and (lines[j].blank or _DIRECTIVE_OPTION.match(lines[j].body)):
+            j += 1
+        filled = [x for x in lines[j:end] if not x.blank]
+        if filled:
+            self._definition(", ".join(terms), kind, filled[0].first, filled[-1].end, head.indent)
+        return j
+
     def _definition(self, term: str, kind: DefKind, start: int, end: int, indent: int) -> None:
         """A definition whose description is text[start:end]: its first prose paragraphs
         (directives such as versionadded, and code, left out) make the answer."""

@@ -1,0 +1,293 @@
+"""Sphinx's object descriptions in reStructuredText pages (`.. function::`, `.. class::`,
+`.. c:function::`), each a document named as Sphinx names it, the page keeping the rest;
+from a folder (a Django-style *.txt page too) and a git repository; what is quoted is never
+read for descriptions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from apitree import ask, collect_tree, fuzzed, write_tree
+from gitrepo import collect_repo, commit_all
+from jupiter.collect import sphinxobj
+from jupiter.records import Document
+from sphinxpage import BUILT
+
+JSON_RST = """:mod:`json` --- JSON encoder and decoder
+========================================
+
+.. module:: json
+   :synopsis: Encode and decode the JSON format.
+
+JSON is a lightweight data interchange format.
+
+Basic Usage
+-----------
+
+.. function:: dumps(obj, *, skipkeys=False, indent=None) -> str
+
+   :param obj: what to serialize.
+
+   Serialize *obj* to a JSON formatted :class:`str`.
+
+   If *indent* is a non-negative integer, array elements are pretty-printed with
+   that indent level.
+
+   .. versionchanged:: 3.4
+      Use ``(',', ': ')`` as default if *indent* is not ``None``.
+
+   .. index:: single: indent
+
+.. class:: JSONDecoder(*, strict=True)
+
+   Simple JSON decoder.
+
+   .. method:: decode(s)
+
+      Return the Python representation of *s*.
+
+   .. attribute:: strict
+      :type: bool
+      :value: True
+
+      If false, control characters will be allowed inside strings.
+
+.. method:: str.join(iterable)
+   :module: builtins
+
+   Return a string which is the concatenation of the strings in *iterable*.
+
+.. class:: List(elts, ctx)
+           Tuple(elts, ctx)
+
+   A list or tuple node.
+
+.. function:: loads(s)
+              loads(s, *, cls=None)
+
+   Deserialize *s* to a Python object.
+
+.. function:: undocumented(x)
+
+An example, quoted::
+
+   .. function:: quoted(x)
+
+      Never read.
+
+.. code-block:: rst
+
+   .. function:: shown(x)
+
+      Never read either.
+
+..
+   .. function:: commented(x)
+
+      A comment.
+
+The end of the page.
+"""
+
+C_RST = """Lists
+=====
+
+.. c:function:: PyObject* PyList_New(Py_ssize_t len)
+
+   Return a new list of length *len* on success, or ``NULL`` on failure.
+
+.. c:member:: Py_ssize_t PyVarObject.ob_size
+
+   The number of items in the object.
+
+.. c:macro:: Py_RETURN_NONE
+
+   Return :c:data:`Py_None` from a function.
+
+.. js:module:: widgets
+
+.. js:function:: render(node, options)
+
+   Draw the widget into *node*.
+"""
+
+
+def _doc(text: str, uri: str = "/p/json.rst") -> list[Document]:
+    return sphinxobj.split(Document("local", uri, "json.rst", text, {"kind": "file"}))
+
+
+def test_python_descriptions_are_documents_named_as_sphinx_names_them() -> None:
+    page, *objects = _doc(JSON_RST)
+    by_uri = {d.uri: d for d in objects}
+    assert list(by_uri) == [
+        "python:json.dumps",
+        "python:json.JSONDecoder",
+        "python:json.JSONDecoder.decode",
+        "python:json.JSONDecoder.strict",
+        "python:builtins.str.join",
+        "python:json.List",
+        "python:json.Tuple",
+        "python:json.loads",
+    ]
+    dumps = by_uri["python:json.dumps"]
+    assert dumps.title == "json.dumps"
+    assert dumps.meta["qualname"] == "dumps" and dumps.meta["module"] == "json"
+    assert dumps.meta["signature"] == "(obj, *, skipkeys=False, indent=None)"
+    assert dumps.meta["kind"] == "function" and dumps.meta["line"] == 12
+    # the version directive in Sphinx's words, the index entry gone, the field list and the
+    # return annotation last
+    assert dumps.text == (
+        "dumps(obj, *, skipkeys=False, indent=None)\n\n"
+        "Serialize *obj* to a JSON formatted :class:`str`.\n\n"
+        "If *indent* is a non-negative integer, array elements are pretty-printed with\n"
+        "that indent level.\n\n"
+        "Changed in version 3.4: Use ``(',', ': ')`` as default if *indent* is not ``None``."
+        "\n\n:param obj: what to serialize.\n\n:returns: `str`"
+    )
+    decoder = by_uri["python:json.JSONDecoder"]
+    assert decoder.text == "JSONDecoder(*, strict=True)\n\nSimple JSON decoder."
+    assert by_uri["python:json.JSONDecoder.decode"].text.startswith("JSONDecoder.decode(s)\n\n")
+    assert by_uri["python:json.JSONDecoder.strict"].text == (
+        "JSONDecoder.strict\n\nIf false, control characters will be allowed inside strings."
+        "\n\nType: `bool`\n\nValue: `True`"
+    )
+    assert by_uri["python:builtins.str.join"].meta["qualname"] == "str.join"
+    # two names, one text each; one name's second signature said below its text
+    assert by_uri["python:json.Tuple"].text == "Tuple(elts, ctx)\n\nA list or tuple node."
+    assert by_uri["python:json.loads"].text == (
+        "loads(s)\n\nDeserialize *s* to a Python object.\n\nAlso: `loads(s, *, cls=None)`."
+    )
+    # the page keeps its prose and what is quoted; a description with no text stays in it
+    assert page.uri == "/p/json.rst" and "Serialize" not in page.text
+    for kept in ("JSON is a lightweight", ".. function:: undocumented(x)", "quoted(x)",
+                 "shown(x)", "commented(x)", "The end of the page."):  # fmt: skip
+        assert kept in page.text
+
+
+def test_c_and_javascript_descriptions() -> None:
+    _, *objects = _doc(C_RST, "/p/list.rst")
+    by_uri = {d.uri: d for d in objects}
+    assert list(by_uri) == [
+        "c:PyList_New",
+        "c:PyVarObject.ob_size",
+        "c:Py_RETURN_NONE",
+        "javascript:widgets.render",
+    ]
+    assert by_uri["c:PyList_New"].text == (
+        "PyList_New(Py_ssize_t len)\n\nReturn a new list of length *len* on success, or "
+        "``NULL`` on failure.\n\n:returns: `PyObject*`"
+    )
+    assert by_uri["c:PyList_New"].meta["language"] == "c"
+    assert by_uri["c:PyVarObject.ob_size"].text.endswith("Type: `Py_ssize_t`")
+    assert by_uri["javascript:widgets.render"].meta["signature"] == "(node, options)"
+
+
+def test_questions_name_the_object() -> None:
+    docs = {d.uri: d for d in _doc(JSON_RST)}
+    asked = ask(docs["python:json.dumps"])
+    assert asked["what_does"] == "Serialize obj to a JSON formatted `str`."
+    assert asked["arguments"].startswith(
+        "`json.dumps` takes 3 arguments: obj, skipkeys=False, indent=None."
+    )
+    assert asked["signature"] == "`json.dumps(obj, *, skipkeys=False, indent=None)`"
+    c = {d.uri: d for d in _doc(C_RST)}
+    assert ask(c["c:PyList_New"])["arguments"] == (
+        "`PyList_New` takes 1 argument: Py_ssize_t len.\n\n"
+        "- len: Return a new list of length len on success, or `NULL` on failure."
+    )
+
+
+def test_a_folder_a_django_style_text_page_and_the_text_setting(tmp_path: Path) -> None:
+    tree = {
+        "docs/json.rst": JSON_RST,
+        # Django writes its reStructuredText in *.txt; the same name described twice
+        "docs/ref/models.txt": "Models\n======\n\n.. currentmodule:: json\n\n"
+        ".. function:: dumps(obj)\n\n   A second description.\n\n"
+        ".. class:: Model(**kwargs)\n\n   A model.\n\n   .. method:: save()\n\n      Saves it.\n",
+        "docs/notes.txt": "Plain notes.\n\n.. not a directive\n",
+    }
+    docs, rejects = collect_tree(tmp_path, tree, ["*.rst", "*.txt"])
+    assert "python:json.Model.save" in docs and "python:json.List" in docs
+    assert docs["python:json.dumps"].text.startswith("dumps(obj, *, skipkeys")  # the first kept
+    assert rejects.rejects == {sphinxobj.AGAIN: 1}
+    assert docs[str(tmp_path / "project/docs/notes.txt")].text == tree["docs/notes.txt"]
+    as_text, _ = collect_tree(tmp_path / "b", tree, ["*.rst", "*.txt"], sphinx="text")
+    assert len(as_text) == 3 and not any(uri.startswith("python:") for uri in as_text)
+
+
+def test_the_same_from_a_git_repository(tmp_path: Path) -> None:
+    write_tree(tmp_path / "repo", {"doc/json.rst": JSON_RST, "doc/list.txt": C_RST})
+    commit_all(tmp_path / "repo")
+    result = collect_repo(tmp_path)
+    uris = {d.uri for d in result.documents}
+    assert {"python:json.JSONDecoder.decode", "c:PyList_New", "javascript:widgets.render"} <= uris
+    page = next(d for d in result.documents if d.meta.get("path") == "doc/json.rst")
+    assert "The end of the page." in page.text and "Serialize" not in page.text
+
+
+def test_random_pages_end_their_scan() -> None:
+    pieces = [
+        ".. function:: f(a, b=')')\n", ".. class:: C\n", "   .. method:: m(x\n",
+        "   :module: m\n", ".. c:function:: int g(void)\n", "   text *a* ``b``\n", "\n",
+        "::\n", ".. code-block:: rst\n", "..\n", ".. versionadded::\n", ".. module::\n",
+        "      deeper\n", "\\\n", ".. js:function:: h(\n", ".. default-domain:: c\n",
+    ]  # fmt: skip
+    made = fuzzed(lambda text: _doc(text)[1:], pieces, "")
+    assert made > 100
+
+
+def test_a_version_note_over_the_whole_text_follows_it() -> None:
+    text = (
+        ".. function:: abstractclassmethod(function)\n\n   .. versionadded:: 3.2\n"
+        "   .. deprecated:: 3.3\n       Use classmethod with abstractmethod.\n\n"
+        "   A subclass of classmethod.\n\n   .. note:: Rarely needed.\n"
+    )
+    (doc,) = _doc(text)
+    assert doc.text == (
+        "abstractclassmethod(function)\n\nA subclass of classmethod.\n\nNote: Rarely needed."
+        "\n\nAdded in version 3.2.\n\nDeprecated since version 3.3: Use classmethod with "
+        "abstractmethod."
+    )
+
+
+def test_a_built_pages_descriptions(tmp_path: Path) -> None:
+    docs, _ = collect_tree(tmp_path, {"html/library/json.html": BUILT}, ["*.html"])
+    page = docs.pop(str(tmp_path / "project/html/library/json.html"))
+    assert list(docs) == [
+        "python:json.dumps",
+        "python:json.JSONDecoder",
+        "python:json.JSONDecoder.decode",
+        "python:json.JSONDecoder.strict",
+        "c:PyList_New",
+    ]
+    assert docs["python:json.dumps"].text == (
+        "json.dumps(obj, *, indent=None)\n\nSerialize obj to a JSON formatted `str`.\n\n"
+        "Changed in version 3.4: Use a compact separator."
+    )
+    assert docs["python:json.JSONDecoder"].text == (
+        "json.JSONDecoder(strict=True)\n\nSimple JSON decoder."
+    )
+    assert docs["python:json.JSONDecoder.decode"].text.startswith("json.JSONDecoder.decode(s)")
+    assert docs["python:json.JSONDecoder.strict"].text == (
+        "json.JSONDecoder.strict\n\nIf false, control characters are allowed.\n\nType: `bool`"
+    )
+    assert docs["c:PyList_New"].text == (
+        "PyList_New(Py_ssize_t len)\n\nReturn a new list of length len.\n\n:returns: `PyObject *`"
+    )
+    assert ask(docs["python:json.dumps"])["arguments"].startswith(
+        "`json.dumps` takes 2 arguments: obj, indent=None."
+    )
+    # the page: its prose, the option (a definition list's entry), no description, no
+    # navigation (its main element only, as before)
+    assert page.text.startswith("# json — JSON encoder\n\nJSON is a lightweight")
+    assert "--sort-keys" in page.text and "The end of the page." in page.text
+    assert "Serialize" not in page.text and "Index | Modules" not in page.text
+    as_text, _ = collect_tree(tmp_path / "b", {"json.html": BUILT}, ["*.html"], sphinx="text")
+    assert len(as_text) == 1 and "Serialize" in next(iter(as_text.values())).text
+
+
+def test_a_page_without_descriptions_is_read_as_before() -> None:
+    plain = "<html><body><p>Nothing described.</p></body></html>"
+    doc = Document("local", "/a.html", "a", "Nothing described.", {})
+    assert sphinxobj.split_built(doc, plain, str) == [doc]
+    assert sphinxobj.split_html(plain, str) is None
