@@ -14,7 +14,7 @@ from jupiter.collect.chunking import chunk_document
 from jupiter.collect.local import read_document
 from jupiter.config import Chunking, GeneratorConfig
 from jupiter.records import Chunk, Document
-from jupiter.synth.docparse import clean, parse, subject_of
+from jupiter.synth.docparse import Block, clean, parse, subject_of
 from jupiter.synth.extractive import ExtractiveGenerator
 from jupiter.synth.questions import (
     PHRASES,
@@ -173,6 +173,11 @@ def assert_quoted(pairs: list[tuple[Chunk, Question]]) -> None:
         a, b = q.span
         assert 0 <= a < b <= len(c.text), q
         assert _norm(clean(q.answer or "")) in clean(c.text[a:b]), (q, c.text[a:b])
+
+
+def definitions(blocks: list[Block]) -> list[tuple[str, str | None, str]]:
+    """(term, kind, description) of each definition a parse found."""
+    return [(b.term, b.def_kind, b.text) for b in blocks if b.kind == "definition"]
 
 
 def by_question(pairs: list[tuple[Chunk, Question]]) -> dict[str, str]:
@@ -357,7 +362,7 @@ def test_a_table_of_names_with_descriptions_on_the_same_line() -> None:
         "       prose, and so does a sentence.  Its two spaces make no term.\n"
     )
     blocks = parse(text, "curl.txt", head=False).blocks
-    defs = [(b.term, b.def_kind, b.text) for b in blocks if b.kind == "definition"]
+    defs = definitions(blocks)
     assert defs == [
         (
             "num_headers",
@@ -443,7 +448,7 @@ def test_a_man_option_over_a_blank_line_and_its_indented_description() -> None:
         "       A sentence of prose after the options.\n"
     )
     blocks = parse(text, "taskq.1.txt").blocks
-    defs = [(b.term, b.def_kind, b.text) for b in blocks if b.kind == "definition"]
+    defs = definitions(blocks)
     assert defs == [
         ("-n, --quiet, --silent", "option", "suppress the report of every finished job"),
         (
@@ -917,7 +922,7 @@ def test_sphinx_descriptions_of_options_variables_and_settings_are_definitions()
         ".. py:function:: run(mode)\n\n   Not an option: read by collect/sphinxobj.py.\n"
     )
     blocks = parse(text, "taskq.rst").blocks
-    defs = [(b.term, b.def_kind, b.text) for b in blocks if b.kind == "definition"]
+    defs = definitions(blocks)
     assert defs == [
         (
             "-m <mode>, --mode <mode>",
