@@ -280,3 +280,22 @@ def test_collapse_makes_a_word_broken_at_a_line_end_whole() -> None:
     assert collapse(text) == ("matching multiple different inputs; see the --enable-source option")
     # a suspended hyphen and a dash between words stay as they are
     assert collapse("pre-\nand post-processing, x -\ny") == "pre- and post-processing, x - y"
+
+
+def test_a_summary_is_no_list_and_no_field() -> None:
+    from jupiter.synth.parse import lead
+
+    body = (
+        "* ``template_name``: ``'forms/widgets/select_date.html'``\n\n"
+        ":param years: the years shown\n\n"
+        "A widget that wraps three select boxes: the month, the day and the year.\n"
+    )
+    assert lead(body) == "A widget that wraps three select boxes: the month, the day and the year."
+    assert lead("* only a list\n* of two items\n") == "* only a list * of two items"
+    # a docstring's labelled section is no summary; a colon in a summary's words is no label
+    assert lead("WARNING: back the file up first.\n\nSaves cookies to a file.") == (
+        "Saves cookies to a file."
+    )
+    assert lead("Add the Cookie: header to a request.\n\nArgs: r - the request.") == (
+        "Add the Cookie: header to a request."
+    )

@@ -264,12 +264,24 @@ def sentences(paragraph: str) -> list[str]:
     return [s.strip() for s in out if s.strip()]
 
 
+# a paragraph that is a list, a field or a docstring's labelled section, not what its text
+# is about: "* `template_name`: ...", ":param x: a number", "Args: user - ...", "WARNING:
+# ..." (a summary is the first paragraph that is none of them, if any)
+_NOT_A_SUMMARY = re.compile(
+    r"^(?:[*+-]\s|:[\w][\w .*,\[\]|-]*:(?:\s|$)|(?i:args|arguments|keyword arguments|"
+    r"parameters|params|returns?|raises|yields?|attributes|examples?|notes?|nb|warnings?|"
+    r"see also|todo):(?:\s|$))"
+)
+
+
 def lead(text: str, max_chars: int = 600, plain: bool = False) -> str:
-    """The first prose paragraph, cut to whole sentences when it runs past `max_chars`."""
+    """The first prose paragraph that is no list and no field (the first paragraph when
+    all are), cut to whole sentences when it runs past `max_chars`."""
     paras = prose_paragraphs(text, plain)
     if not paras:
         return ""
-    return clip_sentences(paras[0], max_chars)
+    said = [p for p in paras if not _NOT_A_SUMMARY.match(p)]
+    return clip_sentences((said or paras)[0], max_chars)
 
 
 def clip_sentences(paragraph: str, max_chars: int) -> str:
