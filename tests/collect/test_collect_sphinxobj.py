@@ -291,3 +291,61 @@ def test_a_page_without_descriptions_is_read_as_before() -> None:
     doc = Document("local", "/a.html", "a", "Nothing described.", {})
     assert sphinxobj.split_built(doc, plain, str) == [doc]
     assert sphinxobj.split_html(plain, str) is None
+
+
+MYST_MD = """# json
+
+```{py:module} json
+```
+
+Some prose about JSON.
+
+````{py:class} JSONDecoder(*, strict=True)
+:noindex:
+
+Simple JSON decoder.
+
+```{py:method} decode(s)
+Return the Python representation of *s*.
+```
+````
+
+:::{py:function} dumps(obj)
+Serialize *obj* to a string.
+:::
+
+```{eval-rst}
+.. function:: loads(s)
+
+   Deserialize *s*.
+```
+
+```rst
+.. function:: quoted(x)
+
+   Never read.
+```
+
+:::{note}
+The end of the page.
+:::
+"""
+
+
+def test_myst_fences_from_a_folder(tmp_path: Path) -> None:
+    docs, _ = collect_tree(tmp_path, {"docs/json.md": MYST_MD}, ["*.md"])
+    page = docs.pop(str(tmp_path / "project/docs/json.md"))
+    assert list(docs) == [
+        "python:json.JSONDecoder",
+        "python:json.JSONDecoder.decode",
+        "python:json.dumps",
+        "python:json.loads",
+    ]
+    assert docs["python:json.JSONDecoder"].text == (
+        "JSONDecoder(*, strict=True)\n\nSimple JSON decoder."
+    )
+    assert docs["python:json.dumps"].text == "dumps(obj)\n\nSerialize *obj* to a string."
+    assert docs["python:json.loads"].text == "loads(s)\n\nDeserialize *s*."
+    assert "Some prose about JSON." in page.text and "quoted(x)" in page.text
+    assert "```{note}\nThe end of the page.\n```" in page.text  # MyST's colon fence
+    assert "Serialize" not in page.text and "Deserialize" not in page.text

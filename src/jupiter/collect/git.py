@@ -186,7 +186,7 @@ def _texts(
 def _described(doc: Document, path: str, data: bytes | None, sphinx: bool) -> list[Document]:
     """A page's documents: with `sphinx`, its object descriptions each its own
     (collect/sphinxobj.py), reStructuredText's and a built page's."""
-    if sphinx and sphinxobj.is_rst(path):
+    if sphinx and (sphinxobj.is_rst(path) or sphinxobj.is_myst(path)):
         return sphinxobj.split(doc)
     if sphinx and sphinxobj.is_html(path) and data is not None:
         return sphinxobj.split_built(doc, decode(data) or "", lambda h: html_text(h)[0])

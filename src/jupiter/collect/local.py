@@ -119,9 +119,10 @@ def collect_local(
                 docs.append(Document(SOURCE, str(path), got[0] or path.name, got[1], meta))
             continue
         read = read_documents(path, rejects)
-        if src.sphinx == "api" and sphinxobj.is_rst(format_name(path)):
+        name = format_name(path)
+        if src.sphinx == "api" and (sphinxobj.is_rst(name) or sphinxobj.is_myst(name)):
             read = [part for doc in read for part in sphinxobj.split(doc)]
-        elif src.sphinx == "api" and sphinxobj.is_html(format_name(path)) and read:
+        elif src.sphinx == "api" and sphinxobj.is_html(name) and read:
             html = decode(read_bytes(path) or b"") or ""
             read = sphinxobj.split_built(read[0], html, lambda h: html_text(h)[0])
         docs.extend(read)

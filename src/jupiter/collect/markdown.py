@@ -31,6 +31,8 @@ _IMPORT = re.compile(
 # a line that is a JSX component's tag and nothing else: <Tabs>, </TabItem>, <Note type="x" />
 # (indented four spaces, a line of an indented code block: kept)
 _JSX_LINE = re.compile(r"^ {0,3}</?[A-Z][\w.]*(?:\s+[^<>]*?)?/?>\s*$")
+# a MyST colon fence's opening (`:::{note}`, `::::{py:function} f(x)`): no Docusaurus one
+_MYST_COLON = re.compile(r"^(\s*)(:{3,})(\{[\w:-]+\}.*)$")
 _DOCUSAURUS = re.compile(r"^\s*:::\s*(\w+)?(?:\[(.*?)\]|\s+(.*))?\s*$")
 _MKDOCS = re.compile(r"^(?:!!!|\?\?\?\+?)\s+(\w+)(?:\s+\"(.*?)\")?\s*$")
 _GITHUB = re.compile(r"^(\s*>\s*)\[!(NOTE|TIP|IMPORTANT|WARNING|CAUTION)\]\s*$", re.I)
@@ -112,7 +114,17 @@ def _clean(text: str) -> str:
     out: list[str] = []
     fence = ""
     mkdocs = False  # inside an indented MkDocs admonition's body
+    colons: list[int] = []  # open MyST colon fences (`:::{note}`), by length
     for line in _uncommented(text.split("\n")):
+        c = _MYST_COLON.match(line) if not fence else None
+        if c is not None:  # a MyST colon fence: written as the backtick fence it means
+            colons.append(len(c.group(2)))
+            out.append(f"{c.group(1)}{'`' * len(c.group(2))}{c.group(3)}")
+            continue
+        if colons and not fence and re.fullmatch(r"\s*:{3,}\s*", line):
+            if len(line.strip()) >= colons[-1]:
+                out.append(line[: len(line) - len(line.lstrip())] + "`" * colons.pop())
+                continue
         m = _FENCE.match(line)
         if m is not None:
             mark = m.group(1)

@@ -1,20 +1,22 @@
-"""Sphinx's object descriptions in a reStructuredText page, each a document of its own, named
-as Sphinx names it: `.. function:: dumps(obj, *, skipkeys=False)` under `.. module:: json`
-is `python:json.dumps`, a `.. method::` inside a `.. class::` its class's, a
+"""Sphinx's object descriptions in a page, each a document of its own, named as Sphinx
+names it: `.. function:: dumps(obj, *, skipkeys=False)` under `.. module:: json` is
+`python:json.dumps`, a `.. method::` inside a `.. class::` its class's, a
 `.. c:function:: PyObject* PyList_New(Py_ssize_t len)` `c:PyList_New`, a `.. js:function::`
 `javascript:` (the Python, C, C++ and JavaScript domains: how the Python library reference,
 Django's, NumPy's C API and many projects' own pages document an API by hand). Read as its
 text, a page gave the description to whatever section it stood in ("Explain Basic Usage."
-answered by json.dump's) and no question named the object.
+answered by json.dump's) and no question named the object. Read from reStructuredText,
+from MyST Markdown's directive fences, and from a built page's `<dl class="py function">`.
 
 The page keeps everything else (its prose, examples, the other directives) with the
 descriptions taken out, so no fact is taught twice in the same words. A description's
 document opens with `name(args)` like a docstring's (collect/docstrings.py, pyapi.py): the
 first signature, a name's others in a line below (signatures of other names, as ast's
-`List(elts, ctx)` and `Tuple(elts, ctx)`, each a document with the same text); `:type:` and `:value:` options as lines; its
-content dedented, nested descriptions (a class's methods) taken out into their own. What
-is quoted (a literal block after "::", a code directive's content, a comment) is never
-read for descriptions: Sphinx's own documentation shows them in code blocks.
+`List(elts, ctx)` and `Tuple(elts, ctx)`, each a document with the same text); `:type:`
+and `:value:` options as lines; its content dedented, nested descriptions (a class's
+methods) taken out into their own. What is quoted (a literal block after "::", a code
+directive's content, a comment, a code fence) is never read for descriptions: Sphinx's own
+documentation shows them in code blocks.
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ from jupiter.records import Document
 # text files, which Sphinx projects use for it too (Django's docs are *.txt); a page without
 # a description is left as it was
 RST_SUFFIXES = (".rst", ".rest", ".txt")
+# Markdown pages, whose descriptions are MyST's directive fences
+MYST_SUFFIXES = (".md", ".markdown")
 # a second description of a name another page (or the same) already describes
 AGAIN = "sphinx_object_again"
 FIXES = {AGAIN: "a name described twice: the first description (in path order) is kept"}
@@ -115,11 +119,17 @@ def is_html(name: str) -> bool:
     return PurePosixPath(name).suffix.lower() in (".html", ".htm")
 
 
+def is_myst(name: str) -> bool:
+    return PurePosixPath(name).suffix.lower() in MYST_SUFFIXES
+
+
 def split(doc: Document) -> list[Document]:
     """The page's documents: the page without its object descriptions (when anything is
-    left of it), then one document per description with content, in page order."""
+    left of it), then one document per description with content, in page order. A
+    Markdown page's descriptions are MyST's fences (```` ```{py:function} f(x) ````)."""
     lines = doc.text.split("\n")
-    kept, found = _scan(lines, 0, len(lines), _Context(), 0)
+    scan = _scan_myst if is_myst(doc.uri) else _scan
+    kept, found = scan(lines, 0, len(lines), _Context(), 0)
     if not found:
         return [doc]
     page = re.sub(r"\n{3,}", "\n\n", "\n".join(lines[i] for i in kept))
@@ -285,6 +295,101 @@ def _scan(
             found.extend(got)
         i = end
     return kept, found
+
+
+_MYST_OPEN = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|~{3,})\s*(?P<info>.*)$")
+_MYST_DIRECTIVE = re.compile(r"^\{(?P<name>[\w:-]+)\}\s*(?P<arg>.*)$")
+
+
+def _fence_end(lines: list[str], i: int, hi: int, fence: str) -> int:
+    """The line that closes the fence opened at lines[i] (`fence` its marks); `hi` when
+    none does."""
+    close = re.compile(rf"^\s*{re.escape(fence[0])}{{{len(fence)},}}\s*$")
+    return next((j for j in range(i + 1, hi) if close.match(lines[j])), hi)
+
+
+def _scan_myst(
+    lines: list[str], lo: int, hi: int, ctx: _Context, depth: int
+) -> tuple[list[int], list[Description]]:
+    """_scan for a MyST Markdown page: directives are fences (```` ```{py:function} f(x) ````,
+    options as `:key: value` lines right under the opening), an `{eval-rst}` fence's content
+    reStructuredText; a code fence is quoted."""
+    kept: list[int] = []
+    found: list[Description] = []
+    i = lo
+    while i < hi:
+        m = _MYST_OPEN.match(lines[i])
+        if m is None:
+            kept.append(i)
+            i += 1
+            continue
+        inner_end = _fence_end(lines, i, hi, m.group("fence"))
+        end = min(inner_end + 1, hi)
+        d = _MYST_DIRECTIVE.match(m.group("info").strip())
+        if d is None:  # code: quoted
+            kept.extend(range(i, end))
+            i = end
+            continue
+        name, arg = d.group("name"), d.group("arg").strip()
+        bare = name.rpartition(":")[2]
+        if bare in ("module", "currentmodule") and name.partition(":")[0] in ("py", bare):
+            ctx.module = "" if arg == "None" else arg
+        what = _object(name, ctx)
+        if what is None:
+            if name == "eval-rst":
+                inner_kept, inner = _scan(lines, i + 1, inner_end, ctx, depth + 1)
+            elif bare in _QUOTED:
+                inner_kept, inner = list(range(i + 1, inner_end)), []
+            else:  # a note, a tab: what it holds is read
+                inner_kept, inner = _scan_myst(lines, i + 1, inner_end, ctx, depth + 1)
+            kept.extend([i, *inner_kept, *range(inner_end, end)])
+            found.extend(inner)
+            i = end
+            continue
+        got = _describe_myst(lines, i, inner_end, what, arg, ctx, depth)
+        if got is None:
+            kept.extend(range(i, end))
+        else:
+            found.extend(got)
+        i = end
+    return kept, found
+
+
+def _describe_myst(
+    lines: list[str],
+    i: int,
+    end: int,
+    what: tuple[str, str],
+    arg: str,
+    ctx: _Context,
+    depth: int,
+) -> list[Description] | None:
+    """A MyST description fence's description(s), as _describe reads an rst one."""
+    domain, kind = what
+    j = i + 1
+    options: dict[str, str] = {}
+    while j < end and _OPTION.match(lines[j]):
+        m = _OPTION.match(lines[j])
+        assert m is not None
+        options[m.group("key")] = m.group("value").strip()
+        j += 1
+    sigs = [arg] if arg else []
+    named = [(sig, got) for sig in sigs if (got := _named(domain, kind, sig, ctx, options))]
+    if not named:
+        return None
+    full = named[0][1][0]
+    inner_ctx = _Context(ctx.module, ctx.js_module, ctx.domain, ctx.owner)
+    if "module" in options and domain == "py":
+        inner_ctx.module = options["module"]
+    if kind in _OWNERS:
+        inner_ctx.owner = full
+    kept, nested = _scan_myst(lines, j, end, inner_ctx, depth + 1)
+    content = re.sub(r"\n{3,}", "\n\n", "\n".join(lines[k] for k in kept)).strip("\n")
+    module = inner_ctx.module if domain == "py" else ctx.js_module if domain == "js" else ""
+    if not content.strip():
+        return nested or None
+    _, (name, head, signature, extra) = named[0]
+    return [Description(domain, kind, name, module, head, signature, extra, content, i), *nested]
 
 
 def _describe(

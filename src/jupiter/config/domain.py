@@ -171,7 +171,7 @@ class LocalSource(Strict):
     # documentation as perldoc shows it; text, as text
     perl: PerlAs = "api"
     # Sphinx's object descriptions in reStructuredText pages (*.rst, and *.txt written in
-    # it): api, each `.. function::`, `.. class::`, `.. method::`, `.. c:function::`,
+    # it), MyST Markdown pages and built HTML pages: api, each `.. function::`, `.. class::`, `.. method::`, `.. c:function::`,
     # `.. js:function::` a document named as Sphinx names it, the page's other text its own;
     # text, each page as one document
     sphinx: SphinxAs = "api"
