@@ -129,7 +129,7 @@ def split(doc: Document) -> list[Document]:
     Markdown page's descriptions are MyST's fences (```` ```{py:function} f(x) ````)."""
     lines = doc.text.split("\n")
     scan = _scan_myst if is_myst(doc.uri) else _scan
-    kept, found = scan(lines, 0, len(lines), _Context(), 0)
+    kept, found = scan(lines, 0, len(lines), _Context())
     if not found:
         return [doc]
     page = re.sub(r"\n{3,}", "\n\n", "\n".join(lines[i] for i in kept))
@@ -243,9 +243,7 @@ def _object(name: str, ctx: _Context) -> tuple[str, str] | None:
     return None
 
 
-def _scan(
-    lines: list[str], lo: int, hi: int, ctx: _Context, depth: int
-) -> tuple[list[int], list[Description]]:
+def _scan(lines: list[str], lo: int, hi: int, ctx: _Context) -> tuple[list[int], list[Description]]:
     """(the indices of the lines a page keeps, the descriptions) of lines[lo:hi]."""
     kept: list[int] = []
     found: list[Description] = []
@@ -281,14 +279,14 @@ def _scan(
             kept.extend(range(i, end))
             if bare not in _QUOTED:
                 # a note, an `only`: what it holds is read (its lines stay where they are)
-                inner_kept, inner = _scan(lines, i + 1, end, ctx, depth + 1)
+                inner_kept, inner = _scan(lines, i + 1, end, ctx)
                 if inner:
                     keep = set(inner_kept)
                     kept = [k for k in kept if k <= i or k >= end or k in keep]
                     found.extend(inner)
             i = end
             continue
-        got = _describe(lines, i, end, what, arg, ctx, depth)
+        got = _describe(lines, i, end, what, arg, ctx)
         if got is None:
             kept.extend(range(i, end))
         else:
@@ -309,7 +307,7 @@ def _fence_end(lines: list[str], i: int, hi: int, fence: str) -> int:
 
 
 def _scan_myst(
-    lines: list[str], lo: int, hi: int, ctx: _Context, depth: int
+    lines: list[str], lo: int, hi: int, ctx: _Context
 ) -> tuple[list[int], list[Description]]:
     """_scan for a MyST Markdown page: directives are fences (```` ```{py:function} f(x) ````,
     options as `:key: value` lines right under the opening), an `{eval-rst}` fence's content
@@ -337,16 +335,16 @@ def _scan_myst(
         what = _object(name, ctx)
         if what is None:
             if name == "eval-rst":
-                inner_kept, inner = _scan(lines, i + 1, inner_end, ctx, depth + 1)
+                inner_kept, inner = _scan(lines, i + 1, inner_end, ctx)
             elif bare in _QUOTED:
                 inner_kept, inner = list(range(i + 1, inner_end)), []
             else:  # a note, a tab: what it holds is read
-                inner_kept, inner = _scan_myst(lines, i + 1, inner_end, ctx, depth + 1)
+                inner_kept, inner = _scan_myst(lines, i + 1, inner_end, ctx)
             kept.extend([i, *inner_kept, *range(inner_end, end)])
             found.extend(inner)
             i = end
             continue
-        got = _describe_myst(lines, i, inner_end, what, arg, ctx, depth)
+        got = _describe_myst(lines, i, inner_end, what, arg, ctx)
         if got is None:
             kept.extend(range(i, end))
         else:
@@ -362,7 +360,6 @@ def _describe_myst(
     what: tuple[str, str],
     arg: str,
     ctx: _Context,
-    depth: int,
 ) -> list[Description] | None:
     """A MyST description fence's description(s), as _describe reads an rst one."""
     domain, kind = what
@@ -383,7 +380,7 @@ def _describe_myst(
         inner_ctx.module = options["module"]
     if kind in _OWNERS:
         inner_ctx.owner = full
-    kept, nested = _scan_myst(lines, j, end, inner_ctx, depth + 1)
+    kept, nested = _scan_myst(lines, j, end, inner_ctx)
     content = re.sub(r"\n{3,}", "\n\n", "\n".join(lines[k] for k in kept)).strip("\n")
     module = inner_ctx.module if domain == "py" else ctx.js_module if domain == "js" else ""
     if not content.strip():
@@ -399,7 +396,6 @@ def _describe(
     what: tuple[str, str],
     arg: str,
     ctx: _Context,
-    depth: int,
 ) -> list[Description] | None:
     """The description at lines[i:end] and those nested in it; None when it says nothing
     (a signature with no content stays in the page as it was)."""
@@ -425,7 +421,7 @@ def _describe(
         inner_ctx.module = options["module"]
     if kind in _OWNERS:
         inner_ctx.owner = full
-    kept, nested = _scan(lines, j, end, inner_ctx, depth + 1)
+    kept, nested = _scan(lines, j, end, inner_ctx)
     content = _render(_dedent([lines[k] for k in kept]).split("\n")).strip("\n")
     module = inner_ctx.module if domain == "py" else ctx.js_module if domain == "js" else ""
     out: list[Description] = []
