@@ -337,12 +337,17 @@ def test_include_and_exclude_globs_filter_followed_links(site: Server, tmp_path:
 
 def test_a_built_sphinx_pages_descriptions_are_documents(tmp_path: Path) -> None:
     files: dict[str, bytes | str] = {
-        "index.html": page("Home", PARA["index"], '<a href="library/json.html">json</a>'),
+        "index.html": page(
+            "Home",
+            PARA["index"],
+            '<a href="library/json.html">json</a> <a href="legacy/json.html">old json</a>',
+        ),
         "library/json.html": BUILT,
+        "legacy/json.html": BUILT.replace("lightweight", "light"),  # the same names again
     }
     write_site(tmp_path / "site", files)
     for server in serve(tmp_path / "site"):
-        got = collect_web(source(server, max_pages=2), tmp_path / "cache")
+        got = collect_web(source(server, max_pages=3), tmp_path / "cache")
         uris = [d.uri for d in got.documents]
         assert uris == [
             server.url("/"),
@@ -352,9 +357,11 @@ def test_a_built_sphinx_pages_descriptions_are_documents(tmp_path: Path) -> None
             "python:json.JSONDecoder.decode",
             "python:json.JSONDecoder.strict",
             "c:PyList_New",
-        ]  # two pages, as max_pages says: the descriptions are no pages
+            server.url("/legacy/json.html"),
+        ]  # three pages, as max_pages says: the descriptions are no pages
+        assert got.rejects["sphinx_object_again"] == 5  # the second page's, described again
         page_doc = got.documents[1]
         assert "JSON is a lightweight" in page_doc.text and "Serialize" not in page_doc.text
         assert got.documents[2].text.startswith("json.dumps(obj, *, indent=None)\n\nSerialize")
         whole = collect_web(source(server, sphinx="text"), tmp_path / "cache2")
-        assert len(whole.documents) == 2 and "Serialize" in whole.documents[1].text
+        assert len(whole.documents) == 3 and "Serialize" in whole.documents[1].text

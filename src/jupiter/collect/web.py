@@ -117,6 +117,7 @@ def collect_web(
             result.documents.append(doc)
         if on_page is not None:
             on_page(final)
+    result.documents = sphinxobj.unique(result.documents, result)
     return result
 
 
