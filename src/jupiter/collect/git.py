@@ -160,11 +160,11 @@ def _texts(
     sha: str,
     texts: dict[str, tuple[str, bytes]],
     result: CollectResult,
-    rst: bool = True,
+    sphinx: bool = True,
 ) -> list[Document]:
     """Plain-text and AsciiDoc files, in path order: AsciiDoc as the Markdown it renders to
     (collect/asciidoc.py), a file another one includes read there, the rest as text (with
-    `rst`, reStructuredText's object descriptions each a document, collect/sphinxobj.py)."""
+    `sphinx`, reStructuredText's object descriptions each a document, collect/sphinxobj.py)."""
     adoc, included = asciidoc.batch({p: t for p, (t, _) in texts.items()})
     out: list[Document] = []
     for path, (_, data) in texts.items():
@@ -179,7 +179,7 @@ def _texts(
         else:
             doc = _document(repo, sha, path, data, result)
             if doc is not None:
-                out.extend(_described(doc, path, data, rst))
+                out.extend(_described(doc, path, data, sphinx))
     return out
 
 
