@@ -344,49 +344,13 @@ def _scan_myst(
             found.extend(inner)
             i = end
             continue
-        got = _describe_myst(lines, i, inner_end, what, arg, ctx)
+        got = _describe(lines, i, inner_end, what, arg, ctx, myst=True)
         if got is None:
             kept.extend(range(i, end))
         else:
             found.extend(got)
         i = end
     return kept, found
-
-
-def _describe_myst(
-    lines: list[str],
-    i: int,
-    end: int,
-    what: tuple[str, str],
-    arg: str,
-    ctx: _Context,
-) -> list[Description] | None:
-    """A MyST description fence's description(s), as _describe reads an rst one."""
-    domain, kind = what
-    j = i + 1
-    options: dict[str, str] = {}
-    while j < end and _OPTION.match(lines[j]):
-        m = _OPTION.match(lines[j])
-        assert m is not None
-        options[m.group("key")] = m.group("value").strip()
-        j += 1
-    sigs = [arg] if arg else []
-    named = [(sig, got) for sig in sigs if (got := _named(domain, kind, sig, ctx, options))]
-    if not named:
-        return None
-    full = named[0][1][0]
-    inner_ctx = _Context(ctx.module, ctx.js_module, ctx.domain, ctx.owner)
-    if "module" in options and domain == "py":
-        inner_ctx.module = options["module"]
-    if kind in _OWNERS:
-        inner_ctx.owner = full
-    kept, nested = _scan_myst(lines, j, end, inner_ctx)
-    content = re.sub(r"\n{3,}", "\n\n", "\n".join(lines[k] for k in kept)).strip("\n")
-    module = inner_ctx.module if domain == "py" else ctx.js_module if domain == "js" else ""
-    if not content.strip():
-        return nested or None
-    _, (name, head, signature, extra) = named[0]
-    return [Description(domain, kind, name, module, head, signature, extra, content, i), *nested]
 
 
 def _describe(
@@ -396,13 +360,15 @@ def _describe(
     what: tuple[str, str],
     arg: str,
     ctx: _Context,
+    myst: bool = False,
 ) -> list[Description] | None:
     """The description at lines[i:end] and those nested in it; None when it says nothing
-    (a signature with no content stays in the page as it was)."""
+    (a signature with no content stays in the page as it was). `myst`: a MyST fence's
+    (one signature; its content Markdown, nested descriptions fences)."""
     domain, kind = what
     sigs = [arg] if arg else []
     j = i + 1
-    while j < end and lines[j].strip() and not _OPTION.match(lines[j]):
+    while not myst and j < end and lines[j].strip() and not _OPTION.match(lines[j]):
         sigs.append(lines[j].strip())  # further signatures, one a line
         j += 1
     sigs = _joined(sigs)
@@ -421,8 +387,12 @@ def _describe(
         inner_ctx.module = options["module"]
     if kind in _OWNERS:
         inner_ctx.owner = full
-    kept, nested = _scan(lines, j, end, inner_ctx)
-    content = _render(_dedent([lines[k] for k in kept]).split("\n")).strip("\n")
+    if myst:
+        kept, nested = _scan_myst(lines, j, end, inner_ctx)
+        content = re.sub(r"\n{3,}", "\n\n", "\n".join(lines[k] for k in kept)).strip("\n")
+    else:
+        kept, nested = _scan(lines, j, end, inner_ctx)
+        content = _render(_dedent([lines[k] for k in kept]).split("\n")).strip("\n")
     module = inner_ctx.module if domain == "py" else ctx.js_module if domain == "js" else ""
     out: list[Description] = []
     if content.strip():
