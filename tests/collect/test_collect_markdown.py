@@ -104,3 +104,15 @@ def test_a_docs_folder_and_a_git_repository(tmp_path: Path) -> None:
         docs["config.mdx"].text,
     )
     assert got["docs/config.mdx"].meta["language"] == "markdown"
+
+
+def test_myst_colon_fences_are_the_backtick_fences_they_mean() -> None:
+    text = (
+        "# Guide\n\n::::{note}\nOuter.\n:::{tip}\nInner.\n:::\n::::\n\n"
+        ":::warning\nA Docusaurus admonition.\n:::\n\n```text\n:::{note}\n```\n"
+    )
+    _, body = markdown.read(text)
+    assert body == (
+        "# Guide\n\n````{note}\nOuter.\n```{tip}\nInner.\n```\n````\n\n"
+        "Warning:\nA Docusaurus admonition.\n\n```text\n:::{note}\n```\n"
+    )
