@@ -349,3 +349,21 @@ def test_myst_fences_from_a_folder(tmp_path: Path) -> None:
     assert "Some prose about JSON." in page.text and "quoted(x)" in page.text
     assert "```{note}\nThe end of the page.\n```" in page.text  # MyST's colon fence
     assert "Serialize" not in page.text and "Deserialize" not in page.text
+
+
+def test_cpp_names_are_qualified_by_their_namespace_and_class() -> None:
+    text = (
+        ".. cpp:namespace:: mylib\n\n"
+        ".. cpp:class:: template<typename T> Vector\n\n   A growable array.\n\n"
+        "   .. cpp:function:: void push_back(const T& value)\n\n      Appends *value*.\n\n"
+        ".. cpp:function:: void other::f()\n\n   Elsewhere.\n\n"
+        ".. cpp:namespace-push:: detail\n\n"
+        ".. cpp:enumerator:: Red\n\n   The red one.\n"
+    )
+    _, *objects = _doc(text, "/p/vector.rst")
+    assert [(d.uri, d.text.split("\n")[0]) for d in objects] == [
+        ("c:mylib::Vector", "mylib::Vector"),
+        ("c:mylib::Vector::push_back", "mylib::Vector::push_back(const T& value)"),
+        ("c:mylib::other::f", "mylib::other::f()"),
+        ("c:mylib::detail::Red", "mylib::detail::Red"),
+    ]

@@ -85,6 +85,7 @@ class _Context:
     js_module: str = ""
     domain: str = "py"  # default-domain
     owner: str = ""  # the enclosing description's full name (a class's methods)
+    namespace: str = ""  # cpp:namespace (C++ names are qualified with it)
 
 
 @dataclass
@@ -274,6 +275,9 @@ def _scan(lines: list[str], lo: int, hi: int, ctx: _Context) -> tuple[list[int],
             ctx.js_module = "" if arg == "None" else arg
         elif name == "default-domain":
             ctx.domain = arg or "py"
+        elif name in ("cpp:namespace", "cpp:namespace-push"):
+            top = "" if arg in ("", "0", "nullptr") else arg
+            ctx.namespace = f"{ctx.namespace}::{top}" if bare.endswith("push") and top else top
         what = _object(name, ctx)
         if what is None:
             kept.extend(range(i, end))
@@ -382,7 +386,7 @@ def _describe(
     if not named:
         return None
     full = named[0][1][0]
-    inner_ctx = _Context(ctx.module, ctx.js_module, ctx.domain, ctx.owner)
+    inner_ctx = _Context(ctx.module, ctx.js_module, ctx.domain, ctx.owner, ctx.namespace)
     if "module" in options and domain == "py":
         inner_ctx.module = options["module"]
     if kind in _OWNERS:
@@ -609,12 +613,22 @@ def _c_named(
     from jupiter.collect.capi import _function  # the C reader's declaration parser
 
     sep = "::" if domain == "cpp" else "."
+
+    def qualified(name: str) -> str:  # under its owner, else in its namespace (C++)
+        if ctx.owner and sep not in name:
+            return f"{ctx.owner}{sep}{name}"
+        if sep in name and domain != "cpp":
+            return name
+        return f"{ctx.namespace}::{name}" if domain == "cpp" and ctx.namespace else name
+
     sig = " ".join(sig.split())
     extra: list[str] = []
     if kind in ("function", "macro") and "(" in sig:
         got = _function(sig) if kind == "function" else None
         if got is not None:
             name, params, returns, _ = got
+            scope = re.search(rf"((?:[A-Za-z_]\w*::)+){re.escape(name)}\s*\(", sig)
+            name = f"{scope.group(1)}{name}" if scope else name  # `void other::f()`
             shown = "" if params.strip() == "void" else params
             if returns and returns != "void":
                 extra.append(f":returns: `{returns}`")
@@ -623,7 +637,7 @@ def _c_named(
             if m is None:
                 return None
             name, shown = m.group(1), m.group(2)
-        full = f"{ctx.owner}{sep}{name}" if ctx.owner and sep not in name else name
+        full = qualified(name)
         return full, f"{full}({shown})", f"({shown})", extra
     words = re.findall(r"[A-Za-z_][\w.:]*", re.sub(r"\[[^\]]*\]|=.*$", "", sig))
     words = [w for w in words if w not in ("struct", "union", "enum", "class", "const")]
@@ -633,7 +647,7 @@ def _c_named(
     typ = sig[: sig.rfind(name)].strip() if kind in ("member", "var") else ""
     if typ:
         extra.append(f"Type: `{typ}`")
-    full = f"{ctx.owner}{sep}{name}" if ctx.owner and sep not in name else name
+    full = qualified(name)
     return full, full, "", extra
 
 
