@@ -367,3 +367,29 @@ def test_cpp_names_are_qualified_by_their_namespace_and_class() -> None:
         ("c:mylib::other::f", "mylib::other::f()"),
         ("c:mylib::detail::Red", "mylib::detail::Red"),
     ]
+
+
+def test_a_description_with_no_text_under_a_heading_says_what_its_section_says() -> None:
+    # Django's reference: a heading, a description with no indented text, then the text
+    text = (
+        "Field options\n=============\n\n.. currentmodule:: django.db.models\n\n"
+        "``null``\n--------\n\n.. attribute:: Field.null\n\n"
+        "If ``True``, empty values are stored as ``NULL``.\n\nAvoid it on string fields.\n\n"
+        ".. _field-blank:\n\n"
+        "``blank``\n---------\n\n.. attribute:: Field.blank\n\nIf ``True``, the field may be blank.\n\n"
+        ".. attribute:: Field.choices\n\nNot under a heading: no text of its own, left in the page.\n"
+    )
+    page, *objects = _doc(text, "/p/fields.txt")
+    assert [(d.uri, d.text) for d in objects] == [
+        (
+            "python:django.db.models.Field.null",
+            "Field.null\n\nIf ``True``, empty values are stored as ``NULL``.\n\n"
+            "Avoid it on string fields.",
+        ),
+        (
+            "python:django.db.models.Field.blank",
+            "Field.blank\n\nIf ``True``, the field may be blank.",
+        ),
+    ]
+    assert "Avoid it" not in page.text and ".. attribute:: Field.choices" in page.text
+    assert "Not under a heading" in page.text

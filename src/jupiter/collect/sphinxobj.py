@@ -291,12 +291,52 @@ def _scan(lines: list[str], lo: int, hi: int, ctx: _Context) -> tuple[list[int],
             i = end
             continue
         got = _describe(lines, i, end, what, arg, ctx)
+        if got is None and indent == 0 and _under_heading(lines, lo, i):
+            # a description with no text of its own right under a heading (Django writes
+            # its reference so): the section's text, up to the next heading or
+            # description, is what it says
+            stop = _section_end(lines, end, hi, ctx)
+            got = _describe(lines, i, stop, what, arg, ctx, section=(end, stop))
+            end = stop if got else end
         if got is None:
             kept.extend(range(i, end))
         else:
             found.extend(got)
         i = end
     return kept, found
+
+
+_UNDERLINE = re.compile(r"^([=\-~^\"'`#*+.:_])\1{2,}\s*$")
+
+
+def _heading_at(lines: list[str], k: int) -> bool:
+    """lines[k] is a section title's underline (the title over it)."""
+    return (
+        k > 0
+        and bool(_UNDERLINE.match(lines[k]))
+        and bool(lines[k - 1].strip())
+        and not _UNDERLINE.match(lines[k - 1])
+    )
+
+
+def _under_heading(lines: list[str], lo: int, i: int) -> bool:
+    """Only blank lines stand between lines[i] and a section title over it."""
+    k = i - 1
+    while k >= lo and not lines[k].strip():
+        k -= 1
+    return k >= lo and _heading_at(lines, k)
+
+
+def _section_end(lines: list[str], i: int, hi: int, ctx: _Context) -> int:
+    """Where the section's text from lines[i] ends: the next title, a description at the
+    margin, or `hi`."""
+    for k in range(i, hi):
+        if k + 1 < hi and _heading_at(lines, k + 1):
+            return k
+        d = _DIRECTIVE.match(lines[k])
+        if d is not None and not _indent(lines[k]) and _object(d.group("name"), ctx):
+            return k
+    return hi
 
 
 _MYST_OPEN = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|~{3,})\s*(?P<info>.*)$")
@@ -365,6 +405,7 @@ def _describe(
     arg: str,
     ctx: _Context,
     myst: bool = False,
+    section: tuple[int, int] | None = None,
 ) -> list[Description] | None:
     """The description at lines[i:end] and those nested in it; None when it says nothing
     (a signature with no content stays in the page as it was). `myst`: a MyST fence's
@@ -395,7 +436,8 @@ def _describe(
         kept, nested = _scan_myst(lines, j, end, inner_ctx)
         content = re.sub(r"\n{3,}", "\n\n", "\n".join(lines[k] for k in kept)).strip("\n")
     else:
-        kept, nested = _scan(lines, j, end, inner_ctx)
+        a, b = section or (j, end)  # a section's text: the lines after the directive
+        kept, nested = _scan(lines, a, b, inner_ctx)
         content = _render(_dedent([lines[k] for k in kept]).split("\n")).strip("\n")
     module = inner_ctx.module if domain == "py" else ctx.js_module if domain == "js" else ""
     out: list[Description] = []
@@ -452,6 +494,9 @@ def _render(lines: list[str]) -> str:
         line = lines[i]
         d = _DIRECTIVE.match(line) if not _indent(line) else None
         if d is None:
+            if _COMMENT.match(line) and not _indent(line):  # a comment, a link target
+                i = max(i + 1, _block_end(lines, i + 1, n, 0))
+                continue
             if _FIELD.match(line) and not _indent(line):
                 end = max(i + 1, _block_end(lines, i + 1, n, 0))
                 fields.extend([*lines[i:end], ""])
