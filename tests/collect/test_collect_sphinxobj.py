@@ -393,3 +393,22 @@ def test_a_description_with_no_text_under_a_heading_says_what_its_section_says()
     ]
     assert "Avoid it" not in page.text and ".. attribute:: Field.choices" in page.text
     assert "Not under a heading" in page.text
+
+
+def test_a_built_description_without_an_anchor_is_named_under_its_owner() -> None:
+    from jupiter.collect.local import html_text
+
+    html = (
+        '<div role="main"><p>Page.</p><dl class="py class">'
+        '<dt class="sig sig-object py" id="pkg.Queue"><em class="property">class </em>'
+        "pkg.Queue(size)</dt><dd><p>A queue of jobs.</p>"
+        '<dl class="py method"><dt class="sig sig-object py">push(job)</dt>'
+        "<dd><p>Adds a job at the end.</p></dd></dl></dd></dl></div>"
+    )
+    doc = Document("local", "/site/queue.html", "queue", "Page.", {})
+    got = sphinxobj.split_built(doc, html, lambda h: html_text(h)[0])
+    assert [(d.uri, d.text) for d in got[1:]] == [
+        ("python:pkg.Queue", "pkg.Queue(size)\n\nA queue of jobs."),
+        ("python:pkg.Queue.push", "pkg.Queue.push(job)\n\nAdds a job at the end."),
+    ]
+    assert got[0].text == "Page."

@@ -152,9 +152,13 @@ def split_built(
         return [doc]
     page, described = got
     found: list[Description] = []
-    for domain, kind, ident, sig, content in described:
+    for domain, kind, ident, sig, content, owner in described:
         if not content.strip():
             continue
+        # a description without an anchor (`:no-index:`) nested in one with: under it
+        if not ident and owner and domain in ("py", "js"):
+            m = _PY_NAME.match(_ANNOTATIONS.sub("", sig))
+            ident = f"{owner}.{m.group('name')}" if m else ""
         if domain in ("py", "js"):
             named = _py_named(kind, _ANNOTATIONS.sub("", sig), _Context(), {})
         else:
@@ -783,10 +787,10 @@ class _Locator(HTMLParser):
 
 def split_html(
     html: str, to_text: Callable[[str], str]
-) -> tuple[str, list[tuple[str, str, str, str, str]]] | None:
+) -> tuple[str, list[tuple[str, str, str, str, str, str]]] | None:
     """(the page without its object descriptions, each description's (domain, kind, id,
-    signature text, content text)) of a built Sphinx page, its HTML made text by
-    `to_text`; None when it has no description."""
+    signature text, content text, the id of the description it is nested in)) of a built
+    Sphinx page, its HTML made text by `to_text`; None when it has no description."""
     if not _HTML_MARK.search(html):
         return None
     loc = _Locator(html)
@@ -816,7 +820,9 @@ def split_html(
         if id(f) not in ok:
             continue
         content = to_text(without(f.dd[0], f.dd[1], children.get(k, [])))
+        parent = index.get(f.parent)
+        owner = parent.dts[0][0] if parent is not None and parent.dts else ""
         for ident, a, b in f.dts:
             sig = " ".join(_PERMALINK.sub("", to_text(html[a:b])).split())
-            out.append((f.domain, f.kind, ident, sig, content))
+            out.append((f.domain, f.kind, ident, sig, content, owner))
     return page, out
