@@ -8,10 +8,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from apitree import ask, collect_tree, fuzzed, write_tree
+from builtpages import BUILT
 from gitrepo import collect_repo, commit_all
 from jupiter.collect import sphinxobj
 from jupiter.records import Document
-from sphinxpage import BUILT
 
 JSON_RST = """:mod:`json` --- JSON encoder and decoder
 ========================================

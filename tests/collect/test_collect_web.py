@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from builtpages import BUILT, JAVADOC
 from jupiter.collect.web import collect_web, extract_links, normalise
 from jupiter.config import WebSource
 from jupiter.errors import JupiterError
-from sphinxpage import BUILT
 
 NAV = '<nav><a href="/">Home</a> <a href="/guide/install.html">Install</a> Site menu</nav>'
 FOOTER = "<footer>Copyright 2024 Widget Corp. All rights reserved.</footer>"
@@ -365,3 +365,17 @@ def test_a_built_sphinx_pages_descriptions_are_documents(tmp_path: Path) -> None
         assert got.documents[2].text.startswith("json.dumps(obj, *, indent=None)\n\nSerialize")
         whole = collect_web(source(server, sphinx="text"), tmp_path / "cache2")
         assert len(whole.documents) == 3 and "Serialize" in whole.documents[1].text
+
+
+def test_a_javadoc_pages_members_are_documents(tmp_path: Path) -> None:
+    write_site(tmp_path / "site", {"index.html": JAVADOC})
+    for server in serve(tmp_path / "site"):
+        got = collect_web(source(server), tmp_path / "cache")
+        assert [d.uri for d in got.documents] == [
+            server.url("/"),
+            "java:org.spool.text.Strings",
+            "java:org.spool.text.Strings.EMPTY",
+            "java:org.spool.text.Strings.abbreviate",
+        ]
+        whole = collect_web(source(server, java="text"), tmp_path / "cache2")
+        assert len(whole.documents) == 1

@@ -20,7 +20,7 @@ from contextlib import closing
 from pathlib import Path, PurePosixPath
 
 from jupiter.collect import apis, asciidoc, manpage, markdown, notebook, office, pod, sphinxobj
-from jupiter.collect.local import HTML_SUFFIXES, _matches, decode, html_text
+from jupiter.collect.local import HTML_SUFFIXES, _matches, built_page, decode, html_text
 from jupiter.collect.pdf import PDF_SUFFIX, pdf_or_reject
 from jupiter.collect.pyapi import PyFile, api_documents, is_python
 from jupiter.collect.result import CollectResult, SourceFile
@@ -143,7 +143,9 @@ def collect_git(src: GitSource, cfg: DomainConfig, cache_dir: Path) -> CollectRe
                 continue
             doc = _document(repo, sha, path, data, result)
             if doc is not None:
-                result.documents.extend(_described(doc, path, data, src.sphinx == "api"))
+                result.documents.extend(
+                    _described(doc, path, data, src.sphinx == "api", src.java == "api")
+                )
                 if src.max_documents and len(result.documents) >= src.max_documents:
                     return result
     result.documents.extend(_texts(repo, sha, texts, result, src.sphinx == "api"))
@@ -183,13 +185,16 @@ def _texts(
     return out
 
 
-def _described(doc: Document, path: str, data: bytes | None, sphinx: bool) -> list[Document]:
+def _described(
+    doc: Document, path: str, data: bytes | None, sphinx: bool, java: bool = False
+) -> list[Document]:
     """A page's documents: with `sphinx`, its object descriptions each its own
-    (collect/sphinxobj.py), reStructuredText's and a built page's."""
+    (collect/sphinxobj.py), reStructuredText's and a built page's; with `java`, a javadoc
+    page's members (collect/javadoc.py)."""
     if sphinx and (sphinxobj.is_rst(path) or sphinxobj.is_myst(path)):
         return sphinxobj.split(doc)
-    if sphinx and sphinxobj.is_html(path) and data is not None:
-        return sphinxobj.split_built(doc, decode(data) or "", lambda h: html_text(h)[0])
+    if sphinxobj.is_html(path) and data is not None:
+        return built_page(doc, decode(data) or "", sphinx, java)
     return [doc]
 
 

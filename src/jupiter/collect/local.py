@@ -16,12 +16,14 @@ import gzip
 import io
 import os
 import re
+from collections.abc import Callable
 from html.parser import HTMLParser
 from pathlib import Path, PurePosixPath
 
 from jupiter.collect import (
     apis,
     asciidoc,
+    javadoc,
     manpage,
     markdown,
     notebook,
@@ -122,9 +124,9 @@ def collect_local(
         name = format_name(path)
         if src.sphinx == "api" and (sphinxobj.is_rst(name) or sphinxobj.is_myst(name)):
             read = [part for doc in read for part in sphinxobj.split(doc)]
-        elif src.sphinx == "api" and sphinxobj.is_html(name) and read:
+        elif sphinxobj.is_html(name) and read:
             html = decode(read_bytes(path) or b"") or ""
-            read = sphinxobj.split_built(read[0], html, lambda h: html_text(h)[0])
+            read = built_page(read[0], html, src.sphinx == "api", src.java == "api")
         docs.extend(read)
         if src.max_documents and len(docs) >= src.max_documents:
             return sphinxobj.unique(docs, rejects)[: src.max_documents]
@@ -316,6 +318,26 @@ def read_document(path: Path) -> Document | None:
         return None
     meta = {"kind": "file", "suffix": suffix}
     return Document(SOURCE, str(path), title, text, meta)
+
+
+def built_page(
+    doc: Document,
+    html: str,
+    sphinx: bool,
+    java: bool,
+    page_text: Callable[[str], str] | None = None,
+) -> list[Document]:
+    """A built documentation page's documents (`doc` it read whole, `html` its HTML): with
+    `sphinx`, a Sphinx page's object descriptions each its own (collect/sphinxobj.py); with
+    `java`, a javadoc page's members (collect/javadoc.py); the page's own text made by
+    `page_text` (default: its visible text)."""
+    whole = page_text or (lambda h: html_text(h)[0])
+    got = [doc]
+    if sphinx:
+        got = sphinxobj.split_built(doc, html, lambda h: html_text(h)[0], whole)
+    if java and got == [doc]:
+        got = javadoc.split_built(doc, html, lambda h: html_text(h)[0])
+    return got
 
 
 def notebook_document(path: Path, rejects: CollectResult | None = None) -> Document | None:

@@ -189,7 +189,7 @@ def _documents(doc: Document, page: str, found: list[Description]) -> list[Docum
             "qualname": d.name,
             "module": d.module,
             "language": LANGUAGES[d.domain],
-            "sphinx_object": True,
+            "described": True,
         }
         out.append(
             api_document(
@@ -208,11 +208,12 @@ def _documents(doc: Document, page: str, found: list[Description]) -> list[Docum
 
 
 def unique(docs: Iterable[Document], rejects: CollectResult | None) -> list[Document]:
-    """`docs` with a description whose uri an earlier one has left out (counted AGAIN)."""
+    """`docs` with a description read from a page (meta `described`: Sphinx's, a javadoc
+    page's member) whose uri an earlier one has left out (counted AGAIN)."""
     seen: set[str] = set()
     out = []
     for doc in docs:
-        if doc.meta.get("sphinx_object"):
+        if doc.meta.get("described"):
             if doc.uri in seen:
                 count(rejects, AGAIN, f"{doc.meta.get('origin', '')}:{doc.meta.get('line', 0)}")
                 continue

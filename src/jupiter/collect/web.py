@@ -32,7 +32,7 @@ import trafilatura
 
 from jupiter import atomic
 from jupiter.collect import sphinxobj
-from jupiter.collect.local import html_text
+from jupiter.collect.local import built_page
 from jupiter.collect.result import CollectResult
 from jupiter.config import WebSource
 from jupiter.errors import JupiterError
@@ -109,12 +109,9 @@ def collect_web(
             result.reject("no_main_text", final)
             continue
         kept.add(final)
-        if src.sphinx == "api":  # a built Sphinx page's object descriptions, each its own
-            result.documents.extend(
-                sphinxobj.split_built(doc, html, lambda h: html_text(h)[0], _main_text)
-            )
-        else:
-            result.documents.append(doc)
+        # a built Sphinx page's object descriptions, a javadoc page's members, each its own
+        sphinx, java = src.sphinx == "api", src.java == "api"
+        result.documents.extend(built_page(doc, html, sphinx, java, _main_text))
         if on_page is not None:
             on_page(final)
     result.documents = sphinxobj.unique(result.documents, result)

@@ -159,7 +159,8 @@ class LocalSource(Strict):
     c: CAs = "api"
     # Java files (when an include glob reads them): api, each public or protected class,
     # interface, enum, record, method, constructor, field and enum constant with a javadoc
-    # comment a document, as javadoc reads it (overloads one document); text, as text
+    # comment a document, as javadoc reads it (overloads one document), and a built javadoc
+    # page's members each a document named the same way; text, as text
     java: JavaAs = "api"
     # PHP files (when an include glob reads them): api, each public or protected class,
     # method, constant and property with a docblock a document; text, as text
@@ -195,6 +196,9 @@ class WebSource(Strict):
     # a document of its own named by its anchor, the page's other text its own; text, the
     # page as one document
     sphinx: SphinxAs = "api"
+    # a javadoc page's members (JDK 9 and later): api, each a document as the java reader
+    # names it (`java:org.example.Util.trim`); text, the page as one document
+    java: JavaAs = "api"
 
 
 class GitSource(Strict):
