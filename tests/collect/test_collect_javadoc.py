@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from apitree import ask, collect_tree
+from apitree import ask, collect_page, collect_tree
 from builtpages import JAVADOC
 from jupiter.collect import javadoc
 from jupiter.collect.local import html_text
@@ -13,8 +13,7 @@ from jupiter.records import Document
 
 
 def test_a_javadoc_pages_members_are_documents(tmp_path: Path) -> None:
-    docs, _ = collect_tree(tmp_path, {"api/org/spool/text/Strings.html": JAVADOC}, ["*.html"])
-    page = docs.pop(str(tmp_path / "project/api/org/spool/text/Strings.html"))
+    page, docs = collect_page(tmp_path, "api/org/spool/text/Strings.html", JAVADOC, ["*.html"])
     assert list(docs) == [
         "java:org.spool.text.Strings",
         "java:org.spool.text.Strings.EMPTY",

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from apitree import ask, collect_tree, fuzzed, write_tree
+from apitree import ask, collect_page, collect_tree, fuzzed, write_tree
 from builtpages import BUILT
 from gitrepo import collect_repo, commit_all
 from jupiter.collect import sphinxobj
@@ -251,8 +251,7 @@ def test_a_version_note_over_the_whole_text_follows_it() -> None:
 
 
 def test_a_built_pages_descriptions(tmp_path: Path) -> None:
-    docs, _ = collect_tree(tmp_path, {"html/library/json.html": BUILT}, ["*.html"])
-    page = docs.pop(str(tmp_path / "project/html/library/json.html"))
+    page, docs = collect_page(tmp_path, "html/library/json.html", BUILT, ["*.html"])
     assert list(docs) == [
         "python:json.dumps",
         "python:json.JSONDecoder",
@@ -333,8 +332,7 @@ The end of the page.
 
 
 def test_myst_fences_from_a_folder(tmp_path: Path) -> None:
-    docs, _ = collect_tree(tmp_path, {"docs/json.md": MYST_MD}, ["*.md"])
-    page = docs.pop(str(tmp_path / "project/docs/json.md"))
+    page, docs = collect_page(tmp_path, "docs/json.md", MYST_MD, ["*.md"])
     assert list(docs) == [
         "python:json.JSONDecoder",
         "python:json.JSONDecoder.decode",

@@ -35,6 +35,15 @@ def collect_tree(
     return {d.uri: d for d in docs}, rejects
 
 
+def collect_page(
+    tmp_path: Path, rel: str, text: str, include: list[str]
+) -> tuple[Document, dict[str, Document]]:
+    """One page written at tmp_path/project/rel and collected: the page's own document, and
+    the others (what it describes) by uri."""
+    docs, _ = collect_tree(tmp_path, {rel: text}, include)
+    return docs.pop(str(tmp_path / "project" / rel)), docs
+
+
 API_TEMPLATES = ["what_does", "arguments", "signature", "returns"]
 
 

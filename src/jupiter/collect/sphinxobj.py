@@ -303,12 +303,19 @@ def _scan(lines: list[str], lo: int, hi: int, ctx: _Context) -> tuple[list[int],
             stop = _section_end(lines, end, hi, ctx)
             got = _describe(lines, i, stop, what, arg, ctx, section=(end, stop))
             end = stop if got else end
-        if got is None:
-            kept.extend(range(i, end))
-        else:
-            found.extend(got)
+        _place(got, kept, found, i, end)
         i = end
     return kept, found
+
+
+def _place(
+    got: list[Description] | None, kept: list[int], found: list[Description], i: int, end: int
+) -> None:
+    """A description's lines: its documents' (`got`), or the page's when it gave none."""
+    if got is None:
+        kept.extend(range(i, end))
+    else:
+        found.extend(got)
 
 
 _UNDERLINE = re.compile(r"^([=\-~^\"'`#*+.:_])\1{2,}\s*$")
@@ -394,10 +401,7 @@ def _scan_myst(
             i = end
             continue
         got = _describe(lines, i, inner_end, what, arg, ctx, myst=True)
-        if got is None:
-            kept.extend(range(i, end))
-        else:
-            found.extend(got)
+        _place(got, kept, found, i, end)
         i = end
     return kept, found
 
