@@ -18,7 +18,7 @@ import io
 import posixpath
 import re
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from xml.etree import ElementTree as ET
 
 from jupiter.collect.result import CollectResult, count
@@ -121,14 +121,16 @@ def _docx(z: zipfile.ZipFile) -> tuple[str, str] | None:
                 out += [text.strip(), ""]
         elif el.tag == f"{_W}tbl":
             _flush(out, code)
-            for row in el.iter(f"{_W}tr"):
-                cells = [
-                    " ".join(_docx_runs(p, styles).strip() for p in tc.iter(f"{_W}p")).strip()
-                    for tc in row.iter(f"{_W}tc")
-                ]
-                if any(cells):
-                    out.append(" | ".join(cells))
-            out.append("")
+            _table(
+                out,
+                (
+                    [
+                        " ".join(_docx_runs(p, styles).strip() for p in tc.iter(f"{_W}p"))
+                        for tc in row.iter(f"{_W}tc")
+                    ]
+                    for row in el.iter(f"{_W}tr")
+                ),
+            )
     _flush(out, code)
     return _core_title(z), _tidy(out)
 
@@ -235,14 +237,16 @@ def _odt_blocks(
             out.append("")
         elif tag == f"{_TABLE}table":
             _flush(out, code)
-            for row in child.iter(f"{_TABLE}table-row"):
-                cells = [
-                    " ".join(_odt_text(p, parents).strip() for p in cell.iter(f"{_TEXT}p")).strip()
-                    for cell in row.iter(f"{_TABLE}table-cell")
-                ]
-                if any(cells):
-                    out.append(" | ".join(cells))
-            out.append("")
+            _table(
+                out,
+                (
+                    [
+                        " ".join(_odt_text(p, parents).strip() for p in cell.iter(f"{_TEXT}p"))
+                        for cell in row.iter(f"{_TABLE}table-cell")
+                    ]
+                    for row in child.iter(f"{_TABLE}table-row")
+                ),
+            )
         elif tag == f"{_TEXT}section":
             _odt_blocks(child, out, code, parents, depth)
 
@@ -326,6 +330,15 @@ def _epub(
             shown = f"{title.strip()} — {book_title}"
         out.append((path, shown, text))
     return out
+
+
+def _table(out: list[str], rows: Iterable[list[str]]) -> None:
+    """A table's rows as "a | b" lines (a row with no text left out), a blank line after."""
+    for row in rows:
+        cells = [c.strip() for c in row]
+        if any(cells):
+            out.append(" | ".join(cells))
+    out.append("")
 
 
 def _flush(out: list[str], code: list[str]) -> None:

@@ -955,12 +955,11 @@ _DEF_HEAD = re.compile(
     r"[ \t]+(?:(?P<obj>self|[A-Z]\w*(?:::[A-Z]\w*)*|[a-z_]\w*)[ \t]*\.[ \t]*)?"
     rf"(?P<name>{_OPERATOR_NAME}|[A-Za-z_]\w*(?:[?!]|=(?![=~>]))?)"
 )
-_CLASS_HEAD = re.compile(
-    r"[ \t]+(?P<name>(?:::)?[A-Z]\w*(?:[ \t]*::[ \t]*[A-Z]\w*)*)"
-    r"(?:[ \t]*<[ \t]*(?P<super>[^\n;]+))?"
-)
+# a constant path as a class or module statement names it (`::Rack::Utils`, `A :: B`)
+_CONST_PATH = r"(?:::)?[A-Z]\w*(?:[ \t]*::[ \t]*[A-Z]\w*)*"
+_CLASS_HEAD = re.compile(rf"[ \t]+(?P<name>{_CONST_PATH})" r"(?:[ \t]*<[ \t]*(?P<super>[^\n;]+))?")
 _SCLASS_HEAD = re.compile(r"[ \t]*<<[ \t]*(?P<obj>self\b|[A-Z]\w*(?:::[A-Z]\w*)*)?")
-_MODULE_HEAD = re.compile(r"[ \t]+(?P<name>(?:::)?[A-Z]\w*(?:[ \t]*::[ \t]*[A-Z]\w*)*)")
+_MODULE_HEAD = re.compile(rf"[ \t]+(?P<name>{_CONST_PATH})")
 _NAMES = re.compile(r"(?<![:\w]):(?P<a>\w+[?!=]?)|(?P<q>[\"'])(?P<b>\w+[?!=]?)(?P=q)")
 _VISIBILITY = ("private", "protected", "public")
 # words after which an `if` or a `while` opens a block of its own (`x = if`, `else if`)

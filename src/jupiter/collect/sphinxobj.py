@@ -22,6 +22,7 @@ documentation shows them in code blocks.
 from __future__ import annotations
 
 import re
+import textwrap
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
@@ -447,7 +448,7 @@ def _describe(
     else:
         a, b = section or (j, end)  # a section's text: the lines after the directive
         kept, nested = _scan(lines, a, b, inner_ctx)
-        content = _render(_dedent([lines[k] for k in kept]).split("\n")).strip("\n")
+        content = _render(_dedent_lines([lines[k] for k in kept]).split("\n")).strip("\n")
     module = inner_ctx.module if domain == "py" else ctx.js_module if domain == "js" else ""
     out: list[Description] = []
     if content.strip():
@@ -519,7 +520,7 @@ def _render(lines: list[str]) -> str:
         inner = lines[i + 1 : end]
         while inner and (not inner[0].strip() or _OPTION.match(inner[0])):
             inner = inner[1:]
-        said = " ".join(_dedent(inner).split()) if inner else ""
+        said = " ".join(_dedent_lines(inner).split()) if inner else ""
         i = end
         if name in _VERSIONS or name == "deprecated-removed":
             v = arg.split()
@@ -537,7 +538,7 @@ def _render(lines: list[str]) -> str:
             (out if any(x.strip() for x in out) else late).extend(note)
         elif name in _ADMONITIONS or name == "admonition":
             label = _ADMONITIONS.get(name, arg)
-            text = _dedent(inner).strip("\n")
+            text = _dedent_lines(inner).strip("\n")
             if name != "admonition" and arg:
                 text = f"{arg}\n{text}".strip()
             if text:
@@ -548,14 +549,19 @@ def _render(lines: list[str]) -> str:
             continue
         elif name in _QUOTED:
             if inner:
-                code = _dedent(inner).split("\n")
+                code = _dedent_lines(inner).split("\n")
                 out.extend(["", *(f"    {x}" if x.strip() else "" for x in code), ""])
         elif inner:  # `only` and the like: what they hold is text
-            out.extend([*_dedent(inner).split("\n"), ""])
+            out.extend([*_dedent_lines(inner).split("\n"), ""])
     text = "\n".join([*out, "", *late]).strip("\n")
     if fields:
         text += "\n\n" + "\n".join(fields).strip("\n")
     return re.sub(r"\n{3,}", "\n\n", text)
+
+
+def _dedent_lines(lines: list[str]) -> str:
+    """The lines joined, their common indentation gone (blank lines emptied)."""
+    return textwrap.dedent("\n".join(lines))
 
 
 def _joined(sigs: list[str]) -> list[str]:
@@ -571,12 +577,6 @@ def _joined(sigs: list[str]) -> list[str]:
     if carry.strip():
         out.append(carry.strip())
     return [s for s in out if s]
-
-
-def _dedent(lines: list[str]) -> str:
-    filled = [_indent(x) for x in lines if x.strip()]
-    cut = min(filled) if filled else 0
-    return "\n".join(x[cut:] if x.strip() else "" for x in lines)
 
 
 def _paren_end(s: str, i: int) -> int:
