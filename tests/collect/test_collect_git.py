@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from builtpages import RUSTDOC
 from jupiter.collect import git as git_source
 from jupiter.collect.git import collect_git, is_remote
 from jupiter.collect.result import CollectResult
@@ -249,3 +250,26 @@ def test_pdfs_in_a_repository_are_read_when_included(tmp_path: Path) -> None:
     assert manual.text == "The widget spins at the speed it is given.\n\nIt stops at the end."
     assert manual.title == "Widget Manual" and manual.meta["language"] == "pdf"
     assert result.rejects == {"pdf_no_text": 1}
+
+
+def test_a_committed_rustdoc_sites_items_are_documents(tmp_path: Path) -> None:
+    """A built rustdoc site in a repository (`doc/`): its pages' items, as a local folder
+    gives them; rust: text reads the pages whole."""
+    root = tmp_path / "site"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    pages = {k: v for k, v in RUSTDOC.items() if k.startswith("doc/spool/")}
+    write(root, {k: v.encode() for k, v in pages.items()})
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "docs")
+    src, cfg = domain(tmp_path, url="site", include=["doc/**/*.html"])
+    result = collect_git(src, cfg, tmp_path / "cache")
+    uris = sorted(d.uri for d in result.documents)
+    assert len(uris) == 20 and uris[:3] == [
+        "rust:spool",
+        "rust:spool::Knot",
+        "rust:spool::Knot::Bend",
+    ]
+    assert result.rejects["redirect_page"] == 1 and result.rejects["rustdoc_undocumented"] == 1
+    src, cfg = domain(tmp_path, url="site", include=["doc/**/*.html"], rust="text")
+    assert len(collect_git(src, cfg, tmp_path / "cache").documents) == 10  # the redirect not

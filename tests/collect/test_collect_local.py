@@ -167,6 +167,11 @@ def test_a_sphinx_builds_generated_pages_are_counted_not_read(tmp_path: Path) ->
             ["src/spool/lib.rs.html", "spool/all.html", "settings.html"],
             "rustdoc_generated",
         ),
+        (  # rustdoc 1.78 and later: src-files.js and a search.index folder at the root
+            ["crates.js", "src-files.js"],
+            ["src/spool/lib.rs.html", "spool/all.html", "help.html", "static.files/a.html"],
+            "rustdoc_generated",
+        ),
         (  # Doxygen: source listings, member and file lists, indexes
             ["doxygen.css", "index.html"],
             ["queue_8h_source.html", "classQueue-members.html", "files.html", "globals_func.html"],

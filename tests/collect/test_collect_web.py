@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from builtpages import BUILT, JAVADOC
+from builtpages import BUILT, JAVADOC, RUSTDOC
 from jupiter.collect.web import collect_web, extract_links, normalise
 from jupiter.config import WebSource
 from jupiter.errors import JupiterError
@@ -379,3 +379,20 @@ def test_a_javadoc_pages_members_are_documents(tmp_path: Path) -> None:
         ]
         whole = collect_web(source(server, java="text"), tmp_path / "cache2")
         assert len(whole.documents) == 1
+
+
+def test_a_rustdoc_pages_items_are_documents(tmp_path: Path) -> None:
+    write_site(tmp_path / "site", {"index.html": RUSTDOC["doc/spool/struct.Rope.html"]})
+    for server in serve(tmp_path / "site"):
+        got = collect_web(source(server), tmp_path / "cache")
+        assert [d.uri for d in got.documents] == [
+            "rust:spool::Rope",
+            "rust:spool::Rope::len",
+            "rust:spool::Rope::new",
+            "rust:spool::Rope::splice",
+            "rust:spool::Rope::default",
+        ]
+        whole = collect_web(source(server, rust="text"), tmp_path / "cache2")
+        # the page whole (and again under the breadcrumb's index.html)
+        assert not any(d.uri.startswith("rust:") for d in whole.documents)
+        assert "How many strands" in whole.documents[0].text

@@ -113,3 +113,249 @@ class="element-name">abbreviate</span><span class="parameters">(String&nbsp;str,
 </section></li></ul></section>
 </main><footer role="contentinfo">Copyright 2024</footer></body></html>
 """
+
+
+def rustdoc_page(kind: str, title: str, main: str) -> str:
+    """A page as rustdoc 1.95 writes one (trimmed): `kind` its body class, `title` its
+    title, `main` its main content; the sidebar's text must never be read."""
+    return (
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="generator" '
+        f'content="rustdoc"><title>{title}</title></head><body class="rustdoc {kind}">'
+        '<nav class="sidebar"><h2><a href="index.html">spool</a></h2><ul class="block method">'
+        '<li><a href="#method.new">sidebar entry</a></li></ul></nav><main><div '
+        'class="width-limiter"><section id="main-content" class="content" tabindex="-1">'
+        '<div class="main-heading"><div class="rustdoc-breadcrumbs"><a href="index.html">spool'
+        '</a></div><h1>Item <span>name</span>&nbsp;<button id="copy-path">Copy item path'
+        '</button></h1><span class="sub-heading"><a class="src" href="../src/spool/lib.rs.html'
+        f'#3">Source</a></span></div>{main}</section></div></main></body></html>'
+    )
+
+
+def _top(html: str) -> str:
+    return (
+        '<details class="toggle top-doc" open><summary class="hideme"><span>Expand '
+        f'description</span></summary><div class="docblock">{html}</div></details>'
+    )
+
+
+def _method(anchor: str, header: str, doc: str, extra: str = "", cls: str = "method") -> str:
+    block = f'<div class="docblock">{doc}</div>' if doc else ""
+    return (
+        f'<details class="toggle method-toggle" open><summary><section id="{anchor}" '
+        f'class="{cls}"><a class="src rightside" href="#">Source</a><h4 class="code-header">'
+        f"{header}</h4></section>{extra}</summary>{block}</details>"
+    )
+
+
+_STRUCT = (
+    '<pre class="rust item-decl"><code>pub struct Rope&lt;T&gt; {\n    pub len: <a class='
+    '"primitive" href="#">usize</a>,\n    <span class="comment">/* private fields */</span>\n}'
+    "</code></pre>"
+    + _top(
+        '<p>A rope of strands that doesn’t fray.</p>\n<h2 id="examples"><a class="doc-anchor'
+        '" href="#examples">§</a>Examples</h2>\n<div class="example-wrap ignore"><a href="#" '
+        'class="tooltip" title="This example is not tested">ⓘ</a><pre class="rust '
+        'rust-example-rendered"><code><span class="kw">let </span>r = Rope::new();</code></pre>'
+        "</div>"
+    )
+    + '<h2 id="fields" class="fields section-header">Fields<a href="#fields" class="anchor">§'
+    '</a></h2><span id="structfield.len" class="structfield section-header"><a href="#struct'
+    'field.len" class="anchor field">§</a><code>len: <a class="primitive" href="#">usize</a>'
+    '</code></span><div class="docblock"><p>How many strands.</p>\n</div>'
+    '<h2 id="implementations" class="section-header">Implementations</h2><div id="implementat'
+    'ions-list"><details class="toggle implementors-toggle" open><summary><section id="impl-'
+    'Rope%3CT%3E" class="impl"><h3 class="code-header">impl&lt;T&gt; <a class="struct" href='
+    '"struct.Rope.html">Rope</a>&lt;T&gt;</h3></section></summary><div class="impl-items">'
+    + _method(
+        "method.new",
+        'pub const fn <a href="#method.new" class="fn">new</a>() -&gt; Self',
+        "<p>Makes an empty rope.</p>",
+    )
+    + _method(
+        "method.splice",
+        'pub fn <a href="#method.splice" class="fn">splice</a>&lt;F&gt;(&amp;mut self, at: <a '
+        'class="primitive" href="#">usize</a>, f: F) -&gt; <a class="enum" href="#">Option</a>'
+        '&lt;&amp;T&gt;<div class="where">where\n    F: <a class="trait" href="#">Fn</a>(T) -&gt;'
+        " T,</div>",
+        "<p>Splices a strand in at <code>at</code>.</p>",
+        '<span class="item-info"><div class="stab deprecated"><span class="emoji">👎</span><span>'
+        "Deprecated since 0.2.0: use <code>join</code></span></div></span>",
+    )
+    + '<section id="method.untold" class="method"><h4 class="code-header">pub fn <a href="#'
+    'method.untold" class="fn">untold</a>(&amp;self)</h4></section>'
+    "</div></details></div>"
+    '<h2 id="trait-implementations" class="section-header">Trait Implementations</h2><div '
+    'id="trait-implementations-list"><details class="toggle implementors-toggle" open>'
+    '<summary><section id="impl-Default-for-Rope%3CT%3E" class="impl"><h3 class="code-header">'
+    'impl&lt;T&gt; Default for Rope&lt;T&gt;</h3></section></summary><div class="impl-items">'
+    + _method(
+        "method.default",
+        'fn <a href="#" class="fn">default</a>() -&gt; Self',
+        "<p>An empty rope, as <code>new</code> makes.</p>",
+        cls="method trait-impl",
+    )
+    + '</div></details><details class="toggle implementors-toggle" open><summary><section '
+    'id="impl-Clone-for-Rope%3CT%3E" class="impl"><h3 class="code-header">impl&lt;T&gt; Clone '
+    'for Rope&lt;T&gt;</h3></section></summary><div class="impl-items"><details class="toggle'
+    ' method-toggle" open><summary><section id="method.clone" class="method trait-impl"><h4 '
+    'class="code-header">fn <a href="#" class="fn">clone</a>(&amp;self) -&gt; Self</h4>'
+    "</section></summary><div class='docblock'>Returns a duplicate of the value. <a href=\"#\">"
+    'Read more</a></div></details><details class="toggle method-toggle" open><summary><section'
+    ' id="method.clone_from" class="method trait-impl"><h4 class="code-header">fn <a href="#" '
+    'class="fn">clone_from</a>(&amp;mut self, source: &amp;Self)</h4></section></summary><div '
+    "class='docblock'>Performs copy-assignment from <code>source</code>.</div></details></div>"
+    '</details></div><h2 id="synthetic-implementations" class="section-header">Auto Trait '
+    'Implementations</h2><div id="synthetic-implementations-list"><section id="impl-Send-for-'
+    'Rope%3CT%3E" class="impl"><h3 class="code-header">impl&lt;T&gt; Send for Rope&lt;T&gt;'
+    '</h3></section></div><h2 id="blanket-implementations" class="section-header">Blanket '
+    'Implementations</h2><div id="blanket-implementations-list"><details class="toggle '
+    'implementors-toggle"><summary><section id="impl-From%3CT%3E-for-T" class="impl"><h3 '
+    'class="code-header">impl&lt;T&gt; From&lt;T&gt; for T</h3></section></summary><div '
+    'class="impl-items">'
+    + _method(
+        "method.from",
+        'fn <a href="#" class="fn">from</a>(t: T) -&gt; T',
+        "<p>Returns the argument unchanged.</p>",
+        cls="method trait-impl",
+    )
+    + "</div></details></div>"
+)
+_ENUM = (
+    '<pre class="rust item-decl"><code>pub enum Knot {\n    Slip,\n    Bend(u8),\n    Hitch {\n'
+    "        turns: u32,\n    },\n    Loose,\n}</code></pre>"
+    + _top("<p>The knots a rope can hold.</p>")
+    + '<h2 id="variants" class="variants section-header">Variants</h2><div class="variants">'
+    '<section id="variant.Slip" class="variant"><a href="#variant.Slip" class="anchor">§</a>'
+    '<h3 class="code-header">Slip</h3></section><div class="docblock"><p>Comes undone with a '
+    'pull.</p></div><section id="variant.Bend" class="variant"><h3 class="code-header">Bend('
+    '<a class="primitive" href="#">u8</a>)</h3></section><div class="docblock"><p>Joins two '
+    'ropes, this many times over.</p></div><section id="variant.Hitch" class="variant"><h3 '
+    'class="code-header">Hitch</h3></section><div class="docblock"><p>Ties to a post.</p>'
+    '</div><div class="sub-variant" id="variant.Hitch.fields"><h4>Fields</h4><div '
+    'class="sub-variant-field"><span id="variant.Hitch.field.turns" class="section-header">'
+    '<code>turns: <a class="primitive" href="#">u32</a></code></span></div></div><section '
+    'id="variant.Loose" class="variant"><h3 class="code-header">Loose</h3></section></div>'
+)
+_TRAIT = (
+    '<pre class="rust item-decl"><code>pub trait Wind {\n    type Drum;\n    fn wind(&amp;self)'
+    ";\n}</code></pre>"
+    + _top("<p>Something a rope winds onto.</p>")
+    + '<h2 id="required-associated-types" class="section-header">Required Associated Types'
+    '</h2><div class="methods">'
+    + _method(
+        "associatedtype.Drum",
+        'type <a href="#associatedtype.Drum" class="associatedtype">Drum</a>',
+        "<p>What it winds onto.</p>",
+    )
+    + '</div><h2 id="provided-associated-consts" class="section-header">Provided Associated '
+    'Constants</h2><div class="methods">'
+    + _method(
+        "associatedconstant.TURNS",
+        'const <a href="#associatedconstant.TURNS" class="constant">TURNS</a>: <a class='
+        '"primitive" href="#">u8</a> = 3',
+        "<p>Turns a winding takes.</p>",
+    )
+    + '</div><h2 id="required-methods" class="section-header">Required Methods</h2><div '
+    'class="methods">'
+    + _method(
+        "tymethod.wind",
+        'fn <a href="#tymethod.wind" class="fn">wind</a>(&amp;self, drum: &amp;mut Self::<a '
+        'class="associatedtype" href="#">Drum</a>) -&gt; <a class="primitive" href="#">bool</a>',
+        "<p>Winds the rope on <code>drum</code>.</p>",
+    )
+    + '</div><h2 id="provided-methods" class="section-header">Provided Methods</h2><div '
+    'class="methods">'
+    + _method(
+        "method.unwind",
+        'fn <a href="#method.unwind" class="fn">unwind</a>(&amp;self)',
+        "<p>Unwinds it all.</p>",
+    )
+    + '</div><h2 id="foreign-impls" class="section-header">Implementations on Foreign Types'
+    "</h2>"
+    + _method(
+        "method.wind-1",
+        'fn <a href="#" class="fn">wind</a>(&amp;self, drum: &amp;mut Vec) -&gt; bool',
+        "<p>Winds onto a vector.</p>",
+        cls="method trait-impl",
+    )
+    + '<h2 id="implementors" class="section-header">Implementors</h2><div id="implementors-'
+    'list"><section id="impl-Wind-for-Rope" class="impl"><h3 class="code-header">impl Wind '
+    "for Rope</h3></section></div>"
+)
+_FN = (
+    "<pre class=\"rust item-decl\"><code>pub async fn spin&lt;'a&gt;(yarn: &amp;'a <a class="
+    '"primitive" href="#">str</a>, turns: <a class="primitive" href="#">u32</a>) -&gt; <a '
+    'class="type" href="type.Result.html">Result</a>&lt;<a class="primitive" href="#">u32</a>'
+    "&gt;</code></pre>"
+    '<span class="item-info"><div class="stab portability">Available on <strong>crate feature'
+    " <code>tokio</code></strong> only.</div></span>"
+    + _top("<p>Spins <code>yarn</code> into rope.</p>\n<p>Returns the turns made.</p>")
+)
+_TYPE = (
+    '<pre class="rust item-decl"><code>pub type Result&lt;T&gt; = <a class="enum" href="#">'
+    'Result</a>&lt;T, <a class="enum" href="enum.Knot.html">Knot</a>&gt;;</code></pre>'
+    + _top("<p>A result whose error is a knot.</p>")
+    + '<h2 id="aliased-type" class="section-header">Aliased Type</h2><pre class="rust item-'
+    'decl"><code>pub enum Result&lt;T&gt; { Ok(T), Err(Knot) }</code></pre><h2 id="variants" '
+    'class="variants section-header">Variants</h2><div class="variants"><section id="variant.'
+    'Ok" class="variant"><h3 class="code-header">Ok(T)</h3></section><div class="docblock">'
+    "<p>Contains the success value</p></div></div>"
+)
+# a rustdoc site (rustdoc 1.78 and later: src-files.js, search.index/) under doc/
+RUSTDOC = {
+    "doc/crates.js": 'window.ALL_CRATES = ["spool"];',
+    "doc/src-files.js": "createSrcSidebar('[]');",
+    "doc/help.html": rustdoc_page("mod", "Help", "<p>Keyboard shortcuts and search.</p>"),
+    "doc/search.index/root.js": "rr_('{}');",
+    "doc/static.files/LICENSE-MIT.txt": "Permission is hereby granted, free of charge.",
+    "doc/src/spool/lib.rs.html": rustdoc_page(
+        "src", "lib.rs - source", "<pre><code>pub struct Rope;</code></pre>"
+    ),
+    "doc/spool/macro.trim!.html": (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n    <meta http-equiv="refresh" content="0;'
+        'URL=macro.trim.html">\n    <title>Redirection</title>\n</head>\n<body>\n    <p>'
+        'Redirecting to <a href="macro.trim.html">macro.trim.html</a>...</p>\n</body>\n</html>'
+    ),
+    "doc/spool/index.html": rustdoc_page(
+        "mod crate",
+        "spool - Rust",
+        _top('<p>Ropes, knots and spools.</p>\n<h2 id="usage">Usage</h2>\n<p>Wind first.</p>')
+        + '<h2 id="structs" class="section-header">Structs</h2><dl class="item-table"><dt><a '
+        'class="struct" href="struct.Rope.html">Rope</a></dt><dd>A rope of strands that '
+        "doesn’t fray.</dd></dl>",
+    ),
+    "doc/spool/knots/index.html": rustdoc_page(
+        "mod", "spool::knots - Rust", _top("<p>Knots and how to tie them.</p>")
+    ),
+    "doc/spool/struct.Rope.html": rustdoc_page("struct", "Rope in spool - Rust", _STRUCT),
+    "doc/spool/enum.Knot.html": rustdoc_page("enum", "Knot in spool - Rust", _ENUM),
+    "doc/spool/trait.Wind.html": rustdoc_page("trait", "Wind in spool - Rust", _TRAIT),
+    "doc/spool/fn.spin.html": rustdoc_page("fn", "spin in spool - Rust", _FN),
+    "doc/spool/macro.trim.html": rustdoc_page(
+        "macro",
+        "trim in spool - Rust",
+        '<pre class="rust item-decl"><code>macro_rules! trim {\n    ($r:expr) =&gt; { ... };\n}'
+        "</code></pre>" + _top("<p>Trims a rope’s frayed ends.</p>"),
+    ),
+    "doc/spool/type.Result.html": rustdoc_page("type", "Result in spool - Rust", _TYPE),
+    "doc/spool/constant.MAX_TURNS.html": rustdoc_page(
+        "constant",
+        "MAX_TURNS in spool - Rust",
+        '<pre class="rust item-decl"><code>pub const MAX_TURNS: <a class="primitive" href="#">'
+        "u32</a> = 64;</code></pre>" + _top("<p>The most turns a spool holds.</p>"),
+    ),
+    "doc/spool/struct.Bare.html": rustdoc_page(
+        "struct",
+        "Bare in spool - Rust",
+        '<pre class="rust item-decl"><code>pub struct Bare;</code></pre><h2 id="trait-'
+        'implementations" class="section-header">Trait Implementations</h2><div id="trait-'
+        'implementations-list">'
+        + _method(
+            "method.clone",
+            'fn <a href="#" class="fn">clone</a>(&amp;self) -&gt; Self',
+            "Returns a duplicate of the value.",
+            cls="method trait-impl",
+        ).replace('class="docblock"', "class='docblock'")
+        + "</div>",
+    ),
+}

@@ -15,12 +15,19 @@ import os
 import re
 import shutil
 import subprocess
-from collections.abc import Generator, Iterator
+from collections.abc import Collection, Generator, Iterator
 from contextlib import closing
 from pathlib import Path, PurePosixPath
 
 from jupiter.collect import apis, asciidoc, manpage, markdown, notebook, office, pod, sphinxobj
-from jupiter.collect.local import HTML_SUFFIXES, _matches, built_page, decode, html_text
+from jupiter.collect.local import (
+    HTML_SUFFIXES,
+    _matches,
+    built_page,
+    decode,
+    html_text,
+    page_readers,
+)
 from jupiter.collect.pdf import PDF_SUFFIX, pdf_or_reject
 from jupiter.collect.pyapi import PyFile, api_documents, is_python
 from jupiter.collect.result import CollectResult, SourceFile
@@ -143,12 +150,10 @@ def collect_git(src: GitSource, cfg: DomainConfig, cache_dir: Path) -> CollectRe
                 continue
             doc = _document(repo, sha, path, data, result)
             if doc is not None:
-                result.documents.extend(
-                    _described(doc, path, data, src.sphinx == "api", src.java == "api")
-                )
+                result.documents.extend(_described(doc, path, data, page_readers(src), result))
                 if src.max_documents and len(result.documents) >= src.max_documents:
                     return result
-    result.documents.extend(_texts(repo, sha, texts, result, src.sphinx == "api"))
+    result.documents.extend(_texts(repo, sha, texts, result, page_readers(src)))
     result.documents.extend(api_documents(code, SOURCE, result))
     result.documents.extend(batches.documents(SOURCE, result, _repo_name(repo)))
     result.documents = sphinxobj.unique(result.documents, result)
@@ -162,11 +167,12 @@ def _texts(
     sha: str,
     texts: dict[str, tuple[str, bytes]],
     result: CollectResult,
-    sphinx: bool = True,
+    api: Collection[str] = frozenset({"sphinx"}),
 ) -> list[Document]:
     """Plain-text and AsciiDoc files, in path order: AsciiDoc as the Markdown it renders to
     (collect/asciidoc.py), a file another one includes read there, the rest as text (with
-    `sphinx`, reStructuredText's object descriptions each a document, collect/sphinxobj.py)."""
+    "sphinx" in `api`, reStructuredText's object descriptions each a document,
+    collect/sphinxobj.py)."""
     adoc, included = asciidoc.batch({p: t for p, (t, _) in texts.items()})
     out: list[Document] = []
     for path, (_, data) in texts.items():
@@ -181,20 +187,24 @@ def _texts(
         else:
             doc = _document(repo, sha, path, data, result)
             if doc is not None:
-                out.extend(_described(doc, path, data, sphinx))
+                out.extend(_described(doc, path, data, api, result))
     return out
 
 
 def _described(
-    doc: Document, path: str, data: bytes | None, sphinx: bool, java: bool = False
+    doc: Document,
+    path: str,
+    data: bytes | None,
+    api: Collection[str],
+    result: CollectResult | None = None,
 ) -> list[Document]:
-    """A page's documents: with `sphinx`, its object descriptions each its own
-    (collect/sphinxobj.py), reStructuredText's and a built page's; with `java`, a javadoc
-    page's members (collect/javadoc.py)."""
-    if sphinx and (sphinxobj.is_rst(path) or sphinxobj.is_myst(path)):
+    """A page's documents: with "sphinx" in `api`, its object descriptions each its own
+    (collect/sphinxobj.py), reStructuredText's and a built page's; a built page's members
+    by the other readers `api` names (local.built_page)."""
+    if "sphinx" in api and (sphinxobj.is_rst(path) or sphinxobj.is_myst(path)):
         return sphinxobj.split(doc)
     if sphinxobj.is_html(path) and data is not None:
-        return built_page(doc, decode(data) or "", sphinx, java)
+        return built_page(doc, decode(data) or "", api, rejects=result)
     return [doc]
 
 

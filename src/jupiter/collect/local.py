@@ -16,7 +16,7 @@ import gzip
 import io
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from html.parser import HTMLParser
 from pathlib import Path, PurePosixPath
 
@@ -29,6 +29,7 @@ from jupiter.collect import (
     notebook,
     office,
     pod,
+    rustdoc,
     sites,
     sphinxobj,
 )
@@ -126,7 +127,7 @@ def collect_local(
             read = [part for doc in read for part in sphinxobj.split(doc)]
         elif sphinxobj.is_html(name) and read:
             html = decode(read_bytes(path) or b"") or ""
-            read = built_page(read[0], html, src.sphinx == "api", src.java == "api")
+            read = built_page(read[0], html, page_readers(src), rejects=rejects)
         docs.extend(read)
         if src.max_documents and len(docs) >= src.max_documents:
             return sphinxobj.unique(docs, rejects)[: src.max_documents]
@@ -323,21 +324,33 @@ def read_document(path: Path) -> Document | None:
 def built_page(
     doc: Document,
     html: str,
-    sphinx: bool,
-    java: bool,
+    api: Collection[str],
     page_text: Callable[[str], str] | None = None,
+    rejects: CollectResult | None = None,
 ) -> list[Document]:
-    """A built documentation page's documents (`doc` it read whole, `html` its HTML): with
-    `sphinx`, a Sphinx page's object descriptions each its own (collect/sphinxobj.py); with
-    `java`, a javadoc page's members (collect/javadoc.py); the page's own text made by
-    `page_text` (default: its visible text)."""
+    """A built documentation page's documents (`doc` it read whole, `html` its HTML), each
+    generator's read by its reader where `api` names it: "sphinx", a Sphinx page's object
+    descriptions each its own (collect/sphinxobj.py); "java", a javadoc page's members
+    (collect/javadoc.py); "rust", a rustdoc page's items (collect/rustdoc.py, [] for a page
+    documenting nothing, counted in `rejects`); the page's own text made by `page_text`
+    (default: its visible text). A page that only redirects is none (counted)."""
     whole = page_text or (lambda h: html_text(h)[0])
+    if sites.is_redirect(html, doc.text):
+        count(rejects, sites.REDIRECT, doc.uri)
+        return []
     got = [doc]
-    if sphinx:
+    if "sphinx" in api:
         got = sphinxobj.split_built(doc, html, lambda h: html_text(h)[0], whole)
-    if java and got == [doc]:
+    if "java" in api and got == [doc]:
         got = javadoc.split_built(doc, html, lambda h: html_text(h)[0])
+    if "rust" in api and got == [doc]:
+        got = rustdoc.split_built(doc, html, lambda h: html_text(h)[0], rejects)
     return got
+
+
+def page_readers(src: object) -> frozenset[str]:
+    """The built-page readers a source's settings turn on (`sphinx`, `java`, `rust`: api)."""
+    return frozenset(k for k in ("sphinx", "java", "rust") if getattr(src, k, "text") == "api")
 
 
 def notebook_document(path: Path, rejects: CollectResult | None = None) -> Document | None:

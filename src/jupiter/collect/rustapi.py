@@ -68,7 +68,7 @@ _PUB_USE = re.compile(r"\bpub\s+use\s+([^;]+);")
 _PUB_TYPE = re.compile(r"\bpub\s+(?:struct|enum|union|trait|type)\s+(\w+)")
 _MUT = re.compile(r"\s*mut\b")
 _IDENT = re.compile(r"\s*(?:r#)?(?P<name>[A-Za-z_]\w*)")
-_SELF = re.compile(r"^(?:&\s*(?:'\w+\s+)?)?(?:mut\s+)?self(?:\s*:.*)?$", re.S)
+SELF_PARAM = re.compile(r"^(?:&\s*(?:'\w+\s+)?)?(?:mut\s+)?self(?:\s*:.*)?$", re.S)
 _MAX_VALUE = 80  # characters of a constant's value or an alias's definition shown
 # rustdoc Markdown: hidden lines of an example, intra-doc and badge links, reference targets
 _FENCE = re.compile(r"^\s*(```+|~~~+)\s*(?P<info>[\w,\- ]*)\s*$")
@@ -681,7 +681,7 @@ def _fn(
         return
     close = closing(code, k)
     params = [re.sub(r"^mut\s+", "", p) for p in split_commas(g.bare(k + 1, close - 1))]
-    params = [p for p in params if not _SELF.match(p)]
+    params = [p for p in params if not SELF_PARAM.match(p)]
     body = code.find("{", close, end)
     tail = " ".join(g.bare(close, body if body >= 0 else end).split()).rstrip(";").strip()
     where = ""

@@ -7,12 +7,15 @@ trained on as if it were documentation.
 
 A site is known by the files its generator writes at its root (Sphinx: objects.inv and
 searchindex.js; javadoc: element-list or package-list and overview-tree.html; rustdoc:
-crates.js and search-index.js; Doxygen: doxygen.css and index.html); the pages are known by
-folder and name. Each generator's pages are counted under a reason of their own.
+crates.js with search-index.js, or with src-files.js from 1.78 on; Doxygen: doxygen.css and
+index.html); the pages are known by folder and name. Each generator's pages are counted
+under a reason of their own, and a page that only redirects to another (a meta refresh)
+under its own.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -64,8 +67,11 @@ GENERATORS = (
     ),
     Generator(
         "rustdoc_generated",
-        (("crates.js", "search-index.js"),),
-        frozenset({"src", "static.files", "implementors", "trait.impl", "type.impl"}),
+        # rustdoc 1.78 and later write src-files.js and a search.index folder
+        (("crates.js", "search-index.js"), ("crates.js", "src-files.js")),
+        frozenset(
+            {"src", "static.files", "implementors", "trait.impl", "type.impl", "search.index"}
+        ),
         frozenset({"all.html", "settings.html", "help.html", "search.html"}),
     ),
     Generator(
@@ -99,6 +105,21 @@ FIXES = {
     )
     for reason in REASONS
 }
+# a page that only sends its reader on (rustdoc's macro.x!.html and re-export paths,
+# Sphinx's and MkDocs' redirect plugins): an HTML meta refresh over a line of text
+REDIRECT = "redirect_page"
+FIXES[REDIRECT] = (
+    "a page that only sends the reader to another (an HTML meta refresh) is not read; the "
+    "page it points to is"
+)
+_REFRESH = re.compile(r"<meta\s[^>]*http-equiv=[\"']?refresh", re.I)
+REDIRECT_MAX_CHARS = 300
+
+
+def is_redirect(html: str, text: str) -> bool:
+    """Whether a page (`html`, its visible `text`) is a redirect and nothing more."""
+    head = html[: html.lower().find("<body")] if "<body" in html.lower() else html[:4000]
+    return _REFRESH.search(head) is not None and len(text.strip()) <= REDIRECT_MAX_CHARS
 
 
 class Sites:

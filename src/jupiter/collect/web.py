@@ -32,7 +32,7 @@ import trafilatura
 
 from jupiter import atomic
 from jupiter.collect import sphinxobj
-from jupiter.collect.local import built_page
+from jupiter.collect.local import built_page, page_readers
 from jupiter.collect.result import CollectResult
 from jupiter.config import WebSource
 from jupiter.errors import JupiterError
@@ -109,9 +109,9 @@ def collect_web(
             result.reject("no_main_text", final)
             continue
         kept.add(final)
-        # a built Sphinx page's object descriptions, a javadoc page's members, each its own
-        sphinx, java = src.sphinx == "api", src.java == "api"
-        result.documents.extend(built_page(doc, html, sphinx, java, _main_text))
+        # a built Sphinx page's object descriptions, a javadoc page's members, a rustdoc
+        # page's items, each its own
+        result.documents.extend(built_page(doc, html, page_readers(src), _main_text, result))
         if on_page is not None:
             on_page(final)
     result.documents = sphinxobj.unique(result.documents, result)

@@ -152,7 +152,8 @@ class LocalSource(Strict):
     go: GoAs = "api"
     # Rust files (when an include glob reads them): api, each public function, method, type,
     # field, variant and constant with a doc comment a document, as rustdoc reads it (the
-    # crate named by its Cargo.toml, read whatever the globs); text, as text
+    # crate named by its Cargo.toml, read whatever the globs), and a built rustdoc page's
+    # items each a document named the same way (collect/rustdoc.py); text, as text
     rust: RustAs = "api"
     # C and C++ headers (when an include glob reads them): api, each documented function,
     # type, field, enumerator and macro a document, as Doxygen reads it; text, as text
@@ -199,6 +200,9 @@ class WebSource(Strict):
     # a javadoc page's members (JDK 9 and later): api, each a document as the java reader
     # names it (`java:org.example.Util.trim`); text, the page as one document
     java: JavaAs = "api"
+    # a rustdoc page's items (docs.rs): api, each a document as the rust reader names it
+    # (`rust:once_cell::sync::OnceCell::get`); text, the page as one document
+    rust: RustAs = "api"
 
 
 class GitSource(Strict):

@@ -77,6 +77,7 @@ def collect_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
         from jupiter.collect.pdf import FIXES
         from jupiter.collect.pod import FIXES as POD_FIXES
         from jupiter.collect.pyapi import FIXES as PY_FIXES
+        from jupiter.collect.rustdoc import FIXES as RUSTDOC_FIXES
         from jupiter.collect.sites import FIXES as SITE_FIXES
         from jupiter.collect.sphinxobj import FIXES as SPHINX_FIXES
 
@@ -90,6 +91,7 @@ def collect_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
             **OFFICE_FIXES,
             **POD_FIXES,
             **SPHINX_FIXES,
+            **RUSTDOC_FIXES,
         }
         fixes[NOT_INCLUDED] = NOT_INCLUDED_FIX
         fixes[ASCIIDOC_INCLUDED] = ASCIIDOC_INCLUDED_FIX
