@@ -148,3 +148,74 @@ def test_a_function_signature_as_rustdoc_shows_it() -> None:
         ":returns: `T`",
     ]
     assert rustdoc.fn_lines("a::S", "pub struct S") is None
+
+
+# an enum page as rustdoc before 1.7x wrote it: variants as h3 elements, a struct variant's
+# fields before its documentation, an example's edition note and a notable-traits note
+OLD_ENUM = rustdoc_page(
+    "enum",
+    "Level in spool - Rust",
+    '<pre class="rust enum"><code>pub enum Level {\n    Low = 1,\n    Span { from: u8 },\n}'
+    '</code></pre><details class="rustdoc-toggle top-doc" open><summary class="hideme"><span>'
+    'Expand description</span></summary><div class="docblock"><p>How loud.</p>\n<div class='
+    "'information'><div class='tooltip edition' data-edition=\"2018\">ⓘ</div></div><div "
+    'class="example-wrap"><pre class="rust rust-example-rendered"><code>let l = Level::Low;'
+    '</code></pre></div></div></details><h2 id="variants" class="variants small-section-header">'
+    'Variants</h2><h3 id="variant.Low" class="variant small-section-header"><a href="#variant.'
+    'Low" class="anchor field"></a><code>Low = 1</code></h3><div class="docblock"><p>Barely '
+    'heard.</p></div><h3 id="variant.Span" class="variant small-section-header"><code>Span'
+    '</code></h3><div class="sub-variant" id="variant.Span.fields"><h4>Fields</h4><div class='
+    '"sub-variant-field"><span id="variant.Span.field.from" class="variant small-section-header">'
+    '<code>from:&nbsp;<a class="primitive" href="#">u8</a></code></span></div></div><div class='
+    '"docblock"><p>A range of levels.</p></div><h2 id="implementations" class="small-section-'
+    'header">Implementations</h2><div id="implementations-list"><details class="rustdoc-toggle '
+    'implementors-toggle" open><summary><section id="impl" class="impl"><h3 class="code-header '
+    'in-band">impl Level</h3></section></summary><div class="impl-items"><details class="rustdoc'
+    '-toggle method-toggle" open><summary><section id="method.iter" class="method has-srclink">'
+    '<h4 class="code-header">pub fn <a href="#method.iter" class="fnname">iter</a>() -&gt; Iter'
+    '<span class="notable-traits"><span class="notable-traits-tooltip">ⓘ<span class="notable-'
+    'traits-tooltiptext"><span class="docblock">Notable traits for Iter</span></span></span>'
+    '</span></h4></section></summary><div class="docblock"><p>Every level, loudest last.</p>'
+    "</div></details></div></details></div>",
+)
+
+
+def test_an_older_rustdocs_markup_gives_the_same_documents() -> None:
+    doc = Document("local", "/enum.Level.html", "Level", "", {})
+    docs = {d.uri: d for d in rustdoc.split_built(doc, OLD_ENUM, lambda h: html_text(h)[0])}
+    assert list(docs) == [
+        "rust:spool::Level",
+        "rust:spool::Level::Low",
+        "rust:spool::Level::Span",
+        "rust:spool::Level::iter",
+    ]
+    assert docs["rust:spool::Level"].text == (
+        "spool::Level\n\nHow loud.\n\n```\nlet l = Level::Low;\n```"
+    )
+    assert docs["rust:spool::Level::Low"].text == "spool::Level::Low\n\nBarely heard.\n\nValue: `1`"
+    assert docs["rust:spool::Level::Span"].text == (
+        "spool::Level::Span\n\nA range of levels.\n\nFields: `{ from: u8 }`"
+    )
+    assert docs["rust:spool::Level::iter"].text == (
+        "spool::Level::iter()\n\nEvery level, loudest last.\n\n:returns: `Iter`"
+    )
+
+
+def test_an_older_rustdoc_sites_licenses_at_its_root_are_the_generators(tmp_path: Path) -> None:
+    tree = {
+        "doc/crates.js": "window.ALL_CRATES = [];",
+        "doc/search-index.js": "var searchIndex = {};",
+        "doc/COPYRIGHT.txt": "These documentation pages include resources by third parties.",
+        "doc/LICENSE-MIT.txt": "Permission is hereby granted, free of charge.",
+        "doc/FiraSans-LICENSE.txt": "Digitized data copyright (c) 2012-2015, The Mozilla Foundation.",
+        "doc/SourceSerif4-LICENSE.md": "Copyright 2014-2021 Adobe.",
+        "doc/spool/enum.Level.html": OLD_ENUM,
+    }
+    docs, rejects = collect_tree(tmp_path, tree, ["*.html", "*.txt", "*.md"])
+    assert sorted(docs) == [
+        "rust:spool::Level",
+        "rust:spool::Level::Low",
+        "rust:spool::Level::Span",
+        "rust:spool::Level::iter",
+    ]
+    assert rejects.rejects == {"rustdoc_generated": 4}

@@ -84,8 +84,14 @@ _STAB = re.compile(r'<div class="stab [^"]*">(.*?)</div>', re.S)
 _SUB_VARIANT = re.compile(r'\s*<div class="sub-variant" id="variant\.[\w.]+">')
 _READ_MORE = re.compile(r">\s*Read more\s*</a>\s*(?:</p>\s*)?$")
 _DOC_ANCHOR = re.compile(r'<a class="doc-anchor"[^>]*>§</a>')
-# an example's "ⓘ" (not tested, should panic, ...): a hover note, no text
-_TOOLTIP = re.compile(r'<a[^>]*class="tooltip"[^>]*>.*?</a>', re.S)
+# hover notes, no text: an example's "ⓘ" (not tested, should panic, an edition; before
+# 1.7x in a div), a return type's notable traits
+_TOOLTIP = re.compile(
+    r'<a[^>]*class="tooltip"[^>]*>.*?</a>|<div class=["\']information["\']><div[^>]*>.*?</div>'
+    r"</div>",
+    re.S,
+)
+_NOTABLE = re.compile(r'<span class="notable-traits">')
 # rustdoc's typographic quotes, the source's plain ones again
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
 _EMOJI = re.compile(r'<span class="emoji">.*?</span>', re.S)
@@ -116,9 +122,17 @@ def is_rustdoc(html: str) -> bool:
 def _plain(fragment: str) -> str:
     """A fragment's text, tags gone, entities decoded, space collapsed, attribute lines
     (`#[non_exhaustive]`) left out."""
-    text = htmllib.unescape(_TAG.sub(_tag_space, fragment)).replace("\xa0", " ")
+    text = htmllib.unescape(_TAG.sub(_tag_space, _clean(fragment))).replace("\xa0", " ")
     lines = [line for line in text.splitlines() if not line.strip().startswith("#[")]
     return " ".join(" ".join(lines).split())
+
+
+def _clean(fragment: str) -> str:
+    """`fragment` without rustdoc's marks: heading anchors, hover notes."""
+    fragment = _TOOLTIP.sub("", _DOC_ANCHOR.sub("", fragment))
+    while (m := _NOTABLE.search(fragment)) is not None:
+        fragment = fragment[: m.start()] + fragment[_element_end(fragment, m.start(), "span") :]
+    return fragment
 
 
 def _tag_space(m: re.Match[str]) -> str:
@@ -252,6 +266,17 @@ def _docblock(html: str, at: int) -> tuple[str, int, bool]:
     return block, _element_end(html, m.start(), "div"), short
 
 
+def _sub_fields(html: str, at: int) -> tuple[str, int]:
+    """A struct variant's fields at `at` as one line (`{ code: i32 }`), and the index after
+    them; ("", at) when there are none."""
+    m = _SUB_VARIANT.match(html, at)
+    if m is None:
+        return "", at
+    start = m.end() - len(m.group(0).lstrip())
+    codes = [_plain(c) for c in _CODE.findall(_inner(html, start, "div"))]
+    return ("{ " + ", ".join(codes) + " }" if codes else ""), _element_end(html, start, "div")
+
+
 def _name(title: str, kind: str) -> tuple[str, str]:
     """(item name, module path) from a page title ("OnceCell in once_cell::sync - Rust";
     an older rustdoc's "once_cell::sync::OnceCell - Rust")."""
@@ -288,7 +313,7 @@ def split_built(
     main = html[main_at.start() :] if main_at is not None else html
 
     def text_of(block: str) -> str:
-        return to_text(_TOOLTIP.sub("", _DOC_ANCHOR.sub("", block))).translate(_QUOTES).strip()
+        return to_text(_clean(block)).translate(_QUOTES).strip()
 
     f = SourceFile(PurePosixPath(doc.uri), doc.uri, doc.text, dict(doc.meta))
 
@@ -345,6 +370,7 @@ def split_built(
             code_m = _CODE.search(element)
             header = _plain(code_m.group(1)) if code_m is not None else member
         notes, after = _notes(region, end, to_text)
+        fields, after = _sub_fields(region, after)  # rustdoc before 1.7x: fields first
         block, after, short = _docblock(region, after)
         in_impl = impls is not None and m.start() > impls.start()
         if not block or (in_impl and (what != "method" or short)):
@@ -364,13 +390,12 @@ def split_built(
             typ = header.partition(":")[2].strip()
             mlines.append(f"Type: `{typ}`" if typ else "")
         elif mkind == "variant":
-            fields = header[len(member) :].strip() if header.startswith(member) else ""
-            sub = _SUB_VARIANT.match(region, after)
-            if sub is not None and not fields:
-                inner = region[sub.end() - len('<div class="sub-variant"') :]
-                codes = [_plain(c) for c in _CODE.findall(_inner(inner, 0, "div"))]
-                fields = "{ " + ", ".join(codes) + " }" if codes else ""
-            mlines.append(f"Fields: `{fields}`" if fields else "")
+            fields = fields or _sub_fields(region, after)[0]
+            rest = header[len(member) :].strip() if header.startswith(member) else ""
+            if rest.startswith("="):  # a discriminant: `Debug = 4`
+                mlines.append(f"Value: `{rest[1:].strip()}`")
+            elif rest or fields:
+                mlines.append(f"Fields: `{rest or fields}`")
         elif mkind in ("constant", "type"):
             dm = _DECL_KW.match(header)
             mlines += _value_lines(mkind, header[dm.end() :] if dm is not None else "")

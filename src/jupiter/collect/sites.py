@@ -72,7 +72,20 @@ GENERATORS = (
         frozenset(
             {"src", "static.files", "implementors", "trait.impl", "type.impl", "search.index"}
         ),
-        frozenset({"all.html", "settings.html", "help.html", "search.html"}),
+        # before 1.7x the fonts' and rustdoc's licenses sat at the root beside the pages
+        frozenset(
+            {
+                "all.html",
+                "settings.html",
+                "help.html",
+                "search.html",
+                "copyright.txt",
+                "license-apache.txt",
+                "license-mit.txt",
+            }
+        ),
+        (),
+        ("-license.txt", "-license.md"),
     ),
     Generator(
         "doxygen_generated",
