@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from builtpages import BUILT, JAVADOC, RUSTDOC
+from builtpages import BUILT, DOXYGEN, JAVADOC, RUSTDOC
 from jupiter.collect.web import collect_web, extract_links, normalise
 from jupiter.config import WebSource
 from jupiter.errors import JupiterError
@@ -396,3 +396,13 @@ def test_a_rustdoc_pages_items_are_documents(tmp_path: Path) -> None:
         # the page whole (and again under the breadcrumb's index.html)
         assert not any(d.uri.startswith("rust:") for d in whole.documents)
         assert "How many strands" in whole.documents[0].text
+
+
+def test_a_doxygen_pages_members_are_documents(tmp_path: Path) -> None:
+    write_site(tmp_path / "site", {"index.html": DOXYGEN["html/structspool__options.html"]})
+    for server in serve(tmp_path / "site"):
+        got = collect_web(source(server), tmp_path / "cache")
+        assert [d.uri for d in got.documents] == ["c:spool_options", "c:spool_options::turns"]
+        assert got.documents[1].text.endswith("How many turns to wind.\n\nType: `unsigned int`")
+        whole = collect_web(source(server, c="text"), tmp_path / "cache2")
+        assert not any(d.uri.startswith("c:") for d in whole.documents)

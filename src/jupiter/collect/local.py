@@ -23,6 +23,7 @@ from pathlib import Path, PurePosixPath
 from jupiter.collect import (
     apis,
     asciidoc,
+    doxygen,
     javadoc,
     manpage,
     markdown,
@@ -332,7 +333,8 @@ def built_page(
     generator's read by its reader where `api` names it: "sphinx", a Sphinx page's object
     descriptions each its own (collect/sphinxobj.py); "java", a javadoc page's members
     (collect/javadoc.py); "rust", a rustdoc page's items (collect/rustdoc.py, [] for a page
-    documenting nothing, counted in `rejects`); the page's own text made by `page_text`
+    documenting nothing, counted in `rejects`); "c", a Doxygen page's members
+    (collect/doxygen.py); the page's own text made by `page_text`
     (default: its visible text). A page that only redirects is none (counted)."""
     whole = page_text or (lambda h: html_text(h)[0])
     if sites.is_redirect(html, doc.text):
@@ -345,12 +347,15 @@ def built_page(
         got = javadoc.split_built(doc, html, lambda h: html_text(h)[0])
     if "rust" in api and got == [doc]:
         got = rustdoc.split_built(doc, html, lambda h: html_text(h)[0], rejects)
+    if "c" in api and got == [doc]:
+        got = doxygen.split_built(doc, html, lambda h: html_text(h)[0], rejects)
     return got
 
 
 def page_readers(src: object) -> frozenset[str]:
-    """The built-page readers a source's settings turn on (`sphinx`, `java`, `rust`: api)."""
-    return frozenset(k for k in ("sphinx", "java", "rust") if getattr(src, k, "text") == "api")
+    """The built-page readers a source's settings turn on (`sphinx`, `java`, `rust`, `c`:
+    api)."""
+    return frozenset(k for k in ("sphinx", "java", "rust", "c") if getattr(src, k, "text") == "api")
 
 
 def notebook_document(path: Path, rejects: CollectResult | None = None) -> Document | None:

@@ -70,6 +70,7 @@ def collect_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
         from jupiter.collect.apis import FIXES as API_FIXES
         from jupiter.collect.asciidoc import INCLUDED as ASCIIDOC_INCLUDED
         from jupiter.collect.asciidoc import INCLUDED_FIX as ASCIIDOC_INCLUDED_FIX
+        from jupiter.collect.doxygen import FIXES as DOXYGEN_FIXES
         from jupiter.collect.local import NOT_INCLUDED, NOT_INCLUDED_FIX
         from jupiter.collect.manpage import FIXES as MAN_FIXES
         from jupiter.collect.notebook import FIXES as NOTEBOOK_FIXES
@@ -92,6 +93,7 @@ def collect_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
             **POD_FIXES,
             **SPHINX_FIXES,
             **RUSTDOC_FIXES,
+            **DOXYGEN_FIXES,
         }
         fixes[NOT_INCLUDED] = NOT_INCLUDED_FIX
         fixes[ASCIIDOC_INCLUDED] = ASCIIDOC_INCLUDED_FIX
