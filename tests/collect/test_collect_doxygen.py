@@ -22,6 +22,7 @@ def test_a_doxygen_sites_members_are_documents(tmp_path: Path) -> None:
     docs, rejects = _site(tmp_path)
     api = sorted(u for u in docs if u.startswith("c:"))
     assert api == [
+        "c:SPOOL_INIT",
         "c:SPOOL_MAX_TURNS",
         "c:SPOOL_TIGHT",
         "c:reel::Reel",
@@ -53,6 +54,11 @@ def test_a_doxygen_sites_members_are_documents(tmp_path: Path) -> None:
     )
     assert docs["c:spool_close"].text == "spool_close(spool *s)\n\nClose a spool."
     assert docs["c:SPOOL_MAX_TURNS"].text.endswith("The most turns a spool holds.\n\nValue: `64`")
+    # a long macro's value, which Doxygen shows in its documentation, is its value line; a
+    # macro with nothing but its value (SPOOL_FIELDS) is undocumented
+    assert docs["c:SPOOL_INIT"].text == (
+        "SPOOL_INIT\n\nOptions a spool starts with.\n\nValue: `{ 1, 2 }`"
+    )
     assert docs["c:SPOOL_TIGHT"].text == "SPOOL_TIGHT\n\nEach turn pressed to the last."
     assert docs["c:spool_mode_t"].text == "spool_mode_t\n\nHow a spool winds."
     assert docs["c:spool_options::turns"].text.endswith("Type: `unsigned int`")

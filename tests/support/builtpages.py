@@ -429,6 +429,19 @@ DOXYGEN = {
             "<p>The most turns a spool holds. </p>",
         )
         + _memitem(
+            "ga7",
+            "SPOOL_INIT",
+            '<tr><td class="memname">#define SPOOL_INIT</td></tr>',
+            '<b>Value:</b><div class="fragment"><div class="line">{ 1, \\</div><div class="line">'
+            "    2 }</div></div><p>Options a spool starts with. </p>",
+        )
+        + _memitem(
+            "ga8",
+            "SPOOL_FIELDS",
+            '<tr><td class="memname">#define SPOOL_FIELDS</td></tr>',
+            '<b>Value:</b><div class="fragment"><div class="line">int turns; \\</div></div>',
+        )
+        + _memitem(
             "ga3",
             "SPOOL_UNDOCUMENTED",
             '<tr><td class="memname">#define SPOOL_UNDOCUMENTED&#160;&#160;&#160;1</td></tr>',

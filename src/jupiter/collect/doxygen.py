@@ -54,6 +54,7 @@ _DETAILS = re.compile(
     r'<div class="textblock">'
 )
 _MEMTITLE = re.compile(r'<h2 class="memtitle">(.*?)</h2>', re.S)
+_SHOWN_VALUE = re.compile(r'\s*<b>Value:</b>\s*<div class="fragment">')
 _CONTENTS = re.compile(r'<div class="contents">')
 _HEADER_TITLE = re.compile(r'<div class="title">(.*?)</div>', re.S)
 _PERMALINK = re.compile(r'<span class="permalink">.*?</span>', re.S)
@@ -291,6 +292,13 @@ def split_built(
             memdoc = (
                 memdoc[: table.start()] + memdoc[_element_end(memdoc, table.start(), "table") :]
             )
+        value = ""
+        shown_value = _SHOWN_VALUE.match(memdoc)  # a long macro's value, shown in its doc
+        if shown_value is not None:
+            frag_at = shown_value.end() - len('<div class="fragment">')
+            code = re.findall(r'<div class="line">(.*?)</div>', _inner(memdoc, frag_at, "div"))
+            value = " ".join(_plain(x).rstrip("\\").strip() for x in code).strip()
+            memdoc = memdoc[_element_end(memdoc, frag_at, "div") :]
         text = _sections(memdoc, to_text)
         head, params, tail = _proto(_inner(body, proto_m.start(), "div"))
         title_html = _PERMALINK.sub("", m.group(1))  # "◆ git_blob_lookup() [1/2]"
@@ -326,7 +334,7 @@ def split_built(
                 else "",
             ]
         elif kind == "macro":
-            value = rest
+            value = rest or " ".join(value.split())
             if params:
                 shown = f"{qual}({', '.join(params)})"
             lines.append(
