@@ -475,7 +475,7 @@ DOXYGEN = {
             "ga5",
             "spool_close()",
             _fn_rows("void spool_close", [("spool *", "s")]),
-            "<p>Close a spool. </p>",
+            "<p>spool_close() : Close a spool. </p>",
         )
         + _memitem(
             "ga6",

@@ -303,6 +303,7 @@ def split_built(
         head, params, tail = _proto(_inner(body, proto_m.start(), "div"))
         title_html = _PERMALINK.sub("", m.group(1))  # "◆ git_blob_lookup() [1/2]"
         member = re.sub(r"\s*\[\d+/\d+\]$", "", _plain(title_html)).removesuffix("()").strip()
+        text = re.sub(rf"^{re.escape(member)}\(\)\s*:\s*", "", text)  # zstd's "f() : does"
         qual, rest = _qualified(head, member, owner, kind)
         if not qual:
             continue
