@@ -670,6 +670,37 @@ def test_a_chunk_knows_the_section_and_the_code_it_starts_in(tmp_path: Path) -> 
     ]
 
 
+def test_an_option_belongs_to_the_program_a_program_directive_names(tmp_path: Path) -> None:
+    """`.. program::` names whose options follow (CMake's manual: `cmake--build` is
+    `cmake --build`), in later chunks of the page too; an envvar is nobody's option."""
+    filler = " ".join(f"Sentence {i} about how the build tree is laid out." for i in range(40))
+    text = (
+        "cmake(1)\n********\n\n.. program:: cmake\n\n"
+        ".. option:: --fresh\n\n   Perform a fresh configuration of the build tree.\n\n"
+        f"Build a Project\n===============\n\n.. program:: cmake--build\n\n{filler}\n\n"
+        ".. option:: --parallel [<jobs>]\n\n   The maximum number of concurrent processes.\n\n"
+        ".. envvar:: CMAKE_BUILD_PARALLEL_LEVEL\n\n   The default parallel level.\n\n"
+        "Run a Command-Line Tool\n=======================\n\n.. program:: cmake-E_tar\n\n"
+        ".. option:: --format=<format>\n\n   Specify the format of the archive to be created.\n"
+    )
+    chunks = doc_chunks(tmp_path, {"cmake.1.rst": text})
+    assert len(chunks) >= 2
+    starts = chunk_starts(chunks)
+    parallel = next(c for c in chunks if "--parallel" in c.text)
+    assert ".. program:: cmake--build" not in parallel.text  # named in an earlier chunk
+    assert starts[parallel.id].program == "cmake --build"
+    defines = {
+        q.answer: q.question
+        for c in chunks
+        for q in make_questions(c, ["define"], 20, random.Random(0), None, starts[c.id])
+        if q.answer
+    }
+    assert "of `cmake`" in defines["Perform a fresh configuration of the build tree."]
+    assert "`cmake --build`" in defines["The maximum number of concurrent processes."]
+    assert "`cmake -E tar`" in defines["Specify the format of the archive to be created."]
+    assert "cmake --build" not in defines["The default parallel level."]
+
+
 # a chapter of a manual as DocBook writes it to HTML (Valgrind's, GNU's, many C projects'):
 # numbered headings, a chapter title with a subtitle, options with their defaults
 MANUAL_CHAPTER = """<html><head><title>3. Jobcheck: a job error detector</title></head><body>

@@ -33,6 +33,8 @@ class Block:
     term: str = ""  # definitions: the term as shown ("-a, --all", "ALL", "path")
     def_kind: DefKind | None = None
     indent: int = 0
+    # an option's program, where a `.. program::` directive names it ("cmake --build")
+    owner: str = ""
 
 
 @dataclass
@@ -40,6 +42,8 @@ class Parsed:
     blocks: list[Block] = field(default_factory=list)
     subject: str = ""  # what the document is about: a command, a page's name
     man: bool = False  # laid out as a manual page (its subsections name no API)
+    # where a `.. program::` directive names the program its options belong to, and the name
+    programs: list[tuple[int, str]] = field(default_factory=list)
 
 
 # ----------------------------------------------------------------------------- cleaning
@@ -384,9 +388,17 @@ def subject_of(title: str) -> str:
 # ----------------------------------------------------------------------------- parse
 class _Parser:
     def __init__(
-        self, text: str, title: str, head: bool = True, section: str = "", in_code: bool = False
+        self,
+        text: str,
+        title: str,
+        head: bool = True,
+        section: str = "",
+        in_code: bool = False,
+        program: str = "",
     ) -> None:
         self.text = text
+        self.program = program
+        self.programs: list[tuple[int, str]] = []
         self.lines = _lines(text)
         if in_code:  # cut inside a fenced block: what follows its closing fence
             fence = next((k for k, ln in enumerate(self.lines) if _FENCE.match(ln.text)), None)
@@ -508,6 +520,11 @@ class _Parser:
                 continue
             # rst directives and comments
             d = _DIRECTIVE.match(ln.text)
+            if d is not None and d.group(1) in ("program", "std:program"):
+                self.program = program_name(d.group(2))  # the options below are its
+                self.programs.append((ln.start, self.program))
+                i += 1
+                continue
             body_at = self._described(d, i) if d is not None else None
             if body_at is not None:
                 i, prev_prose_colon = body_at, False  # its text read on as the page's too
@@ -725,7 +742,7 @@ class _Parser:
                 self.add("prose", para)
                 prev_prose_colon = para[-1].text.rstrip().endswith(":")
             i = j
-        return Parsed(self.blocks, self._subject(), self.man)
+        return Parsed(self.blocks, self._subject(), self.man, self.programs)
 
     # ------------------------------------------------------------------ definitions
     def _described(self, d: re.Match[str], i: int) -> int | None:
@@ -749,10 +766,15 @@ class _Parser:
             j += 1
         filled = [x for x in lines[j:end] if not x.blank]
         if filled:
-            self._definition(", ".join(terms), kind, filled[0].first, filled[-1].end, head.indent)
+            owner = self.program if kind == "option" else ""
+            self._definition(
+                ", ".join(terms), kind, filled[0].first, filled[-1].end, head.indent, owner
+            )
         return j
 
-    def _definition(self, term: str, kind: DefKind, start: int, end: int, indent: int) -> None:
+    def _definition(
+        self, term: str, kind: DefKind, start: int, end: int, indent: int, owner: str = ""
+    ) -> None:
         """A definition whose description is text[start:end]: its first prose paragraphs
         (directives such as versionadded, and code, left out) make the answer."""
         spans: list[tuple[int, int]] = []  # the kept paragraphs, stripped, in the text
@@ -776,7 +798,8 @@ class _Parser:
         text = clean(self.text[a:b])
         shown = clean(term).strip("`*: ")
         if shown and text:
-            self.blocks.append(Block("definition", a, b, text, self.section, shown, kind, indent))
+            block = Block("definition", a, b, text, self.section, shown, kind, indent, owner)
+            self.blocks.append(block)
 
     def _google_section(self, name: str, body: list[_Line], indent: int) -> None:
         """The entries of a Google-style section: a parameter's or attribute's description,
@@ -952,13 +975,29 @@ def _past_indented(lines: list[_Line], first: int) -> int:
 
 
 def parse(
-    text: str, title: str = "", head: bool = True, section: str = "", in_code: bool = False
+    text: str,
+    title: str = "",
+    head: bool = True,
+    section: str = "",
+    in_code: bool = False,
+    program: str = "",
 ) -> Parsed:
     """The blocks of a chunk of documentation, in order. `head`: the chunk starts its
     document (otherwise it starts inside a paragraph); `section`: the heading in force where
     it starts (a chunk cut inside a section: the blocks before its own first heading);
-    `in_code`: it starts inside a fenced code block (read from past its closing fence)."""
-    return _Parser(text, title, head, section, in_code).parse()
+    `in_code`: it starts inside a fenced code block (read from past its closing fence);
+    `program`: the program a `.. program::` directive before it named."""
+    return _Parser(text, title, head, section, in_code, program).parse()
+
+
+def program_name(name: str) -> str:
+    """A `.. program::` directive's name as a user types it: CMake names its modes
+    `cmake--build`, `cmake-E` and `cmake-E_tar` for their cross-references; they are
+    `cmake --build`, `cmake -E` and `cmake -E tar` (a program named with a hyphen,
+    `cmake-gui`, stays)."""
+    name = " ".join(name.split())
+    m = re.fullmatch(r"(\w[\w.]*)(--\w[\w-]*|-[A-Z])(?:_(\w+))?", name)
+    return " ".join(x for x in m.groups() if x) if m is not None else name
 
 
 def fence_lines(text: str, whole_first_line: bool) -> list[int]:

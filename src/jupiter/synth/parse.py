@@ -71,12 +71,14 @@ class ChunkView:
     in_code: bool = False  # the chunk starts inside a fenced code block of its document
     plain: bool = False  # plain text, where an indented paragraph may be prose (plain_chunk)
     language: str = ""  # an API document's language, from its uri ("python", "go", "c")
+    program: str = ""  # the program a `.. program::` directive before the chunk named
 
 
-def view(chunk: Chunk, section: str = "", in_code: bool = False) -> ChunkView:
+def view(chunk: Chunk, section: str = "", in_code: bool = False, program: str = "") -> ChunkView:
     """Classify a chunk and split off the signature line of a docstring document.
-    For a document's chunk, `section` is the heading in force where it starts and
-    `in_code` says it starts inside a fenced code block (`questions.chunk_starts`)."""
+    For a document's chunk, `section` is the heading in force where it starts, `in_code`
+    says it starts inside a fenced code block and `program` is the program a `.. program::`
+    directive before it named (`questions.chunk_starts`)."""
     if chunk.uri.startswith(API_PREFIXES):
         language, name = chunk.uri.split(":", 1)
         name = name or chunk.title
@@ -94,6 +96,7 @@ def view(chunk: Chunk, section: str = "", in_code: bool = False) -> ChunkView:
         section=section,
         in_code=in_code,
         plain=plain_chunk(chunk),
+        program=program,
     )
 
 

@@ -417,6 +417,7 @@ class ChunkStart(NamedTuple):
 
     section: str = ""  # the heading in force ("" before the first one)
     in_code: bool = False  # inside a fenced code block
+    program: str = ""  # the program a `.. program::` directive before it named
 
 
 def chunk_starts(chunks: Sequence[Chunk]) -> dict[str, ChunkStart]:
@@ -435,15 +436,23 @@ def chunk_starts(chunks: Sequence[Chunk]) -> dict[str, ChunkStart]:
         doc_chunks.sort(key=lambda c: c.start)
         heads: dict[int, str] = {}  # a heading's place in the document -> its text
         fences: set[int] = set()  # where the document's fence lines start
+        programs: dict[int, str] = {}  # a `.. program::` directive's place -> its name
         for c in doc_chunks:
             before = [p for p in heads if p < c.start]
             in_code = sum(p < c.start for p in fences) % 2 == 1
-            start = ChunkStart(heads[max(before)] if before else "", in_code)
+            named = [p for p in programs if p < c.start]
+            start = ChunkStart(
+                heads[max(before)] if before else "",
+                in_code,
+                programs[max(named)] if named else "",
+            )
             out[c.id] = start
             fences.update(c.start + p for p in fence_lines(c.text, c.start == 0))
-            for b in _parsed(c.text, c.title, c.start == 0, *start).blocks:
+            parsed = _parsed(c.text, c.title, c.start == 0, *start)
+            for b in parsed.blocks:
                 if b.kind == "heading":
                     heads[c.start + b.start] = b.text
+            programs.update((c.start + p, name) for p, name in parsed.programs)
     return out
 
 
@@ -492,14 +501,16 @@ _PROSE_WORDS = frozenset("a an the and or of to for in on with your you how what
 
 
 @lru_cache(maxsize=512)  # a long document's chunks (Node's events.md: 155), each parsed once
-def _parsed(text: str, title: str, head: bool, section: str, in_code: bool) -> Parsed:
-    return parse(text, title, head, section, in_code)
+def _parsed(
+    text: str, title: str, head: bool, section: str, in_code: bool, program: str = ""
+) -> Parsed:
+    return parse(text, title, head, section, in_code, program)
 
 
 def _doc(v: ChunkView) -> Parsed | None:
     if v.kind != "doc":
         return None
-    return _parsed(v.body, v.name, v.is_head, v.section, v.in_code)
+    return _parsed(v.body, v.name, v.is_head, v.section, v.in_code, v.program)
 
 
 # a member's name alone as a heading: lower-case first ("abbreviate", "add_custom_target"),
@@ -625,7 +636,7 @@ def _define(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
         if b.kind != "definition" or not _nontrivial(b.text) or b.term in seen:
             continue
         seen.add(b.term)
-        about = _about(b.section, p.subject, not p.man)
+        about = b.owner or _about(b.section, p.subject, not p.man)
         if _is_prose(about):
             about = ""
         answer = _clip(b.text)
