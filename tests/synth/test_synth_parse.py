@@ -299,3 +299,22 @@ def test_a_summary_is_no_list_and_no_field() -> None:
     assert lead("Add the Cookie: header to a request.\n\nArgs: r - the request.") == (
         "Add the Cookie: header to a request."
     )
+
+
+def test_a_label_over_a_name_is_no_summary() -> None:
+    from jupiter.synth.parse import lead
+
+    # Django writes each coroutine twin's name first; the summary is what follows
+    body = "Asynchronous version: `aclear()`\n\nRemoves all objects from the related set."
+    assert lead(body) == "Removes all objects from the related set."
+    rst = "*Asynchronous version*: ``aclear``\n\nRemoves all objects from the related set."
+    assert lead(rst) == "Removes all objects from the related set."
+    # nor is a version note, where words follow it
+    noted = "Changed in version 5.1: `aclear()` was added.\n\nRemoves all objects."
+    assert lead(noted) == "Removes all objects."
+    assert lead("New in version 3.2: a note alone.") == "New in version 3.2: a note alone."
+    # a label over words is a summary's own sentence
+    assert lead("Emptied: the set, in place.\n\nMore.") == "Emptied: the set, in place."
+    assert (
+        lead("Alias of `clear`, kept for old callers.") == "Alias of `clear`, kept for old callers."
+    )

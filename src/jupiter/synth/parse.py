@@ -273,13 +273,18 @@ def sentences(paragraph: str) -> list[str]:
 _NOT_A_SUMMARY = re.compile(
     r"^(?:[*+-]\s|:[\w][\w .*,\[\]|-]*:(?:\s|$)|(?i:args|arguments|keyword arguments|"
     r"parameters|params|returns?|raises|yields?|attributes|examples?|notes?|nb|warnings?|"
-    r"see also|todo):(?:\s|$))"
+    r"see also|todo):(?:\s|$)"
+    # a version note (Sphinx's words for versionadded/-changed, deprecated)
+    r"|(?:New|Changed) in version [\w.]+:|Deprecated since version [\w.]+:"
+    # a label over a name and nothing else (Django's "Asynchronous version: `aclear()`")
+    r"|\*{0,2}[A-Z][A-Za-z -]{2,40}\*{0,2}:\s+`{1,2}[^`\n]+`{1,2}\.?\s*\Z)"
 )
 
 
 def lead(text: str, max_chars: int = 600, plain: bool = False) -> str:
-    """The first prose paragraph that is no list and no field (the first paragraph when
-    all are), cut to whole sentences when it runs past `max_chars`."""
+    """The first prose paragraph that is no list, no field, no version note and no label
+    over a bare name (the first paragraph when all are), cut to whole sentences when it runs
+    past `max_chars`."""
     paras = prose_paragraphs(text, plain)
     if not paras:
         return ""
