@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from builtpages import BUILT, DOXYGEN, JAVADOC, RUSTDOC
+from builtpages import BUILT, DOXYGEN, JAVADOC, MKDOCSTRINGS, RUSTDOC
 from jupiter.collect.web import collect_web, extract_links, normalise
 from jupiter.config import WebSource
 from jupiter.errors import JupiterError
@@ -406,3 +406,20 @@ def test_a_doxygen_pages_members_are_documents(tmp_path: Path) -> None:
         assert got.documents[1].text.endswith("How many turns to wind.\n\nType: `unsigned int`")
         whole = collect_web(source(server, c="text"), tmp_path / "cache2")
         assert not any(d.uri.startswith("c:") for d in whole.documents)
+
+
+def test_a_pages_mkdocstrings_objects_are_documents(tmp_path: Path) -> None:
+    write_site(tmp_path / "site", {"index.html": MKDOCSTRINGS})
+    for server in serve(tmp_path / "site"):
+        got = collect_web(source(server), tmp_path / "cache")
+        uris = [d.uri for d in got.documents]
+        assert uris[0] == server.url("/") and uris[1:] == [
+            "python:spool",
+            "python:spool.MAX_TURNS",
+            "python:spool.Spool",
+            "python:spool.Spool.full",
+            "python:spool.Spool.unwind",
+            "python:spool.wind",
+        ]
+        whole = collect_web(source(server, python="text"), tmp_path / "cache2")
+        assert [d.uri for d in whole.documents] == [server.url("/")]

@@ -538,3 +538,117 @@ DOXYGEN = {
         + _memitem("c1", "bare()", _fn_rows("int bare", [("void", "")]), ""),
     ),
 }
+
+
+def _mkd_object(
+    kind: str, name: str, level: int, shown: str, contents: str, label: str = ""
+) -> str:
+    labels = (
+        f'<span class="doc doc-labels"><small class="doc doc-label doc-label-{label}"><code>'
+        f"{label}</code></small></span>"
+        if label
+        else ""
+    )
+    return (
+        f'<div class="doc doc-object doc-{kind}"><h{level} id="{name}" class="doc doc-heading">'
+        f'<code class="highlight language-python">{shown}</code>{labels}</h{level}><div '
+        f'class="doc doc-contents ">{contents}</div></div>'
+    )
+
+
+def _mkd_table(title: str, heads: list[str], rows: list[list[str]]) -> str:
+    head = "".join(f"<th>{h}</th>" for h in heads)
+    body = "".join(
+        '<tr class="doc-section-item">'
+        + "".join(
+            f'<td><div class="doc-md-description"><p>{c}</p></div></td>'
+            if h == "Description"
+            else f"<td><code>{c}</code></td>"
+            for h, c in zip(heads, row, strict=True)
+        )
+        + "</tr>"
+        for row in rows
+    )
+    return (
+        f'<p><span class="doc-section-title">{title}:</span></p><table><thead><tr>{head}</tr>'
+        f"</thead><tbody>{body}</tbody></table>"
+    )
+
+
+_MKD_SOURCE = (
+    '<details class="mkdocstrings-source"><summary>Source code in <code>spool/__init__.py'
+    '</code></summary><div class="highlight"><table class="highlighttable"><tr><td class="'
+    'linenos"><pre>33\n34</pre></td><td class="code"><pre><code>class Spool:\n    pass'
+    "</code></pre></td></tr></table></div></details>"
+)
+# an API page as mkdocs-material and mkdocstrings' Python handler write one (trimmed)
+MKDOCSTRINGS = (
+    '<!DOCTYPE html><html><head><meta name="generator" content="mkdocs-1.6.1, mkdocs-material'
+    '-9.8.2"><title>API - spool</title></head><body><nav class="md-nav">nav entry</nav><main>'
+    '<article class="md-content__inner md-typeset"><h1 id="api">API</h1><p>The whole API.</p>'
+    '<div class="doc doc-object doc-module"><a id="spool"></a><div class="doc doc-contents '
+    'first"><p>Spools of thread, wound and unwound.</p><div class="doc doc-children">'
+    + _mkd_object(
+        "attribute",
+        "spool.MAX_TURNS",
+        2,
+        "MAX_TURNS = 64",
+        "<p>The most turns a spool holds.</p>",
+        "module-attribute",
+    )
+    + '<div class="doc doc-object doc-class"><h2 id="spool.Spool" class="doc doc-heading"><code>'
+    'Spool</code></h2><div class="doc doc-contents "><p class="doc doc-class-bases">Bases: '
+    "<code>object</code></p><p>A spool that holds thread.</p>"
+    + _mkd_table(
+        "Attributes", ["Name", "Type", "Description"], [["turns", "int", "The turns it holds."]]
+    )
+    + _MKD_SOURCE
+    + '<div class="doc doc-children">'
+    + _mkd_object(
+        "attribute", "spool.Spool.full", 3, "full", "<p>Whether no more fit.</p>", "property"
+    )
+    + _mkd_object(
+        "function",
+        "spool.Spool.__init__",
+        3,
+        "__init__(size=10)",
+        "<p>Make an empty spool.</p>"
+        + _mkd_table(
+            "Parameters",
+            ["Name", "Type", "Description", "Default"],
+            [["size", "int", "How many turns fit.", "10"]],
+        ),
+    )
+    + _mkd_object(
+        "function",
+        "spool.Spool.unwind",
+        3,
+        "unwind(turns)",
+        '<p>Take turns off the spool.</p><details class="note" open><summary>Note</summary><p>'
+        "Unwinding an empty spool does nothing.</p></details>"
+        + _mkd_table(
+            "Parameters",
+            ["Name", "Type", "Description", "Default"],
+            [["turns", "int", "How many to take off.", "<em>required</em>"]],
+        )
+        + _mkd_table("Returns", ["Type", "Description"], [["list[str]", "The thread taken off."]])
+        + _MKD_SOURCE,
+    )
+    + _mkd_object("function", "spool.Spool._tangle", 3, "_tangle()", "<p>Private.</p>")
+    + "</div></div></div>"
+    + _mkd_object(
+        "function",
+        "spool.wind",
+        2,
+        "wind(spool, turns, *, tight=False)",
+        "<p>Wind thread onto a spool.</p>"
+        + _mkd_table(
+            "Raises",
+            ["Type", "Description"],
+            [["ValueError", "When <code>turns</code> is negative."]],
+        )
+        + '<p><span class="doc-section-title">Examples:</span></p><div class="highlight"><pre>'
+        "<code>&gt;&gt;&gt; wind(Spool(), 3)\n3</code></pre></div>",
+    )
+    + "</div></div></div></article></main><footer>Made with Material</footer></body></html>"
+)

@@ -27,6 +27,7 @@ from jupiter.collect import (
     javadoc,
     manpage,
     markdown,
+    mkdocstrings,
     notebook,
     office,
     pod,
@@ -334,7 +335,8 @@ def built_page(
     descriptions each its own (collect/sphinxobj.py); "java", a javadoc page's members
     (collect/javadoc.py); "rust", a rustdoc page's items (collect/rustdoc.py, [] for a page
     documenting nothing, counted in `rejects`); "c", a Doxygen page's members
-    (collect/doxygen.py); the page's own text made by `page_text`
+    (collect/doxygen.py); "python", a page's mkdocstrings objects (collect/mkdocstrings.py);
+    the page's own text made by `page_text`
     (default: its visible text). A page that only redirects is none (counted)."""
     whole = page_text or (lambda h: html_text(h)[0])
     if sites.is_redirect(html, doc.text):
@@ -349,13 +351,16 @@ def built_page(
         got = rustdoc.split_built(doc, html, lambda h: html_text(h)[0], rejects)
     if "c" in api and got == [doc]:
         got = doxygen.split_built(doc, html, lambda h: html_text(h)[0], rejects)
+    if "python" in api and got == [doc]:
+        got = mkdocstrings.split_built(doc, html, lambda h: html_text(h)[0], whole)
     return got
 
 
 def page_readers(src: object) -> frozenset[str]:
-    """The built-page readers a source's settings turn on (`sphinx`, `java`, `rust`, `c`:
-    api)."""
-    return frozenset(k for k in ("sphinx", "java", "rust", "c") if getattr(src, k, "text") == "api")
+    """The built-page readers a source's settings turn on (`sphinx`, `java`, `rust`, `c`,
+    `python`: api)."""
+    names = ("sphinx", "java", "rust", "c", "python")
+    return frozenset(k for k in names if getattr(src, k, "text") == "api")
 
 
 def notebook_document(path: Path, rejects: CollectResult | None = None) -> Document | None:
