@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from builtpages import BUILT, DOXYGEN, JAVADOC, MKDOCSTRINGS, RUSTDOC
+from builtpages import BUILT, DOXYGEN, JAVADOC, MKDOCSTRINGS, RUSTDOC, TYPEDOC
 from jupiter.collect.web import collect_web, extract_links, normalise
 from jupiter.config import WebSource
 from jupiter.errors import JupiterError
@@ -423,3 +423,17 @@ def test_a_pages_mkdocstrings_objects_are_documents(tmp_path: Path) -> None:
         ]
         whole = collect_web(source(server, python="text"), tmp_path / "cache2")
         assert [d.uri for d in whole.documents] == [server.url("/")]
+
+
+def test_a_typedoc_pages_declarations_are_documents(tmp_path: Path) -> None:
+    write_site(tmp_path / "site", {"index.html": TYPEDOC["docs/classes/Spool.html"]})
+    for server in serve(tmp_path / "site"):
+        got = collect_web(source(server), tmp_path / "cache")
+        assert [d.uri for d in got.documents] == [
+            "javascript:Spool",
+            "javascript:Spool.turns",
+            "javascript:Spool.tag",
+            "javascript:Spool.unwind",
+        ]
+        whole = collect_web(source(server, javascript="text"), tmp_path / "cache2")
+        assert not any(d.uri.startswith("javascript:") for d in whole.documents)

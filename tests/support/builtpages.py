@@ -652,3 +652,174 @@ MKDOCSTRINGS = (
     )
     + "</div></div></div></article></main><footer>Made with Material</footer></body></html>"
 )
+
+
+def typedoc_page(title: str, h1: str, content: str) -> str:
+    """A page as TypeDoc 0.28 writes one (trimmed): its toolbar, the content column and
+    the settings sidebar, whose text must never be read."""
+    return (
+        f'<!DOCTYPE html><html><head><title>{title} | spool</title></head><body><header class="'
+        'tsd-page-toolbar"><a href="../index.html" class="title">spool</a><div>Preparing search '
+        'index...</div></header><div class="container container-main"><div class="col-content">'
+        '<div class="tsd-page-title"><ul class="tsd-breadcrumb"><li><a href="" aria-current="'
+        f'page">{title}</a></li></ul><h1>{h1}</h1></div>{content}</div><div class="col-sidebar">'
+        '<div class="tsd-navigation settings"><h3>Settings</h3>Member Visibility</div></div>'
+        '</div><footer><p class="tsd-generator">Generated using TypeDoc</p></footer></body></html>'
+    )
+
+
+def _td_comment(html: str) -> str:
+    return f'<div class="tsd-comment tsd-typography">{html}</div>'
+
+
+def _td_member(anchor: str, name: str, body: str, cls: str = "") -> str:
+    return (
+        f'<section class="tsd-panel tsd-member{cls}"><h3 class="tsd-anchor-link" id="{anchor}">'
+        f'{name}<a href="#{anchor}" aria-label="Permalink" class="tsd-anchor-icon"><svg><use '
+        f'href="#icon-anchor"></use></svg></a></h3>{body}<aside class="tsd-sources"><ul><li>'
+        "Defined in index.ts:9</li></ul></aside></section>"
+    )
+
+
+def _td_signature(shown: str, params: list[tuple[str, str]], returns: str, tags: str = "") -> str:
+    items = "".join(
+        f'<li><span><span class="tsd-kind-parameter">{p}</span>: number</span>'
+        + (_td_comment(f"<p>{d}</p>") if d else "")
+        + "</li>"
+        for p, d in params
+    )
+    plist = (
+        '<div class="tsd-parameters"><h4 class="tsd-parameters-title">Parameters</h4><ul class='
+        f'"tsd-parameter-list">{items}</ul></div>'
+        if params
+        else ""
+    )
+    return (
+        f'<li class=""><div class="tsd-signature tsd-anchor-link" id="s">{shown}</div><div '
+        f'class="tsd-description">{_td_comment(returns)}{plist}<h4 class="tsd-returns-title">'
+        f"Returns number</h4>{tags}</div></li>"
+    )
+
+
+TYPEDOC = {
+    "docs/assets/navigation.js": "window.navigationData = '';",
+    "docs/assets/search.js": "window.searchData = '';",
+    "docs/hierarchy.html": typedoc_page("Hierarchy", "spool", "<h2>Hierarchy Summary</h2>"),
+    "docs/index.html": typedoc_page(
+        "spool",
+        "spool",
+        '<div class="tsd-panel tsd-typography"><h2>Spool</h2><p>Wind thread onto spools.</p>'
+        '</div><details class="tsd-panel-group tsd-member-group tsd-accordion" open><summary>'
+        '<h2 class="tsd-anchor-link" id="classes">Classes</h2></summary><dl class="tsd-member-'
+        'summaries"><dt><a href="classes/Spool.html">Spool</a></dt></dl></details>',
+    ),
+    "docs/functions/wind.html": typedoc_page(
+        "wind",
+        "Function wind",
+        '<section class="tsd-panel"><ul class="tsd-signatures">'
+        + _td_signature(
+            '<span class="tsd-kind-call-signature">wind</span><span class="tsd-signature-symbol">'
+            '(</span><span class="tsd-kind-parameter">turns</span>: number, <span class="tsd-kind'
+            '-parameter">tight</span>?: boolean<span class="tsd-signature-symbol">)</span>: number',
+            [("turns", "How many turns to add."), ("tight", "")],
+            "<p>Wind thread onto a spool.</p>",
+            '<p>The turns after winding.</p><div class="tsd-comment tsd-typography"><div class="'
+            'tsd-tag-throws"><h4 class="tsd-anchor-link" id="throws">Throws</h4><p>When '
+            '<code>turns</code> is negative.</p></div><div class="tsd-tag-example"><h4 class="tsd-'
+            'anchor-link" id="example">Example</h4><pre><code class="ts">wind(3); // 3\n</code>'
+            "<button>Copy</button></pre></div></div>",
+        )
+        + "</ul></section>",
+    ),
+    "docs/classes/Spool.html": typedoc_page(
+        "Spool",
+        "Class Spool",
+        '<section class="tsd-panel tsd-comment">'
+        + _td_comment("<p>A spool that holds thread.</p>")
+        + '</section><section class="tsd-panel-group tsd-index-group"><h5>Index</h5><a href="#'
+        'unwind">unwind</a></section><details class="tsd-panel-group tsd-member-group" open>'
+        '<summary><h2 class="tsd-anchor-link" id="constructors-1">Constructors</h2></summary>'
+        + _td_member(
+            "constructor",
+            "<span>constructor</span>",
+            '<ul class="tsd-signatures">'
+            + _td_signature(
+                '<span class="tsd-signature-keyword">new</span> <span class="tsd-kind-constructor-'
+                'signature">Spool</span>(<span class="tsd-kind-parameter">size</span>?: number)',
+                [("size", "How many turns fit.")],
+                "<p>Make an empty spool.</p>",
+            )
+            + "</ul>",
+        )
+        + '</details><details class="tsd-panel-group tsd-member-group" open><summary><h2 class='
+        '"tsd-anchor-link" id="properties-1">Properties</h2></summary>'
+        + _td_member(
+            "turns",
+            '<code class="tsd-tag">Optional</code><span>turns</span>',
+            '<div class="tsd-signature"><span class="tsd-kind-property">turns</span>: number</div>'
+            + _td_comment("<p>The turns it holds now.</p>"),
+        )
+        + _td_member(
+            "tag",
+            "<span>tag</span>",
+            '<div class="tsd-signature">tag: string</div>'
+            + _td_comment("<p>From a base with no page.</p>"),
+            " tsd-is-inherited",
+        ).replace("<ul><li>Defined", "<p>Inherited from HiddenBase.tag</p><ul><li>Defined")
+        + _td_member(
+            "label",
+            "<span>label</span>",
+            '<div class="tsd-signature">label: string</div>'
+            + _td_comment("<p>From a base with a page.</p>"),
+            " tsd-is-inherited",
+        ).replace(
+            "<ul><li>Defined",
+            '<p>Inherited from <a href="Base.html">Base</a>.<a href="Base.html#label">label</a>'
+            "</p><ul><li>Defined",
+        )
+        + _td_member(
+            "signal",
+            "<span>signal</span>",
+            '<div class="tsd-signature">signal: AbortSignal</div>'
+            + _td_comment("<p>Another package's documentation.</p>"),
+            " tsd-is-external",
+        )
+        + '</details><details class="tsd-panel-group tsd-member-group" open><summary><h2 class='
+        '"tsd-anchor-link" id="methods-1">Methods</h2></summary>'
+        + _td_member(
+            "unwind",
+            "<span>unwind</span>",
+            '<ul class="tsd-signatures">'
+            + _td_signature(
+                '<span class="tsd-kind-call-signature">unwind</span>(<span class="tsd-kind-'
+                'parameter">turns</span>: number): string[]',
+                [("turns", "How many to take off.")],
+                "<p>Take turns off the spool.</p>",
+                '<div class="tsd-comment tsd-typography"><div class="tsd-tag-deprecated"><h4 '
+                'class="tsd-anchor-link" id="deprecated">Deprecated</h4><p>Use <a href="#">'
+                "unwindAll</a>.</p></div></div>",
+            )
+            + _td_signature(
+                '<span class="tsd-kind-call-signature">unwind</span>(<span class="tsd-kind-'
+                'parameter">turns</span>: string): string[]',
+                [],
+                "<p>Take turns off, given as text.</p>",
+            )
+            + "</ul>",
+        )
+        + "</details>",
+    ),
+    "docs/types/Options.html": typedoc_page(
+        "Options",
+        "Type Alias Options&lt;T&gt;",
+        '<div class="tsd-signature">Options: Base &amp; { label: T }</div>'
+        + _td_comment("<p>Options of a spool.</p>")
+        + '<div class="tsd-type-declaration"><h4>Type Declaration</h4><ul class="tsd-parameters">'
+        '<li class="tsd-parameter"><h5><span class="tsd-kind-property">label</span>: T</h5>'
+        + _td_comment("<p>The spool's label.</p>")
+        + "</li></ul></div>",
+    ),
+    "docs/types/Bare.html": typedoc_page(
+        "Bare", "Type Alias Bare", '<div class="tsd-signature">Bare: string | number</div>'
+    ),
+}

@@ -34,6 +34,7 @@ from jupiter.collect import (
     rustdoc,
     sites,
     sphinxobj,
+    typedoc,
 )
 from jupiter.collect.pdf import PDF_SUFFIX, pdf_or_reject
 from jupiter.collect.pyapi import PyFile, api_documents, is_python
@@ -336,7 +337,7 @@ def built_page(
     (collect/javadoc.py); "rust", a rustdoc page's items (collect/rustdoc.py, [] for a page
     documenting nothing, counted in `rejects`); "c", a Doxygen page's members
     (collect/doxygen.py); "python", a page's mkdocstrings objects (collect/mkdocstrings.py);
-    the page's own text made by `page_text`
+    "javascript", a TypeDoc page's declarations (collect/typedoc.py); the page's own text made by `page_text`
     (default: its visible text). A page that only redirects is none (counted)."""
     whole = page_text or (lambda h: html_text(h)[0])
     if sites.is_redirect(html, doc.text):
@@ -353,13 +354,15 @@ def built_page(
         got = doxygen.split_built(doc, html, lambda h: html_text(h)[0], rejects)
     if "python" in api and got == [doc]:
         got = mkdocstrings.split_built(doc, html, lambda h: html_text(h)[0], whole)
+    if "javascript" in api and got == [doc]:
+        got = typedoc.split_built(doc, html, lambda h: html_text(h)[0], rejects)
     return got
 
 
 def page_readers(src: object) -> frozenset[str]:
     """The built-page readers a source's settings turn on (`sphinx`, `java`, `rust`, `c`,
-    `python`: api)."""
-    names = ("sphinx", "java", "rust", "c", "python")
+    `python`, `javascript`: api)."""
+    names = ("sphinx", "java", "rust", "c", "python", "javascript")
     return frozenset(k for k in names if getattr(src, k, "text") == "api")
 
 

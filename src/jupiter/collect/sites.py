@@ -7,8 +7,8 @@ trained on as if it were documentation.
 
 A site is known by the files its generator writes at its root (Sphinx: objects.inv and
 searchindex.js; javadoc: element-list or package-list and overview-tree.html; rustdoc:
-crates.js with search-index.js, or with src-files.js from 1.78 on; Doxygen: doxygen.css and
-index.html); the pages are known by folder and name. Each generator's pages are counted
+crates.js with search-index.js, or with src-files.js from 1.78 on; TypeDoc: assets/navigation.js
+and assets/search.js; Doxygen: doxygen.css and index.html); the pages are known by folder and name. Each generator's pages are counted
 under a reason of their own, and a page that only redirects to another (a meta refresh)
 under its own.
 """
@@ -86,6 +86,12 @@ GENERATORS = (
         ),
         (),
         ("-license.txt", "-license.md"),
+    ),
+    Generator(
+        "typedoc_generated",
+        (("assets/navigation.js", "assets/search.js"),),
+        frozenset({"assets"}),
+        frozenset({"hierarchy.html", "modules.html"}),
     ),
     Generator(
         "doxygen_generated",

@@ -211,6 +211,9 @@ class WebSource(Strict):
     # a page's objects mkdocstrings rendered (MkDocs' API reference): api, each a document as
     # the Python reader names it (`python:httpx.Client.get`); text, the page as one document
     python: PythonAs = "api"
+    # a TypeDoc page's declarations (TypeScript's API sites): api, each a document as the
+    # JavaScript reader names it (`javascript:Command.option`); text, the page as one document
+    javascript: JavaScriptAs = "api"
 
 
 class GitSource(Strict):

@@ -81,6 +81,7 @@ def collect_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
         from jupiter.collect.rustdoc import FIXES as RUSTDOC_FIXES
         from jupiter.collect.sites import FIXES as SITE_FIXES
         from jupiter.collect.sphinxobj import FIXES as SPHINX_FIXES
+        from jupiter.collect.typedoc import FIXES as TYPEDOC_FIXES
 
         fixes = {
             **FIXES,
@@ -94,6 +95,7 @@ def collect_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
             **SPHINX_FIXES,
             **RUSTDOC_FIXES,
             **DOXYGEN_FIXES,
+            **TYPEDOC_FIXES,
         }
         fixes[NOT_INCLUDED] = NOT_INCLUDED_FIX
         fixes[ASCIIDOC_INCLUDED] = ASCIIDOC_INCLUDED_FIX
