@@ -143,7 +143,8 @@ class LocalSource(Strict):
     # one (collect/mkdocstrings.py); text, each file as plain text
     python: PythonAs = "api"
     # JavaScript and TypeScript files (when an include glob reads them): api, each public
-    # documented name a document from its JSDoc comment (scanned, never run); text, as text
+    # documented name a document from its JSDoc comment (scanned, never run), and a built
+    # TypeDoc page's declarations each one (collect/typedoc.py); text, as text
     javascript: JavaScriptAs = "api"
     # SQL files (when an include glob reads them): api, each documented table, view, type
     # and routine a document from COMMENT ON and the comments over and beside it; text, as text
