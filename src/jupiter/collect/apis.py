@@ -12,7 +12,17 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
-from jupiter.collect import capi, goapi, javaapi, jsapi, phpapi, rubyapi, rustapi, sqlapi
+from jupiter.collect import (
+    capi,
+    goapi,
+    javaapi,
+    jsapi,
+    openapi,
+    phpapi,
+    rubyapi,
+    rustapi,
+    sqlapi,
+)
 from jupiter.collect.result import CollectResult, SourceFile
 from jupiter.records import Document
 
@@ -40,6 +50,9 @@ READERS = (
     ApiReader("java", "java", javaapi.is_java, lambda f, s, r, _: javaapi.api_documents(f, s, r)),
     ApiReader("php", "php", phpapi.is_php, lambda f, s, r, _: phpapi.api_documents(f, s, r)),
     ApiReader("ruby", "ruby", rubyapi.is_ruby, lambda f, s, r, _: rubyapi.api_documents(f, s, r)),
+    ApiReader(
+        "openapi", "", openapi.is_spec_file, lambda f, s, r, _: openapi.api_documents(f, s, r)
+    ),
 )
 FIXES = {
     **jsapi.FIXES,

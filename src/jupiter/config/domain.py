@@ -64,6 +64,9 @@ Name = Annotated[str, Field(pattern=r"^[A-Za-z0-9_\-]+$", max_length=64)]
 PythonAs = Literal["api", "text"]
 # the same for .js/.ts files: their API (JSDoc comments, collect/jsapi.py) or their text
 JavaScriptAs = Literal["api", "text"]
+OpenApiAs = Literal["api", "text"]
+# an API's spec by its usual names (any other .json or .yaml is read where an include says)
+SPEC_NAMES = ("openapi.json", "openapi.yaml", "openapi.yml", "swagger.json", "swagger.yaml")
 # SQL files: api, each documented table, view, type or routine a document (collect/sqlapi.py);
 # text, each file as plain text
 SqlAs = Literal["api", "text"]
@@ -132,6 +135,7 @@ class LocalSource(Strict):
             "*.epub",
             "*.pod",
             "README",
+            *SPEC_NAMES,
         ]
     )
     exclude: list[str] = Field(default_factory=list)
@@ -149,6 +153,10 @@ class LocalSource(Strict):
     # SQL files (when an include glob reads them): api, each documented table, view, type
     # and routine a document from COMMENT ON and the comments over and beside it; text, as text
     sql: SqlAs = "api"
+    # OpenAPI and Swagger specs (openapi.yaml, swagger.json; any .json/.yaml an include
+    # reads): api, each operation a document named by its operationId and each described
+    # schema one, the API's description the rest (collect/openapi.py); text, as text
+    openapi: OpenApiAs = "api"
     # Go files (when an include glob reads them): api, each exported function, method, type,
     # field and constant with a doc comment a document, as go doc reads it; text, as text
     go: GoAs = "api"
@@ -249,6 +257,7 @@ class GitSource(Strict):
             "*.ipynb",
             "*.adoc",
             "*.[1-9]",
+            *SPEC_NAMES,
         ]  # fmt: skip
     )
     exclude: list[str] = Field(default_factory=list)
@@ -256,6 +265,7 @@ class GitSource(Strict):
     python: PythonAs = "api"  # as for a local source
     javascript: JavaScriptAs = "api"  # as for a local source
     sql: SqlAs = "api"  # as for a local source
+    openapi: OpenApiAs = "api"  # as for a local source
     go: GoAs = "api"  # as for a local source
     rust: RustAs = "api"  # as for a local source
     c: CAs = "api"  # as for a local source

@@ -17,8 +17,19 @@ from jupiter.records import Chunk
 
 API_PREFIX = "python:"
 # collect/pyapi.py, jsapi.py, sqlapi.py, goapi.py, rustapi.py, capi.py, javaapi.py, phpapi.py,
-# rubyapi.py
-API_PREFIXES = (API_PREFIX, "javascript:", "sql:", "go:", "rust:", "c:", "java:", "php:", "ruby:")
+# rubyapi.py, openapi.py
+API_PREFIXES = (
+    API_PREFIX,
+    "javascript:",
+    "sql:",
+    "go:",
+    "rust:",
+    "c:",
+    "java:",
+    "php:",
+    "ruby:",
+    "openapi:",
+)
 TOPIC_PREFIX = "pydoc:topics/"
 # documents whose indentation means code, a quote or a directive's content
 MARKUP_SUFFIXES = (
