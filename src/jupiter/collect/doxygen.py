@@ -29,6 +29,7 @@ import re
 from collections.abc import Callable
 from pathlib import PurePosixPath
 
+from jupiter.collect.htmlparts import element_end, inner, plain
 from jupiter.collect.result import CollectResult, SourceFile, api_document, count
 from jupiter.records import Document
 
@@ -74,7 +75,6 @@ _FIELD_ROW = re.compile(
 )
 _DL = re.compile(r'<dl class="(?P<cls>[\w ]+)">\s*<dt>(?P<dt>.*?)</dt>(?P<dd>.*?)</dl>', re.S)
 _PARAM_ROW = re.compile(r"<tr>(.*?)</tr>", re.S)
-_TAG = re.compile(r"<[^>]+>")
 # a name cell's qualified name at its end: `constexpr auto basic_string_view< Char >::size`
 _NAME_AT_END = re.compile(
     r"(?P<scope>(?:[~\w]+(?:\s*<[^<>]*(?:<[^<>]*>[^<>]*)*>)?\s*::\s*)*)"
@@ -111,27 +111,6 @@ _KINDS = (
 def is_doxygen(html: str) -> bool:
     """Whether `html` is a page Doxygen wrote."""
     return _GENERATOR.search(html[:4000]) is not None
-
-
-def _plain(fragment: str) -> str:
-    """A fragment's text, tags gone, entities decoded, space collapsed."""
-    text = htmllib.unescape(_TAG.sub("", fragment)).replace("\xa0", " ")
-    return " ".join(text.split())
-
-
-def _element_end(html: str, start: int, tag: str) -> int:
-    """The index after the element opening at `start` (nested ones counted)."""
-    depth = 0
-    for m in re.finditer(rf"<{tag}\b|</{tag}>", html[start:]):
-        depth += 1 if m.group(0) != f"</{tag}>" else -1
-        if depth == 0:
-            return start + m.end()
-    return len(html)
-
-
-def _inner(html: str, start: int, tag: str) -> str:
-    end = _element_end(html, start, tag)
-    return html[html.find(">", start) + 1 : end - len(f"</{tag}>")]
 
 
 def _untemplated(name: str) -> str:
@@ -172,7 +151,7 @@ def _sections(doc: str, to_text: Callable[[str], str]) -> str:
                 cells = [c for c in _CELL.findall(row)]
                 if len(cells) < 2:
                     continue
-                name, said = _plain(cells[-2]), " ".join(to_text(cells[-1]).split())
+                name, said = plain(cells[-2]), " ".join(to_text(cells[-1]).split())
                 if "params" in cls:
                     fields.append(f":param {name}: {said}")
                 elif "tparams" in cls:
@@ -189,7 +168,7 @@ def _sections(doc: str, to_text: Callable[[str], str]) -> str:
             fields.append(f":returns: {said}")
         else:
             key = next((k for k in _LABELS if k in cls), "")
-            label = _LABELS.get(key) or f"{_plain(m.group('dt')).rstrip(':')}:"
+            label = _LABELS.get(key) or f"{plain(m.group('dt')).rstrip(':')}:"
             fields.append(f"{label} {said}")
     rest = to_text(doc[at:]).strip()
     if fields:
@@ -208,17 +187,17 @@ def _proto(proto: str) -> tuple[str, list[str], str]:
     """(the name cell's text, the parameters, the text after the closing parenthesis) of a
     member's prototype table."""
     memname = _MEMNAME.search(proto)
-    head = _plain(memname.group(1)) if memname is not None else ""
+    head = plain(memname.group(1)) if memname is not None else ""
     params: list[str] = []
     tail = ""
     for row in _ROW.findall(proto):
         types, names = _PARAMTYPE.findall(row), _PARAMNAME.findall(row)
         if types or names:
-            typ = _plain(types[0]) if types else ""
-            name = _plain(names[0]) if names else ""
+            typ = plain(types[0]) if types else ""
+            name = plain(names[0]) if names else ""
             if typ or name:
                 params.append(_join_param(typ, name))
-        cells = [_plain(c) for c in _CELL.findall(row)]
+        cells = [plain(c) for c in _CELL.findall(row)]
         closing = [c for c in cells if c.startswith(")")]
         if closing:
             tail = closing[-1][1:].strip()
@@ -256,7 +235,7 @@ def split_built(
     about = ""
     if details is not None:
         block_at = details.end() - len('<div class="textblock">')
-        block = _TEMPLATE.sub("", _inner(html, block_at, "div"))
+        block = _TEMPLATE.sub("", inner(html, block_at, "div"))
         about = _sections(block, to_text)
     if compound is not None:
         kind = compound.group("kind").lower()
@@ -271,38 +250,36 @@ def split_built(
     elif about:
         out.append(Document(doc.source, doc.uri, title or doc.title, about, doc.meta))
     merged: dict[str, tuple[str, list[str]]] = {}
-    headings = [(m.start(), _plain(m.group(1))) for m in _GROUPHEADER.finditer(html)]
+    headings = [(m.start(), plain(m.group(1))) for m in _GROUPHEADER.finditer(html)]
     for m in _MEMTITLE.finditer(html):
         item = _MEMITEM.search(html, m.end())
         if item is None:
             continue
-        end = _element_end(html, item.start(), "div")
+        end = element_end(html, item.start(), "div")
         body = html[item.start() : end]
         proto_m, doc_m = _MEMPROTO.search(body), _MEMDOC.search(body)
         if proto_m is None or doc_m is None:
             continue
         heading = next((h for at, h in reversed(headings) if at < m.start()), "")
         kind = _kind(heading)
-        memdoc = _inner(body, doc_m.start(), "div")
+        memdoc = inner(body, doc_m.start(), "div")
         enumerators = []
         table = _FIELDTABLE.search(memdoc)
         if table is not None:
-            rows = _inner(memdoc, table.start(), "table")
+            rows = inner(memdoc, table.start(), "table")
             enumerators = _FIELD_ROW.findall(rows)
-            memdoc = (
-                memdoc[: table.start()] + memdoc[_element_end(memdoc, table.start(), "table") :]
-            )
+            memdoc = memdoc[: table.start()] + memdoc[element_end(memdoc, table.start(), "table") :]
         value = ""
         shown_value = _SHOWN_VALUE.match(memdoc)  # a long macro's value, shown in its doc
         if shown_value is not None:
             frag_at = shown_value.end() - len('<div class="fragment">')
-            code = re.findall(r'<div class="line">(.*?)</div>', _inner(memdoc, frag_at, "div"))
-            value = " ".join(_plain(x).rstrip("\\").strip() for x in code).strip()
-            memdoc = memdoc[_element_end(memdoc, frag_at, "div") :]
+            code = re.findall(r'<div class="line">(.*?)</div>', inner(memdoc, frag_at, "div"))
+            value = " ".join(plain(x).rstrip("\\").strip() for x in code).strip()
+            memdoc = memdoc[element_end(memdoc, frag_at, "div") :]
         text = _sections(memdoc, to_text)
-        head, params, tail = _proto(_inner(body, proto_m.start(), "div"))
+        head, params, tail = _proto(inner(body, proto_m.start(), "div"))
         title_html = _PERMALINK.sub("", m.group(1))  # "◆ git_blob_lookup() [1/2]"
-        member = re.sub(r"\s*\[\d+/\d+\]$", "", _plain(title_html)).removesuffix("()").strip()
+        member = re.sub(r"\s*\[\d+/\d+\]$", "", plain(title_html)).removesuffix("()").strip()
         text = re.sub(rf"^{re.escape(member)}\(\)\s*:\s*", "", text)  # zstd's "f() : does"
         qual, rest = _qualified(head, member, owner, kind)
         if not qual:
@@ -310,7 +287,7 @@ def split_built(
         scope = qual.rpartition("::")[0]
         for name_html, said_html in enumerators:
             said = _sections(said_html, to_text)
-            name = _plain(name_html)
+            name = plain(name_html)
             if said and re.fullmatch(r"[A-Za-z_]\w*", name):
                 enum_qual = f"{scope}::{name}" if scope else name
                 merged.setdefault(enum_qual, ("enumerator", []))[1].append(f"{enum_qual}\n\n{said}")
@@ -359,13 +336,13 @@ def split_built(
     if out:
         return out
     contents = _CONTENTS.search(html)
-    text = to_text(_inner(html, contents.start(), "div")).strip() if contents else ""
+    text = to_text(inner(html, contents.start(), "div")).strip() if contents else ""
     if compound is not None or headings or not text:  # a page that documents nothing
         count(rejects, UNDOCUMENTED, doc.uri)
         return []
     # another page (the main page, a related page): its contents, not the navigation
     page_title = _HEADER_TITLE.search(html)
-    name = _plain(page_title.group(1)) if page_title is not None else title
+    name = plain(page_title.group(1)) if page_title is not None else title
     return [Document(doc.source, doc.uri, name or doc.title, text, doc.meta)]
 
 

@@ -14,11 +14,11 @@ A page with no member section is left as it was.
 
 from __future__ import annotations
 
-import html as htmllib
 import re
 from collections.abc import Callable
 from pathlib import PurePosixPath
 
+from jupiter.collect.htmlparts import plain
 from jupiter.collect.result import SourceFile, api_document
 from jupiter.records import Document
 
@@ -50,13 +50,7 @@ _NAME = re.compile(r"<h[34]>(.*?)</h[34]>", re.S)
 _SIGNATURE = re.compile(r'<div class="member-signature">(.*?)</div>|<pre[^>]*>(.*?)</pre>', re.S)
 _NOTES = re.compile(r'<dl(?: class="notes")?>\s*(<dt>.*?)</dl>', re.S)
 _NOTE = re.compile(r"<dt>(.*?)</dt>|<dd>(.*?)</dd>", re.S)
-_TAG = re.compile(r"<[^>]+>")
 _BLOCK = '<div class="block">'
-
-
-def _plain(fragment: str) -> str:
-    """A fragment's text, tags gone, entities decoded, space collapsed."""
-    return " ".join(htmllib.unescape(_TAG.sub("", fragment)).replace("\xa0", " ").split())
 
 
 def _block(section: str) -> str:
@@ -82,7 +76,7 @@ def _fields(section: str, to_text: Callable[[str], str]) -> list[str]:
     label = ""
     for dt, dd in _NOTE.findall(m.group(1)):
         if dt:
-            label = _plain(dt).rstrip(":").lower()
+            label = plain(dt).rstrip(":").lower()
             continue
         said = " ".join(to_text(dd).split())
         name, sep, rest = said.partition(" - ")
@@ -117,8 +111,8 @@ def split_built(doc: Document, html: str, to_text: Callable[[str], str]) -> list
     details = _details(html)
     if title is None or not details:
         return [doc]
-    owner = re.sub(r"<.*", "", _plain(title.group(1))).strip()  # `Pair<L,R>`: Pair
-    pkg = _plain(package.group(1)) if package is not None else ""
+    owner = re.sub(r"<.*", "", plain(title.group(1))).strip()  # `Pair<L,R>`: Pair
+    pkg = plain(package.group(1)) if package is not None else ""
     qual_type = f"{pkg}.{owner}" if pkg else owner
     page = html
     for a, b, _ in reversed(details):
@@ -134,10 +128,10 @@ def split_built(doc: Document, html: str, to_text: Callable[[str], str]) -> list
         parts[""] = ("type", "", [f"{owner}\n\n{about}"])
     for _, _, section in details:
         name_m, sig_m = _NAME.search(section), _SIGNATURE.search(section)
-        name = _plain(name_m.group(1)) if name_m is not None else ""
+        name = plain(name_m.group(1)) if name_m is not None else ""
         if not re.fullmatch(r"[A-Za-z_$][\w$]*", name):
             continue
-        sig = _plain(sig_m.group(1) or sig_m.group(2)) if sig_m is not None else ""
+        sig = plain(sig_m.group(1) or sig_m.group(2)) if sig_m is not None else ""
         sig = sig.replace("\u200b", "")
         params = re.search(r"\((.*)\)", sig)
         head = f"{owner}.{name}({params.group(1)})" if params else f"{owner}.{name}"

@@ -21,6 +21,7 @@ import re
 from collections.abc import Callable
 from pathlib import PurePosixPath
 
+from jupiter.collect.htmlparts import cut, element_end, plain
 from jupiter.collect.result import SourceFile, api_document
 from jupiter.records import Document
 
@@ -42,33 +43,11 @@ _ADMONITION = re.compile(
     r'|<div class="admonition ([\w-]+)">\s*<p class="admonition-title">(.*?)</p>(.*?)</div>',
     re.S,
 )
-_TAG = re.compile(r"<[^>]+>")
 
 
 def is_mkdocstrings(html: str) -> bool:
     """Whether `html` holds objects mkdocstrings rendered."""
     return _OBJECT.search(html) is not None
-
-
-def _plain(fragment: str) -> str:
-    text = htmllib.unescape(_TAG.sub("", fragment)).replace("\xa0", " ")
-    return " ".join(text.split())
-
-
-def _element_end(html: str, start: int, tag: str) -> int:
-    depth = 0
-    for m in re.finditer(rf"<{tag}\b|</{tag}>", html[start:]):
-        depth += 1 if m.group(0) != f"</{tag}>" else -1
-        if depth == 0:
-            return start + m.end()
-    return len(html)
-
-
-def _cut(html: str, pattern: re.Pattern[str], tag: str) -> str:
-    """`html` without the elements `pattern` opens (nested ones counted)."""
-    while (m := pattern.search(html)) is not None:
-        html = html[: m.start()] + html[_element_end(html, m.start(), tag) :]
-    return html
 
 
 _TH = re.compile(r"<th\b[^>]*>(.*?)</th>", re.S)
@@ -79,7 +58,7 @@ _NAME_CODE = re.compile(r"<code>(.*?)</code>", re.S)
 def _entries(body: str) -> list[tuple[str, str]]:
     """(name or type, description HTML) of each entry of a section's table or list."""
     out: list[tuple[str, str]] = []
-    heads = [_plain(h).lower() for h in _TH.findall(body)]
+    heads = [plain(h).lower() for h in _TH.findall(body)]
     rows = _ROW.findall(body)
     if rows:
         desc_at = heads.index("description") if "description" in heads else -1
@@ -88,12 +67,12 @@ def _entries(body: str) -> list[tuple[str, str]]:
             if not cells:
                 continue
             said = cells[desc_at] if -len(cells) <= desc_at < len(cells) else cells[-1]
-            out.append((_plain(cells[0]), said))
+            out.append((plain(cells[0]), said))
         return out
     for item in _LIST_ITEM.findall(body):  # the list style: "name (type) – description"
         name = _NAME_CODE.search(item)
         said = _DESCRIPTION.search(item)
-        out.append((_plain(name.group(1)) if name else "", said.group(1) if said else item))
+        out.append((plain(name.group(1)) if name else "", said.group(1) if said else item))
     return out
 
 
@@ -117,11 +96,11 @@ def _fields(title: str, body: str, to_text: Callable[[str], str]) -> list[str]:
 def _docstring(contents: str, to_text: Callable[[str], str]) -> str:
     """An object's docstring as text: prose as the page shows it, each section's entries as
     fields, examples fenced, admonitions as "Note: ..." lines."""
-    contents = _cut(_cut(contents, _CHILDREN, "div"), _SOURCE, "details")
+    contents = cut(cut(contents, _CHILDREN, "div"), _SOURCE, "details")
     contents = _BASES.sub("", contents)
 
     def admonition(m: re.Match[str]) -> str:
-        title = _plain(m.group(2) or m.group(5) or "")
+        title = plain(m.group(2) or m.group(5) or "")
         inner = m.group(3) if m.group(3) is not None else m.group(6)
         said = " ".join(to_text(inner).split())
         return f"<p>{htmllib.escape(title)}: {htmllib.escape(said)}</p>" if said else ""
@@ -171,7 +150,7 @@ def split_built(
     found: dict[str, tuple[str, str, str]] = {}  # name -> (kind, head, text)
     spans: list[tuple[int, int]] = []
     for m in objects:
-        end = _element_end(html, m.start(), "div")
+        end = element_end(html, m.start(), "div")
         if not spans or m.start() >= spans[-1][1]:  # not inside one already cut out
             spans.append((m.start(), end))
         body = html[m.start() : end]
@@ -185,8 +164,8 @@ def split_built(
             h_end = body.find(f"</{heading.group(1)}>", heading.end())
             head_html = body[heading.end() : h_end]
             labels = _LABELS.search(head_html)
-            shown = _plain(_LABELS.sub("", head_html))
-            if labels is not None and "property" in _plain(labels.group(1)).split():
+            shown = plain(_LABELS.sub("", head_html))
+            if labels is not None and "property" in plain(labels.group(1)).split():
                 kind = "property"
         else:
             anchor = _MODULE_ANCHOR.search(body)

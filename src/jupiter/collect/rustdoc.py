@@ -30,6 +30,7 @@ import re
 from collections.abc import Callable
 from pathlib import PurePosixPath
 
+from jupiter.collect.htmlparts import element_end, inner
 from jupiter.collect.result import CollectResult, SourceFile, api_document, count
 from jupiter.collect.rustapi import _MAX_VALUE, SELF_PARAM, _top_eq, split_commas
 from jupiter.records import Document
@@ -131,30 +132,13 @@ def _clean(fragment: str) -> str:
     """`fragment` without rustdoc's marks: heading anchors, hover notes."""
     fragment = _TOOLTIP.sub("", _DOC_ANCHOR.sub("", fragment))
     while (m := _NOTABLE.search(fragment)) is not None:
-        fragment = fragment[: m.start()] + fragment[_element_end(fragment, m.start(), "span") :]
+        fragment = fragment[: m.start()] + fragment[element_end(fragment, m.start(), "span") :]
     return fragment
 
 
 def _tag_space(m: re.Match[str]) -> str:
     """A block element's tag as a space (a where clause's `<div>`), any other as nothing."""
     return " " if re.match(r"</?(?:div|br|p)\b", m.group(0)) else ""
-
-
-def _element_end(html: str, start: int, tag: str) -> int:
-    """The index after the element opening at `start` (a `tag` element, nested ones
-    counted); len(html) when it is not closed."""
-    depth = 0
-    for m in re.finditer(rf"<{tag}\b|</{tag}>", html[start:]):
-        depth += 1 if m.group(0) != f"</{tag}>" else -1
-        if depth == 0:
-            return start + m.end()
-    return len(html)
-
-
-def _inner(html: str, start: int, tag: str) -> str:
-    """The HTML inside the `tag` element opening at `start`."""
-    end = _element_end(html, start, tag)
-    return html[html.find(">", start) + 1 : end - len(f"</{tag}>")]
 
 
 def _close(text: str, k: int, open_: str, close: str) -> int:
@@ -242,7 +226,7 @@ def _notes(html: str, at: int, to_text: Callable[[str], str]) -> tuple[list[str]
     if m is None:
         return [], at
     start = m.end() - len(f'<{m.group(1)} class="item-info">')
-    end = _element_end(html, start, m.group(1))
+    end = element_end(html, start, m.group(1))
     notes = [_line(to_text(_EMOJI.sub("", s))) for s in _STAB.findall(html[start:end])]
     return [n for n in notes if n], end
 
@@ -261,9 +245,9 @@ def _docblock(html: str, at: int) -> tuple[str, int, bool]:
     m = _DOCBLOCK.match(html, skip.end() if skip is not None else at)
     if m is None:
         return "", at, False
-    block = _inner(html, m.start(), "div")
+    block = inner(html, m.start(), "div")
     short = "'" in m.group(0) or _READ_MORE.search(block) is not None
-    return block, _element_end(html, m.start(), "div"), short
+    return block, element_end(html, m.start(), "div"), short
 
 
 def _sub_fields(html: str, at: int) -> tuple[str, int]:
@@ -273,8 +257,8 @@ def _sub_fields(html: str, at: int) -> tuple[str, int]:
     if m is None:
         return "", at
     start = m.end() - len(m.group(0).lstrip())
-    codes = [_plain(c) for c in _CODE.findall(_inner(html, start, "div"))]
-    return ("{ " + ", ".join(codes) + " }" if codes else ""), _element_end(html, start, "div")
+    codes = [_plain(c) for c in _CODE.findall(inner(html, start, "div"))]
+    return ("{ " + ", ".join(codes) + " }" if codes else ""), element_end(html, start, "div")
 
 
 def _name(title: str, kind: str) -> tuple[str, str]:
@@ -336,7 +320,7 @@ def split_built(
     top_block = _DOCBLOCK.search(
         main, top.start() if top is not None else decl_m.end() if decl_m is not None else 0, limit
     )
-    about = _inner(main, top_block.start(), "div") if top_block is not None else ""
+    about = inner(main, top_block.start(), "div") if top_block is not None else ""
     about_text = text_of(about) if about else ""
     head, signature, lines = qual, "", list(notes)
     if kind == "function":
@@ -361,11 +345,11 @@ def split_built(
     seen: set[str] = set()
     for m in _MEMBER.finditer(region):
         what, member = m.group(2), m.group(3)
-        end = _element_end(region, m.start(), m.group(1))
+        end = element_end(region, m.start(), m.group(1))
         element = region[m.start() : end]
         header_m = _CODE_HEADER.search(element)
         if header_m is not None:
-            header = _plain(_inner(element, header_m.start(), header_m.group(1)))
+            header = _plain(inner(element, header_m.start(), header_m.group(1)))
         else:
             code_m = _CODE.search(element)
             header = _plain(code_m.group(1)) if code_m is not None else member

@@ -21,11 +21,11 @@ is its README's text, without the lists of its declarations and the site's furni
 
 from __future__ import annotations
 
-import html as htmllib
 import re
 from collections.abc import Callable
 from pathlib import PurePosixPath
 
+from jupiter.collect.htmlparts import cut, element_end, inner, plain
 from jupiter.collect.result import CollectResult, SourceFile, api_document, count
 from jupiter.records import Document
 
@@ -59,7 +59,6 @@ _PARAMS = re.compile(r'<ul class="tsd-parameter-list">')
 _RETURNS = re.compile(r'<h4 class="tsd-returns-title">.*?</h4>\s*(?:<p>(.*?)</p>)?', re.S)
 _TAG_BLOCK = re.compile(r'<div class="tsd-tag-([\w-]+)">\s*<h4[^>]*>(.*?)</h4>(.*?)</div>', re.S)
 _LI = re.compile(r"<li\b[^>]*>")
-_TAG = re.compile(r"<[^>]+>")
 _ANCHOR_ICON = re.compile(r'<a href="#[^"]*" aria-label="Permalink"[^>]*>.*?</a>', re.S)
 _SVG = re.compile(r"<svg\b.*?</svg>", re.S)
 _SOURCES = re.compile(r'<aside class="tsd-sources">.*?</aside>', re.S)
@@ -77,32 +76,6 @@ _CONTENT = re.compile(r'<div class="col-content">')
 _BREADCRUMB = re.compile(r'<ul class="tsd-breadcrumb"')
 _INDEX = re.compile(r'<section class="tsd-panel-group tsd-index-group">')
 _SUMMARIES = re.compile(r'<details class="tsd-panel-group tsd-member-group[^"]*"')
-
-
-def _plain(fragment: str) -> str:
-    text = htmllib.unescape(_TAG.sub("", fragment)).replace("\xa0", " ")
-    return " ".join(text.split())
-
-
-def _element_end(html: str, start: int, tag: str) -> int:
-    depth = 0
-    for m in re.finditer(rf"<{tag}\b|</{tag}>", html[start:]):
-        depth += 1 if m.group(0) != f"</{tag}>" else -1
-        if depth == 0:
-            return start + m.end()
-    return len(html)
-
-
-def _inner(html: str, start: int, tag: str) -> str:
-    end = _element_end(html, start, tag)
-    return html[html.find(">", start) + 1 : end - len(f"</{tag}>")]
-
-
-def _cut(html: str, pattern: re.Pattern[str], tag: str) -> str:
-    """`html` without the elements `pattern` opens."""
-    while (m := pattern.search(html)) is not None:
-        html = html[: m.start()] + html[_element_end(html, m.start(), tag) :]
-    return html
 
 
 def _clean(html: str, sources: bool = True) -> str:
@@ -134,37 +107,37 @@ def _described(block: str, to_text: Callable[[str], str]) -> tuple[str, list[str
     comment = _COMMENT.search(block)
     tags_at = block.find('<div class="tsd-tag-')
     if comment is not None and (tags_at < 0 or comment.start() < tags_at):
-        inner = _inner(block, comment.start(), "div")
-        lead = inner.split('<div class="tsd-tag-', 1)[0]
+        held = inner(block, comment.start(), "div")
+        lead = held.split('<div class="tsd-tag-', 1)[0]
         said = to_text(lead).strip()
         if said:
             parts.append(said)
     plist = _PARAMS.search(block)
     if plist is not None:
-        items = _inner(block, plist.start(), "ul")
+        items = inner(block, plist.start(), "ul")
         for li in _LI.finditer(items):
-            end = _element_end(items, li.start(), "li")
+            end = element_end(items, li.start(), "li")
             item = items[li.start() : end]
             name = re.search(r'<span class="tsd-kind-parameter">(.*?)</span>', item, re.S)
             desc = _COMMENT.search(item)
             if name is None or desc is None:
                 continue
-            said = " ".join(to_text(_inner(item, desc.start(), "div")).split())
+            said = " ".join(to_text(inner(item, desc.start(), "div")).split())
             if said:
-                fields.append(f":param {_plain(name.group(1))}: {said}")
+                fields.append(f":param {plain(name.group(1))}: {said}")
     returns = _RETURNS.search(block)
     if returns is not None and returns.group(1):
         said = " ".join(to_text(returns.group(1)).split())
         if said:
             fields.append(f":returns: {said}")
     for tag, title, body in _TAG_BLOCK.findall(block):
-        label = _plain(title) or tag.capitalize()
+        label = plain(title) or tag.capitalize()
         if tag == "example":
             shown = to_text(body).strip()
             if shown:
                 examples.append(f"{label}:\n\n{shown}")
             continue
-        said = _plain(body) if "<pre" in body else " ".join(to_text(body).split())
+        said = plain(body) if "<pre" in body else " ".join(to_text(body).split())
         if said:
             fields.append(f":raises: {said}" if tag == "throws" else f"{label}: {said}")
     lines = [x for x in fields if not x.startswith((":param", ":returns", ":raises"))]
@@ -184,12 +157,12 @@ def _signatures(
     out: list[str] = []
     first = ""
     for li in _LI.finditer(block):
-        end = _element_end(block, li.start(), "li")
+        end = element_end(block, li.start(), "li")
         item = block[li.start() : end]
         sig = _SIG.search(item)
         if sig is None:
             continue
-        params = _params(_plain(sig.group(1)))
+        params = _params(plain(sig.group(1)))
         first = first or params
         comment, fields, examples = _described(item[sig.end() :], to_text)
         text = _text(comment, fields, examples)
@@ -210,15 +183,15 @@ def split_built(
     title = _TITLE.search(html)
     if title is None:
         return [doc]
-    heading = _plain(_TSD_TAG.sub("", title.group(1)))
+    heading = plain(_TSD_TAG.sub("", title.group(1)))
     kind_word = next((k for k in _KINDS if heading.lower().startswith(f"{k} ")), None)
     if kind_word is None:  # a project's or module's page: its text, not the furniture
         content = _CONTENT.search(html)
         if content is None:
             return [doc]
-        body = _cut(_inner(html, content.start(), "div"), _INDEX, "section")
-        body = _cut(body, _SUMMARIES, "details")  # lists restating the declarations
-        body = _cut(body, _BREADCRUMB, "ul")
+        body = cut(inner(html, content.start(), "div"), _INDEX, "section")
+        body = cut(body, _SUMMARIES, "details")  # lists restating the declarations
+        body = cut(body, _BREADCRUMB, "ul")
         text = to_text(_clean(body)).strip()
         return [Document(doc.source, doc.uri, doc.title, text, doc.meta)] if text else []
     name = heading[len(kind_word) :].strip().split("<")[0].strip()
@@ -235,7 +208,7 @@ def split_built(
     own: list[str] = []
     params = ""
     if sigs is not None and kind == "function":  # a function's page: its signatures
-        own, params = _signatures(_inner(head_part, sigs.start(), "ul"), name, to_text)
+        own, params = _signatures(inner(head_part, sigs.start(), "ul"), name, to_text)
     else:  # the declaration's own comment: not its object type's members'
         declared_at = _DECLARATION.search(head_part)
         own_part = head_part[: declared_at.start()] if declared_at else head_part
@@ -247,18 +220,18 @@ def split_built(
             own = [f"{name}\n\n{text}"]
     declared = _DECLARATION.search(head_part)  # an object type's members, on an alias's page
     if declared is not None:
-        items = _inner(head_part, declared.start(), "div")
+        items = inner(head_part, declared.start(), "div")
         for li in _DECLARED_ITEM.finditer(items):
-            item = items[li.start() : _element_end(items, li.start(), "li")]
+            item = items[li.start() : element_end(items, li.start(), "li")]
             named = _DECLARED_NAME.search(item)
             comment, fields, examples = _described(item, to_text)
             text = _text(comment, fields, examples)
             if named is not None and text and re.fullmatch(r"[A-Za-z_$][\w$]*", named.group(1)):
                 qual = f"{name}.{named.group(1)}"
                 found.setdefault(qual, ("property", [f"{qual}\n\n{text}"]))
-    groups = [(m.start(), _plain(m.group(1)).lower()) for m in _GROUP.finditer(page)]
+    groups = [(m.start(), plain(m.group(1)).lower()) for m in _GROUP.finditer(page)]
     for m in _MEMBER.finditer(page):
-        end = _element_end(page, m.start(), "section")
+        end = element_end(page, m.start(), "section")
         member = page[m.start() : end]
         if "tsd-is-external" in m.group(1):  # another package's documentation
             continue
@@ -267,12 +240,12 @@ def split_built(
         h3 = _H3.search(member)
         if h3 is None:
             continue
-        mname = _plain(_TSD_TAG.sub("", h3.group(2)))
+        mname = plain(_TSD_TAG.sub("", h3.group(2)))
         group = next((g for at, g in reversed(groups) if at < m.start()), "")
         sigs_m = _SIGNATURES.search(member)
         if group.startswith("constructor"):  # the class is made by calling it
             if sigs_m is not None:
-                texts, cparams = _signatures(_inner(member, sigs_m.start(), "ul"), name, to_text)
+                texts, cparams = _signatures(inner(member, sigs_m.start(), "ul"), name, to_text)
                 params = params or cparams
                 own += [t.split("\n\n", 1)[1] for t in texts if "\n\n" in t]
             continue
@@ -281,9 +254,7 @@ def split_built(
         qual = f"{name}.{mname}"
         if sigs_m is not None:
             accessor = group.startswith("accessor")
-            texts, _ = _signatures(
-                _inner(member, sigs_m.start(), "ul"), qual, to_text, not accessor
-            )
+            texts, _ = _signatures(inner(member, sigs_m.start(), "ul"), qual, to_text, not accessor)
             mkind = "property" if accessor else "method"
         else:
             comment, fields, examples = _described(member[h3.end() :], to_text)
