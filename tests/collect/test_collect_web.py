@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import json
 import threading
 import time
 from collections.abc import Iterator
@@ -437,3 +438,43 @@ def test_a_typedoc_pages_declarations_are_documents(tmp_path: Path) -> None:
         ]
         whole = collect_web(source(server, javascript="text"), tmp_path / "cache2")
         assert not any(d.uri.startswith("javascript:") for d in whole.documents)
+
+
+def test_an_openapi_spec_served_as_json_is_read_as_its_api(tmp_path: Path) -> None:
+    spec = {
+        "openapi": "3.0.3",
+        "info": {"title": "Spools", "description": "Winds thread."},
+        "paths": {
+            "/spools": {
+                "get": {
+                    "operationId": "spools/list",
+                    "summary": "List the spools.",
+                    "responses": {"200": {"description": "Every spool."}},
+                }
+            }
+        },
+    }
+    write_site(
+        tmp_path / "site",
+        {"openapi.json": json.dumps(spec), "data.json": '{"spools": 3}'},
+    )
+    for server in serve(tmp_path / "site"):
+        src = WebSource.model_validate(
+            {
+                "type": "web",
+                "urls": [server.url("/openapi.json"), server.url("/data.json")],
+                "delay": 0.0,
+            }
+        )
+        got = collect_web(src, tmp_path / "cache")
+        assert [d.uri for d in got.documents] == [
+            server.url("/openapi.json"),
+            "openapi:spools.list",
+        ]
+        assert got.documents[1].text == (
+            "spools.list()\n\nList the spools.\n\nRequest: `GET /spools`.\n\n"
+            ":returns: 200: Every spool."
+        )
+        assert got.rejects["not_html"] == 1  # JSON that is no spec is no page, as before
+        as_text = collect_web(src.model_copy(update={"openapi": "text"}), tmp_path / "cache2")
+        assert not as_text.documents and as_text.rejects["not_html"] == 2

@@ -37,7 +37,7 @@ def is_spec_file(name: str) -> bool:
     return name.lower().endswith(SUFFIXES)
 
 
-def _load(text: str, name: str) -> Any:
+def load(text: str, name: str) -> Any:
     if name.lower().endswith(".json"):
         return json.loads(text)
     return yaml.safe_load(text)
@@ -244,7 +244,7 @@ def api_documents(
     out: list[Document] = []
     for f in files:
         try:
-            data = _load(f.text, f.rel.name)
+            data = load(f.text, f.rel.name)
         except (ValueError, yaml.YAMLError):  # no spec: read as text, as before
             data = None
         if is_spec(data):

@@ -23,17 +23,18 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from email.message import Message
 from html.parser import HTMLParser
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import urljoin, urlsplit, urlunsplit
 from urllib.robotparser import RobotFileParser
 
 import trafilatura
+import yaml
 
 from jupiter import atomic
-from jupiter.collect import sphinxobj
+from jupiter.collect import openapi, sphinxobj
 from jupiter.collect.local import built_page, page_readers
-from jupiter.collect.result import CollectResult
+from jupiter.collect.result import CollectResult, SourceFile
 from jupiter.config import WebSource
 from jupiter.errors import JupiterError
 from jupiter.records import Document
@@ -41,6 +42,16 @@ from jupiter.records import Document
 SOURCE = "web"
 SCHEMES = ("http", "https")
 HTML_TYPES = {"text/html", "application/xhtml+xml"}
+# an API's spec served as such (read with `openapi: api`, collect/openapi.py)
+SPEC_TYPES = {
+    "application/json",
+    "application/yaml",
+    "application/x-yaml",
+    "text/yaml",
+    "text/x-yaml",
+    "application/vnd.oai.openapi",
+    "application/vnd.oai.openapi+json",
+}
 # Pages above this are not documentation worth keeping; reading them would only cost memory.
 MAX_BODY = 10 * 1024 * 1024
 MAX_REDIRECTS = 5
@@ -93,6 +104,16 @@ def collect_web(
         if final in kept:
             result.reject("duplicate", url)
             continue
+        if resp.content_type in SPEC_TYPES:  # an API's spec: its operations and schemas
+            got = _spec_documents(final, html, resp)
+            if got is None:
+                result.reject("not_html", final)
+                continue
+            kept.add(final)
+            result.documents.extend(got)
+            if on_page is not None:
+                on_page(final)
+            continue
         if depth < src.depth:
             for link in extract_links(html, final):
                 if link in seen:
@@ -116,6 +137,23 @@ def collect_web(
             on_page(final)
     result.documents = sphinxobj.unique(result.documents, result)
     return result
+
+
+def _spec_documents(url: str, text: str, resp: Response) -> list[Document] | None:
+    """An OpenAPI or Swagger spec's documents (collect/openapi.py); None when the body is
+    no spec."""
+    name = urlsplit(url).path.rsplit("/", 1)[-1] or "openapi.json"
+    if not openapi.is_spec_file(name):
+        name += ".json" if "json" in resp.content_type else ".yaml"
+    try:
+        data = openapi.load(text, name)
+    except (ValueError, yaml.YAMLError):
+        return None
+    if not openapi.is_spec(data):
+        return None
+    meta = {"fetched_at": resp.fetched_at, "status": resp.status, "content_type": resp.content_type}
+    f = SourceFile(PurePosixPath(name), url, text, meta)
+    return openapi.spec_documents(f, data, SOURCE)
 
 
 def _main_text(html: str, url: str | None = None) -> str:
@@ -174,7 +212,7 @@ class WebClient:
             if resp.status in REDIRECTS and resp.location:
                 url = resp.location
                 continue
-            reason = _problem(resp)
+            reason = _problem(resp, self.src.openapi == "api")
             if reason:
                 result.reject(reason, url)
                 return None
@@ -267,7 +305,8 @@ def _response(
     charset = headers.get_content_charset() or ""
     location = headers.get("Location", "")
     body, too_large = b"", False
-    if read is not None and status < 300 and (any_type or ctype in HTML_TYPES or not ctype):
+    wanted = any_type or ctype in HTML_TYPES or ctype in SPEC_TYPES or not ctype
+    if read is not None and status < 300 and wanted:
         body = read(MAX_BODY + 1)
         too_large = len(body) > MAX_BODY
         body = b"" if too_large else body
@@ -283,13 +322,15 @@ def _response(
     )
 
 
-def _problem(resp: Response) -> str:
-    """Why a final (non-redirect) response is no page; "" when it is one."""
+def _problem(resp: Response, specs: bool = False) -> str:
+    """Why a final (non-redirect) response is no page (`specs`: an API spec is one); ""
+    when it is one."""
     if resp.status == 404:
         return "http_404"
     if resp.status >= 300:
         return "http_error"
-    if resp.content_type and resp.content_type not in HTML_TYPES:
+    types = HTML_TYPES | SPEC_TYPES if specs else HTML_TYPES
+    if resp.content_type and resp.content_type not in types:
         return "not_html"
     if resp.too_large:
         return "too_large"

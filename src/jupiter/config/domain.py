@@ -223,6 +223,9 @@ class WebSource(Strict):
     # a TypeDoc page's declarations (TypeScript's API sites): api, each a document as the
     # JavaScript reader names it (`javascript:Command.option`); text, the page as one document
     javascript: JavaScriptAs = "api"
+    # an OpenAPI or Swagger spec a URL serves (application/json, YAML): api, each operation
+    # and described schema a document (collect/openapi.py); text, such URLs are no pages
+    openapi: OpenApiAs = "api"
 
 
 class GitSource(Strict):
