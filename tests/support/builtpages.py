@@ -823,3 +823,88 @@ TYPEDOC = {
         "Bare", "Type Alias Bare", '<div class="tsd-signature">Bare: string | number</div>'
     ),
 }
+
+
+def _pdoc_object(ident: str, attr: str, doc: str, tag: str = "section") -> str:
+    opening = (
+        f'<section id="{ident}">' if tag == "section" else f'<div id="{ident}" class="classattr">'
+    )
+    return (
+        f'{opening}<input id="{ident}-view-source" class="view-source-toggle-state" type="checkbox"'
+        f'>{attr}<a class="headerlink" href="#{ident}"></a><div class="pdoc-code codehilite"><pre>'
+        '<span class="linenos">10</span>def source(): pass</pre></div>'
+        + (f'<div class="docstring">{doc}</div>' if doc else "")
+        + f"</{tag}>"
+    )
+
+
+def _pdoc_params(*params: str) -> str:
+    return "".join(f'<span class="param">{p}, </span>' for p in params)
+
+
+# a module's page as pdoc 16 writes one (trimmed): the module, a variable, a function, a
+# class with its __init__, a method, a namedtuple field and a private function
+PDOC = (
+    "<!DOCTYPE html><html><head><title>spool API documentation</title></head><body><nav "
+    'class="pdoc"><input type="search" placeholder="Search..."><h2>API Documentation</h2>'
+    '<ul><li>nav entry</li></ul></nav><main class="pdoc"><section class="module-info"><h1 class='
+    '"modulename">spool</h1><div class="docstring"><p>Spools of thread.</p></div><div class="'
+    'pdoc-code codehilite"><pre>"""Spools of thread."""</pre></div></section>'
+    + _pdoc_object(
+        "MAX_TURNS",
+        '<div class="attr variable"><span class="name">MAX_TURNS</span><span class="annotation">'
+        ': int</span> = <span class="default_value">64</span></div>',
+        "<p>The most turns a spool holds.</p>",
+    )
+    + _pdoc_object(
+        "wind",
+        '<div class="attr function"><span class="def">def</span> <span class="name">wind</span>'
+        '<span class="signature pdoc-code condensed">('
+        + _pdoc_params(
+            '<span class="n">turns</span><span class="p">:</span> <span class="nb">int</span>',
+            '<span class="o">*</span>',
+            '<span class="n">tight</span>: bool = <span class="kc">False</span>',
+        )
+        + '<span class="return-annotation">) -> int:</span></span><label class="view-source-'
+        'button"><span>View Source</span></label></div>',
+        '<p>Wind thread onto a spool.</p><h6 id="arguments">Arguments:</h6><ul><li><strong>'
+        "turns:</strong>  How many turns to add.</li><li><strong>tight:</strong>  Press each "
+        'turn.</li></ul><h6 id="returns">Returns:</h6><blockquote><p>The turns after winding.'
+        '</p></blockquote><h6 id="examples">Examples:</h6><blockquote><div class="pdoc-code '
+        'codehilite"><pre><code>&gt;&gt;&gt; wind(3)\n3</code></pre></div></blockquote>',
+    )
+    + '<section id="Spool"><div class="attr class"><span class="def">class</span> <span class="'
+    'name">Spool</span>:</div><div class="docstring"><p>A spool that holds thread.</p><h6>'
+    "Attributes:</h6><ul><li><strong>turns:</strong>  The turns it holds.</li></ul></div>"
+    + _pdoc_object(
+        "Spool.__init__",
+        '<div class="attr function"><span class="name">Spool</span><span class="signature pdoc-'
+        'code condensed">(' + _pdoc_params('<span class="n">size</span> = 10') + ")</span></div>",
+        "<p>Make an empty spool.</p><h6>Arguments:</h6><ul><li><strong>size:</strong> How many "
+        "turns fit.</li></ul>",
+        "div",
+    )
+    + _pdoc_object(
+        "Spool.unwind",
+        '<div class="attr function"><span class="def">def</span> <span class="name">unwind</span>'
+        '<span class="signature pdoc-code condensed">('
+        + _pdoc_params('<span class="bp">self</span>', '<span class="n">turns</span>')
+        + ")</span></div>",
+        "<p>Take turns off the spool.</p>",
+        "div",
+    )
+    + _pdoc_object(
+        "Spool.mode",
+        '<div class="attr variable"><span class="name">mode</span></div>',
+        "<p>Alias for field number 2</p>",
+        "div",
+    )
+    + _pdoc_object(
+        "Spool._tangle",
+        '<div class="attr function"><span class="name">_tangle</span><span class="signature">'
+        "()</span></div>",
+        "<p>Private.</p>",
+        "div",
+    )
+    + "</section></main></body></html>"
+)

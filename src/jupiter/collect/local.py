@@ -30,6 +30,7 @@ from jupiter.collect import (
     mkdocstrings,
     notebook,
     office,
+    pdocsite,
     pod,
     rustdoc,
     sites,
@@ -336,7 +337,8 @@ def built_page(
     descriptions each its own (collect/sphinxobj.py); "java", a javadoc page's members
     (collect/javadoc.py); "rust", a rustdoc page's items (collect/rustdoc.py, [] for a page
     documenting nothing, counted in `rejects`); "c", a Doxygen page's members
-    (collect/doxygen.py); "python", a page's mkdocstrings objects (collect/mkdocstrings.py);
+    (collect/doxygen.py); "python", a page's mkdocstrings or pdoc objects (collect/mkdocstrings.py,
+    pdocsite.py);
     "javascript", a TypeDoc page's declarations (collect/typedoc.py); the page's own text made by `page_text`
     (default: its visible text). A page that only redirects is none (counted)."""
     whole = page_text or (lambda h: html_text(h)[0])
@@ -354,6 +356,8 @@ def built_page(
         got = doxygen.split_built(doc, html, lambda h: html_text(h)[0], rejects)
     if "python" in api and got == [doc]:
         got = mkdocstrings.split_built(doc, html, lambda h: html_text(h)[0], whole)
+    if "python" in api and got == [doc]:
+        got = pdocsite.split_built(doc, html, lambda h: html_text(h)[0])
     if "javascript" in api and got == [doc]:
         got = typedoc.split_built(doc, html, lambda h: html_text(h)[0], rejects)
     return got
