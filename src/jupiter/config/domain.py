@@ -143,8 +143,8 @@ class LocalSource(Strict):
     # read links whose target is outside `path` (else skipped, counted symlink_outside)
     follow_symlinks: bool = False
     # Python files: api, their public modules, classes and functions with docstrings, a
-    # document each (parsed, never imported), and a built page's mkdocstrings objects each
-    # one (collect/mkdocstrings.py); text, each file as plain text
+    # document each (parsed, never imported), and a built page's mkdocstrings or pdoc
+    # objects each one (collect/mkdocstrings.py, pdocsite.py); text, each file as plain text
     python: PythonAs = "api"
     # JavaScript and TypeScript files (when an include glob reads them): api, each public
     # documented name a document from its JSDoc comment (scanned, never run), and a built
@@ -217,8 +217,8 @@ class WebSource(Strict):
     # a Doxygen page's members: api, each a document as the C and C++ header reader names
     # it (`c:git_blob_lookup`); text, the page as one document
     c: CAs = "api"
-    # a page's objects mkdocstrings rendered (MkDocs' API reference): api, each a document as
-    # the Python reader names it (`python:httpx.Client.get`); text, the page as one document
+    # a page's objects mkdocstrings or pdoc rendered (a Python API reference): api, each a
+    # document as the Python reader names it (`python:httpx.Client.get`); text, the page
     python: PythonAs = "api"
     # a TypeDoc page's declarations (TypeScript's API sites): api, each a document as the
     # JavaScript reader names it (`javascript:Command.option`); text, the page as one document
