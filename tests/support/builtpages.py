@@ -908,3 +908,75 @@ PDOC = (
     )
     + "</section></main></body></html>"
 )
+
+
+def _jsdoc_page(title: str, body: str) -> str:
+    return (
+        f'<!DOCTYPE html><html><head><title>JSDoc: {title}</title></head><body><div id="main">'
+        f'<h1 class="page-title">{title}</h1>{body}</div><nav><h2><a href="index.html">Home</a>'
+        "</h2><h3>Classes</h3><ul><li>nav entry</li></ul></nav><footer>Documentation generated "
+        'by <a href="https://github.com/jsdoc/jsdoc">JSDoc 4.0.5</a> on a day</footer></body></html>'
+    )
+
+
+def _jsdoc_params(*rows: tuple[str, str]) -> str:
+    body = "".join(
+        f'<tr><td class="name"><code>{n}</code></td><td class="type"><span class="param-type">'
+        f'number</span></td><td class="description last">{d}</td></tr>'
+        for n, d in rows
+    )
+    return (
+        '<h5>Parameters:</h5><table class="params"><thead><tr><th>Name</th><th>Type</th><th '
+        f'class="last">Description</th></tr></thead><tbody>{body}</tbody></table>'
+    )
+
+
+_JSDOC_SOURCE = (
+    '<dl class="details"><dt class="tag-source">Source:</dt><dd class="tag-source"><ul><li><a '
+    'href="spool.js.html">spool.js</a>, <a href="spool.js.html#line24">line 24</a></li></ul>'
+    "</dd></dl>"
+)
+JSDOC = {
+    "out/scripts/prettify/prettify.js": "window.PR = {};",
+    "out/styles/jsdoc-default.css": "body {}",
+    "out/spool.js.html": _jsdoc_page("Source: spool.js", "<pre>export function wind() {}</pre>"),
+    "out/index.html": _jsdoc_page(
+        "Home", "<section><article><h1>Spool</h1><p>Wind thread.</p></article></section>"
+    ),  # fmt: skip
+    "out/module-spool.html": _jsdoc_page(
+        "Module: spool",
+        '<section><article><div class="container-overview"><div class="description">Spools of '
+        'thread.</div></div><h3 class="subsection-title">Methods</h3><h4 class="name" id=".wind">'
+        '<span class="type-signature">(static) </span>wind<span class="signature">(turns, tight'
+        '<span class="signature-attributes">opt</span>)</span><span class="type-signature"> '
+        '&rarr; {number}</span></h4><div class="description">Wind thread onto a spool.</div>'
+        + _jsdoc_params(("turns", "How many turns to add."), ("tight", "Press each turn."))
+        + _JSDOC_SOURCE
+        + '<h5>Throws:</h5><dl><dt><div class="param-desc">When turns is negative.</div></dt>'
+        '<dd></dd><dt><dl><dt>Type</dt><dd><span class="param-type">RangeError</span></dd></dl>'
+        '</dt></dl><h5>Returns:</h5><div class="param-desc">The turns after winding.</div><h5>'
+        'Example</h5><pre class="prettyprint"><code>wind(3); // 3</code></pre>'
+        '<h4 class="name" id=".untold"><span class="type-signature">(static) </span>untold<span '
+        'class="signature">()</span><span class="type-signature"></span></h4>'
+        + _JSDOC_SOURCE
+        + "</article></section>",
+    ),
+    "out/module-spool.Spool.html": _jsdoc_page(
+        "Class: Spool",
+        '<section><header><h2>Spool<span class="signature">(size)</span></h2><div class="class-'
+        'description">A spool that holds thread.</div></header><article><div class="container-'
+        'overview"><h4 class="name" id="Spool">new Spool<span class="signature">(size<span class='
+        '"signature-attributes">opt</span>)</span><span class="type-signature"></span></h4><div '
+        'class="description">Make an empty spool.</div>'
+        + _jsdoc_params(("size", "How many turns fit."))
+        + _JSDOC_SOURCE
+        + '</div><h3 class="subsection-title">Methods</h3><h4 class="name" id="unwind"><span '
+        'class="type-signature"></span>unwind<span class="signature">(turns)</span><span class="'
+        'type-signature"> &rarr; {Array.&lt;string>}</span></h4><div class="description">Take '
+        "turns off the spool.</div>"
+        + _jsdoc_params(("turns", "How many to take off."))
+        + '<dl class="details"><dt class="important tag-deprecated">Deprecated:</dt><dd><ul '
+        'class="dummy"><li>Use unwindAll.</li></ul></dd></dl>'
+        "</article></section>",
+    ),
+}

@@ -25,6 +25,7 @@ from jupiter.collect import (
     asciidoc,
     doxygen,
     javadoc,
+    jsdocsite,
     manpage,
     markdown,
     mkdocstrings,
@@ -339,7 +340,8 @@ def built_page(
     documenting nothing, counted in `rejects`); "c", a Doxygen page's members
     (collect/doxygen.py); "python", a page's mkdocstrings or pdoc objects (collect/mkdocstrings.py,
     pdocsite.py);
-    "javascript", a TypeDoc page's declarations (collect/typedoc.py); the page's own text made by `page_text`
+    "javascript", a TypeDoc or JSDoc page's declarations (collect/typedoc.py,
+    jsdocsite.py); the page's own text made by `page_text`
     (default: its visible text). A page that only redirects is none (counted)."""
     whole = page_text or (lambda h: html_text(h)[0])
     if sites.is_redirect(html, doc.text):
@@ -360,6 +362,8 @@ def built_page(
         got = pdocsite.split_built(doc, html, lambda h: html_text(h)[0])
     if "javascript" in api and got == [doc]:
         got = typedoc.split_built(doc, html, lambda h: html_text(h)[0], rejects)
+    if "javascript" in api and got == [doc]:
+        got = jsdocsite.split_built(doc, html, lambda h: html_text(h)[0])
     return got
 
 

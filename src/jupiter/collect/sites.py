@@ -7,10 +7,11 @@ trained on as if it were documentation.
 
 A site is known by the files its generator writes at its root (Sphinx: objects.inv and
 searchindex.js; javadoc: element-list or package-list and overview-tree.html; rustdoc:
-crates.js with search-index.js, or with src-files.js from 1.78 on; TypeDoc: assets/navigation.js
-and assets/search.js; Doxygen: doxygen.css and index.html); the pages are known by folder and name. Each generator's pages are counted
-under a reason of their own, and a page that only redirects to another (a meta refresh)
-under its own.
+crates.js with search-index.js, or with src-files.js from 1.78 on; TypeDoc:
+assets/navigation.js and assets/search.js; JSDoc: scripts/prettify/prettify.js and
+styles/jsdoc-default.css; Doxygen: doxygen.css and index.html); the pages are known by
+folder and name. Each generator's pages are counted under a reason of their own, and a page
+that only redirects to another (a meta refresh) under its own.
 """
 
 from __future__ import annotations
@@ -92,6 +93,14 @@ GENERATORS = (
         (("assets/navigation.js", "assets/search.js"),),
         frozenset({"assets"}),
         frozenset({"hierarchy.html", "modules.html"}),
+    ),
+    Generator(
+        "jsdoc_generated",
+        (("scripts/prettify/prettify.js", "styles/jsdoc-default.css"),),
+        frozenset({"scripts", "styles", "fonts"}),
+        frozenset(),
+        (),
+        (".js.html", ".mjs.html", ".ts.html"),  # a source file shown as a page
     ),
     Generator(
         "doxygen_generated",
