@@ -148,7 +148,8 @@ class LocalSource(Strict):
     python: PythonAs = "api"
     # JavaScript and TypeScript files (when an include glob reads them): api, each public
     # documented name a document from its JSDoc comment (scanned, never run), and a built
-    # TypeDoc page's declarations each one (collect/typedoc.py); text, as text
+    # TypeDoc or JSDoc page's declarations each one (collect/typedoc.py, jsdocsite.py);
+    # text, as text
     javascript: JavaScriptAs = "api"
     # SQL files (when an include glob reads them): api, each documented table, view, type
     # and routine a document from COMMENT ON and the comments over and beside it; text, as text
@@ -220,8 +221,8 @@ class WebSource(Strict):
     # a page's objects mkdocstrings or pdoc rendered (a Python API reference): api, each a
     # document as the Python reader names it (`python:httpx.Client.get`); text, the page
     python: PythonAs = "api"
-    # a TypeDoc page's declarations (TypeScript's API sites): api, each a document as the
-    # JavaScript reader names it (`javascript:Command.option`); text, the page as one document
+    # a TypeDoc or JSDoc page's declarations: api, each a document as the JavaScript
+    # reader names it (`javascript:Command.option`); text, the page as one document
     javascript: JavaScriptAs = "api"
     # an OpenAPI or Swagger spec a URL serves (application/json, YAML): api, each operation
     # and described schema a document (collect/openapi.py); text, such URLs are no pages
