@@ -37,6 +37,7 @@ from jupiter.collect import (
     sites,
     sphinxobj,
     typedoc,
+    yardsite,
 )
 from jupiter.collect.pdf import PDF_SUFFIX, pdf_or_reject
 from jupiter.collect.pyapi import PyFile, api_documents, is_python
@@ -341,7 +342,7 @@ def built_page(
     (collect/doxygen.py); "python", a page's mkdocstrings or pdoc objects (collect/mkdocstrings.py,
     pdocsite.py);
     "javascript", a TypeDoc or JSDoc page's declarations (collect/typedoc.py,
-    jsdocsite.py); the page's own text made by `page_text`
+    jsdocsite.py); "ruby", a YARD page's methods (collect/yardsite.py); the page's own text made by `page_text`
     (default: its visible text). A page that only redirects is none (counted)."""
     whole = page_text or (lambda h: html_text(h)[0])
     if sites.is_redirect(html, doc.text):
@@ -364,13 +365,15 @@ def built_page(
         got = typedoc.split_built(doc, html, lambda h: html_text(h)[0], rejects)
     if "javascript" in api and got == [doc]:
         got = jsdocsite.split_built(doc, html, lambda h: html_text(h)[0])
+    if "ruby" in api and got == [doc]:
+        got = yardsite.split_built(doc, html, lambda h: html_text(h)[0])
     return got
 
 
 def page_readers(src: object) -> frozenset[str]:
     """The built-page readers a source's settings turn on (`sphinx`, `java`, `rust`, `c`,
-    `python`, `javascript`: api)."""
-    names = ("sphinx", "java", "rust", "c", "python", "javascript")
+    `python`, `javascript`, `ruby`: api)."""
+    names = ("sphinx", "java", "rust", "c", "python", "javascript", "ruby")
     return frozenset(k for k in names if getattr(src, k, "text") == "api")
 
 

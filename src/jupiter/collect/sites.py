@@ -9,7 +9,7 @@ A site is known by the files its generator writes at its root (Sphinx: objects.i
 searchindex.js; javadoc: element-list or package-list and overview-tree.html; rustdoc:
 crates.js with search-index.js, or with src-files.js from 1.78 on; TypeDoc:
 assets/navigation.js and assets/search.js; JSDoc: scripts/prettify/prettify.js and
-styles/jsdoc-default.css; Doxygen: doxygen.css and index.html); the pages are known by
+styles/jsdoc-default.css; YARD: class_list.html and method_list.html; Doxygen: doxygen.css and index.html); the pages are known by
 folder and name. Each generator's pages are counted under a reason of their own, and a page
 that only redirects to another (a meta refresh) under its own.
 """
@@ -101,6 +101,21 @@ GENERATORS = (
         frozenset(),
         (),
         (".js.html", ".mjs.html", ".ts.html"),  # a source file shown as a page
+    ),
+    Generator(
+        "yard_generated",
+        (("class_list.html", "method_list.html"),),
+        frozenset({"css", "js"}),
+        frozenset(
+            {
+                "_index.html",
+                "class_list.html",
+                "file_list.html",
+                "method_list.html",
+                "frames.html",
+                "top-level-namespace.html",
+            }
+        ),
     ),
     Generator(
         "doxygen_generated",

@@ -224,6 +224,9 @@ class WebSource(Strict):
     # a TypeDoc or JSDoc page's declarations: api, each a document as the JavaScript
     # reader names it (`javascript:Command.option`); text, the page as one document
     javascript: JavaScriptAs = "api"
+    # a YARD page's methods, attributes and constants (rubydoc.info): api, each a document as
+    # the Ruby reader names it (`ruby:Rack::Request#get_header`); text, the page as one
+    ruby: RubyAs = "api"
     # an OpenAPI or Swagger spec a URL serves (application/json, YAML): api, each operation
     # and described schema a document (collect/openapi.py); text, such URLs are no pages
     openapi: OpenApiAs = "api"
