@@ -334,40 +334,41 @@ def built_page(
     page_text: Callable[[str], str] | None = None,
     rejects: CollectResult | None = None,
 ) -> list[Document]:
-    """A built documentation page's documents (`doc` it read whole, `html` its HTML), each
-    generator's read by its reader where `api` names it: "sphinx", a Sphinx page's object
-    descriptions each its own (collect/sphinxobj.py); "java", a javadoc page's members
-    (collect/javadoc.py); "rust", a rustdoc page's items (collect/rustdoc.py, [] for a page
-    documenting nothing, counted in `rejects`); "c", a Doxygen page's members
-    (collect/doxygen.py); "python", a page's mkdocstrings or pdoc objects (collect/mkdocstrings.py,
-    pdocsite.py);
-    "javascript", a TypeDoc or JSDoc page's declarations (collect/typedoc.py,
-    jsdocsite.py); "ruby", a YARD page's methods (collect/yardsite.py); the page's own text made by `page_text`
-    (default: its visible text). A page that only redirects is none (counted)."""
+    """A built documentation page's documents (`doc` it read whole, `html` its HTML): the
+    first reader that knows the page, of those `api` names (the source's settings), makes
+    them; [doc] when none does. "sphinx": a Sphinx page's object descriptions
+    (collect/sphinxobj.py, the page's own text made by `page_text`, default its visible
+    text); "java": a javadoc page's members (javadoc.py); "rust": a rustdoc page's items
+    (rustdoc.py); "c": a Doxygen page's members (doxygen.py); "python": a page's mkdocstrings
+    or pdoc objects (mkdocstrings.py, pdocsite.py); "javascript": a TypeDoc or JSDoc page's
+    declarations (typedoc.py, jsdocsite.py); "ruby": a YARD page's objects (yardsite.py). A
+    reader may give none for a page documenting nothing (counted in `rejects`), and a page
+    that only redirects gives none (counted)."""
     whole = page_text or (lambda h: html_text(h)[0])
     if sites.is_redirect(html, doc.text):
         count(rejects, sites.REDIRECT, doc.uri)
         return []
-    got = [doc]
-    if "sphinx" in api:
-        got = sphinxobj.split_built(doc, html, lambda h: html_text(h)[0], whole)
-    if "java" in api and got == [doc]:
-        got = javadoc.split_built(doc, html, lambda h: html_text(h)[0])
-    if "rust" in api and got == [doc]:
-        got = rustdoc.split_built(doc, html, lambda h: html_text(h)[0], rejects)
-    if "c" in api and got == [doc]:
-        got = doxygen.split_built(doc, html, lambda h: html_text(h)[0], rejects)
-    if "python" in api and got == [doc]:
-        got = mkdocstrings.split_built(doc, html, lambda h: html_text(h)[0], whole)
-    if "python" in api and got == [doc]:
-        got = pdocsite.split_built(doc, html, lambda h: html_text(h)[0])
-    if "javascript" in api and got == [doc]:
-        got = typedoc.split_built(doc, html, lambda h: html_text(h)[0], rejects)
-    if "javascript" in api and got == [doc]:
-        got = jsdocsite.split_built(doc, html, lambda h: html_text(h)[0])
-    if "ruby" in api and got == [doc]:
-        got = yardsite.split_built(doc, html, lambda h: html_text(h)[0])
-    return got
+
+    def text(h: str) -> str:
+        return html_text(h)[0]
+
+    readers: list[tuple[str, Callable[[], list[Document]]]] = [
+        ("sphinx", lambda: sphinxobj.split_built(doc, html, text, whole)),
+        ("java", lambda: javadoc.split_built(doc, html, text)),
+        ("rust", lambda: rustdoc.split_built(doc, html, text, rejects)),
+        ("c", lambda: doxygen.split_built(doc, html, text, rejects)),
+        ("python", lambda: mkdocstrings.split_built(doc, html, text, whole)),
+        ("python", lambda: pdocsite.split_built(doc, html, text)),
+        ("javascript", lambda: typedoc.split_built(doc, html, text, rejects)),
+        ("javascript", lambda: jsdocsite.split_built(doc, html, text)),
+        ("ruby", lambda: yardsite.split_built(doc, html, text)),
+    ]
+    for setting, split in readers:
+        if setting in api:
+            got = split()
+            if got != [doc]:
+                return got
+    return [doc]
 
 
 def page_readers(src: object) -> frozenset[str]:
