@@ -1,6 +1,6 @@
 """Pieces of a generated HTML page that the built-site readers (collect/doxygen.py,
 mkdocstrings.py, rustdoc.py, typedoc.py, javadoc.py) take apart alike: an element's extent
-with its nested namesakes counted, its inside, a fragment's plain text."""
+with its nested namesakes counted, its inside, a fragment's plain text or code."""
 
 from __future__ import annotations
 
@@ -13,6 +13,11 @@ _TAG = re.compile(r"<[^>]+>")
 def plain(fragment: str) -> str:
     """A fragment's text: tags gone, entities decoded, space collapsed."""
     return " ".join(htmllib.unescape(_TAG.sub("", fragment)).replace("\xa0", " ").split())
+
+
+def code(fragment: str) -> str:
+    """Code as a page shows it: tags gone, entities decoded, its lines kept."""
+    return htmllib.unescape(_TAG.sub("", fragment)).strip("\n")
 
 
 def element_end(html: str, start: int, tag: str) -> int:

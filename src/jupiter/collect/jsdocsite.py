@@ -17,12 +17,11 @@ the generator's (collect/sites.py).
 
 from __future__ import annotations
 
-import html as htmllib
 import re
 from collections.abc import Callable
 from pathlib import PurePosixPath
 
-from jupiter.collect.htmlparts import element_end, inner, plain
+from jupiter.collect.htmlparts import code, element_end, inner, plain
 from jupiter.collect.result import SourceFile, api_document
 from jupiter.records import Document
 
@@ -85,13 +84,8 @@ def _fields(block: str, to_text: Callable[[str], str]) -> tuple[list[str], list[
         said = " ".join(to_text(throws.group(1)).split())
         if said:
             fields.append(f":raises {plain(throws.group(2))}: {said}")
-    examples = [f"Example:\n\n```\n{plain_code(x)}\n```" for x in _EXAMPLE.findall(block)]
+    examples = [f"Example:\n\n```\n{code(x)}\n```" for x in _EXAMPLE.findall(block)]
     return [*lines, "\n".join(fields)], examples
-
-
-def plain_code(fragment: str) -> str:
-    """Code as the page shows it: tags gone, entities decoded, lines kept."""
-    return htmllib.unescape(re.sub(r"<[^>]+>", "", fragment)).strip("\n")
 
 
 def _text(description: str, lines: list[str], examples: list[str]) -> str:

@@ -16,12 +16,11 @@ instance of Middleware.", "This method returns an undefined value.") are left ou
 
 from __future__ import annotations
 
-import html as htmllib
 import re
 from collections.abc import Callable
 from pathlib import PurePosixPath
 
-from jupiter.collect.htmlparts import element_end, inner, plain
+from jupiter.collect.htmlparts import code, element_end, inner, plain
 from jupiter.collect.result import SourceFile, api_document
 from jupiter.records import Document
 
@@ -87,10 +86,7 @@ def _tags(block: str, to_text: Callable[[str], str]) -> tuple[list[str], list[st
                 fields.append(f":returns: {text}")
             elif kind == "raise" and typ is not None:
                 fields.append(f":raises {plain(typ.group(1))}: {text}".rstrip(": "))
-    examples = [
-        "```ruby\n" + htmllib.unescape(re.sub(r"<[^>]+>", "", x)).strip("\n") + "\n```"
-        for x in _EXAMPLE.findall(block)
-    ]
+    examples = [f"```ruby\n{code(x)}\n```" for x in _EXAMPLE.findall(block)]
     return fields, examples
 
 
