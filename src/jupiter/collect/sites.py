@@ -9,7 +9,8 @@ A site is known by the files its generator writes at its root (Sphinx: objects.i
 searchindex.js; javadoc: element-list or package-list and overview-tree.html; rustdoc:
 crates.js with search-index.js, or with src-files.js from 1.78 on; TypeDoc:
 assets/navigation.js and assets/search.js; JSDoc: scripts/prettify/prettify.js and
-styles/jsdoc-default.css; YARD: class_list.html and method_list.html; Doxygen: doxygen.css and index.html); the pages are known by
+styles/jsdoc-default.css; YARD: class_list.html and method_list.html; Doxygen: doxygen.css
+and index.html; GTK-Doc: its navigation icons and style.css); the pages are known by
 folder and name. Each generator's pages are counted under a reason of their own, and a page
 that only redirects to another (a meta refresh) under its own.
 """
@@ -137,6 +138,14 @@ GENERATORS = (
         ),  # fmt: skip
         ("globals", "functions", "namespacemembers", "dir_", "deprecated", "todo"),
         ("_source.html", "-members.html"),
+    ),
+    Generator(
+        "gtkdoc_generated",
+        # GTK-Doc copies its navigation icons and stylesheet beside the pages
+        (("home.png", "left.png", "right.png", "up.png", "style.css"),),
+        frozenset(),
+        frozenset({"annotation-glossary.html"}),
+        ("api-index-",),  # every symbol, the deprecated ones, those new in each version
     ),
 )
 REASONS = {g.reason for g in GENERATORS}
