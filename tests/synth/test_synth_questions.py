@@ -175,3 +175,22 @@ def test_module_and_builtin_documents(by_title: Callable[[str], Chunk]) -> None:
     assert qs["arguments"].answer.startswith("`getattr` takes 3 arguments: object, name, default.")
     assert qs["what_does"].answer.startswith("Get a named attribute from an object;")
     assert all("builtins" not in q.question for q in qs.values())
+
+
+def test_a_parameter_line_read_whole_does_not_repeat_the_name() -> None:
+    # a field whose text reads as code ("A `GType`") is no definition to the parser; the
+    # line is still the parameter's note, without its ":param type:" (the answer names it)
+    text = (
+        "gdk_content_formats_new_for_gtype(GType type)\n\nCreates a new `GdkContentFormats` "
+        "for a given `GType`.\n\n:param type: A `GType`\n:returns: A new `GdkContentFormats`"
+    )
+    doc = Document(
+        "local",
+        "c:gdk_content_formats_new_for_gtype",
+        "gdk_content_formats_new_for_gtype",
+        text,
+        {"kind": "function", "language": "c"},
+    )
+    chunk = Chunk(doc.id, doc.source, doc.uri, doc.title, 0, len(text), text)
+    args = by_template(chunk)["arguments"].answer
+    assert args.endswith("takes 1 argument: GType type.\n\n- type: A `GType`")

@@ -24,6 +24,7 @@ from jupiter.collect import (
     apis,
     asciidoc,
     doxygen,
+    gidocgen,
     gtkdoc,
     javadoc,
     jsdocsite,
@@ -340,8 +341,8 @@ def built_page(
     them; [doc] when none does. "sphinx": a Sphinx page's object descriptions
     (collect/sphinxobj.py, the page's own text made by `page_text`, default its visible
     text); "java": a javadoc page's members (javadoc.py); "rust": a rustdoc page's items
-    (rustdoc.py); "c": a Doxygen page's members (doxygen.py) or a GTK-Doc page's symbols
-    (gtkdoc.py); "python": a page's mkdocstrings
+    (rustdoc.py); "c": a Doxygen page's members (doxygen.py), a GTK-Doc page's symbols
+    (gtkdoc.py) or a gi-docgen page's symbol (gidocgen.py); "python": a page's mkdocstrings
     or pdoc objects (mkdocstrings.py, pdocsite.py); "javascript": a TypeDoc or JSDoc page's
     declarations (typedoc.py, jsdocsite.py); "ruby": a YARD page's objects (yardsite.py). A
     reader may give none for a page documenting nothing (counted in `rejects`), and a page
@@ -360,6 +361,7 @@ def built_page(
         ("rust", lambda: rustdoc.split_built(doc, html, text, rejects)),
         ("c", lambda: doxygen.split_built(doc, html, text, rejects)),
         ("c", lambda: gtkdoc.split_built(doc, html, text, rejects)),
+        ("c", lambda: gidocgen.split_built(doc, html, text, rejects)),
         ("python", lambda: mkdocstrings.split_built(doc, html, text, whole)),
         ("python", lambda: pdocsite.split_built(doc, html, text)),
         ("javascript", lambda: typedoc.split_built(doc, html, text, rejects)),

@@ -10,7 +10,8 @@ searchindex.js; javadoc: element-list or package-list and overview-tree.html; ru
 crates.js with search-index.js, or with src-files.js from 1.78 on; TypeDoc:
 assets/navigation.js and assets/search.js; JSDoc: scripts/prettify/prettify.js and
 styles/jsdoc-default.css; YARD: class_list.html and method_list.html; Doxygen: doxygen.css
-and index.html; GTK-Doc: its navigation icons and style.css); the pages are known by
+and index.html; GTK-Doc: its navigation icons and style.css; gi-docgen: fzy.js, urlmap.js and
+search.js); the pages are known by
 folder and name. Each generator's pages are counted under a reason of their own, and a page
 that only redirects to another (a meta refresh) under its own.
 """
@@ -146,6 +147,12 @@ GENERATORS = (
         frozenset(),
         frozenset({"annotation-glossary.html"}),
         ("api-index-",),  # every symbol, the deprecated ones, those new in each version
+    ),
+    Generator(
+        "gidocgen_generated",
+        (("fzy.js", "urlmap.js", "search.js"),),  # gi-docgen's search scripts
+        frozenset(),
+        frozenset({"classes_hierarchy.html"}),
     ),
 )
 REASONS = {g.reason for g in GENERATORS}

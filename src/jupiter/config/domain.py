@@ -168,8 +168,8 @@ class LocalSource(Strict):
     rust: RustAs = "api"
     # C and C++ headers (when an include glob reads them): api, each documented function,
     # type, field, enumerator and macro a document, as Doxygen reads it, and a built
-    # Doxygen page's members (collect/doxygen.py) or GTK-Doc page's symbols (gtkdoc.py) each
-    # one named the same way; text, as text
+    # Doxygen page's members (collect/doxygen.py) or GTK-Doc or gi-docgen page's symbols
+    # (gtkdoc.py, gidocgen.py) each one named the same way; text, as text
     c: CAs = "api"
     # Java files (when an include glob reads them): api, each public or protected class,
     # interface, enum, record, method, constructor, field and enum constant with a javadoc
@@ -216,8 +216,9 @@ class WebSource(Strict):
     # a rustdoc page's items (docs.rs): api, each a document as the rust reader names it
     # (`rust:once_cell::sync::OnceCell::get`); text, the page as one document
     rust: RustAs = "api"
-    # a Doxygen page's members or a GTK-Doc page's symbols: api, each a document as the C
-    # and C++ header reader names it (`c:git_blob_lookup`); text, the page as one document
+    # a Doxygen page's members or a GTK-Doc or gi-docgen page's symbols: api, each a
+    # document as the C and C++ header reader names it (`c:git_blob_lookup`); text, the page
+    # as one document
     c: CAs = "api"
     # a page's objects mkdocstrings or pdoc rendered (a Python API reference): api, each a
     # document as the Python reader names it (`python:httpx.Client.get`); text, the page

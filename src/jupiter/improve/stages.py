@@ -71,6 +71,7 @@ def collect_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
         from jupiter.collect.asciidoc import INCLUDED as ASCIIDOC_INCLUDED
         from jupiter.collect.asciidoc import INCLUDED_FIX as ASCIIDOC_INCLUDED_FIX
         from jupiter.collect.doxygen import FIXES as DOXYGEN_FIXES
+        from jupiter.collect.gidocgen import FIXES as GIDOCGEN_FIXES
         from jupiter.collect.gtkdoc import FIXES as GTKDOC_FIXES
         from jupiter.collect.local import NOT_INCLUDED, NOT_INCLUDED_FIX
         from jupiter.collect.manpage import FIXES as MAN_FIXES
@@ -97,6 +98,7 @@ def collect_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
             **RUSTDOC_FIXES,
             **DOXYGEN_FIXES,
             **GTKDOC_FIXES,
+            **GIDOCGEN_FIXES,
             **TYPEDOC_FIXES,
         }
         fixes[NOT_INCLUDED] = NOT_INCLUDED_FIX

@@ -257,8 +257,11 @@ def _param_note(param: str, body: str, used: set[str]) -> str:
     definition = re.compile(rf"^\s*(?::param\s+(?:\w+\s+)?)?\**{p}\s*(?:\([^)]*\))?\s*:\s*\S")
     for block in raw_paragraphs(body):
         for line in block.splitlines():
-            if definition.match(line) and line.strip() not in used:
-                return line.strip()
+            m = definition.match(line)
+            # the text after the name (the answer says the name): ":param type: A `GType`"
+            said = clean(line[m.end() - 1 :]) if m is not None else ""
+            if said and said not in used:
+                return said
     return ""
 
 
