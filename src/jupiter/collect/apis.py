@@ -19,6 +19,7 @@ from jupiter.collect import (
     jsapi,
     openapi,
     phpapi,
+    rdoc,
     rubyapi,
     rustapi,
     sqlapi,
@@ -53,6 +54,7 @@ READERS = (
     ApiReader(
         "openapi", "", openapi.is_spec_file, lambda f, s, r, _: openapi.api_documents(f, s, r)
     ),
+    ApiReader("r", "r", rdoc.is_rd, rdoc.read, (rdoc.MANIFEST,)),
 )
 FIXES = {
     **jsapi.FIXES,
@@ -63,6 +65,7 @@ FIXES = {
     **javaapi.FIXES,
     **phpapi.FIXES,
     **rubyapi.FIXES,
+    **rdoc.FIXES,
 }
 
 

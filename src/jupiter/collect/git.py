@@ -19,7 +19,17 @@ from collections.abc import Collection, Generator, Iterator
 from contextlib import closing
 from pathlib import Path, PurePosixPath
 
-from jupiter.collect import apis, asciidoc, manpage, markdown, notebook, office, pod, sphinxobj
+from jupiter.collect import (
+    apis,
+    asciidoc,
+    manpage,
+    markdown,
+    notebook,
+    office,
+    pod,
+    sites,
+    sphinxobj,
+)
 from jupiter.collect.local import (
     HTML_SUFFIXES,
     _matches,
@@ -45,6 +55,9 @@ LANGUAGES = {
     ".pyi": "python",
     ".md": "markdown",
     ".mdx": "markdown",
+    ".rmd": "markdown",
+    ".qmd": "markdown",
+    ".rd": "r",
     ".markdown": "markdown",
     ".rst": "restructuredtext",
     ".txt": "text",
@@ -92,6 +105,11 @@ def collect_git(src: GitSource, cfg: DomainConfig, cache_dir: Path) -> CollectRe
     wanted: list[tuple[str, str]] = []  # (object id, path)
     for mode, kind, oid, path in _tree(git_dir, sha):
         name = PurePosixPath(path).name
+        if sites.is_snapshot(PurePosixPath(path)) and _matches(
+            name, path, src.include, src.exclude
+        ):
+            result.reject(sites.SNAPSHOT, f"{repo}@{sha}:{path}")
+            continue
         if not _matches(name, path, src.include, src.exclude):
             if name in extra and mode != "120000" and kind == "blob":
                 wanted.append((oid, path))
@@ -378,7 +396,7 @@ def _document(
     if suffix in HTML_SUFFIXES:
         text = html_text(text)[0]
     elif markdown.is_markdown(path):  # front matter, MDX, admonitions
-        heading, text = markdown.read(text)
+        heading, text = markdown.read(text, markdown.is_knitr(path))
         title = heading or path
     elif suffix == notebook.SUFFIX:  # the Markdown it renders to, titled by its heading
         rendered = notebook.notebook_or_reject(text, where, result)

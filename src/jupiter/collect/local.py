@@ -93,6 +93,8 @@ def collect_local(
     adoc, included = _asciidoc(root, found)  # AsciiDoc as Markdown, included files read there
     for path in [*found, *_companions(root, found, readers)]:
         generated = built.generated(path)
+        if generated is None and root.is_dir() and sites.is_snapshot(path.relative_to(root)):
+            generated = sites.SNAPSHOT
         if generated is not None:
             count(rejects, generated, str(path))
             continue
@@ -321,7 +323,7 @@ def read_document(path: Path) -> Document | None:
         text, title = html_text(text)
         title = title or path.name
     elif markdown.is_markdown(format_name(path)):  # front matter, MDX, admonitions
-        heading, text = markdown.read(text)
+        heading, text = markdown.read(text, markdown.is_knitr(format_name(path)))
         title = heading or path.name
     if not text.strip():
         return None

@@ -20,7 +20,11 @@ from typing import Any
 import tomllib
 import yaml
 
-SUFFIXES = (".md", ".markdown", ".mdx")
+SUFFIXES = (".md", ".markdown", ".mdx", ".rmd", ".qmd")
+# R Markdown and Quarto documents run their code chunks (```{r label, echo=FALSE}): a chunk
+# is code in its language
+KNITR_SUFFIXES = (".rmd", ".qmd")
+_KNITR_CHUNK = re.compile(r"^(\s*)(```+)\s*\{\s*([A-Za-z][\w+-]*)\b[^}]*\}\s*$", re.M)
 _FRONT = re.compile(
     r"\A\ufeff?(?:(---)[ \t]*\n(.*?)\n---|(\+\+\+)[ \t]*\n(.*?)\n\+\+\+)[ \t]*(?:\n|\Z)", re.S
 )
@@ -44,6 +48,10 @@ def is_markdown(name: str) -> bool:
     return name.lower().endswith(SUFFIXES)
 
 
+def is_knitr(name: str) -> bool:
+    return name.lower().endswith(KNITR_SUFFIXES)
+
+
 def front_matter(text: str) -> tuple[dict[str, Any], str]:
     """(the page's front matter as a mapping, the text after it); ({}, text) when it has
     none or it is not a mapping."""
@@ -60,9 +68,12 @@ def front_matter(text: str) -> tuple[dict[str, Any], str]:
     return data, text[m.end() :]
 
 
-def read(text: str) -> tuple[str, str]:
-    """(the page's title, "" when its front matter names none; the Markdown to read)."""
+def read(text: str, knitr: bool = False) -> tuple[str, str]:
+    """(the page's title, "" when its front matter names none; the Markdown to read);
+    `knitr`: an R Markdown or Quarto document, whose code chunks become code fences."""
     meta, body = front_matter(text)
+    if knitr:
+        body = _KNITR_CHUNK.sub(lambda m: f"{m.group(1)}{m.group(2)}{m.group(3).lower()}", body)
     title = meta.get("title")
     title = title.strip() if isinstance(title, str) else ""
     body = _clean(body)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 
 @dataclass(frozen=True)
@@ -171,6 +171,25 @@ FIXES[REDIRECT] = (
     "a page that only sends the reader to another (an HTML meta refresh) is not read; the "
     "page it points to is"
 )
+# a test framework's saved outputs (testthat's tests/testthat/_snaps/, Jest's
+# __snapshots__/): what the tests printed last time, error messages and tables, no
+# documentation
+SNAPSHOT = "test_snapshot"
+FIXES[SNAPSHOT] = (
+    "a test framework's snapshot folder (testthat's _snaps, Jest's __snapshots__) holds test "
+    "output, not documentation: exclude it, or copy the files elsewhere to read them"
+)
+
+
+def is_snapshot(rel: PurePosixPath | Path) -> bool:
+    """Whether `rel` (a path inside a source) lies in a test framework's snapshot folder."""
+    parts = rel.parts[:-1]
+    return "__snapshots__" in parts or any(
+        p == "_snaps" and k > 0 and parts[k - 1] in ("testthat", "tests")
+        for k, p in enumerate(parts)
+    )
+
+
 _REFRESH = re.compile(r"<meta\s[^>]*http-equiv=[\"']?refresh", re.I)
 REDIRECT_MAX_CHARS = 300
 

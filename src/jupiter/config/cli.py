@@ -33,7 +33,7 @@ def init(
             "a folder with a package.json, Go in one with a go.mod, Rust in one with a Cargo.toml, "
             "Java in one with a pom.xml, build.gradle or build.gradle.kts, PHP in one with a "
             "composer.json, Ruby in one with a Gemfile or a .gemspec, "
-            "Perl modules' POD in one with a Makefile.PL, "
+            "Perl modules' POD in one with a Makefile.PL, an R package's .Rd help as its API, "
             "C and C++ headers where the folder holds them, SQL as its schema where "
             "the folder holds .sql files), a JSONL/CSV/Parquet dataset, "
             "an http(s) URL to crawl, or a git URL (ending in .git, or git@…). Writes a "

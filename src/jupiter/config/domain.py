@@ -80,6 +80,9 @@ CAs = Literal["api", "text"]
 # Rust files: api, each public item with a doc comment a document, as rustdoc reads it
 # (collect/rustapi.py); text, each file as plain text
 RustAs = Literal["api", "text"]
+# R documentation files (.Rd): api, each function a file's usage shows a document, as R's
+# help shows it (collect/rdoc.py); text, each file as plain text
+RAs = Literal["api", "text"]
 # Java files: api, each public or protected item with a javadoc comment a document, as
 # javadoc reads it (collect/javaapi.py); text, each file as plain text
 JavaAs = Literal["api", "text"]
@@ -134,6 +137,9 @@ class LocalSource(Strict):
             "*.odt",
             "*.epub",
             "*.pod",
+            "*.Rd",
+            "*.Rmd",
+            "*.qmd",
             "README",
             *SPEC_NAMES,
         ]
@@ -185,6 +191,10 @@ class LocalSource(Strict):
     # Perl files (when an include glob reads them; *.pod by default): api, each its POD
     # documentation as perldoc shows it; text, as text
     perl: PerlAs = "api"
+    # R documentation (*.Rd, read by default): api, each function a file's \usage shows a
+    # document `r:<package>::<name>` as R's help shows it, the package named by the
+    # DESCRIPTION over it (collect/rdoc.py); text, as text
+    r: RAs = "api"
     # Sphinx's object descriptions in reStructuredText pages (*.rst, and *.txt written in
     # it), MyST Markdown pages and built HTML pages: api, each `.. function::`, `.. class::`, `.. method::`, `.. c:function::`,
     # `.. js:function::` a document named as Sphinx names it, the page's other text its own;
@@ -260,6 +270,9 @@ class GitSource(Strict):
             "*.rb",
             "*.pm",
             "*.pod",
+            "*.Rd",
+            "*.Rmd",
+            "*.qmd",
             "*.h",
             "*.hpp",
             "*.sql",
@@ -282,6 +295,7 @@ class GitSource(Strict):
     php: PhpAs = "api"  # as for a local source
     ruby: RubyAs = "api"  # as for a local source
     perl: PerlAs = "api"  # as for a local source
+    r: RAs = "api"  # as for a local source
     sphinx: SphinxAs = "api"  # as for a local source
 
 

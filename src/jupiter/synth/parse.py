@@ -17,7 +17,7 @@ from jupiter.records import Chunk
 
 API_PREFIX = "python:"
 # collect/pyapi.py, jsapi.py, sqlapi.py, goapi.py, rustapi.py, capi.py, javaapi.py, phpapi.py,
-# rubyapi.py, openapi.py
+# rubyapi.py, openapi.py, rdoc.py
 API_PREFIXES = (
     API_PREFIX,
     "javascript:",
@@ -29,6 +29,7 @@ API_PREFIXES = (
     "php:",
     "ruby:",
     "openapi:",
+    "r:",
 )
 TOPIC_PREFIX = "pydoc:topics/"
 # documents whose indentation means code, a quote or a directive's content
@@ -422,6 +423,9 @@ def parameters(signature: str, language: str = "") -> list[Param]:
         return []
     if language in TYPE_FIRST or language in NAME_FIRST:
         return _typed_parameters(inner, language in NAME_FIRST)
+    if language == "r":  # "na.rm = FALSE", "...": R's names have dots
+        found = [(_r_name(p), p) for p in split_top_level(inner)]
+        return [Param(name, part, False) for name, part in found if name]
     if language == "php":  # "Type $name = default": the name is the variable's
         found = [(m.group(1), p) for p in split_top_level(inner) if (m := _PHP_VAR.search(p))]
         return [Param(name, part, False) for name, part in found]
@@ -443,6 +447,12 @@ def parameters(signature: str, language: str = "") -> list[Param]:
             continue
         out.append(Param(name, part, kw_only and not part.startswith("*")))
     return out
+
+
+def _r_name(part: str) -> str:
+    """An R argument's name ("na.rm = FALSE" -> "na.rm"; "..."); "" when it is none."""
+    name = part.split("=", 1)[0].strip()
+    return name if re.fullmatch(r"\.\.\.|[A-Za-z.][\w.]*", name) else ""
 
 
 def _typed_parameters(inner: str, name_first: bool) -> list[Param]:
