@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
 
-from apitree import ask, collect_tree
+from apitree import ask, collect_tree, fuzzed
 from jupiter.collect import rdoc, sites
+from jupiter.collect.result import SourceFile
+from jupiter.records import Document
 from jupiter.synth.parse import parameters
 
 DESCRIPTION = "Package: spool\nType: Package\nTitle: Winding Thread\nVersion: 1.0\n"
@@ -228,3 +230,18 @@ def test_r_arguments_keep_their_dots() -> None:
 def test_markup_is_read_never_run() -> None:
     nodes = rdoc.parse(r"\code{a \{b\} 50\% \link[pkg:x]{y}} % a comment" + "\n")
     assert rdoc.text(nodes).strip() == "`a {b} 50% y`"
+
+
+def test_any_rd_text_reads_without_an_error() -> None:
+    pieces = [
+        "\\name{wind}", "\\title{Wind}", "\\usage{", "wind(a, b = 1)", "}", "{", "\\code{",
+        "%", "\\%", "\\item{a}{b}", "\\arguments{", "\\method{print}{x}(y)", "lhs \\%>\\% rhs",
+        "\n", "\\description{", "text ", "\\", "[", "]", "(", ")", "\\link[pkg]{", "\\dots",
+        "\\docType{data}", "\\itemize{", "\\item ", "\\tabular{ll}{", " \\tab ", "\\cr", "<-",
+    ]  # fmt: skip
+
+    def read(text: str) -> list[Document]:
+        f = SourceFile(PurePosixPath("man/wind.Rd"), "man/wind.Rd", text)
+        return rdoc.rd_documents(f, "spool", "local")
+
+    assert fuzzed(read, pieces, "r:") > 0
