@@ -24,10 +24,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
 from typing import Any
 
-from jupiter.collect.result import CollectResult, SourceFile, api_document
+from jupiter.collect.result import CollectResult, SourceFile, api_document, by_manifest
 from jupiter.collect.result import count as _count
 from jupiter.records import Document
 
@@ -507,15 +506,7 @@ def read(
 ) -> list[Document]:
     """The documents of a source's Rd files, the DESCRIPTION files among them naming their
     packages (collect/apis.py)."""
-    packages: dict[PurePosixPath, str] = {}
-    rd: list[SourceFile] = []
-    for f in files:
-        if f.rel.name == MANIFEST:
-            name = package_name(f.text)
-            if name:
-                packages[f.rel.parent] = name
-        else:
-            rd.append(f)
+    packages, rd = by_manifest(files, MANIFEST, package_name)
     out: list[Document] = []
     for f in sorted(rd, key=lambda x: str(x.rel)):
         package = ""

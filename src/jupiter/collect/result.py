@@ -57,6 +57,23 @@ def renamed(doc: Document, prefix: str, old: str, new: str, sep: str) -> Documen
     return Document(doc.source, f"{prefix}{name}", name, text, {**doc.meta, "qualname": name})
 
 
+def by_manifest(
+    files: list[SourceFile], manifest: str, name_of: Callable[[str], str | None]
+) -> tuple[dict[PurePosixPath, str], list[SourceFile]]:
+    """A reader's files split into the manifests among them (a crate's Cargo.toml, an R
+    package's DESCRIPTION), as {folder: the name `name_of` reads from it}, and the rest."""
+    names: dict[PurePosixPath, str] = {}
+    rest: list[SourceFile] = []
+    for f in files:
+        if f.rel.name == manifest:
+            name = name_of(f.text)
+            if name:
+                names[f.rel.parent] = name
+        else:
+            rest.append(f)
+    return names, rest
+
+
 def first_documents(
     files: list[SourceFile],
     rejects: CollectResult | None,

@@ -32,7 +32,13 @@ from pathlib import PurePosixPath
 import tomllib
 
 from jupiter.collect.codescan import blank, blanked, closing
-from jupiter.collect.result import CollectResult, SourceFile, api_document, renamed
+from jupiter.collect.result import (
+    CollectResult,
+    SourceFile,
+    api_document,
+    by_manifest,
+    renamed,
+)
 from jupiter.collect.result import count as _count
 from jupiter.records import Document
 
@@ -166,15 +172,7 @@ def read(
 ) -> list[Document]:
     """The documents of a source's Rust files, the Cargo.toml files among them naming their
     crates (collect/apis.py)."""
-    manifests: dict[PurePosixPath, str] = {}
-    code: list[RustFile] = []
-    for f in files:
-        if f.rel.name == MANIFEST:
-            name = manifest_name(f.text)
-            if name:
-                manifests[f.rel.parent] = name
-        else:
-            code.append(f)
+    manifests, code = by_manifest(files, MANIFEST, manifest_name)
     return api_documents(code, source, rejects, manifests, top)
 
 
