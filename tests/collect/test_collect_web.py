@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from builtpages import BUILT, DOXYGEN, JAVADOC, MKDOCSTRINGS, RUSTDOC, TYPEDOC
+from builtpages import BUILT, DOXYGEN, GIDOCGEN, GTKDOC, JAVADOC, MKDOCSTRINGS, RUSTDOC, TYPEDOC
 from jupiter.collect.web import collect_web, extract_links, normalise
 from jupiter.config import WebSource
 from jupiter.errors import JupiterError
@@ -405,6 +405,22 @@ def test_a_doxygen_pages_members_are_documents(tmp_path: Path) -> None:
         got = collect_web(source(server), tmp_path / "cache")
         assert [d.uri for d in got.documents] == ["c:spool_options", "c:spool_options::turns"]
         assert got.documents[1].text.endswith("How many turns to wind.\n\nType: `unsigned int`")
+        whole = collect_web(source(server, c="text"), tmp_path / "cache2")
+        assert not any(d.uri.startswith("c:") for d in whole.documents)
+
+
+def test_gtkdoc_and_gidocgen_pages_symbols_are_documents(tmp_path: Path) -> None:
+    # a site as GNOME serves them: a GTK-Doc module page, a gi-docgen method page (its file
+    # name says what it documents)
+    pages = {
+        "index.html": '<a href="spool-Spools.html">Spools</a> <a href="method.Reel.wind.html">w</a>',
+        "spool-Spools.html": GTKDOC["html/spool-Spools.html"],
+        "method.Reel.wind.html": GIDOCGEN["html/method.Reel.wind.html"],
+    }
+    write_site(tmp_path / "site", pages)
+    for server in serve(tmp_path / "site"):
+        got = {d.uri for d in collect_web(source(server), tmp_path / "cache").documents}
+        assert {"c:spool_open", "c:SpoolOptions::turns", "c:spool_reel_wind"} <= got
         whole = collect_web(source(server, c="text"), tmp_path / "cache2")
         assert not any(d.uri.startswith("c:") for d in whole.documents)
 
