@@ -318,3 +318,13 @@ def test_a_label_over_a_name_is_no_summary() -> None:
     assert (
         lead("Alias of `clear`, kept for old callers.") == "Alias of `clear`, kept for old callers."
     )
+
+
+def test_a_declaration_line_is_no_summary() -> None:
+    # an API reader's label over a name says what a thing is declared as; with no prose
+    # beside it there is no summary (the first paragraph is no fallback then)
+    body = (
+        "Represents a `ElementType.Ptr`\n\nDeclaration: `public sealed class PtrSig : NonLeafSig`"
+    )
+    assert lead(body) == ""
+    assert lead("Winds thread.\n\nDeclaration: `public class Reel`") == "Winds thread."

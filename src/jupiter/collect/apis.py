@@ -14,9 +14,11 @@ from typing import Any
 
 from jupiter.collect import (
     capi,
+    csapi,
     goapi,
     javaapi,
     jsapi,
+    ktapi,
     openapi,
     phpapi,
     rdoc,
@@ -55,6 +57,8 @@ READERS = (
         "openapi", "", openapi.is_spec_file, lambda f, s, r, _: openapi.api_documents(f, s, r)
     ),
     ApiReader("r", "r", rdoc.is_rd, rdoc.read, (rdoc.MANIFEST,)),
+    ApiReader("kotlin", "kotlin", ktapi.is_kotlin, lambda f, s, r, _: ktapi.api_documents(f, s, r)),
+    ApiReader("csharp", "csharp", csapi.is_csharp, lambda f, s, r, _: csapi.api_documents(f, s, r)),
 )
 FIXES = {
     **jsapi.FIXES,
@@ -66,6 +70,8 @@ FIXES = {
     **phpapi.FIXES,
     **rubyapi.FIXES,
     **rdoc.FIXES,
+    **ktapi.FIXES,
+    **csapi.FIXES,
 }
 
 

@@ -58,6 +58,8 @@ LANGUAGES = {
     ".rmd": "markdown",
     ".qmd": "markdown",
     ".rd": "r",
+    ".kt": "kotlin",
+    ".cs": "csharp",
     ".markdown": "markdown",
     ".rst": "restructuredtext",
     ".txt": "text",

@@ -83,6 +83,13 @@ RustAs = Literal["api", "text"]
 # R documentation files (.Rd): api, each function a file's usage shows a document, as R's
 # help shows it (collect/rdoc.py); text, each file as plain text
 RAs = Literal["api", "text"]
+# Kotlin files: api, each public or protected declaration with a KDoc comment a document,
+# as Dokka reads it (collect/ktapi.py); text, each file as plain text
+KotlinAs = Literal["api", "text"]
+# C# files: api, each public or protected type and member with an XML doc comment a
+# document, as the C# compiler's documentation file holds it (collect/csapi.py); text, each
+# file as plain text
+CSharpAs = Literal["api", "text"]
 # Java files: api, each public or protected item with a javadoc comment a document, as
 # javadoc reads it (collect/javaapi.py); text, each file as plain text
 JavaAs = Literal["api", "text"]
@@ -195,6 +202,13 @@ class LocalSource(Strict):
     # document `r:<package>::<name>` as R's help shows it, the package named by the
     # DESCRIPTION over it (collect/rdoc.py); text, as text
     r: RAs = "api"
+    # Kotlin files (when an include glob reads them): api, each public or protected class,
+    # object, function, property and constructor with a KDoc comment a document, as Dokka
+    # reads it (overloads one document); text, as text
+    kotlin: KotlinAs = "api"
+    # C# files (when an include glob reads them): api, each public or protected type and
+    # member with a `///` XML doc comment a document (overloads one document); text, as text
+    csharp: CSharpAs = "api"
     # Sphinx's object descriptions in reStructuredText pages (*.rst, and *.txt written in
     # it), MyST Markdown pages and built HTML pages: api, each `.. function::`, `.. class::`, `.. method::`, `.. c:function::`,
     # `.. js:function::` a document named as Sphinx names it, the page's other text its own;
@@ -266,6 +280,8 @@ class GitSource(Strict):
             "*.go",
             "*.rs",
             "*.java",
+            "*.kt",
+            "*.cs",
             "*.php",
             "*.rb",
             "*.pm",
@@ -296,6 +312,8 @@ class GitSource(Strict):
     ruby: RubyAs = "api"  # as for a local source
     perl: PerlAs = "api"  # as for a local source
     r: RAs = "api"  # as for a local source
+    kotlin: KotlinAs = "api"  # as for a local source
+    csharp: CSharpAs = "api"  # as for a local source
     sphinx: SphinxAs = "api"  # as for a local source
 
 

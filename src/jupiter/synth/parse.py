@@ -17,7 +17,7 @@ from jupiter.records import Chunk
 
 API_PREFIX = "python:"
 # collect/pyapi.py, jsapi.py, sqlapi.py, goapi.py, rustapi.py, capi.py, javaapi.py, phpapi.py,
-# rubyapi.py, openapi.py, rdoc.py
+# rubyapi.py, openapi.py, rdoc.py, ktapi.py, csapi.py
 API_PREFIXES = (
     API_PREFIX,
     "javascript:",
@@ -30,6 +30,8 @@ API_PREFIXES = (
     "ruby:",
     "openapi:",
     "r:",
+    "kotlin:",
+    "csharp:",
 )
 TOPIC_PREFIX = "pydoc:topics/"
 # documents whose indentation means code, a quote or a directive's content
@@ -282,25 +284,29 @@ def sentences(paragraph: str) -> list[str]:
 # a paragraph that is a list, a field or a docstring's labelled section, not what its text
 # is about: "* `template_name`: ...", ":param x: a number", "Args: user - ...", "WARNING:
 # ..." (a summary is the first paragraph that is none of them, if any)
+# a label over a name and nothing else (Django's "Asynchronous version: `aclear()`", an API
+# reader's "Declaration: `public sealed class PtrSig : NonLeafSig`")
+_LABEL_OVER_NAME = r"\*{0,2}[A-Z][A-Za-z -]{2,40}\*{0,2}:\s+`{1,2}[^`\n]+`{1,2}\.?\s*\Z"
 _NOT_A_SUMMARY = re.compile(
     r"^(?:[*+-]\s|:[\w][\w .*,\[\]|-]*:(?:\s|$)|(?i:args|arguments|keyword arguments|"
     r"parameters|params|returns?|raises|yields?|attributes|examples?|notes?|nb|warnings?|"
     r"see also|todo):(?:\s|$)"
     # a version note (Sphinx's words for versionadded/-changed, deprecated)
     r"|(?:New|Changed) in version [\w.]+:|Deprecated since version [\w.]+:"
-    # a label over a name and nothing else (Django's "Asynchronous version: `aclear()`")
-    r"|\*{0,2}[A-Z][A-Za-z -]{2,40}\*{0,2}:\s+`{1,2}[^`\n]+`{1,2}\.?\s*\Z)"
+    rf"|{_LABEL_OVER_NAME})"
 )
 
 
 def lead(text: str, max_chars: int = 600, plain: bool = False) -> str:
     """The first prose paragraph that is no list, no field, no version note and no label
-    over a bare name (the first paragraph when all are), cut to whole sentences when it runs
-    past `max_chars`."""
+    over a bare name (the first paragraph when all are, unless it is such a label: then
+    none), cut to whole sentences when it runs past `max_chars`."""
     paras = prose_paragraphs(text, plain)
     if not paras:
         return ""
     said = [p for p in paras if not _NOT_A_SUMMARY.match(p)]
+    if not said and re.match(_LABEL_OVER_NAME, paras[0]):
+        return ""  # a label over a name says what a thing is declared as, not what it does
     return clip_sentences((said or paras)[0], max_chars)
 
 
@@ -403,7 +409,7 @@ def _lifetime(s: str, k: int) -> bool:
 
 
 # languages whose parameters are written "type name" (C, C++, Java) or "name type" (Go)
-TYPE_FIRST = frozenset({"c", "java"})
+TYPE_FIRST = frozenset({"c", "java", "csharp"})
 NAME_FIRST = frozenset({"go"})
 _PHP_VAR = re.compile(r"\$([A-Za-z_]\w*)")
 _NO_NAME = frozenset(
@@ -440,7 +446,10 @@ def parameters(signature: str, language: str = "") -> list[Param]:
         if part == "*":
             kw_only = True
             continue
-        name = re.split(r"[=:]", part, maxsplit=1)[0].strip().lstrip("*").strip()
+        bare = part
+        if language == "kotlin":  # "vararg xs: Int", "crossinline block: () -> Unit", `in`
+            bare = re.sub(r"^(?:(?:vararg|crossinline|noinline)\s+)+", "", part).replace("`", "")
+        name = re.split(r"[=:]", bare, maxsplit=1)[0].strip().lstrip("*").strip()
         if part.startswith("*") and not part.startswith("**"):
             kw_only = True  # everything after *args is keyword-only
         if (name in ("self", "cls") and not out) or not name.isidentifier():
