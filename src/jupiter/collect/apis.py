@@ -15,6 +15,7 @@ from typing import Any
 from jupiter.collect import (
     capi,
     csapi,
+    exapi,
     goapi,
     javaapi,
     jsapi,
@@ -24,6 +25,7 @@ from jupiter.collect import (
     rdoc,
     rubyapi,
     rustapi,
+    scalaapi,
     sqlapi,
 )
 from jupiter.collect.result import CollectResult, SourceFile
@@ -59,6 +61,10 @@ READERS = (
     ApiReader("r", "r", rdoc.is_rd, rdoc.read, (rdoc.MANIFEST,)),
     ApiReader("kotlin", "kotlin", ktapi.is_kotlin, lambda f, s, r, _: ktapi.api_documents(f, s, r)),
     ApiReader("csharp", "csharp", csapi.is_csharp, lambda f, s, r, _: csapi.api_documents(f, s, r)),
+    ApiReader("elixir", "elixir", exapi.is_elixir, lambda f, s, r, _: exapi.api_documents(f, s, r)),
+    ApiReader(
+        "scala", "scala", scalaapi.is_scala, lambda f, s, r, _: scalaapi.api_documents(f, s, r)
+    ),
 )
 FIXES = {
     **jsapi.FIXES,
@@ -72,6 +78,8 @@ FIXES = {
     **rdoc.FIXES,
     **ktapi.FIXES,
     **csapi.FIXES,
+    **exapi.FIXES,
+    **scalaapi.FIXES,
 }
 
 

@@ -60,6 +60,8 @@ LANGUAGES = {
     ".rd": "r",
     ".kt": "kotlin",
     ".cs": "csharp",
+    ".ex": "elixir",
+    ".scala": "scala",
     ".markdown": "markdown",
     ".rst": "restructuredtext",
     ".txt": "text",

@@ -32,7 +32,8 @@ def init(
             "HTML, PDF, GNU info; Python code read as its API, and JavaScript/TypeScript too in "
             "a folder with a package.json, Go in one with a go.mod, Rust in one with a Cargo.toml, "
             "Java and Kotlin in one with a pom.xml, build.gradle or build.gradle.kts, C# in one "
-            "with a .csproj or .sln, PHP in one with a "
+            "with a .csproj or .sln, Elixir in one with a mix.exs, Scala in one with a build.sbt, "
+            "PHP in one with a "
             "composer.json, Ruby in one with a Gemfile or a .gemspec, "
             "Perl modules' POD in one with a Makefile.PL, an R package's .Rd help as its API, "
             "C and C++ headers where the folder holds them, SQL as its schema where "
@@ -104,6 +105,10 @@ def source_entry(spec: str) -> dict[str, object]:
         more.append("*.kt")  # and its Kotlin's (KDoc)
     if next(path.glob("*.csproj"), None) is not None or next(path.glob("*.sln"), None) is not None:
         more.append("*.cs")  # a .NET project or solution: its API (XML doc comments)
+    if (path / "mix.exs").is_file():  # an Elixir project: its modules' API (@doc, @moduledoc)
+        more.append("*.ex")
+    if any((path / b).is_file() for b in ("build.sbt", "build.sc")):
+        more.append("*.scala")  # an sbt or Mill project: its packages' API (Scaladoc)
     if (path / "composer.json").is_file():  # a PHP package: its classes' API (docblocks)
         more.append("*.php")
     if (path / "Gemfile").is_file() or next(path.glob("*.gemspec"), None) is not None:

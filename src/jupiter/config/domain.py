@@ -90,6 +90,12 @@ KotlinAs = Literal["api", "text"]
 # document, as the C# compiler's documentation file holds it (collect/csapi.py); text, each
 # file as plain text
 CSharpAs = Literal["api", "text"]
+# Elixir files: api, each module, function, macro, type and callback with a @moduledoc, @doc
+# or @typedoc a document, as ExDoc shows it (collect/exapi.py); text, each file as plain text
+ElixirAs = Literal["api", "text"]
+# Scala files: api, each public or protected declaration with a Scaladoc comment a document,
+# as Scaladoc reads it (collect/scalaapi.py); text, each file as plain text
+ScalaAs = Literal["api", "text"]
 # Java files: api, each public or protected item with a javadoc comment a document, as
 # javadoc reads it (collect/javaapi.py); text, each file as plain text
 JavaAs = Literal["api", "text"]
@@ -209,6 +215,14 @@ class LocalSource(Strict):
     # C# files (when an include glob reads them): api, each public or protected type and
     # member with a `///` XML doc comment a document (overloads one document); text, as text
     csharp: CSharpAs = "api"
+    # Elixir files (when an include glob reads them): api, each module, function, macro,
+    # type and callback with its doc a document `elixir:Enum.map/2`, as ExDoc shows it; text,
+    # as text
+    elixir: ElixirAs = "api"
+    # Scala files (when an include glob reads them): api, each public or protected class,
+    # trait, object, def, val and type with a Scaladoc comment a document, as Scaladoc reads
+    # it (overloads one document); text, as text
+    scala: ScalaAs = "api"
     # Sphinx's object descriptions in reStructuredText pages (*.rst, and *.txt written in
     # it), MyST Markdown pages and built HTML pages: api, each `.. function::`, `.. class::`, `.. method::`, `.. c:function::`,
     # `.. js:function::` a document named as Sphinx names it, the page's other text its own;
@@ -282,6 +296,8 @@ class GitSource(Strict):
             "*.java",
             "*.kt",
             "*.cs",
+            "*.ex",
+            "*.scala",
             "*.php",
             "*.rb",
             "*.pm",
@@ -314,6 +330,8 @@ class GitSource(Strict):
     r: RAs = "api"  # as for a local source
     kotlin: KotlinAs = "api"  # as for a local source
     csharp: CSharpAs = "api"  # as for a local source
+    elixir: ElixirAs = "api"  # as for a local source
+    scala: ScalaAs = "api"  # as for a local source
     sphinx: SphinxAs = "api"  # as for a local source
 
 

@@ -17,7 +17,7 @@ from jupiter.records import Chunk
 
 API_PREFIX = "python:"
 # collect/pyapi.py, jsapi.py, sqlapi.py, goapi.py, rustapi.py, capi.py, javaapi.py, phpapi.py,
-# rubyapi.py, openapi.py, rdoc.py, ktapi.py, csapi.py
+# rubyapi.py, openapi.py, rdoc.py, ktapi.py, csapi.py, exapi.py, scalaapi.py
 API_PREFIXES = (
     API_PREFIX,
     "javascript:",
@@ -32,6 +32,8 @@ API_PREFIXES = (
     "r:",
     "kotlin:",
     "csharp:",
+    "elixir:",
+    "scala:",
 )
 TOPIC_PREFIX = "pydoc:topics/"
 # documents whose indentation means code, a quote or a directive's content
@@ -98,7 +100,9 @@ def view(chunk: Chunk, section: str = "", in_code: bool = False, program: str = 
         name = name or chunk.title
         if chunk.start != 0:
             return ChunkView("api", name, "", chunk.text, False, language=language)
-        signature, body, is_module = split_signature(chunk.text, name)
+        # an Elixir function's `/arity` is ExDoc's, its text's line `Enum.join(...)` has none
+        bare = re.sub(r"/\d+$", "", name) if language == "elixir" else name
+        signature, body, is_module = split_signature(chunk.text, bare)
         return ChunkView("api", name, signature, body, True, is_module, language=language)
     kind: ChunkKind = "topic" if chunk.uri.startswith(TOPIC_PREFIX) else "doc"
     return ChunkView(
@@ -424,11 +428,16 @@ def parameters(signature: str, language: str = "") -> list[Param]:
     """Parameters of "(a, /, b=1, *, c, **kw) -> T", without self/cls and the `/`, `*` markers;
     for a language that writes "type name" (C, Java: `const char *path`) or "name type" (Go:
     `dir string`) the name is read from where it stands, and a type given no name is none."""
+    if language == "scala":  # every parameter list: `(z: B)(op: (B, A) => B)(implicit o: O)`
+        return _scala_parameters(signature.strip())
     inner = _inside_parens(signature.strip())
     if inner is None:
         return []
     if language in TYPE_FIRST or language in NAME_FIRST:
         return _typed_parameters(inner, language in NAME_FIRST)
+    if language == "elixir":  # `joiner \\ ""`: an argument's default after two backslashes
+        found = [(p.split("\\\\", 1)[0].strip(), p) for p in split_top_level(inner)]
+        return [Param(name, part, False) for name, part in found if name.isidentifier()]
     if language == "r":  # "na.rm = FALSE", "...": R's names have dots
         found = [(_r_name(p), p) for p in split_top_level(inner)]
         return [Param(name, part, False) for name, part in found if name]
@@ -455,6 +464,19 @@ def parameters(signature: str, language: str = "") -> list[Param]:
         if (name in ("self", "cls") and not out) or not name.isidentifier():
             continue
         out.append(Param(name, part, kw_only and not part.startswith("*")))
+    return out
+
+
+def _scala_parameters(signature: str) -> list[Param]:
+    out: list[Param] = []
+    rest = signature
+    while (inner := _inside_parens(rest)) is not None:
+        rest = rest[len(inner) + 2 :].lstrip()
+        for part in split_top_level(inner):
+            bare = re.sub(r"^(?:implicit|using)\s+", "", part).replace("`", "")
+            name = bare.split(":", 1)[0].strip()
+            if name.isidentifier():
+                out.append(Param(name, part, False))
     return out
 
 

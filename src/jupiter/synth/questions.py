@@ -313,7 +313,9 @@ def _difference(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
 def _signature(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
     if v.kind != "api" or not v.signature:
         return []
-    return [("signature", {"a": shown(v.name)}, f"`{shown(v.name)}{v.signature}`")]
+    # a call is written without ExDoc's `/arity` (Enum.join/2 is called `Enum.join(...)`)
+    called = re.sub(r"/\d+$", "", shown(v.name)) if v.language == "elixir" else shown(v.name)
+    return [("signature", {"a": shown(v.name)}, f"`{called}{v.signature}`")]
 
 
 def _explain_topic(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
