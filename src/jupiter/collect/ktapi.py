@@ -43,6 +43,7 @@ from bisect import bisect_left
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
+from typing import ClassVar
 
 from jupiter.collect.codescan import blanked
 from jupiter.collect.result import CollectResult, SourceFile, api_document, first_documents
@@ -498,6 +499,11 @@ class _Param:
 
 @dataclass
 class _File:
+    """A scanned file with its KDoc comments indexed (the Scala reader's too: its
+    `language` and uri `prefix` set)."""
+
+    language: ClassVar[str] = "kotlin"
+    prefix: ClassVar[str] = URI_PREFIX
     f: KotlinFile
     source: str
     code: str
@@ -545,14 +551,14 @@ class _File:
             text += f"\n\n{other.head}\n\n{other.body}" if other.body else f"\n\n{other.head}"
         return api_document(
             self.source,
-            URI_PREFIX,
+            self.prefix,
             self.f,
             item.qual,
             text.strip(),
             item.kind,
             item.signature,
             self.line(item.at),
-            language="kotlin",
+            language=self.language,
         )
 
 

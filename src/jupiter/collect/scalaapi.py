@@ -64,14 +64,23 @@ from __future__ import annotations
 
 import re
 import textwrap
-from bisect import bisect_left
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
+from typing import ClassVar
 
 from jupiter.collect.codescan import blanked
-from jupiter.collect.ktapi import _brackets, _comment_end, _join, _line, _line_end, _tick
-from jupiter.collect.result import CollectResult, SourceFile, api_document, first_documents
+from jupiter.collect.ktapi import (
+    _Comment,
+    _comment_end,
+    _Item,
+    _join,
+    _line,
+    _line_end,
+    _tick,
+)
+from jupiter.collect.ktapi import _File as _KotlinFile
+from jupiter.collect.result import CollectResult, SourceFile, first_documents
 from jupiter.records import Document
 
 SUFFIXES = (".scala",)
@@ -99,14 +108,6 @@ _MAX_NESTING = 100  # interpolated strings in strings, types in types: deeper is
 ScalaFile = SourceFile  # its files, as the source hands them over
 # the items of a declaration, then where it ends
 _Walk = Generator["_Item", None, int]
-
-
-@dataclass
-class _Comment:
-    start: int
-    end: int
-    doc: bool  # a Scaladoc comment: /** */ (not /**/ or a /*** banner)
-    text: str  # without its marks
 
 
 def is_scala(name: str) -> bool:
@@ -597,16 +598,6 @@ class _Owner:
 
 
 @dataclass
-class _Item:
-    qual: str
-    kind: str
-    head: str
-    signature: str
-    body: str  # everything after the head line
-    at: int
-
-
-@dataclass
 class _Prefix:
     annotations: list[str]
     mods: list[str]  # `private[x]` one modifier
@@ -636,64 +627,11 @@ class _Params:
         return f"({self.implicit} {inner})" if self.implicit else f"({inner})"
 
 
-@dataclass
-class _File:
-    f: ScalaFile
-    source: str
-    code: str
-    bare: str
-    comments: list[_Comment]
-    docs: list[_Comment] = field(default_factory=list)
-    starts: list[int] = field(default_factory=list)  # the Scaladoc comments' starts
-    newlines: list[int] = field(default_factory=list)
-    match: dict[int, int] = field(default_factory=dict)
+class _File(_KotlinFile):
+    """A scanned file with its Scaladoc comments indexed (as the Kotlin reader's)."""
 
-    def __post_init__(self) -> None:
-        self.docs = [c for c in self.comments if c.doc]
-        self.starts = [c.start for c in self.docs]
-        self.newlines = [m.start() for m in re.finditer("\n", self.f.text)]
-        self.match = _brackets(self.code)
-
-    def close(self, k: int, end: int) -> int:
-        """Past the bracket closing the one at k, at most `end`."""
-        return min(self.match.get(k, end), end)
-
-    def doc_before(self, a: int, b: int) -> _Comment | None:
-        """The last Scaladoc comment that starts between a and b."""
-        k = bisect_left(self.starts, b) - 1
-        return self.docs[k] if k >= 0 and self.starts[k] >= a else None
-
-    def line(self, at: int) -> int:
-        return bisect_left(self.newlines, at) + 1
-
-    def said(self, a: int, b: int) -> str:
-        """The source between a and b on one line, comments out (literals kept)."""
-        return _line(self.bare[a:b])
-
-    def name(self, m: re.Match[str]) -> str:
-        """The name an identifier match of the code stands for, backquotes off."""
-        return self.bare[m.start() : m.end()].strip("`")
-
-    def skip(self, j: int, end: int) -> int:
-        """Past the space (and blanked comments) at j, at most `end`."""
-        m = _NONSPACE.search(self.code, j, end)
-        return end if m is None else m.start()
-
-    def document(self, item: _Item, more: list[_Item]) -> Document:
-        text = f"{item.head}\n\n{item.body}" if item.body else item.head
-        for other in more:  # overloads, a companion: each with its own head line and doc
-            text += f"\n\n{other.head}\n\n{other.body}" if other.body else f"\n\n{other.head}"
-        return api_document(
-            self.source,
-            URI_PREFIX,
-            self.f,
-            item.qual,
-            text.strip(),
-            item.kind,
-            item.signature,
-            self.line(item.at),
-            language="scala",
-        )
+    language: ClassVar[str] = "scala"
+    prefix: ClassVar[str] = URI_PREFIX
 
 
 def file_documents(
