@@ -1,9 +1,17 @@
 """What the readers of a language's API share in scanning source text (collect/goapi.py,
 rustapi.py, capi.py): blanking a stretch of it (comments, literals) to spaces, lines kept,
-so the code keeps its length and every position its meaning; and finding the bracket that
-closes an open one in code whose literals are blanked."""
+so the code keeps its length and every position its meaning; finding the bracket that
+closes an open one in code whose literals are blanked; and, for the readers that walk a
+file's declarations (javaapi.py, csapi.py, ktapi.py, scalaapi.py), its doc comments indexed
+by where they start, its lines and its brackets' matches."""
 
 from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from typing import Any
+
+_NONSPACE = re.compile(r"\S")
 
 
 def blank(out: list[str], i: int, j: int) -> None:
@@ -39,3 +47,33 @@ def closing(code: str, i: int, pairs: str = "()[]{}") -> int:
             if not stack:
                 return j + 1
     return len(code)
+
+
+class DocIndex:
+    """A scanned file as a declaration walker asks of it: the doc comment over a
+    declaration, a position's line, the close of a bracket, the next code after space. The
+    class that mixes it in holds `docs` (its doc comments, by start), their `starts`, the
+    text's `newlines`, the brackets' `match` (open -> past its close) and the `code`."""
+
+    docs: list[Any]
+    starts: list[int]
+    newlines: list[int]
+    match: dict[int, int]
+    code: str
+
+    def close(self, k: int, end: int) -> int:
+        """Past the bracket closing the one at k, at most `end`."""
+        return min(self.match.get(k, end), end)
+
+    def doc_before(self, a: int, b: int) -> Any:
+        """The last doc comment that starts between a and b; None when none does."""
+        k = bisect_left(self.starts, b) - 1
+        return self.docs[k] if k >= 0 and self.starts[k] >= a else None
+
+    def line(self, at: int) -> int:
+        return bisect_left(self.newlines, at) + 1
+
+    def skip(self, j: int, end: int) -> int:
+        """Past the space (and blanked comments) at j, at most `end`."""
+        m = _NONSPACE.search(self.code, j, end)
+        return end if m is None else m.start()

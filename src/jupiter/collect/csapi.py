@@ -36,13 +36,12 @@ from __future__ import annotations
 import html
 import re
 import textwrap
-from bisect import bisect_left
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import PurePosixPath
 
-from jupiter.collect.codescan import blank, blanked
+from jupiter.collect.codescan import DocIndex, blank, blanked
 from jupiter.collect.result import CollectResult, SourceFile, api_document, first_documents
 from jupiter.records import Document
 
@@ -839,7 +838,7 @@ class _Prefix:
 
 
 @dataclass
-class _File:
+class _File(DocIndex):
     f: CsFile
     source: str
     code: str
@@ -866,26 +865,9 @@ class _File:
             names.update(".".join(parts[: k + 1]) for k in range(len(parts)))
         self.namespaces = frozenset(names)
 
-    def close(self, k: int, end: int) -> int:
-        """Past the bracket closing the one at k, at most `end`."""
-        return min(self.match.get(k, end), end)
-
-    def doc_before(self, a: int, b: int) -> _Comment | None:
-        """The last doc comment that starts between a and b."""
-        k = bisect_left(self.starts, b) - 1
-        return self.docs[k] if k >= 0 and self.starts[k] >= a else None
-
-    def line(self, at: int) -> int:
-        return bisect_left(self.newlines, at) + 1
-
     def said(self, a: int, b: int) -> str:
         """The source between a and b on one line, comments out (literals kept)."""
         return _line(self.bare[a:b])
-
-    def skip(self, j: int, end: int) -> int:
-        """Past the space (and blanked comments) at j, at most `end`."""
-        m = _NONSPACE.search(self.code, j, end)
-        return end if m is None else m.start()
 
     def top(self, k: int, end: int, stops: str) -> int:
         """The first of `stops` at k or after that stands outside brackets (an opening one

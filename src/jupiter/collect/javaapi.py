@@ -28,11 +28,11 @@ from __future__ import annotations
 import html
 import re
 import textwrap
-from bisect import bisect_left
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
+from jupiter.collect.codescan import DocIndex
 from jupiter.collect.result import CollectResult, SourceFile, first_documents
 from jupiter.records import Document
 
@@ -668,7 +668,7 @@ class _Prefix:
 
 
 @dataclass
-class _File:
+class _File(DocIndex):
     f: JavaFile
     source: str
     code: str
@@ -685,26 +685,9 @@ class _File:
         self.newlines = [m.start() for m in re.finditer("\n", self.f.text)]
         self.match = _brackets(self.code)
 
-    def close(self, k: int, end: int) -> int:
-        """Past the bracket closing the one at k, at most `end`."""
-        return min(self.match.get(k, end), end)
-
-    def doc_before(self, a: int, b: int) -> _Comment | None:
-        """The last javadoc comment that starts between a and b."""
-        k = bisect_left(self.starts, b) - 1
-        return self.docs[k] if k >= 0 and self.starts[k] >= a else None
-
-    def line(self, at: int) -> int:
-        return bisect_left(self.newlines, at) + 1
-
     def said(self, a: int, b: int) -> str:
         """The source between a and b on one line, comments out (literals kept)."""
         return _line(self.bare[a:b])
-
-    def skip(self, j: int, end: int) -> int:
-        """Past the space (and blanked comments) at j, at most `end`."""
-        m = _NONSPACE.search(self.code, j, end)
-        return end if m is None else m.start()
 
     def document(self, item: _Item, more: list[_Item]) -> Document:
         text = f"{item.head}\n\n{item.body}" if item.head else item.body

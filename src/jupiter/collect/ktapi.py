@@ -39,13 +39,12 @@ from __future__ import annotations
 import html
 import re
 import textwrap
-from bisect import bisect_left
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import ClassVar
 
-from jupiter.collect.codescan import blanked
+from jupiter.collect.codescan import DocIndex, blanked
 from jupiter.collect.result import CollectResult, SourceFile, api_document, first_documents
 from jupiter.records import Document
 
@@ -498,7 +497,7 @@ class _Param:
 
 
 @dataclass
-class _File:
+class _File(DocIndex):
     """A scanned file with its KDoc comments indexed (the Scala reader's too: its
     `language` and uri `prefix` set)."""
 
@@ -520,18 +519,6 @@ class _File:
         self.newlines = [m.start() for m in re.finditer("\n", self.f.text)]
         self.match = _brackets(self.code)
 
-    def close(self, k: int, end: int) -> int:
-        """Past the bracket closing the one at k, at most `end`."""
-        return min(self.match.get(k, end), end)
-
-    def doc_before(self, a: int, b: int) -> _Comment | None:
-        """The last KDoc comment that starts between a and b."""
-        k = bisect_left(self.starts, b) - 1
-        return self.docs[k] if k >= 0 and self.starts[k] >= a else None
-
-    def line(self, at: int) -> int:
-        return bisect_left(self.newlines, at) + 1
-
     def said(self, a: int, b: int) -> str:
         """The source between a and b on one line, comments out (literals kept)."""
         return _line(self.bare[a:b])
@@ -539,11 +526,6 @@ class _File:
     def name(self, m: re.Match[str]) -> str:
         """The name an identifier match of the code stands for, backquotes off."""
         return self.bare[m.start() : m.end()].strip("`")
-
-    def skip(self, j: int, end: int) -> int:
-        """Past the space (and blanked comments) at j, at most `end`."""
-        m = _NONSPACE.search(self.code, j, end)
-        return end if m is None else m.start()
 
     def document(self, item: _Item, more: list[_Item]) -> Document:
         text = f"{item.head}\n\n{item.body}" if item.body else item.head
