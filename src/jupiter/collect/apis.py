@@ -17,6 +17,7 @@ from jupiter.collect import (
     csapi,
     exapi,
     goapi,
+    hsapi,
     javaapi,
     jsapi,
     ktapi,
@@ -65,6 +66,9 @@ READERS = (
     ApiReader(
         "scala", "scala", scalaapi.is_scala, lambda f, s, r, _: scalaapi.api_documents(f, s, r)
     ),
+    ApiReader(
+        "haskell", "haskell", hsapi.is_haskell, lambda f, s, r, _: hsapi.api_documents(f, s, r)
+    ),
 )
 FIXES = {
     **jsapi.FIXES,
@@ -80,6 +84,7 @@ FIXES = {
     **csapi.FIXES,
     **exapi.FIXES,
     **scalaapi.FIXES,
+    **hsapi.FIXES,
 }
 
 

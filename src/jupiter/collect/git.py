@@ -62,6 +62,7 @@ LANGUAGES = {
     ".cs": "csharp",
     ".ex": "elixir",
     ".scala": "scala",
+    ".hs": "haskell",
     ".markdown": "markdown",
     ".rst": "restructuredtext",
     ".txt": "text",

@@ -33,6 +33,7 @@ def init(
             "a folder with a package.json, Go in one with a go.mod, Rust in one with a Cargo.toml, "
             "Java and Kotlin in one with a pom.xml, build.gradle or build.gradle.kts, C# in one "
             "with a .csproj or .sln, Elixir in one with a mix.exs, Scala in one with a build.sbt, "
+            "Haskell in one with a .cabal, "
             "PHP in one with a "
             "composer.json, Ruby in one with a Gemfile or a .gemspec, "
             "Perl modules' POD in one with a Makefile.PL, an R package's .Rd help as its API, "
@@ -109,6 +110,12 @@ def source_entry(spec: str) -> dict[str, object]:
         more.append("*.ex")
     if any((path / b).is_file() for b in ("build.sbt", "build.sc")):
         more.append("*.scala")  # an sbt or Mill project: its packages' API (Scaladoc)
+    if (
+        next(path.glob("*.cabal"), None) is not None
+        or (path / "stack.yaml").is_file()
+        or (path / "package.yaml").is_file()
+    ):
+        more.append("*.hs")  # a Haskell package: its modules' API (Haddock)
     if (path / "composer.json").is_file():  # a PHP package: its classes' API (docblocks)
         more.append("*.php")
     if (path / "Gemfile").is_file() or next(path.glob("*.gemspec"), None) is not None:

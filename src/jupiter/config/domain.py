@@ -96,6 +96,9 @@ ElixirAs = Literal["api", "text"]
 # Scala files: api, each public or protected declaration with a Scaladoc comment a document,
 # as Scaladoc reads it (collect/scalaapi.py); text, each file as plain text
 ScalaAs = Literal["api", "text"]
+# Haskell files: api, each exported declaration with a Haddock comment a document, as
+# Haddock shows it (collect/hsapi.py); text, each file as plain text
+HaskellAs = Literal["api", "text"]
 # Java files: api, each public or protected item with a javadoc comment a document, as
 # javadoc reads it (collect/javaapi.py); text, each file as plain text
 JavaAs = Literal["api", "text"]
@@ -223,6 +226,9 @@ class LocalSource(Strict):
     # trait, object, def, val and type with a Scaladoc comment a document, as Scaladoc reads
     # it (overloads one document); text, as text
     scala: ScalaAs = "api"
+    # Haskell files (when an include glob reads them): api, each exported function, type,
+    # class, method, constructor and field with a Haddock comment a document; text, as text
+    haskell: HaskellAs = "api"
     # Sphinx's object descriptions in reStructuredText pages (*.rst, and *.txt written in
     # it), MyST Markdown pages and built HTML pages: api, each `.. function::`, `.. class::`, `.. method::`, `.. c:function::`,
     # `.. js:function::` a document named as Sphinx names it, the page's other text its own;
@@ -298,6 +304,7 @@ class GitSource(Strict):
             "*.cs",
             "*.ex",
             "*.scala",
+            "*.hs",
             "*.php",
             "*.rb",
             "*.pm",
@@ -332,6 +339,7 @@ class GitSource(Strict):
     csharp: CSharpAs = "api"  # as for a local source
     elixir: ElixirAs = "api"  # as for a local source
     scala: ScalaAs = "api"  # as for a local source
+    haskell: HaskellAs = "api"  # as for a local source
     sphinx: SphinxAs = "api"  # as for a local source
 
 

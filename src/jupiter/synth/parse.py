@@ -17,7 +17,7 @@ from jupiter.records import Chunk
 
 API_PREFIX = "python:"
 # collect/pyapi.py, jsapi.py, sqlapi.py, goapi.py, rustapi.py, capi.py, javaapi.py, phpapi.py,
-# rubyapi.py, openapi.py, rdoc.py, ktapi.py, csapi.py, exapi.py, scalaapi.py
+# rubyapi.py, openapi.py, rdoc.py, ktapi.py, csapi.py, exapi.py, scalaapi.py, hsapi.py
 API_PREFIXES = (
     API_PREFIX,
     "javascript:",
@@ -34,6 +34,7 @@ API_PREFIXES = (
     "csharp:",
     "elixir:",
     "scala:",
+    "haskell:",
 )
 TOPIC_PREFIX = "pydoc:topics/"
 # documents whose indentation means code, a quote or a directive's content
@@ -100,6 +101,8 @@ def view(chunk: Chunk, section: str = "", in_code: bool = False, program: str = 
         name = name or chunk.title
         if chunk.start != 0:
             return ChunkView("api", name, "", chunk.text, False, language=language)
+        if language == "haskell":  # `foldr :: (a -> b -> b) -> b -> [a] -> b`, `data T a`
+            return _haskell_view(chunk.text, name)
         # an Elixir function's `/arity` is ExDoc's, its text's line `Enum.join(...)` has none
         bare = re.sub(r"/\d+$", "", name) if language == "elixir" else name
         signature, body, is_module = split_signature(chunk.text, bare)
@@ -149,6 +152,20 @@ def split_signature(text: str, name: str) -> tuple[str, str, bool]:
     if m is not None and split_qualified(m.group("name"))[1] == short:
         return m.group("sig").strip(), rest.lstrip("\n"), False
     return "", body, False
+
+
+def _haskell_view(text: str, name: str) -> ChunkView:
+    """A Haskell document: its first line the type signature Haddock shows (`name :: T`, its
+    type the signature), a type's or class's head, or the module's description."""
+    first, _, rest = text.partition("\n")
+    m = re.match(r"^\(?[^\s()]+\)?\s*::\s*(.+)$", first)
+    if m is not None:
+        return ChunkView(
+            "api", name, f" :: {m.group(1)}", rest.lstrip("\n"), True, False, language="haskell"
+        )
+    if re.match(r"^(?:data|newtype|class|type(?: family)?)\s", first):
+        return ChunkView("api", name, "", rest.lstrip("\n"), True, False, language="haskell")
+    return ChunkView("api", name, "", text, True, True, language="haskell")
 
 
 def split_qualified(name: str) -> tuple[str, str]:
