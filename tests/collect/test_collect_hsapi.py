@@ -17,6 +17,7 @@ from jupiter.collect.hsapi import (
     SUFFIXES,
     URI_PREFIX,
     HaskellFile,
+    _inline,
     api_documents,
     doc_text,
     is_haskell,
@@ -313,3 +314,9 @@ def test_a_cabal_packages_haskell_is_read_as_its_api(tmp_path: Path) -> None:
     assert dict(rejects.rejects)["haskell_test"] == 1
     whole, _ = collect_tree(tmp_path / "t", tree, ["*.hs"], haskell="text")
     assert not any(u.startswith("haskell:") for u in whole)
+
+
+def test_a_linked_identifiers_possessive_is_read_as_haddock_reads_it() -> None:
+    assert _inline("two 'Chunk's with a 'softline', not 'x'y") == (
+        "two `Chunk`s with a `softline`, not 'x'y"
+    )

@@ -282,7 +282,8 @@ _CODE_AT = re.compile(r"(?<![\\\w])@([^@\n]+?)(?<!\\)@")
 _EMPHASIS = re.compile(r"(?<![\\\w/:<])/([^/\s](?:[^/\n]*?[^/\s\\])?)/(?![\w/])")
 _BOLD = re.compile(r"__([^_\n](?:[^\n]*?[^_\n])?)__")
 _IDENT = re.compile(
-    r"(?<![\w\\])['`]([A-Za-z_][\w.]*'*|[A-Za-z_.]*[!#$%&*+/<=>?@^|~:\\.-]+)['`](?!\w)"
+    r"(?<![\w\\])['`]([A-Za-z_][\w.]*'*|[A-Za-z_.]*[!#$%&*+/<=>?@^|~:\\.-]+)['`]"
+    r"(?:(?!\w)|(?=s\b))"  # a possessive after it too: 'Chunk's
 )
 _MODULE_LINK = re.compile(r'"([A-Z][\w]*(?:\.[A-Z][\w]*)*(?:#[^"\s]*)?)"')
 _URL = re.compile(r"<((?:https?|ftp|file|mailto):[^\s>]+)(?:\s+([^>]+))?>")
