@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from dataclasses import dataclass
 from typing import Any
 
 _NONSPACE = re.compile(r"\S")
@@ -47,6 +48,31 @@ def closing(code: str, i: int, pairs: str = "()[]{}") -> int:
             if not stack:
                 return j + 1
     return len(code)
+
+
+@dataclass
+class Comment:
+    """A comment of a scanned file: where it stands, whether it is the language's doc
+    comment (`/** */`, a run of `///` lines), its text without its marks."""
+
+    start: int
+    end: int
+    doc: bool
+    text: str
+
+
+@dataclass
+class Item:
+    """A documented declaration a walker found: its qualified name, kind, head line (its
+    signature as shown) and the signature the question templates read, the text after the
+    head, where it stands."""
+
+    qual: str
+    kind: str
+    head: str
+    signature: str
+    body: str  # everything after the head line
+    at: int
 
 
 class DocIndex:

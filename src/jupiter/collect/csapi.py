@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import PurePosixPath
 
-from jupiter.collect.codescan import DocIndex, blank, blanked
+from jupiter.collect.codescan import Comment, DocIndex, Item, blank, blanked
 from jupiter.collect.result import CollectResult, SourceFile, api_document, first_documents
 from jupiter.records import Document
 
@@ -86,12 +86,7 @@ _GENERATED_ATTRIBUTE = re.compile(r"\[\s*(?:[\w.]+\s*\.\s*)?GeneratedCode(?:Attr
 _FIRST_DECLARATION = re.compile(r"\b(?:namespace|class|struct|interface|enum|record|delegate)\b")
 
 
-@dataclass
-class _Comment:
-    start: int
-    end: int
-    doc: bool  # a doc comment: `///` lines (not `////`), one comment for a run of them
-    text: str  # without its marks, a doc comment's lines joined
+_Comment = Comment
 
 
 def is_csharp(name: str) -> bool:
@@ -818,13 +813,7 @@ class _Owner:
 
 
 @dataclass
-class _Item:
-    qual: str
-    kind: str
-    head: str
-    signature: str
-    body: str  # everything after the head line
-    at: int
+class _Item(Item):
     pending: tuple[str, ...] = ()
     generic: str = ""  # a method's type parameters: `Throws<T>(x)` is no twin of `Throws(x)`
 

@@ -32,7 +32,7 @@ from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from jupiter.collect.codescan import DocIndex
+from jupiter.collect.codescan import Comment, DocIndex, Item
 from jupiter.collect.result import CollectResult, SourceFile, first_documents
 from jupiter.records import Document
 
@@ -64,12 +64,7 @@ JavaFile = SourceFile  # its files, as the source hands them over
 _Walk = Generator["_Item", None, int]
 
 
-@dataclass
-class _Comment:
-    start: int
-    end: int
-    doc: bool  # a javadoc comment: /** */ (not /**/ or a /*** banner)
-    text: str  # without its marks
+_Comment = Comment
 
 
 def is_java(name: str) -> bool:
@@ -649,14 +644,7 @@ class _Owner:
         return "public" in mods or "protected" in mods
 
 
-@dataclass
-class _Item:
-    qual: str
-    kind: str
-    head: str
-    signature: str
-    body: str  # everything after the head line
-    at: int
+_Item = Item
 
 
 @dataclass

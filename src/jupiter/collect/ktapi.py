@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import ClassVar
 
-from jupiter.collect.codescan import DocIndex, blanked
+from jupiter.collect.codescan import Comment, DocIndex, Item, blanked
 from jupiter.collect.result import CollectResult, SourceFile, api_document, first_documents
 from jupiter.records import Document
 
@@ -75,12 +75,7 @@ KotlinFile = SourceFile  # its files, as the source hands them over
 _Walk = Generator["_Item", None, int]
 
 
-@dataclass
-class _Comment:
-    start: int
-    end: int
-    doc: bool  # a KDoc comment: /** */ (not /**/ or a /*** banner)
-    text: str  # without its marks
+_Comment = Comment
 
 
 def is_kotlin(name: str) -> bool:
@@ -468,14 +463,7 @@ class _Owner:
         return self.open if "protected" in mods else True
 
 
-@dataclass
-class _Item:
-    qual: str
-    kind: str
-    head: str
-    signature: str
-    body: str  # everything after the head line
-    at: int
+_Item = Item
 
 
 @dataclass
