@@ -1112,9 +1112,9 @@ def _member(owner: _Owner, name: str) -> str:
     return f"{owner.qual}.{name}" if owner.qual else name
 
 
-def _val(g: _File, p: _Prefix, region: int, end: int, owner: _Owner) -> _Walk:
-    """A val or var (`val a, b = ...`: each name one item); returns where its
-    initializer starts (-1 for a pattern: `val (a, b) = ...`)."""
+def _names(g: _File, p: _Prefix, end: int) -> tuple[str, list[str], int]:
+    """A declaration's keyword, the comma-separated names after it (`val a, b`,
+    `case A, B`) and where they end."""
     code = g.code
     kw = _WORD.match(code, p.end, end)
     assert kw is not None
@@ -1127,6 +1127,14 @@ def _val(g: _File, p: _Prefix, region: int, end: int, owner: _Owner) -> _Walk:
         if code[comma : comma + 1] != ",":
             break
         k = comma + 1
+    return kw.group(), names, k
+
+
+def _val(g: _File, p: _Prefix, region: int, end: int, owner: _Owner) -> _Walk:
+    """A val or var (`val a, b = ...`: each name one item); returns where its
+    initializer starts (-1 for a pattern: `val (a, b) = ...`)."""
+    code = g.code
+    word, names, k = _names(g, p, end)
     k = g.skip(k, end)
     if not names or code[k : k + 1] not in (":", "="):
         return -1  # a pattern: `val Some(x) = ...`
@@ -1144,7 +1152,7 @@ def _val(g: _File, p: _Prefix, region: int, end: int, owner: _Owner) -> _Walk:
     doc = scaladoc(c.text) if c is not None else Scaladoc()
     if c is None or not doc.documented():
         return after
-    constant = kw.group() == "val" and "lazy" not in p.mods and 0 < len(value) <= _MAX_VALUE
+    constant = word == "val" and "lazy" not in p.mods and 0 < len(value) <= _MAX_VALUE
     final = "final" in p.mods and not _CARRIES_ON.search(value) and not _OPERATOR_END.search(value)
     constant = constant and (_LITERAL.fullmatch(value) is not None or final)
     body = _join(
@@ -1154,11 +1162,11 @@ def _val(g: _File, p: _Prefix, region: int, end: int, owner: _Owner) -> _Walk:
             _fields(doc, ""),
             f"Type: {_tick(typ)}" if typ else "",
             f"Value: {_tick(value)}" if constant else "",
-            _modifiers(p.mods, kw.group()),
+            _modifiers(p.mods, word),
             *_closing(doc, p.annotations),
         ]
     )
-    kind = "constant" if constant else "variable" if kw.group() == "var" else "value"
+    kind = "constant" if constant else "variable" if word == "var" else "value"
     for name in names:
         qual = _member(owner, name)
         yield _Item(qual, kind, qual, "", body, p.at)
@@ -1199,18 +1207,7 @@ def _type_member(g: _File, p: _Prefix, region: int, end: int, owner: _Owner) -> 
 
 def _enum_cases(g: _File, p: _Prefix, region: int, end: int, owner: _Owner) -> _Walk:
     """A Scala 3 enum's `case A, B` (each one item) or `case C(x: Int) extends E`."""
-    code = g.code
-    kw = _WORD.match(code, p.end, end)
-    assert kw is not None
-    names: list[str] = []
-    k = kw.end()
-    while (nm := _IDENT.match(code, g.skip(k, end), end)) is not None:
-        names.append(g.name(nm))
-        k = nm.end()
-        comma = g.skip(k, end)
-        if code[comma : comma + 1] != ",":
-            break
-        k = comma + 1
+    _, names, k = _names(g, p, end)
     lists, k = _param_lists(g, k, end)
     stop, tok = _head_end(g, k, end)
     after = g.close(stop, end) if tok == "{" else stop
