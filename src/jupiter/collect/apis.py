@@ -1,5 +1,5 @@
 """The readers of a language's API beside Python's (collect/jsapi.py, sqlapi.py, goapi.py,
-rustapi.py): the source setting that turns each on (`javascript: api`), the files it takes,
+rustapi.py, ..., protoapi.py): the source setting that turns each on (`javascript: api`), the files it takes,
 and the files it reads beside them whatever the include globs say (a crate's Cargo.toml,
 which names it). The local and git sources hand each reader its files together, since a
 package's files name one another's objects.
@@ -23,6 +23,7 @@ from jupiter.collect import (
     ktapi,
     openapi,
     phpapi,
+    protoapi,
     rdoc,
     rubyapi,
     rustapi,
@@ -69,6 +70,9 @@ READERS = (
     ApiReader(
         "haskell", "haskell", hsapi.is_haskell, lambda f, s, r, _: hsapi.api_documents(f, s, r)
     ),
+    ApiReader(
+        "proto", "proto", protoapi.is_proto, lambda f, s, r, _: protoapi.api_documents(f, s, r)
+    ),
 )
 FIXES = {
     **jsapi.FIXES,
@@ -85,6 +89,7 @@ FIXES = {
     **exapi.FIXES,
     **scalaapi.FIXES,
     **hsapi.FIXES,
+    **protoapi.FIXES,
 }
 
 

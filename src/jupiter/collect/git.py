@@ -29,6 +29,7 @@ from jupiter.collect import (
     pod,
     sites,
     sphinxobj,
+    vimhelp,
 )
 from jupiter.collect.local import (
     HTML_SUFFIXES,
@@ -63,6 +64,7 @@ LANGUAGES = {
     ".ex": "elixir",
     ".scala": "scala",
     ".hs": "haskell",
+    ".proto": "proto",
     ".markdown": "markdown",
     ".rst": "restructuredtext",
     ".txt": "text",
@@ -224,6 +226,8 @@ def _described(
     """A page's documents: with "sphinx" in `api`, its object descriptions each its own
     (collect/sphinxobj.py), reStructuredText's and a built page's; a built page's members
     by the other readers `api` names (local.built_page)."""
+    if "vim" in api and vimhelp.takes(path) and vimhelp.is_help(doc.text):
+        return vimhelp.split(doc)  # a Vim help file's entries (collect/vimhelp.py)
     if "sphinx" in api and (sphinxobj.is_rst(path) or sphinxobj.is_myst(path)):
         return sphinxobj.split(doc)
     if sphinxobj.is_html(path) and data is not None:

@@ -39,6 +39,7 @@ from jupiter.collect import (
     sites,
     sphinxobj,
     typedoc,
+    vimhelp,
     yardsite,
 )
 from jupiter.collect.pdf import PDF_SUFFIX, pdf_or_reject
@@ -133,7 +134,9 @@ def collect_local(
             continue
         read = read_documents(path, rejects)
         name = format_name(path)
-        if src.sphinx == "api" and (sphinxobj.is_rst(name) or sphinxobj.is_myst(name)):
+        if src.vim == "api" and vimhelp.takes(name) and any(vimhelp.is_help(d.text) for d in read):
+            read = [part for doc in read for part in vimhelp.split(doc)]  # `:help`'s entries
+        elif src.sphinx == "api" and (sphinxobj.is_rst(name) or sphinxobj.is_myst(name)):
             read = [part for doc in read for part in sphinxobj.split(doc)]
         elif sphinxobj.is_html(name) and read:
             html = decode(read_bytes(path) or b"") or ""
@@ -379,9 +382,9 @@ def built_page(
 
 
 def page_readers(src: object) -> frozenset[str]:
-    """The built-page readers a source's settings turn on (`sphinx`, `java`, `rust`, `c`,
-    `python`, `javascript`, `ruby`: api)."""
-    names = ("sphinx", "java", "rust", "c", "python", "javascript", "ruby")
+    """The page readers a source's settings turn on (`sphinx`, `java`, `rust`, `c`,
+    `python`, `javascript`, `ruby`: api; `vim`, a help file's entries)."""
+    names = ("sphinx", "java", "rust", "c", "python", "javascript", "ruby", "vim")
     return frozenset(k for k in names if getattr(src, k, "text") == "api")
 
 

@@ -115,6 +115,14 @@ PerlAs = Literal["api", "text"]
 # in reStructuredText): api, each a document of its own, the rest of the page another
 # (collect/sphinxobj.py); text, each page as one document
 SphinxAs = Literal["api", "text"]
+# Vim help files (doc/*.txt of Vim, Neovim and plugins): api, each tagged entry (a command,
+# option, function, mapping) a document `vim:<tag>` as `:help` shows it, the rest of the file
+# a page (collect/vimhelp.py); text, each file as plain text
+VimAs = Literal["api", "text"]
+# Protocol Buffers files: api, each documented message, field, enum, value, service and rpc a
+# document `proto:<package>.<name>`, as protoc-gen-doc shows it (collect/protoapi.py); text,
+# each file as plain text
+ProtoAs = Literal["api", "text"]
 
 
 class PythonStdlibSource(Strict):
@@ -156,6 +164,7 @@ class LocalSource(Strict):
             "*.Rd",
             "*.Rmd",
             "*.qmd",
+            "*.proto",
             "README",
             *SPEC_NAMES,
         ]
@@ -229,11 +238,19 @@ class LocalSource(Strict):
     # Haskell files (when an include glob reads them): api, each exported function, type,
     # class, method, constructor and field with a Haddock comment a document; text, as text
     haskell: HaskellAs = "api"
+    # Protocol Buffers files (*.proto, read by default): api, each documented message, field,
+    # oneof, enum, enum value, service, rpc and extension a document `proto:<package>.<name>`
+    # with its declaration, as protoc-gen-doc shows it; text, as text
+    proto: ProtoAs = "api"
     # Sphinx's object descriptions in reStructuredText pages (*.rst, and *.txt written in
     # it), MyST Markdown pages and built HTML pages: api, each `.. function::`, `.. class::`, `.. method::`, `.. c:function::`,
     # `.. js:function::` a document named as Sphinx names it, the page's other text its own;
     # text, each page as one document
     sphinx: SphinxAs = "api"
+    # Vim help files (*.txt whose first line is `*name.txt*`, or with an ft=help modeline):
+    # api, each tagged entry (`:delete`, `'tabstop'`, `abs()`, a plugin's `:Git`) a document
+    # `vim:<tag>` as `:help` shows it, the file's other text a page; text, as text
+    vim: VimAs = "api"
 
 
 class WebSource(Strict):
@@ -305,6 +322,7 @@ class GitSource(Strict):
             "*.ex",
             "*.scala",
             "*.hs",
+            "*.proto",
             "*.php",
             "*.rb",
             "*.pm",
@@ -341,6 +359,8 @@ class GitSource(Strict):
     scala: ScalaAs = "api"  # as for a local source
     haskell: HaskellAs = "api"  # as for a local source
     sphinx: SphinxAs = "api"  # as for a local source
+    vim: VimAs = "api"  # as for a local source
+    proto: ProtoAs = "api"  # as for a local source
 
 
 # what a dataset source's `columns` may map to column names

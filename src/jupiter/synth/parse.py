@@ -17,7 +17,8 @@ from jupiter.records import Chunk
 
 API_PREFIX = "python:"
 # collect/pyapi.py, jsapi.py, sqlapi.py, goapi.py, rustapi.py, capi.py, javaapi.py, phpapi.py,
-# rubyapi.py, openapi.py, rdoc.py, ktapi.py, csapi.py, exapi.py, scalaapi.py, hsapi.py
+# rubyapi.py, openapi.py, rdoc.py, ktapi.py, csapi.py, exapi.py, scalaapi.py, hsapi.py,
+# vimhelp.py, protoapi.py
 API_PREFIXES = (
     API_PREFIX,
     "javascript:",
@@ -35,6 +36,8 @@ API_PREFIXES = (
     "elixir:",
     "scala:",
     "haskell:",
+    "vim:",
+    "proto:",
 )
 TOPIC_PREFIX = "pydoc:topics/"
 # documents whose indentation means code, a quote or a directive's content
@@ -103,6 +106,15 @@ def view(chunk: Chunk, section: str = "", in_code: bool = False, program: str = 
             return ChunkView("api", name, "", chunk.text, False, language=language)
         if language == "haskell":  # `foldr :: (a -> b -> b) -> b -> [a] -> b`, `data T a`
             return _haskell_view(chunk.text, name)
+        if language == "proto":  # `rpc Get(GetRequest) returns (Item);`, `string id = 1;`
+            head, _, body = chunk.text.partition("\n\n")
+            plain = re.match(r"^(?:message|enum|service|oneof|package) ", head)
+            return ChunkView(
+                "api", name, "" if plain else head, body, True, False, language=language
+            )
+        if language == "vim":  # `:[range]d[elete] [x]`, `abs({expr})`: its syntax lines
+            syntax, _, body = chunk.text.partition("\n\n")
+            return ChunkView("api", name, syntax, body, True, False, language=language)
         # an Elixir function's `/arity` is ExDoc's, its text's line `Enum.join(...)` has none
         bare = re.sub(r"/\d+$", "", name) if language == "elixir" else name
         signature, body, is_module = split_signature(chunk.text, bare)
@@ -447,6 +459,10 @@ def parameters(signature: str, language: str = "") -> list[Param]:
     `dir string`) the name is read from where it stands, and a type given no name is none."""
     if language == "scala":  # every parameter list: `(z: B)(op: (B, A) => B)(implicit o: O)`
         return _scala_parameters(signature.strip())
+    if language == "vim":  # a function's `{expr}` arguments, `[, {msg}]` optional
+        call = re.match(r"^[\w.#:]+\((.*)\)$", signature.split("\n", 1)[0].strip())
+        names = re.findall(r"\{([\w-]+)\}", call.group(1)) if call else []
+        return [Param(f"{{{n}}}", f"{{{n}}}", False) for n in dict.fromkeys(names)]
     inner = _inside_parens(signature.strip())
     if inner is None:
         return []

@@ -245,6 +245,8 @@ def _param_note(param: str, body: str, used: set[str]) -> str:
         return field
     p = re.escape(param)
     marked = re.compile(rf"(``|`|\*){p}(``|`|\*|\()")
+    if param.startswith("{"):  # Vim's `{expr}`: its braces are the markup
+        marked = re.compile(rf"(){p}()")
     candidates = [
         s for para in prose_paragraphs(body) for s in sentences(para) if not _NOT_A_NOTE.match(s)
     ]
@@ -313,6 +315,13 @@ def _difference(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
 def _signature(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
     if v.kind != "api" or not v.signature:
         return []
+    if v.language == "proto":  # a field's, a value's or an rpc's declaration as written
+        return [("signature", {"a": shown(v.name)}, f"`{v.signature}`")]
+    if v.language == "vim":  # a help entry's syntax lines as written, when they take any
+        lines = v.signature.split("\n")
+        if not any(re.search(r"[\[{(]", s) for s in lines):
+            return []
+        return [("signature", {"a": shown(v.name)}, " or ".join(f"`{s}`" for s in lines))]
     # a call is written without ExDoc's `/arity` (Enum.join/2 is called `Enum.join(...)`)
     called = re.sub(r"/\d+$", "", shown(v.name)) if v.language == "elixir" else shown(v.name)
     return [("signature", {"a": shown(v.name)}, f"`{called}{v.signature}`")]
