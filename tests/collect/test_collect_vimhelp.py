@@ -234,3 +234,59 @@ def test_a_tagged_title_loses_its_underline() -> None:
     page = _split(text)["/p/doc/frob.txt"].text
     assert "### Frob table\n\nThe frob table says" in page
     assert "----------" not in page
+
+
+# found on the held-back reading (Neovim's API, ALE's options, a key's table line)
+NEOVIM_STYLE = """*api.txt*\tNeovim
+
+nvim_set_current_buf({buffer})                        *nvim_set_current_buf()*
+                Sets the current buffer, the one the next commands act on.
+
+                Parameters: ~
+                    {buffer}  Buffer handle, or 0 for the
+                              current buffer
+
+g:frob_options                                        *g:frob_options*
+                                                      *b:frob_options*
+  Type: |String|
+  Default: `''`
+
+  This variable can be set to pass additional options to frob.
+
+<S-Left>\tor\t\t\t\t\t*<S-Left>* *b*
+b\t\t\t[count] words backward.  |exclusive| motion.
+
+\t\t\t\t\t\t\t*frob-example*
+Frob the text this way: >
+\tlet x = 1
+\t\t\t\t\t\t\t*frob-after*
+Text after the example.
+
+ vim:tw=78:ts=8:ft=help:norl:
+"""
+
+
+def test_parameter_blocks_plugin_options_and_a_tag_line_ending_an_example() -> None:
+    docs = _split(NEOVIM_STYLE, "api.txt")
+    buf = docs["vim:nvim_set_current_buf()"]
+    assert buf.text == (
+        "nvim_set_current_buf({buffer})\n\n"
+        "Sets the current buffer, the one the next commands act on.\n\n"
+        "Parameters:\n{buffer}: Buffer handle, or 0 for the\n          current buffer"
+    )
+    assert ask(buf)["arguments"] == (
+        "`nvim_set_current_buf()` takes 1 argument: {buffer}.\n\n"
+        "- {buffer}: Buffer handle, or 0 for the current buffer"
+    )
+    opt = docs["vim:g:frob_options"]
+    assert opt.meta["tags"] == ["b:frob_options"]
+    assert opt.text == (
+        "g:frob_options\n\n"
+        "This variable can be set to pass additional options to frob.\n\n"
+        "Type: `String`\nDefault: `''`"
+    )
+    assert docs["vim:<S-Left>"].text == (
+        "<S-Left>\nb\n\n[count] words backward.  `exclusive` motion."
+    )
+    page = docs["/p/doc/api.txt"].text
+    assert "```vim\nlet x = 1\n```\n\nText after the example." in page

@@ -69,6 +69,8 @@ _NUMBERED = re.compile(r"^\d+(?:\.\d+)*\.?\s+[A-Za-z]")
 _CAPITALS = re.compile(r"^[A-Z][A-Z0-9 ,&/'()-]*[A-Z]$")
 # three words of prose in a row: a sentence, not syntax (`{lhs} {rhs}`, `[, {msg}]`)
 _WORDS = re.compile(r"(?<![\w{\[<'-])[a-z]{2,}[,;]?\s+[a-z]{2,}[,;]?\s+[a-z]{2,}(?![\w}\]>(-])")
+_ARG_LINE = re.compile(r"^(\{[\w-]+\})\s{2,}")
+_META = re.compile(r"^(?:Type|Default|Scope)s?:\s")
 _FOLD = re.compile(r"\s*(?:\{\{\{|\}\}\})\d*")
 _FUNCTION = re.compile(r"^[\w.#:]+\(.*\)\s*$")
 _TAB = 8
@@ -124,6 +126,8 @@ def _split_head(line: str) -> tuple[str, str]:
             return " ".join(names), " ".join(rest)
     k = 1
     while k < len(parts) and not _STOP.match(parts[k]) and not _WORDS.search(parts[k]):
+        if parts[k].endswith(".") and " " in parts[k]:  # `[count] words backward.`
+            break
         k += 1
     return " ".join(parts[:k]), " ".join(parts[k:])
 
@@ -159,7 +163,7 @@ def render(lines: list[str], headings: bool = True) -> str:
             block, j = [], i + 1
             while j < len(lines):
                 nxt = lines[j]
-                if nxt.startswith("<") or (nxt.strip() and _width(nxt) == 0):
+                if _closes(nxt):
                     break
                 block.append(nxt.expandtabs(_TAB))
                 j += 1
@@ -177,6 +181,19 @@ def render(lines: list[str], headings: bool = True) -> str:
             flush()
             heading = inline(line).strip()
             out.extend(["", f"### {heading}", ""] if heading else [])
+        elif not headings and _COLUMN_HEADING.search(line) and line.strip() != "~":
+            # an entry's labelled block (`Parameters: ~`): the label, then its lines dedented,
+            # an argument's `{name}  text` as `{name}: text`
+            flush()
+            label, j = inline(line).strip(), i + 1
+            block = []
+            while j < len(lines) and lines[j].strip() and _width(lines[j]) > _width(line):
+                block.append(lines[j].expandtabs(_TAB))
+                j += 1
+            items = textwrap.dedent("\n".join(block)).split("\n") if block else []
+            out.extend(["", label, *[_ARG_LINE.sub(r"\1: ", inline(x)) for x in items], ""])
+            i = j
+            continue
         else:
             prose.append(inline(line))
         i += 1
@@ -270,6 +287,8 @@ def _entry_text(entry: _Entry) -> tuple[str, str]:
     see = "See also: " + ", ".join(f"`{x}`" for x in dict.fromkeys(links)) + "." if links else ""
     # an option's type, default and scope after its description's first paragraph
     paras = [p for p in body.split("\n\n") if p.strip()]
+    if not lead and len(paras) > 1 and all(_META.match(x) for x in paras[0].split("\n")):
+        lead = [paras.pop(0)]  # a plugin option's `Type: String` / `Default: 0` lines
     paras[1:1] = lead
     text = "\n\n".join(p for p in ["\n".join(syntax), *paras, see] if p.strip())
     signature = syntax[0] if syntax and _FUNCTION.match(syntax[0]) else ""
@@ -296,13 +315,19 @@ def _sections(lines: list[str]) -> list[tuple[int, int]]:
     return [(bounds[k] + 1, bounds[k + 1]) for k in range(len(bounds) - 1)]
 
 
+def _closes(line: str) -> bool:
+    """Whether `line` ends an example: a `<` or any text at column 0 (Vim's rule), or the
+    next entry's tags alone on a line, however indented."""
+    return line.startswith("<") or (bool(line.strip()) and not _width(line)) or _is_tag_only(line)
+
+
 def _in_examples(lines: list[str]) -> list[bool]:
     """Which lines stand inside an example block (never read for tags or entries)."""
     inside = [False] * len(lines)
     open_ = False
     for i, line in enumerate(lines):
         if open_:
-            if line.startswith("<") or (line.strip() and _width(line) == 0):
+            if _closes(line):
                 open_ = False
             else:
                 inside[i] = True
@@ -436,6 +461,9 @@ def _entry(lines: list[str], quoted: list[bool], i: int, hi: int) -> tuple[_Entr
                 j += 1
     if not entry.heads or not entry.tags:
         return None
+    while j < hi and _is_tag_only(lines[j]) and not quoted[j]:  # its variants' tags under it
+        entry.tags += _tags(lines[j])
+        j += 1
     # the description: indented lines and blank lines, up to the next line at column 0
     k = j
     while k < hi:
