@@ -248,9 +248,9 @@ def _param_note(param: str, body: str, used: set[str]) -> str:
     if param.startswith("{"):  # Vim's `{expr}`: its braces are the markup
         marked = re.compile(rf"(){p}()")
         # Neovim's `Parameters:` lines, `{buffer}: Buffer handle`, say it first
-        said = re.search(rf"(?m)^{p}:[ \t]+(\S.*(?:\n[ \t]+\S.*)*)", body)
-        if said and clean(said.group(1)) not in used:
-            return clean(said.group(1))
+        listed = re.search(rf"(?m)^{p}:[ \t]+(\S.*(?:\n[ \t]+\S.*)*)", body)
+        if listed and clean(listed.group(1)) not in used:
+            return clean(listed.group(1))
     candidates = [
         s for para in prose_paragraphs(body) for s in sentences(para) if not _NOT_A_NOTE.match(s)
     ]
