@@ -514,17 +514,25 @@ class _File:
         self.decls.append(d)
         return d
 
-    def message(self, k: int, scope: str) -> int:
+    def _opened(self, k: int, scope: str, kind: str) -> tuple[_Decl, int, int] | None:
+        """The block declaration at k (`message Cart {`): its record, added, and where its
+        braces stand; a message's, enum's or service's `option deprecated` read."""
         got = self._block(k)
         if got is None:
-            return self.past(k)
+            return None
         name, open_at, close_at = got
         qual = self._qual(scope, name)
-        m = self._add(
-            _Decl(name, qual, "message", f"message {name}", self.doc(k, open_at), self.at(k))
-        )
-        m.deprecated = self._deprecated_option(open_at + 1, close_at)
-        self.body(open_at + 1, close_at, qual, m)
+        d = self._add(_Decl(name, qual, kind, f"{kind} {name}", self.doc(k, open_at), self.at(k)))
+        if kind != "oneof":
+            d.deprecated = self._deprecated_option(open_at + 1, close_at)
+        return d, open_at, close_at
+
+    def message(self, k: int, scope: str) -> int:
+        got = self._opened(k, scope, "message")
+        if got is None:
+            return self.past(k)
+        m, open_at, close_at = got
+        self.body(open_at + 1, close_at, m.qual, m)
         return close_at + 1
 
     def body(self, a: int, b: int, scope: str, owner: _Decl, in_oneof: bool = False) -> None:
@@ -549,12 +557,10 @@ class _File:
                 k = self.field(k, scope, owner, b)
 
     def oneof(self, k: int, scope: str, owner: _Decl) -> int:
-        got = self._block(k)
+        got = self._opened(k, scope, "oneof")
         if got is None:
             return self.past(k)
-        name, open_at, close_at = got
-        qual = self._qual(scope, name)
-        self._add(_Decl(name, qual, "oneof", f"oneof {name}", self.doc(k, open_at), self.at(k)))
+        _, open_at, close_at = got
         self.body(open_at + 1, close_at, scope, owner, in_oneof=True)
         return close_at + 1
 
@@ -629,13 +635,10 @@ class _File:
         return close_at + 1
 
     def enum(self, k: int, scope: str) -> int:
-        got = self._block(k)
+        got = self._opened(k, scope, "enum")
         if got is None:
             return self.past(k)
-        name, open_at, close_at = got
-        qual = self._qual(scope, name)
-        e = self._add(_Decl(name, qual, "enum", f"enum {name}", self.doc(k, open_at), self.at(k)))
-        e.deprecated = self._deprecated_option(open_at + 1, close_at)
+        e, open_at, close_at = got
         j = open_at + 1
         while j < close_at:
             w = self.word(j)
@@ -646,7 +649,7 @@ class _File:
                 stop, deprecated = self._options_at(j + 2, end)
                 value = _Decl(
                     w,
-                    f"{qual}.{w}",
+                    f"{e.qual}.{w}",
                     "value",
                     self.flat(j, stop) + ";",
                     self.doc(j, self._last(end)),
@@ -660,19 +663,14 @@ class _File:
         return close_at + 1
 
     def service(self, k: int, scope: str) -> int:
-        got = self._block(k)
+        got = self._opened(k, scope, "service")
         if got is None:
             return self.past(k)
-        name, open_at, close_at = got
-        qual = self._qual(scope, name)
-        s = self._add(
-            _Decl(name, qual, "service", f"service {name}", self.doc(k, open_at), self.at(k))
-        )
-        s.deprecated = self._deprecated_option(open_at + 1, close_at)
+        s, open_at, close_at = got
         j = open_at + 1
         while j < close_at:
             if self.word(j) == "rpc":
-                j = self.rpc(j, qual, s, close_at)
+                j = self.rpc(j, s.qual, s, close_at)
             elif self.word(j) in (";", "}"):
                 j += 1
             else:
