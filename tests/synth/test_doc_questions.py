@@ -974,3 +974,20 @@ def test_sphinx_descriptions_of_options_variables_and_settings_are_definitions()
     prose = [b.text for b in blocks if b.kind == "prose"]
     assert "Choose how jobs run, like the mode argument of `run`." in prose
     assert "Not an option: read by collect/sphinxobj.py." in prose
+
+
+def test_a_link_after_a_colon_is_no_example(tmp_path: Path) -> None:
+    """"See the project's page for details:" over an indented URL introduces no example (a
+    plugin's list of checkers read this way); a command under the same colon does."""
+    page = (
+        "# Checkers\n\n## Vint\n\n"
+        '"Vint" is a lint checker for scripts. See the project\'s page for details:\n\n'
+        "    https://example.org/vint\n\n"
+        "## Frob\n\nRun the frob checker on a file like this:\n\n"
+        "    frob --check file.vim\n"
+    )
+    qa = by_question(questions(doc_chunks(tmp_path, {"checkers.md": page})))
+    examples = {q: a for q, a in qa.items() if "example" in q.lower()}
+    assert list(examples.values()) == [
+        "Run the frob checker on a file like this:\n\nfrob --check file.vim"
+    ], examples
