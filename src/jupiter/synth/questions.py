@@ -677,6 +677,10 @@ def _define(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
     return out
 
 
+# a block that is one link: where to read more, no example (a list of mirrors may be one)
+_BARE_URLS = re.compile(r"\s*(?:\w*\s*\n)?<?(?:https?|ftp)://\S+>?\s*")
+
+
 def _example(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
     """Code that a paragraph introduces ("For example:"), answered with both."""
     p = _doc(v)
@@ -695,6 +699,8 @@ def _example(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
         )
         code = _dedent_code(v.body, b)
         if not topic or topic in asked or len(code) > MAX_EXAMPLE_CODE or len(code) < 10:
+            continue
+        if _BARE_URLS.fullmatch(code.strip("`\n")):  # "See the project's page:", its link
             continue
         asked.add(topic)
         shown_topic = (
