@@ -977,8 +977,8 @@ def test_sphinx_descriptions_of_options_variables_and_settings_are_definitions()
 
 
 def test_a_link_after_a_colon_is_no_example(tmp_path: Path) -> None:
-    """"See the project's page for details:" over an indented URL introduces no example (a
-    plugin's list of checkers read this way); a command under the same colon does."""
+    """A paragraph ending "See the project's page for details:" over an indented URL
+    introduces no example (a plugin's list of checkers); a command under a colon does."""
     page = (
         "# Checkers\n\n## Vint\n\n"
         '"Vint" is a lint checker for scripts. See the project\'s page for details:\n\n'
