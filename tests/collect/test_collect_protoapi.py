@@ -15,6 +15,7 @@ from jupiter.collect.local import collect_local
 from jupiter.collect.protoapi import (
     FIXES,
     PROTO_NO_API,
+    PROTO_TEMPLATE,
     PROTO_TEST,
     SUFFIXES,
     URI_PREFIX,
@@ -416,6 +417,7 @@ def test_tests_and_files_without_docs_are_counted() -> None:
         ProtoFile(P("tests/cart.proto"), "s", CART),
         ProtoFile(P("src/cart_test.proto"), "c", CART),
         ProtoFile(P("src/unittest_cart.proto"), "u", CART),
+        ProtoFile(P("src/util/map_unittest.proto"), "m", CART),  # protobuf's own
         ProtoFile(P("src/test_cart.proto"), "x", CART),
         ProtoFile(P("src/plain.proto"), "p", "package q;\nmessage Bare { int32 a = 1; }\n"),
         ProtoFile(P("src/cart.proto"), "q", CART),
@@ -423,7 +425,7 @@ def test_tests_and_files_without_docs_are_counted() -> None:
     rejects = CollectResult()
     docs = api_documents(files, "local", rejects)
     assert len(docs) == 17
-    assert rejects.rejects == {PROTO_TEST: 7, PROTO_NO_API: 1}
+    assert rejects.rejects == {PROTO_TEST: 8, PROTO_NO_API: 1}
     assert rejects.samples[PROTO_NO_API] == ["p"]
 
 
@@ -482,3 +484,21 @@ def test_a_git_repository_reads_proto_files_by_default(tmp_path: Path) -> None:
     docs = {d.uri: d for d in collect_repo(tmp_path).documents}
     assert docs["proto:shop.v1.Cart.id"].meta["path"] == "api/cart.proto"
     assert docs["proto:shop.v1.Cart.id"].meta["language"] == "proto"
+
+
+def test_a_build_template_beside_its_output_is_counted_not_read() -> None:
+    """ONNX ships `onnx.in.proto` (`package {PACKAGE_NAME};`) beside the `onnx.proto` its
+    build makes of it: read both, every message was taught under two names."""
+    template = CART.replace("package shop.v1;", "package {PACKAGE_NAME};")
+    files = [
+        ProtoFile(P("proto/cart.in.proto"), "proto/cart.in.proto", template),
+        ProtoFile(P("proto/cart.proto"), "proto/cart.proto", CART),
+        ProtoFile(P("other/solo.in.proto"), "other/solo.in.proto", CART.replace("Cart", "Solo")),
+    ]
+    rejects = CollectResult()
+    docs = {d.uri: d for d in api_documents(files, "local", rejects)}
+    assert rejects.rejects == {PROTO_TEMPLATE: 1}
+    assert docs["proto:shop.v1.Cart.id"].meta["origin"] == "proto/cart.proto"
+    assert not [u for u in docs if "PACKAGE_NAME" in u or u.startswith("proto:Cart")]
+    # a template with no output beside it is all there is: read
+    assert "proto:shop.v1.Solo.id" in docs

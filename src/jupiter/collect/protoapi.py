@@ -62,9 +62,16 @@ _AS_TEXT = (
     "services and methods): tests and files with nothing documented give none; the "
     "source's proto: text reads them as text"
 )
-FIXES = {PROTO_TEST: _AS_TEXT, PROTO_NO_API: _AS_TEXT}
+# a template a build fills in (`onnx.in.proto`, `package {PACKAGE_NAME};`) beside its output
+PROTO_TEMPLATE = "proto_template"
+FIXES = {
+    PROTO_TEST: _AS_TEXT,
+    PROTO_NO_API: _AS_TEXT,
+    PROTO_TEMPLATE: "a build's template (x.in.proto) beside the file it makes (x.proto): the "
+    "file it makes is read",
+}
 _TEST_FOLDERS = frozenset({"test", "tests", "testdata", "testing"})
-_TEST_NAME = re.compile(r"(?:_test\.proto|^unittest.*\.proto|^test_.*\.proto)$", re.I)
+_TEST_NAME = re.compile(r"(?:_test\.proto|unittest.*\.proto|^test_.*\.proto)$", re.I)
 
 ProtoFile = SourceFile  # its files, as the source hands them over
 
@@ -83,9 +90,14 @@ def api_documents(
     """Documents for the documented declarations the files define, sorted by uri; a file
     that gives none is counted in `rejects`."""
 
+    have = {f.rel for f in files}
+
     def read(f: ProtoFile) -> list[Document] | str:
         if is_test(f.rel):
             return PROTO_TEST
+        made = f.rel.with_name(f.rel.name.removesuffix(".in.proto") + ".proto")
+        if f.rel.name.endswith(".in.proto") and made in have:
+            return PROTO_TEMPLATE
         return list(file_documents(f, source))
 
     return first_documents(files, rejects, read, PROTO_NO_API)
