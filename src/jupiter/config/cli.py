@@ -37,6 +37,7 @@ def init(
             "PHP in one with a "
             "composer.json, Ruby in one with a Gemfile or a .gemspec, "
             "Perl modules' POD in one with a Makefile.PL, an R package's .Rd help as its API, "
+            "Protocol Buffers' .proto files as their API, Vim help files as :help shows them, "
             "C and C++ headers where the folder holds them, SQL as its schema where "
             "the folder holds .sql files), a JSONL/CSV/Parquet dataset, "
             "an http(s) URL to crawl, or a git URL (ending in .git, or git@…). Writes a "
