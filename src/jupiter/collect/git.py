@@ -22,6 +22,7 @@ from pathlib import Path, PurePosixPath
 from jupiter.collect import (
     apis,
     asciidoc,
+    latex,
     manpage,
     markdown,
     notebook,
@@ -150,7 +151,9 @@ def collect_git(src: GitSource, cfg: DomainConfig, cache_dir: Path) -> CollectRe
                         batches.add(reader, SourceFile(rel, where, text, meta))
                     continue
             name = PurePosixPath(path).name.lower()
-            if data is not None and (name.endswith(".txt") or asciidoc.takes(name)):
+            if data is not None and (
+                name.endswith(".txt") or asciidoc.takes(name) or latex.takes(name)
+            ):
                 text = decode(data) if b"\x00" not in data else None
                 if text is not None:  # AsciiDoc or not, and included or not, said below
                     texts[path] = (text, data)
@@ -199,11 +202,21 @@ def _texts(
     "sphinx" in `api`, reStructuredText's object descriptions each a document,
     collect/sphinxobj.py)."""
     adoc, included = asciidoc.batch({p: t for p, (t, _) in texts.items()})
+    tex, inputs = latex.batch({p: t for p, (t, _) in texts.items() if latex.takes(p)})
     out: list[Document] = []
     for path, (_, data) in texts.items():
         where = f"{repo}@{sha}:{path}"
         if path in included:
             result.reject(asciidoc.INCLUDED, where)
+        elif path in inputs:
+            result.reject(latex.INCLUDED, where)
+        elif path in tex:
+            title, text = tex[path]
+            if text.strip():
+                meta = {"repo": repo, "commit": sha, "path": path, "language": "latex"}
+                out.append(Document(SOURCE, where, title or path, text, meta))
+        elif latex.takes(path):
+            continue  # a LaTeX file with nothing to read (its preamble only)
         elif path in adoc:
             title, text = adoc[path]
             if text.strip():

@@ -28,6 +28,7 @@ from jupiter.collect import (
     gtkdoc,
     javadoc,
     jsdocsite,
+    latex,
     manpage,
     markdown,
     mkdocstrings,
@@ -92,6 +93,7 @@ def collect_local(
     built = sites.Sites(root)  # a built documentation site's own generated pages
     top = root.name if root.is_dir() else ""
     adoc, included = _asciidoc(root, found)  # AsciiDoc as Markdown, included files read there
+    tex, inputs = _batched(root, found, latex.takes, latex.batch)  # LaTeX as Markdown, too
     for path in [*found, *_companions(root, found, readers)]:
         generated = built.generated(path)
         if generated is None and root.is_dir() and sites.is_snapshot(path.relative_to(root)):
@@ -101,6 +103,15 @@ def collect_local(
             continue
         if path in included:
             count(rejects, asciidoc.INCLUDED, str(path))
+            continue
+        if path in inputs:
+            count(rejects, latex.INCLUDED, str(path))
+            continue
+        if path in tex:
+            title, rendered = tex[path]
+            if rendered.strip():
+                meta = {"kind": "file", "suffix": Path(format_name(path)).suffix, "format": "latex"}
+                docs.append(Document(SOURCE, str(path), title or path.name, rendered, meta))
             continue
         if path in adoc:
             title, rendered = adoc[path]
@@ -153,12 +164,24 @@ def collect_local(
 def _asciidoc(root: Path, found: list[Path]) -> tuple[dict[Path, tuple[str, str]], set[Path]]:
     """The AsciiDoc files among `found` ({path: (title, Markdown)}, collect/asciidoc.py),
     and the files one of them includes (read there, not on their own)."""
+    return _batched(root, found, lambda n: asciidoc.takes(n) or n.endswith(".txt"), asciidoc.batch)
+
+
+def _batched(
+    root: Path,
+    found: list[Path],
+    takes: Callable[[str], bool],
+    batch: Callable[[dict[str, str]], tuple[dict[str, tuple[str, str]], set[str]]],
+) -> tuple[dict[Path, tuple[str, str]], set[Path]]:
+    """The files among `found` a format that includes files reads together (AsciiDoc,
+    LaTeX: `batch`, of the names `takes`): {path: (title, Markdown)}, and the files one of
+    them includes (read there, not on their own)."""
     texts: dict[str, str] = {}
     paths: dict[str, Path] = {}
     base = root if root.is_dir() else root.parent
     for path in found:
         name = format_name(path)
-        if not (asciidoc.takes(name) or name.endswith(".txt")):
+        if not takes(name):
             continue
         data = read_bytes(path)
         text = decode(data) if data is not None else None
@@ -167,7 +190,7 @@ def _asciidoc(root: Path, found: list[Path]) -> tuple[dict[Path, tuple[str, str]
             texts[rel], paths[rel] = text, path
     if not texts:
         return {}, set()
-    docs, included = asciidoc.batch(texts)
+    docs, included = batch(texts)
     return {paths[rel]: got for rel, got in docs.items()}, {paths[rel] for rel in included}
 
 

@@ -165,6 +165,7 @@ class LocalSource(Strict):
             "*.Rmd",
             "*.qmd",
             "*.proto",
+            "*.tex",
             "README",
             *SPEC_NAMES,
         ]
@@ -323,6 +324,7 @@ class GitSource(Strict):
             "*.scala",
             "*.hs",
             "*.proto",
+            "*.tex",
             "*.php",
             "*.rb",
             "*.pm",

@@ -73,6 +73,8 @@ def collect_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
         from jupiter.collect.doxygen import FIXES as DOXYGEN_FIXES
         from jupiter.collect.gidocgen import FIXES as GIDOCGEN_FIXES
         from jupiter.collect.gtkdoc import FIXES as GTKDOC_FIXES
+        from jupiter.collect.latex import INCLUDED as LATEX_INCLUDED
+        from jupiter.collect.latex import INCLUDED_FIX as LATEX_INCLUDED_FIX
         from jupiter.collect.local import NOT_INCLUDED, NOT_INCLUDED_FIX
         from jupiter.collect.manpage import FIXES as MAN_FIXES
         from jupiter.collect.notebook import FIXES as NOTEBOOK_FIXES
@@ -103,6 +105,7 @@ def collect_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
         }
         fixes[NOT_INCLUDED] = NOT_INCLUDED_FIX
         fixes[ASCIIDOC_INCLUDED] = ASCIIDOC_INCLUDED_FIX
+        fixes[LATEX_INCLUDED] = LATEX_INCLUDED_FIX
         # reasons that share a fix are said together, the fix once
         groups: dict[str, list[str]] = {}
         for why, n in sorted(rejects.rejects.items()):
