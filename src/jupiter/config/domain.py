@@ -140,7 +140,8 @@ class LocalSource(Strict):
     # FAQ.txt.gz); *.info (GNU info manuals) a document a node; *.pdf their text layer;
     # README, a folder's plain-text introduction; *.ipynb Jupyter notebooks as the Markdown
     # they render to; AsciiDoc (*.adoc, and *.txt files written in it: Git's manual) as the
-    # Markdown it renders to (collect/asciidoc.py)
+    # Markdown it renders to (collect/asciidoc.py); LaTeX (*.tex) as the Markdown a reader of
+    # its PDF sees, \input files read in place (collect/latex.py)
     include: list[str] = Field(
         default_factory=lambda: [
             "*.md",
