@@ -28,6 +28,7 @@ from jupiter.collect import (
     notebook,
     office,
     pod,
+    pyscript,
     sites,
     sphinxobj,
     vimhelp,
@@ -145,7 +146,13 @@ def collect_git(src: GitSource, cfg: DomainConfig, cache_dir: Path) -> CollectRe
                     meta = {"repo": repo, "commit": sha, "path": path, "language": language}
                     where = f"{repo}@{sha}:{path}"
                     rel = PurePosixPath(path)
-                    if py:
+                    if py and pyscript.is_script(path, text):  # a tutorial written as a script
+                        title, page = pyscript.render(text)
+                        page_meta = {**meta, "format": "script"}
+                        result.documents.append(
+                            Document(SOURCE, where, title or path, page, page_meta)
+                        )
+                    elif py:
                         code.append(PyFile(rel, where, text, meta))
                     elif reader is not None:
                         batches.add(reader, SourceFile(rel, where, text, meta))

@@ -36,6 +36,7 @@ from jupiter.collect import (
     office,
     pdocsite,
     pod,
+    pyscript,
     rustdoc,
     sites,
     sphinxobj,
@@ -131,7 +132,11 @@ def collect_local(
                 rel = PurePosixPath(
                     (path.relative_to(root) if path != root else Path(path.name)).as_posix()
                 )
-                if py:
+                if py and pyscript.is_script(rel.as_posix(), text):  # a tutorial, a gallery's
+                    title, page = pyscript.render(text)  # example: the page it renders to
+                    meta = {"kind": "file", "suffix": ".py", "format": "script"}
+                    docs.append(Document(SOURCE, str(path), title or path.name, page, meta))
+                elif py:
                     code.append(PyFile(rel, str(path), text))
                 elif reader is not None:
                     batches.add(reader, SourceFile(rel, str(path), text))

@@ -176,8 +176,10 @@ class LocalSource(Strict):
     # read links whose target is outside `path` (else skipped, counted symlink_outside)
     follow_symlinks: bool = False
     # Python files: api, their public modules, classes and functions with docstrings, a
-    # document each (parsed, never imported), and a built page's mkdocstrings or pdoc
-    # objects each one (collect/mkdocstrings.py, pdocsite.py); text, each file as plain text
+    # document each (parsed, never imported), a script written as a notebook (`# %%` cells,
+    # a gallery's example) the page it renders to (collect/pyscript.py), and a built page's
+    # mkdocstrings or pdoc objects each one (collect/mkdocstrings.py, pdocsite.py); text,
+    # each file as plain text
     python: PythonAs = "api"
     # JavaScript and TypeScript files (when an include glob reads them): api, each public
     # documented name a document from its JSDoc comment (scanned, never run), and a built
