@@ -46,6 +46,8 @@ import textwrap
 import unicodedata
 from collections.abc import Callable
 
+from jupiter.collect import asciidoc
+
 SUFFIXES = (".tex", ".ltx")
 INCLUDED = "latex_included"
 INCLUDED_FIX = "a LaTeX file another one inputs is read where it is input, not on its own"
@@ -67,21 +69,11 @@ def takes(name: str) -> bool:
 def resolve(target: str, folder: str) -> str | None:
     """An input's target as a path relative to the source's root (`/`-separated), from
     `folder`; None for a URL, an absolute path, a macro argument or one that leaves the
-    source."""
+    source (AsciiDoc's rule, asciidoc.resolve, once a macro's `#`/`\\` are ruled out)."""
     target = target.strip().strip('"')
-    if not target or "://" in target or target.startswith("/") or re.search(r"[{}#\\]", target):
+    if not target or re.search(r"[{}#\\]", target):
         return None
-    parts: list[str] = [p for p in folder.split("/") if p and p != "."]
-    for p in target.split("/"):
-        if p in ("", "."):
-            continue
-        if p == "..":
-            if not parts:
-                return None
-            parts.pop()
-        else:
-            parts.append(p)
-    return "/".join(parts) or None
+    return asciidoc.resolve(target, folder) or None
 
 
 def _folder(path: str) -> str:
