@@ -31,6 +31,7 @@ from jupiter.collect import (
     pyscript,
     sites,
     sphinxobj,
+    texinfo,
     vimhelp,
 )
 from jupiter.collect.local import (
@@ -159,7 +160,10 @@ def collect_git(src: GitSource, cfg: DomainConfig, cache_dir: Path) -> CollectRe
                     continue
             name = PurePosixPath(path).name.lower()
             if data is not None and (
-                name.endswith(".txt") or asciidoc.takes(name) or latex.takes(name)
+                name.endswith(".txt")
+                or asciidoc.takes(name)
+                or latex.takes(name)
+                or texinfo.takes(name)
             ):
                 text = decode(data) if b"\x00" not in data else None
                 if text is not None:  # AsciiDoc or not, and included or not, said below
@@ -210,6 +214,7 @@ def _texts(
     collect/sphinxobj.py)."""
     adoc, included = asciidoc.batch({p: t for p, (t, _) in texts.items()})
     tex, inputs = latex.batch({p: t for p, (t, _) in texts.items() if latex.takes(p)})
+    manuals, texi_inputs = texinfo.batch({p: t for p, (t, _) in texts.items() if texinfo.takes(p)})
     out: list[Document] = []
     for path, (_, data) in texts.items():
         where = f"{repo}@{sha}:{path}"
@@ -217,13 +222,19 @@ def _texts(
             result.reject(asciidoc.INCLUDED, where)
         elif path in inputs:
             result.reject(latex.INCLUDED, where)
+        elif path in texi_inputs:
+            result.reject(texinfo.INCLUDED, where)
+        elif path in manuals:  # a Texinfo manual: a document per node
+            for node, title, text in manuals[path]:
+                meta = {"repo": repo, "commit": sha, "path": path, "language": "texinfo"}
+                out.append(Document(SOURCE, f"{where}#{node}", title or node, text, meta))
         elif path in tex:
             title, text = tex[path]
             if text.strip():
                 meta = {"repo": repo, "commit": sha, "path": path, "language": "latex"}
                 out.append(Document(SOURCE, where, title or path, text, meta))
-        elif latex.takes(path):
-            continue  # a LaTeX file with nothing to read (its preamble only)
+        elif latex.takes(path) or texinfo.takes(path):
+            continue  # a LaTeX file with nothing to read (its preamble), Texinfo's settings
         elif path in adoc:
             title, text = adoc[path]
             if text.strip():

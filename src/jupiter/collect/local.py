@@ -19,6 +19,7 @@ import re
 from collections.abc import Callable, Collection
 from html.parser import HTMLParser
 from pathlib import Path, PurePosixPath
+from typing import TypeVar
 
 from jupiter.collect import (
     apis,
@@ -40,6 +41,7 @@ from jupiter.collect import (
     rustdoc,
     sites,
     sphinxobj,
+    texinfo,
     typedoc,
     vimhelp,
     yardsite,
@@ -95,6 +97,7 @@ def collect_local(
     top = root.name if root.is_dir() else ""
     adoc, included = _asciidoc(root, found)  # AsciiDoc as Markdown, included files read there
     tex, inputs = _batched(root, found, latex.takes, latex.batch)  # LaTeX as Markdown, too
+    manuals, texi_inputs = _batched(root, found, texinfo.takes, texinfo.batch)  # Texinfo's nodes
     for path in [*found, *_companions(root, found, readers)]:
         generated = built.generated(path)
         if generated is None and root.is_dir() and sites.is_snapshot(path.relative_to(root)):
@@ -107,6 +110,15 @@ def collect_local(
             continue
         if path in inputs:
             count(rejects, latex.INCLUDED, str(path))
+            continue
+        if path in texi_inputs:
+            count(rejects, texinfo.INCLUDED, str(path))
+            continue
+        if path in manuals:  # a Texinfo manual: a document per node, as its info file
+            suffix = Path(format_name(path)).suffix
+            for node, heading, body in manuals[path]:
+                meta = {"kind": "file", "suffix": suffix, "format": "texinfo", "node": node}
+                docs.append(Document(SOURCE, f"{path}#{node}", heading or node, body, meta))
             continue
         if path in tex:
             title, rendered = tex[path]
@@ -172,15 +184,18 @@ def _asciidoc(root: Path, found: list[Path]) -> tuple[dict[Path, tuple[str, str]
     return _batched(root, found, lambda n: asciidoc.takes(n) or n.endswith(".txt"), asciidoc.batch)
 
 
+_Read = TypeVar("_Read")  # what a format's batch reader makes of one file
+
+
 def _batched(
     root: Path,
     found: list[Path],
     takes: Callable[[str], bool],
-    batch: Callable[[dict[str, str]], tuple[dict[str, tuple[str, str]], set[str]]],
-) -> tuple[dict[Path, tuple[str, str]], set[Path]]:
+    batch: Callable[[dict[str, str]], tuple[dict[str, _Read], set[str]]],
+) -> tuple[dict[Path, _Read], set[Path]]:
     """The files among `found` a format that includes files reads together (AsciiDoc,
-    LaTeX: `batch`, of the names `takes`): {path: (title, Markdown)}, and the files one of
-    them includes (read there, not on their own)."""
+    LaTeX, Texinfo: `batch`, of the names `takes`): {path: what it read, (title, Markdown)
+    or a manual's nodes}, and the files one of them includes (read there, not alone)."""
     texts: dict[str, str] = {}
     paths: dict[str, Path] = {}
     base = root if root.is_dir() else root.parent

@@ -141,7 +141,8 @@ class LocalSource(Strict):
     # README, a folder's plain-text introduction; *.ipynb Jupyter notebooks as the Markdown
     # they render to; AsciiDoc (*.adoc, and *.txt files written in it: Git's manual) as the
     # Markdown it renders to (collect/asciidoc.py); LaTeX (*.tex) as the Markdown a reader of
-    # its PDF sees, \input files read in place (collect/latex.py)
+    # its PDF sees, \input files read in place (collect/latex.py); Texinfo (*.texi) as the
+    # manual it makes, a document per node (collect/texinfo.py)
     include: list[str] = Field(
         default_factory=lambda: [
             "*.md",
@@ -167,6 +168,8 @@ class LocalSource(Strict):
             "*.qmd",
             "*.proto",
             "*.tex",
+            "*.texi",
+            "*.texinfo",
             "README",
             *SPEC_NAMES,
         ]
@@ -328,6 +331,8 @@ class GitSource(Strict):
             "*.hs",
             "*.proto",
             "*.tex",
+            "*.texi",
+            "*.texinfo",
             "*.php",
             "*.rb",
             "*.pm",

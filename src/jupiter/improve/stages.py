@@ -85,6 +85,8 @@ def collect_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
         from jupiter.collect.rustdoc import FIXES as RUSTDOC_FIXES
         from jupiter.collect.sites import FIXES as SITE_FIXES
         from jupiter.collect.sphinxobj import FIXES as SPHINX_FIXES
+        from jupiter.collect.texinfo import INCLUDED as TEXINFO_INCLUDED
+        from jupiter.collect.texinfo import INCLUDED_FIX as TEXINFO_INCLUDED_FIX
         from jupiter.collect.typedoc import FIXES as TYPEDOC_FIXES
 
         fixes = {
@@ -106,6 +108,7 @@ def collect_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
         fixes[NOT_INCLUDED] = NOT_INCLUDED_FIX
         fixes[ASCIIDOC_INCLUDED] = ASCIIDOC_INCLUDED_FIX
         fixes[LATEX_INCLUDED] = LATEX_INCLUDED_FIX
+        fixes[TEXINFO_INCLUDED] = TEXINFO_INCLUDED_FIX
         # reasons that share a fix are said together, the fix once
         groups: dict[str, list[str]] = {}
         for why, n in sorted(rejects.rejects.items()):
