@@ -38,6 +38,8 @@ def init(
             "composer.json, Ruby in one with a Gemfile or a .gemspec, "
             "Perl modules' POD in one with a Makefile.PL, an R package's .Rd help as its API, "
             "Protocol Buffers' .proto files as their API, Vim help files as :help shows them, "
+            "LaTeX and Texinfo sources as the documents they make, tutorials written as Python "
+            "scripts (sphinx-gallery, # %% cells) as their pages, "
             "C and C++ headers where the folder holds them, SQL as its schema where "
             "the folder holds .sql files), a JSONL/CSV/Parquet dataset, "
             "an http(s) URL to crawl, or a git URL (ending in .git, or git@…). Writes a "
