@@ -21,6 +21,7 @@ from jupiter.collect import (
     javaapi,
     jsapi,
     ktapi,
+    luaapi,
     openapi,
     phpapi,
     protoapi,
@@ -73,6 +74,7 @@ READERS = (
     ApiReader(
         "proto", "proto", protoapi.is_proto, lambda f, s, r, _: protoapi.api_documents(f, s, r)
     ),
+    ApiReader("lua", "lua", luaapi.is_lua, luaapi.api_documents),
 )
 FIXES = {
     **jsapi.FIXES,
@@ -90,6 +92,7 @@ FIXES = {
     **scalaapi.FIXES,
     **hsapi.FIXES,
     **protoapi.FIXES,
+    **luaapi.FIXES,
 }
 
 

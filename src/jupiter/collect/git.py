@@ -68,6 +68,7 @@ LANGUAGES = {
     ".scala": "scala",
     ".hs": "haskell",
     ".proto": "proto",
+    ".lua": "lua",
     ".markdown": "markdown",
     ".rst": "restructuredtext",
     ".txt": "text",

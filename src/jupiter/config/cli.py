@@ -33,7 +33,8 @@ def init(
             "a folder with a package.json, Go in one with a go.mod, Rust in one with a Cargo.toml, "
             "Java and Kotlin in one with a pom.xml, build.gradle or build.gradle.kts, C# in one "
             "with a .csproj or .sln, Elixir in one with a mix.exs, Scala in one with a build.sbt, "
-            "Haskell in one with a .cabal, "
+            "Haskell in one with a .cabal, Lua in one with a .rockspec, a .luarc.json or a lua/ "
+            "folder, "
             "PHP in one with a "
             "composer.json, Ruby in one with a Gemfile or a .gemspec, "
             "Perl modules' POD in one with a Makefile.PL, an R package's .Rd help as its API, "
@@ -119,6 +120,9 @@ def source_entry(spec: str) -> dict[str, object]:
         or (path / "package.yaml").is_file()
     ):
         more.append("*.hs")  # a Haskell package: its modules' API (Haddock)
+    lua = ("*.rockspec", ".luarc.json", "lua/*.lua", "lua/*/*.lua")  # a rock, a Neovim plugin
+    if path.is_dir() and any(next(path.glob(g), None) for g in lua):
+        more.append("*.lua")  # a Lua library or plugin: its modules' API (LDoc, LuaCATS)
     if (path / "composer.json").is_file():  # a PHP package: its classes' API (docblocks)
         more.append("*.php")
     if (path / "Gemfile").is_file() or next(path.glob("*.gemspec"), None) is not None:

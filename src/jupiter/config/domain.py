@@ -123,6 +123,10 @@ VimAs = Literal["api", "text"]
 # document `proto:<package>.<name>`, as protoc-gen-doc shows it (collect/protoapi.py); text,
 # each file as plain text
 ProtoAs = Literal["api", "text"]
+# Lua files: api, each documented function, method, field and class a document
+# `lua:<module>.<name>`, as LDoc and lua-language-server (LuaCATS) show it
+# (collect/luaapi.py); text, each file as plain text
+LuaAs = Literal["api", "text"]
 
 
 class PythonStdlibSource(Strict):
@@ -249,6 +253,10 @@ class LocalSource(Strict):
     # oneof, enum, enum value, service, rpc and extension a document `proto:<package>.<name>`
     # with its declaration, as protoc-gen-doc shows it; text, as text
     proto: ProtoAs = "api"
+    # Lua files (when an include glob reads them): api, each documented function, method,
+    # field and class a document `lua:pl.List:append`, its LDoc or LuaCATS tags read; text,
+    # as text
+    lua: LuaAs = "api"
     # Sphinx's object descriptions in reStructuredText pages (*.rst, and *.txt written in
     # it), MyST Markdown pages and built HTML pages: api, each `.. function::`, `.. class::`, `.. method::`, `.. c:function::`,
     # `.. js:function::` a document named as Sphinx names it, the page's other text its own;
@@ -329,6 +337,7 @@ class GitSource(Strict):
             "*.ex",
             "*.scala",
             "*.hs",
+            "*.lua",
             "*.proto",
             "*.tex",
             "*.texi",
@@ -371,6 +380,7 @@ class GitSource(Strict):
     sphinx: SphinxAs = "api"  # as for a local source
     vim: VimAs = "api"  # as for a local source
     proto: ProtoAs = "api"  # as for a local source
+    lua: LuaAs = "api"  # as for a local source
 
 
 # what a dataset source's `columns` may map to column names

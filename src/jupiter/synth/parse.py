@@ -18,7 +18,7 @@ from jupiter.records import Chunk
 API_PREFIX = "python:"
 # collect/pyapi.py, jsapi.py, sqlapi.py, goapi.py, rustapi.py, capi.py, javaapi.py, phpapi.py,
 # rubyapi.py, openapi.py, rdoc.py, ktapi.py, csapi.py, exapi.py, scalaapi.py, hsapi.py,
-# vimhelp.py, protoapi.py
+# vimhelp.py, protoapi.py, luaapi.py
 API_PREFIXES = (
     API_PREFIX,
     "javascript:",
@@ -38,6 +38,7 @@ API_PREFIXES = (
     "haskell:",
     "vim:",
     "proto:",
+    "lua:",
 )
 TOPIC_PREFIX = "pydoc:topics/"
 # documents whose indentation means code, a quote or a directive's content
@@ -106,6 +107,12 @@ def view(chunk: Chunk, section: str = "", in_code: bool = False, program: str = 
             return ChunkView("api", name, "", chunk.text, False, language=language)
         if language == "haskell":  # `foldr :: (a -> b -> b) -> b -> [a] -> b`, `data T a`
             return _haskell_view(chunk.text, name)
+        if language == "lua":  # `pl.List:append(i)`: a method's `:`, or a field's `name = 10`
+            head, _, body = chunk.text.partition("\n\n")
+            call = re.match(r"^[\w.:]+(\(.*\))$", head.strip())
+            signature = call.group(1) if call else ""
+            module = head.strip() == name  # a module's document opens with its name
+            return ChunkView("api", name, signature, body, True, module, language=language)
         if language == "proto":  # `rpc Get(GetRequest) returns (Item);`, `string id = 1;`
             head, _, body = chunk.text.partition("\n\n")
             plain = re.match(r"^(?:message|enum|service|oneof|package) ", head)
