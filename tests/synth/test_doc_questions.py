@@ -991,3 +991,14 @@ def test_a_link_after_a_colon_is_no_example(tmp_path: Path) -> None:
     assert list(examples.values()) == [
         "Run the frob checker on a file like this:\n\nfrob --check file.vim"
     ], examples
+
+
+def test_a_field_whose_text_opens_with_its_type_is_no_code() -> None:
+    """`:param s: (string) a string` (phpDocumentor's and LDoc's type first): the short
+    text is the parameter's description, not code (its parentheses counted as symbols)."""
+    blocks = parse("Intro.\n\n:param s: (string) a string\n", "", True).blocks
+    assert [(b.kind, b.term, b.text) for b in blocks if b.kind == "definition"] == [
+        ("definition", "s", "(string) a string")
+    ]
+    code = parse("Intro.\n\n:param s: (x) = f(y); g(z)\n", "", True).blocks
+    assert not [b for b in code if b.kind == "definition"]

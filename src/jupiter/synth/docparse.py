@@ -784,7 +784,10 @@ class _Parser:
             s = part.strip()
             if not s:  # a separator, or blank lines
                 continue
-            if s.startswith(("..", "```", ">>>", "$ ")) or _looks_like_code(_lines(s)):
+            # a description's leading type, `(string) the name` (phpDocumentor's, LDoc's), is
+            # no code in it
+            bare = re.sub(r"^\((?:`[^`]*`|[^()`]*)\)\s+(?=\S)", "", s)
+            if s.startswith(("..", "```", ">>>", "$ ")) or _looks_like_code(_lines(bare)):
                 if spans:
                     break
                 continue
