@@ -290,3 +290,26 @@ def test_parameter_blocks_plugin_options_and_a_tag_line_ending_an_example() -> N
     )
     page = docs["/p/doc/api.txt"].text
     assert "```vim\nlet x = 1\n```\n\nText after the example." in page
+
+
+def test_the_next_entrys_tags_stay_with_it() -> None:
+    """A table of one-line entries, each under its own tag line (`v:t_bool`, `v:t_dict`):
+    the tags over the second belong to it, not to the first (the first swallowed them, and
+    the second entry was lost)."""
+    text = (
+        "*types.txt*\tTypes\n\n"
+        "\t\t\t\t\t*v:t_bool* *t_bool-variable*\n"
+        "v:t_bool\tValue of |Boolean| type.  Read-only.\n"
+        "\t\t\t\t\t*v:t_dict* *t_dict-variable*\n"
+        "v:t_dict\tValue of |Dictionary| type.  Read-only.\n"
+    )
+    docs = _split(text, "types.txt")
+    assert docs["vim:v:t_bool"].meta["tags"] == ["t_bool-variable"]
+    assert docs["vim:v:t_dict"].text == "v:t_dict\n\nValue of `Dictionary` type.  Read-only."
+
+
+def test_a_variants_tag_over_a_blank_line_and_the_description() -> None:
+    text = NEOVIM_STYLE.replace("*b:frob_options*\n  Type:", "*b:frob_options*\n\n  Type:")
+    opt = _split(text, "api.txt")["vim:g:frob_options"]
+    assert opt.meta["tags"] == ["b:frob_options"]
+    assert opt.text.endswith("Type: `String`\nDefault: `''`")

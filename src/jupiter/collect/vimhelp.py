@@ -461,9 +461,16 @@ def _entry(lines: list[str], quoted: list[bool], i: int, hi: int) -> tuple[_Entr
                 j += 1
     if not entry.heads or not entry.tags:
         return None
-    while j < hi and _is_tag_only(lines[j]) and not quoted[j]:  # its variants' tags under it
-        entry.tags += _tags(lines[j])
-        j += 1
+    # its variants' tags under it (`*b:ale_x*` under `g:ale_x`), when its description, not
+    # the next entry's syntax at column 0, follows them
+    k = j
+    while k < hi and _is_tag_only(lines[k]) and not quoted[k]:
+        k += 1
+    nxt = next((n for n in range(k, hi) if lines[n].strip()), hi)
+    if k > j and nxt < hi and _width(lines[nxt]):
+        for line in lines[j:k]:
+            entry.tags += _tags(line)
+        j = k
     # the description: indented lines and blank lines, up to the next line at column 0
     k = j
     while k < hi:
