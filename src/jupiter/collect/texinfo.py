@@ -345,9 +345,9 @@ def _uncomment(line: str) -> tuple[str, bool]:
     return line, False
 
 
-def _balanced(s: str, j: int) -> tuple[str, int]:
-    """The text of the brace group opening at s[j] and the index past it; a group that
-    never closes runs to the end."""
+def _group_end(s: str, j: int) -> int:
+    """The index past the `}` closing the brace group opening at s[j] (`@`-escapes and
+    `@verb{|...|}` read through); -1 when it never closes."""
     depth = 0
     k = j
     n = len(s)
@@ -357,7 +357,7 @@ def _balanced(s: str, j: int) -> tuple[str, int]:
             if s.startswith("verb{", k + 1) and k + 6 < n:
                 close = s.find(s[k + 6] + "}", k + 7)
                 if close < 0:
-                    break
+                    return -1
                 k = close + 2
                 continue
             k += 2
@@ -367,28 +367,21 @@ def _balanced(s: str, j: int) -> tuple[str, int]:
         elif c == "}":
             depth -= 1
             if depth == 0:
-                return s[j + 1 : k], k + 1
+                return k + 1
         k += 1
-    return s[j + 1 :], n
+    return -1
+
+
+def _balanced(s: str, j: int) -> tuple[str, int]:
+    """The text of the brace group opening at s[j] and the index past it; a group that
+    never closes runs to the end."""
+    end = _group_end(s, j)
+    return (s[j + 1 : end - 1], end) if end >= 0 else (s[j + 1 :], len(s))
 
 
 def _balanced_end(s: str, j: int) -> bool:
-    depth = 0
-    k = j
-    n = len(s)
-    while k < n:
-        c = s[k]
-        if c == "@":
-            k += 2
-            continue
-        if c == "{":
-            depth += 1
-        elif c == "}":
-            depth -= 1
-            if depth == 0:
-                return True
-        k += 1
-    return False
+    """Whether the brace group opening at s[j] closes in `s`."""
+    return _group_end(s, j) >= 0
 
 
 def _split_args(s: str) -> list[str]:
