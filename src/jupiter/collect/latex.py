@@ -967,7 +967,8 @@ def _end_tokens(name: str) -> list[_Tok]:
     ]
 
 
-def _markdown_table(rows: list[list[str]]) -> list[str]:
+def markdown_table(rows: list[list[str]]) -> list[str]:
+    """Rows of cells as a Markdown table, the first row its header; empty rows left out."""
     rows = [r for r in rows if any(c.strip() for c in r)]
     if not rows:
         return []
@@ -1952,7 +1953,7 @@ class _Render:
             rows = self.rows(toks)
         finally:
             captions = self.captions.pop() if own_float else []
-        lines = _markdown_table(rows)
+        lines = markdown_table(rows)
         self.par()
         if lines:
             if self.inline:

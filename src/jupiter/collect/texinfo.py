@@ -66,6 +66,7 @@ import unicodedata
 from collections.abc import Callable
 
 from jupiter.collect import asciidoc
+from jupiter.collect.latex import markdown_table
 
 SUFFIXES = (".texi", ".texinfo", ".txi")
 INCLUDED = "texinfo_included"
@@ -885,20 +886,6 @@ def _list(items: list[str]) -> str:
     return ("\n" if tight else "\n\n").join(items)
 
 
-def _markdown_table(rows: list[list[str]]) -> list[str]:
-    rows = [r for r in rows if any(c.strip() for c in r)]
-    if not rows:
-        return []
-    width = max(len(r) for r in rows)
-    lines: list[str] = []
-    for k, row in enumerate(rows):
-        cells = row + [""] * (width - len(row))
-        lines.append("| " + " | ".join(cells) + " |")
-        if k == 0:
-            lines.append("|" + "|".join([" --- "] * width) + "|")
-    return lines
-
-
 def _finish(text: str) -> str:
     text = "\n".join(line.rstrip() for line in text.split("\n"))
     return re.sub(r"\n{3,}", "\n\n", text).strip()
@@ -1237,7 +1224,7 @@ class _Render:
                 return [(cell[0] if cell else "").replace("|", "\\|") for cell in row]
 
             ordered = [flat(r) for h, r in cells if h][:1] + [flat(r) for h, r in cells if not h]
-            return ["\n".join(_markdown_table(ordered))] if ordered else []
+            return ["\n".join(markdown_table(ordered))] if ordered else []
         header = (
             [(cell[0] if cell and "\n" not in cell[0] else "") for cell in heads[0]]
             if heads
