@@ -73,7 +73,8 @@ def test_empty_corpus_names_the_sources_and_the_fix(tmp_path: Path) -> None:
         " ['*.md', '*.mdx', '*.rst', '*.txt', '*.html', '*.htm', '*.pdf', '*.py', '*.info', '*.info.gz',"
         " '*.info-[0-9]*', '*.ipynb', '*.adoc', '*.asciidoc', '*.docx', '*.odt', '*.epub', '*.pod',"
         " '*.Rd', '*.Rmd', '*.qmd', '*.proto', '*.tex', '*.texi', '*.texinfo', 'README',"
-        " 'openapi.json', 'openapi.yaml', 'openapi.yml', 'swagger.json', 'swagger.yaml'] and exclude"
+        " 'openapi.json', 'openapi.yaml', 'openapi.yml', 'swagger.json', 'swagger.yaml',"
+        " '*.schema.json'] and exclude"
         " ['*.pdf']);"
         " check sources[].path and include"
     )

@@ -1,5 +1,6 @@
 """The readers of a language's API beside Python's (collect/jsapi.py, sqlapi.py, goapi.py,
-rustapi.py, ..., protoapi.py): the source setting that turns each on (`javascript: api`), the files it takes,
+rustapi.py, ..., cljapi.py, mliapi.py,
+jsonschema.py): the source setting that turns each on (`javascript: api`), the files it takes,
 and the files it reads beside them whatever the include globs say (a crate's Cargo.toml,
 which names it). The local and git sources hand each reader its files together, since a
 package's files name one another's objects.
@@ -14,14 +15,17 @@ from typing import Any
 
 from jupiter.collect import (
     capi,
+    cljapi,
     csapi,
     exapi,
     goapi,
     hsapi,
     javaapi,
     jsapi,
+    jsonschema,
     ktapi,
     luaapi,
+    mliapi,
     openapi,
     phpapi,
     protoapi,
@@ -47,7 +51,30 @@ class ApiReader:
     companions: tuple[str, ...] = ()  # file names read for it beside its files
 
 
+def _schemas(
+    rest: Callable[[list[SourceFile], str, CollectResult | None], list[Document]],
+) -> Read:
+    """A reader of JSON and YAML files that reads a JSON Schema as the settings it
+    describes (collect/jsonschema.py) and hands the other files to `rest`: the OpenAPI
+    reader (a spec's operations, any other file as text) or plain text."""
+
+    def read(
+        files: list[SourceFile], source: str, rejects: CollectResult | None, top: str
+    ) -> list[Document]:
+        schemas: list[SourceFile] = []
+        others: list[SourceFile] = []
+        for f in files:
+            (schemas if jsonschema.takes(f) else others).append(f)
+        return [*jsonschema.api_documents(schemas, source, rejects), *rest(others, source, rejects)]
+
+    return read
+
+
+# JSON Schemas before the OpenAPI reader, which takes the same files
+_SCHEMAS = ApiReader("jsonschema", "", openapi.is_spec_file, _schemas(openapi.api_documents))
+_SCHEMAS_AS_TEXT = ApiReader("jsonschema", "", openapi.is_spec_file, _schemas(openapi.as_text))
 READERS = (
+    _SCHEMAS,
     ApiReader(
         "javascript", "", jsapi.is_javascript, lambda f, s, r, _: jsapi.api_documents(f, s, r)
     ),
@@ -75,6 +102,8 @@ READERS = (
         "proto", "proto", protoapi.is_proto, lambda f, s, r, _: protoapi.api_documents(f, s, r)
     ),
     ApiReader("lua", "lua", luaapi.is_lua, luaapi.api_documents),
+    ApiReader("clojure", "clojure", cljapi.is_clojure, cljapi.api_documents),
+    ApiReader("ocaml", "ocaml", mliapi.is_ocaml, mliapi.api_documents),
 )
 FIXES = {
     **jsapi.FIXES,
@@ -93,12 +122,19 @@ FIXES = {
     **hsapi.FIXES,
     **protoapi.FIXES,
     **luaapi.FIXES,
+    **cljapi.FIXES,
+    **mliapi.FIXES,
+    **jsonschema.FIXES,
 }
 
 
 def active(src: Any) -> list[ApiReader]:
-    """The readers a source turns on (its setting `api`)."""
-    return [r for r in READERS if getattr(src, r.setting, "text") == "api"]
+    """The readers a source turns on (its setting `api`); with `openapi: text`, a JSON or
+    YAML file that is no schema is text."""
+    on = [r for r in READERS if getattr(src, r.setting, "text") == "api"]
+    if getattr(src, "openapi", "text") != "api":
+        on = [_SCHEMAS_AS_TEXT if r is _SCHEMAS else r for r in on]
+    return on
 
 
 def reader_for(readers: list[ApiReader], name: str) -> ApiReader | None:

@@ -249,7 +249,18 @@ def api_documents(
             data = None
         if is_spec(data):
             out.extend(spec_documents(f, data, source))
-        elif f.text.strip():
+        else:
+            out.extend(as_text([f], source))
+    return out
+
+
+def as_text(
+    files: list[SourceFile], source: str, rejects: CollectResult | None = None
+) -> list[Document]:
+    """The files as text, as a source reads a file no API reader takes."""
+    out: list[Document] = []
+    for f in files:
+        if f.text.strip():
             suffix = PurePosixPath(f.rel.name).suffix.lower()
             meta = {**f.meta, "kind": "file", "suffix": suffix}
             out.append(Document(source, f.where, f.rel.name, f.text, meta))

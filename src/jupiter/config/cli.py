@@ -34,7 +34,8 @@ def init(
             "Java and Kotlin in one with a pom.xml, build.gradle or build.gradle.kts, C# in one "
             "with a .csproj or .sln, Elixir in one with a mix.exs, Scala in one with a build.sbt, "
             "Haskell in one with a .cabal, Lua in one with a .rockspec, a .luarc.json or a lua/ "
-            "folder, "
+            "folder, Clojure in one with a project.clj, deps.edn, build.boot or shadow-cljs.edn, "
+            "OCaml interfaces in one with a dune-project or .opam, "
             "PHP in one with a "
             "composer.json, Ruby in one with a Gemfile or a .gemspec, "
             "Perl modules' POD in one with a Makefile.PL, an R package's .Rd help as its API, "
@@ -123,6 +124,11 @@ def source_entry(spec: str) -> dict[str, object]:
     lua = ("*.rockspec", ".luarc.json", "lua/*.lua", "lua/*/*.lua")  # a rock, a Neovim plugin
     if path.is_dir() and any(next(path.glob(g), None) for g in lua):
         more.append("*.lua")  # a Lua library or plugin: its modules' API (LDoc, LuaCATS)
+    clj = ("project.clj", "deps.edn", "build.boot", "shadow-cljs.edn", "bb.edn")
+    if any((path / b).is_file() for b in clj):  # a Clojure project: its namespaces' API
+        more += ["*.clj", "*.cljc", "*.cljs"]
+    if (path / "dune-project").is_file() or next(path.glob("*.opam"), None) is not None:
+        more.append("*.mli")  # an OCaml project: its modules' interfaces (odoc)
     if (path / "composer.json").is_file():  # a PHP package: its classes' API (docblocks)
         more.append("*.php")
     if (path / "Gemfile").is_file() or next(path.glob("*.gemspec"), None) is not None:

@@ -65,8 +65,11 @@ PythonAs = Literal["api", "text"]
 # the same for .js/.ts files: their API (JSDoc comments, collect/jsapi.py) or their text
 JavaScriptAs = Literal["api", "text"]
 OpenApiAs = Literal["api", "text"]
-# an API's spec by its usual names (any other .json or .yaml is read where an include says)
-SPEC_NAMES = ("openapi.json", "openapi.yaml", "openapi.yml", "swagger.json", "swagger.yaml")
+# an API's spec and a JSON Schema by their usual names (any other .json or .yaml is read
+# where an include says)
+SPEC_NAMES = (
+    "openapi.json", "openapi.yaml", "openapi.yml", "swagger.json", "swagger.yaml", "*.schema.json",
+)  # fmt: skip
 # SQL files: api, each documented table, view, type or routine a document (collect/sqlapi.py);
 # text, each file as plain text
 SqlAs = Literal["api", "text"]
@@ -127,6 +130,18 @@ ProtoAs = Literal["api", "text"]
 # `lua:<module>.<name>`, as LDoc and lua-language-server (LuaCATS) show it
 # (collect/luaapi.py); text, each file as plain text
 LuaAs = Literal["api", "text"]
+# Clojure files: api, each public var with a docstring (function, macro, multimethod,
+# protocol) and each namespace a document `clojure:<ns>/<name>`, as `doc` and codox show it
+# (collect/cljapi.py); text, each file as plain text
+ClojureAs = Literal["api", "text"]
+# OCaml interfaces (.mli; a .ml without one): api, each documented value, type, exception,
+# module and module type a document `ocaml:<Module>.<name>`, as odoc shows it
+# (collect/mliapi.py); text, each file as plain text
+OcamlAs = Literal["api", "text"]
+# JSON Schema files (a config or file format's schema: *.schema.json, any .json or
+# .schema.yaml an include reads that is one): api, each described setting a document
+# `jsonschema:<schema>:<path>` (collect/jsonschema.py); text, each file as plain text
+JsonSchemaAs = Literal["api", "text"]
 
 
 class PythonStdlibSource(Strict):
@@ -257,6 +272,17 @@ class LocalSource(Strict):
     # field and class a document `lua:pl.List:append`, its LDoc or LuaCATS tags read; text,
     # as text
     lua: LuaAs = "api"
+    # Clojure files (when an include glob reads them): api, each public var with a docstring
+    # a document `clojure:clojure.string/join`, its arities first; text, as text
+    clojure: ClojureAs = "api"
+    # OCaml files (when an include glob reads them): api, each documented item of an .mli
+    # a document `ocaml:Map.S.add`, its declaration first, odoc's markup and tags read;
+    # text, as text
+    ocaml: OcamlAs = "api"
+    # JSON Schemas (*.schema.json; any .json an include reads that is one): api, each
+    # described setting a document `jsonschema:github-workflows:jobs.<name>.runs-on`, its
+    # type, default, allowed values and constraints; text, as text
+    jsonschema: JsonSchemaAs = "api"
     # Sphinx's object descriptions in reStructuredText pages (*.rst, and *.txt written in
     # it), MyST Markdown pages and built HTML pages: api, each `.. function::`, `.. class::`, `.. method::`, `.. c:function::`,
     # `.. js:function::` a document named as Sphinx names it, the page's other text its own;
@@ -338,6 +364,10 @@ class GitSource(Strict):
             "*.scala",
             "*.hs",
             "*.lua",
+            "*.clj",
+            "*.cljc",
+            "*.cljs",
+            "*.mli",
             "*.proto",
             "*.tex",
             "*.texi",
@@ -381,6 +411,9 @@ class GitSource(Strict):
     vim: VimAs = "api"  # as for a local source
     proto: ProtoAs = "api"  # as for a local source
     lua: LuaAs = "api"  # as for a local source
+    clojure: ClojureAs = "api"  # as for a local source
+    ocaml: OcamlAs = "api"  # as for a local source
+    jsonschema: JsonSchemaAs = "api"  # as for a local source
 
 
 # what a dataset source's `columns` may map to column names

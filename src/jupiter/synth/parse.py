@@ -18,7 +18,7 @@ from jupiter.records import Chunk
 API_PREFIX = "python:"
 # collect/pyapi.py, jsapi.py, sqlapi.py, goapi.py, rustapi.py, capi.py, javaapi.py, phpapi.py,
 # rubyapi.py, openapi.py, rdoc.py, ktapi.py, csapi.py, exapi.py, scalaapi.py, hsapi.py,
-# vimhelp.py, protoapi.py, luaapi.py
+# vimhelp.py, protoapi.py, luaapi.py, cljapi.py, jsonschema.py, mliapi.py
 API_PREFIXES = (
     API_PREFIX,
     "javascript:",
@@ -39,6 +39,9 @@ API_PREFIXES = (
     "vim:",
     "proto:",
     "lua:",
+    "clojure:",
+    "jsonschema:",
+    "ocaml:",
 )
 TOPIC_PREFIX = "pydoc:topics/"
 # documents whose indentation means code, a quote or a directive's content
@@ -113,6 +116,15 @@ def view(chunk: Chunk, section: str = "", in_code: bool = False, program: str = 
             signature = call.group(1) if call else ""
             module = head.strip() == name  # a module's document opens with its name
             return ChunkView("api", name, signature, body, True, module, language=language)
+        if language == "jsonschema":  # a setting's `jobs.<name>.runs-on: string | object`
+            head, _, body = chunk.text.partition("\n\n")
+            root = head == name  # the schema's own document opens with its name
+            return ChunkView("api", name, "" if root else head, body, True, root, language=language)
+        if language == "ocaml":  # `val map : ('a -> 'b) -> 'a list -> 'b list`, `module List`
+            head, _, body = chunk.text.partition("\n\n")
+            module = head.startswith("module ")  # a module's, a functor's, a module type's
+            declared = "" if module else head
+            return ChunkView("api", name, declared, body, True, module, language=language)
         if language == "proto":  # `rpc Get(GetRequest) returns (Item);`, `string id = 1;`
             head, _, body = chunk.text.partition("\n\n")
             plain = re.match(r"^(?:message|enum|service|oneof|package) ", head)
@@ -122,6 +134,11 @@ def view(chunk: Chunk, section: str = "", in_code: bool = False, program: str = 
         if language == "vim":  # `:[range]d[elete] [x]`, `abs({expr})`: its syntax lines
             syntax, _, body = chunk.text.partition("\n\n")
             return ChunkView("api", name, syntax, body, True, False, language=language)
+        if language == "clojure":  # `(join coll)` and `(join separator coll)`: its arities
+            head, _, body = chunk.text.partition("\n\n")
+            calls = head if head.startswith("(") else ""  # a var's, a protocol's bare name
+            namespace = "/" not in name  # a namespace's document: `clojure.string`
+            return ChunkView("api", name, calls, body, True, namespace, language=language)
         # an Elixir function's `/arity` is ExDoc's, its text's line `Enum.join(...)` has none
         bare = re.sub(r"/\d+$", "", name) if language == "elixir" else name
         signature, body, is_module = split_signature(chunk.text, bare)

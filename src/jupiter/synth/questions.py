@@ -69,6 +69,12 @@ PHRASES: dict[str, list[str]] = {
         "Show the call signature of `{a}`.",
         "How is `{a}` declared?",
     ],
+    # a setting of a format a JSON Schema describes: its type phrase
+    "setting_type": [
+        "What type of value does `{a}` take?",
+        "What kind of value goes in `{a}`?",
+        "What can `{a}` be set to?",
+    ],
     # headings are often plural ("Classes"): these read right either way
     "explain_topic": [
         "Explain {a} in Python.",
@@ -319,8 +325,18 @@ def _difference(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
 def _signature(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
     if v.kind != "api" or not v.signature:
         return []
-    if v.language == "proto":  # a field's, a value's or an rpc's declaration as written
+    if v.language == "jsonschema":  # `jobs.<name>.runs-on: string | object`: the type
+        return [("setting_type", {"a": shown(v.name)}, f"`{v.signature.partition(': ')[2]}`")]
+    if v.language in ("proto", "ocaml"):  # a declaration as written: `val nth : ...`
         return [("signature", {"a": shown(v.name)}, f"`{v.signature}`")]
+    if v.language == "clojure":  # each arity as `doc` prints it: `(join separator coll)`
+        return [
+            (
+                "signature",
+                {"a": shown(v.name)},
+                " or ".join(f"`{s}`" for s in v.signature.split("\n")),
+            )
+        ]
     if v.language == "vim":  # a help entry's syntax lines as written, when they take any
         lines = v.signature.split("\n")
         if not any(re.search(r"[\[{(]", s) for s in lines):
