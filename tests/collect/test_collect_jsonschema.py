@@ -475,7 +475,40 @@ def test_schemas_are_read_by_name_by_default_and_by_content_where_an_include_say
         "target: string\n\nThe host the release is copied to, as user@host.\n\nRequired."
     )
     assert ask(target)["what_does"] == "The host the release is copied to, as user@host."
-    assert ask(target, ["signature"]) == {"signature": "`string`"}
+    assert ask(target, ["signature"]) == {}  # a bare `string` says little
+    assert ask(got["jsonschema:deploy:keep"], ["signature"]) == {}
     # jsonschema: text reads every .json as text; openapi: text leaves schemas read
     assert not any(u.startswith("jsonschema:") for u in read(include=["*.json"], jsonschema="text"))
     assert "jsonschema:ci:keep" in read(include=["*.json"], openapi="text")
+
+
+def test_a_section_with_no_description_of_its_own_is_asked_nothing_about_its_list() -> None:
+    """Found on the held-back schemas: a cache's `key` (titled "Cache Key", its one member
+    described) answered "what is it used for?" with its Settings list, and "what type of
+    value does it take?" with `object`."""
+    from apitree import ask
+
+    schema = {
+        "type": "object",
+        "properties": {
+            "key": {
+                "title": "Cache Key",
+                "type": "object",
+                "properties": {
+                    "files": {
+                        "type": "array",
+                        "items": {"type": "string"},
+                        "description": "Checksum of these file paths makes the cache key.",
+                    }
+                },
+            }
+        },
+    }
+    docs = read(schema, "s.json")
+    key = docs["jsonschema:s:key"]
+    assert key.text == (
+        "key: object\n\nCache Key.\n\nSettings:\n"
+        "- `files` (array of string): Checksum of these file paths makes the cache key."
+    )
+    assert ask(key) == {}
+    assert ask(docs["jsonschema:s:key.files"], ["signature"]) == {"signature": "`array of string`"}

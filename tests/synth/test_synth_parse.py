@@ -328,3 +328,20 @@ def test_a_declaration_line_is_no_summary() -> None:
     )
     assert lead(body) == ""
     assert lead("Winds thread.\n\nDeclaration: `public class Reel`") == "Winds thread."
+
+
+def test_a_short_label_over_a_list_is_no_summary() -> None:
+    """A JSON Schema section titled "Cache Key" and its `Settings:` list: the list is what
+    it holds, not what it is for (found on the held-back schemas); a sentence that ends
+    in a colon over a list still is one."""
+    from jupiter.synth.parse import lead
+
+    listed = "Settings:\n- `files` (array of string): Checksum of these paths makes the key."
+    assert lead(f"Cache Key.\n\n{listed}") == ""
+    assert lead(f"Holds what the cache is keyed by.\n\n{listed}") == (
+        "Holds what the cache is keyed by."
+    )
+    assert lead("Allowed values:\n- `daily`: each day\n- `weekly`: each week") == ""
+    assert lead("An NNTP client class based on:\n- RFC 977: Network News Transfer Protocol") == (
+        "An NNTP client class based on: - RFC 977: Network News Transfer Protocol"
+    )

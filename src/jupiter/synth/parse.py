@@ -344,26 +344,30 @@ def sentences(paragraph: str) -> list[str]:
 # a label over a name and nothing else (Django's "Asynchronous version: `aclear()`", an API
 # reader's "Declaration: `public sealed class PtrSig : NonLeafSig`")
 _LABEL_OVER_NAME = r"\*{0,2}[A-Z][A-Za-z -]{2,40}\*{0,2}:\s+`{1,2}[^`\n]+`{1,2}\.?\s*\Z"
+# a label of one to three words over a list ("Settings:", "Allowed values:" and their
+# items), collapsed; not a sentence that ends in one ("An NNTP client class based on: - RFC
+# 977 ...")
+_LABEL_OVER_LIST = r"\*{0,2}[A-Z][a-z]+(?: [a-z]+){0,2}\*{0,2}:\s+[*+-]\s"
 _NOT_A_SUMMARY = re.compile(
     r"^(?:[*+-]\s|:[\w][\w .*,\[\]|-]*:(?:\s|$)|(?i:args|arguments|keyword arguments|"
     r"parameters|params|returns?|raises|yields?|attributes|examples?|notes?|nb|warnings?|"
     r"see also|todo):(?:\s|$)"
     # a version note (Sphinx's words for versionadded/-changed, deprecated)
     r"|(?:New|Changed) in version [\w.]+:|Deprecated since version [\w.]+:"
-    rf"|{_LABEL_OVER_NAME})"
+    rf"|{_LABEL_OVER_NAME}|{_LABEL_OVER_LIST})"
 )
 
 
 def lead(text: str, max_chars: int = 600, plain: bool = False) -> str:
     """The first prose paragraph that is no list, no field, no version note and no label
-    over a bare name (the first paragraph when all are, unless it is such a label: then
+    over a bare name or a list (the first paragraph when all are, unless it is such a label: then
     none), cut to whole sentences when it runs past `max_chars`."""
     paras = prose_paragraphs(text, plain)
     if not paras:
         return ""
     said = [p for p in paras if not _NOT_A_SUMMARY.match(p)]
-    if not said and re.match(_LABEL_OVER_NAME, paras[0]):
-        return ""  # a label over a name says what a thing is declared as, not what it does
+    if not said and re.match(f"{_LABEL_OVER_NAME}|{_LABEL_OVER_LIST}", paras[0]):
+        return ""  # a label over a name or a list of members says what a thing holds, not does
     return clip_sentences((said or paras)[0], max_chars)
 
 

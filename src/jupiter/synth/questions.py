@@ -322,11 +322,19 @@ def _difference(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
     return [("difference", {"a": a, "b": b}, answer)]
 
 
+# a setting's type that says little alone: a section's (its settings say more), a bare
+# primitive; a union, an enum's values, a format or an array's items say something
+_BARE_TYPES = frozenset({"object", "any", "array", "string", "integer", "number", "boolean"})
+
+
 def _signature(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
     if v.kind != "api" or not v.signature:
         return []
     if v.language == "jsonschema":  # `jobs.<name>.runs-on: string | object`: the type
-        return [("setting_type", {"a": shown(v.name)}, f"`{v.signature.partition(': ')[2]}`")]
+        typ = v.signature.partition(": ")[2]
+        if typ in _BARE_TYPES:  # a section's (its settings say more), a lone `string`
+            return []
+        return [("setting_type", {"a": shown(v.name)}, f"`{typ}`")]
     if v.language in ("proto", "ocaml"):  # a declaration as written: `val nth : ...`
         return [("signature", {"a": shown(v.name)}, f"`{v.signature}`")]
     if v.language == "clojure":  # each arity as `doc` prints it: `(join separator coll)`
