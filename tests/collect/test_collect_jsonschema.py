@@ -512,3 +512,38 @@ def test_a_section_with_no_description_of_its_own_is_asked_nothing_about_its_lis
     )
     assert ask(key) == {}
     assert ask(docs["jsonschema:s:key.files"], ["signature"]) == {"signature": "`array of string`"}
+
+
+def test_a_member_two_alternatives_give_is_either_ones() -> None:
+    """Found on the held-back nbformat schema: an output is one of four kinds, each with
+    its own `output_type` value; the first kind's alone was the setting's only value."""
+    kinds = {
+        "a": {"output_type": {"description": "Type of cell output.", "enum": ["execute_result"]}},
+        "b": {
+            "output_type": {"description": "Type of cell output.", "enum": ["stream"]},
+            "name": {"description": "The stream's name.", "type": "string"},
+        },
+        "c": {"output_type": {"enum": ["error"]}},
+    }
+    schema = {
+        "type": "object",
+        "properties": {
+            "outputs": {
+                "type": "array",
+                "items": {"oneOf": [{"$ref": f"#/definitions/{k}"} for k in kinds]},
+            },
+            "both": {"allOf": [{"properties": {"x": {"type": "string", "description": "X."}}},
+                               {"properties": {"x": {"maxLength": 3}}}]},
+        },
+        "definitions": {k: {"type": "object", "properties": p} for k, p in kinds.items()},
+    }  # fmt: skip
+    docs = read(schema, "nb.json")
+    assert docs["jsonschema:nb:outputs[].output_type"].text == (
+        'outputs[].output_type: "execute_result" | "stream" | "error"\n\nType of cell output.'
+        "\n\nAllowed values:\n- `execute_result`\n- `stream`\n- `error`"
+    )
+    assert (
+        docs["jsonschema:nb:outputs[].name"].text == "outputs[].name: string\n\nThe stream's name."
+    )
+    # allOf's branches all hold: the first's member stands
+    assert docs["jsonschema:nb:both.x"].text == "both.x: string\n\nX."

@@ -357,6 +357,7 @@ class _Members:
     required: set[str] = field(default_factory=set)
     same_as: list[str] = field(default_factory=list)
     seen: set[str] = field(default_factory=set)
+    alternative: set[str] = field(default_factory=set)  # members an anyOf/oneOf branch gave
 
 
 class _Walk:
@@ -392,9 +393,12 @@ class _Walk:
                 queue.append(len(self.settings))
                 self.settings.append(_Setting(path, sub, s.depth + 1, need))
 
-    def _gather(self, schema: Any, path: str, got: _Members, always: bool, depth: int) -> None:
+    def _gather(
+        self, schema: Any, path: str, got: _Members, always: bool, depth: int, alt: bool = False
+    ) -> None:
         """Add `schema`'s members to `got`: its own, its `$ref`'s, its branches'. `always`:
-        the schema's `required` holds for all members (not an anyOf/oneOf branch's)."""
+        the schema's `required` holds for all members (not an anyOf/oneOf branch's); `alt`:
+        the schema is (inside) such a branch."""
         if not isinstance(schema, dict) or depth > 10:
             return
         listed = schema.get("required")
@@ -404,7 +408,7 @@ class _Walk:
         props = schema.get("properties")
         if isinstance(props, dict):
             for name, sub in props.items():
-                got.found.setdefault(_part(name), (sub, name in required))
+                self._member(got, _part(name), sub, name in required, alt)
         for key in ("patternProperties", "additionalProperties"):
             sub = schema.get(key)
             if key == "patternProperties" and isinstance(sub, dict) and sub:
@@ -418,13 +422,31 @@ class _Walk:
             got.found.setdefault("[]", (items, False))
         ref = schema.get("$ref")
         if isinstance(ref, str):
-            self._gather_ref(ref, path, got, always, depth)
+            self._gather_ref(ref, path, got, always, depth, alt)
         for comb in _COMBINATORS:
             branches = schema.get(comb)
+            either = alt or comb != "allOf"
             for b in branches if isinstance(branches, list) else []:
-                self._gather(b, path, got, always and comb == "allOf", depth + 1)
+                self._gather(b, path, got, always and comb == "allOf", depth + 1, either)
 
-    def _gather_ref(self, ref: str, path: str, got: _Members, always: bool, depth: int) -> None:
+    def _member(self, got: _Members, part: str, sub: Any, required: bool, alt: bool) -> None:
+        """A member found; one two anyOf/oneOf branches both give is either branch's (an
+        output's `output_type`: `"execute_result" | "stream" | ...`, not the first's)."""
+        old = got.found.get(part)
+        if old is None:
+            got.found[part] = (sub, required)
+            if alt:
+                got.alternative.add(part)
+        elif alt and part in got.alternative and old[0] is not sub and old[0] != sub:
+            either: dict[str, Any] = {"anyOf": [*_alternatives(old[0]), sub]}
+            said = self._description(old[0]) or self._description(sub)
+            if said:
+                either["description"] = said
+            got.found[part] = (either, old[1] and required)
+
+    def _gather_ref(
+        self, ref: str, path: str, got: _Members, always: bool, depth: int, alt: bool = False
+    ) -> None:
         key = self.refs.local(ref)
         if key is None or key in got.seen:
             return
@@ -438,7 +460,7 @@ class _Walk:
                 got.same_as.append(home)
             return
         before = len(got.found)
-        self._gather(target, path, got, always, depth + 1)
+        self._gather(target, path, got, always, depth + 1, alt)
         if len(got.found) > before:
             self.homes.setdefault(key, path)
 
@@ -737,6 +759,13 @@ def _items(refs: _Refs, chain: _Chain, depth: int) -> Any:
             if got is not None:
                 return got
     return None
+
+
+def _alternatives(schema: Any) -> list[Any]:
+    """A member's schemas so far: one, or those a merge of branches gathered."""
+    if isinstance(schema, dict) and set(schema) <= {"anyOf", "description"}:
+        return list(schema["anyOf"])
+    return [schema]
 
 
 def _branches(schema: dict[str, Any], combinators: tuple[str, ...]) -> list[Any]:
