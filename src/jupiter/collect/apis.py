@@ -1,9 +1,10 @@
 """The readers of a language's API beside Python's (collect/jsapi.py, sqlapi.py, goapi.py,
-rustapi.py, ..., cljapi.py, mliapi.py,
-jsonschema.py): the source setting that turns each on (`javascript: api`), the files it takes,
-and the files it reads beside them whatever the include globs say (a crate's Cargo.toml,
-which names it). The local and git sources hand each reader its files together, since a
-package's files name one another's objects.
+rustapi.py, ..., cljapi.py, mliapi.py, graphqlapi.py; jsonschema.py, a GraphQL
+introspection result and openapi.py through one reader of JSON and YAML files): the source
+setting that turns each on (`javascript: api`), the files it takes, and the files it reads
+beside them whatever the include globs say (a crate's Cargo.toml, which names it). The
+local and git sources hand each reader its files together, since a package's files name
+one another's objects.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from jupiter.collect import (
     csapi,
     exapi,
     goapi,
+    graphqlapi,
     hsapi,
     javaapi,
     jsapi,
@@ -51,30 +53,40 @@ class ApiReader:
     companions: tuple[str, ...] = ()  # file names read for it beside its files
 
 
-def _schemas(
-    rest: Callable[[list[SourceFile], str, CollectResult | None], list[Document]],
-) -> Read:
-    """A reader of JSON and YAML files that reads a JSON Schema as the settings it
-    describes (collect/jsonschema.py) and hands the other files to `rest`: the OpenAPI
-    reader (a spec's operations, any other file as text) or plain text."""
+# the settings whose readers take JSON and YAML files, in the order they claim one
+STRUCTURED = ("jsonschema", "graphql", "openapi")
+
+
+def _structured(on: frozenset[str]) -> ApiReader:
+    """The one reader of JSON and YAML files a source's settings make (`on`: those of
+    STRUCTURED it sets to api): a JSON Schema is read as the settings it describes
+    (collect/jsonschema.py), a GraphQL introspection result as the API it describes
+    (collect/graphqlapi.py), an OpenAPI spec as its operations; any other file as text."""
 
     def read(
         files: list[SourceFile], source: str, rejects: CollectResult | None, top: str
     ) -> list[Document]:
         schemas: list[SourceFile] = []
+        graphs: list[SourceFile] = []
         others: list[SourceFile] = []
         for f in files:
-            (schemas if jsonschema.takes(f) else others).append(f)
-        return [*jsonschema.api_documents(schemas, source, rejects), *rest(others, source, rejects)]
+            if "jsonschema" in on and jsonschema.takes(f):
+                schemas.append(f)
+            elif "graphql" in on and graphqlapi.takes_json(f):
+                graphs.append(f)
+            else:
+                others.append(f)
+        rest = openapi.api_documents if "openapi" in on else openapi.as_text
+        return [
+            *jsonschema.api_documents(schemas, source, rejects),
+            *graphqlapi.api_documents(graphs, source, rejects, top),
+            *rest(others, source, rejects),
+        ]
 
-    return read
+    return ApiReader("openapi", "", openapi.is_spec_file, read)
 
 
-# JSON Schemas before the OpenAPI reader, which takes the same files
-_SCHEMAS = ApiReader("jsonschema", "", openapi.is_spec_file, _schemas(openapi.api_documents))
-_SCHEMAS_AS_TEXT = ApiReader("jsonschema", "", openapi.is_spec_file, _schemas(openapi.as_text))
 READERS = (
-    _SCHEMAS,
     ApiReader(
         "javascript", "", jsapi.is_javascript, lambda f, s, r, _: jsapi.api_documents(f, s, r)
     ),
@@ -85,9 +97,6 @@ READERS = (
     ApiReader("java", "java", javaapi.is_java, lambda f, s, r, _: javaapi.api_documents(f, s, r)),
     ApiReader("php", "php", phpapi.is_php, lambda f, s, r, _: phpapi.api_documents(f, s, r)),
     ApiReader("ruby", "ruby", rubyapi.is_ruby, lambda f, s, r, _: rubyapi.api_documents(f, s, r)),
-    ApiReader(
-        "openapi", "", openapi.is_spec_file, lambda f, s, r, _: openapi.api_documents(f, s, r)
-    ),
     ApiReader("r", "r", rdoc.is_rd, rdoc.read, (rdoc.MANIFEST,)),
     ApiReader("kotlin", "kotlin", ktapi.is_kotlin, lambda f, s, r, _: ktapi.api_documents(f, s, r)),
     ApiReader("csharp", "csharp", csapi.is_csharp, lambda f, s, r, _: csapi.api_documents(f, s, r)),
@@ -104,6 +113,7 @@ READERS = (
     ApiReader("lua", "lua", luaapi.is_lua, luaapi.api_documents),
     ApiReader("clojure", "clojure", cljapi.is_clojure, cljapi.api_documents),
     ApiReader("ocaml", "ocaml", mliapi.is_ocaml, mliapi.api_documents),
+    ApiReader("graphql", "graphql", graphqlapi.is_sdl, graphqlapi.api_documents),
 )
 FIXES = {
     **jsapi.FIXES,
@@ -125,16 +135,16 @@ FIXES = {
     **cljapi.FIXES,
     **mliapi.FIXES,
     **jsonschema.FIXES,
+    **graphqlapi.FIXES,
 }
 
 
 def active(src: Any) -> list[ApiReader]:
-    """The readers a source turns on (its setting `api`); with `openapi: text`, a JSON or
-    YAML file that is no schema is text."""
+    """The readers a source turns on (its setting `api`); JSON and YAML files first, by
+    the one reader its JSON Schema, GraphQL and OpenAPI settings make."""
     on = [r for r in READERS if getattr(src, r.setting, "text") == "api"]
-    if getattr(src, "openapi", "text") != "api":
-        on = [_SCHEMAS_AS_TEXT if r is _SCHEMAS else r for r in on]
-    return on
+    structured = frozenset(k for k in STRUCTURED if getattr(src, k, "text") == "api")
+    return [_structured(structured), *on] if structured else on
 
 
 def reader_for(readers: list[ApiReader], name: str) -> ApiReader | None:

@@ -20,6 +20,7 @@ from contextlib import closing
 from pathlib import Path, PurePosixPath
 
 from jupiter.collect import (
+    ansibledoc,
     apis,
     asciidoc,
     latex,
@@ -74,6 +75,9 @@ LANGUAGES = {
     ".cljs": "clojure",
     ".mli": "ocaml",
     ".ml": "ocaml",
+    ".graphql": "graphql",
+    ".graphqls": "graphql",
+    ".gql": "graphql",
     ".markdown": "markdown",
     ".rst": "restructuredtext",
     ".txt": "text",
@@ -118,6 +122,8 @@ def collect_git(src: GitSource, cfg: DomainConfig, cache_dir: Path) -> CollectRe
     result = CollectResult()
     readers = apis.active(src)  # other languages' API readers (JavaScript, SQL, Go, Rust)
     extra = apis.companions(readers)  # read for a reader whatever the globs (Cargo.toml)
+    if src.ansible == "api":  # a collection's galaxy.yml names its plugins
+        extra = {*extra, ansibledoc.GALAXY}
     wanted: list[tuple[str, str]] = []  # (object id, path)
     for mode, kind, oid, path in _tree(git_dir, sha):
         name = PurePosixPath(path).name
@@ -137,6 +143,7 @@ def collect_git(src: GitSource, cfg: DomainConfig, cache_dir: Path) -> CollectRe
     if _is_partial(git_dir):
         _prefetch(git_dir, sha, {oid for oid, _ in wanted})
     code: list[PyFile] = []  # read as their API, together: a package names its modules' objects
+    plugins: list[SourceFile] = []  # Ansible's modules and plugins, their fragments
     batches = apis.Batches(readers)
     texts: dict[str, tuple[str, bytes]] = {}  # .txt and AsciiDoc files, read after the rest
     # Files with the same content share one object id: blobs are paired with paths by order.
@@ -144,8 +151,16 @@ def collect_git(src: GitSource, cfg: DomainConfig, cache_dir: Path) -> CollectRe
         for (_, path), data in zip(wanted, blobs, strict=False):
             py = src.python == "api" and is_python(path)
             reader = apis.reader_for(readers, path)
-            if (py or reader is not None) and data is not None:
+            ansible = src.ansible == "api" and ansibledoc.candidate(path)
+            if (py or reader is not None or ansible) and data is not None:
                 text = decode(data) if b"\x00" not in data else None
+                if ansible and text is not None and ansibledoc.takes(path, text):
+                    meta = {"repo": repo, "commit": sha, "path": path, "language": "ansible"}
+                    plugins.append(
+                        SourceFile(PurePosixPath(path), f"{repo}@{sha}:{path}", text, meta)
+                    )
+                    continue
+            if (py or reader is not None) and data is not None:
                 if text is not None:
                     suffix = PurePosixPath(path).suffix.lower()
                     taken = reader.language if reader is not None else ""
@@ -201,6 +216,7 @@ def collect_git(src: GitSource, cfg: DomainConfig, cache_dir: Path) -> CollectRe
     result.documents.extend(_texts(repo, sha, texts, result, page_readers(src)))
     result.documents.extend(api_documents(code, SOURCE, result))
     result.documents.extend(batches.documents(SOURCE, result, _repo_name(repo)))
+    result.documents.extend(ansibledoc.documents(plugins, SOURCE, result))
     result.documents = sphinxobj.unique(result.documents, result)
     if src.max_documents:
         del result.documents[src.max_documents :]

@@ -22,6 +22,7 @@ from pathlib import Path, PurePosixPath
 from typing import TypeVar
 
 from jupiter.collect import (
+    ansibledoc,
     apis,
     asciidoc,
     doxygen,
@@ -91,6 +92,7 @@ def collect_local(
     unread = rejects if "include" not in src.model_fields_set else None
     found = matching_files(root, src.include, src.exclude, src.follow_symlinks, rejects, unread)
     code: list[PyFile] = []  # read as their API, together: a package names its modules' objects
+    plugins: list[SourceFile] = []  # Ansible's modules and plugins, their fragments
     readers = apis.active(src)  # other languages' API readers (JavaScript, SQL, Go, Rust)
     batches = apis.Batches(readers)
     built = sites.Sites(root)  # a built documentation site's own generated pages
@@ -98,7 +100,9 @@ def collect_local(
     adoc, included = _asciidoc(root, found)  # AsciiDoc as Markdown, included files read there
     tex, inputs = _batched(root, found, latex.takes, latex.batch)  # LaTeX as Markdown, too
     manuals, texi_inputs = _batched(root, found, texinfo.takes, texinfo.batch)  # Texinfo's nodes
-    for path in [*found, *_companions(root, found, readers)]:
+    galaxy = root / ansibledoc.GALAXY  # names a collection's plugins, whatever the globs say
+    more = [galaxy] if src.ansible == "api" and galaxy.is_file() and galaxy not in found else []
+    for path in [*found, *_companions(root, found, readers), *more]:
         generated = built.generated(path)
         if generated is None and root.is_dir() and sites.is_snapshot(path.relative_to(root)):
             generated = sites.SNAPSHOT
@@ -138,8 +142,14 @@ def collect_local(
             continue
         py = src.python == "api" and is_python(format_name(path))
         reader = apis.reader_for(readers, format_name(path))
-        if py or reader is not None:
+        ansible = src.ansible == "api" and ansibledoc.candidate(format_name(path))
+        if py or reader is not None or ansible:
             text = decode(data) if (data := read_bytes(path)) is not None else None
+            # a plugin is named by its whole path (`.../ansible_collections/<ns>/<coll>/...`)
+            if ansible and text is not None and ansibledoc.takes(path.as_posix(), text):
+                plugins.append(SourceFile(PurePosixPath(path.as_posix()), str(path), text))
+                continue
+        if py or reader is not None:
             if text is not None:
                 rel = PurePosixPath(
                     (path.relative_to(root) if path != root else Path(path.name)).as_posix()
@@ -174,6 +184,7 @@ def collect_local(
             return sphinxobj.unique(docs, rejects)[: src.max_documents]
     docs.extend(api_documents(code, SOURCE, rejects, top))
     docs.extend(batches.documents(SOURCE, rejects, top))
+    docs.extend(ansibledoc.documents(plugins, SOURCE, rejects))
     docs = sphinxobj.unique(docs, rejects)
     return docs[: src.max_documents] if src.max_documents else docs
 

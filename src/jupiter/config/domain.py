@@ -65,10 +65,11 @@ PythonAs = Literal["api", "text"]
 # the same for .js/.ts files: their API (JSDoc comments, collect/jsapi.py) or their text
 JavaScriptAs = Literal["api", "text"]
 OpenApiAs = Literal["api", "text"]
-# an API's spec and a JSON Schema by their usual names (any other .json or .yaml is read
-# where an include says)
+# an API's spec, a JSON Schema and a GraphQL schema by their usual names (any other .json
+# or .yaml is read where an include says)
 SPEC_NAMES = (
     "openapi.json", "openapi.yaml", "openapi.yml", "swagger.json", "swagger.yaml", "*.schema.json",
+    "*.graphql", "*.graphqls",
 )  # fmt: skip
 # SQL files: api, each documented table, view, type or routine a document (collect/sqlapi.py);
 # text, each file as plain text
@@ -142,6 +143,15 @@ OcamlAs = Literal["api", "text"]
 # .schema.yaml an include reads that is one): api, each described setting a document
 # `jsonschema:<schema>:<path>` (collect/jsonschema.py); text, each file as plain text
 JsonSchemaAs = Literal["api", "text"]
+# GraphQL schemas (SDL files: *.graphql, *.graphqls; an introspection result a .json an
+# include reads holds): api, each described type, field, enum value and directive a
+# document `graphql:<schema>:<Type>.<field>` (collect/graphqlapi.py); text, as plain text
+GraphqlAs = Literal["api", "text"]
+# Ansible modules and plugins (a .py file with a DOCUMENTATION string, a plugin's .yml
+# doc): api, the plugin, each option and each return value a document
+# `ansible:<fqcn>:<option>`, as ansible-doc shows them (collect/ansibledoc.py); text, the
+# file as its language's reader reads it
+AnsibleAs = Literal["api", "text"]
 
 
 class PythonStdlibSource(Strict):
@@ -283,6 +293,15 @@ class LocalSource(Strict):
     # described setting a document `jsonschema:github-workflows:jobs.<name>.runs-on`, its
     # type, default, allowed values and constraints; text, as text
     jsonschema: JsonSchemaAs = "api"
+    # GraphQL schemas (*.graphql, *.graphqls; an introspection .json an include reads): api,
+    # each described type, field, enum value and directive a document
+    # `graphql:github:Repository.issues`, its declaration first; text, as text
+    graphql: GraphqlAs = "api"
+    # Ansible modules and plugins (their DOCUMENTATION, EXAMPLES, RETURN; doc fragments
+    # merged, a collection named by its path or galaxy.yml): api, a document per plugin,
+    # option (`ansible:ansible.builtin.copy:dest`) and return value; text, the .py file as
+    # the python setting says
+    ansible: AnsibleAs = "api"
     # Sphinx's object descriptions in reStructuredText pages (*.rst, and *.txt written in
     # it), MyST Markdown pages and built HTML pages: api, each `.. function::`, `.. class::`, `.. method::`, `.. c:function::`,
     # `.. js:function::` a document named as Sphinx names it, the page's other text its own;
@@ -414,6 +433,8 @@ class GitSource(Strict):
     clojure: ClojureAs = "api"  # as for a local source
     ocaml: OcamlAs = "api"  # as for a local source
     jsonschema: JsonSchemaAs = "api"  # as for a local source
+    graphql: GraphqlAs = "api"  # as for a local source
+    ansible: AnsibleAs = "api"  # as for a local source
 
 
 # what a dataset source's `columns` may map to column names

@@ -18,7 +18,8 @@ from jupiter.records import Chunk
 API_PREFIX = "python:"
 # collect/pyapi.py, jsapi.py, sqlapi.py, goapi.py, rustapi.py, capi.py, javaapi.py, phpapi.py,
 # rubyapi.py, openapi.py, rdoc.py, ktapi.py, csapi.py, exapi.py, scalaapi.py, hsapi.py,
-# vimhelp.py, protoapi.py, luaapi.py, cljapi.py, jsonschema.py, mliapi.py
+# vimhelp.py, protoapi.py, luaapi.py, cljapi.py, jsonschema.py, mliapi.py, graphqlapi.py,
+# ansibledoc.py
 API_PREFIXES = (
     API_PREFIX,
     "javascript:",
@@ -42,6 +43,8 @@ API_PREFIXES = (
     "clojure:",
     "jsonschema:",
     "ocaml:",
+    "graphql:",
+    "ansible:",
 )
 TOPIC_PREFIX = "pydoc:topics/"
 # documents whose indentation means code, a quote or a directive's content
@@ -79,6 +82,13 @@ _MARKUP_LINE = re.compile(r"^\s*(?:```|~~~|#{1,6}\s|\.\.\s+(?:[\w:|-]+::|_))|::\
 _ENUMERATOR = re.compile(r"^(?:\d+(?:\.\d+)*\.?|\(?[a-z]{1,4}\)|\(\d+\)|[a-z]\.)\s+")
 # a word of running text, with the punctuation around it ("(or", "Your\")", "License,")
 _PROSE_WORD = re.compile(r"^[(\"'“‘]*[A-Za-z][A-Za-z'’-]*[)\"'”’,.;:!?]*$")
+
+
+# a declaration of a type, not of a member: it has no signature to ask about
+_DECLARES_A_TYPE = {
+    "proto": r"^(?:message|enum|service|oneof|package) ",
+    "graphql": r"^(?:type|interface|union|enum|input|scalar|schema|directive) ",
+}
 
 
 @dataclass(frozen=True)
@@ -120,14 +130,22 @@ def view(chunk: Chunk, section: str = "", in_code: bool = False, program: str = 
             head, _, body = chunk.text.partition("\n\n")
             root = head == name  # the schema's own document opens with its name
             return ChunkView("api", name, "" if root else head, body, True, root, language=language)
+        if language == "ansible":  # `ansible.builtin.copy - Copy files ...`; an option's
+            # `dest: path, required`, a return value's `content: str`
+            head, _, body = chunk.text.partition("\n\n")
+            member = ":" in name  # an option or a return value: its type after the name
+            typ = head.partition(": ")[2] if member else ""
+            module = not member and "/" not in name  # a lookup's `lookup/...` is no module
+            return ChunkView("api", name, typ, body, True, module, language=language)
         if language == "ocaml":  # `val map : ('a -> 'b) -> 'a list -> 'b list`, `module List`
             head, _, body = chunk.text.partition("\n\n")
             module = head.startswith("module ")  # a module's, a functor's, a module type's
             declared = "" if module else head
             return ChunkView("api", name, declared, body, True, module, language=language)
-        if language == "proto":  # `rpc Get(GetRequest) returns (Item);`, `string id = 1;`
+        if language in ("proto", "graphql"):  # `rpc Get(GetRequest) returns (Item);`,
+            # `string id = 1;`; a GraphQL field's `issues(first: Int): IssueConnection!`
             head, _, body = chunk.text.partition("\n\n")
-            plain = re.match(r"^(?:message|enum|service|oneof|package) ", head)
+            plain = re.match(_DECLARES_A_TYPE[language], head)
             return ChunkView(
                 "api", name, "" if plain else head, body, True, False, language=language
             )

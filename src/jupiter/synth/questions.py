@@ -115,6 +115,17 @@ PHRASES: dict[str, list[str]] = {
         "Explain the `{t}` option of `{s}`.",
     ],
     "option_bare": ["What does the `{t}` option do?", "What is the `{t}` option for?"],
+    # an option's type (an Ansible module's `dest: path, required`)
+    "option_type": [
+        "What type of value does the `{t}` option of `{s}` take?",
+        "What kind of value goes in the `{t}` option of `{s}`?",
+    ],
+    # a value a module or plugin returns (Ansible's RETURN)
+    "return_value": [
+        "What is `{t}` in what `{s}` returns?",
+        "What does `{s}` return as `{t}`?",
+        "What is the `{t}` return value of `{s}`?",
+    ],
     "keyword": [
         "What does `{t}` do in `{s}`?",
         "What is `{t}` for in `{s}`?",
@@ -224,6 +235,11 @@ def _what_does(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
     summary = clean(lead(v.body))
     if not _nontrivial(summary):
         return []
+    if v.language == "ansible" and ":" in v.name:  # `ansible.builtin.copy:dest`: an option
+        plugin, _, member = v.name.partition(":")
+        if member.startswith("return."):
+            return [("return_value", {"t": member.removeprefix("return."), "s": plugin}, summary)]
+        return [("option", {"t": member, "s": plugin}, summary)]
     key = "what_does_module" if v.is_module else "what_does"
     return [(key, {"a": shown(v.name)}, summary)]
 
@@ -300,12 +316,17 @@ def _arguments(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
 
 
 def _returns(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
-    if v.kind != "api":
-        return []
+    if v.kind != "api" or _a_setting(v):  # a setting returns nothing ("Return value if the
+        return []  # key is not in the ini file." is what an option is for)
     found = [s for p in prose_paragraphs(v.body) for s in sentences(p) if _RETURN.search(s)]
     field = _api_fields(v.body, "returns")  # ":returns: ..." says it where there is one
     answer = field if _nontrivial(field) else clean(" ".join(found[:2]))
     return [("returns", {"a": shown(v.name)}, answer)] if _nontrivial(answer) else []
+
+
+def _a_setting(v: ChunkView) -> bool:
+    """A format's setting (JSON Schema) or a module's option or return value (Ansible)."""
+    return v.language == "jsonschema" or (v.language == "ansible" and ":" in v.name)
 
 
 def _difference(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
@@ -324,18 +345,26 @@ def _difference(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
 
 # a setting's type that says little alone: a section's (its settings say more), a bare
 # primitive; a union, an enum's values, a format or an array's items say something
-_BARE_TYPES = frozenset({"object", "any", "array", "string", "integer", "number", "boolean"})
+_BARE_TYPES = frozenset(
+    {"object", "any", "array", "string", "integer", "number", "boolean"}  # JSON Schema's
+    | {"str", "bool", "int", "float", "dict", "list", "raw", "path", "json"}  # Ansible's
+)
 
 
 def _signature(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
     if v.kind != "api" or not v.signature:
         return []
+    if v.language == "ansible":  # an option's `path, required`; a return value's: none
+        plugin, _, member = v.name.partition(":")
+        if member.startswith("return.") or v.signature in _BARE_TYPES:
+            return []
+        return [("option_type", {"t": member, "s": plugin}, f"`{v.signature}`")]
     if v.language == "jsonschema":  # `jobs.<name>.runs-on: string | object`: the type
         typ = v.signature.partition(": ")[2]
         if typ in _BARE_TYPES:  # a section's (its settings say more), a lone `string`
             return []
         return [("setting_type", {"a": shown(v.name)}, f"`{typ}`")]
-    if v.language in ("proto", "ocaml"):  # a declaration as written: `val nth : ...`
+    if v.language in ("proto", "ocaml", "graphql"):  # a declaration as written: `val nth : ...`
         return [("signature", {"a": shown(v.name)}, f"`{v.signature}`")]
     if v.language == "clojure":  # each arity as `doc` prints it: `(join separator coll)`
         return [
