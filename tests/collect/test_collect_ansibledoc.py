@@ -721,3 +721,23 @@ def test_a_collection_is_read_with_its_galaxy_yml_and_its_options_are_asked_as_o
     }
     # ansible: text leaves the module to the Python reader (no docstring: nothing)
     assert not any(u.startswith("ansible:") for u in read(ansible="text"))
+
+
+def test_a_return_value_with_no_description_is_no_document() -> None:
+    """Found on the held-back collections: `result.kind` with only `returned: success`
+    answered "what is it?" with "Returned when: success"."""
+    text = (
+        "DOCUMENTATION = r'''\nmodule: svc\nshort_description: Manage services\n'''\n"
+        "RETURN = r'''\nresult:\n  returned: success\n  type: complex\n  contains:\n"
+        "    kind:\n      description: The kind of the object.\n      returned: success\n"
+        "      type: str\n'''\n"
+    )
+    docs = {
+        d.uri: d
+        for d in documents(
+            [SourceFile(P("ansible_collections/a/b/plugins/modules/svc.py"), "svc.py", text)],
+            "local",
+        )
+    }
+    assert sorted(docs) == ["ansible:a.b.svc", "ansible:a.b.svc:return.result.kind"]
+    assert "- `result` (complex)" in docs["ansible:a.b.svc"].text

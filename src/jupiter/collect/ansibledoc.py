@@ -106,7 +106,8 @@ paragraphs.
   `Sample:` a short scalar inline in backquotes (a string as is, any other as JSON), a
   structured, multi-line or long one (over 80 characters, or with a backquote) in a
   ```` ```json ```` block; `Added in: x`; `Contains:` a list like Returns of its
-  `contains` (each its own document).
+  `contains` (each its own document). A return value with no description gives no
+  document (its parent's list names it; its `contains` are still documents).
 
 Ansible's markup is converted in every text but the examples, samples and values:
 `C(x)` -> `` `x` ``, `I(x)` -> `*x*`, `B(x)` -> `**x**`, `U(url)` -> url, `L(text,url)` ->
@@ -984,7 +985,14 @@ def _return_documents(
         _listing("Contains:", contains, option=False),
     ]
     text = _join([signature, *body])
-    out = [p.document(f"{p.qual}:return.{path}", text, "return value", signature, line)]
+    # one with no description says only when it comes back ("Returned when: success", what
+    # a question about what it is got for an answer): its parent's list names it
+    said = _paragraphs(spec.get("description"))
+    out = (
+        [p.document(f"{p.qual}:return.{path}", text, "return value", signature, line)]
+        if said
+        else []
+    )
     for name, sub in _sorted(contains):
         out += _return_documents(p, f"{path}.{name}", sub, line, depth + 1)
     return out
