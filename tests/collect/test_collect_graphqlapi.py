@@ -831,3 +831,28 @@ def test_a_schema_is_read_by_default_an_introspection_where_an_include_says_and_
     # graphql: text reads both as text
     as_text = read(include=["*.graphql", "*.json"], graphql="text")
     assert not any(u.startswith("graphql:") for u in as_text) and len(as_text) == 2
+
+
+def test_what_is_asked_about_fields_and_enum_values() -> None:
+    """Found on the held-back schema: an enum value's `PackageType.DEBIAN` was asked as a
+    "call signature", a field with no arguments as one too and "what does it return?"
+    answered by its scalar type's description."""
+    from apitree import ask
+
+    sdl = (
+        '"The state of a migration."\nenum MigrationState {\n  "Waiting to start." QUEUED\n}\n\n'
+        '"A move of repositories."\ntype Migration {\n  "Where the move stands now."\n'
+        "  state: MigrationState!\n"
+        '  "Its name, as the owner gave it."\n  name: String\n'
+        '  "The repositories moved so far, oldest first."\n'
+        "  repositories(first: Int): [String!]!\n}\n"
+    )
+    docs = {
+        d.uri: d for d in api_documents([SourceFile(P("m.graphql"), "m.graphql", sdl)], "local")
+    }
+    templates = ["signature", "returns"]
+    assert ask(docs["graphql:m:MigrationState.QUEUED"], templates) == {}
+    assert ask(docs["graphql:m:Migration.state"], templates) == {"signature": "`MigrationState!`"}
+    assert ask(docs["graphql:m:Migration.name"], templates) == {}  # a bare `String`
+    asked = ask(docs["graphql:m:Migration.repositories"], templates)
+    assert asked["signature"] == "`repositories(first: Int): [String!]!`"

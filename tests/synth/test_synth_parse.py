@@ -345,3 +345,13 @@ def test_a_short_label_over_a_list_is_no_summary() -> None:
     assert lead("An NNTP client class based on:\n- RFC 977: Network News Transfer Protocol") == (
         "An NNTP client class based on: - RFC 977: Network News Transfer Protocol"
     )
+
+
+def test_when_a_value_comes_back_is_no_summary_of_it() -> None:
+    """Found on the held-back Ansible collections: `result.kind`, described "Always
+    'Service'." (no lower-case word: no prose), answered "what is it?" with its
+    "Returned when: success" line."""
+    from jupiter.synth.parse import lead
+
+    assert lead("Always 'Service'.\n\nReturned when: success\n\nSample: `Service`") == ""
+    assert lead("The kind of object.\n\nReturned when: success") == "The kind of object."

@@ -366,13 +366,15 @@ _LABEL_OVER_NAME = r"\*{0,2}[A-Z][A-Za-z -]{2,40}\*{0,2}:\s+`{1,2}[^`\n]+`{1,2}\
 # items), collapsed; not a sentence that ends in one ("An NNTP client class based on: - RFC
 # 977 ...")
 _LABEL_OVER_LIST = r"\*{0,2}[A-Z][a-z]+(?: [a-z]+){0,2}\*{0,2}:\s+[*+-]\s"
+# when a value comes back (an Ansible return value's `Returned when: success`)
+_RETURNED_WHEN = r"Returned when:\s"
 _NOT_A_SUMMARY = re.compile(
     r"^(?:[*+-]\s|:[\w][\w .*,\[\]|-]*:(?:\s|$)|(?i:args|arguments|keyword arguments|"
     r"parameters|params|returns?|raises|yields?|attributes|examples?|notes?|nb|warnings?|"
     r"see also|todo):(?:\s|$)"
     # a version note (Sphinx's words for versionadded/-changed, deprecated)
     r"|(?:New|Changed) in version [\w.]+:|Deprecated since version [\w.]+:"
-    rf"|{_LABEL_OVER_NAME}|{_LABEL_OVER_LIST})"
+    rf"|{_LABEL_OVER_NAME}|{_LABEL_OVER_LIST}|{_RETURNED_WHEN})"
 )
 
 
@@ -384,7 +386,7 @@ def lead(text: str, max_chars: int = 600, plain: bool = False) -> str:
     if not paras:
         return ""
     said = [p for p in paras if not _NOT_A_SUMMARY.match(p)]
-    if not said and re.match(f"{_LABEL_OVER_NAME}|{_LABEL_OVER_LIST}", paras[0]):
+    if not said and re.match(f"{_LABEL_OVER_NAME}|{_LABEL_OVER_LIST}|{_RETURNED_WHEN}", paras[0]):
         return ""  # a label over a name or a list of members says what a thing holds, not does
     return clip_sentences((said or paras)[0], max_chars)
 

@@ -120,6 +120,12 @@ PHRASES: dict[str, list[str]] = {
         "What type of value does the `{t}` option of `{s}` take?",
         "What kind of value goes in the `{t}` option of `{s}`?",
     ],
+    # a field's type (a GraphQL field that takes no arguments: `state: MigrationState!`)
+    "field_type": [
+        "What type is `{a}`?",
+        "What is the type of `{a}`?",
+        "What type of value does `{a}` hold?",
+    ],
     # a value a module or plugin returns (Ansible's RETURN)
     "return_value": [
         "What is `{t}` in what `{s}` returns?",
@@ -318,6 +324,8 @@ def _arguments(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
 def _returns(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
     if v.kind != "api" or _a_setting(v):  # a setting returns nothing ("Return value if the
         return []  # key is not in the ini file." is what an option is for)
+    if v.language == "graphql" and "(" not in v.signature:  # a field with no arguments: its
+        return []  # type (asked as such), not a result
     found = [s for p in prose_paragraphs(v.body) for s in sentences(p) if _RETURN.search(s)]
     field = _api_fields(v.body, "returns")  # ":returns: ..." says it where there is one
     answer = field if _nontrivial(field) else clean(" ".join(found[:2]))
@@ -348,6 +356,7 @@ def _difference(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
 _BARE_TYPES = frozenset(
     {"object", "any", "array", "string", "integer", "number", "boolean"}  # JSON Schema's
     | {"str", "bool", "int", "float", "dict", "list", "raw", "path", "json"}  # Ansible's
+    | {"String", "Int", "Float", "Boolean", "ID"}  # GraphQL's
 )
 
 
@@ -364,6 +373,11 @@ def _signature(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
         if typ in _BARE_TYPES:  # a section's (its settings say more), a lone `string`
             return []
         return [("setting_type", {"a": shown(v.name)}, f"`{typ}`")]
+    if v.language == "graphql" and "(" not in v.signature:  # `state: MigrationState!`
+        typ = v.signature.partition(": ")[2]  # none for an enum value's `State.OPEN`
+        if not typ or typ.rstrip("!") in _BARE_TYPES:
+            return []
+        return [("field_type", {"a": shown(v.name)}, f"`{typ}`")]
     if v.language in ("proto", "ocaml", "graphql"):  # a declaration as written: `val nth : ...`
         return [("signature", {"a": shown(v.name)}, f"`{v.signature}`")]
     if v.language == "clojure":  # each arity as `doc` prints it: `(join separator coll)`
