@@ -856,3 +856,26 @@ def test_what_is_asked_about_fields_and_enum_values() -> None:
     assert ask(docs["graphql:m:Migration.name"], templates) == {}  # a bare `String`
     asked = ask(docs["graphql:m:Migration.repositories"], templates)
     assert asked["signature"] == "`repositories(first: Int): [String!]!`"
+
+
+def test_inherited_fields_and_relay_plumbing_are_said_once() -> None:
+    """Found on the held-back schema: a hundred audit entries each repeating an
+    interface's `actorUrl`, thousands of "A list of edges." documents."""
+    sdl = (
+        '"An entry of the log."\ninterface Entry {\n  "The URL of the actor."\n  actorUrl: String\n}\n\n'
+        '"A repository was renamed."\ntype RenameEntry implements Entry {\n'
+        '  "The URL of the actor."\n  actorUrl: String\n  "The name before."\n  oldName: String\n}\n\n'
+        '"The connection type for RenameEntry."\ntype RenameEntryConnection {\n'
+        '  "A list of edges."\n  edges: [RenameEntry]\n  "Identifies the total count of items."\n'
+        "  totalCount: Int!\n}\n"
+    )
+    docs = {
+        d.uri: d for d in api_documents([SourceFile(P("log.graphql"), "log.graphql", sdl)], "local")
+    }
+    assert sorted(u.removeprefix("graphql:log:") for u in docs if u != "graphql:log") == [
+        "Entry", "Entry.actorUrl", "RenameEntry", "RenameEntry.oldName", "RenameEntryConnection",
+    ]  # fmt: skip
+    assert "- `actorUrl`: `String` - The URL of the actor." in docs["graphql:log:RenameEntry"].text
+    assert "- `edges`: `[RenameEntry]` - A list of edges." in (
+        docs["graphql:log:RenameEntryConnection"].text
+    )

@@ -68,7 +68,10 @@ one line, applied directives other than those read dropped:
   argument (`(Type, deprecated)` for a deprecated one; a long or multi-paragraph
   description goes on under it, indented), `:returns: <Type> - first sentence` when its
   named type is one the schema defines (`:returns: <Type>` when that says nothing), and
-  `Deprecated: <reason>`;
+  `Deprecated: <reason>`; no document for a field an interface of its type declares with
+  the same description (the interface's says it) nor for a Relay connection's or edge's
+  own `edges`, `nodes`, `pageInfo`, `totalCount`, `cursor`, `node` (the same words in
+  every one); both stay in their type's `Fields:` list;
 - an object or interface `type Repository implements Node & ProjectOwner`, its
   description, `Implements:` and `Member of:` lines (its interfaces; the unions that list
   it), its `Fields:` list, one line per field, described or not (``- `name(…)`: `Type` -
@@ -938,6 +941,10 @@ def _joined(*parts: str) -> str:
     return "\n\n".join(p for p in parts if p)
 
 
+# the fields every Relay connection and edge type has, which say the same in each
+_RELAY_FIELDS = frozenset({"edges", "nodes", "pageInfo", "totalCount", "cursor", "node"})
+
+
 def _listing(title: str, lines: list[str]) -> str:
     return "\n".join([title, *lines]) if lines else ""
 
@@ -1023,7 +1030,7 @@ class _Writer:
     def object_documents(self, t: _Type) -> None:
         fields = list(t.fields.values())
         for fd in fields:
-            if fd.desc or any(a.desc for a in fd.args):
+            if (fd.desc or any(a.desc for a in fd.args)) and not self.said_elsewhere(t, fd):
                 self.field_document(t, fd)
         if not (t.desc or any(fd.desc or any(a.desc for a in fd.args) for fd in fields)):
             return
@@ -1050,6 +1057,21 @@ class _Writer:
             _listing("Implemented by:", self.type_list(by)),
         )
         self.add(t.name, text, t.kind, t.at)
+
+    def said_elsewhere(self, t: _Type, fd: _Field) -> bool:
+        """A field whose document would say what another already does: one an interface
+        of its type declares with the same description (the interface's document says it;
+        GitHub's 100 audit entries each repeat `AuditEntry.actorUrl`), and a Relay
+        connection's or edge's own plumbing (`edges`, `nodes`, `pageInfo`, `totalCount`,
+        `cursor`, `node`: "A list of edges." thousands of times). Both stay in the type's
+        `Fields:` list."""
+        for name in t.interfaces:
+            other = self.s.types.get(name)
+            inherited = other.fields.get(fd.name) if other is not None else None
+            if inherited is not None and inherited.desc == fd.desc:
+                return True
+        relay = t.name.endswith(("Connection", "Edge")) and fd.name in _RELAY_FIELDS
+        return relay and not any(a.desc for a in fd.args)
 
     def field_document(self, t: _Type, fd: _Field) -> None:
         params = "\n".join(_param(a) for a in fd.args if a.desc)
