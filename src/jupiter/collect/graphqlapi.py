@@ -71,7 +71,10 @@ one line, applied directives other than those read dropped:
   `Deprecated: <reason>`; no document for a field an interface of its type declares with
   the same description (the interface's says it) nor for a Relay connection's or edge's
   own `edges`, `nodes`, `pageInfo`, `totalCount`, `cursor`, `node` (the same words in
-  every one); both stay in their type's `Fields:` list;
+  every one), nor for a field (one with no arguments) or input field documented already
+  under its name with the very same description in a type before it (Relay's
+  `clientMutationId` on every mutation's input and payload); all stay in their type's
+  `Fields:` list;
 - an object or interface `type Repository implements Node & ProjectOwner`, its
   description, `Implements:` and `Member of:` lines (its interfaces; the unions that list
   it), its `Fields:` list, one line per field, described or not (``- `name(…)`: `Type` -
@@ -964,6 +967,16 @@ class _Writer:
                 for m in t.members:
                     self.unions.setdefault(m, []).append(t.name)
         self.docs: list[Document] = []
+        self.said: set[tuple[str, str]] = set()  # (field name, description) documented
+
+    def repeated(self, name: str, desc: str) -> bool:
+        """Whether a field or input field of this name was documented with these very
+        words already, in another type (Relay's `clientMutationId` on every mutation's
+        input and payload): its first document says it; the rest list it."""
+        if (name, desc) in self.said:
+            return True
+        self.said.add((name, desc))
+        return False
 
     def sentence(self, type_name: str) -> str:
         t = self.s.types.get(type_name)
@@ -1030,7 +1043,9 @@ class _Writer:
     def object_documents(self, t: _Type) -> None:
         fields = list(t.fields.values())
         for fd in fields:
-            if (fd.desc or any(a.desc for a in fd.args)) and not self.said_elsewhere(t, fd):
+            if not (fd.desc or any(a.desc for a in fd.args)) or self.said_elsewhere(t, fd):
+                continue
+            if fd.args or not self.repeated(fd.name, fd.desc):
                 self.field_document(t, fd)
         if not (t.desc or any(fd.desc or any(a.desc for a in fd.args) for fd in fields)):
             return
@@ -1120,7 +1135,7 @@ class _Writer:
             said = first_sentence(a.desc)
             line = f"- `{a.name}`{mark}: `{a.type}{tail}`"
             lines.append(f"{line} - {said}" if said else line)
-            if a.desc:
+            if a.desc and not self.repeated(a.name, a.desc):
                 deprecated = f"Deprecated: {a.deprecated}" if a.deprecated is not None else ""
                 self.add(
                     f"{t.name}.{a.name}",
