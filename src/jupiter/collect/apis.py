@@ -1,5 +1,5 @@
 """The readers of a language's API beside Python's (collect/jsapi.py, sqlapi.py, goapi.py,
-rustapi.py, ..., cljapi.py, mliapi.py, graphqlapi.py; jsonschema.py, a GraphQL
+rustapi.py, ..., cljapi.py, mliapi.py, graphqlapi.py, solapi.py; jsonschema.py, a GraphQL
 introspection result and openapi.py through one reader of JSON and YAML files): the source
 setting that turns each on (`javascript: api`), the files it takes, and the files it reads
 beside them whatever the include globs say (a crate's Cargo.toml, which names it). The
@@ -35,6 +35,7 @@ from jupiter.collect import (
     rubyapi,
     rustapi,
     scalaapi,
+    solapi,
     sqlapi,
 )
 from jupiter.collect.result import CollectResult, SourceFile
@@ -114,6 +115,7 @@ READERS = (
     ApiReader("clojure", "clojure", cljapi.is_clojure, cljapi.api_documents),
     ApiReader("ocaml", "ocaml", mliapi.is_ocaml, mliapi.api_documents),
     ApiReader("graphql", "graphql", graphqlapi.is_sdl, graphqlapi.api_documents),
+    ApiReader("solidity", "solidity", solapi.is_solidity, solapi.api_documents),
 )
 FIXES = {
     **jsapi.FIXES,
@@ -136,6 +138,7 @@ FIXES = {
     **mliapi.FIXES,
     **jsonschema.FIXES,
     **graphqlapi.FIXES,
+    **solapi.FIXES,
 }
 
 

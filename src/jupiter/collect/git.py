@@ -78,6 +78,7 @@ LANGUAGES = {
     ".graphql": "graphql",
     ".graphqls": "graphql",
     ".gql": "graphql",
+    ".sol": "solidity",
     ".markdown": "markdown",
     ".rst": "restructuredtext",
     ".txt": "text",

@@ -36,7 +36,8 @@ def init(
             "Haskell in one with a .cabal, Lua in one with a .rockspec, a .luarc.json or a lua/ "
             "folder, Clojure in one with a deps.edn, project.clj, build.boot, shadow-cljs.edn or "
             "bb.edn, "
-            "OCaml interfaces in one with a dune-project or .opam, "
+            "OCaml interfaces in one with a dune-project or .opam, Solidity in one with a "
+            "foundry.toml, hardhat.config.js/.ts or truffle-config.js, "
             "PHP in one with a "
             "composer.json, Ruby in one with a Gemfile or a .gemspec, "
             "Perl modules' POD in one with a Makefile.PL, an R package's .Rd help as its API, "
@@ -132,6 +133,9 @@ def source_entry(spec: str) -> dict[str, object]:
         more += ["*.clj", "*.cljc", "*.cljs"]
     if (path / "dune-project").is_file() or next(path.glob("*.opam"), None) is not None:
         more.append("*.mli")  # an OCaml project: its modules' interfaces (odoc)
+    sol = ("foundry.toml", "hardhat.config.js", "hardhat.config.ts", "truffle-config.js")
+    if any((path / b).is_file() for b in sol):  # a Solidity project: its contracts' NatSpec
+        more.append("*.sol")
     if (path / "composer.json").is_file():  # a PHP package: its classes' API (docblocks)
         more.append("*.php")
     if (path / "Gemfile").is_file() or next(path.glob("*.gemspec"), None) is not None:

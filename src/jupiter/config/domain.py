@@ -152,6 +152,10 @@ GraphqlAs = Literal["api", "text"]
 # `ansible:<fqcn>:<option>`, as ansible-doc shows them (collect/ansibledoc.py); text, the
 # file as its language's reader reads it
 AnsibleAs = Literal["api", "text"]
+# Solidity files: api, each contract, function, modifier, event, error, struct and enum
+# with NatSpec a document `solidity:<Contract>.<name>`, as solc's NatSpec shows it
+# (collect/solapi.py); text, each file as plain text
+SolidityAs = Literal["api", "text"]
 
 
 class PythonStdlibSource(Strict):
@@ -302,6 +306,10 @@ class LocalSource(Strict):
     # option (`ansible:ansible.builtin.copy:dest`) and return value; text, the .py file as
     # the python setting says
     ansible: AnsibleAs = "api"
+    # Solidity files (when an include glob reads them): api, each item with NatSpec a
+    # document `solidity:ERC20.transfer`, its declaration first, @inheritdoc resolved;
+    # text, as text
+    solidity: SolidityAs = "api"
     # Sphinx's object descriptions in reStructuredText pages (*.rst, and *.txt written in
     # it), MyST Markdown pages and built HTML pages: api, each `.. function::`, `.. class::`, `.. method::`, `.. c:function::`,
     # `.. js:function::` a document named as Sphinx names it, the page's other text its own;
@@ -387,6 +395,7 @@ class GitSource(Strict):
             "*.cljc",
             "*.cljs",
             "*.mli",
+            "*.sol",
             "*.proto",
             "*.tex",
             "*.texi",
@@ -435,6 +444,7 @@ class GitSource(Strict):
     jsonschema: JsonSchemaAs = "api"  # as for a local source
     graphql: GraphqlAs = "api"  # as for a local source
     ansible: AnsibleAs = "api"  # as for a local source
+    solidity: SolidityAs = "api"  # as for a local source
 
 
 # what a dataset source's `columns` may map to column names

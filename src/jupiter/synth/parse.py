@@ -19,7 +19,7 @@ API_PREFIX = "python:"
 # collect/pyapi.py, jsapi.py, sqlapi.py, goapi.py, rustapi.py, capi.py, javaapi.py, phpapi.py,
 # rubyapi.py, openapi.py, rdoc.py, ktapi.py, csapi.py, exapi.py, scalaapi.py, hsapi.py,
 # vimhelp.py, protoapi.py, luaapi.py, cljapi.py, jsonschema.py, mliapi.py, graphqlapi.py,
-# ansibledoc.py
+# ansibledoc.py, solapi.py
 API_PREFIXES = (
     API_PREFIX,
     "javascript:",
@@ -45,6 +45,7 @@ API_PREFIXES = (
     "ocaml:",
     "graphql:",
     "ansible:",
+    "solidity:",
 )
 TOPIC_PREFIX = "pydoc:topics/"
 # documents whose indentation means code, a quote or a directive's content
@@ -86,6 +87,7 @@ _PROSE_WORD = re.compile(r"^[(\"'“‘]*[A-Za-z][A-Za-z'’-]*[)\"'”’,.;:!?
 
 # a declaration of a type, not of a member: it has no signature to ask about
 _DECLARES_A_TYPE = {
+    "solidity": r"^(?:(?:abstract )?contract|interface|library|struct|enum|type) ",
     "proto": r"^(?:message|enum|service|oneof|package) ",
     "graphql": r"^(?:type|interface|union|enum|input|scalar|schema|directive) ",
 }
@@ -142,7 +144,7 @@ def view(chunk: Chunk, section: str = "", in_code: bool = False, program: str = 
             module = head.startswith("module ")  # a module's, a functor's, a module type's
             declared = "" if module else head
             return ChunkView("api", name, declared, body, True, module, language=language)
-        if language in ("proto", "graphql"):  # `rpc Get(GetRequest) returns (Item);`,
+        if language in ("proto", "graphql", "solidity"):  # `rpc Get(Req) returns (Item);`,
             # `string id = 1;`; a GraphQL field's `issues(first: Int): IssueConnection!`
             head, _, body = chunk.text.partition("\n\n")
             plain = re.match(_DECLARES_A_TYPE[language], head)
@@ -490,8 +492,10 @@ def _lifetime(s: str, k: int) -> bool:
 
 
 # languages whose parameters are written "type name" (C, C++, Java) or "name type" (Go)
-TYPE_FIRST = frozenset({"c", "java", "csharp"})
+TYPE_FIRST = frozenset({"c", "java", "csharp", "solidity"})
 NAME_FIRST = frozenset({"go"})
+# languages whose signature is the declaration as written, the name before its parameters
+DECLARED = frozenset({"solidity", "graphql"})
 _PHP_VAR = re.compile(r"\$([A-Za-z_]\w*)")
 _NO_NAME = frozenset(
     "void const self this int char long short double float unsigned signed bool "
@@ -511,6 +515,8 @@ def parameters(signature: str, language: str = "") -> list[Param]:
         call = re.match(r"^[\w.#:]+\((.*)\)$", signature.split("\n", 1)[0].strip())
         names = re.findall(r"\{([\w-]+)\}", call.group(1)) if call else []
         return [Param(f"{{{n}}}", f"{{{n}}}", False) for n in dict.fromkeys(names)]
+    if language in DECLARED and "(" in signature:  # `function transfer(address to, ...)`,
+        signature = signature[signature.index("(") :]  # `issues(first: Int): T`: its list
     inner = _inside_parens(signature.strip())
     if inner is None:
         return []

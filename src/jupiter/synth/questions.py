@@ -378,7 +378,7 @@ def _signature(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
         if not typ or typ.rstrip("!") in _BARE_TYPES:
             return []
         return [("field_type", {"a": shown(v.name)}, f"`{typ}`")]
-    if v.language in ("proto", "ocaml", "graphql"):  # a declaration as written: `val nth : ...`
+    if v.language in ("proto", "ocaml", "graphql", "solidity"):  # a declaration as written
         return [("signature", {"a": shown(v.name)}, f"`{v.signature}`")]
     if v.language == "clojure":  # each arity as `doc` prints it: `(join separator coll)`
         return [
