@@ -5,6 +5,7 @@ mode, alias, group, struct and class a document named by its symbol
 
 from __future__ import annotations
 
+from pathlib import Path
 from pathlib import PurePosixPath as P
 
 from apitree import fuzzed
@@ -159,17 +160,16 @@ def test_a_file_becomes_its_documented_definitions_and_its_package() -> None:
     )
     assert docs["elisp:shapes-precision"].text == (
         "shapes-precision\n\nDigits shown after the point.\n\n"
-        '(Type: (choice (const :tag "None" nil) integer)\nDefault: 2\nGroup: shapes\n'
+        'Type: (choice (const :tag "None" nil) integer)\nDefault: 2\nGroup: shapes\n'
         "Added in: Shapes 1.1\n"
         "Safe as a file-local variable when its value satisfies `integerp`."
-    )[1:]
+    )
     assert docs["elisp:shapes-count"].text == "shapes-count\n\nHow many shapes were drawn."
     assert docs["elisp:shapes-local"].text == (
         "shapes-local\n\nEach buffer's own shape.\n\nAutomatically becomes buffer-local when set."
     )
     assert docs["elisp:shapes-outline"].text == (
-        "shapes-outline\n\nFace of a shape's outline.\n\nFace.\nGroup: shapes\n"
-        "Added in: Emacs 28.1"
+        "shapes-outline\n\nFace of a shape's outline.\n\nFace.\nGroup: shapes\nAdded in: Emacs 28.1"
     )
     assert docs["elisp:shapes"].text == "shapes\n\nShapes on a plane.\n\nParent group: tools"
     # the group holds the name `shapes`: the package is named by its file
@@ -181,7 +181,7 @@ def test_a_file_becomes_its_documented_definitions_and_its_package() -> None:
     )
     area = docs["elisp:shapes-area"]
     assert area.meta["signature"] == "(shapes-area RADIUS &optional UNIT)"
-    assert area.meta["line"] == 32 and area.meta["language"] == "elisp"
+    assert area.meta["line"] == 33 and area.meta["language"] == "elisp"
     assert area.meta["qualname"] == "shapes-area" and area.title == "shapes-area"
     assert docs["elisp:shapes-count"].meta["signature"] == ""
     assert docs["elisp:shapes.el"].meta["line"] == 1
@@ -190,7 +190,7 @@ def test_a_file_becomes_its_documented_definitions_and_its_package() -> None:
 def test_the_package_takes_the_feature_name_when_nothing_else_holds_it() -> None:
     docs = read(
         ";;; tiny.el --- A tiny package\n\n;;; Commentary:\n\n;; Does little.\n\n"
-        ";;; Code:\n(defun tiny-go () \"Go.\" nil)\n(provide 'tiny-pkg)\n"
+        ';;; Code:\n(defun tiny-go () "Go." nil)\n(provide \'tiny-pkg)\n'
     )
     assert docs["elisp:tiny-pkg"].text == "tiny-pkg\n\nA tiny package\n\nDoes little."
     assert docs["elisp:tiny-pkg"].meta["kind"] == "package"
@@ -250,11 +250,9 @@ def test_the_reader_reads_emacs_lisp_syntax_without_losing_its_place() -> None:
         "elisp:edges?",
     ]
     assert docs["elisp:edges-last"].text == "(edges-last A &rest REST)\n\nAfter everything."
-    assert docs["elisp:edges-last"].meta["line"] == 29
+    assert docs["elisp:edges-last"].meta["line"] == 31
     assert docs["elisp:edges?"].text == "(edges? X)\n\nA symbol with a question mark."
-    assert docs["elisp:edges-in-when"].text == (
-        "(edges-in-when)\n\nInside a `when` and a `progn`."
-    )
+    assert docs["elisp:edges-in-when"].text == ("(edges-in-when)\n\nInside a `when` and a `progn`.")
     assert docs["elisp:edges-bytecode"].text == (
         "edges-bytecode\n\nAn alias.\n\nCompiled."
     )  # a target that is no symbol
@@ -283,8 +281,10 @@ def test_forms_atoms_strings_and_characters_are_read() -> None:
         "?\\^I",
         "?a",
     ]
-    value = read_forms(r'"a\nb\tc\\d\"e\x41\ f\u00e9\101 \
-g\s"')[0]
+    value = read_forms(
+        r'"a\nb\tc\\d\"e\x41\ f\u00e9\101 \
+g\s"'
+    )[0]
     assert string_value(value) == 'a\nb\tc\\d"eAfé\x41 g '
     assert [f.kind for f in read_forms(") ] (a]) b")] == ["(", "sym"]  # strays dropped
     unclosed = read_forms('(a (b "c')[0]
@@ -301,7 +301,7 @@ def test_each_definition_form_is_read() -> None:
         '(define-inline kit-inline (x) "Inlined." (inline-quote ,x))\n'
         '(cl-defgeneric kit-size (kit) "Size of KIT.")\n'
         "(cl-defmethod kit-size ((kit list)) (length kit))\n"
-        '(cl-defgeneric kit-weight (kit))\n(cl-defmethod kit-weight :around ((k vector) &optional _unit)\n'
+        "(cl-defgeneric kit-weight (kit))\n(cl-defmethod kit-weight :around ((k vector) &optional _unit)\n"
         '  "Weigh a vector K." 0)\n'
         '(defcustom kit-style \'plain "Style."\n  :type \'symbol :group \'kits :version "29.1"\n'
         "  :options '(plain fancy))\n"
@@ -312,16 +312,16 @@ def test_each_definition_form_is_read() -> None:
         '  "Major mode for kits.\n\n\\\\{kit-list-mode-map}" (setq x 1))\n'
         "(defalias 'kit-alias #'kit-make \"Make a kit, by another name.\")\n"
         "(defalias 'kit-bare #'kit-make)\n"
-        "(defalias 'kit-lambda (lambda (a b) \"Add A and B.\" (interactive) (+ a b)))\n"
+        '(defalias \'kit-lambda (lambda (a b) "Add A and B." (interactive) (+ a b)))\n'
         "(define-obsolete-function-alias 'kit-old #'kit-make \"1.0\")\n"
-        "(define-obsolete-variable-alias 'kit-old-style 'kit-style \"1.0\" \"Old style.\")\n"
-        "(defgroup kits nil \"Kits.\" :group 'tools)\n"
+        '(define-obsolete-variable-alias \'kit-old-style \'kit-style "1.0" "Old style.")\n'
+        '(defgroup kits nil "Kits." :group \'tools)\n'
         '(cl-defstruct (kit-box (:constructor kit-box-new)) "A box."\n'
         '  (size 0 :documentation "Its size.") color)\n'
-        '(cl-defstruct kit-nodoc a b)\n'
+        "(cl-defstruct kit-nodoc a b)\n"
         '(defclass kit-thing (kit-base) ((name :initarg :name :documentation "Its name."))\n'
         '  "A thing.")\n'
-        "(transient-define-prefix kit-dispatch () \"Dispatch kits.\" [(\"k\" \"Kit\" kit-make)])\n"
+        '(transient-define-prefix kit-dispatch () "Dispatch kits." [("k" "Kit" kit-make)])\n'
         '(define-skeleton kit-skeleton "Insert a kit." nil "kit")\n',
         "kit.el",
     )
@@ -396,7 +396,7 @@ def test_commands_are_told_from_functions_after_declare() -> None:
         "  (declare (interactive-only t)) (interactive) nil)\n"
         '(defun c-two () "Interactive later: a function." (message "x") (interactive))\n'
         '(defun c-three () "Doc." (declare (advertised-calling-convention (a) "1.0"))\n'
-        "  (interactive \"p\") nil)\n"
+        '  (interactive "p") nil)\n'
         '(cl-defun c-four (&key a) "A cl command." (interactive) a)\n'
         '(defmacro c-five () "A macro is never a command." (interactive) nil)\n',
         "c.el",
@@ -416,7 +416,7 @@ def test_obsolete_markers_and_first_definitions() -> None:
         '(defun o-old (x) "Old." x)\n'
         "(make-obsolete 'o-old 'o-new \"2.0\")\n"
         '(defvar o-var 1 "A var.")\n'
-        "(make-obsolete-variable 'o-var \"set `o-other' instead\" \"3.0\")\n"
+        '(make-obsolete-variable \'o-var "set `o-other\' instead" "3.0")\n'
         '(defun o-gone () "Gone." (declare (obsolete nil "4.0")) nil)\n'
         '(defun o-twice (a) "The first." a)\n'
         '(defun o-twice (a b) "The second." a)\n'
@@ -441,7 +441,7 @@ def test_across_files_a_function_wins_over_a_group_and_the_package_steps_aside()
         ElispFile(
             P("tool.el"),
             "t",
-            ";;; tool.el --- The tool\n(defun tool () \"Run the tool.\" (interactive))\n"
+            ';;; tool.el --- The tool\n(defun tool () "Run the tool." (interactive))\n'
             '(defvar tool-x 1 "X.")\n(provide \'tool)\n',
         ),
         ElispFile(P("z-tool.el"), "z", ";;; tool-x.el --- Also\n(provide 'tool-x)\n"),
@@ -458,6 +458,7 @@ def test_docstring_markup_becomes_markdown() -> None:
         "Use `foo` and `bar`, `M-x save-buffer` here."
     )
     assert substitute("Literal \\=\\[x] and \\=`y'.") == "Literal \\[x] and `y'."
+    assert substitute("Nor `\\=`' alone.") == "Nor `` ` `` alone."  # a backtick's span
     assert markdown("One line.") == "One line."
     assert markdown("Summary.\nMore text\nhere.") == "Summary.\n\nMore text\nhere."
     assert markdown("No period\nso one paragraph") == "No period\nso one paragraph"
@@ -524,9 +525,9 @@ def test_malformed_emacs_lisp_never_raises() -> None:
         '(defalias)\n(defalias \'a)\n(defalias 1 2 "d")',
         "(define-minor-mode)",
         '(cl-defmethod m "d")',
-        "(cl-defstruct) (defclass c) (defclass c () x \"d\")",
+        '(cl-defstruct) (defclass c) (defclass c () x "d")',
         "(make-obsolete) (make-obsolete 'a)",
-        ")))(defun g () \"G.\" nil)",
+        ')))(defun g () "G." nil)',
         "?",
         "?\\",
         '"unterminated \\',
@@ -553,3 +554,37 @@ def test_any_text_reads_without_an_error() -> None:
         return api_documents([ElispFile(P("p.el"), "m", text)], "local")
 
     assert fuzzed(reader, pieces, "elisp:") > 0
+
+
+def test_a_package_folder_is_read_by_init_and_its_questions_read_the_call(
+    tmp_path: Path,
+) -> None:
+    import gzip
+
+    from apitree import ask, write_tree
+    from jupiter.collect.local import collect_local
+    from jupiter.config import DomainConfig
+    from jupiter.config.cli import source_entry
+
+    el = (
+        ";;; tidy.el --- Keep buffers tidy  -*- lexical-binding: t -*-\n\n;;; Code:\n\n"
+        '(defcustom tidy-delay 2\n  "Seconds of idle time before `tidy-buffer\' runs."\n'
+        "  :type 'number\n  :group 'tidy)\n\n"
+        '(defun tidy-buffer (&optional BUFFER)\n  "Remove trailing whitespace from BUFFER, the current one if nil."\n'
+        "  (interactive)\n  (ignore buffer))\n\n(provide 'tidy)\n"
+    )
+    write_tree(tmp_path / "tidy", {"README.md": "# tidy\n"})
+    (tmp_path / "tidy" / "tidy.el").write_text(el)
+    (tmp_path / "tidy" / "tidy-extra.el.gz").write_bytes(
+        gzip.compress(b'(defun tidy-extra-run ()\n  "Run every extra tidier once."\n  nil)\n')
+    )
+    entry = source_entry(str(tmp_path / "tidy"))
+    assert "*.el" in entry["include"]  # type: ignore[operator]
+    cfg = DomainConfig.model_validate({"name": "t", "sources": [entry]})
+    cfg.base_dir = tmp_path
+    docs = {d.uri: d for d in collect_local(cfg.sources[0], cfg, CollectResult())}  # type: ignore[arg-type]
+    assert {"elisp:tidy-buffer", "elisp:tidy-delay", "elisp:tidy-extra-run"} <= set(docs)
+    asked = ask(docs["elisp:tidy-buffer"])
+    assert asked["signature"] == "`(tidy-buffer &optional BUFFER)`"
+    assert asked["what_does"] == "Remove trailing whitespace from BUFFER, the current one if nil."
+    assert ask(docs["elisp:tidy-delay"], ["signature"]) == {}  # an option: no call

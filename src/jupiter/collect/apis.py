@@ -1,5 +1,5 @@
 """The readers of a language's API beside Python's (collect/jsapi.py, sqlapi.py, goapi.py,
-rustapi.py, ..., cljapi.py, mliapi.py, graphqlapi.py, solapi.py; jsonschema.py, a GraphQL
+rustapi.py, ..., cljapi.py, mliapi.py, graphqlapi.py, solapi.py, elispapi.py; jsonschema.py, a GraphQL
 introspection result and openapi.py through one reader of JSON and YAML files): the source
 setting that turns each on (`javascript: api`), the files it takes, and the files it reads
 beside them whatever the include globs say (a crate's Cargo.toml, which names it). The
@@ -18,6 +18,7 @@ from jupiter.collect import (
     capi,
     cljapi,
     csapi,
+    elispapi,
     exapi,
     goapi,
     graphqlapi,
@@ -116,6 +117,7 @@ READERS = (
     ApiReader("ocaml", "ocaml", mliapi.is_ocaml, mliapi.api_documents),
     ApiReader("graphql", "graphql", graphqlapi.is_sdl, graphqlapi.api_documents),
     ApiReader("solidity", "solidity", solapi.is_solidity, solapi.api_documents),
+    ApiReader("elisp", "elisp", elispapi.is_elisp, elispapi.api_documents),
 )
 FIXES = {
     **jsapi.FIXES,
@@ -139,6 +141,7 @@ FIXES = {
     **jsonschema.FIXES,
     **graphqlapi.FIXES,
     **solapi.FIXES,
+    **elispapi.FIXES,
 }
 
 

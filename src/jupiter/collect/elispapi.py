@@ -65,9 +65,13 @@ or after the definition, make it obsolete; NEW may be nil or a string saying wha
 
 A name holding `--` (`magit--refresh`) is internal, by Emacs's convention: no document;
 nor a definition without a docstring. Emacs Lisp has one global namespace: the uri is
-`elisp:` and the symbol (`elisp:magit-status`, `elisp:company-idle-delay`); of a symbol
-defined twice in a file the first with a docstring is the document (across files, the
-first file's, by path).
+`elisp:` and the symbol (`elisp:magit-status`, `elisp:company-idle-delay`). A symbol
+has a function, a variable, a face and a group of its own, all of one name: of the
+definitions with a docstring the function's is the document (command, function, macro,
+mode, function alias), then a method's, the face's (a `defvar` that names a face loses to
+it), the variable's (option, variable, constant, variable alias), a struct's or class's,
+the group's (`cus-edit.el`'s group `undo` does not hide the command); of two of one rank
+the first (within a file, by position; across files, the first file's, by path).
 
 The text: its first line the signature as `C-h f` shows it, `(magit-status &optional
 DIRECTORY CACHE)`, the arguments upper-cased (a leading `_` dropped, as Emacs does) and
@@ -81,8 +85,9 @@ signature). Then a blank line and the docstring as Markdown: Emacs's markup read
 `substitute-command-keys` does (`` `foo' `` and `‘foo’` quoting -> `` `foo` ``,
 `\\[command]` -> `` `M-x command` ``, `\\{keymap}`, `\\<keymap>` and `\\+` dropped, `\\=`
 taking the next character literally), a first line that ends with "." its own paragraph,
-the rest as written, lines indented 2 or more spaces after a blank line fenced as
-```` ```elisp ```` (dedented), and a buffer's or variable's earmuffed name (`*Help*`)
+the rest as written, lines indented 2 or more spaces after a blank line (or a line
+ending `:`, as `Valid clauses include:` in `cl-loop`'s) fenced as ```` ```elisp ````
+(dedented; fences the docstring has itself kept), and a buffer's or variable's earmuffed name (`*Help*`)
 made a code span, as Markdown would read its stars as emphasis. After it, as lines: an
 alias's "An alias for `target`." (before the docstring); a user option's `Type: <the
 :type form as written, whitespace collapsed, quote dropped>`, `Default: <the standard
@@ -520,9 +525,14 @@ def substitute(doc: str) -> str:
     """Emacs's docstring markup read as `substitute-command-keys` would, for Markdown:
     quotes as code spans, `\\[cmd]` as `M-x cmd`, keymap references dropped."""
     text = _MARKUP.sub(_markup, doc) if "\\" in doc else doc
-    text = _CURVED.sub(r"`\1`", text)
-    text = _OLD_QUOTE.sub(r"`\1`", text)
+    text = _OLD_QUOTE.sub(_code_span, _CURVED.sub(_code_span, text))
     return text.translate(_UNPROTECT)
+
+
+def _code_span(m: re.Match[str]) -> str:
+    """A quoted name as a code span; one holding a backtick (`\\=``) in double ones."""
+    inner = m.group(1)
+    return f"`` {inner} ``" if _PROTECT["`"] in inner or "`" in inner else f"`{inner}`"
 
 
 def _quotes(text: str) -> str:
@@ -538,7 +548,7 @@ def _indent(line: str) -> int:
 
 def _layout(lines: list[str], first_rule: bool) -> str:
     """Lines as Markdown: (`first_rule`) a first line ending "." its own paragraph; lines
-    indented 2+ spaces after a blank line fenced as Emacs Lisp."""
+    indented 2+ spaces after a blank line or a line ending ":" fenced as Emacs Lisp."""
     lines = [x.expandtabs(8).rstrip() for x in lines]
     while lines and not lines[0].strip():
         lines.pop(0)
@@ -546,7 +556,7 @@ def _layout(lines: list[str], first_rule: bool) -> str:
         return ""
     out: list[str] = []
     if first_rule:
-        out.append(lines[0].strip())
+        out.append(_EARMUFFED.sub(r"`\1`", lines[0].strip()))
         if lines[0].endswith(".") and len(lines) > 1 and lines[1].strip():
             out.append("")
         lines = lines[1:]

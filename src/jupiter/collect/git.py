@@ -79,6 +79,7 @@ LANGUAGES = {
     ".graphqls": "graphql",
     ".gql": "graphql",
     ".sol": "solidity",
+    ".el": "elisp",
     ".markdown": "markdown",
     ".rst": "restructuredtext",
     ".txt": "text",

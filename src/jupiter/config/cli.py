@@ -37,7 +37,8 @@ def init(
             "folder, Clojure in one with a deps.edn, project.clj, build.boot, shadow-cljs.edn or "
             "bb.edn, "
             "OCaml interfaces in one with a dune-project or .opam, Solidity in one with a "
-            "foundry.toml, hardhat.config.js/.ts or truffle-config.js, "
+            "foundry.toml, hardhat.config.js/.ts or truffle-config.js, Emacs Lisp in one with "
+            ".el files, a Cask or an Eask, "
             "PHP in one with a "
             "composer.json, Ruby in one with a Gemfile or a .gemspec, "
             "Perl modules' POD in one with a Makefile.PL, an R package's .Rd help as its API, "
@@ -136,6 +137,9 @@ def source_entry(spec: str) -> dict[str, object]:
     sol = ("foundry.toml", "hardhat.config.js", "hardhat.config.ts", "truffle-config.js")
     if any((path / b).is_file() for b in sol):  # a Solidity project: its contracts' NatSpec
         more.append("*.sol")
+    elisp = ("Cask", "Eask", "*-pkg.el", "*.el")  # an Emacs package: its symbols' docstrings
+    if path.is_dir() and any(next(path.glob(g), None) for g in elisp):
+        more.append("*.el")
     if (path / "composer.json").is_file():  # a PHP package: its classes' API (docblocks)
         more.append("*.php")
     if (path / "Gemfile").is_file() or next(path.glob("*.gemspec"), None) is not None:

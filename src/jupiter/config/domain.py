@@ -156,6 +156,10 @@ AnsibleAs = Literal["api", "text"]
 # with NatSpec a document `solidity:<Contract>.<name>`, as solc's NatSpec shows it
 # (collect/solapi.py); text, each file as plain text
 SolidityAs = Literal["api", "text"]
+# Emacs Lisp files: api, each documented function, command, macro, variable, user option,
+# face, mode and package a document `elisp:<symbol>`, as C-h f and C-h v show it
+# (collect/elispapi.py); text, each file as plain text
+ElispAs = Literal["api", "text"]
 
 
 class PythonStdlibSource(Strict):
@@ -310,6 +314,10 @@ class LocalSource(Strict):
     # document `solidity:ERC20.transfer`, its declaration first, @inheritdoc resolved;
     # text, as text
     solidity: SolidityAs = "api"
+    # Emacs Lisp files (when an include glob reads them; .el.gz too): api, each documented
+    # symbol a document `elisp:magit-status`, its call first, as C-h f shows it; a
+    # package's commentary its own; text, as text
+    elisp: ElispAs = "api"
     # Sphinx's object descriptions in reStructuredText pages (*.rst, and *.txt written in
     # it), MyST Markdown pages and built HTML pages: api, each `.. function::`, `.. class::`, `.. method::`, `.. c:function::`,
     # `.. js:function::` a document named as Sphinx names it, the page's other text its own;
@@ -396,6 +404,7 @@ class GitSource(Strict):
             "*.cljs",
             "*.mli",
             "*.sol",
+            "*.el",
             "*.proto",
             "*.tex",
             "*.texi",
@@ -445,6 +454,7 @@ class GitSource(Strict):
     graphql: GraphqlAs = "api"  # as for a local source
     ansible: AnsibleAs = "api"  # as for a local source
     solidity: SolidityAs = "api"  # as for a local source
+    elisp: ElispAs = "api"  # as for a local source
 
 
 # what a dataset source's `columns` may map to column names

@@ -19,7 +19,7 @@ API_PREFIX = "python:"
 # collect/pyapi.py, jsapi.py, sqlapi.py, goapi.py, rustapi.py, capi.py, javaapi.py, phpapi.py,
 # rubyapi.py, openapi.py, rdoc.py, ktapi.py, csapi.py, exapi.py, scalaapi.py, hsapi.py,
 # vimhelp.py, protoapi.py, luaapi.py, cljapi.py, jsonschema.py, mliapi.py, graphqlapi.py,
-# ansibledoc.py, solapi.py
+# ansibledoc.py, solapi.py, elispapi.py
 API_PREFIXES = (
     API_PREFIX,
     "javascript:",
@@ -46,6 +46,7 @@ API_PREFIXES = (
     "graphql:",
     "ansible:",
     "solidity:",
+    "elisp:",
 )
 TOPIC_PREFIX = "pydoc:topics/"
 # documents whose indentation means code, a quote or a directive's content
@@ -159,6 +160,10 @@ def view(chunk: Chunk, section: str = "", in_code: bool = False, program: str = 
             calls = head if head.startswith("(") else ""  # a var's, a protocol's bare name
             namespace = "/" not in name  # a namespace's document: `clojure.string`
             return ChunkView("api", name, calls, body, True, namespace, language=language)
+        if language == "elisp":  # `(magit-status &optional DIRECTORY CACHE)`, as C-h f shows
+            head, _, body = chunk.text.partition("\n\n")
+            form = head if head.startswith("(") else ""  # a variable's, a face's bare name
+            return ChunkView("api", name, form, body, True, False, language=language)
         # an Elixir function's `/arity` is ExDoc's, its text's line `Enum.join(...)` has none
         bare = re.sub(r"/\d+$", "", name) if language == "elixir" else name
         signature, body, is_module = split_signature(chunk.text, bare)

@@ -380,7 +380,7 @@ def _signature(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
         return [("field_type", {"a": shown(v.name)}, f"`{typ}`")]
     if v.language in ("proto", "ocaml", "graphql", "solidity"):  # a declaration as written
         return [("signature", {"a": shown(v.name)}, f"`{v.signature}`")]
-    if v.language == "clojure":  # each arity as `doc` prints it: `(join separator coll)`
+    if v.language in ("clojure", "elisp"):  # each arity as `doc`, `C-h f` print it
         return [
             (
                 "signature",
