@@ -1,5 +1,6 @@
 """The readers of a language's API beside Python's (collect/jsapi.py, sqlapi.py, goapi.py,
-rustapi.py, ..., cljapi.py, mliapi.py, graphqlapi.py, solapi.py, elispapi.py; jsonschema.py, a GraphQL
+rustapi.py, ..., cljapi.py, mliapi.py, graphqlapi.py, solapi.py, elispapi.py,
+xsdapi.py; jsonschema.py, a GraphQL
 introspection result and openapi.py through one reader of JSON and YAML files): the source
 setting that turns each on (`javascript: api`), the files it takes, and the files it reads
 beside them whatever the include globs say (a crate's Cargo.toml, which names it). The
@@ -38,6 +39,7 @@ from jupiter.collect import (
     scalaapi,
     solapi,
     sqlapi,
+    xsdapi,
 )
 from jupiter.collect.result import CollectResult, SourceFile
 from jupiter.records import Document
@@ -118,6 +120,7 @@ READERS = (
     ApiReader("graphql", "graphql", graphqlapi.is_sdl, graphqlapi.api_documents),
     ApiReader("solidity", "solidity", solapi.is_solidity, solapi.api_documents),
     ApiReader("elisp", "elisp", elispapi.is_elisp, elispapi.api_documents),
+    ApiReader("xsd", "xsd", xsdapi.is_xsd, xsdapi.api_documents),
 )
 FIXES = {
     **jsapi.FIXES,
@@ -142,6 +145,7 @@ FIXES = {
     **graphqlapi.FIXES,
     **solapi.FIXES,
     **elispapi.FIXES,
+    **xsdapi.FIXES,
 }
 
 

@@ -80,6 +80,7 @@ LANGUAGES = {
     ".gql": "graphql",
     ".sol": "solidity",
     ".el": "elisp",
+    ".xsd": "xsd",
     ".markdown": "markdown",
     ".rst": "restructuredtext",
     ".txt": "text",

@@ -65,11 +65,11 @@ PythonAs = Literal["api", "text"]
 # the same for .js/.ts files: their API (JSDoc comments, collect/jsapi.py) or their text
 JavaScriptAs = Literal["api", "text"]
 OpenApiAs = Literal["api", "text"]
-# an API's spec, a JSON Schema and a GraphQL schema by their usual names (any other .json
-# or .yaml is read where an include says)
+# an API's spec, a JSON Schema, a GraphQL schema and an XML Schema by their usual names (any
+# other .json or .yaml is read where an include says)
 SPEC_NAMES = (
     "openapi.json", "openapi.yaml", "openapi.yml", "swagger.json", "swagger.yaml", "*.schema.json",
-    "*.graphql", "*.graphqls",
+    "*.graphql", "*.graphqls", "*.xsd",
 )  # fmt: skip
 # SQL files: api, each documented table, view, type or routine a document (collect/sqlapi.py);
 # text, each file as plain text
@@ -160,6 +160,9 @@ SolidityAs = Literal["api", "text"]
 # face, mode and package a document `elisp:<symbol>`, as C-h f and C-h v show it
 # (collect/elispapi.py); text, each file as plain text
 ElispAs = Literal["api", "text"]
+# XML Schemas (.xsd: an XML format's schema, read by default): api, each documented element
+# and attribute a document `xsd:<schema>:<path>` (collect/xsdapi.py); text, as plain text
+XsdAs = Literal["api", "text"]
 
 
 class PythonStdlibSource(Strict):
@@ -318,6 +321,10 @@ class LocalSource(Strict):
     # symbol a document `elisp:magit-status`, its call first, as C-h f shows it; a
     # package's commentary its own; text, as text
     elisp: ElispAs = "api"
+    # XML Schemas (*.xsd, read by default): api, each documented element and attribute a
+    # document `xsd:web-app_4_0:web-app/session-config/session-timeout`, its type and
+    # occurrence first; text, as text
+    xsd: XsdAs = "api"
     # Sphinx's object descriptions in reStructuredText pages (*.rst, and *.txt written in
     # it), MyST Markdown pages and built HTML pages: api, each `.. function::`, `.. class::`, `.. method::`, `.. c:function::`,
     # `.. js:function::` a document named as Sphinx names it, the page's other text its own;
@@ -455,6 +462,7 @@ class GitSource(Strict):
     ansible: AnsibleAs = "api"  # as for a local source
     solidity: SolidityAs = "api"  # as for a local source
     elisp: ElispAs = "api"  # as for a local source
+    xsd: XsdAs = "api"  # as for a local source
 
 
 # what a dataset source's `columns` may map to column names

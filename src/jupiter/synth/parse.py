@@ -19,7 +19,7 @@ API_PREFIX = "python:"
 # collect/pyapi.py, jsapi.py, sqlapi.py, goapi.py, rustapi.py, capi.py, javaapi.py, phpapi.py,
 # rubyapi.py, openapi.py, rdoc.py, ktapi.py, csapi.py, exapi.py, scalaapi.py, hsapi.py,
 # vimhelp.py, protoapi.py, luaapi.py, cljapi.py, jsonschema.py, mliapi.py, graphqlapi.py,
-# ansibledoc.py, solapi.py, elispapi.py
+# ansibledoc.py, solapi.py, elispapi.py, xsdapi.py
 API_PREFIXES = (
     API_PREFIX,
     "javascript:",
@@ -47,6 +47,7 @@ API_PREFIXES = (
     "ansible:",
     "solidity:",
     "elisp:",
+    "xsd:",
 )
 TOPIC_PREFIX = "pydoc:topics/"
 # documents whose indentation means code, a quote or a directive's content
@@ -129,7 +130,7 @@ def view(chunk: Chunk, section: str = "", in_code: bool = False, program: str = 
             signature = call.group(1) if call else ""
             module = head.strip() == name  # a module's document opens with its name
             return ChunkView("api", name, signature, body, True, module, language=language)
-        if language == "jsonschema":  # a setting's `jobs.<name>.runs-on: string | object`
+        if language in ("jsonschema", "xsd"):  # `jobs.<name>.runs-on: string | object`,
             head, _, body = chunk.text.partition("\n\n")
             root = head == name  # the schema's own document opens with its name
             return ChunkView("api", name, "" if root else head, body, True, root, language=language)

@@ -333,8 +333,9 @@ def _returns(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
 
 
 def _a_setting(v: ChunkView) -> bool:
-    """A format's setting (JSON Schema) or a module's option or return value (Ansible)."""
-    return v.language == "jsonschema" or (v.language == "ansible" and ":" in v.name)
+    """A format's setting (JSON Schema, XML Schema) or a module's option or return value
+    (Ansible)."""
+    return v.language in ("jsonschema", "xsd") or (v.language == "ansible" and ":" in v.name)
 
 
 def _difference(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
@@ -368,7 +369,7 @@ def _signature(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
         if member.startswith("return.") or v.signature in _BARE_TYPES:
             return []
         return [("option_type", {"t": member, "s": plugin}, f"`{v.signature}`")]
-    if v.language == "jsonschema":  # `jobs.<name>.runs-on: string | object`: the type
+    if v.language in ("jsonschema", "xsd"):  # `jobs.<name>.runs-on: string | object`
         typ = v.signature.partition(": ")[2]
         if typ in _BARE_TYPES:  # a section's (its settings say more), a lone `string`
             return []
