@@ -5,6 +5,7 @@ with nothing documented counted."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from pathlib import PurePosixPath as P
 
 from jupiter.collect import haddock
@@ -347,3 +348,50 @@ def test_contents_undocumented_and_other_pages() -> None:
     assert haddock.URI_PREFIX == "haskell:"
     for reason in (haddock.HADDOCK_CONTENTS, haddock.HADDOCK_UNDOCUMENTED):
         assert haddock.FIXES[reason].endswith("the source's haskell: text reads the pages as text")
+
+
+def test_a_collapsible_examples_section_and_lists() -> None:
+    example = (
+        '<pre class="screen"><code class="prompt">&gt;&gt;&gt; </code><strong class="userinput">'
+        "<code>size (fromList [1,2])\n</code></strong>2\n</pre>"
+    )
+    interface = (
+        '<div class="top"><p class="src"><a id="v:size" class="def">size</a> :: Int</p><div '
+        'class="doc"><p><em>O(1)</em> The size, see\n <code>length</code>:</p><ol><li>one\n '
+        'line</li><li>two</li></ol><h4 class="subheading details-toggle-control details-'
+        'toggle" data-details-id="ch:size0">Examples</h4><details id="ch:size0"><summary '
+        f'class="hide-when-js-enabled">Expand</summary>{example}{example}</details></div></div>'
+    )
+    docs, _ = split(page(interface))
+    assert docs[0].text == (
+        "size :: Int\n\n*O(1)* The size, see\n`length`:\n\n1. one\n  line\n2. two\n\n"
+        "==== **Examples**\n\n"
+        "```haskell\n>>> size (fromList [1,2])\n2\n```\n\n"
+        "```haskell\n>>> size (fromList [1,2])\n2\n```"
+    )
+
+
+def test_a_built_site_in_a_folder_is_read_as_its_items_and_its_generated_pages_skipped(
+    tmp_path: Path,
+) -> None:
+    """A package's docs/ folder as a local source (the defaults read *.html): the module
+    page gives the same documents the sources would, the name index and the Hoogle file
+    are the generator's, counted, not read."""
+    from jupiter.collect.local import collect_local
+    from jupiter.config import DomainConfig
+
+    site = tmp_path / "docs"
+    site.mkdir()
+    (site / "Data-Spool.html").write_text(page(SPOOL_INTERFACE, SPOOL_DESCRIPTION))
+    (site / "doc-index.html").write_text(HEAD.format(title="Index") + "<p>wind</p>" + FOOT)
+    (site / "haddock-bundle.min.js").write_text("/* haddock */")
+    (site / "spool.txt").write_text("-- Hoogle documentation\nwind :: Int -> Spool a\n")
+    cfg = DomainConfig.model_validate({"name": "t", "sources": [{"type": "local", "path": "docs"}]})
+    cfg.base_dir = tmp_path
+    rejects = CollectResult()
+    docs = {d.uri: d for d in collect_local(cfg.sources[0], cfg, rejects)}  # type: ignore[arg-type]
+    assert sorted(docs) == sorted(SPOOL_URIS)
+    assert rejects.rejects.get("haddock_generated") == 2  # doc-index.html, spool.txt
+    # haskell: text reads the page as one
+    cfg.sources[0].haskell = "text"  # type: ignore[union-attr]
+    assert len(collect_local(cfg.sources[0], cfg, CollectResult())) == 1  # type: ignore[arg-type]

@@ -54,8 +54,10 @@ with their line breaks (each line's indentation dropped), `<code>` as code spans
 identifier's link inside it flattened), a link to a module (its text a module name) or to
 any page not on the web as a code span of its text, a web link (http, https) as
 `[text](href)`, `<em>` as `*text*` and `<strong>` as `**text**`, code blocks fenced as
-```` ```haskell ````, `>>>` examples (`<pre class="screen">`, adjacent ones together) fenced
-as they read, prompt, input and result, lists as `* item` and `1. item` lines (an item's
+```` ```haskell ````, a `>>>` example (`<pre class="screen">`) fenced as it reads, prompt,
+input and result, each its own fence (Haddock writes one per example whether or not a
+blank line parted them in the source, where hsapi fences a run; parted ones are the
+commoner), lists as `* item` and `1. item` lines (an item's
 further lines indented two spaces), headings as Haddock writes them (`== Examples`),
 MathJax as its TeX; a deprecation or other warning (`<div class="warning">`) becomes its
 line (`Deprecated: Use camelTo2 for better results`) after the argument lines, and
@@ -324,7 +326,6 @@ def _blocks(nodes: list[_Node | str]) -> list[str]:
     """Block-level Markdown of a doc's nodes; inline runs between blocks are paragraphs."""
     out: list[str] = []
     run: list[_Node | str] = []
-    screens: list[str] = []  # adjacent examples, one fence
 
     def flush_run() -> None:
         said = _lines(_inline(run))
@@ -332,26 +333,13 @@ def _blocks(nodes: list[_Node | str]) -> list[str]:
             out.append(said)
         run.clear()
 
-    def flush_screens() -> None:
-        if screens:
-            out.append(_fence("\n".join(s.strip("\n") for s in screens)))
-            screens.clear()
-
     for n in nodes:
-        if isinstance(n, str) and not n.strip() and screens:
-            continue  # the space between two examples
-        if isinstance(n, _Node) and n.tag == "pre" and n.has("screen"):
-            flush_run()
-            screens.append(_text(n))
-            continue
-        flush_screens()
         if isinstance(n, str) or n.tag not in _BLOCK:
             run.append(n)
             continue
         flush_run()
         out.extend(_block(n))
     flush_run()
-    flush_screens()
     return [b for b in out if b.strip()]
 
 
@@ -359,7 +347,7 @@ def _block(n: _Node) -> list[str]:
     if n.tag == "p":
         said = _lines(_inline(n.children))
         return [said] if said else []
-    if n.tag == "pre":
+    if n.tag == "pre":  # a code block; an example's prompt, input and result as they read
         code = _text(n)
         return [_fence(code)] if code.strip() else []
     if n.tag in ("ul", "ol"):

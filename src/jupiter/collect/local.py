@@ -28,6 +28,7 @@ from jupiter.collect import (
     doxygen,
     gidocgen,
     gtkdoc,
+    haddock,
     javadoc,
     jsdocsite,
     latex,
@@ -403,7 +404,8 @@ def built_page(
     (rustdoc.py); "c": a Doxygen page's members (doxygen.py), a GTK-Doc page's symbols
     (gtkdoc.py) or a gi-docgen page's symbol (gidocgen.py); "python": a page's mkdocstrings
     or pdoc objects (mkdocstrings.py, pdocsite.py); "javascript": a TypeDoc or JSDoc page's
-    declarations (typedoc.py, jsdocsite.py); "ruby": a YARD page's objects (yardsite.py). A
+    declarations (typedoc.py, jsdocsite.py); "ruby": a YARD page's objects (yardsite.py);
+    "haskell": a Haddock page's items (haddock.py). A
     reader may give none for a page documenting nothing (counted in `rejects`), and a page
     that only redirects gives none (counted)."""
     whole = page_text or (lambda h: html_text(h)[0])
@@ -426,6 +428,7 @@ def built_page(
         ("javascript", lambda: typedoc.split_built(doc, html, text, rejects)),
         ("javascript", lambda: jsdocsite.split_built(doc, html, text)),
         ("ruby", lambda: yardsite.split_built(doc, html, text)),
+        ("haskell", lambda: haddock.split_built(doc, html, text, rejects)),
     ]
     for setting, split in readers:
         if setting in api:
@@ -437,8 +440,8 @@ def built_page(
 
 def page_readers(src: object) -> frozenset[str]:
     """The page readers a source's settings turn on (`sphinx`, `java`, `rust`, `c`,
-    `python`, `javascript`, `ruby`: api; `vim`, a help file's entries)."""
-    names = ("sphinx", "java", "rust", "c", "python", "javascript", "ruby", "vim")
+    `python`, `javascript`, `ruby`, `haskell`: api; `vim`, a help file's entries)."""
+    names = ("sphinx", "java", "rust", "c", "python", "javascript", "ruby", "haskell", "vim")
     return frozenset(k for k in names if getattr(src, k, "text") == "api")
 
 

@@ -149,6 +149,29 @@ GENERATORS = (
         ("api-index-",),  # every symbol, the deprecated ones, those new in each version
     ),
     Generator(
+        "haddock_generated",
+        # Haddock's scripts beside its name index: haddock-bundle.min.js from 2.19, before it
+        # haddock-util.js
+        (("haddock-bundle.min.js", "doc-index.html"), ("haddock-util.js", "doc-index.html")),
+        frozenset({"src"}),  # the hyperlinked source listings
+        frozenset(
+            {
+                "haddock-bundle.min.js",
+                "haddock-util.js",
+                "quick-jump.css",
+                "synopsis.png",
+                "linuwial.css",
+                "ocean.css",
+                "meta.json",
+                "doc-index.json",
+                "frames.html",
+                "index-frames.html",
+            }
+        ),  # fmt: skip
+        ("doc-index", "mini_"),  # doc-index*.html; the old frames' mini_<Module>.html
+        (".txt",),  # the Hoogle database, <package>.txt
+    ),
+    Generator(
         "gidocgen_generated",
         (("fzy.js", "urlmap.js", "search.js"),),  # gi-docgen's search scripts
         frozenset(),

@@ -101,7 +101,8 @@ ElixirAs = Literal["api", "text"]
 # as Scaladoc reads it (collect/scalaapi.py); text, each file as plain text
 ScalaAs = Literal["api", "text"]
 # Haskell files: api, each exported declaration with a Haddock comment a document, as
-# Haddock shows it (collect/hsapi.py); text, each file as plain text
+# Haddock shows it (collect/hsapi.py), and a built Haddock site's pages the same documents
+# (collect/haddock.py); text, each file and page as plain text
 HaskellAs = Literal["api", "text"]
 # Java files: api, each public or protected item with a javadoc comment a document, as
 # javadoc reads it (collect/javaapi.py); text, each file as plain text
@@ -373,6 +374,10 @@ class WebSource(Strict):
     # a YARD page's methods, attributes and constants (rubydoc.info): api, each a document as
     # the Ruby reader names it (`ruby:Rack::Request#get_header`); text, the page as one
     ruby: RubyAs = "api"
+    # a Haddock page's functions, types, classes, methods, constructors and fields (Hackage's
+    # docs): api, each a document as the Haskell reader names it (`haskell:Data.Aeson.encode`);
+    # text, the page as one
+    haskell: HaskellAs = "api"
     # an OpenAPI or Swagger spec a URL serves (application/json, YAML): api, each operation
     # and described schema a document (collect/openapi.py); text, such URLs are no pages
     openapi: OpenApiAs = "api"

@@ -67,12 +67,14 @@ def collect_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
         f"{info['chunks']} chunks ({heldout} held out), {new_docs} new documents"
     )
     if rejects.rejects:  # nothing dropped silently: what, and where the rest is listed
+        from jupiter.collect.ansibledoc import FIXES as ANSIBLE_FIXES
         from jupiter.collect.apis import FIXES as API_FIXES
         from jupiter.collect.asciidoc import INCLUDED as ASCIIDOC_INCLUDED
         from jupiter.collect.asciidoc import INCLUDED_FIX as ASCIIDOC_INCLUDED_FIX
         from jupiter.collect.doxygen import FIXES as DOXYGEN_FIXES
         from jupiter.collect.gidocgen import FIXES as GIDOCGEN_FIXES
         from jupiter.collect.gtkdoc import FIXES as GTKDOC_FIXES
+        from jupiter.collect.haddock import FIXES as HADDOCK_FIXES
         from jupiter.collect.latex import INCLUDED as LATEX_INCLUDED
         from jupiter.collect.latex import INCLUDED_FIX as LATEX_INCLUDED_FIX
         from jupiter.collect.local import NOT_INCLUDED, NOT_INCLUDED_FIX
@@ -104,6 +106,8 @@ def collect_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
             **GTKDOC_FIXES,
             **GIDOCGEN_FIXES,
             **TYPEDOC_FIXES,
+            **ANSIBLE_FIXES,
+            **HADDOCK_FIXES,
         }
         fixes[NOT_INCLUDED] = NOT_INCLUDED_FIX
         fixes[ASCIIDOC_INCLUDED] = ASCIIDOC_INCLUDED_FIX

@@ -371,7 +371,11 @@ def _signature(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
         return [("option_type", {"t": member, "s": plugin}, f"`{v.signature}`")]
     if v.language in ("jsonschema", "xsd"):  # `jobs.<name>.runs-on: string | object`
         typ = v.signature.partition(": ")[2]
-        if typ in _BARE_TYPES:  # a section's (its settings say more), a lone `string`
+        # an XML Schema's `string (optional)`, `beanType (element)`, `element, 0..1`: what
+        # the type is made of, or how often it comes, says nothing alone
+        core = re.sub(r"\s*\((?:optional|required)\)|,\s*\d+\.\.[\d*]+", "", typ)
+        made_of = re.search(r"(?:^|\()(?:element|empty)\)?$", core)  # `beanType (element)`
+        if typ in _BARE_TYPES or core in _BARE_TYPES or made_of:
             return []
         return [("setting_type", {"a": shown(v.name)}, f"`{typ}`")]
     if v.language == "graphql" and "(" not in v.signature:  # `state: MigrationState!`
