@@ -796,13 +796,22 @@ def _short(form: Form, limit: int) -> str:
     return text if len(text) <= limit else ""
 
 
-def _custom(g: _File, form: Form, head: str) -> _Def | None:
-    items = form.items
+def _value_form(form: Form) -> tuple[str, str, dict[str, Form]] | None:
+    """A `(defcustom NAME VALUE DOC KEYWORDS...)`-shaped form's name, docstring and
+    keyword arguments (`defface`'s too); None with no name or no docstring."""
     name = _name(form)
-    doc = _doc_at(items, 3)
+    doc = _doc_at(form.items, 3)
     if not name or not doc:
         return None
-    keys = _keywords(items[4:])
+    return name, doc, _keywords(form.items[4:])
+
+
+def _custom(g: _File, form: Form, head: str) -> _Def | None:
+    got = _value_form(form)
+    if got is None:
+        return None
+    name, doc, keys = got
+    items = form.items
     notes: list[str] = []
     if ":type" in keys and keys[":type"].end - keys[":type"].start <= _MAX_SPAN:
         notes.append(f"Type: {shown(_unquoted(keys[':type']))}")
@@ -822,12 +831,10 @@ def _custom(g: _File, form: Form, head: str) -> _Def | None:
 
 
 def _face(g: _File, form: Form, head: str) -> _Def | None:
-    items = form.items
-    name = _name(form)
-    doc = _doc_at(items, 3)
-    if not name or not doc:
+    got = _value_form(form)
+    if got is None:
         return None
-    keys = _keywords(items[4:])
+    name, doc, keys = got
     notes = ["Face.", _group(g, keys), _added(keys)]
     return _Def(name, "face", doc, form.start, notes=[x for x in notes if x])
 
