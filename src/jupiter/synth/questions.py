@@ -361,42 +361,37 @@ _BARE_TYPES = frozenset(
 )
 
 
+def _telling(typ: str) -> bool:
+    """Whether a type phrase says more than its type's name: not a bare primitive
+    (`string`, `str`, `String!`), nor only how often a value comes or that it holds
+    elements (an XML Schema's `string (optional)`, `beanType (element)`, `integer, 0..1`)."""
+    core = re.sub(r"\s*\((?:optional|required)\)|,\s*\d+\.\.[\d*]+", "", typ).rstrip("!")
+    made_of = re.search(r"(?:^|\()(?:element|empty)\)?$", core)
+    return bool(typ) and typ not in _BARE_TYPES and core not in _BARE_TYPES and not made_of
+
+
 def _signature(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
     if v.kind != "api" or not v.signature:
         return []
     if v.language == "ansible":  # an option's `path, required`; a return value's: none
         plugin, _, member = v.name.partition(":")
-        if member.startswith("return.") or v.signature in _BARE_TYPES:
+        if member.startswith("return.") or not _telling(v.signature):
             return []
         return [("option_type", {"t": member, "s": plugin}, f"`{v.signature}`")]
-    if v.language in ("jsonschema", "xsd"):  # `jobs.<name>.runs-on: string | object`
+    # a setting's `jobs.<name>.runs-on: string | object`; a GraphQL field's with no
+    # arguments, `state: MigrationState!` (an enum value's `State.OPEN`: none)
+    if v.language in ("jsonschema", "xsd") or (v.language == "graphql" and "(" not in v.signature):
         typ = v.signature.partition(": ")[2]
-        # an XML Schema's `string (optional)`, `beanType (element)`, `element, 0..1`: what
-        # the type is made of, or how often it comes, says nothing alone
-        core = re.sub(r"\s*\((?:optional|required)\)|,\s*\d+\.\.[\d*]+", "", typ)
-        made_of = re.search(r"(?:^|\()(?:element|empty)\)?$", core)  # `beanType (element)`
-        if typ in _BARE_TYPES or core in _BARE_TYPES or made_of:
+        if not _telling(typ):
             return []
-        return [("setting_type", {"a": shown(v.name)}, f"`{typ}`")]
-    if v.language == "graphql" and "(" not in v.signature:  # `state: MigrationState!`
-        typ = v.signature.partition(": ")[2]  # none for an enum value's `State.OPEN`
-        if not typ or typ.rstrip("!") in _BARE_TYPES:
-            return []
-        return [("field_type", {"a": shown(v.name)}, f"`{typ}`")]
+        key = "field_type" if v.language == "graphql" else "setting_type"
+        return [(key, {"a": shown(v.name)}, f"`{typ}`")]
     if v.language in ("proto", "ocaml", "graphql", "solidity"):  # a declaration as written
         return [("signature", {"a": shown(v.name)}, f"`{v.signature}`")]
-    if v.language in ("clojure", "elisp"):  # each arity as `doc`, `C-h f` print it
-        return [
-            (
-                "signature",
-                {"a": shown(v.name)},
-                " or ".join(f"`{s}`" for s in v.signature.split("\n")),
-            )
-        ]
-    if v.language == "vim":  # a help entry's syntax lines as written, when they take any
+    if v.language in ("clojure", "elisp", "vim"):  # each arity or syntax line as written
         lines = v.signature.split("\n")
-        if not any(re.search(r"[\[{(]", s) for s in lines):
-            return []
+        if v.language == "vim" and not any(re.search(r"[\[{(]", s) for s in lines):
+            return []  # a help entry's syntax lines, when they take any
         return [("signature", {"a": shown(v.name)}, " or ".join(f"`{s}`" for s in lines))]
     # a call is written without ExDoc's `/arity` (Enum.join/2 is called `Enum.join(...)`)
     called = re.sub(r"/\d+$", "", shown(v.name)) if v.language == "elixir" else shown(v.name)
