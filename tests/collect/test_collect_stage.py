@@ -74,7 +74,8 @@ def test_empty_corpus_names_the_sources_and_the_fix(tmp_path: Path) -> None:
         " '*.info-[0-9]*', '*.ipynb', '*.adoc', '*.asciidoc', '*.docx', '*.odt', '*.epub', '*.pod',"
         " '*.Rd', '*.Rmd', '*.qmd', '*.proto', '*.tex', '*.texi', '*.texinfo', 'README',"
         " 'openapi.json', 'openapi.yaml', 'openapi.yml', 'swagger.json', 'swagger.yaml',"
-        " '*.schema.json', '*.graphql', '*.graphqls', '*.xsd'] and exclude"
+        " '*.schema.json', '*.graphql', '*.graphqls', '*.xsd', '*.dbk', '*.docbook', '*.sgml']"
+        " and exclude"
         " ['*.pdf']);"
         " check sources[].path and include"
     )

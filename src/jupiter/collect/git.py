@@ -23,6 +23,7 @@ from jupiter.collect import (
     ansibledoc,
     apis,
     asciidoc,
+    docbook,
     latex,
     manpage,
     markdown,
@@ -188,6 +189,7 @@ def collect_git(src: GitSource, cfg: DomainConfig, cache_dir: Path) -> CollectRe
                 or asciidoc.takes(name)
                 or latex.takes(name)
                 or texinfo.takes(name)
+                or docbook.takes(name)
             ):
                 text = decode(data) if b"\x00" not in data else None
                 if text is not None:  # AsciiDoc or not, and included or not, said below
@@ -240,6 +242,7 @@ def _texts(
     adoc, included = asciidoc.batch({p: t for p, (t, _) in texts.items()})
     tex, inputs = latex.batch({p: t for p, (t, _) in texts.items() if latex.takes(p)})
     manuals, texi_inputs = texinfo.batch({p: t for p, (t, _) in texts.items() if texinfo.takes(p)})
+    books, db_inputs = docbook.batch({p: t for p, (t, _) in texts.items() if docbook.takes(p)})
     out: list[Document] = []
     for path, (_, data) in texts.items():
         where = f"{repo}@{sha}:{path}"
@@ -249,6 +252,13 @@ def _texts(
             result.reject(latex.INCLUDED, where)
         elif path in texi_inputs:
             result.reject(texinfo.INCLUDED, where)
+        elif path in db_inputs:
+            result.reject(docbook.INCLUDED, where)
+        elif path in books:  # DocBook: a document per man page, chapter section
+            for part, title, text in books[path]:
+                meta = {"repo": repo, "commit": sha, "path": path, "language": "docbook"}
+                uri = f"{where}#{part}" if part else where
+                out.append(Document(SOURCE, uri, title or path, text, meta))
         elif path in manuals:  # a Texinfo manual: a document per node
             for node, title, text in manuals[path]:
                 meta = {"repo": repo, "commit": sha, "path": path, "language": "texinfo"}

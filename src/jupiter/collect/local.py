@@ -25,6 +25,7 @@ from jupiter.collect import (
     ansibledoc,
     apis,
     asciidoc,
+    docbook,
     doxygen,
     gidocgen,
     gtkdoc,
@@ -101,6 +102,7 @@ def collect_local(
     adoc, included = _asciidoc(root, found)  # AsciiDoc as Markdown, included files read there
     tex, inputs = _batched(root, found, latex.takes, latex.batch)  # LaTeX as Markdown, too
     manuals, texi_inputs = _batched(root, found, texinfo.takes, texinfo.batch)  # Texinfo's nodes
+    books, db_inputs = _batched(root, found, docbook.takes, docbook.batch)  # DocBook's parts
     galaxy = root / ansibledoc.GALAXY  # names a collection's plugins, whatever the globs say
     more = [galaxy] if src.ansible == "api" and galaxy.is_file() and galaxy not in found else []
     for path in [*found, *_companions(root, found, readers), *more]:
@@ -118,6 +120,16 @@ def collect_local(
             continue
         if path in texi_inputs:
             count(rejects, texinfo.INCLUDED, str(path))
+            continue
+        if path in db_inputs:
+            count(rejects, docbook.INCLUDED, str(path))
+            continue
+        if path in books:  # DocBook: a document per man page, chapter section
+            suffix = Path(format_name(path)).suffix
+            for part, heading, body in books[path]:
+                meta = {"kind": "file", "suffix": suffix, "format": "docbook"}
+                uri = f"{path}#{part}" if part else str(path)
+                docs.append(Document(SOURCE, uri, heading or path.name, body, meta))
             continue
         if path in manuals:  # a Texinfo manual: a document per node, as its info file
             suffix = Path(format_name(path)).suffix

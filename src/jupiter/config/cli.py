@@ -45,7 +45,8 @@ def init(
             "Protocol Buffers' .proto files as their API, JSON Schemas (*.schema.json) as the "
             "settings they describe, GraphQL schemas as their API, Ansible modules and plugins "
             "as ansible-doc shows them, Vim help files as :help shows them, "
-            "LaTeX and Texinfo sources as the documents they make, tutorials written as Python "
+            "LaTeX, Texinfo and DocBook sources as the documents they make (DocBook kept as .xml "
+            "where the folder or its doc/, docs/ or man/ holds it), tutorials written as Python "
             "scripts (sphinx-gallery, # %% cells) as their pages, "
             "C and C++ headers where the folder holds them, SQL as its schema where "
             "the folder holds .sql files), a JSONL/CSV/Parquet dataset, "
@@ -86,6 +87,25 @@ def init(
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(text, encoding="utf-8")
     console.print(f"wrote {target}: {say}")
+
+
+def _has_docbook(path: Path) -> bool:
+    """Whether a folder keeps DocBook as .xml: one of the first few .xml files at its top
+    or in a doc/, docs/ or man/ folder is DocBook."""
+    from jupiter.collect import docbook
+
+    if not path.is_dir():
+        return False
+    folders = [path, *(path / d for d in ("doc", "docs", "man"))]
+    found = [p for f in folders if f.is_dir() for p in sorted(f.glob("*.xml"))[:20]]
+    for p in found:
+        try:
+            head = p.read_text(errors="replace")[:4000]
+        except OSError:
+            continue
+        if docbook.is_docbook(head):
+            return True
+    return False
 
 
 def source_entry(spec: str) -> dict[str, object]:
@@ -137,6 +157,8 @@ def source_entry(spec: str) -> dict[str, object]:
     sol = ("foundry.toml", "hardhat.config.js", "hardhat.config.ts", "truffle-config.js")
     if any((path / b).is_file() for b in sol):  # a Solidity project: its contracts' NatSpec
         more.append("*.sol")
+    if _has_docbook(path):  # DocBook sources kept as .xml (systemd's man/, GNOME's help)
+        more.append("*.xml")
     elisp = ("Cask", "Eask", "*-pkg.el", "*.el")  # an Emacs package: its symbols' docstrings
     if path.is_dir() and any(next(path.glob(g), None) for g in elisp):
         more.append("*.el")

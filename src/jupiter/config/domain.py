@@ -65,11 +65,11 @@ PythonAs = Literal["api", "text"]
 # the same for .js/.ts files: their API (JSDoc comments, collect/jsapi.py) or their text
 JavaScriptAs = Literal["api", "text"]
 OpenApiAs = Literal["api", "text"]
-# an API's spec, a JSON Schema, a GraphQL schema and an XML Schema by their usual names (any
-# other .json or .yaml is read where an include says)
+# an API's spec, a JSON Schema, a GraphQL schema, an XML Schema and DocBook sources by their
+# usual names (any other .json, .yaml or .xml is read where an include says)
 SPEC_NAMES = (
     "openapi.json", "openapi.yaml", "openapi.yml", "swagger.json", "swagger.yaml", "*.schema.json",
-    "*.graphql", "*.graphqls", "*.xsd",
+    "*.graphql", "*.graphqls", "*.xsd", "*.dbk", "*.docbook", "*.sgml",
 )  # fmt: skip
 # SQL files: api, each documented table, view, type or routine a document (collect/sqlapi.py);
 # text, each file as plain text

@@ -71,6 +71,8 @@ def collect_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
         from jupiter.collect.apis import FIXES as API_FIXES
         from jupiter.collect.asciidoc import INCLUDED as ASCIIDOC_INCLUDED
         from jupiter.collect.asciidoc import INCLUDED_FIX as ASCIIDOC_INCLUDED_FIX
+        from jupiter.collect.docbook import INCLUDED as DOCBOOK_INCLUDED
+        from jupiter.collect.docbook import INCLUDED_FIX as DOCBOOK_INCLUDED_FIX
         from jupiter.collect.doxygen import FIXES as DOXYGEN_FIXES
         from jupiter.collect.gidocgen import FIXES as GIDOCGEN_FIXES
         from jupiter.collect.gtkdoc import FIXES as GTKDOC_FIXES
@@ -113,6 +115,7 @@ def collect_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
         fixes[ASCIIDOC_INCLUDED] = ASCIIDOC_INCLUDED_FIX
         fixes[LATEX_INCLUDED] = LATEX_INCLUDED_FIX
         fixes[TEXINFO_INCLUDED] = TEXINFO_INCLUDED_FIX
+        fixes[DOCBOOK_INCLUDED] = DOCBOOK_INCLUDED_FIX
         # reasons that share a fix are said together, the fix once
         groups: dict[str, list[str]] = {}
         for why, n in sorted(rejects.rejects.items()):
