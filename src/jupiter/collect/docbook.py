@@ -138,6 +138,7 @@ from dataclasses import dataclass
 
 from jupiter.collect import asciidoc
 from jupiter.collect.latex import markdown_table
+from jupiter.collect.texinfo import list_item
 
 SUFFIXES = (".xml", ".sgml", ".dbk", ".docbook")
 INCLUDED = "docbook_included"
@@ -832,21 +833,6 @@ def _is_paragraph(block: str) -> bool:
     return not re.match(r"(```|[-*>|#] |>|\d+\. |\||\[\^)", block)
 
 
-def _indent(marker: str, blocks: list[str]) -> str:
-    """Blocks as one list item: the first line after its marker, the rest under it."""
-    pad = " " * len(marker)
-    out: list[str] = []
-    for k, block in enumerate(blocks):
-        if k:
-            out.append("")
-        for m, line in enumerate(block.split("\n")):
-            if k == 0 and m == 0:
-                out.append(marker + line)
-            else:
-                out.append(pad + line if line else "")
-    return "\n".join(out)
-
-
 def _list(items: list[str]) -> list[str]:
     """List items (each marked) as one block; tight when each is one line."""
     if not items:
@@ -1069,7 +1055,7 @@ class _Render:
         if tag in _LISTS:
             return self.ordered(c, depth)
         if tag == "simplelist":
-            items = [_indent("- ", [s]) for m in c if m.tag == "member" if (s := self.text(m))]
+            items = [list_item("- ", [s]) for m in c if m.tag == "member" if (s := self.text(m))]
             return _list(items)
         if tag in ("variablelist", "glosslist"):
             return self.definitions(c, depth)
@@ -1120,7 +1106,7 @@ class _Render:
         return [self.flow(li.text, list(li), depth) for li in c if li.tag in tags]
 
     def bullets(self, c: ET.Element, depth: int) -> list[str]:
-        items = [_indent("- ", b) for b in self.items(c, depth, ("listitem",)) if b]
+        items = [list_item("- ", b) for b in self.items(c, depth, ("listitem",)) if b]
         return self.bold_title(c) + _list(items)
 
     def ordered(self, c: ET.Element, depth: int) -> list[str]:
@@ -1135,7 +1121,7 @@ class _Render:
                 continue
             blocks = self.bold_title(li) + self.flow(li.text, list(li), depth)
             if blocks:
-                items.append(_indent(f"{n}. ", blocks))
+                items.append(list_item(f"{n}. ", blocks))
             n += 1
         return self.bold_title(c) + _list(items)
 
@@ -1492,13 +1478,13 @@ def _default_title(el: ET.Element) -> str:
 def _definition(shown: str, desc: list[str]) -> str:
     """One entry of a definition list, as Texinfo's @table items are written."""
     if not shown:
-        return _indent("- ", desc) if desc else ""
+        return list_item("- ", desc) if desc else ""
     desc = list(desc)
     if desc and _is_paragraph(desc[0]):
         desc[0] = f"{shown}: {desc[0]}"
     else:
         desc.insert(0, shown + (":" if desc else ""))
-    return _indent("- ", desc)
+    return list_item("- ", desc)
 
 
 def _synopsis_lines(text: str) -> str:

@@ -865,7 +865,7 @@ def _is_paragraph(block: str) -> bool:
     return not re.match(r"(```|[-*>|#] |>|\d+\. |[a-zA-Z]\. |\|)", block)
 
 
-def _indent(marker: str, blocks: list[str]) -> str:
+def list_item(marker: str, blocks: list[str]) -> str:
     """Blocks as one list item: the first line after its marker, the rest under it."""
     pad = " " * len(marker)
     out: list[str] = []
@@ -1151,7 +1151,7 @@ class _Render:
                 marker = f"{chr(min(ord(start) + k, ord('z' if start.islower() else 'Z')))}. "
             else:
                 marker = f"{k + 1}. "
-            items.append(_indent(marker, got))
+            items.append(list_item(marker, got))
         if items:
             blocks.append(_list(items))
         return blocks
@@ -1169,13 +1169,13 @@ class _Render:
             desc = self.items(body)
             if not shown:
                 if desc:
-                    items.append(_indent("- ", desc))
+                    items.append(list_item("- ", desc))
                 continue
             if desc and _is_paragraph(desc[0]):
                 desc[0] = f"{shown}: {desc[0]}"
             else:
                 desc.insert(0, shown + (":" if desc else ""))
-            items.append(_indent("- ", desc))
+            items.append(list_item("- ", desc))
         if items:
             blocks.append(_list(items))
         return blocks
@@ -1245,7 +1245,7 @@ class _Render:
                         got.insert(0, f"{label}:")
                 blocks.extend(got)
             if blocks:
-                items.append(_indent("- ", blocks))
+                items.append(list_item("- ", blocks))
         return [_list(items)] if items else []
 
     def tabs(self, text: str) -> list[str]:
