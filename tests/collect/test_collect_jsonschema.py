@@ -547,3 +547,32 @@ def test_a_member_two_alternatives_give_is_either_ones() -> None:
     )
     # allOf's branches all hold: the first's member stands
     assert docs["jsonschema:nb:both.x"].text == "both.x: string\n\nX."
+
+
+def test_init_adds_json_for_a_folder_of_schemas_or_an_introspection(tmp_path: Path) -> None:
+    """A folder of CI schemas named like any JSON (check-jsonschema's vendored
+    `github-workflows.json`): `jupiter init --source` reads *.json there, and the schema's
+    settings are collected; a folder of plain data JSON gets no *.json."""
+    from apitree import write_tree
+    from jupiter.collect.local import collect_local
+    from jupiter.config import DomainConfig
+    from jupiter.config.cli import source_entry
+
+    schema = {
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "type": "object",
+        "properties": {
+            "runs-on": {"description": "The machine the job runs on.", "type": "string"}
+        },
+    }
+    write_tree(tmp_path / "ci", {"workflows.json": json.dumps(schema)})
+    write_tree(tmp_path / "data", {"rows.json": json.dumps([{"a": 1}])})
+    write_tree(tmp_path / "api", {"schema/github.json": json.dumps({"__schema": {"types": []}})})
+    entry = source_entry(str(tmp_path / "ci"))
+    assert "*.json" in entry["include"]  # type: ignore[operator]
+    assert "*.json" not in source_entry(str(tmp_path / "data")).get("include", [])  # type: ignore[operator]
+    assert "*.json" in source_entry(str(tmp_path / "api"))["include"]  # type: ignore[operator]
+    cfg = DomainConfig.model_validate({"name": "t", "sources": [entry]})
+    cfg.base_dir = tmp_path
+    docs = {d.uri for d in collect_local(cfg.sources[0], cfg, CollectResult())}  # type: ignore[arg-type]
+    assert "jsonschema:workflows:runs-on" in docs

@@ -43,7 +43,8 @@ def init(
             "composer.json, Ruby in one with a Gemfile or a .gemspec, "
             "Perl modules' POD in one with a Makefile.PL, an R package's .Rd help as its API, "
             "Protocol Buffers' .proto files as their API, JSON Schemas (*.schema.json) as the "
-            "settings they describe, GraphQL schemas as their API, Ansible modules and plugins "
+            "settings they describe (and plain .json schemas or a GraphQL introspection where the "
+            "folder or its schema/ holds them), GraphQL schemas as their API, Ansible modules and plugins "
             "as ansible-doc shows them, Vim help files as :help shows them, "
             "LaTeX, Texinfo and DocBook sources as the documents they make (DocBook kept as .xml "
             "where the folder or its doc/, docs/ or man/ holds it), tutorials written as Python "
@@ -108,6 +109,23 @@ def _has_docbook(path: Path) -> bool:
     return False
 
 
+def _has_json_reference(path: Path) -> bool:
+    """Whether a folder keeps a reference as plain .json files: one of the first few at its
+    top or in a schema/, schemas/ folder is a JSON Schema (its `$schema` names
+    json-schema.org) or a GraphQL introspection result (`__schema`)."""
+    if not path.is_dir():
+        return False
+    folders = [path, *(path / d for d in ("schema", "schemas"))]
+    for p in [p for f in folders if f.is_dir() for p in sorted(f.glob("*.json"))[:20]]:
+        try:
+            head = p.read_text(errors="replace")[:4000]
+        except OSError:
+            continue
+        if re.search(r'"\$schema"\s*:\s*"[^"]*json-schema\.org', head) or '"__schema"' in head:
+            return True
+    return False
+
+
 def source_entry(spec: str) -> dict[str, object]:
     """A `sources:` entry for what a user names on the command line."""
     if spec.startswith("git@") or re.match(r"^(https?|ssh|git)://\S+\.git/?$", spec):
@@ -159,6 +177,8 @@ def source_entry(spec: str) -> dict[str, object]:
         more.append("*.sol")
     if _has_docbook(path):  # DocBook sources kept as .xml (systemd's man/, GNOME's help)
         more.append("*.xml")
+    if _has_json_reference(path):  # JSON Schemas or a GraphQL introspection as plain .json
+        more.append("*.json")
     elisp = ("Cask", "Eask", "*-pkg.el", "*.el")  # an Emacs package: its symbols' docstrings
     if path.is_dir() and any(next(path.glob(g), None) for g in elisp):
         more.append("*.el")
