@@ -19,7 +19,7 @@ there, not on its own.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 SUFFIXES = (".adoc", ".asciidoc", ".asc")
 INCLUDED = "asciidoc_included"
@@ -125,6 +125,33 @@ def resolve(target: str, folder: str) -> str | None:
         else:
             parts.append(p)
     return "/".join(parts)
+
+
+def folder_of(path: str) -> str:
+    """The folder of a path relative to the source's root (`doc/a.tex` -> `doc`)."""
+    return path.rsplit("/", 1)[0] if "/" in path else ""
+
+
+def find_included(
+    target: str,
+    folder: str,
+    names: Collection[str],
+    suffix: str = "",
+    bases: tuple[str, ...] = (),
+    resolved: Callable[[str, str], str | None] = resolve,
+) -> str | None:
+    """The file of `names` an include's target means (LaTeX's `\\input`, Texinfo's
+    `@include`, DocBook's entities and XIncludes): `resolved` (this module's rule, or a
+    format's that rules out its markup first) from the including file's `folder`, then
+    from each of `bases`, then from the root; as written, then with `suffix` added."""
+    for base in (folder, *bases, ""):
+        got = resolved(target, base)
+        if not got:
+            continue
+        for name in (got, got + suffix) if suffix else (got,):
+            if name in names:
+                return name
+    return None
 
 
 def batch(texts: dict[str, str]) -> tuple[dict[str, tuple[str, str]], set[str]]:

@@ -172,10 +172,6 @@ def takes(name: str) -> bool:
     return name.lower().endswith(SUFFIXES)
 
 
-def _folder(path: str) -> str:
-    return path.rsplit("/", 1)[0] if "/" in path else ""
-
-
 # ----------------------------------------------------------------------------- prolog
 _PROLOG = re.compile(r"\A\ufeff?(?:\s+|<\?.*?\?>|<!--.*?-->)*", re.S)
 _XML_DECL = re.compile(r"\A\ufeff?\s*<\?xml\b.*?\?>", re.S)
@@ -305,11 +301,7 @@ def _find(
     target = target.strip()
     if not target or target.startswith(("#", "file:")):
         return None
-    for base in (folder, *bases, ""):
-        got = asciidoc.resolve(target, base)
-        if got and got in texts:
-            return got
-    return None
+    return asciidoc.find_included(target, folder, texts, bases=bases)
 
 
 def _xml_escape(text: str) -> str:
@@ -331,7 +323,7 @@ class _Assembly:
 
     def run(self, path: str) -> str:
         """The file's text, DOCTYPE gone and entities expanded (raises _TooBig)."""
-        body = self.strip(self.texts[path], _folder(path))
+        body = self.strip(self.texts[path], asciidoc.folder_of(path))
         return self.expand(body, 0, frozenset({"\0" + path}))
 
     def strip(self, text: str, folder: str) -> str:
@@ -414,7 +406,7 @@ class _Assembly:
         if ent.path is not None:
             self.note(ent.path)
             text = _XML_DECL.sub("", self.texts[ent.path], count=1)
-            self.declare(text, _folder(ent.path), depth + 1, stack | {name})
+            self.declare(text, asciidoc.folder_of(ent.path), depth + 1, stack | {name})
         elif ent.value is not None:
             self.declare(ent.value, "", depth + 1, stack | {name})
 
@@ -467,7 +459,7 @@ class _Assembly:
             return done
         if ent.path is not None:
             self.note(ent.path)
-            text = self.strip(self.texts[ent.path], _folder(ent.path))
+            text = self.strip(self.texts[ent.path], asciidoc.folder_of(ent.path))
         else:
             text = ent.value or ""
         # the entity's name, and its file's path, are not expanded inside it again
@@ -611,7 +603,7 @@ class _Reader:
         except (ET.ParseError, ValueError):
             return None
         if _local(root):
-            bases = tuple(dict.fromkeys(_folder(p) for p in read))
+            bases = tuple(dict.fromkeys(asciidoc.folder_of(p) for p in read))
             self.xinclude(root, path, bases)
         return root
 
@@ -627,7 +619,7 @@ class _Reader:
     ) -> list[ET.Element | str]:
         """What one `xi:include` stands for."""
         href = (inc.get("href") or "").strip()
-        target = _find(href, _folder(path), self.texts, bases) if href else path
+        target = _find(href, asciidoc.folder_of(path), self.texts, bases) if href else path
         if target is None:
             return _fallback(inc)
         if inc.get("parse", "xml").strip() == "text":
@@ -676,7 +668,7 @@ def _declared(texts: dict[str, str]) -> set[str]:
             dt = _doctype(text)
             if dt is not None and dt.subset:
                 asm = _Assembly(texts)
-                asm.declare(dt.subset, _folder(path), 0, frozenset())
+                asm.declare(dt.subset, asciidoc.folder_of(path), 0, frozenset())
                 out.update(asm.read)
                 out.update(e.path for e in (*asm.general.values(), *asm.params.values()) if e.path)
         if "include" in text:
@@ -685,7 +677,7 @@ def _declared(texts: dict[str, str]) -> set[str]:
                 href = _HREF.search(attrs)
                 if href is None or "xpointer" in attrs:
                     continue
-                got = _find(href.group(1) or href.group(2) or "", _folder(path), texts)
+                got = _find(href.group(1) or href.group(2) or "", asciidoc.folder_of(path), texts)
                 if got is not None:
                     out.add(got)
     out.discard("")

@@ -76,23 +76,10 @@ def resolve(target: str, folder: str) -> str | None:
     return asciidoc.resolve(target, folder) or None
 
 
-def _folder(path: str) -> str:
-    return path.rsplit("/", 1)[0] if "/" in path else ""
-
-
-def _find(target: str, folder: str, names: dict[str, str] | set[str]) -> str | None:
+def _find(target: str, folder: str, names: dict[str, str]) -> str | None:
     """The file of `names` an input's target means: relative to `folder`, then to the
-    root; `.tex` added to a name without a suffix."""
-    for base in (folder, ""):
-        got = resolve(target, base)
-        if got is None:
-            continue
-        last = got.rsplit("/", 1)[-1]
-        tries = [got + ".tex"] if "." not in last else [got, got + ".tex"]
-        for name in tries:
-            if name in names:
-                return name
-    return None
+    root; `.tex` added to a name that is not there as written."""
+    return asciidoc.find_included(target, folder, names, ".tex", resolved=resolve)
 
 
 def includes(text: str) -> list[str]:
@@ -111,14 +98,14 @@ def batch(texts: dict[str, str]) -> tuple[dict[str, tuple[str, str]], set[str]]:
     static: set[str] = set()
     for p, t in tex.items():
         for target in includes(t):
-            got = _find(target, _folder(p), tex)
+            got = _find(target, asciidoc.folder_of(p), tex)
             if got is not None and got != p:
                 static.add(got)
-    path_of = {(_folder(p), t): p for p, t in tex.items()}
+    path_of = {(asciidoc.folder_of(p), t): p for p, t in tex.items()}
 
     def read(target: str, folder: str) -> tuple[str, str] | None:
         got = _find(target, folder, tex)
-        return None if got is None else (tex[got], _folder(got))
+        return None if got is None else (tex[got], asciidoc.folder_of(got))
 
     out: dict[str, tuple[str, str]] = {}
     reached: set[str] = set()  # read in place by a document
@@ -129,7 +116,7 @@ def batch(texts: dict[str, str]) -> tuple[dict[str, tuple[str, str]], set[str]]:
     for p in order:
         if p in reached or p in converted:
             continue
-        title, markdown, inputs = _convert(tex[p], read, _folder(p))
+        title, markdown, inputs = _convert(tex[p], read, asciidoc.folder_of(p))
         converted.add(p)
         reached |= {path_of[i] for i in inputs if i in path_of} - {p}
         if markdown:

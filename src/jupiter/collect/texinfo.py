@@ -99,21 +99,10 @@ def resolve(target: str, folder: str) -> str | None:
     return asciidoc.resolve(target, folder) or None
 
 
-def _folder(path: str) -> str:
-    return path.rsplit("/", 1)[0] if "/" in path else ""
-
-
-def _find(target: str, folder: str, names: dict[str, str] | set[str]) -> str | None:
+def _find(target: str, folder: str, names: dict[str, str]) -> str | None:
     """The file of `names` an include's target means: relative to `folder`, then to the
     root; `.texi` added to a name that is not there as written."""
-    for base in (folder, ""):
-        got = resolve(target, base)
-        if got is None:
-            continue
-        for name in (got, got + ".texi"):
-            if name in names:
-                return name
-    return None
+    return asciidoc.find_included(target, folder, names, ".texi", resolved=resolve)
 
 
 _INCLUDE_LINE = re.compile(
@@ -135,7 +124,7 @@ def batch(texts: dict[str, str]) -> tuple[dict[str, list[Node]], set[str]]:
     static: set[str] = set()
     for p, t in texi.items():
         for target in includes(t):
-            got = _find(target, _folder(p), texi)
+            got = _find(target, asciidoc.folder_of(p), texi)
             if got is not None and got != p:
                 static.add(got)
 
@@ -155,9 +144,9 @@ def batch(texts: dict[str, str]) -> tuple[dict[str, list[Node]], set[str]]:
             if got is None:
                 return None
             seen.add(got)
-            return texi[got], _folder(got)
+            return texi[got], asciidoc.folder_of(got)
 
-        nodes = to_nodes(texi[p], read, _folder(p))
+        nodes = to_nodes(texi[p], read, asciidoc.folder_of(p))
         converted.add(p)
         reached |= seen - {p}
         if nodes:
