@@ -63,7 +63,7 @@ from __future__ import annotations
 import re
 import textwrap
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 from jupiter.collect import asciidoc
 from jupiter.collect.latex import markdown_table
@@ -535,48 +535,12 @@ class _Pre:
     def skip(self, name: str, src: _Source) -> None:
         """Past the `@end` of a block whose lines are not read (in this source only; one
         that never ends there drops its first line only)."""
-        depth = 1
-        lines = src.lines
-        start = src.i
-        while src.i < len(lines):
-            line = lines[src.i]
-            src.i += 1
-            m = _LINE_CMD.match(line)
-            if m is None:
-                continue
-            if m.group(1) == name:
-                depth += 1
-            elif m.group(1) == "end":
-                end = _END.match(line)
-                if end is not None and end.group(1) == name:
-                    depth -= 1
-                    if depth == 0:
-                        return
-        src.i = start
+        _block(src, frozenset({name}))
 
     def define(self, kind: str, rest: str, src: _Source) -> None:
         m = re.match(r"\s*([A-Za-z][\w-]*)\s*(?:\{([^}]*)\}?)?", rest)
-        body: list[str] = []
-        depth = 1
-        lines = src.lines
-        start = src.i
-        while src.i < len(lines):
-            line = lines[src.i]
-            src.i += 1
-            cmd = _LINE_CMD.match(line)
-            if cmd is not None and cmd.group(1) in _MACROS:
-                depth += 1
-            elif cmd is not None and cmd.group(1) == "end":
-                end = _END.match(line)
-                if end is not None and end.group(1) in _MACROS:
-                    depth -= 1
-                    if depth == 0:
-                        break
-            body.append(line)
-        else:  # no end: no macro, and its lines are text
-            src.i = start
-            return
-        if m is None:
+        body = _block(src, _MACROS)
+        if body is None or m is None:  # no end: no macro, and its lines are text
             return
         params = [p.strip() for p in (m.group(2) or "").split(",") if p.strip()]
         self.macros[m.group(1)] = _Macro(params, "\n".join(body), kind == "linemacro")
@@ -852,6 +816,30 @@ def _squeeze(text: str) -> str:
 
 def _is_paragraph(block: str) -> bool:
     return not re.match(r"(```|[-*>|#] |>|\d+\. |[a-zA-Z]\. |\|)", block)
+
+
+def _block(src: _Source, names: Collection[str]) -> list[str] | None:
+    """The lines of the block `src` stands in (opened by a line command of `names`) up to
+    its matching `@end`, past which `src` is left; None, `src` left where it was, when it
+    never ends in this source."""
+    depth = 1
+    start = src.i
+    body: list[str] = []
+    while src.i < len(src.lines):
+        line = src.lines[src.i]
+        src.i += 1
+        cmd = _LINE_CMD.match(line)
+        if cmd is not None and cmd.group(1) in names:
+            depth += 1
+        elif cmd is not None and cmd.group(1) == "end":
+            end = _END.match(line)
+            if end is not None and end.group(1) in names:
+                depth -= 1
+                if depth == 0:
+                    return body
+        body.append(line)
+    src.i = start
+    return None
 
 
 def list_item(marker: str, blocks: list[str]) -> str:
