@@ -1,6 +1,6 @@
 """The readers of a language's API beside Python's (collect/jsapi.py, sqlapi.py, goapi.py,
 rustapi.py, ..., cljapi.py, mliapi.py, graphqlapi.py, solapi.py, elispapi.py,
-xsdapi.py; jsonschema.py, a GraphQL
+xsdapi.py, puppetapi.py; jsonschema.py, a GraphQL
 introspection result and openapi.py through one reader of JSON and YAML files): the source
 setting that turns each on (`javascript: api`), the files it takes, and the files it reads
 beside them whatever the include globs say (a crate's Cargo.toml, which names it). The
@@ -33,6 +33,7 @@ from jupiter.collect import (
     openapi,
     phpapi,
     protoapi,
+    puppetapi,
     rdoc,
     rubyapi,
     rustapi,
@@ -55,6 +56,10 @@ class ApiReader:
     takes: Callable[[str], bool]  # a file name the reader reads
     read: Read
     companions: tuple[str, ...] = ()  # file names read for it beside its files
+    # a file the reader takes by its path in the source, ahead of every reader's name test
+    # (Puppet's `lib/puppet/functions/*.rb`, `tasks/*.json`); what it claims but cannot
+    # read it hands on as the other readers would read it
+    claims: Callable[[str], bool] | None = None
 
 
 # the settings whose readers take JSON and YAML files, in the order they claim one
@@ -146,19 +151,60 @@ FIXES = {
     **solapi.FIXES,
     **elispapi.FIXES,
     **xsdapi.FIXES,
+    **puppetapi.FIXES,
 }
 
 
 def active(src: Any) -> list[ApiReader]:
     """The readers a source turns on (its setting `api`); JSON and YAML files first, by
-    the one reader its JSON Schema, GraphQL and OpenAPI settings make."""
+    the one reader its JSON Schema, GraphQL and OpenAPI settings make; Puppet's ahead of
+    all, since it takes files of theirs by their path."""
     on = [r for r in READERS if getattr(src, r.setting, "text") == "api"]
     structured = frozenset(k for k in STRUCTURED if getattr(src, k, "text") == "api")
-    return [_structured(structured), *on] if structured else on
+    readers = [_structured(structured), *on] if structured else on
+    if getattr(src, "puppet", "text") == "api":
+        readers.insert(0, _puppet(readers))
+    return readers
+
+
+def _puppet(others: list[ApiReader]) -> ApiReader:
+    """Puppet's reader (collect/puppetapi.py): manifests by their name; by their path a
+    module's Ruby functions, tasks, metadata.json and Hiera data. Such a file in a folder
+    that holds no manifest among the files (a `tasks/` or `data/` of another project) is
+    read as it would be without Puppet: by the reader of `others` that takes it, else as
+    text."""
+
+    def read(
+        files: list[SourceFile], source: str, rejects: CollectResult | None, top: str
+    ) -> list[Document]:
+        roots = {puppetapi.module_root(f.rel) for f in files if puppetapi.is_puppet(f.rel.name)}
+        mine = [f for f in files if puppetapi.module_root(f.rel) in roots]
+        rest = Batches(others)
+        text: list[SourceFile] = []
+        for f in files:
+            if puppetapi.module_root(f.rel) not in roots:
+                r = reader_for(others, f.rel.name)
+                if r is not None:
+                    rest.add(r, f)
+                else:
+                    text.append(f)
+        return [
+            *puppetapi.api_documents(mine, source, rejects, top),
+            *rest.documents(source, rejects, top),
+            *openapi.as_text(text, source, rejects),
+        ]
+
+    return ApiReader(
+        "puppet", "puppet", puppetapi.is_puppet, read, (puppetapi.MANIFEST,), puppetapi.takes
+    )
 
 
 def reader_for(readers: list[ApiReader], name: str) -> ApiReader | None:
-    """The reader that takes a file of this name (a path's last part), if any."""
+    """The reader that takes a file of this name (its path in the source: a reader may
+    claim it by its path; else by its last part), if any."""
+    for r in readers:
+        if r.claims is not None and r.claims(PurePosixPath(name).as_posix()):
+            return r
     base = PurePosixPath(name).name
     for r in readers:
         if r.takes(base) or base.lower() in {c.lower() for c in r.companions}:
@@ -187,6 +233,6 @@ class Batches:
         out: list[Document] = []
         for r in self.readers:
             got = self.files.get(r.setting)
-            if got and any(r.takes(f.rel.name) for f in got):
+            if got and (r.claims is not None or any(r.takes(f.rel.name) for f in got)):
                 out.extend(r.read(got, source, rejects, top))
         return out

@@ -82,6 +82,7 @@ LANGUAGES = {
     ".sol": "solidity",
     ".el": "elisp",
     ".xsd": "xsd",
+    ".pp": "puppet",
     ".markdown": "markdown",
     ".rst": "restructuredtext",
     ".txt": "text",

@@ -154,7 +154,10 @@ def collect_local(
                 docs.append(Document(SOURCE, str(path), title or path.name, rendered, meta))
             continue
         py = src.python == "api" and is_python(format_name(path))
-        reader = apis.reader_for(readers, format_name(path))
+        rel = PurePosixPath(
+            (path.relative_to(root) if path != root else Path(path.name)).as_posix()
+        )
+        reader = apis.reader_for(readers, str(rel.parent / format_name(path)))  # by its path
         ansible = src.ansible == "api" and ansibledoc.candidate(format_name(path))
         if py or reader is not None or ansible:
             text = decode(data) if (data := read_bytes(path)) is not None else None
@@ -164,9 +167,6 @@ def collect_local(
                 continue
         if py or reader is not None:
             if text is not None:
-                rel = PurePosixPath(
-                    (path.relative_to(root) if path != root else Path(path.name)).as_posix()
-                )
                 if py and pyscript.is_script(rel.as_posix(), text):  # a tutorial, a gallery's
                     title, page = pyscript.render(text)  # example: the page it renders to
                     meta = {"kind": "file", "suffix": ".py", "format": "script"}

@@ -38,7 +38,8 @@ def init(
             "bb.edn, "
             "OCaml interfaces in one with a dune-project or .opam, Solidity in one with a "
             "foundry.toml, hardhat.config.js/.ts or truffle-config.js, Emacs Lisp in one with "
-            ".el files, a Cask or an Eask, "
+            ".el files, a Cask or an Eask, Puppet modules (manifests, Ruby functions, tasks) "
+            "in one with a manifests/ folder or a folder of modules, "
             "PHP in one with a "
             "composer.json, Ruby in one with a Gemfile or a .gemspec, "
             "Perl modules' POD in one with a Makefile.PL, an R package's .Rd help as its API, "
@@ -107,6 +108,26 @@ def _has_docbook(path: Path) -> bool:
         if docbook.is_docbook(head):
             return True
     return False
+
+
+# a Puppet module's manifests, Ruby functions, tasks, metadata and Hiera data, at its root
+# or in a folder of modules (collect/puppetapi.py takes them by their path)
+PUPPET_GLOBS = [
+    "*.pp",
+    "metadata.json",
+    "*lib/puppet/functions/*.rb",
+    "*lib/puppet/parser/functions/*.rb",
+    "*tasks/*.json",
+    "*data/*.yaml",
+]
+
+
+def _is_puppet(path: Path) -> bool:
+    """Whether a folder holds Puppet modules: a manifest in its manifests/, or in a
+    manifests/ one or two folders down (a folder of modules, a control repo's site/)."""
+    if not path.is_dir():
+        return False
+    return any(next(path.glob(d + "manifests/*.pp"), None) for d in ("", "*/", "*/*/"))
 
 
 def _has_json_reference(path: Path) -> bool:
@@ -182,6 +203,8 @@ def source_entry(spec: str) -> dict[str, object]:
     elisp = ("Cask", "Eask", "*-pkg.el", "*.el")  # an Emacs package: its symbols' docstrings
     if path.is_dir() and any(next(path.glob(g), None) for g in elisp):
         more.append("*.el")
+    if _is_puppet(path):  # Puppet modules or a control repo: manifests, functions, tasks
+        more += PUPPET_GLOBS
     if (path / "composer.json").is_file():  # a PHP package: its classes' API (docblocks)
         more.append("*.php")
     if (path / "Gemfile").is_file() or next(path.glob("*.gemspec"), None) is not None:

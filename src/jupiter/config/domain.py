@@ -164,6 +164,14 @@ ElispAs = Literal["api", "text"]
 # XML Schemas (.xsd: an XML format's schema, read by default): api, each documented element
 # and attribute a document `xsd:<schema>:<path>` (collect/xsdapi.py); text, as plain text
 XsdAs = Literal["api", "text"]
+# Configuration files documented by their comments (redis.conf, php.ini, postgresql.conf,
+# squid.conf; a YAML or TOML file written that way): api, each documented setting a
+# document `config:<file>:<key>`, its line first (collect/confdoc.py); text, as plain text
+ConfigAs = Literal["api", "text"]
+# Puppet manifests (.pp): api, each documented class, defined type, type alias, function
+# and plan a document `puppet:<name>`, each documented parameter `puppet:<name>:<param>`,
+# as `puppet strings` shows them (collect/puppetapi.py); text, as plain text
+PuppetAs = Literal["api", "text"]
 
 
 class PythonStdlibSource(Strict):
@@ -326,6 +334,15 @@ class LocalSource(Strict):
     # document `xsd:web-app_4_0:web-app/session-config/session-timeout`, its type and
     # occurrence first; text, as text
     xsd: XsdAs = "api"
+    # configuration files an include reads (*.conf, *.ini, *.cnf, *.cfg, php.ini-*,
+    # sshd_config; a .yml/.yaml/.toml whose settings are documented by comments): api,
+    # each documented setting a document `config:redis.conf:maxmemory-policy`, its line
+    # first, its default when the file states it; text, as text
+    config: ConfigAs = "api"
+    # Puppet manifests (*.pp an include reads; a module's metadata.json names it): api,
+    # each documented class, defined type, type alias, function and plan a document
+    # `puppet:apache::vhost`, each documented parameter `puppet:ntp:servers`; text, as text
+    puppet: PuppetAs = "api"
     # Sphinx's object descriptions in reStructuredText pages (*.rst, and *.txt written in
     # it), MyST Markdown pages and built HTML pages: api, each `.. function::`, `.. class::`, `.. method::`, `.. c:function::`,
     # `.. js:function::` a document named as Sphinx names it, the page's other text its own;
@@ -468,6 +485,8 @@ class GitSource(Strict):
     solidity: SolidityAs = "api"  # as for a local source
     elisp: ElispAs = "api"  # as for a local source
     xsd: XsdAs = "api"  # as for a local source
+    config: ConfigAs = "api"  # as for a local source
+    puppet: PuppetAs = "api"  # as for a local source
 
 
 # what a dataset source's `columns` may map to column names

@@ -19,7 +19,7 @@ API_PREFIX = "python:"
 # collect/pyapi.py, jsapi.py, sqlapi.py, goapi.py, rustapi.py, capi.py, javaapi.py, phpapi.py,
 # rubyapi.py, openapi.py, rdoc.py, ktapi.py, csapi.py, exapi.py, scalaapi.py, hsapi.py,
 # vimhelp.py, protoapi.py, luaapi.py, cljapi.py, jsonschema.py, mliapi.py, graphqlapi.py,
-# ansibledoc.py, solapi.py, elispapi.py, xsdapi.py
+# ansibledoc.py, solapi.py, elispapi.py, xsdapi.py, puppetapi.py
 API_PREFIXES = (
     API_PREFIX,
     "javascript:",
@@ -48,6 +48,7 @@ API_PREFIXES = (
     "solidity:",
     "elisp:",
     "xsd:",
+    "puppet:",
 )
 TOPIC_PREFIX = "pydoc:topics/"
 # documents whose indentation means code, a quote or a directive's content
@@ -92,6 +93,8 @@ _DECLARES_A_TYPE = {
     "solidity": r"^(?:(?:abstract )?contract|interface|library|struct|enum|type) ",
     "proto": r"^(?:message|enum|service|oneof|package) ",
     "graphql": r"^(?:type|interface|union|enum|input|scalar|schema|directive) ",
+    # a type alias's `type X = Variant[...]` is asked as declared; a long one's is fenced
+    "puppet": r"^(?:class|define|task) |^type (?!.* = )",
 }
 
 
@@ -146,8 +149,9 @@ def view(chunk: Chunk, section: str = "", in_code: bool = False, program: str = 
             module = head.startswith("module ")  # a module's, a functor's, a module type's
             declared = "" if module else head
             return ChunkView("api", name, declared, body, True, module, language=language)
-        if language in ("proto", "graphql", "solidity"):  # `rpc Get(Req) returns (Item);`,
-            # `string id = 1;`; a GraphQL field's `issues(first: Int): IssueConnection!`
+        if language in ("proto", "graphql", "solidity", "puppet"):  # `rpc Get(Req) returns
+            # (Item);`, `string id = 1;`; a GraphQL field's `issues(first: Int): T!`; a Puppet
+            # function's declaration, a parameter's `Optional[String] $config_dir = undef`
             head, _, body = chunk.text.partition("\n\n")
             plain = re.match(_DECLARES_A_TYPE[language], head)
             return ChunkView(
@@ -501,7 +505,7 @@ def _lifetime(s: str, k: int) -> bool:
 TYPE_FIRST = frozenset({"c", "java", "csharp", "solidity"})
 NAME_FIRST = frozenset({"go"})
 # languages whose signature is the declaration as written, the name before its parameters
-DECLARED = frozenset({"solidity", "graphql"})
+DECLARED = frozenset({"solidity", "graphql", "puppet"})
 _PHP_VAR = re.compile(r"\$([A-Za-z_]\w*)")
 _NO_NAME = frozenset(
     "void const self this int char long short double float unsigned signed bool "
@@ -534,7 +538,7 @@ def parameters(signature: str, language: str = "") -> list[Param]:
     if language == "r":  # "na.rm = FALSE", "...": R's names have dots
         found = [(_r_name(p), p) for p in split_top_level(inner)]
         return [Param(name, part, False) for name, part in found if name]
-    if language == "php":  # "Type $name = default": the name is the variable's
+    if language in ("php", "puppet"):  # "Type $name = default": the name is the variable's
         found = [(m.group(1), p) for p in split_top_level(inner) if (m := _PHP_VAR.search(p))]
         return [Param(name, part, False) for name, part in found]
     if re.search(r"\[\s*,", inner):

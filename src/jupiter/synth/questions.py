@@ -126,6 +126,22 @@ PHRASES: dict[str, list[str]] = {
         "What is the type of `{a}`?",
         "What type of value does `{a}` hold?",
     ],
+    # a parameter of a class, a defined type, a function or a task (Puppet's)
+    "parameter": [
+        "What does the `{t}` parameter of `{s}` do?",
+        "What is `{t}` for in `{s}`?",
+        "What happens when I set `{t}` on `{s}`?",
+        "Explain the `{t}` parameter of `{s}`.",
+    ],
+    "parameter_type": [
+        "What type of value does the `{t}` parameter of `{s}` take?",
+        "What kind of value goes in the `{t}` parameter of `{s}`?",
+    ],
+    # a default the documentation or the code states (never a bare undef)
+    "parameter_default": [
+        "What is the default of the `{t}` parameter of `{s}`?",
+        "What value does `{t}` take in `{s}` when I leave it out?",
+    ],
     # a value a module or plugin returns (Ansible's RETURN)
     "return_value": [
         "What is `{t}` in what `{s}` returns?",
@@ -241,13 +257,30 @@ def _what_does(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
     summary = clean(lead(v.body))
     if not _nontrivial(summary):
         return []
-    if v.language == "ansible" and ":" in v.name:  # `ansible.builtin.copy:dest`: an option
-        plugin, _, member = v.name.partition(":")
-        if member.startswith("return."):
-            return [("return_value", {"t": member.removeprefix("return."), "s": plugin}, summary)]
-        return [("option", {"t": member, "s": plugin}, summary)]
+    member = _member(v)
+    if member is not None:  # an option, a return value, a parameter: asked of its owner
+        key, args = member
+        return [(key, args, summary)]
     key = "what_does_module" if v.is_module else "what_does"
     return [(key, {"a": shown(v.name)}, summary)]
+
+
+# a Puppet parameter's `<owner>:<name>` (the owner's `::` apart), a task's `task/<name>`
+_PUPPET_MEMBER = re.compile(r"^(?:task/)?(?P<s>.*[^:]):(?P<t>[^:]+)$")
+
+
+def _member(v: ChunkView) -> tuple[str, dict[str, str]] | None:
+    """A member's phrase key and names (`t` the member, `s` its owner): an Ansible module's
+    option (`ansible.builtin.copy:dest`) or return value (`...:return.dest`), a Puppet
+    parameter (`ntp:servers`, `apache::vhost:docroot`); None for anything else."""
+    if v.language == "ansible" and ":" in v.name:
+        plugin, _, member = v.name.partition(":")
+        if member.startswith("return."):
+            return "return_value", {"t": member.removeprefix("return."), "s": plugin}
+        return "option", {"t": member, "s": plugin}
+    if v.language == "puppet" and (m := _PUPPET_MEMBER.match(v.name)):
+        return "parameter", {"t": m["t"], "s": m["s"]}
+    return None
 
 
 # a "sentence" that is a list collapsed to one line ("* ``black`` * ``red``"), or a Sphinx
@@ -335,12 +368,14 @@ def _returns(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
 def _a_setting(v: ChunkView) -> bool:
     """A format's setting (JSON Schema, XML Schema) or a module's option or return value
     (Ansible)."""
-    return v.language in ("jsonschema", "xsd") or (v.language == "ansible" and ":" in v.name)
+    return v.language in ("jsonschema", "xsd") or (
+        v.language in ("ansible", "puppet") and _member(v) is not None
+    )
 
 
 def _difference(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
-    if v.kind != "api" or not v.is_head or catalog is None:
-        return []
+    if v.kind != "api" or not v.is_head or catalog is None or _member(v) is not None:
+        return []  # a member's siblings (two options of one module) are no alternatives
     other = catalog.partner(v.name)
     if other is None:
         return []
@@ -358,6 +393,7 @@ _BARE_TYPES = frozenset(
     {"object", "any", "array", "string", "integer", "number", "boolean"}  # JSON Schema's
     | {"str", "bool", "int", "float", "dict", "list", "raw", "path", "json"}  # Ansible's
     | {"String", "Int", "Float", "Boolean", "ID"}  # GraphQL's
+    | {"Any", "Integer", "Hash", "Array", "Optional[String]", "Optional[Boolean]"}  # Puppet's
 )
 
 
@@ -386,6 +422,8 @@ def _signature(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
             return []
         key = "field_type" if v.language == "graphql" else "setting_type"
         return [(key, {"a": shown(v.name)}, f"`{typ}`")]
+    if v.language == "puppet":
+        return _puppet_signature(v)
     if v.language in ("proto", "ocaml", "graphql", "solidity"):  # a declaration as written
         return [("signature", {"a": shown(v.name)}, f"`{v.signature}`")]
     if v.language in ("clojure", "elisp", "vim"):  # each arity or syntax line as written
@@ -396,6 +434,30 @@ def _signature(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
     # a call is written without ExDoc's `/arity` (Enum.join/2 is called `Enum.join(...)`)
     called = re.sub(r"/\d+$", "", shown(v.name)) if v.language == "elixir" else shown(v.name)
     return [("signature", {"a": shown(v.name)}, f"`{called}{v.signature}`")]
+
+
+# a Puppet parameter's line: `Optional[String] $config_dir = undef`
+_PUPPET_PARAM = re.compile(r"^(?P<type>.*?)\s*\*?\$\w+(?:\s*=\s*(?P<default>.+))?$")
+
+
+def _puppet_signature(v: ChunkView) -> list[Candidate]:
+    """A Puppet parameter's type (when it says more than a bare type) and default (when one
+    is written and is no `undef` or another variable's value); a function's, a plan's or a
+    type alias's declaration as written."""
+    member = _member(v)
+    if member is None:
+        return [("signature", {"a": shown(v.name).removeprefix("task/")}, f"`{v.signature}`")]
+    m = _PUPPET_PARAM.match(v.signature)
+    if m is None:
+        return []
+    args = member[1]
+    out: list[Candidate] = []
+    if m["type"] and _telling(m["type"]):
+        out.append(("parameter_type", args, f"`{m['type']}`"))
+    default = (m["default"] or "").strip()
+    if default and default not in ("undef", "''", '""', "[]", "{}") and not default.startswith("$"):
+        out.append(("parameter_default", args, f"`{default}`"))
+    return out
 
 
 def _explain_topic(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
