@@ -1,7 +1,7 @@
 """The readers of a language's API beside Python's (collect/jsapi.py, sqlapi.py, goapi.py,
 rustapi.py, ..., cljapi.py, mliapi.py, graphqlapi.py, solapi.py, elispapi.py,
-xsdapi.py, puppetapi.py; jsonschema.py, a GraphQL
-introspection result and openapi.py through one reader of JSON and YAML files): the source
+xsdapi.py, puppetapi.py, confdoc.py; jsonschema.py, a GraphQL introspection result, a YAML
+file documented by its comments and openapi.py through one reader of JSON and YAML files): the source
 setting that turns each on (`javascript: api`), the files it takes, and the files it reads
 beside them whatever the include globs say (a crate's Cargo.toml, which names it). The
 local and git sources hand each reader its files together, since a package's files name
@@ -18,6 +18,7 @@ from typing import Any
 from jupiter.collect import (
     capi,
     cljapi,
+    confdoc,
     csapi,
     elispapi,
     exapi,
@@ -63,36 +64,58 @@ class ApiReader:
 
 
 # the settings whose readers take JSON and YAML files, in the order they claim one
-STRUCTURED = ("jsonschema", "graphql", "openapi")
+STRUCTURED = ("jsonschema", "graphql", "config", "openapi")
 
 
 def _structured(on: frozenset[str]) -> ApiReader:
     """The one reader of JSON and YAML files a source's settings make (`on`: those of
     STRUCTURED it sets to api): a JSON Schema is read as the settings it describes
     (collect/jsonschema.py), a GraphQL introspection result as the API it describes
-    (collect/graphqlapi.py), an OpenAPI spec as its operations; any other file as text."""
+    (collect/graphqlapi.py), a YAML file whose comments document its settings as those
+    settings (collect/confdoc.py: alacritty.yml, a chart's values.yaml), an OpenAPI spec as
+    its operations; any other file as text."""
 
     def read(
         files: list[SourceFile], source: str, rejects: CollectResult | None, top: str
     ) -> list[Document]:
         schemas: list[SourceFile] = []
         graphs: list[SourceFile] = []
+        configs: list[SourceFile] = []
         others: list[SourceFile] = []
         for f in files:
             if "jsonschema" in on and jsonschema.takes(f):
                 schemas.append(f)
             elif "graphql" in on and graphqlapi.takes_json(f):
                 graphs.append(f)
+            elif "config" in on and confdoc.takes(f.rel.name, f.text):
+                configs.append(f)
             else:
                 others.append(f)
         rest = openapi.api_documents if "openapi" in on else openapi.as_text
         return [
             *jsonschema.api_documents(schemas, source, rejects),
             *graphqlapi.api_documents(graphs, source, rejects, top),
+            *confdoc.api_documents(configs, source, rejects, top),
             *rest(others, source, rejects),
         ]
 
     return ApiReader("openapi", "", openapi.is_spec_file, read)
+
+
+def _config_file(name: str) -> bool:
+    """A configuration file by its name, or a TOML file (read so when its comments
+    document its settings: `confdoc.takes`)."""
+    return confdoc.is_config(name) or name.lower().endswith(".toml")
+
+
+def _config_documents(
+    files: list[SourceFile], source: str, rejects: CollectResult | None, top: str
+) -> list[Document]:
+    """Annotated configuration files as their settings (collect/confdoc.py); a TOML file
+    its comments do not document (a pyproject.toml) as text."""
+    mine = [f for f in files if confdoc.takes(f.rel.name, f.text)]
+    text = [f for f in files if not confdoc.takes(f.rel.name, f.text)]
+    return [*confdoc.api_documents(mine, source, rejects, top), *openapi.as_text(text, source)]
 
 
 READERS = (
@@ -126,6 +149,7 @@ READERS = (
     ApiReader("solidity", "solidity", solapi.is_solidity, solapi.api_documents),
     ApiReader("elisp", "elisp", elispapi.is_elisp, elispapi.api_documents),
     ApiReader("xsd", "xsd", xsdapi.is_xsd, xsdapi.api_documents),
+    ApiReader("config", "config", _config_file, _config_documents),
 )
 FIXES = {
     **jsapi.FIXES,
@@ -152,6 +176,7 @@ FIXES = {
     **elispapi.FIXES,
     **xsdapi.FIXES,
     **puppetapi.FIXES,
+    **confdoc.FIXES,
 }
 
 

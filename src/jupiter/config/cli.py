@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fnmatch
 import re
 from pathlib import Path
 from typing import Annotated
@@ -130,6 +131,33 @@ def _is_puppet(path: Path) -> bool:
     return any(next(path.glob(d + "manifests/*.pp"), None) for d in ("", "*/", "*/*/"))
 
 
+def _config_globs(path: Path) -> list[str]:
+    """The globs of the configuration files a folder keeps documented by their comments
+    (collect/confdoc.py): `*.conf`-like suffixes by their suffix, a YAML or TOML file by
+    its name; read from the first 200 candidates at its top and one folder down."""
+    from jupiter.collect import confdoc
+
+    if not path.is_dir():
+        return []
+    found = [p for d in ("*", "*/*") for p in sorted(path.glob(d)) if p.is_file()]
+    wanted = confdoc.ANNOTATED_SUFFIXES
+    candidates = [p for p in found if confdoc.is_config(p.name) or p.name.endswith(wanted)]
+    globs: list[str] = []
+    for p in candidates[:200]:
+        try:
+            head = p.read_bytes()[:262144].decode("utf-8", errors="replace")
+        except OSError:
+            continue
+        if not confdoc.looks_annotated(head):
+            continue
+        low = p.name.lower()
+        suffix = next((x for x in confdoc.SUFFIXES if low.endswith(x)), None)
+        glob = "*" + suffix if suffix is not None and not p.name.endswith(wanted) else p.name
+        if glob not in globs:
+            globs.append(glob)
+    return globs
+
+
 def _has_json_reference(path: Path) -> bool:
     """Whether a folder keeps a reference as plain .json files: one of the first few at its
     top or in a schema/, schemas/ folder is a JSON Schema (its `$schema` names
@@ -164,6 +192,8 @@ def source_entry(spec: str) -> dict[str, object]:
     entry: dict[str, object] = {"type": "local", "path": str(path.resolve())}
     default = LocalSource.model_fields["include"].get_default(call_default_factory=True)
     more: list[str] = []
+    if path.is_file() and not any(fnmatch.fnmatch(path.name, g) for g in default):
+        more.append(path.name)  # a file named on the command line is read whatever its name
     if (path / "package.json").is_file():  # a JavaScript or TypeScript project: its code too
         more += JS_GLOBS
     if (path / "go.mod").is_file():  # a Go module: its packages' API
@@ -205,6 +235,7 @@ def source_entry(spec: str) -> dict[str, object]:
         more.append("*.el")
     if _is_puppet(path):  # Puppet modules or a control repo: manifests, functions, tasks
         more += PUPPET_GLOBS
+    more += _config_globs(path)  # configuration files whose comments document them
     if (path / "composer.json").is_file():  # a PHP package: its classes' API (docblocks)
         more.append("*.php")
     if (path / "Gemfile").is_file() or next(path.glob("*.gemspec"), None) is not None:

@@ -19,7 +19,7 @@ API_PREFIX = "python:"
 # collect/pyapi.py, jsapi.py, sqlapi.py, goapi.py, rustapi.py, capi.py, javaapi.py, phpapi.py,
 # rubyapi.py, openapi.py, rdoc.py, ktapi.py, csapi.py, exapi.py, scalaapi.py, hsapi.py,
 # vimhelp.py, protoapi.py, luaapi.py, cljapi.py, jsonschema.py, mliapi.py, graphqlapi.py,
-# ansibledoc.py, solapi.py, elispapi.py, xsdapi.py, puppetapi.py
+# ansibledoc.py, solapi.py, elispapi.py, xsdapi.py, puppetapi.py, confdoc.py
 API_PREFIXES = (
     API_PREFIX,
     "javascript:",
@@ -49,6 +49,7 @@ API_PREFIXES = (
     "elisp:",
     "xsd:",
     "puppet:",
+    "config:",
 )
 TOPIC_PREFIX = "pydoc:topics/"
 # documents whose indentation means code, a quote or a directive's content
@@ -157,6 +158,10 @@ def view(chunk: Chunk, section: str = "", in_code: bool = False, program: str = 
             return ChunkView(
                 "api", name, "" if plain else head, body, True, False, language=language
             )
+        if language == "config":  # `maxmemory-policy noeviction`: the setting's line(s) as
+            # the file writes them, then its documentation; a file's own document its name
+            head, _, body = chunk.text.partition("\n\n")
+            return ChunkView("api", name, "", body, True, False, language=language)
         if language == "vim":  # `:[range]d[elete] [x]`, `abs({expr})`: its syntax lines
             syntax, _, body = chunk.text.partition("\n\n")
             return ChunkView("api", name, syntax, body, True, False, language=language)

@@ -137,9 +137,16 @@ PHRASES: dict[str, list[str]] = {
         "What type of value does the `{t}` parameter of `{s}` take?",
         "What kind of value goes in the `{t}` parameter of `{s}`?",
     ],
+    # a setting of a configuration file (redis.conf's `maxmemory-policy`)
+    "setting": [
+        "What does the `{t}` setting in `{s}` do?",
+        "What is `{t}` for in `{s}`?",
+        "What happens when I set `{t}` in `{s}`?",
+        "Explain the `{t}` setting of `{s}`.",
+    ],
     # a default the documentation or the code states (never a bare undef)
-    "parameter_default": [
-        "What is the default of the `{t}` parameter of `{s}`?",
+    "default": [
+        "What is the default of `{t}` in `{s}`?",
         "What value does `{t}` take in `{s}` when I leave it out?",
     ],
     # a value a module or plugin returns (Ansible's RETURN)
@@ -280,6 +287,9 @@ def _member(v: ChunkView) -> tuple[str, dict[str, str]] | None:
         return "option", {"t": member, "s": plugin}
     if v.language == "puppet" and (m := _PUPPET_MEMBER.match(v.name)):
         return "parameter", {"t": m["t"], "s": m["s"]}
+    if v.language == "config" and ":" in v.name:  # `redis.conf:maxmemory-policy`
+        file, _, key = v.name.partition(":")
+        return "setting", {"t": key, "s": file}
     return None
 
 
@@ -368,7 +378,7 @@ def _returns(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
 def _a_setting(v: ChunkView) -> bool:
     """A format's setting (JSON Schema, XML Schema) or a module's option or return value
     (Ansible)."""
-    return v.language in ("jsonschema", "xsd") or (
+    return v.language in ("jsonschema", "xsd", "config") or (
         v.language in ("ansible", "puppet") and _member(v) is not None
     )
 
@@ -407,6 +417,12 @@ def _telling(typ: str) -> bool:
 
 
 def _signature(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
+    if v.language == "config":  # a setting's default, where its file states one
+        member = _member(v)
+        stated = re.search(r"^Default: (.+)$", v.body, re.M)
+        if member is None or stated is None or not stated[1].strip("'\" `"):
+            return []
+        return [("default", member[1], f"`{stated[1].strip().strip('`')}`")]
     if v.kind != "api" or not v.signature:
         return []
     if v.language == "ansible":  # an option's `path, required`; a return value's: none
@@ -456,7 +472,7 @@ def _puppet_signature(v: ChunkView) -> list[Candidate]:
         out.append(("parameter_type", args, f"`{m['type']}`"))
     default = (m["default"] or "").strip()
     if default and default not in ("undef", "''", '""', "[]", "{}") and not default.startswith("$"):
-        out.append(("parameter_default", args, f"`{default}`"))
+        out.append(("default", args, f"`{default}`"))
     return out
 
 
