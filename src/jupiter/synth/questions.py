@@ -417,19 +417,18 @@ def _telling(typ: str) -> bool:
 
 
 def _signature(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
+    owner = _member(v)
     if v.language == "config":  # a setting's default, where its file states one
-        member = _member(v)
         stated = re.search(r"^Default: (.+)$", v.body, re.M)
-        if member is None or stated is None or not stated[1].strip("'\" `"):
+        if owner is None or stated is None or not stated[1].strip("'\" `"):
             return []
-        return [("default", member[1], f"`{stated[1].strip().strip('`')}`")]
+        return [("default", owner[1], f"`{stated[1].strip().strip('`')}`")]
     if v.kind != "api" or not v.signature:
         return []
     if v.language == "ansible":  # an option's `path, required`; a return value's: none
-        plugin, _, member = v.name.partition(":")
-        if member.startswith("return.") or not _telling(v.signature):
+        if owner is None or owner[0] != "option" or not _telling(v.signature):
             return []
-        return [("option_type", {"t": member, "s": plugin}, f"`{v.signature}`")]
+        return [("option_type", owner[1], f"`{v.signature}`")]
     # a setting's `jobs.<name>.runs-on: string | object`; a GraphQL field's with no
     # arguments, `state: MigrationState!` (an enum value's `State.OPEN`: none)
     if v.language in ("jsonschema", "xsd") or (v.language == "graphql" and "(" not in v.signature):
