@@ -938,3 +938,29 @@ def test_commented_out_tag_blocks_and_boxed_comments() -> None:
     assert docs["config:daemon.conf:IncludeOptional"].text == (
         "IncludeOptional mods/*.conf\n\nInclude the snippets of every enabled module."
     )
+
+
+def test_no_difference_question_pairs_a_setting_with_its_file_or_a_sibling() -> None:
+    """Two settings of one file (`add-user-script`, `add-group-script`) or a file and its
+    setting are no alternatives to choose between: the difference template pairs none."""
+    import random
+
+    from jupiter.records import Chunk
+    from jupiter.synth.questions import Catalog, make_questions
+
+    text = (
+        "# Sample configuration of the file server, with every option it reads.\n\n"
+        "# The script run to create a user account on the domain controller.\n"
+        "#add-user-script /usr/sbin/useradd %u\n\n"
+        "# The script run to create a group of users on the domain controller.\n"
+        "#add-group-script /usr/sbin/groupadd %g\n\n"
+        "# The script run to delete a user account from the domain controller.\n"
+        "#delete-user-script /usr/sbin/userdel %u\n"
+    )
+    docs = api_documents([SourceFile(P("files.conf"), "f", text)], "local")
+    assert len(docs) == 4
+    chunks = [Chunk(d.id, d.source, d.uri, d.title, 0, len(d.text), d.text) for d in docs]
+    catalog = Catalog(chunks)
+    for c in chunks:
+        assert make_questions(c, ["difference"], 3, random.Random(0), catalog) == []
+    assert catalog.partner("files.conf:add-user-script") is None

@@ -212,6 +212,8 @@ class Catalog:
             v = view(c)
             if v.kind != "api" or not v.is_head or v.is_module or not split_qualified(v.name)[0]:
                 continue
+            if _member(v) is not None:  # an option, a parameter, a setting: no alternative
+                continue
             s = clean(lead(v.body))
             if _nontrivial(s) and v.name not in self.summary:
                 self.summary[v.name] = s
@@ -384,9 +386,9 @@ def _a_setting(v: ChunkView) -> bool:
 
 
 def _difference(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
-    if v.kind != "api" or not v.is_head or catalog is None or _member(v) is not None:
-        return []  # a member's siblings (two options of one module) are no alternatives
-    other = catalog.partner(v.name)
+    if v.kind != "api" or not v.is_head or catalog is None:
+        return []
+    other = catalog.partner(v.name)  # a member (an option, a parameter) has none
     if other is None:
         return []
     # a mutual pair is asked once, from the alphabetically first side
