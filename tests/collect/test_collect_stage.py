@@ -71,7 +71,7 @@ def test_empty_corpus_names_the_sources_and_the_fix(tmp_path: Path) -> None:
         "empty corpus: the sources of domain 'demo' yielded no documents"
         f" (local: {(tmp_path / 'docs').resolve()} matched no non-empty text files with include"
         " ['*.md', '*.mdx', '*.rst', '*.txt', '*.html', '*.htm', '*.pdf', '*.py', '*.info', '*.info.gz',"
-        " '*.info-[0-9]*', '*.ipynb', '*.adoc', '*.asciidoc', '*.docx', '*.odt', '*.epub', '*.pod',"
+        " '*.info-[0-9]*', '*.ipynb', '*.adoc', '*.asciidoc', '*.org', '*.docx', '*.odt', '*.epub', '*.pod',"
         " '*.Rd', '*.Rmd', '*.qmd', '*.proto', '*.tex', '*.texi', '*.texinfo', 'README',"
         " 'openapi.json', 'openapi.yaml', 'openapi.yml', 'swagger.json', 'swagger.yaml',"
         " '*.schema.json', '*.graphql', '*.graphqls', '*.xsd', '*.dbk', '*.docbook', '*.sgml']"

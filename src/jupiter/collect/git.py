@@ -29,6 +29,7 @@ from jupiter.collect import (
     markdown,
     notebook,
     office,
+    orgmode,
     pod,
     pyscript,
     sites,
@@ -38,6 +39,7 @@ from jupiter.collect import (
 )
 from jupiter.collect.local import (
     HTML_SUFFIXES,
+    PARTED,
     _matches,
     built_page,
     decode,
@@ -191,6 +193,7 @@ def collect_git(src: GitSource, cfg: DomainConfig, cache_dir: Path) -> CollectRe
                 or latex.takes(name)
                 or texinfo.takes(name)
                 or docbook.takes(name)
+                or orgmode.takes(name)
             ):
                 text = decode(data) if b"\x00" not in data else None
                 if text is not None:  # AsciiDoc or not, and included or not, said below
@@ -243,7 +246,12 @@ def _texts(
     adoc, included = asciidoc.batch({p: t for p, (t, _) in texts.items()})
     tex, inputs = latex.batch({p: t for p, (t, _) in texts.items() if latex.takes(p)})
     manuals, texi_inputs = texinfo.batch({p: t for p, (t, _) in texts.items() if texinfo.takes(p)})
-    books, db_inputs = docbook.batch({p: t for p, (t, _) in texts.items() if docbook.takes(p)})
+    parted = {  # DocBook's parts, a long Org file's sections
+        fmt: m.batch({p: t for p, (t, _) in texts.items() if m.takes(p)})
+        for fmt, m in PARTED.items()
+    }
+    inputs_of = {p: fmt for fmt, (_, inc) in parted.items() for p in inc}
+    parts_of = {p: (fmt, got) for fmt, (read, _) in parted.items() for p, got in read.items()}
     out: list[Document] = []
     for path, (_, data) in texts.items():
         where = f"{repo}@{sha}:{path}"
@@ -253,11 +261,12 @@ def _texts(
             result.reject(latex.INCLUDED, where)
         elif path in texi_inputs:
             result.reject(texinfo.INCLUDED, where)
-        elif path in db_inputs:
-            result.reject(docbook.INCLUDED, where)
-        elif path in books:  # DocBook: a document per man page, chapter section
-            for part, title, text in books[path]:
-                meta = {"repo": repo, "commit": sha, "path": path, "language": "docbook"}
+        elif path in inputs_of:
+            result.reject(PARTED[inputs_of[path]].INCLUDED, where)
+        elif path in parts_of:  # DocBook: a man page, a chapter's section; Org: a section
+            fmt, got = parts_of[path]
+            for part, title, text in got:
+                meta = {"repo": repo, "commit": sha, "path": path, "language": fmt}
                 uri = f"{where}#{part}" if part else where
                 out.append(Document(SOURCE, uri, title or path, text, meta))
         elif path in manuals:  # a Texinfo manual: a document per node

@@ -38,6 +38,7 @@ from jupiter.collect import (
     mkdocstrings,
     notebook,
     office,
+    orgmode,
     pdocsite,
     pod,
     pyscript,
@@ -102,7 +103,8 @@ def collect_local(
     adoc, included = _asciidoc(root, found)  # AsciiDoc as Markdown, included files read there
     tex, inputs = _batched(root, found, latex.takes, latex.batch)  # LaTeX as Markdown, too
     manuals, texi_inputs = _batched(root, found, texinfo.takes, texinfo.batch)  # Texinfo's nodes
-    books, db_inputs = _batched(root, found, docbook.takes, docbook.batch)  # DocBook's parts
+    # DocBook's parts (a man page, a chapter's section), a long Org file's sections
+    parted = {fmt: _batched(root, found, m.takes, m.batch) for fmt, m in PARTED.items()}
     galaxy = root / ansibledoc.GALAXY  # names a collection's plugins, whatever the globs say
     more = [galaxy] if src.ansible == "api" and galaxy.is_file() and galaxy not in found else []
     for path in [*found, *_companions(root, found, readers), *more]:
@@ -121,15 +123,8 @@ def collect_local(
         if path in texi_inputs:
             count(rejects, texinfo.INCLUDED, str(path))
             continue
-        if path in db_inputs:
-            count(rejects, docbook.INCLUDED, str(path))
-            continue
-        if path in books:  # DocBook: a document per man page, chapter section
-            suffix = Path(format_name(path)).suffix
-            for part, heading, body in books[path]:
-                meta = {"kind": "file", "suffix": suffix, "format": "docbook"}
-                uri = f"{path}#{part}" if part else str(path)
-                docs.append(Document(SOURCE, uri, heading or path.name, body, meta))
+        if (parts := _parts(path, parted, rejects)) is not None:
+            docs.extend(parts)
             continue
         if path in manuals:  # a Texinfo manual: a document per node, as its info file
             suffix = Path(format_name(path)).suffix
@@ -236,6 +231,35 @@ def _batched(
         return {}, set()
     docs, included = batch(texts)
     return {paths[rel]: got for rel, got in docs.items()}, {paths[rel] for rel in included}
+
+
+# formats whose file gives a document per part, and the files one of them includes
+PARTED = {"docbook": docbook, "org": orgmode}
+
+
+# a part's (id, its heading, its Markdown); id "" for the file's own document
+_Part = tuple[str, str, str]
+
+
+def _parts(
+    path: Path,
+    parted: dict[str, tuple[dict[Path, list[_Part]], set[Path]]],
+    rejects: CollectResult | None,
+) -> list[Document] | None:
+    """A PARTED file's documents (`path#part`, the file's own `path`), none for a file
+    another one includes (counted); None for a file of no such format."""
+    for fmt, (read, inputs) in parted.items():
+        if path in inputs:
+            count(rejects, PARTED[fmt].INCLUDED, str(path))
+            return []
+        if path in read:
+            meta = {"kind": "file", "suffix": Path(format_name(path)).suffix, "format": fmt}
+            return [
+                Document(SOURCE, f"{path}#{part}" if part else str(path), heading or path.name,
+                         body, meta)
+                for part, heading, body in read[path]
+            ]  # fmt: skip
+    return None
 
 
 def _companions(root: Path, found: list[Path], readers: list[apis.ApiReader]) -> list[Path]:

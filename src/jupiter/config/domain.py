@@ -208,6 +208,7 @@ class LocalSource(Strict):
             "*.ipynb",
             "*.adoc",
             "*.asciidoc",
+            "*.org",
             "*.docx",
             "*.odt",
             "*.epub",
@@ -450,6 +451,7 @@ class GitSource(Strict):
             "*.sql",
             "*.ipynb",
             "*.adoc",
+            "*.org",
             "*.[1-9]",
             *SPEC_NAMES,
         ]  # fmt: skip

@@ -83,6 +83,8 @@ def collect_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
         from jupiter.collect.manpage import FIXES as MAN_FIXES
         from jupiter.collect.notebook import FIXES as NOTEBOOK_FIXES
         from jupiter.collect.office import FIXES as OFFICE_FIXES
+        from jupiter.collect.orgmode import INCLUDED as ORG_INCLUDED
+        from jupiter.collect.orgmode import INCLUDED_FIX as ORG_INCLUDED_FIX
         from jupiter.collect.pdf import FIXES
         from jupiter.collect.pod import FIXES as POD_FIXES
         from jupiter.collect.pyapi import FIXES as PY_FIXES
@@ -116,6 +118,7 @@ def collect_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
         fixes[LATEX_INCLUDED] = LATEX_INCLUDED_FIX
         fixes[TEXINFO_INCLUDED] = TEXINFO_INCLUDED_FIX
         fixes[DOCBOOK_INCLUDED] = DOCBOOK_INCLUDED_FIX
+        fixes[ORG_INCLUDED] = ORG_INCLUDED_FIX
         # reasons that share a fix are said together, the fix once
         groups: dict[str, list[str]] = {}
         for why, n in sorted(rejects.rejects.items()):
