@@ -562,7 +562,7 @@ def test_a_folder_of_org_files_is_read_by_default_a_long_one_per_section(
     manual = "#+TITLE: The Tool Manual\n\nWhat the tool is.\n\n" + "".join(
         f"* Part {i}\n:PROPERTIES:\n:CUSTOM_ID: part-{i}\n:END:\n{section}\n\n" for i in range(6)
     )
-    notes = "#+TITLE: Notes\n\n- =--all= :: Show every entry.\n\n#+INCLUDE: \"shared.org\"\n"
+    notes = '#+TITLE: Notes\n\n- =--all= :: Show every entry.\n\n#+INCLUDE: "shared.org"\n'
     tree = {"manual.org": manual, "notes.org": notes, "shared.org": "Shared words, *bold*.\n"}
     default = LocalSource.model_fields["include"].get_default(call_default_factory=True)
     assert "*.org" in default
