@@ -1,6 +1,6 @@
 """The readers of a language's API beside Python's (collect/jsapi.py, sqlapi.py, goapi.py,
 rustapi.py, ..., cljapi.py, mliapi.py, graphqlapi.py, solapi.py, elispapi.py,
-xsdapi.py, puppetapi.py, confdoc.py; jsonschema.py, a GraphQL introspection result, a YAML
+xsdapi.py, puppetapi.py, confdoc.py, swiftapi.py, dartapi.py; jsonschema.py, a GraphQL introspection result, a YAML
 file documented by its comments and openapi.py through one reader of JSON and YAML files): the source
 setting that turns each on (`javascript: api`), the files it takes, and the files it reads
 beside them whatever the include globs say (a crate's Cargo.toml, which names it). The
@@ -20,6 +20,7 @@ from jupiter.collect import (
     cljapi,
     confdoc,
     csapi,
+    dartapi,
     elispapi,
     exapi,
     goapi,
@@ -41,6 +42,7 @@ from jupiter.collect import (
     scalaapi,
     solapi,
     sqlapi,
+    swiftapi,
     xsdapi,
 )
 from jupiter.collect.result import CollectResult, SourceFile
@@ -149,6 +151,8 @@ READERS = (
     ApiReader("solidity", "solidity", solapi.is_solidity, solapi.api_documents),
     ApiReader("elisp", "elisp", elispapi.is_elisp, elispapi.api_documents),
     ApiReader("xsd", "xsd", xsdapi.is_xsd, xsdapi.api_documents),
+    ApiReader("swift", "swift", swiftapi.is_swift, swiftapi.api_documents, (swiftapi.MANIFEST,)),
+    ApiReader("dart", "dart", dartapi.is_dart, dartapi.api_documents, (dartapi.MANIFEST,)),
     ApiReader("config", "config", _config_file, _config_documents),
 )
 FIXES = {
@@ -177,6 +181,8 @@ FIXES = {
     **xsdapi.FIXES,
     **puppetapi.FIXES,
     **confdoc.FIXES,
+    **swiftapi.FIXES,
+    **dartapi.FIXES,
 }
 
 
@@ -226,15 +232,16 @@ def _puppet(others: list[ApiReader]) -> ApiReader:
 
 def reader_for(readers: list[ApiReader], name: str) -> ApiReader | None:
     """The reader that takes a file of this name (its path in the source: a reader may
-    claim it by its path; else by its last part), if any."""
+    claim it by its path; else the reader it is a companion of, Dart's pubspec.yaml ahead
+    of the JSON and YAML reader; else the first that takes its last part), if any."""
     for r in readers:
         if r.claims is not None and r.claims(PurePosixPath(name).as_posix()):
             return r
     base = PurePosixPath(name).name
     for r in readers:
-        if r.takes(base) or base.lower() in {c.lower() for c in r.companions}:
+        if base.lower() in {c.lower() for c in r.companions}:
             return r
-    return None
+    return next((r for r in readers if r.takes(base)), None)
 
 
 def companions(readers: list[ApiReader]) -> set[str]:

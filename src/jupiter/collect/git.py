@@ -85,6 +85,8 @@ LANGUAGES = {
     ".el": "elisp",
     ".xsd": "xsd",
     ".pp": "puppet",
+    ".swift": "swift",
+    ".dart": "dart",
     ".markdown": "markdown",
     ".rst": "restructuredtext",
     ".txt": "text",

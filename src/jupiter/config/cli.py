@@ -39,7 +39,8 @@ def init(
             "bb.edn, "
             "OCaml interfaces in one with a dune-project or .opam, Solidity in one with a "
             "foundry.toml, hardhat.config.js/.ts or truffle-config.js, Emacs Lisp in one with "
-            ".el files, a Cask or an Eask, Puppet modules (manifests, Ruby functions, tasks) "
+            ".el files, a Cask or an Eask, Swift in one with a Package.swift, Dart in one with a "
+            "pubspec.yaml, Puppet modules (manifests, Ruby functions, tasks) "
             "in one with a manifests/ folder or a folder of modules, "
             "PHP in one with a "
             "composer.json, Ruby in one with a Gemfile or a .gemspec, "
@@ -123,12 +124,15 @@ PUPPET_GLOBS = [
 ]
 
 
+def _near(path: Path, pattern: str) -> bool:
+    """Whether a folder holds a file matching `pattern` at its top or one or two folders
+    down (a monorepo's packages, a folder of modules, a control repo's site/)."""
+    return path.is_dir() and any(next(path.glob(d + pattern), None) for d in ("", "*/", "*/*/"))
+
+
 def _is_puppet(path: Path) -> bool:
-    """Whether a folder holds Puppet modules: a manifest in its manifests/, or in a
-    manifests/ one or two folders down (a folder of modules, a control repo's site/)."""
-    if not path.is_dir():
-        return False
-    return any(next(path.glob(d + "manifests/*.pp"), None) for d in ("", "*/", "*/*/"))
+    """Whether a folder holds Puppet modules: a manifest in a manifests/ folder."""
+    return _near(path, "manifests/*.pp")
 
 
 def _config_globs(path: Path) -> list[str]:
@@ -236,6 +240,10 @@ def source_entry(spec: str) -> dict[str, object]:
     if _is_puppet(path):  # Puppet modules or a control repo: manifests, functions, tasks
         more += PUPPET_GLOBS
     more += _config_globs(path)  # configuration files whose comments document them
+    if _near(path, "Package.swift"):  # Swift packages: their modules' API (DocC)
+        more.append("*.swift")
+    if _near(path, "pubspec.yaml"):  # Dart or Flutter packages: their API (dartdoc)
+        more.append("*.dart")
     if (path / "composer.json").is_file():  # a PHP package: its classes' API (docblocks)
         more.append("*.php")
     if (path / "Gemfile").is_file() or next(path.glob("*.gemspec"), None) is not None:

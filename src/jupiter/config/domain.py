@@ -172,6 +172,13 @@ ConfigAs = Literal["api", "text"]
 # and plan a document `puppet:<name>`, each documented parameter `puppet:<name>:<param>`,
 # as `puppet strings` shows them (collect/puppetapi.py); text, as plain text
 PuppetAs = Literal["api", "text"]
+# Swift files: api, each documented public or open declaration a document
+# `swift:<Module>.<Type>.<selector>`, as DocC shows it (collect/swiftapi.py); text, as text
+SwiftAs = Literal["api", "text"]
+# Dart files: api, each documented public declaration of a package's libraries a document
+# `dart:<package>[/<library>].<Name>.<member>`, as dartdoc shows it (collect/dartapi.py);
+# text, as text
+DartAs = Literal["api", "text"]
 
 
 class PythonStdlibSource(Strict):
@@ -344,6 +351,14 @@ class LocalSource(Strict):
     # each documented class, defined type, type alias, function and plan a document
     # `puppet:apache::vhost`, each documented parameter `puppet:ntp:servers`; text, as text
     puppet: PuppetAs = "api"
+    # Swift files (*.swift an include reads; a package's Package.swift names its modules):
+    # api, each documented public or open declaration a document
+    # `swift:ArgumentParser.ParsableCommand.main(_:)`, its declaration first; text, as text
+    swift: SwiftAs = "api"
+    # Dart files (*.dart an include reads; pubspec.yaml names the package): api, each
+    # documented public declaration a library exports a document `dart:http.Client.send`,
+    # its declaration first; text, as text
+    dart: DartAs = "api"
     # Sphinx's object descriptions in reStructuredText pages (*.rst, and *.txt written in
     # it), MyST Markdown pages and built HTML pages: api, each `.. function::`, `.. class::`, `.. method::`, `.. c:function::`,
     # `.. js:function::` a document named as Sphinx names it, the page's other text its own;
@@ -489,6 +504,8 @@ class GitSource(Strict):
     xsd: XsdAs = "api"  # as for a local source
     config: ConfigAs = "api"  # as for a local source
     puppet: PuppetAs = "api"  # as for a local source
+    swift: SwiftAs = "api"  # as for a local source
+    dart: DartAs = "api"  # as for a local source
 
 
 # what a dataset source's `columns` may map to column names

@@ -19,7 +19,8 @@ API_PREFIX = "python:"
 # collect/pyapi.py, jsapi.py, sqlapi.py, goapi.py, rustapi.py, capi.py, javaapi.py, phpapi.py,
 # rubyapi.py, openapi.py, rdoc.py, ktapi.py, csapi.py, exapi.py, scalaapi.py, hsapi.py,
 # vimhelp.py, protoapi.py, luaapi.py, cljapi.py, jsonschema.py, mliapi.py, graphqlapi.py,
-# ansibledoc.py, solapi.py, elispapi.py, xsdapi.py, puppetapi.py, confdoc.py
+# ansibledoc.py, solapi.py, elispapi.py, xsdapi.py, puppetapi.py, confdoc.py, swiftapi.py,
+# dartapi.py
 API_PREFIXES = (
     API_PREFIX,
     "javascript:",
@@ -50,6 +51,8 @@ API_PREFIXES = (
     "xsd:",
     "puppet:",
     "config:",
+    "swift:",
+    "dart:",
 )
 TOPIC_PREFIX = "pydoc:topics/"
 # documents whose indentation means code, a quote or a directive's content
@@ -96,6 +99,12 @@ _DECLARES_A_TYPE = {
     "graphql": r"^(?:type|interface|union|enum|input|scalar|schema|directive) ",
     # a type alias's `type X = Variant[...]` is asked as declared; a long one's is fenced
     "puppet": r"^(?:class|define|task) |^type (?!.* = )",
+    # a Swift type's `public struct ArgumentVisibility: Hashable`; a Dart class's, a library's
+    # `import 'package:http/retry.dart';`
+    "swift": r"^(?:(?:@\w+|public|open|final|indirect|nonisolated) )*"
+    r"(?:class|struct|enum|protocol|actor|extension) ",
+    "dart": r"^(?:(?:abstract|base|interface|final|sealed|mixin) )*"
+    r"(?:class|mixin|enum|extension(?: type)?) |^import ",
 }
 
 
@@ -150,13 +159,16 @@ def view(chunk: Chunk, section: str = "", in_code: bool = False, program: str = 
             module = head.startswith("module ")  # a module's, a functor's, a module type's
             declared = "" if module else head
             return ChunkView("api", name, declared, body, True, module, language=language)
-        if language in ("proto", "graphql", "solidity", "puppet"):  # `rpc Get(Req) returns
+        if language in ("proto", "graphql", "solidity", "puppet", "swift", "dart"):  # `rpc
+            # Get(Req) returns
             # (Item);`, `string id = 1;`; a GraphQL field's `issues(first: Int): T!`; a Puppet
-            # function's declaration, a parameter's `Optional[String] $config_dir = undef`
+            # function's declaration, a parameter's `Optional[String] $config_dir = undef`; a
+            # Swift or Dart declaration as written (a Dart library's: its import line)
             head, _, body = chunk.text.partition("\n\n")
             plain = re.match(_DECLARES_A_TYPE[language], head)
+            library = language == "dart" and head.startswith("import ")
             return ChunkView(
-                "api", name, "" if plain else head, body, True, False, language=language
+                "api", name, "" if plain else head, body, True, library, language=language
             )
         if language == "config":  # `maxmemory-policy noeviction`: the setting's line(s) as
             # the file writes them, then its documentation; a file's own document its name
@@ -510,7 +522,7 @@ def _lifetime(s: str, k: int) -> bool:
 TYPE_FIRST = frozenset({"c", "java", "csharp", "solidity"})
 NAME_FIRST = frozenset({"go"})
 # languages whose signature is the declaration as written, the name before its parameters
-DECLARED = frozenset({"solidity", "graphql", "puppet"})
+DECLARED = frozenset({"solidity", "graphql", "puppet", "dart"})
 _PHP_VAR = re.compile(r"\$([A-Za-z_]\w*)")
 _NO_NAME = frozenset(
     "void const self this int char long short double float unsigned signed bool "
@@ -530,11 +542,15 @@ def parameters(signature: str, language: str = "") -> list[Param]:
         call = re.match(r"^[\w.#:]+\((.*)\)$", signature.split("\n", 1)[0].strip())
         names = re.findall(r"\{([\w-]+)\}", call.group(1)) if call else []
         return [Param(f"{{{n}}}", f"{{{n}}}", False) for n in dict.fromkeys(names)]
+    if language == "swift":  # a function's, an initializer's, a subscript's, a case's list
+        return _swift_parameters(signature)
     if language in DECLARED and "(" in signature:  # `function transfer(address to, ...)`,
         signature = signature[signature.index("(") :]  # `issues(first: Int): T`: its list
     inner = _inside_parens(signature.strip())
     if inner is None:
         return []
+    if language == "dart":
+        return _dart_parameters(inner)
     if language in TYPE_FIRST or language in NAME_FIRST:
         return _typed_parameters(inner, language in NAME_FIRST)
     if language == "elixir":  # `joiner \\ ""`: an argument's default after two backslashes
@@ -601,6 +617,42 @@ def _typed_parameters(inner: str, name_first: bool) -> list[Param]:
         if m is None or m.group(1) in _NO_NAME:  # `unsigned int`, `void`: a type alone
             continue
         out.append(Param(m.group(1), part, False))
+    return out
+
+
+# where a Swift declaration's parameter list opens: `func name<T>(`, `init?(`, `case x(`
+_SWIFT_CALL = re.compile(
+    r"\b(?:func\s+[^\s(<]+|init[?!]?|subscript|case\s+\w+)\s*(?:<[^()]*>)?\s*(?=\()"
+)
+
+
+def _swift_parameters(signature: str) -> list[Param]:
+    """A Swift declaration's parameters, named by their name inside the body
+    (`_ arguments: [String]? = nil` is `arguments`, `from decoder: Decoder` is `decoder`);
+    a property's wrapper arguments (`@Option(help: ...)`) are none."""
+    m = _SWIFT_CALL.search(signature)
+    inner = _inside_parens(signature[m.end() :]) if m else None
+    if inner is None:
+        return []
+    out: list[Param] = []
+    for part in split_top_level(inner):
+        named = re.match(r"^(?:[A-Za-z_]\w*\s+)?([A-Za-z_]\w*)\s*:", part)
+        if named is not None and named.group(1) != "_":
+            out.append(Param(named.group(1), part, False))
+    return out
+
+
+def _dart_parameters(inner: str) -> list[Param]:
+    """A Dart parameter list's names: `{...}` named and `[...]` optional groups opened,
+    `required`, `this.x` and `super.x` read (`super.statusCode` is `statusCode`), a default
+    after `=` left out of the name, each part kept as written."""
+    inner = re.sub(r"^\s*[{\[]|[}\]]\s*$|(?<=,)\s*[{\[]", " ", inner)
+    out: list[Param] = []
+    for part in split_top_level(inner):
+        decl = re.split(r"\s*=(?!=)", part, maxsplit=1)[0].strip()
+        m = re.search(r"(?:^|[\s.>?)])([A-Za-z_$][\w$]*)$", decl)
+        if m is not None and (" " in decl or re.match(r"^(?:this|super)\.", decl)):
+            out.append(Param(m.group(1), part, False))
     return out
 
 

@@ -69,6 +69,11 @@ PHRASES: dict[str, list[str]] = {
         "Show the call signature of `{a}`.",
         "How is `{a}` declared?",
     ],
+    # a declaration that is no call: a property, a field, an enum case
+    "declaration": [
+        "How is `{a}` declared?",
+        "What is the declaration of `{a}`?",
+    ],
     # a setting of a format a JSON Schema describes: its type phrase
     "setting_type": [
         "What type of value does `{a}` take?",
@@ -317,6 +322,12 @@ def _param_note(param: str, body: str, used: set[str]) -> str:
     if field and field not in used:
         return field
     p = re.escape(param)
+    # a reader's `Parameters:` list item, "- `encoding`: Closure used to ..." (Swift, Puppet)
+    item = re.search(
+        rf"(?m)^-[ \t]+`{p}`(?:[ \t]*\([^)\n]*\))?:[ \t]+(\S.*(?:\n[ \t]+\S.*)*)", body
+    )
+    if item and clean(item.group(1)) not in used:
+        return clean(item.group(1))
     marked = re.compile(rf"(``|`|\*){p}(``|`|\*|\()")
     if param.startswith("{"):  # Vim's `{expr}`: its braces are the markup
         marked = re.compile(rf"(){p}()")
@@ -441,8 +452,10 @@ def _signature(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
         return [(key, {"a": shown(v.name)}, f"`{typ}`")]
     if v.language == "puppet":
         return _puppet_signature(v)
-    if v.language in ("proto", "ocaml", "graphql", "solidity"):  # a declaration as written
-        return [("signature", {"a": shown(v.name)}, f"`{v.signature}`")]
+    if v.language in ("proto", "ocaml", "graphql", "solidity", "swift", "dart"):  # as written
+        # a field, a case, a constant (`static let value = Empty()`): no call to sign
+        key = "signature" if "(" in v.signature.split(" = ", 1)[0] else "declaration"
+        return [(key, {"a": shown(v.name)}, f"`{v.signature}`")]
     if v.language in ("clojure", "elisp", "vim"):  # each arity or syntax line as written
         lines = v.signature.split("\n")
         if v.language == "vim" and not any(re.search(r"[\[{(]", s) for s in lines):
