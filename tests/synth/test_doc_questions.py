@@ -1002,3 +1002,42 @@ def test_a_field_whose_text_opens_with_its_type_is_no_code() -> None:
     ]
     code = parse("Intro.\n\n:param s: (x) = f(y); g(z)\n", "", True).blocks
     assert not [b for b in code if b.kind == "definition"]
+
+
+def test_texinfo_style_definitions_are_read_as_definitions() -> None:
+    """What the Texinfo and Org readers write for `@deffn`/`@defopt` and a table of keys:
+    a category head over its paragraph (`@deffnx`'s names stacked under the first) and a
+    key with the command it runs are definitions of the command; the paragraph after a
+    definition's own is read on as prose."""
+    text = (
+        "## Bisecting\n\n"
+        "- `B` (`magit-bisect`): This transient prefix command binds the following suffix\n"
+        "  commands and displays them in a temporary buffer.\n\n"
+        "**User Option:** `magit-bisect-show-graph`\n\n"
+        "This option controls whether a graph is displayed for the log of commits.\n\n"
+        "**Command:** `magit-status`\n**Command:** `magit-status-here`\n\n"
+        "Show the status of the current Git repository in a buffer.\n\n"
+        "The buffer is refreshed whenever the repository changes on disk.\n\n"
+        "**Note:** `this` is no definition\n"
+    )
+    blocks = parse(text).blocks
+    defs = [(b.term, b.def_kind, b.text) for b in blocks if b.kind == "definition"]
+    assert defs == [
+        (
+            "magit-bisect",
+            "keyword",
+            "This transient prefix command binds the following suffix commands and displays "
+            "them in a temporary buffer.",
+        ),
+        (
+            "magit-bisect-show-graph",
+            "keyword",
+            "This option controls whether a graph is displayed for the log of commits.",
+        ),
+        ("magit-status", "keyword", "Show the status of the current Git repository in a buffer."),
+    ]
+    prose = [b.text for b in blocks if b.kind == "prose"]
+    assert prose == [
+        "The buffer is refreshed whenever the repository changes on disk.",
+        "Note: `this` is no definition",
+    ]

@@ -261,7 +261,15 @@ _NUMPY_PARAM = re.compile(r"^([A-Za-z_*][\w*]*)\s+:\s+\S")
 _INLINE_DEF = re.compile(
     r"^(?:\*\*(?P<b>[^*]{1,60})\*\*|`(?P<c>[^`]{1,60})`(?:,\s*`[^`]{1,60}`)*)\s*"
     r"(?:\{[^}]*\}\s*)?"
+    # a key and the command it runs, as Texinfo's and Org's tables of keys write them:
+    # "`C-x g` (`magit-status`): text" is the command's definition
+    r"(?:\(`(?P<cmd>[^`]{1,80})`\)(?=:)\s*)?"
     r"(?:[:,\u2014\u2013]|\s-)?\s*(?P<d>\S.*)$"
+)
+# the line a Texinfo `@deffn`/`@defopt` (or Org's `- Command: x ::`) becomes, the category
+# bold, the name in code: "**User Option:** `magit-bisect-show-graph`"
+_CATEGORY_HEAD = re.compile(
+    r"^\*\*(?P<cat>[A-Z][\w -]{1,30}):\*\*\s+`(?P<name>[^`\s]{1,80})(?:\s[^`]*)?`\s*$"
 )
 _PLAIN_DEF = re.compile(
     r"^(?P<t>[A-Za-z][\w .'/()-]{0,48}?)\s*(?::|\u2014|\u2013| - )\s+(?P<d>\S.*)$"
@@ -727,6 +735,12 @@ class _Parser:
                 and ln.indent > self.blocks[-1].indent
             )
             q = _QUOTED_DEF.match(self.text[ln.first : para[-1].end])
+            after = (
+                self._category(para, j) if all(_CATEGORY_HEAD.match(x.body) for x in para) else None
+            )
+            if after is not None:  # "**Command:** `magit-status`" over its paragraph
+                i, prev_prose_colon = after, False
+                continue
             if (
                 (prev_prose_colon and indented_more)
                 or _looks_like_code(para)
@@ -745,6 +759,29 @@ class _Parser:
         return Parsed(self.blocks, self._subject(), self.man, self.programs)
 
     # ------------------------------------------------------------------ definitions
+    def _category(self, heads: list[_Line], j: int) -> int | None:
+        """A Texinfo-style definition, "**Command:** `magit-status`" (and the names stacked
+        under it, `@deffnx`'s) over the paragraph that describes it, as the Texinfo and Org
+        readers write `@deffn`, `@defopt` and `- Command: x ::`: a definition of its first
+        name, the paragraph its description. Where the text after that paragraph begins;
+        None when no paragraph follows at its indent."""
+        lines, n = self.lines, len(self.lines)
+        while j < n and lines[j].blank:
+            j += 1
+        if j >= n or lines[j].indent < heads[0].indent or _CATEGORY_HEAD.match(lines[j].body):
+            return None
+        if _FENCE.match(lines[j].text) or lines[j].text.lstrip().startswith("#"):
+            return None
+        end = j
+        while end < n and not lines[end].blank:
+            end += 1
+        m = _CATEGORY_HEAD.match(heads[0].body)
+        assert m is not None
+        self._definition(
+            m.group("name"), "keyword", lines[j].first, lines[end - 1].end, heads[0].indent
+        )
+        return end
+
     def _described(self, d: re.Match[str], i: int) -> int | None:
         """A Sphinx description of a command-line option, an environment variable, a
         setting or any named thing (`.. option:: -S <path>`, `.. envvar:: HOME`,
@@ -870,7 +907,7 @@ class _Parser:
         m = _INLINE_DEF.match(content)
         term = ""
         if m is not None and not _NOT_A_DESCRIPTION.match(m.group("d")):
-            term = m.group("b") or m.group("c") or ""
+            term = m.group("cmd") or m.group("b") or m.group("c") or ""
             desc = m.group("d")
         else:
             p = _PLAIN_DEF.match(content)
