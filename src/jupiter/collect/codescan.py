@@ -50,6 +50,20 @@ def closing(code: str, i: int, pairs: str = "()[]{}") -> int:
     return len(code)
 
 
+_NESTING = re.compile(r"/\*|\*/")
+
+
+def comment_end(text: str, s: int) -> tuple[int, int, bool]:
+    """(past the `*/` closing the block comment at s, where its text stops, whether it
+    closes): block comments nest (Swift's, Dart's); an unclosed one runs to the end."""
+    depth = 0
+    for m in _NESTING.finditer(text, s):
+        depth += 1 if m.group() == "/*" else -1
+        if depth == 0:
+            return m.end(), m.start(), True
+    return len(text), len(text), False
+
+
 @dataclass
 class Comment:
     """A comment of a scanned file: where it stands, whether it is the language's doc

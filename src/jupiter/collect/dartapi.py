@@ -68,7 +68,7 @@ from bisect import bisect_left
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from jupiter.collect.codescan import Comment, DocIndex, blanked
+from jupiter.collect.codescan import Comment, DocIndex, blanked, comment_end
 from jupiter.collect.result import CollectResult, SourceFile, api_document, count
 from jupiter.records import Document
 
@@ -150,7 +150,6 @@ def manifest_name(text: str) -> str | None:
 # ----------------------------------------------------------------------------- scanning
 _TOP = re.compile(r"//|/\*|(?<![\w$])r['\"]|['\"]")
 _IN_INTERPOLATION = re.compile(r"[{}]|//|/\*|(?<![\w$])r['\"]|['\"]")
-_NESTING = re.compile(r"/\*|\*/")
 _BRACKET = re.compile(r"[(){}\[\]]")
 _OPENER = {")": "(", "]": "[", "}": "{"}
 _IN_STRING: dict[tuple[str, bool], re.Pattern[str]] = {}
@@ -189,7 +188,7 @@ def scan(text: str) -> Scan:
             _add_line_comment(comments, text, s, e, doc)
             said.append((s, e))
         elif tok == "/*":
-            e, stop, closed = _block_end(text, s)
+            e, stop, closed = comment_end(text, s)
             ok = ok and closed
             doc = text.startswith("/**", s) and not text.startswith(("/**/", "/***"), s)
             body = text[s + (3 if doc else 2) : max(stop, s + 2)]
@@ -239,17 +238,6 @@ def _block_doc(body: str) -> str:
     else:
         rest = textwrap.dedent("\n".join(rest)).split("\n") if rest else []
     return "\n".join(x.rstrip() for x in out + rest).strip("\n")
-
-
-def _block_end(text: str, s: int) -> tuple[int, int, bool]:
-    """(past the `*/` closing the block comment at s, where its text stops, whether it
-    closes): block comments nest; an unclosed one runs to the end."""
-    depth = 0
-    for m in _NESTING.finditer(text, s):
-        depth += 1 if m.group() == "/*" else -1
-        if depth == 0:
-            return m.end(), m.start(), True
-    return len(text), len(text), False
 
 
 def _opener(text: str, s: int) -> str:
@@ -319,7 +307,7 @@ def _in_interpolation(text: str, i: int, stack: list[tuple[str, bool] | list[int
             i = _line_end(text, m.start())
             continue
         elif tok == "/*":
-            i = _block_end(text, m.start())[0]
+            i = comment_end(text, m.start())[0]
             continue
         else:
             return m.start()

@@ -76,7 +76,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import PurePosixPath
 
-from jupiter.collect.codescan import Comment, DocIndex
+from jupiter.collect.codescan import Comment, DocIndex, comment_end
 from jupiter.collect.result import CollectResult, SourceFile, api_document
 from jupiter.collect.result import count as _count
 from jupiter.records import Document
@@ -125,7 +125,6 @@ _LEXEME = re.compile(
     r"|^[ \t]*#(?:if|elseif|else|endif|sourceLocation|warning|error)\b",
     re.M,
 )
-_NESTING = re.compile(r"/\*|\*/")
 _IN_CODE = re.compile(r"[()]|//|/\*|#*\"")
 _BRACKET = re.compile(r"[(){}\[\]]")
 _OPENER = {")": "(", "]": "[", "}": "{"}
@@ -171,7 +170,7 @@ def scan(text: str) -> Scanned:
             comments.append(Comment(s, e, doc, text[s + (3 if doc else 2) : e]))
             said.append((s, e))
         elif tok == "/*":
-            e, stop, closed = _comment_end(text, s)
+            e, stop, closed = comment_end(text, s)
             whole = whole and closed
             doc = text.startswith("/**", s) and not text.startswith(("/**/", "/***"), s)
             body = text[s + (3 if doc else 2) : max(stop, s + 2)]
@@ -228,17 +227,6 @@ def _line_end(text: str, i: int) -> int:
     return len(text) if e < 0 else e
 
 
-def _comment_end(text: str, s: int) -> tuple[int, int, bool]:
-    """(past the `*/` closing the block comment at s, where its text stops, whether it
-    closes): block comments nest; an unclosed one runs to the end."""
-    depth = 0
-    for m in _NESTING.finditer(text, s):
-        depth += 1 if m.group() == "/*" else -1
-        if depth == 0:
-            return m.end(), m.start(), True
-    return len(text), len(text), False
-
-
 def _string_end(text: str, s: int, hashes: int) -> tuple[int, bool]:
     """(past the string at s opened by `hashes` `#`s, whether it closes): a plain string
     ends at its quote or, unclosed, at the line's end; a multi-line one at its `\"\"\"`;
@@ -280,7 +268,7 @@ def _interpolation_end(text: str, i: int) -> tuple[int, bool]:
         elif tok == "//":
             i = _line_end(text, s)
         elif tok == "/*":
-            i = _comment_end(text, s)[0]
+            i = comment_end(text, s)[0]
         else:
             e, closed = _string_end(text, s, len(tok) - 1)
             if not closed:
@@ -1415,18 +1403,7 @@ def manifest_targets(text: str) -> list[tuple[str, str, bool]]:
 def _top_args(code: str, bare: str) -> dict[str, str]:
     """A call's labelled arguments at its top level, {label: its text with the label}."""
     out: dict[str, str] = {}
-    depth = last = 0
-    spans: list[tuple[int, int]] = []
-    for k, ch in enumerate(code):
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            spans.append((last, k))
-            last = k + 1
-    spans.append((last, len(code)))
-    for s, e in spans:
+    for s, e in _split_spans(code):
         m = re.match(r"\s*([A-Za-z_]\w*)\s*:", code[s:e])
         if m is not None:
             out.setdefault(m.group(1), bare[s:e])
