@@ -137,6 +137,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from jupiter.collect.result import CollectResult, SourceFile, api_document, count, first_documents
+from jupiter.collect.result import first_sentence as _first_sentence
 from jupiter.records import Document
 
 URI_PREFIX = "config:"
@@ -1341,14 +1342,7 @@ def _paragraphs(lines: list[str]) -> list[str]:
 
 def first_sentence(text: str) -> str:
     """The first sentence of a text's first paragraph, on one line."""
-    para = " ".join(text.strip().split("\n\n")[0].split())
-    if para.startswith("```"):
-        return ""
-    m = _SENTENCE_END.search(para)
-    first = para[: m.end()] if m is not None else para
-    if len(first) > _MAX_SENTENCE:
-        first = first[: _MAX_SENTENCE - 1].rstrip() + "…"
-    return first
+    return _first_sentence(text, _SENTENCE_END, _MAX_SENTENCE)
 
 
 # ----------------------------------------------------------------------------- documents

@@ -4,6 +4,7 @@ a few samples of each, so nothing is dropped silently."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
@@ -95,6 +96,18 @@ def first_documents(
         if not got:
             count(rejects, no_api, f.where)
     return [docs[uri] for uri in sorted(docs)]
+
+
+def first_sentence(text: str, sentence_end: re.Pattern[str], limit: int = 200) -> str:
+    """The first sentence of a text's first paragraph, on one line, at most `limit`
+    characters ("" when the paragraph is a code block): where `sentence_end` (a reader's
+    own rule) first matches."""
+    para = " ".join(text.strip().split("\n\n")[0].split())
+    if para.startswith("```"):
+        return ""
+    m = sentence_end.search(para)
+    first = para[: m.end()] if m is not None else para
+    return first if len(first) <= limit else first[: limit - 1].rstrip() + "…"
 
 
 def api_document(

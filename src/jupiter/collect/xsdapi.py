@@ -108,6 +108,7 @@ from typing import cast
 from xml.etree import ElementTree as ET
 
 from jupiter.collect.result import CollectResult, SourceFile, api_document, count, first_documents
+from jupiter.collect.result import first_sentence as _first_sentence
 from jupiter.records import Document
 
 SUFFIXES = (".xsd",)
@@ -488,14 +489,7 @@ _SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\betc)[.!?](?=\s)")
 
 def first_sentence(text: str) -> str:
     """The first sentence of a text's first paragraph, on one line."""
-    para = " ".join(text.strip().split("\n\n")[0].split())
-    if para.startswith("```"):
-        return ""
-    m = _SENTENCE_END.search(para)
-    first = para[: m.end()] if m is not None else para
-    if len(first) > _MAX_SENTENCE:
-        first = first[: _MAX_SENTENCE - 1].rstrip() + "…"
-    return first
+    return _first_sentence(text, _SENTENCE_END, _MAX_SENTENCE)
 
 
 # ----------------------------------------------------------------------------- types
