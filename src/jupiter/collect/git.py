@@ -87,6 +87,7 @@ LANGUAGES = {
     ".pp": "puppet",
     ".swift": "swift",
     ".dart": "dart",
+    ".tf": "terraform",
     ".markdown": "markdown",
     ".rst": "restructuredtext",
     ".txt": "text",

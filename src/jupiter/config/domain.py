@@ -179,6 +179,10 @@ SwiftAs = Literal["api", "text"]
 # `dart:<package>[/<library>].<Name>.<member>`, as dartdoc shows it (collect/dartapi.py);
 # text, as text
 DartAs = Literal["api", "text"]
+# Terraform (and OpenTofu) files: api, each module a document, each documented input
+# variable and output its own (`terraform:<module>:var.<name>`), as terraform-docs shows
+# them (collect/tfapi.py); text, as text
+TerraformAs = Literal["api", "text"]
 
 
 class PythonStdlibSource(Strict):
@@ -359,6 +363,10 @@ class LocalSource(Strict):
     # documented public declaration a library exports a document `dart:http.Client.send`,
     # its declaration first; text, as text
     dart: DartAs = "api"
+    # Terraform files (*.tf, *.tf.json an include reads): api, each module a document,
+    # each documented variable and output its own (`terraform:terraform-aws-vpc:var.cidr`),
+    # its type and default first; text, as text
+    terraform: TerraformAs = "api"
     # Sphinx's object descriptions in reStructuredText pages (*.rst, and *.txt written in
     # it), MyST Markdown pages and built HTML pages: api, each `.. function::`, `.. class::`, `.. method::`, `.. c:function::`,
     # `.. js:function::` a document named as Sphinx names it, the page's other text its own;
@@ -506,6 +514,7 @@ class GitSource(Strict):
     puppet: PuppetAs = "api"  # as for a local source
     swift: SwiftAs = "api"  # as for a local source
     dart: DartAs = "api"  # as for a local source
+    terraform: TerraformAs = "api"  # as for a local source
 
 
 # what a dataset source's `columns` may map to column names

@@ -20,7 +20,7 @@ API_PREFIX = "python:"
 # rubyapi.py, openapi.py, rdoc.py, ktapi.py, csapi.py, exapi.py, scalaapi.py, hsapi.py,
 # vimhelp.py, protoapi.py, luaapi.py, cljapi.py, jsonschema.py, mliapi.py, graphqlapi.py,
 # ansibledoc.py, solapi.py, elispapi.py, xsdapi.py, puppetapi.py, confdoc.py, swiftapi.py,
-# dartapi.py
+# dartapi.py, tfapi.py
 API_PREFIXES = (
     API_PREFIX,
     "javascript:",
@@ -53,6 +53,7 @@ API_PREFIXES = (
     "config:",
     "swift:",
     "dart:",
+    "terraform:",
 )
 TOPIC_PREFIX = "pydoc:topics/"
 # documents whose indentation means code, a quote or a directive's content
@@ -170,6 +171,11 @@ def view(chunk: Chunk, section: str = "", in_code: bool = False, program: str = 
             return ChunkView(
                 "api", name, "" if plain else head, body, True, library, language=language
             )
+        if language == "terraform":  # a variable's `variable "cidr": string = "10.0.0.0/16"`,
+            # an output's `output "vpc_id"`, a module's `module "terraform-aws-vpc"`
+            head, _, body = chunk.text.partition("\n\n")
+            signature = head if head.startswith("variable ") else ""
+            return ChunkView("api", name, signature, body, True, False, language=language)
         if language == "config":  # `maxmemory-policy noeviction`: the setting's line(s) as
             # the file writes them, then its documentation; a file's own document its name
             head, _, body = chunk.text.partition("\n\n")

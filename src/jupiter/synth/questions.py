@@ -149,6 +149,20 @@ PHRASES: dict[str, list[str]] = {
         "What happens when I set `{t}` in `{s}`?",
         "Explain the `{t}` setting of `{s}`.",
     ],
+    # a Terraform module's input variable and output
+    "variable": [
+        "What does the `{t}` variable of the `{s}` module set?",
+        "What is the `{t}` input of `{s}` for?",
+        "What happens when I set `{t}` on the `{s}` module?",
+    ],
+    "variable_type": [
+        "What type of value does the `{t}` variable of `{s}` take?",
+        "What kind of value goes in the `{t}` input of `{s}`?",
+    ],
+    "output": [
+        "What does the `{t}` output of the `{s}` module give?",
+        "What is the `{t}` output of `{s}`?",
+    ],
     # a default the documentation or the code states (never a bare undef)
     "default": [
         "What is the default of `{t}` in `{s}`?",
@@ -283,6 +297,10 @@ def _what_does(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
 _PUPPET_MEMBER = re.compile(r"^(?:task/)?(?P<s>.*[^:]):(?P<t>[^:]+)$")
 
 
+# a Terraform variable's `<module>:var.<name>`, an output's `<module>:output.<name>`
+_TF_MEMBER = re.compile(r"^(?P<s>.+):(?P<kind>var|output)\.(?P<t>[\w-]+)$")
+
+
 def _member(v: ChunkView) -> tuple[str, dict[str, str]] | None:
     """A member's phrase key and names (`t` the member, `s` its owner): an Ansible module's
     option (`ansible.builtin.copy:dest`) or return value (`...:return.dest`), a Puppet
@@ -294,6 +312,8 @@ def _member(v: ChunkView) -> tuple[str, dict[str, str]] | None:
         return "option", {"t": member, "s": plugin}
     if v.language == "puppet" and (m := _PUPPET_MEMBER.match(v.name)):
         return "parameter", {"t": m["t"], "s": m["s"]}
+    if v.language == "terraform" and (m := _TF_MEMBER.match(v.name)):
+        return "variable" if m["kind"] == "var" else "output", {"t": m["t"], "s": m["s"]}
     if v.language == "config" and ":" in v.name:  # `redis.conf:maxmemory-policy`
         file, _, key = v.name.partition(":")
         return "setting", {"t": key, "s": file}
@@ -392,7 +412,7 @@ def _a_setting(v: ChunkView) -> bool:
     """A format's setting (JSON Schema, XML Schema) or a module's option or return value
     (Ansible)."""
     return v.language in ("jsonschema", "xsd", "config") or (
-        v.language in ("ansible", "puppet") and _member(v) is not None
+        v.language in ("ansible", "puppet", "terraform") and _member(v) is not None
     )
 
 
@@ -452,6 +472,8 @@ def _signature(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
         return [(key, {"a": shown(v.name)}, f"`{typ}`")]
     if v.language == "puppet":
         return _puppet_signature(v)
+    if v.language == "terraform":
+        return _terraform_signature(v)
     if v.language in ("proto", "ocaml", "graphql", "solidity", "swift", "dart"):  # as written
         # a field, a case, a constant (`static let value = Empty()`): no call to sign
         key = "signature" if "(" in v.signature.split(" = ", 1)[0] else "declaration"
@@ -487,6 +509,24 @@ def _puppet_signature(v: ChunkView) -> list[Candidate]:
     default = (m["default"] or "").strip()
     if default and default not in ("undef", "''", '""', "[]", "{}") and not default.startswith("$"):
         out.append(("default", args, f"`{default}`"))
+    return out
+
+
+# a Terraform variable's first line: `variable "cidr": string = "10.0.0.0/16"`
+_TF_VARIABLE = re.compile(r'^variable "[^"]+": (?P<type>.+?)(?: = (?P<default>.+)| \(required\))?$')
+
+
+def _terraform_signature(v: ChunkView) -> list[Candidate]:
+    """A Terraform variable's type (when it says more than a bare type) and its default
+    (when it is one: no `null`, nor an empty string, list or map)."""
+    member, m = _member(v), _TF_VARIABLE.match(v.signature)
+    if member is None or m is None:
+        return []
+    out: list[Candidate] = []
+    if _telling(m["type"]) and m["type"] not in ("number", "bool"):
+        out.append(("variable_type", member[1], f"`{m['type']}`"))
+    if m["default"] and m["default"] not in ("null", "{}", "[]", '""'):
+        out.append(("default", member[1], f"`{m['default']}`"))
     return out
 
 
