@@ -1,6 +1,6 @@
 """The readers of a language's API beside Python's (collect/jsapi.py, sqlapi.py, goapi.py,
 rustapi.py, ..., cljapi.py, mliapi.py, graphqlapi.py, solapi.py, elispapi.py,
-xsdapi.py, puppetapi.py, confdoc.py, swiftapi.py, dartapi.py, tfapi.py; jsonschema.py, a GraphQL introspection result, a YAML
+xsdapi.py, puppetapi.py, confdoc.py, swiftapi.py, dartapi.py, tfapi.py, nixapi.py; jsonschema.py, a GraphQL introspection result, a YAML
 file documented by its comments and openapi.py through one reader of JSON and YAML files): the source
 setting that turns each on (`javascript: api`), the files it takes, and the files it reads
 beside them whatever the include globs say (a crate's Cargo.toml, which names it). The
@@ -32,6 +32,7 @@ from jupiter.collect import (
     ktapi,
     luaapi,
     mliapi,
+    nixapi,
     openapi,
     phpapi,
     protoapi,
@@ -154,9 +155,13 @@ READERS = (
     ApiReader("xsd", "xsd", xsdapi.is_xsd, xsdapi.api_documents),
     ApiReader("swift", "swift", swiftapi.is_swift, swiftapi.api_documents, (swiftapi.MANIFEST,)),
     ApiReader("dart", "dart", dartapi.is_dart, dartapi.api_documents, (dartapi.MANIFEST,)),
+    ApiReader("nix", "nix", nixapi.is_nix, nixapi.api_documents),
     # a `.tf.json` is Terraform's, ahead of the JSON and YAML reader
     ApiReader(
-        "terraform", "terraform", tfapi.is_terraform, tfapi.api_documents,
+        "terraform",
+        "terraform",
+        tfapi.is_terraform,
+        tfapi.api_documents,
         claims=lambda path: path.lower().endswith(".tf.json"),
     ),  # fmt: skip
     ApiReader("config", "config", _config_file, _config_documents),
@@ -190,6 +195,7 @@ FIXES = {
     **swiftapi.FIXES,
     **dartapi.FIXES,
     **tfapi.FIXES,
+    **nixapi.FIXES,
 }
 
 

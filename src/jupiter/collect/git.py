@@ -88,6 +88,7 @@ LANGUAGES = {
     ".swift": "swift",
     ".dart": "dart",
     ".tf": "terraform",
+    ".nix": "nix",
     ".markdown": "markdown",
     ".rst": "restructuredtext",
     ".txt": "text",

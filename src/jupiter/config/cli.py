@@ -40,7 +40,7 @@ def init(
             "OCaml interfaces in one with a dune-project or .opam, Solidity in one with a "
             "foundry.toml, hardhat.config.js/.ts or truffle-config.js, Emacs Lisp in one with "
             ".el files, a Cask or an Eask, Swift in one with a Package.swift, Dart in one with a "
-            "pubspec.yaml, Terraform modules (.tf), Puppet modules (manifests, Ruby functions, tasks) "
+            "pubspec.yaml, Terraform modules (.tf), Nix modules' options (.nix), Puppet modules (manifests, Ruby functions, tasks) "
             "in one with a manifests/ folder or a folder of modules, "
             "PHP in one with a "
             "composer.json, Ruby in one with a Gemfile or a .gemspec, "
@@ -246,6 +246,8 @@ def source_entry(spec: str) -> dict[str, object]:
         more.append("*.dart")
     if _near(path, "*.tf"):  # Terraform modules: their inputs and outputs (terraform-docs)
         more += ["*.tf", "*.tf.json"]
+    if _near(path, "*.nix"):  # Nix modules: the options they declare (the NixOS manual)
+        more.append("*.nix")
     if (path / "composer.json").is_file():  # a PHP package: its classes' API (docblocks)
         more.append("*.php")
     if (path / "Gemfile").is_file() or next(path.glob("*.gemspec"), None) is not None:

@@ -183,6 +183,10 @@ DartAs = Literal["api", "text"]
 # variable and output its own (`terraform:<module>:var.<name>`), as terraform-docs shows
 # them (collect/tfapi.py); text, as text
 TerraformAs = Literal["api", "text"]
+# Nix module files: api, each declared option a document `nix:<option path>`, as the NixOS
+# and home-manager manuals show it, and RFC 145 doc comments of library functions
+# (collect/nixapi.py); text, as text
+NixAs = Literal["api", "text"]
 
 
 class PythonStdlibSource(Strict):
@@ -367,6 +371,10 @@ class LocalSource(Strict):
     # each documented variable and output its own (`terraform:terraform-aws-vpc:var.cidr`),
     # its type and default first; text, as text
     terraform: TerraformAs = "api"
+    # Nix files (*.nix an include reads): api, each option a module declares a document
+    # `nix:programs.git.signing.key`, its type first, its default and example; a module's
+    # options listed; text, as text
+    nix: NixAs = "api"
     # Sphinx's object descriptions in reStructuredText pages (*.rst, and *.txt written in
     # it), MyST Markdown pages and built HTML pages: api, each `.. function::`, `.. class::`, `.. method::`, `.. c:function::`,
     # `.. js:function::` a document named as Sphinx names it, the page's other text its own;
@@ -515,6 +523,7 @@ class GitSource(Strict):
     swift: SwiftAs = "api"  # as for a local source
     dart: DartAs = "api"  # as for a local source
     terraform: TerraformAs = "api"  # as for a local source
+    nix: NixAs = "api"  # as for a local source
 
 
 # what a dataset source's `columns` may map to column names

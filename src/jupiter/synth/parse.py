@@ -20,7 +20,7 @@ API_PREFIX = "python:"
 # rubyapi.py, openapi.py, rdoc.py, ktapi.py, csapi.py, exapi.py, scalaapi.py, hsapi.py,
 # vimhelp.py, protoapi.py, luaapi.py, cljapi.py, jsonschema.py, mliapi.py, graphqlapi.py,
 # ansibledoc.py, solapi.py, elispapi.py, xsdapi.py, puppetapi.py, confdoc.py, swiftapi.py,
-# dartapi.py, tfapi.py
+# dartapi.py, tfapi.py, nixapi.py
 API_PREFIXES = (
     API_PREFIX,
     "javascript:",
@@ -54,6 +54,7 @@ API_PREFIXES = (
     "swift:",
     "dart:",
     "terraform:",
+    "nix:",
 )
 TOPIC_PREFIX = "pydoc:topics/"
 # documents whose indentation means code, a quote or a directive's content
@@ -176,6 +177,14 @@ def view(chunk: Chunk, section: str = "", in_code: bool = False, program: str = 
             head, _, body = chunk.text.partition("\n\n")
             signature = head if head.startswith("variable ") else ""
             return ChunkView("api", name, signature, body, True, False, language=language)
+        if language == "nix":  # an option's `programs.git.signing.key: null or string`, a
+            # library function's `concatStrings :: [string] -> string`; a module's list
+            head, _, body = chunk.text.partition("\n\n")
+            module = name.startswith("module:")
+            return ChunkView(
+                "api", name.removeprefix("module:"), "" if module else head, body, True,
+                module, language=language,
+            )  # fmt: skip
         if language == "config":  # `maxmemory-policy noeviction`: the setting's line(s) as
             # the file writes them, then its documentation; a file's own document its name
             head, _, body = chunk.text.partition("\n\n")

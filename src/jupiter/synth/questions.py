@@ -163,6 +163,16 @@ PHRASES: dict[str, list[str]] = {
         "What does the `{t}` output of the `{s}` module give?",
         "What is the `{t}` output of `{s}`?",
     ],
+    # an option a Nix module declares (`programs.git.enable`), and its default
+    "nix_option": [
+        "What does the `{a}` option do?",
+        "What is `{a}` for?",
+        "What happens when I set `{a}`?",
+    ],
+    "option_default": [
+        "What is the default value of `{a}`?",
+        "What is `{a}` set to by default?",
+    ],
     # a default the documentation or the code states (never a bare undef)
     "default": [
         "What is the default of `{t}` in `{s}`?",
@@ -301,6 +311,10 @@ _PUPPET_MEMBER = re.compile(r"^(?:task/)?(?P<s>.*[^:]):(?P<t>[^:]+)$")
 _TF_MEMBER = re.compile(r"^(?P<s>.+):(?P<kind>var|output)\.(?P<t>[\w-]+)$")
 
 
+# a Nix option's first line, its path and type: `programs.git.signing.key: null or string`
+_NIX_OPTION = re.compile(r"^(?P<path>[^\s:]+): (?P<type>.+)$")
+
+
 def _member(v: ChunkView) -> tuple[str, dict[str, str]] | None:
     """A member's phrase key and names (`t` the member, `s` its owner): an Ansible module's
     option (`ansible.builtin.copy:dest`) or return value (`...:return.dest`), a Puppet
@@ -314,6 +328,8 @@ def _member(v: ChunkView) -> tuple[str, dict[str, str]] | None:
         return "parameter", {"t": m["t"], "s": m["s"]}
     if v.language == "terraform" and (m := _TF_MEMBER.match(v.name)):
         return "variable" if m["kind"] == "var" else "output", {"t": m["t"], "s": m["s"]}
+    if v.language == "nix" and _NIX_OPTION.match(v.signature):  # `programs.git.enable: ...`
+        return "nix_option", {"a": v.name}
     if v.language == "config" and ":" in v.name:  # `redis.conf:maxmemory-policy`
         file, _, key = v.name.partition(":")
         return "setting", {"t": key, "s": file}
@@ -411,8 +427,10 @@ def _returns(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
 def _a_setting(v: ChunkView) -> bool:
     """A format's setting (JSON Schema, XML Schema) or a module's option or return value
     (Ansible)."""
-    return v.language in ("jsonschema", "xsd", "config") or (
-        v.language in ("ansible", "puppet", "terraform") and _member(v) is not None
+    return (
+        v.language in ("jsonschema", "xsd", "config")
+        or (v.language == "nix" and _NIX_OPTION.match(v.signature) is not None)
+        or (v.language in ("ansible", "puppet", "terraform") and _member(v) is not None)
     )
 
 
@@ -474,6 +492,8 @@ def _signature(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
         return _puppet_signature(v)
     if v.language == "terraform":
         return _terraform_signature(v)
+    if v.language == "nix":
+        return _nix_signature(v)
     if v.language in ("proto", "ocaml", "graphql", "solidity", "swift", "dart"):  # as written
         # a field, a case, a constant (`static let value = Empty()`): no call to sign
         key = "signature" if "(" in v.signature.split(" = ", 1)[0] else "declaration"
@@ -527,6 +547,21 @@ def _terraform_signature(v: ChunkView) -> list[Candidate]:
         out.append(("variable_type", member[1], f"`{m['type']}`"))
     if m["default"] and m["default"] not in ("null", "{}", "[]", '""'):
         out.append(("default", member[1], f"`{m['default']}`"))
+    return out
+
+
+def _nix_signature(v: ChunkView) -> list[Candidate]:
+    """A Nix option's type (when it says more than a bare type) and its stated default
+    (no `null`, nor an empty string, list or set); a library function's type."""
+    m = _NIX_OPTION.match(v.signature)
+    if m is None:
+        return [("signature", {"a": v.name}, f"`{v.signature}`")] if v.signature else []
+    out: list[Candidate] = []
+    if _telling(m["type"]) and m["type"] not in ("boolean", "package", "path", "lines"):
+        out.append(("setting_type", {"a": v.name}, f"`{m['type']}`"))
+    stated = re.search(r"^Default: `([^`\n]+)`$", v.body, re.M)
+    if stated and stated[1] not in ("null", "{ }", "[ ]", "{}", "[]", '""'):
+        out.append(("option_default", {"a": v.name}, f"`{stated[1]}`"))
     return out
 
 
