@@ -267,8 +267,9 @@ def _lines(text: str, root: ET.Element) -> dict[int, int]:
     blanked, their line breaks kept)."""
     blank = re.sub(r"<!--.*?-->", lambda m: "\n" * m.group().count("\n"), text, flags=re.S)
     starts: dict[tuple[str, str], deque[int]] = {}
+    line, at = 1, 0  # counted on from the last declaration: a schema's text read once
     for m in _DECL.finditer(blank):
-        line = blank.count("\n", 0, m.start()) + 1
+        line, at = line + blank.count("\n", at, m.start()), m.start()
         starts.setdefault((m.group(1), m.group(2)), deque()).append(line)
     out: dict[int, int] = {}
     for el in root.iter():
