@@ -790,12 +790,10 @@ def test_a_folder_of_modules_is_read_by_init_and_its_options_are_asked(
     option is asked what it does, its type when it says more than a bare type and its
     stated default; a module's own document lists them."""
 
-    from apitree import write_tree
+    from apitree import asked, write_tree
     from jupiter.collect.local import collect_local
     from jupiter.config import DomainConfig
     from jupiter.config.cli import source_entry
-    from jupiter.records import Chunk
-    from jupiter.synth.questions import make_questions
 
     module = (
         "{ config, lib, pkgs, ... }:\nlet\n  inherit (lib) mkOption mkEnableOption types;\n"
@@ -817,20 +815,14 @@ def test_a_folder_of_modules_is_read_by_init_and_its_options_are_asked(
         "nix:services.pinger.interval",
     ]
 
-    def asked(uri: str) -> dict[str, str]:
-        d = docs[uri]
-        chunk = Chunk(d.id, d.source, d.uri, d.title, 0, len(d.text), d.text)
-        got = make_questions(chunk, ["what_does", "signature", "returns"], 6, random.Random(0))
-        return {q.question: q.answer or "" for q in got}
-
-    interval = asked("nix:services.pinger.interval")
+    interval = asked(docs["nix:services.pinger.interval"])
     assert sorted(interval.values()) == [
         "Seconds between two pings of each host.",
         "`60`",
         "`null or signed integer`",
     ]
     # a bare boolean's type says nothing, its default `false` is asked
-    assert sorted(asked("nix:services.pinger.enable").values()) == [
+    assert sorted(asked(docs["nix:services.pinger.enable"]).values()) == [
         "Whether to enable the pinger.",
         "`false`",
     ]

@@ -745,14 +745,11 @@ define systemd::dropin (String $unit) {}
 def test_a_module_folder_is_read_by_init_and_its_parameters_are_asked_as_parameters(
     tmp_path: Path,
 ) -> None:
-    import random
 
-    from apitree import write_tree
+    from apitree import asked, write_tree
     from jupiter.collect.local import collect_local
     from jupiter.config import DomainConfig
     from jupiter.config.cli import source_entry
-    from jupiter.records import Chunk
-    from jupiter.synth.questions import make_questions
 
     init = (
         "# @summary Installs and runs the time daemon.\n#\n"
@@ -786,13 +783,7 @@ def test_a_module_folder_is_read_by_init_and_its_parameters_are_asked_as_paramet
         "puppet:timed:servers",
     ]
 
-    def asked(uri: str) -> dict[str, str]:
-        d = docs[uri]
-        chunk = Chunk(d.id, d.source, d.uri, d.title, 0, len(d.text), d.text)
-        got = make_questions(chunk, ["what_does", "signature", "returns"], 6, random.Random(0))
-        return {q.question: q.answer or "" for q in got}
-
-    servers = asked("puppet:timed:servers")
+    servers = asked(docs["puppet:timed:servers"])
     assert sorted(servers.values()) == [
         "The time servers to ask.",
         "`Array[String]`",
@@ -800,8 +791,8 @@ def test_a_module_folder_is_read_by_init_and_its_parameters_are_asked_as_paramet
     ]
     assert any("`servers` parameter of `timed`" in q for q in servers)
     # a bare type says nothing, `false` is a default: no returns of a parameter
-    assert sorted(asked("puppet:timed:burst").values()) == [
+    assert sorted(asked(docs["puppet:timed:burst"]).values()) == [
         "Whether to send a burst of packets at the start.",
         "`false`",
     ]
-    assert list(asked("puppet:timed").values()) == ["Installs and runs the time daemon."]
+    assert list(asked(docs["puppet:timed"]).values()) == ["Installs and runs the time daemon."]

@@ -740,12 +740,10 @@ def test_a_module_folder_is_read_by_init_and_its_inputs_are_asked_as_inputs(
     of its module, its type when it says more than a bare type and its default when one is
     set; an output as an output."""
 
-    from apitree import write_tree
+    from apitree import asked, write_tree
     from jupiter.collect.local import collect_local
     from jupiter.config import DomainConfig
     from jupiter.config.cli import source_entry
-    from jupiter.records import Chunk
-    from jupiter.synth.questions import make_questions
 
     variables = (
         'variable "cidr" {\n  description = "The IPv4 CIDR block of the network."\n'
@@ -772,19 +770,13 @@ def test_a_module_folder_is_read_by_init_and_its_inputs_are_asked_as_inputs(
         "terraform:net:var.zone",
     ]
 
-    def asked(uri: str) -> dict[str, str]:
-        d = docs[uri]
-        chunk = Chunk(d.id, d.source, d.uri, d.title, 0, len(d.text), d.text)
-        got = make_questions(chunk, ["what_does", "signature", "returns"], 6, random.Random(0))
-        return {q.question: q.answer or "" for q in got}
-
-    cidr = asked("terraform:net:var.cidr")
+    cidr = asked(docs["terraform:net:var.cidr"])
     assert sorted(cidr.values()) == ["The IPv4 CIDR block of the network.", '`"10.0.0.0/16"`']
     assert any("`cidr`" in q and "`net`" in q for q in cidr)
-    assert sorted(asked("terraform:net:var.subnets").values()) == [
+    assert sorted(asked(docs["terraform:net:var.subnets"]).values()) == [
         "The subnets to create, one a zone.",
         "`list(string)`",
     ]
-    output = asked("terraform:net:output.network_id")
+    output = asked(docs["terraform:net:output.network_id"])
     assert list(output.values()) == ["The ID of the network."]
     assert "output" in next(iter(output))

@@ -55,6 +55,14 @@ def ask(doc: Document, templates: list[str] = API_TEMPLATES) -> dict[str, str]:
     }
 
 
+def asked(doc: Document, templates: list[str] = API_TEMPLATES) -> dict[str, str]:
+    """Every question the generator asks about a document read whole as one chunk, with
+    its answer: {question: answer} (a template may ask several: a type and a default)."""
+    chunk = Chunk(doc.id, doc.source, doc.uri, doc.title, 0, len(doc.text), doc.text)
+    got = make_questions(chunk, templates, 6, random.Random(0))
+    return {q.question: q.answer or "" for q in got}
+
+
 def fuzzed(read: Callable[[str], list[Document]], pieces: list[str], prefix: str) -> int:
     """How many documents a reader makes of 2,000 random texts of `pieces` (seeded), each
     checked to have a uri with `prefix` and a text: unterminated strings and comments and
