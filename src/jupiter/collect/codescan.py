@@ -64,6 +64,36 @@ def comment_end(text: str, s: int) -> tuple[int, int, bool]:
     return len(text), len(text), False
 
 
+_BRACKET = re.compile(r"[(){}\[\]]")
+_OPENER = {")": "(", "]": "[", "}": "{"}
+
+
+def brackets(code: str) -> dict[int, int]:
+    """For each opening bracket of the code, the position past its closing one (an
+    unclosed one is absent; a stray closer is ignored)."""
+    match: dict[int, int] = {}
+    stack: list[tuple[str, int]] = []
+    for m in _BRACKET.finditer(code):
+        ch = m.group()
+        if ch in "({[":
+            stack.append((ch, m.start()))
+        elif stack and stack[-1][0] == _OPENER[ch]:
+            match[stack.pop()[1]] = m.end()
+    return match
+
+
+def balanced(code: str) -> bool:
+    """Whether every bracket of the code closes, in order."""
+    stack: list[str] = []
+    for m in _BRACKET.finditer(code):
+        ch = m.group()
+        if ch in "({[":
+            stack.append(ch)
+        elif not stack or stack.pop() != _OPENER[ch]:
+            return False
+    return not stack
+
+
 @dataclass
 class Comment:
     """A comment of a scanned file: where it stands, whether it is the language's doc

@@ -68,7 +68,7 @@ from bisect import bisect_left
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from jupiter.collect.codescan import Comment, DocIndex, blanked, comment_end
+from jupiter.collect.codescan import Comment, DocIndex, balanced, blanked, brackets, comment_end
 from jupiter.collect.result import CollectResult, SourceFile, api_document, count
 from jupiter.records import Document
 
@@ -150,8 +150,6 @@ def manifest_name(text: str) -> str | None:
 # ----------------------------------------------------------------------------- scanning
 _TOP = re.compile(r"//|/\*|(?<![\w$])r['\"]|['\"]")
 _IN_INTERPOLATION = re.compile(r"[{}]|//|/\*|(?<![\w$])r['\"]|['\"]")
-_BRACKET = re.compile(r"[(){}\[\]]")
-_OPENER = {")": "(", "]": "[", "}": "{"}
 _IN_STRING: dict[tuple[str, bool], re.Pattern[str]] = {}
 for _q in ("'", '"', "'''", '"""'):
     _end = re.escape(_q) + ("" if len(_q) == 3 else r"|\n")
@@ -205,7 +203,7 @@ def scan(text: str) -> Scan:
     flat = list(code)
     for a, b in inside:
         flat[a:b] = "\x01" * (b - a)
-    return Scan(code, blanked(text, said), "".join(flat), comments, ok and _balanced(code))
+    return Scan(code, blanked(text, said), "".join(flat), comments, ok and balanced(code))
 
 
 def _line_end(text: str, i: int) -> int:
@@ -313,31 +311,6 @@ def _in_interpolation(text: str, i: int, stack: list[tuple[str, bool] | list[int
             return m.start()
         i = m.end()
     return -1
-
-
-def _brackets(code: str) -> dict[int, int]:
-    """For each opening bracket of the code, the position past its closing one (an
-    unclosed one is absent; a stray closer is ignored)."""
-    match: dict[int, int] = {}
-    stack: list[tuple[str, int]] = []
-    for m in _BRACKET.finditer(code):
-        ch = m.group()
-        if ch in "({[":
-            stack.append((ch, m.start()))
-        elif stack and stack[-1][0] == _OPENER[ch]:
-            match[stack.pop()[1]] = m.end()
-    return match
-
-
-def _balanced(code: str) -> bool:
-    stack: list[str] = []
-    for m in _BRACKET.finditer(code):
-        ch = m.group()
-        if ch in "({[":
-            stack.append(ch)
-        elif not stack or stack.pop() != _OPENER[ch]:
-            return False
-    return not stack
 
 
 # ----------------------------------------------------------------------------- Markdown
@@ -557,7 +530,7 @@ class _File(DocIndex):
         self.docs = [c for c in self.s.comments if c.doc]
         self.starts = [c.start for c in self.docs]
         self.newlines = [m.start() for m in re.finditer("\n", self.f.text)]
-        self.match = _brackets(self.code)
+        self.match = brackets(self.code)
 
     def doc_text(self, a: int, b: int) -> str:
         """The doc comment of a declaration whose comments stand between a and b, as the

@@ -32,7 +32,7 @@ from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from jupiter.collect.codescan import Comment, DocIndex, Item
+from jupiter.collect.codescan import Comment, DocIndex, Item, brackets
 from jupiter.collect.result import CollectResult, SourceFile, first_documents
 from jupiter.records import Document
 
@@ -113,8 +113,6 @@ _STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"?')
 _TEXT_BLOCK = re.compile(r'"""(?:[^"\\]|\\.|"(?!""))*(?:""")?', re.S)
 _CHAR = re.compile(r"'(?:[^'\\\n]|\\.)*'?")
 _NONSPACE = re.compile(r"\S")
-_BRACKET = re.compile(r"[(){}\[\]]")
-_OPENER = {")": "(", "]": "[", "}": "{"}
 
 
 def scan(text: str) -> tuple[str, str, list[_Comment]]:
@@ -163,20 +161,6 @@ def _blank(text: str) -> str:
     if "\n" not in text:
         return " " * len(text)
     return "\n".join(" " * len(line) for line in text.split("\n"))
-
-
-def _brackets(code: str) -> dict[int, int]:
-    """For each opening bracket of the code, the position past its closing one (an
-    unclosed one is absent; a stray closer is ignored)."""
-    match: dict[int, int] = {}
-    stack: list[tuple[str, int]] = []
-    for m in _BRACKET.finditer(code):
-        ch = m.group()
-        if ch in "({[":
-            stack.append((ch, m.start()))
-        elif stack and stack[-1][0] == _OPENER[ch]:
-            match[stack.pop()[1]] = m.end()
-    return match
 
 
 def _angle_end(s: str, k: int) -> int:
@@ -671,7 +655,7 @@ class _File(DocIndex):
         self.docs = [c for c in self.comments if c.doc]
         self.starts = [c.start for c in self.docs]
         self.newlines = [m.start() for m in re.finditer("\n", self.f.text)]
-        self.match = _brackets(self.code)
+        self.match = brackets(self.code)
 
     def said(self, a: int, b: int) -> str:
         """The source between a and b on one line, comments out (literals kept)."""

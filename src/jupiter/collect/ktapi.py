@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import ClassVar
 
-from jupiter.collect.codescan import Comment, DocIndex, Item, blanked
+from jupiter.collect.codescan import Comment, DocIndex, Item, blanked, brackets
 from jupiter.collect.result import CollectResult, SourceFile, api_document, first_documents
 from jupiter.records import Document
 
@@ -136,8 +136,6 @@ _IN_TEMPLATE = re.compile(r"[{}\"'`]|/[/*]")
 _CHAR = re.compile(r"'(?:[^'\\\n]|\\.)*'?")
 _BACKQUOTED = re.compile(r"`[^`\n]*`?")
 _NONSPACE = re.compile(r"\S")
-_BRACKET = re.compile(r"[(){}\[\]]")
-_OPENER = {")": "(", "]": "[", "}": "{"}
 
 
 def scan(text: str) -> tuple[str, str, list[_Comment]]:
@@ -238,20 +236,6 @@ def _template_end(text: str, i: int) -> int:
             continue
         i = m.end()
     return len(text)
-
-
-def _brackets(code: str) -> dict[int, int]:
-    """For each opening bracket of the code, the position past its closing one (an
-    unclosed one is absent; a stray closer is ignored)."""
-    match: dict[int, int] = {}
-    stack: list[tuple[str, int]] = []
-    for m in _BRACKET.finditer(code):
-        ch = m.group()
-        if ch in "({[":
-            stack.append((ch, m.start()))
-        elif stack and stack[-1][0] == _OPENER[ch]:
-            match[stack.pop()[1]] = m.end()
-    return match
 
 
 # ----------------------------------------------------------------------------- KDoc
@@ -505,7 +489,7 @@ class _File(DocIndex):
         self.docs = [c for c in self.comments if c.doc]
         self.starts = [c.start for c in self.docs]
         self.newlines = [m.start() for m in re.finditer("\n", self.f.text)]
-        self.match = _brackets(self.code)
+        self.match = brackets(self.code)
 
     def said(self, a: int, b: int) -> str:
         """The source between a and b on one line, comments out (literals kept)."""

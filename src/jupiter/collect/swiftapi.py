@@ -76,7 +76,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import PurePosixPath
 
-from jupiter.collect.codescan import Comment, DocIndex, comment_end
+from jupiter.collect.codescan import Comment, DocIndex, balanced, brackets, comment_end
 from jupiter.collect.result import CollectResult, SourceFile, api_document
 from jupiter.collect.result import count as _count
 from jupiter.records import Document
@@ -126,8 +126,6 @@ _LEXEME = re.compile(
     re.M,
 )
 _IN_CODE = re.compile(r"[()]|//|/\*|#*\"")
-_BRACKET = re.compile(r"[(){}\[\]]")
-_OPENER = {")": "(", "]": "[", "}": "{"}
 
 
 @dataclass
@@ -199,7 +197,7 @@ def scan(text: str) -> Scanned:
             said.append((m.start(), e))
         i = max(e, s + 1)
     code = _blanked(text, [*said, *inside, *ticks], {t[0] for t in ticks})
-    whole = whole and _balanced(code)
+    whole = whole and balanced(code)
     return Scanned(code, _blanked(text, said), _joined(text, comments), whole)
 
 
@@ -275,30 +273,6 @@ def _interpolation_end(text: str, i: int) -> tuple[int, bool]:
                 return len(text), False
             i = max(e, s + 1)
     return len(text), False
-
-
-def _balanced(code: str) -> bool:
-    stack: list[str] = []
-    for m in _BRACKET.finditer(code):
-        ch = m.group()
-        if ch in "({[":
-            stack.append(ch)
-        elif not stack or stack.pop() != _OPENER[ch]:
-            return False
-    return not stack
-
-
-def _brackets(code: str) -> dict[int, int]:
-    """For each opening bracket of the code, the position past its closing one."""
-    match: dict[int, int] = {}
-    stack: list[tuple[str, int]] = []
-    for m in _BRACKET.finditer(code):
-        ch = m.group()
-        if ch in "({[":
-            stack.append((ch, m.start()))
-        elif stack and stack[-1][0] == _OPENER[ch]:
-            match[stack.pop()[1]] = m.end()
-    return match
 
 
 _MARGIN = re.compile(r"^[ \t]*\*(?!\*)[ \t]?")
@@ -682,7 +656,7 @@ class _File(DocIndex):
         self.docs = [c for c in scanned.comments if c.doc]
         self.starts = [c.start for c in self.docs]
         self.newlines = [m.start() for m in re.finditer("\n", text)]
-        self.match = _brackets(self.code)
+        self.match = brackets(self.code)
         self.decls: list[_Decl] = []
         self.types: dict[tuple[str, ...], bool] = {}  # declared types: API or not
         self.conforms: list[tuple[tuple[str, ...], list[str]]] = []  # by extensions
@@ -1386,7 +1360,7 @@ class _Package:
 def manifest_targets(text: str) -> list[tuple[str, str, bool]]:
     """A `Package.swift`'s targets: (name, path or "", is a test target) each."""
     s = scan(text)
-    match = _brackets(s.code)
+    match = brackets(s.code)
     out: list[tuple[str, str, bool]] = []
     for m in _TARGET.finditer(s.code):
         open_at = m.end() - 1
