@@ -27,6 +27,7 @@ from jupiter.collect import (
     asciidoc,
     docbook,
     doxygen,
+    furniture,
     gidocgen,
     gtkdoc,
     haddock,
@@ -189,12 +190,23 @@ def collect_local(
             read = built_page(read[0], html, page_readers(src), rejects=rejects)
         docs.extend(read)
         if src.max_documents and len(docs) >= src.max_documents:
-            return sphinxobj.unique(docs, rejects)[: src.max_documents]
+            return _unique(docs, rejects)[: src.max_documents]
     docs.extend(api_documents(code, SOURCE, rejects, top))
     docs.extend(batches.documents(SOURCE, rejects, top))
     docs.extend(ansibledoc.documents(plugins, SOURCE, rejects))
-    docs = sphinxobj.unique(docs, rejects)
+    docs = _unique(docs, rejects)
     return docs[: src.max_documents] if src.max_documents else docs
+
+
+def _unique(docs: list[Document], rejects: CollectResult | None) -> list[Document]:
+    """The documents, each once (sphinxobj.unique), the site's furniture taken from its
+    built pages (collect/furniture.py): each an HTML file read whole."""
+    docs = furniture.strip_furniture(docs, _whole_page, rejects)
+    return sphinxobj.unique(docs, rejects)
+
+
+def _whole_page(doc: Document) -> bool:
+    return doc.meta.get("suffix") in HTML_SUFFIXES and "#" not in doc.uri
 
 
 def _asciidoc(root: Path, found: list[Path]) -> tuple[dict[Path, tuple[str, str]], set[Path]]:
@@ -603,8 +615,9 @@ def decode(data: bytes) -> str | None:
 
 
 # ----------------------------------------------------------------------------- HTML
-# Content of these elements is never visible text.
-HIDDEN = {"script", "style", "nav", "noscript", "template", "svg", "head"}
+# Content of these elements is never visible text, or is a page's controls ("Copy",
+# "hide"/"show" on a diagram, a search box's choices), not its text.
+HIDDEN = {"script", "style", "nav", "noscript", "template", "svg", "head", "button", "select"}
 BLOCKS = {
     "p",
     "div",
@@ -643,9 +656,21 @@ HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
         "track", "wbr"}  # fmt: skip
 # a site's furniture, by the role a generator gives it (Sphinx, MkDocs, Read the Docs, Node's
-# API pages) or its class: menus, search boxes, page footers, sidebars, "¶" permalinks
+# API pages) or its class: menus, search boxes, page footers, sidebars, "¶" permalinks,
+# DocBook's Prev/Up/Next bars, a page's table of contents (DocBook's, Doxygen's)
 HIDDEN_ROLES = {"navigation", "search", "banner", "contentinfo", "complementary"}
-HIDDEN_CLASSES = {"headerlink", "sphinxsidebar", "footer", "related", "toc-drawer", "md-sidebar"}
+HIDDEN_CLASSES = {
+    "headerlink",
+    "sphinxsidebar",
+    "footer",
+    "related",
+    "toc-drawer",
+    "md-sidebar",
+    "navheader",
+    "navfooter",
+    "nav",
+    "toc",
+}
 # the page's own text, where the page marks it: <main>, role="main"
 _MAIN = re.compile(r"<main[\s>]|\srole\s*=\s*[\"']?main\b", re.I)
 
@@ -659,6 +684,12 @@ def html_text(html: str) -> tuple[str, str]:
     return page.text(), page.title
 
 
+def _control(attrs: dict[str, str | None]) -> bool:
+    """An <a> that is a page's control: its href a script, or no href and an onclick."""
+    href = (attrs.get("href") or "").strip().lower()
+    return href.startswith("javascript:") or (not href and "onclick" in attrs)
+
+
 class HtmlText(HTMLParser):
     """Collects the visible text of a page, Markdown-shaped so its structure survives:
     one paragraph per block element, headings as `#` lines, list items as `- ` lines,
@@ -669,9 +700,14 @@ class HtmlText(HTMLParser):
     def __init__(self, main_only: bool = False) -> None:
         super().__init__(convert_charrefs=True)
         self.main_only = main_only  # text counts inside <main> / role="main" only
-        self.open: list[tuple[str, bool, bool]] = []  # open elements: (tag, furniture, main)
+        # open elements: (tag, furniture, main, a link within the page)
+        self.open: list[tuple[str, bool, bool, bool]] = []
         self.furniture = 0  # open elements that are a site's furniture (HIDDEN_ROLES, ...)
         self.main = 0  # open main elements
+        self.within = 0  # open links to a place on the page (href="#...")
+        # the block's characters inside such a link, and outside one
+        self.linked = self.unlinked = 0
+        self.in_dt = False
         self.blocks: list[str] = []
         self.line: list[str] = []
         self.hidden = 0  # depth inside hidden elements
@@ -688,10 +724,14 @@ class HtmlText(HTMLParser):
             role = (a.get("role") or "").lower()
             classes = set((a.get("class") or "").split())
             furniture = role in HIDDEN_ROLES or bool(classes & HIDDEN_CLASSES)
+            # a link that runs a script ("Menu", "► Table Of Contents") is a control
+            furniture = furniture or (tag == "a" and _control(a))
             main = tag == "main" or role == "main"
-            self.open.append((tag, furniture, main))
+            within = tag == "a" and (a.get("href") or "").startswith("#")
+            self.open.append((tag, furniture, main, within))
             self.furniture += furniture
             self.main += main
+            self.within += within
         if tag == "title":
             self.in_title = True
         elif tag == "body":
@@ -713,13 +753,16 @@ class HtmlText(HTMLParser):
             self.prefix = "- "
         elif tag == "dd":
             self.in_dd = True
+        elif tag == "dt":
+            self.in_dt = True
 
     def handle_endtag(self, tag: str) -> None:
-        if any(t == tag for t, _, _ in self.open):  # close it, and what it left open
+        if any(t == tag for t, _, _, _ in self.open):  # close it, and what it left open
             while self.open:
-                t, furniture, main = self.open.pop()
+                t, furniture, main, within = self.open.pop()
                 self.furniture -= furniture
                 self.main -= main
+                self.within -= within
                 if t == tag:
                     break
         if tag == "title":
@@ -749,11 +792,20 @@ class HtmlText(HTMLParser):
         if self.hidden or self.furniture or (self.main_only and not self.main):
             return
         self.line.append(data if self.pre else re.sub(r"\s+", " ", data))
+        if self.within:
+            self.linked += len(data.strip())
+        else:
+            self.unlinked += len(data.strip())
 
     def _flush(self) -> None:
         raw = "".join(self.line)
         self.line = []
         prefix, self.prefix = self.prefix, ""
+        # a paragraph or item that is one link to a place on the page: a table of contents'
+        # entry (a heading's or a term's own link is its text)
+        toc = self.linked and not self.unlinked and not (prefix.startswith("#") or self.in_dt)
+        self.linked = self.unlinked = 0
+        self.in_dt = False
         if self.pre:
             block = raw.strip("\n")
             if block.strip():
@@ -763,6 +815,8 @@ class HtmlText(HTMLParser):
         block = "\n".join(line.strip() for line in raw.replace("``", "").split("\n")).strip()
         if not block.strip():
             self.prefix = prefix  # <li><p>text</p></li>: the item's text is still to come
+            return
+        if toc and not self.in_dd:
             return
         if self.in_dd and self.blocks:
             # under its term, indented, with no blank line between (a definition list)

@@ -74,6 +74,7 @@ def collect_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
         from jupiter.collect.docbook import INCLUDED as DOCBOOK_INCLUDED
         from jupiter.collect.docbook import INCLUDED_FIX as DOCBOOK_INCLUDED_FIX
         from jupiter.collect.doxygen import FIXES as DOXYGEN_FIXES
+        from jupiter.collect.furniture import FURNITURE_ONLY, FURNITURE_ONLY_FIX
         from jupiter.collect.gidocgen import FIXES as GIDOCGEN_FIXES
         from jupiter.collect.gtkdoc import FIXES as GTKDOC_FIXES
         from jupiter.collect.haddock import FIXES as HADDOCK_FIXES
@@ -119,6 +120,7 @@ def collect_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
         fixes[TEXINFO_INCLUDED] = TEXINFO_INCLUDED_FIX
         fixes[DOCBOOK_INCLUDED] = DOCBOOK_INCLUDED_FIX
         fixes[ORG_INCLUDED] = ORG_INCLUDED_FIX
+        fixes[FURNITURE_ONLY] = FURNITURE_ONLY_FIX
         # reasons that share a fix are said together, the fix once
         groups: dict[str, list[str]] = {}
         for why, n in sorted(rejects.rejects.items()):

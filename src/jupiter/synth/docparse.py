@@ -349,6 +349,16 @@ def _looks_like_code(lines: list[_Line]) -> bool:
 _TWO_COLUMNS = re.compile(r"\S {3,}\S")  # a table row's cells, not one term
 
 
+def _opaque(term: str) -> bool:
+    """A term that is a number or a hash (SQLite's requirement ids, "R-00311-09993-...", a
+    UUID, a commit): no name a reader asks about, whatever its text says. An option
+    (`-m68881`, a CPU's number in its name) is a name."""
+    if term.startswith(("-", "+")):
+        return False
+    alnum = [c for c in term if c.isalnum()]
+    return len(alnum) >= 12 and sum(c.isdigit() for c in alnum) >= 0.6 * len(alnum)
+
+
 def _term_like(line: _Line) -> bool:
     s = line.body
     if (
@@ -837,7 +847,7 @@ class _Parser:
         a, b = spans[0][0], spans[-1][1]
         text = clean(self.text[a:b])
         shown = clean(term).strip("`*: ")
-        if shown and text:
+        if shown and text and not _opaque(shown):
             block = Block("definition", a, b, text, self.section, shown, kind, indent, owner)
             self.blocks.append(block)
 

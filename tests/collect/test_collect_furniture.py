@@ -1,0 +1,118 @@
+"""A built site's furniture: page controls, tables of contents, navigation bars, and what
+its template repeats on every page (collect/furniture.py, local.HtmlText)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from jupiter.collect import furniture
+from jupiter.collect.local import collect_local, html_text
+from jupiter.collect.result import CollectResult
+from jupiter.config import DomainConfig
+from jupiter.records import Document
+from jupiter.synth.docparse import parse
+
+
+def _config(tmp_path: Path, path: Path) -> DomainConfig:
+    cfg = DomainConfig.model_validate(
+        {"name": "t", "sources": [{"type": "local", "path": str(path)}]}
+    )
+    cfg.base_dir = tmp_path
+    return cfg
+
+
+def test_page_controls_and_its_contents_list_are_not_text() -> None:
+    html = """<html><body>
+<a href="javascript:void(0)" onclick="menu()">Menu</a>
+<a onclick="toggle_toc()">Table Of Contents</a>
+<ul><li><a href="#overview">1. Overview</a></li><li><a href="#limits">2. Limits</a></li></ul>
+<div class="toc"><p>Table of Contents</p><dl><dt><a href="book.html#a">1.1 Setup</a></dt></dl></div>
+<div class="navheader">Prev Up Next</div>
+<h1 id="overview"><a href="#overview">1. Overview</a></h1>
+<p><b>select-stmt:</b> <button onclick="show()">hide</button></p>
+<select name="s"><option>Search Documentation</option></select>
+<p>A query reads rows; see <a href="#limits">the limits</a> below.</p>
+<dl><dt><a href="#opt-x">-x</a></dt><dd>Extracts the archive.</dd></dl>
+<p><a href="other.html">Another page</a></p>
+<div class="navfooter">Prev Up Next</div>
+</body></html>"""
+    text, _ = html_text(html)
+    assert text == (
+        "# 1. Overview\n\n"
+        "select-stmt:\n\n"
+        "A query reads rows; see the limits below.\n\n"
+        "-x\n  Extracts the archive.\n\n"
+        "Another page"
+    )
+
+
+def _site(root: Path, pages: int) -> None:
+    nav = (
+        '<div class="menu"><ul><li><a href="index.html">Home</a></li>'
+        '<li><a href="download.html">Download</a></li></ul></div>'
+        "<p>Small. Fast. Reliable.</p>"
+    )
+    foot = "<p>Last updated 2024-05-31</p>"
+    root.mkdir(parents=True, exist_ok=True)
+    for i in range(pages):
+        body = (
+            f"<h1>Topic {i}</h1><h2>Options</h2>"
+            f"<p>Topic {i} explains feature number {i} of the tool.</p>"
+            "<dl><dt>-h</dt><dd>Shows the help.</dd></dl>"
+            "<pre>tool --help\n\nUsage: tool</pre>"
+        )
+        (root / f"topic{i}.html").write_text(f"<html><body>{nav}{body}{foot}</body></html>")
+    (root / "menu.html").write_text(f"<html><body>{nav}{foot}</body></html>")
+
+
+def test_a_sites_template_goes_from_each_page(tmp_path: Path) -> None:
+    _site(tmp_path / "site", 12)
+    rejects = CollectResult()
+    cfg = _config(tmp_path, tmp_path / "site")
+    docs = collect_local(cfg.sources[0], cfg, rejects)
+    by_name = {Path(d.uri).name: d for d in docs}
+    assert sorted(by_name) == sorted(f"topic{i}.html" for i in range(12))
+    assert rejects.rejects[furniture.FURNITURE_ONLY] == 1  # the page of menus only
+    assert by_name["topic3.html"].text == (
+        "# Topic 3\n\n## Options\n\n"
+        "Topic 3 explains feature number 3 of the tool.\n\n"
+        "-h\n  Shows the help.\n\n"
+        "```\ntool --help\n\nUsage: tool\n```"
+    )
+
+
+def test_a_small_site_is_left_as_it_is(tmp_path: Path) -> None:
+    _site(tmp_path / "site", 5)
+    cfg = _config(tmp_path, tmp_path / "site")
+    docs = collect_local(cfg.sources[0], cfg)
+    assert len(docs) == 6
+    assert all("Small. Fast. Reliable." in d.text for d in docs)
+
+
+def test_strip_furniture_leaves_other_documents_and_shares_below_the_floor() -> None:
+    pages = [
+        Document(
+            "local",
+            f"/s/p{i}.html",
+            f"p{i}",
+            f"nav bar\n\npage {i}\n\n" + ("rare" if i < 3 else "x"),
+            {"suffix": ".html"},
+        )
+        for i in range(10)
+    ]
+    notes = Document("local", "/s/notes.md", "notes", "nav bar\n\nnotes", {"suffix": ".md"})
+    out = furniture.strip_furniture([*pages, notes], lambda d: d.meta["suffix"] == ".html")
+    assert [d.text for d in out[:3]] == [f"page {i}\n\nrare" for i in range(3)]
+    assert out[3].text == "page 3"  # "x" is on 7 of 10 pages: the template's too
+    assert out[-1] is notes
+
+
+def test_an_opaque_id_is_no_term() -> None:
+    text = (
+        "R-00311-09993-39149-44899-64441-18371-52816-22132\n"
+        "  The usable field is true when the right-hand side can be evaluated.\n\n"
+        "SQLITE_BUSY\n"
+        "  The database file could not be written because another connection holds it.\n"
+    )
+    terms = [b.term for b in parse(text, "Requirements").blocks if b.kind == "definition"]
+    assert terms == ["SQLITE_BUSY"]
