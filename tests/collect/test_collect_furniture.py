@@ -32,6 +32,7 @@ def test_page_controls_and_its_contents_list_are_not_text() -> None:
 <p><b>select-stmt:</b> <button onclick="show()">hide</button></p>
 <select name="s"><option>Search Documentation</option></select>
 <p>A query reads rows; see <a href="#limits">the limits</a> below.</p>
+<h4>isOk(This) -&gt; <a href="javascript:erlhref('erts','erlang.html#type-boolean');">boolean()</a></h4>
 <dl><dt><a href="#opt-x">-x</a></dt><dd>Extracts the archive.</dd></dl>
 <p><a href="other.html">Another page</a></p>
 <div class="navfooter">Prev Up Next</div>
@@ -41,6 +42,7 @@ def test_page_controls_and_its_contents_list_are_not_text() -> None:
         "# 1. Overview\n\n"
         "select-stmt:\n\n"
         "A query reads rows; see the limits below.\n\n"
+        "#### isOk(This) -> boolean()\n\n"
         "-x\n  Extracts the archive.\n\n"
         "Another page"
     )
@@ -116,3 +118,91 @@ def test_an_opaque_id_is_no_term() -> None:
     )
     terms = [b.term for b in parse(text, "Requirements").blocks if b.kind == "definition"]
     assert terms == ["SQLITE_BUSY"]
+
+
+def test_a_table_of_terms_is_a_pipe_table_and_its_rows_definitions() -> None:
+    html = """<html><body><p>The substitutions:</p>
+<table><tr><td><b>Format</b></td><td width="30"></td><td><b>Meaning</b></td></tr>
+<tr><td>%d</td><td></td><td>day of the month, 01 to 31</td></tr>
+<tr><td>%s</td><td></td><td>seconds since 1970-01-01 | the epoch</td></tr></table>
+<table><tr><td>%H</td><td>hour of the day, 00 to 24</td></tr>
+<tr><td>%M</td><td><p>minute of the hour,</p><pre>00 to 59</pre></td></tr></table>
+<table><tr><td class="icon">Note</td><td><p>A layout table keeps its blocks.</p></td></tr></table>
+<dl><dt>-f</dt><dd>Formats:<table><tr><th>a</th><th>b</th></tr><tr><td>x</td><td>y</td></tr></table></dd></dl>
+</body></html>"""
+    text, _ = html_text(html)
+    assert text == (
+        "The substitutions:\n\n"
+        "| Format | Meaning |\n| --- | --- |\n"
+        "| %d | day of the month, 01 to 31 |\n"
+        "| %s | seconds since 1970-01-01 \\| the epoch |\n\n"
+        "|  |  |\n| --- | --- |\n"
+        "| %H | hour of the day, 00 to 24 |\n"
+        "| %M | minute of the hour, `00 to 59` |\n\n"
+        "Note\n\nA layout table keeps its blocks.\n\n"
+        "-f\n  Formats:\n  | a | b |\n  | --- | --- |\n  | x | y |"
+    )
+    terms = {b.term: b.text for b in parse(text, "Formats").blocks if b.kind == "definition"}
+    assert terms["%d"] == "day of the month, 01 to 31"
+    assert terms["%s"] == "seconds since 1970-01-01 | the epoch"
+    assert terms["%H"] == "hour of the day, 00 to 24"
+
+
+def test_a_short_page_copied_into_another_folder_is_read_once() -> None:
+    from jupiter.collect.duplicates import drop_duplicates
+
+    short = "# mod_buffer\n\nBuffers the request and the response in memory."
+    docs = [
+        Document("local", "/m/da/mod_buffer.html", "b", short, {"kind": "file"}),
+        Document(
+            "local", "/m/de/mod_buffer.html", "b", short.replace(" in", "\n in"), {"kind": "file"}
+        ),
+        Document(
+            "local",
+            "/m/de/mod_cache.html",
+            "c",
+            "# mod_cache\n\nCaches responses.",
+            {"kind": "file"},
+        ),
+        # two API objects documented alike are no copies of a file
+        Document("python", "python:a.f", "a.f", "Deprecated alias.", {}),
+        Document("python", "python:a.g", "a.g", "Deprecated alias.", {}),
+    ]
+    rejects = CollectResult()
+    kept = drop_duplicates(docs, rejects)
+    assert [d.uri for d in kept] == [
+        "/m/da/mod_buffer.html",
+        "/m/de/mod_cache.html",
+        "python:a.f",
+        "python:a.g",
+    ]
+    assert rejects.rejects == {"duplicate_document": 1}
+
+
+def test_a_power_keeps_its_caret() -> None:
+    text, _ = html_text("<p>At most 2<sup>48</sup> bytes, as the notes<sup>[1]</sup> say.</p>")
+    assert text == "At most 2^48 bytes, as the notes^[1] say."
+
+
+def test_a_page_is_read_in_the_charset_it_declares(tmp_path: Path) -> None:
+    page = (
+        '<html><head><meta http-equiv="Content-Type" content="text/html; charset=EUC-KR">'
+        '<title>t</title></head><body><h1>설명 <a class="permalink" href="#d">¶</a></h1>'
+        "<p>모듈을 추가한다.</p></body></html>"
+    )
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "ko.html").write_bytes(page.encode("euc-kr"))
+    cfg = _config(tmp_path, tmp_path / "site")
+    [doc] = collect_local(cfg.sources[0], cfg)
+    assert doc.text == "# 설명\n\n모듈을 추가한다."
+
+
+def test_a_label_and_its_value_are_no_term() -> None:
+    text, _ = html_text(
+        "<h2>MinSpareServers Directive</h2><table>"
+        "<tr><th>Description:</th><td>Minimum number of idle child server processes</td></tr>"
+        "<tr><th>Syntax:</th><td><code>MinSpareServers number</code></td></tr>"
+        "<tr><th>Default:</th><td><code>MinSpareServers 5</code></td></tr></table>"
+    )
+    assert "| Syntax: | `MinSpareServers number` |" in text
+    assert [b for b in parse(text, "prefork").blocks if b.kind == "definition"] == []

@@ -1041,3 +1041,22 @@ def test_texinfo_style_definitions_are_read_as_definitions() -> None:
         "The buffer is refreshed whenever the repository changes on disk.",
         "Note: `this` is no definition",
     ]
+
+
+def test_a_letter_is_asked_about_under_the_section_that_lists_it(tmp_path: Path) -> None:
+    """A flag of a letter (`i` among a shell's globbing flags) is asked about with the
+    section that lists it; a longer term, or one under "Options", with the page alone."""
+    page = (
+        "<html><head><title>Expansion (qsh)</title></head><body><h1>Expansion (qsh)</h1>"
+        "<h2>14.8.4 Globbing Flags</h2><dl><dt><code>i</code></dt><dd><p>Case insensitive: "
+        "upper or lower case characters in the pattern match either case.</p></dd>"
+        "<dt><code>cache_dir</code></dt><dd><p>The folder where matches found before are "
+        "kept between runs.</p></dd></dl>"
+        "<h2>Options</h2><dl><dt><code>q</code></dt><dd><p>Quotes every word the expansion "
+        "gives, so that none is split again.</p></dd></dl></body></html>"
+    )
+    qa = by_question(questions(doc_chunks(tmp_path, {"expansion.html": page})))
+    flag = [q for q in qa if "`i`" in q]
+    assert flag and all("Globbing Flags" in q and "14.8.4" not in q for q in flag), list(qa)
+    assert all("under" not in q for q in qa if "`cache_dir`" in q or "`q`" in q), list(qa)
+    assert any("`q`" in q for q in qa) and any("`cache_dir`" in q for q in qa), list(qa)

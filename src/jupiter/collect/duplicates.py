@@ -12,6 +12,9 @@ training, and a chunk held out from one copy would be trained on through the oth
 Copies read at 0.96 to 1.0 (Valgrind's PDF manual against its HTML pages 0.977, its FAQ.txt
 against faq.html 0.958, man pages installed under two names 1.0); sibling pages that share
 boilerplate stay below 0.9 (json.dumps after json.dump 0.878, gcloud's pages 0.5 to 0.88).
+A file whose text (its words, spacing aside) is one read before is a copy whatever its
+length (Apache's manual holds each untranslated page, a short one too, in every language's
+folder).
 """
 
 from __future__ import annotations
@@ -64,9 +67,17 @@ def drop_duplicates(
     README beside its HTML page, the plainer copy is the one dropped)."""
     docs = list(docs)
     seen: set[int] = set()
+    texts: set[str] = set()  # a file's words, whole: a short page copied is a copy too
     dropped: set[int] = set()
     for i in sorted(range(len(docs)), key=lambda i: (_plainness(docs[i]), i)):
         sample = sampled_shingles(docs[i].text).tolist()
+        whole = " ".join(docs[i].text.split()) if docs[i].meta.get("kind") == "file" else ""
+        if whole and whole in texts:
+            dropped.add(i)
+            if rejects is not None:
+                rejects.reject(DUPLICATE, docs[i].uri)
+            continue
+        texts.add(whole)
         if len(sample) >= MIN_SAMPLED:
             inside = sum(1 for s in sample if s in seen)
             if inside >= CONTAINED * len(sample):

@@ -43,6 +43,7 @@ from jupiter.collect.local import (
     _matches,
     built_page,
     decode,
+    decode_page,
     html_text,
     page_readers,
 )
@@ -311,7 +312,7 @@ def _described(
     if "sphinx" in api and (sphinxobj.is_rst(path) or sphinxobj.is_myst(path)):
         return sphinxobj.split(doc)
     if sphinxobj.is_html(path) and data is not None:
-        return built_page(doc, decode(data) or "", api, rejects=result)
+        return built_page(doc, decode_page(data) or "", api, rejects=result)
     return [doc]
 
 
@@ -483,7 +484,7 @@ def _document(
         meta = {"repo": repo, "commit": sha, "path": path, "language": "man"}
         return Document(SOURCE, where, PurePosixPath(path).name, page, meta)
     if suffix in HTML_SUFFIXES:
-        text = html_text(text)[0]
+        text = html_text(decode_page(data) or text)[0]
     elif markdown.is_markdown(path):  # front matter, MDX, admonitions
         heading, text = markdown.read(text, markdown.is_knitr(path))
         title = heading or path

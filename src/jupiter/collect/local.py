@@ -186,7 +186,7 @@ def collect_local(
         elif src.sphinx == "api" and (sphinxobj.is_rst(name) or sphinxobj.is_myst(name)):
             read = [part for doc in read for part in sphinxobj.split(doc)]
         elif sphinxobj.is_html(name) and read:
-            html = decode(read_bytes(path) or b"") or ""
+            html = decode_page(read_bytes(path) or b"") or ""
             read = built_page(read[0], html, page_readers(src), rejects=rejects)
         docs.extend(read)
         if src.max_documents and len(docs) >= src.max_documents:
@@ -426,6 +426,8 @@ def read_document(path: Path) -> Document | None:
     suffix = Path(format_name(path)).suffix
     title = path.name
     if suffix in HTML_SUFFIXES:
+        assert data is not None  # text was decoded from it
+        text = decode_page(data) or text
         text, title = html_text(text)
         title = title or path.name
     elif markdown.is_markdown(format_name(path)):  # front matter, MDX, admonitions
@@ -615,6 +617,28 @@ def decode(data: bytes) -> str | None:
 
 
 # ----------------------------------------------------------------------------- HTML
+META_CHARSET = re.compile(rb"""charset=["']?([A-Za-z0-9_-]+)""", re.IGNORECASE)
+
+
+def meta_charset(head: bytes) -> str:
+    """The charset an HTML page's <meta> declares ("" for none)."""
+    found = META_CHARSET.search(head)
+    return found.group(1).decode("ascii") if found else ""
+
+
+def decode_page(data: bytes) -> str | None:
+    """An HTML file's text by the charset its <meta> declares (Apache's Korean pages are
+    EUC-KR, its Japanese ones ISO-2022-JP); by `decode` when it declares none, UTF-8, or
+    one the bytes do not decode in."""
+    declared = meta_charset(data[:2048]).lower()
+    if declared and declared.replace("-", "").replace("_", "") != "utf8" and b"\x00" not in data:
+        try:
+            return data.decode(declared).replace("\r\n", "\n").replace("\r", "\n")
+        except (UnicodeDecodeError, LookupError):
+            pass
+    return decode(data)
+
+
 # Content of these elements is never visible text, or is a page's controls ("Copy",
 # "hide"/"show" on a diagram, a search box's choices), not its text.
 HIDDEN = {"script", "style", "nav", "noscript", "template", "svg", "head", "button", "select"}
@@ -684,10 +708,93 @@ def html_text(html: str) -> tuple[str, str]:
     return page.text(), page.title
 
 
+_TABLE_TAGS = {"table", "tr", "td", "th"}
+
+
+class _Table:
+    """An HTML table being read: the blocks each cell holds, row by row; `saved` the page's
+    blocks to go on with once it ends, `loose` what lies in it outside a cell (a caption)."""
+
+    def __init__(self, saved: list[str]) -> None:
+        self.saved = saved
+        self.loose: list[str] = []
+        self.rows: list[list[list[str]]] = []
+        # which cells head their column: a <th>, or a cell whose text is all bold
+        self.heads: list[list[bool]] = []
+        self.depth = 1  # open <table>s: one inside a cell is read as that cell's text
+
+    def row(self) -> None:
+        self.rows.append([])
+        self.heads.append([])
+
+    def cell(self) -> list[str]:
+        if not self.rows:
+            self.row()
+        self.rows[-1].append([])
+        self.heads[-1].append(True)
+        return self.rows[-1][-1]
+
+    def text(self, blocks: list[str], data: str, bold: bool, th: bool) -> None:
+        """`data` read into `blocks`: a cell's text that is not bold, in no <th>, makes it
+        no heading cell."""
+        if data.strip() and not (bold or th) and self.rows and self.rows[-1]:
+            if blocks is self.rows[-1][-1]:
+                self.heads[-1][-1] = False
+
+    def blocks(self) -> list[str]:
+        """The table as blocks: a Markdown pipe table when it has rows of two cells or more
+        (a term and its description, a function and its use), its first row the header;
+        otherwise (a layout: a note beside its icon, a bar of links, cells of paragraphs or
+        code) each cell's blocks as they are. A table whose
+        first row is no row of <th> gets an empty header (each row a term and its text)."""
+        rows = [[_cell_text(c) for c in r] for r in self.rows]
+        kept = [k for k, r in enumerate(rows) if any(r)]
+        head = bool(kept) and all(
+            h for h, c in zip(self.heads[kept[0]], rows[kept[0]], strict=True) if c
+        )
+        rows = [rows[k] for k in kept]
+        wide = [r for r in rows if sum(1 for c in r if c) >= 2]
+        # a cell of paragraphs or a code listing is a page's layout, not a table's cell
+        rich = any(
+            len(c) >= 3 or any(b.startswith("```") and b.count("\n") > 2 for b in c)
+            for r in self.rows
+            for c in r
+        )
+        if len(rows) >= 2 and 2 * len(wide) >= len(rows) and not rich:
+            n = max(len(r) for r in rows)
+            rows = [[*r, *[""] * (n - len(r))] for r in rows]
+            used = [k for k in range(n) if any(r[k] for r in rows)]  # no spacer columns
+            rows = [[r[k] for k in used] for r in rows]
+            n = len(used)
+            if not head:
+                rows.insert(0, [""] * n)
+            lines = ["| " + " | ".join(c.replace("|", "\\|") for c in r) + " |" for r in rows]
+            return ["\n".join([lines[0], "| " + " | ".join(["---"] * n) + " |", *lines[1:]])]
+        return [b for r in self.rows for c in r for b in c]
+
+
+def _cell_text(blocks: list[str]) -> str:
+    """A table cell's blocks on one line: code inline, a heading's or an item's mark gone."""
+    parts = []
+    for b in blocks:
+        if b.startswith("```"):
+            code = " ".join(b.strip("`").split())
+            parts.append(f"`{code}`" if code else "")
+        else:
+            parts.append(" ".join(re.sub(r"^(?:#+|-) ", "", b).split()))
+    return " ".join(p for p in parts if p)
+
+
 def _control(attrs: dict[str, str | None]) -> bool:
-    """An <a> that is a page's control: its href a script, or no href and an onclick."""
+    """An <a> that is a page's control: its href a script that does nothing (its onclick
+    does: `javascript:void(0)`), or none (or "#") and an onclick. A script that goes somewhere
+    (Erlang's `javascript:erlhref(...)` to a type) is a link: its text is the page's."""
     href = (attrs.get("href") or "").strip().lower()
-    return href.startswith("javascript:") or (not href and "onclick" in attrs)
+    return bool(_NO_OP.fullmatch(href)) or (href in ("", "#") and "onclick" in attrs)
+
+
+_MARKS = {"¶", "§", "#", "🔗"}
+_NO_OP = re.compile(r"javascript:\s*(?:void\b.*|;?)")
 
 
 class HtmlText(HTMLParser):
@@ -708,6 +815,9 @@ class HtmlText(HTMLParser):
         # the block's characters inside such a link, and outside one
         self.linked = self.unlinked = 0
         self.in_dt = False
+        self.table: _Table | None = None  # the outermost table being read
+        self.th = False  # its cell is a <th>
+        self.bold = 0  # open <b> and <strong>
         self.blocks: list[str] = []
         self.line: list[str] = []
         self.hidden = 0  # depth inside hidden elements
@@ -732,6 +842,12 @@ class HtmlText(HTMLParser):
             self.furniture += furniture
             self.main += main
             self.within += within
+        if tag in _TABLE_TAGS:
+            self._table_start(tag)
+        elif tag in ("b", "strong"):
+            self.bold += 1
+        elif tag == "sup" and self.line and self.line[-1][-1:].isalnum():
+            self.line.append("^")  # a power: 2<sup>48</sup> is 2^48, no 248
         if tag == "title":
             self.in_title = True
         elif tag == "body":
@@ -765,6 +881,10 @@ class HtmlText(HTMLParser):
                 self.within -= within
                 if t == tag:
                     break
+        if tag in _TABLE_TAGS and self.table is not None:
+            self._table_end(tag)
+        elif tag in ("b", "strong") and self.bold:
+            self.bold -= 1
         if tag == "title":
             self.in_title = False
         if tag in HIDDEN and self.hidden:
@@ -779,6 +899,51 @@ class HtmlText(HTMLParser):
         if tag == "dd":
             self.in_dd = False
 
+    def _table_start(self, tag: str) -> None:
+        """A table's cells are read each into its own blocks (_Table), a table inside one
+        into that cell's text."""
+        t = self.table
+        if t is None:
+            if tag == "table":
+                self._flush()
+                self.table = _Table(self.blocks)
+                self.blocks = self.table.loose
+            return
+        if tag == "table":
+            t.depth += 1
+        elif t.depth > 1:
+            self.line.append(" ")  # an inner table's cells: apart, in the outer cell
+        elif tag == "tr":
+            self._flush()
+            t.row()
+            self.blocks = t.loose
+        elif tag in ("td", "th"):
+            self._flush()
+            self.blocks = t.cell()
+            self.th = tag == "th"
+
+    def _table_end(self, tag: str) -> None:
+        t = self.table
+        assert t is not None
+        if tag == "table":
+            t.depth -= 1
+            if t.depth == 0:
+                self._end_table()
+        elif t.depth == 1 and tag in ("tr", "td", "th"):
+            self._flush()
+            self.blocks = t.loose
+
+    def _end_table(self) -> None:
+        """The table done: its blocks where it stands in the page (under a definition's
+        term when it is in the description)."""
+        t = self.table
+        assert t is not None
+        self._flush()
+        self.table = None
+        self.blocks = t.saved
+        for block in [*t.loose, *t.blocks()]:
+            self._add(block, "")
+
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag == "br":
             self.line.append("\n")
@@ -791,7 +956,11 @@ class HtmlText(HTMLParser):
             return
         if self.hidden or self.furniture or (self.main_only and not self.main):
             return
+        if self.within and data.strip() in _MARKS:  # a heading's "¶" permalink
+            return
         self.line.append(data if self.pre else re.sub(r"\s+", " ", data))
+        if self.table is not None:
+            self.table.text(self.blocks, data, self.bold > 0, self.th)
         if self.within:
             self.linked += len(data.strip())
         else:
@@ -818,6 +987,9 @@ class HtmlText(HTMLParser):
             return
         if toc and not self.in_dd:
             return
+        self._add(block, prefix)
+
+    def _add(self, block: str, prefix: str) -> None:
         if self.in_dd and self.blocks:
             # under its term, indented, with no blank line between (a definition list)
             self.blocks[-1] += "\n" + "\n".join("  " + ln for ln in block.split("\n"))
@@ -826,6 +998,8 @@ class HtmlText(HTMLParser):
 
     def text(self) -> str:
         self._flush()
+        while self.table is not None:  # a table never closed ends with the page
+            self._end_table()
         return "\n\n".join(self.blocks)
 
 

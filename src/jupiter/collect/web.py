@@ -13,7 +13,6 @@ import fnmatch
 import hashlib
 import http.client
 import json
-import re
 import time
 import urllib.error
 import urllib.request
@@ -33,7 +32,7 @@ import yaml
 
 from jupiter import atomic
 from jupiter.collect import openapi, sphinxobj
-from jupiter.collect.local import built_page, page_readers
+from jupiter.collect.local import built_page, meta_charset, page_readers
 from jupiter.collect.result import CollectResult, SourceFile
 from jupiter.config import WebSource
 from jupiter.errors import JupiterError
@@ -56,7 +55,6 @@ SPEC_TYPES = {
 MAX_BODY = 10 * 1024 * 1024
 MAX_REDIRECTS = 5
 REDIRECTS = {301, 302, 303, 307, 308}
-_META_CHARSET = re.compile(rb"""charset=["']?([A-Za-z0-9_-]+)""", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -340,16 +338,11 @@ def _problem(resp: Response, specs: bool = False) -> str:
 def decode_html(body: bytes, charset: str) -> str | None:
     """The body as text by its declared charset (header, else <meta>, else UTF-8); None when
     the bytes do not decode, rather than a page of mojibake."""
-    declared = charset or _meta_charset(body[:2048]) or "utf-8"
+    declared = charset or meta_charset(body[:2048]) or "utf-8"
     try:
         return body.decode(declared)
     except (UnicodeDecodeError, LookupError):
         return None
-
-
-def _meta_charset(head: bytes) -> str:
-    found = _META_CHARSET.search(head)
-    return found.group(1).decode("ascii") if found else ""
 
 
 # ---------------------------------------------------------------------------- cache

@@ -232,6 +232,7 @@ _FIELD = re.compile(
     r"cvar|type)(?:\s+([^:]+?))?:\s*(.*)$"
 )
 _TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
+_PIPE = re.compile(r"(?<!\\)\|")  # a cell's edge; `\|` is a pipe in a cell (GFM)
 _TABLE_SEP = re.compile(r"^\s*\|?[\s:|-]+\|?\s*$")
 # "-a, --all", "--block-size=SIZE", "-o FILE", "+x": an option as written in its list
 _OPTION = re.compile(
@@ -349,12 +350,17 @@ def _looks_like_code(lines: list[_Line]) -> bool:
 _TWO_COLUMNS = re.compile(r"\S {3,}\S")  # a table row's cells, not one term
 
 
+_VERSIONS = re.compile(r"(?:v?\d+(?:\.\d+)+(?:[-.]?\w+)?[,;\s]*)+", re.I)
+
+
 def _opaque(term: str) -> bool:
-    """A term that is a number or a hash (SQLite's requirement ids, "R-00311-09993-...", a
-    UUID, a commit): no name a reader asks about, whatever its text says. An option
+    """A term that is a number, a hash or versions (SQLite's requirement ids, "R-00311-
+    09993-...", a UUID, a commit, "v17.2.0, v16.14.0"): no name a reader asks about, whatever its text says. An option
     (`-m68881`, a CPU's number in its name) is a name."""
     if term.startswith(("-", "+")):
         return False
+    if _VERSIONS.fullmatch(term):  # a history table's "v17.2.0, v16.14.0"
+        return True
     alnum = [c for c in term if c.isalnum()]
     return len(alnum) >= 12 and sum(c.isdigit() for c in alnum) >= 0.6 * len(alnum)
 
@@ -958,7 +964,7 @@ class _Parser:
         self.add("prose", lines, text=clean(self.text[first.start + bullet : lines[-1].end]))
 
     def _table(self, rows: list[_Line]) -> None:
-        cells = [[c.strip() for c in r.body.strip("|").split("|")] for r in rows]
+        cells = [[c.strip() for c in _PIPE.split(r.body.strip().strip("|"))] for r in rows]
         if len(cells) < 3 or not _TABLE_SEP.match(rows[1].text) or len(cells[0]) < 2:
             return
         # which column describes the first: one headed like a description, else the second
@@ -974,14 +980,16 @@ class _Parser:
             if len(c) != len(heads) or not c[0] or len(c[col].split()) < 3:
                 continue
             t = clean(c[0]).strip("`")
+            # a number or a hash; a label and its value ("Description: | ...", "Default:")
+            if _opaque(t) or t.endswith(":") or t.lower() in _GENERIC_TERMS:
+                continue
             kind: DefKind = (
                 "option" if _OPTION.match(t) else "keyword" if _IDENT.match(t) else "term"
             )
             # the cell's place in the row: past the separators of the cells before it
             a = r.start + _cell_offset(r.text, col, c[col])
-            self.blocks.append(
-                Block("definition", a, a + len(c[col]), clean(c[col]), self.section, t, kind)
-            )
+            text = clean(c[col]).replace("\\|", "|")
+            self.blocks.append(Block("definition", a, a + len(c[col]), text, self.section, t, kind))
 
     def _subject(self) -> str:
         """A man page's NAME line names its command; otherwise the title's."""
@@ -999,7 +1007,7 @@ def _cell_offset(row: str, col: int, cell: str) -> int:
     """Where cell number `col` (its stripped text `cell`) starts in a table row."""
     pos = row.index("|") + 1 if row.lstrip().startswith("|") else 0
     for _ in range(col):
-        pos = row.index("|", pos) + 1
+        pos = _PIPE.search(row, pos).end()  # type: ignore[union-attr]
     return row.index(cell, pos)
 
 

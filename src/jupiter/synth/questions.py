@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 from jupiter.errors import JupiterError
 from jupiter.records import Chunk
-from jupiter.synth.docparse import Block, Parsed, clean, fence_lines, parse
+from jupiter.synth.docparse import GENERIC_SECTIONS, Block, Parsed, clean, fence_lines, parse
 from jupiter.synth.parse import (
     ChunkView,
     clip_sentences,
@@ -29,6 +29,7 @@ from jupiter.synth.parse import (
     section_intro,
     sentences,
     split_qualified,
+    strip_numbering,
     view,
 )
 
@@ -191,6 +192,14 @@ PHRASES: dict[str, list[str]] = {
         "What does `{t}` mean for `{s}`?",
     ],
     "keyword_bare": ["What does `{t}` do?", "What is `{t}` for?", "Explain `{t}`."],
+    # a letter or two (a glob flag `l`, a format's `%d`) named with the section that lists
+    # it: `l` alone, in all of a page, could be any of its lists' `l`
+    "keyword_under": [
+        "What does `{t}` do, under {h} in {s}?",
+        "In {s}, under {h}, what is `{t}` for?",
+        "Explain `{t}` under {h} ({s}).",
+    ],
+    "keyword_under_bare": ["What does `{t}` do, under {h}?", "Explain `{t}` under {h}."],
     "param": [
         "What is the `{t}` parameter of `{s}`?",
         "What should I pass as `{t}` to `{s}`?",
@@ -897,6 +906,9 @@ def _define(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
             out.append(
                 ("option" if about else "option_bare", {"t": b.term, "s": about}, answer, span)
             )
+        elif b.def_kind == "keyword" and (under := _under(b, about, p.subject)):
+            key = "keyword_under" if about else "keyword_under_bare"
+            out.append((key, {"t": b.term, "h": under, "s": about}, answer, span))
         elif b.def_kind == "keyword":
             out.append(
                 ("keyword" if about else "keyword_bare", {"t": b.term, "s": about}, answer, span)
@@ -909,6 +921,20 @@ def _define(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
             key = "term_in" if about and about.lower() != b.term.lower() else "term"
             out.append((key, {"t": b.term, "s": about}, answer, span))
     return out
+
+
+def _under(b: Block, about: str, subject: str) -> str:
+    """The heading a short term (`l`, `%d`: two characters at most) is listed under, when
+    it names more than the page does ("Globbing Flags" in zsh's Expansion, not "Options");
+    else ""."""
+    if len(b.term.strip("`")) > 2:
+        return ""
+    head = strip_numbering(b.section.strip()).strip()
+    if not head or _api_name(head) or head.lower() in f"{about}\n{subject}".lower():
+        return ""
+    if head.lower() in GENERIC_SECTIONS:  # "Options", "Description": no more than the page
+        return ""
+    return _in_sentence(head)
 
 
 # a block that is one link: where to read more, no example (a list of mirrors may be one)
