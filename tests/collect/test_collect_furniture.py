@@ -206,3 +206,20 @@ def test_a_label_and_its_value_are_no_term() -> None:
     )
     assert "| Syntax: | `MinSpareServers number` |" in text
     assert [b for b in parse(text, "prefork").blocks if b.kind == "definition"] == []
+
+
+def test_a_nested_definition_list_keeps_its_depth() -> None:
+    html = (
+        "<dl><dt>print [ -a ]</dt><dt>[ -v name ]</dt><dd><p>Prints its arguments.</p>"
+        "<dl><dt>-a</dt><dd>Columns first.</dd><dt>-v name</dt><dd>Into a parameter.</dd></dl>"
+        "<p>More on print.</p></dd><dt>read</dt><dd>Reads a line.</dd></dl>"
+        "<dl><dt>x<dd>one<dt>y<dd>two</dl>"  # the end tags HTML lets a page leave out
+    )
+    text, _ = html_text(html)
+    assert text == (
+        "print [ -a ]\n[ -v name ]\n  Prints its arguments.\n  -a\n    Columns first.\n"
+        "  -v name\n    Into a parameter.\n  More on print.\n\n"
+        "read\n  Reads a line.\n\nx\n  one\n\ny\n  two"
+    )
+    owners = {b.term: b.owner for b in parse(text, "Builtins").blocks if b.kind == "definition"}
+    assert owners == {"-a": "print", "-v name": "print", "read": "", "x": "", "y": ""}

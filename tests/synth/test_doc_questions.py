@@ -1060,3 +1060,29 @@ def test_a_letter_is_asked_about_under_the_section_that_lists_it(tmp_path: Path)
     assert flag and all("Globbing Flags" in q and "14.8.4" not in q for q in flag), list(qa)
     assert all("under" not in q for q in qa if "`cache_dir`" in q or "`q`" in q), list(qa)
     assert any("`q`" in q for q in qa) and any("`cache_dir`" in q for q in qa), list(qa)
+
+
+def test_a_builtins_options_are_its_own(tmp_path: Path) -> None:
+    """A command's synopsis over its description (a shell's builtins in its manual page):
+    the options described under it are asked about with the command, not the page."""
+    page = (
+        "SHELL BUILTIN COMMANDS\n"
+        "       read [-ers] [-a aname] [-d delim] [-p\n"
+        "       prompt] [name ...]\n"
+        "              One line is read from the standard input and split into words.\n"
+        "              Options, if supplied, have the following meanings:\n"
+        "              -a aname\n"
+        "                     The words are assigned to sequential indices of the array\n"
+        "                     variable aname, starting at 0.\n"
+        "              -d delim\n"
+        "                     The first character of delim ends the input line, rather\n"
+        "                     than newline.\n"
+        "\n"
+        "       umask [-p] [-S] [mode]\n"
+        "              The user file-creation mask is set to mode.\n"
+    )
+    defs = [b for b in parse(page, "qsh.1.txt").blocks if b.kind == "definition"]
+    assert [(b.owner, b.term) for b in defs] == [("read", "-a aname"), ("read", "-d delim")]
+    qa = by_question(questions(doc_chunks(tmp_path, {"qsh.1.txt": page})))
+    asked = [q for q in qa if "-a aname" in q]
+    assert asked and all("`read`" in q for q in asked), list(qa)

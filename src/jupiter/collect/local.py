@@ -815,6 +815,7 @@ class HtmlText(HTMLParser):
         # the block's characters inside such a link, and outside one
         self.linked = self.unlinked = 0
         self.in_dt = False
+        self.last_dt = False  # the last block a term: a term after it is the same entry's
         self.table: _Table | None = None  # the outermost table being read
         self.th = False  # its cell is a <th>
         self.bold = 0  # open <b> and <strong>
@@ -824,11 +825,12 @@ class HtmlText(HTMLParser):
         self.pre = 0
         self.code = 0  # inline <code> depth (outside <pre>)
         self.prefix = ""  # "# ", "- ": what the block being collected starts with
-        self.in_dd = False
         self.in_title = False
         self.title = ""
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in ("dt", "dd"):
+            self._close_entry()
         if tag not in VOID:
             a = dict(attrs)
             role = (a.get("role") or "").lower()
@@ -867,18 +869,15 @@ class HtmlText(HTMLParser):
             self.prefix = "#" * int(tag[1]) + " "
         elif tag == "li":
             self.prefix = "- "
-        elif tag == "dd":
-            self.in_dd = True
         elif tag == "dt":
             self.in_dt = True
 
     def handle_endtag(self, tag: str) -> None:
+        if tag in BLOCKS:
+            self._flush()  # the block's text, while it is open (how deep in a list it is)
         if any(t == tag for t, _, _, _ in self.open):  # close it, and what it left open
             while self.open:
-                t, furniture, main, within = self.open.pop()
-                self.furniture -= furniture
-                self.main -= main
-                self.within -= within
+                t = self._pop()
                 if t == tag:
                     break
         if tag in _TABLE_TAGS and self.table is not None:
@@ -896,8 +895,30 @@ class HtmlText(HTMLParser):
             self._flush()
         if tag == "pre" and self.pre:
             self.pre -= 1
-        if tag == "dd":
-            self.in_dd = False
+
+    def _pop(self) -> str:
+        t, furniture, main, within = self.open.pop()
+        self.furniture -= furniture
+        self.main -= main
+        self.within -= within
+        return t
+
+    def _close_entry(self) -> None:
+        """A <dt> or <dd> closes its list's entry left open (`<dt>a<dd>b<dt>c`, as HTML
+        allows), its text first: a <dd> inside a <dd> is a nested list's."""
+        since = max((k for k, o in enumerate(self.open) if o[0] == "dl"), default=-1)
+        entry = next(
+            (k for k in range(len(self.open) - 1, since, -1) if self.open[k][0] in ("dt", "dd")),
+            None,
+        )
+        if entry is not None:
+            self._flush()
+            while len(self.open) > entry:
+                self._pop()
+
+    def _dd(self) -> int:
+        """The <dd>s open: how deep a block is in nested definition lists."""
+        return sum(1 for o in self.open if o[0] == "dd")
 
     def _table_start(self, tag: str) -> None:
         """A table's cells are read each into its own blocks (_Table), a table inside one
@@ -940,6 +961,7 @@ class HtmlText(HTMLParser):
         assert t is not None
         self._flush()
         self.table = None
+        self.last_dt = False
         self.blocks = t.saved
         for block in [*t.loose, *t.blocks()]:
             self._add(block, "")
@@ -974,7 +996,7 @@ class HtmlText(HTMLParser):
         # entry (a heading's or a term's own link is its text)
         toc = self.linked and not self.unlinked and not (prefix.startswith("#") or self.in_dt)
         self.linked = self.unlinked = 0
-        self.in_dt = False
+        dt, self.in_dt = self.in_dt, False
         if self.pre:
             block = raw.strip("\n")
             if block.strip():
@@ -985,14 +1007,20 @@ class HtmlText(HTMLParser):
         if not block.strip():
             self.prefix = prefix  # <li><p>text</p></li>: the item's text is still to come
             return
-        if toc and not self.in_dd:
+        if toc and not self._dd():
+            return
+        if dt and self.last_dt and self.blocks and not self._dd():
+            self.blocks[-1] += "\n" + block  # <dt>s over one <dd>: one entry's terms
             return
         self._add(block, prefix)
+        self.last_dt = dt
 
     def _add(self, block: str, prefix: str) -> None:
-        if self.in_dd and self.blocks:
-            # under its term, indented, with no blank line between (a definition list)
-            self.blocks[-1] += "\n" + "\n".join("  " + ln for ln in block.split("\n"))
+        if (depth := self._dd()) and self.blocks:
+            # under its term, indented, with no blank line between (a definition list; a
+            # nested one's terms under the outer description, theirs deeper)
+            pad = "  " * depth
+            self.blocks[-1] += "\n" + "\n".join(pad + ln for ln in block.split("\n"))
             return
         self.blocks.append(prefix + block)
 

@@ -350,6 +350,8 @@ def _looks_like_code(lines: list[_Line]) -> bool:
 _TWO_COLUMNS = re.compile(r"\S {3,}\S")  # a table row's cells, not one term
 
 
+# a command's synopsis: its name, then its options and arguments in brackets
+_SYNOPSIS = re.compile(r"([A-Za-z_][\w.:+-]*)(?:\s+(?:\[|-|<|\{|\w+\s*\.\.\.|\w+\s*\[)|\s*$)")
 _VERSIONS = re.compile(r"(?:v?\d+(?:\.\d+)+(?:[-.]?\w+)?[,;\s]*)+", re.I)
 
 
@@ -423,6 +425,9 @@ class _Parser:
         self.text = text
         self.program = program
         self.programs: list[tuple[int, str]] = []
+        # the commands whose synopsis heads the lines being read, with its indent: the
+        # options indented under `read [-ers] [-a aname] ...` are read's
+        self.owners: list[tuple[int, str]] = []
         self.lines = _lines(text)
         if in_code:  # cut inside a fenced block: what follows its closing fence
             fence = next((k for k, ln in enumerate(self.lines) if _FENCE.match(ln.text)), None)
@@ -436,7 +441,9 @@ class _Parser:
         # man's layout throughout, whatever share of a chunk's lines is indented
         self.man = _MAN_PAGE_NAME.search(PurePosixPath(title).name) is not None or self._man_like()
         suffix = PurePosixPath(title).suffix.lower()
-        self.markup = suffix in (".md", ".markdown", ".rst") or self._has_markup()
+        # a reST or Markdown source: its code is marked, no synopsis of a manual's
+        self.source = suffix in (".md", ".markdown", ".rst")
+        self.markup = self.source or self._has_markup()
         if not head and not in_code and self.markup and not self.man:
             self.first = _past_indented(self.lines, self.first)
 
@@ -501,6 +508,11 @@ class _Parser:
             nxt = lines[i + 1] if i + 1 < n else None
             if ln.blank:
                 i += 1
+                continue
+            while self.owners and self.owners[-1][0] >= ln.indent:
+                self.owners.pop()
+            if not (prev_prose_colon or self.source) and (past := self._synopsis(i)) is not None:
+                i = past
                 continue
             # an rst literal block: everything indented under a paragraph ending in "::",
             # blank lines inside it included, is one block of code
@@ -723,7 +735,11 @@ class _Parser:
                     i += 1
                     continue
                 if body and (_OPTION.match(ln.body.rstrip(",")) or not _looks_like_code(body[:3])):
-                    self._term(ln, lines[i + 1 : end])
+                    command = self._term(ln, lines[i + 1 : end])
+                    if command:  # its description and options are read on, as its own
+                        self.owners.append((ln.indent, command))
+                        i += 1
+                        continue
                     i = end
                     continue
             # a paragraph: lines up to a blank line or a line at a smaller indent
@@ -742,6 +758,8 @@ class _Parser:
                 )
             ):
                 if lines[j].indent > ln.indent + 1 and _term_like(lines[j - 1]) and j > i + 1:
+                    if _OPTION.match(lines[j - 1].body.rstrip(",")):
+                        j -= 1  # an option over its description, no more the paragraph's
                     break
                 j += 1
             para = lines[i:j]
@@ -852,6 +870,7 @@ class _Parser:
             return
         a, b = spans[0][0], spans[-1][1]
         text = clean(self.text[a:b])
+        owner = owner or (self.owners[-1][1] if self.owners else "")
         shown = clean(term).strip("`*: ")
         if shown and text and not _opaque(shown):
             block = Block("definition", a, b, text, self.section, shown, kind, indent, owner)
@@ -889,7 +908,30 @@ class _Parser:
             end = rest[-1].end if rest else body[a].end
             self._definition(m.group(1).lstrip("*"), kind, start, end, indent)
 
-    def _term(self, head: _Line, body: list[_Line]) -> None:
+    def _synopsis(self, i: int) -> int | None:
+        """A command's synopsis over its description, indented deeper (a shell's builtin in
+        its manual: `read [-ers] [-a aname] [-d delim] ... [-p` / `prompt] [name ...]`):
+        the lines past it, the command the owner of the options read in its description
+        (a code block, the synopsis); None for any other line."""
+        lines, ln = self.lines, self.lines[i]
+        m = _SYNOPSIS.match(ln.body)
+        if m is None or "[" not in ln.body or _OPTION.match(ln.body):
+            return None
+        j = i + 1
+        while j < len(lines) and not lines[j].blank and lines[j].indent == ln.indent:
+            if not re.search(r"[\[\]]", lines[j].body):
+                return None  # a paragraph that goes on, no synopsis
+            j += 1
+        if j >= len(lines) or lines[j].blank or lines[j].indent <= ln.indent:
+            return None
+        self.add("code", lines[i:j], text=self.text[ln.start : lines[j - 1].end])
+        self.owners.append((ln.indent, m.group(1)))
+        return j
+
+    def _term(self, head: _Line, body: list[_Line]) -> str:
+        """The definition `head` over `body` makes; when `head` is a command's synopsis
+        (`read [-ers] [-a aname]`, `print [ -abc ] [ -u n ]`) no definition, and the command's
+        name, whose the options in `body` are ("" for anything else)."""
         raw = head.body
         shown = clean(raw).strip()
         np = _NUMPY_PARAM.match(shown)
@@ -907,13 +949,16 @@ class _Parser:
         ):
             kind = "keyword"
         elif re.search(r"[()\[\]{}=<>]", shown) or shown.lower() in _GENERIC_TERMS:
-            return  # a signature or a label over an indented block, not a term
+            # a signature or a label over an indented block, not a term
+            m = _SYNOPSIS.match(shown)
+            return m.group(1) if m and shown.lower() not in _GENERIC_TERMS else ""
         elif strip_numbering(shown) != shown:
-            return  # a numbered section over its subsections: a table of contents
+            return ""  # a numbered section over its subsections: a table of contents
         else:
             kind = "term"
         first = next(x for x in body if not x.blank)
         self._definition(shown, kind, first.first, body[-1].end, head.indent)
+        return ""
 
     def _item(self, lines: list[_Line], bullet: int) -> None:
         first = lines[0]
