@@ -1086,3 +1086,34 @@ def test_a_builtins_options_are_its_own(tmp_path: Path) -> None:
     qa = by_question(questions(doc_chunks(tmp_path, {"qsh.1.txt": page})))
     asked = [q for q in qa if "-a aname" in q]
     assert asked and all("`read`" in q for q in asked), list(qa)
+
+
+def test_a_builtins_options_past_a_chunks_end_are_still_its_own(tmp_path: Path) -> None:
+    """A chunk cut inside a builtin's long list of options asks about its options with the
+    builtin, as the chunk that holds the synopsis does."""
+    options = "".join(
+        f"              -{letter} value\n"
+        f"                     The {letter} option sets the {letter}-value the line is read\n"
+        f"                     with, and is ignored when the input is no terminal.\n"
+        for letter in "abcdefghijklmnopqrstuv"
+    )
+    page = (
+        "SHELL BUILTIN COMMANDS\n"
+        "       read [-ers] [-a aname] [-d delim] [name ...]\n"
+        "              One line is read from the standard input and split into words.\n"
+        f"{options}\n"
+        "       umask [-p] [mode]\n"
+        "              The user file-creation mask is set to mode.\n"
+    )
+    chunks = doc_chunks(tmp_path, {"qsh.1.txt": page})
+    assert len(chunks) >= 3
+    starts = chunk_starts(chunks)
+    asked = [
+        q.question
+        for c in chunks
+        for q in make_questions(c, ["define"], 50, random.Random(0), None, starts.get(c.id))
+        if q.answer and re.search(r"`-[a-v] value`", q.question)
+    ]
+    letters = {re.search(r"`-([a-v]) value`", q).group(1) for q in asked}  # type: ignore[union-attr]
+    assert len(letters) == 22, sorted(letters)
+    assert all("`read`" in q for q in asked), [q for q in asked if "`read`" not in q]

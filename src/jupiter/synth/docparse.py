@@ -44,6 +44,9 @@ class Parsed:
     man: bool = False  # laid out as a manual page (its subsections name no API)
     # where a `.. program::` directive names the program its options belong to, and the name
     programs: list[tuple[int, str]] = field(default_factory=list)
+    # where a command's synopsis owns the lines indented under it: (start, end, its
+    # indent, the command); a chunk that starts inside one goes on with it
+    owned: list[tuple[int, int, int, str]] = field(default_factory=list)
 
 
 # ----------------------------------------------------------------------------- cleaning
@@ -421,13 +424,16 @@ class _Parser:
         section: str = "",
         in_code: bool = False,
         program: str = "",
+        owners: tuple[tuple[int, str], ...] = (),
     ) -> None:
         self.text = text
         self.program = program
         self.programs: list[tuple[int, str]] = []
         # the commands whose synopsis heads the lines being read, with its indent: the
         # options indented under `read [-ers] [-a aname] ...` are read's
-        self.owners: list[tuple[int, str]] = []
+        self.owners: list[tuple[int, str]] = list(owners)
+        self.owned: list[tuple[int, int, int, str]] = []
+        self.owned_from: list[int] = [0] * len(self.owners)  # where each in force began
         self.lines = _lines(text)
         if in_code:  # cut inside a fenced block: what follows its closing fence
             fence = next((k for k, ln in enumerate(self.lines) if _FENCE.match(ln.text)), None)
@@ -510,10 +516,7 @@ class _Parser:
                 i += 1
                 continue
             while self.owners and self.owners[-1][0] >= ln.indent:
-                self.owners.pop()
-            if not (prev_prose_colon or self.source) and (past := self._synopsis(i)) is not None:
-                i = past
-                continue
+                self._disown(ln.start)
             # an rst literal block: everything indented under a paragraph ending in "::",
             # blank lines inside it included, is one block of code
             last = self.blocks[-1] if self.blocks else None
@@ -526,6 +529,9 @@ class _Parser:
                 end = self.block_end(i, last.indent)
                 self.add("code", lines[i:end], text=self.text[ln.start : lines[end - 1].end])
                 i, prev_prose_colon = end, False
+                continue
+            if not self.source and (past := self._synopsis(i)) is not None:
+                i, prev_prose_colon = past, False
                 continue
             # fenced code
             if _FENCE.match(ln.text):
@@ -737,7 +743,8 @@ class _Parser:
                 if body and (_OPTION.match(ln.body.rstrip(",")) or not _looks_like_code(body[:3])):
                     command = self._term(ln, lines[i + 1 : end])
                     if command:  # its description and options are read on, as its own
-                        self.owners.append((ln.indent, command))
+                        self.add("code", [ln], text=self.text[ln.start : ln.end])
+                        self._own(ln, command)
                         i += 1
                         continue
                     i = end
@@ -790,7 +797,9 @@ class _Parser:
                 self.add("prose", para)
                 prev_prose_colon = para[-1].text.rstrip().endswith(":")
             i = j
-        return Parsed(self.blocks, self._subject(), self.man, self.programs)
+        while self.owners:
+            self._disown(len(self.text))
+        return Parsed(self.blocks, self._subject(), self.man, self.programs, self.owned)
 
     # ------------------------------------------------------------------ definitions
     def _category(self, heads: list[_Line], j: int) -> int | None:
@@ -925,8 +934,16 @@ class _Parser:
         if j >= len(lines) or lines[j].blank or lines[j].indent <= ln.indent:
             return None
         self.add("code", lines[i:j], text=self.text[ln.start : lines[j - 1].end])
-        self.owners.append((ln.indent, m.group(1)))
+        self._own(ln, m.group(1))
         return j
+
+    def _own(self, head: _Line, command: str) -> None:
+        self.owners.append((head.indent, command))
+        self.owned_from.append(head.start)
+
+    def _disown(self, at: int) -> None:
+        indent, command = self.owners.pop()
+        self.owned.append((self.owned_from.pop(), at, indent, command))
 
     def _term(self, head: _Line, body: list[_Line]) -> str:
         """The definition `head` over `body` makes; when `head` is a command's synopsis
@@ -1084,13 +1101,15 @@ def parse(
     section: str = "",
     in_code: bool = False,
     program: str = "",
+    owners: tuple[tuple[int, str], ...] = (),
 ) -> Parsed:
     """The blocks of a chunk of documentation, in order. `head`: the chunk starts its
     document (otherwise it starts inside a paragraph); `section`: the heading in force where
     it starts (a chunk cut inside a section: the blocks before its own first heading);
     `in_code`: it starts inside a fenced code block (read from past its closing fence);
-    `program`: the program a `.. program::` directive before it named."""
-    return _Parser(text, title, head, section, in_code, program).parse()
+    `program`: the program a `.. program::` directive before it named; `owners`: the
+    commands whose synopses the lines it starts in are indented under, with their indent."""
+    return _Parser(text, title, head, section, in_code, program, owners).parse()
 
 
 def program_name(name: str) -> str:

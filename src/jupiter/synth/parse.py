@@ -125,13 +125,21 @@ class ChunkView:
     plain: bool = False  # plain text, where an indented paragraph may be prose (plain_chunk)
     language: str = ""  # an API document's language, from its uri ("python", "go", "c")
     program: str = ""  # the program a `.. program::` directive before the chunk named
+    owners: tuple[tuple[int, str], ...] = ()  # the synopses it starts under (ChunkStart)
 
 
-def view(chunk: Chunk, section: str = "", in_code: bool = False, program: str = "") -> ChunkView:
+def view(
+    chunk: Chunk,
+    section: str = "",
+    in_code: bool = False,
+    program: str = "",
+    owners: tuple[tuple[int, str], ...] = (),
+) -> ChunkView:
     """Classify a chunk and split off the signature line of a docstring document.
     For a document's chunk, `section` is the heading in force where it starts, `in_code`
-    says it starts inside a fenced code block and `program` is the program a `.. program::`
-    directive before it named (`questions.chunk_starts`)."""
+    says it starts inside a fenced code block, `program` is the program a `.. program::`
+    directive before it named and `owners` the commands whose synopses it starts indented
+    under (`questions.chunk_starts`)."""
     if chunk.uri.startswith(API_PREFIXES):
         language, name = chunk.uri.split(":", 1)
         name = name or chunk.title
@@ -216,6 +224,7 @@ def view(chunk: Chunk, section: str = "", in_code: bool = False, program: str = 
         in_code=in_code,
         plain=plain_chunk(chunk),
         program=program,
+        owners=owners,
     )
 
 

@@ -679,6 +679,8 @@ class ChunkStart(NamedTuple):
     section: str = ""  # the heading in force ("" before the first one)
     in_code: bool = False  # inside a fenced code block
     program: str = ""  # the program a `.. program::` directive before it named
+    # the commands whose synopses it starts indented under: (indent, command), outermost first
+    owners: tuple[tuple[int, str], ...] = ()
 
 
 def chunk_starts(chunks: Sequence[Chunk]) -> dict[str, ChunkStart]:
@@ -698,14 +700,17 @@ def chunk_starts(chunks: Sequence[Chunk]) -> dict[str, ChunkStart]:
         heads: dict[int, str] = {}  # a heading's place in the document -> its text
         fences: set[int] = set()  # where the document's fence lines start
         programs: dict[int, str] = {}  # a `.. program::` directive's place -> its name
+        owned: set[tuple[int, int, int, str]] = set()  # a synopsis's lines: where, whose
         for c in doc_chunks:
             before = [p for p in heads if p < c.start]
             in_code = sum(p < c.start for p in fences) % 2 == 1
             named = [p for p in programs if p < c.start]
+            owners = tuple((ind, who) for a, b, ind, who in sorted(owned) if a < c.start < b)
             start = ChunkStart(
                 heads[max(before)] if before else "",
                 in_code,
                 programs[max(named)] if named else "",
+                owners,
             )
             out[c.id] = start
             fences.update(c.start + p for p in fence_lines(c.text, c.start == 0))
@@ -714,6 +719,7 @@ def chunk_starts(chunks: Sequence[Chunk]) -> dict[str, ChunkStart]:
                 if b.kind == "heading":
                     heads[c.start + b.start] = b.text
             programs.update((c.start + p, name) for p, name in parsed.programs)
+            owned.update((c.start + a, c.start + b, ind, who) for a, b, ind, who in parsed.owned)
     return out
 
 
@@ -763,15 +769,21 @@ _PROSE_WORDS = frozenset("a an the and or of to for in on with your you how what
 
 @lru_cache(maxsize=512)  # a long document's chunks (Node's events.md: 155), each parsed once
 def _parsed(
-    text: str, title: str, head: bool, section: str, in_code: bool, program: str = ""
+    text: str,
+    title: str,
+    head: bool,
+    section: str,
+    in_code: bool,
+    program: str = "",
+    owners: tuple[tuple[int, str], ...] = (),
 ) -> Parsed:
-    return parse(text, title, head, section, in_code, program)
+    return parse(text, title, head, section, in_code, program, owners)
 
 
 def _doc(v: ChunkView) -> Parsed | None:
     if v.kind != "doc":
         return None
-    return _parsed(v.body, v.name, v.is_head, v.section, v.in_code, v.program)
+    return _parsed(v.body, v.name, v.is_head, v.section, v.in_code, v.program, v.owners)
 
 
 # a member's name alone as a heading: lower-case first ("abbreviate", "add_custom_target"),
