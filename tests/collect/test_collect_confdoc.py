@@ -822,9 +822,9 @@ def test_deterministic_and_fast() -> None:
         f"# Setting {i} controls the {i}th thing of the server.\n#\n# set{i} {i}\n\n"
         for i in range(3000)
     )
-    start = time.perf_counter()
+    start = time.process_time()  # this process's CPU: other tests' load aside
     first = read("big.conf", big)
-    assert time.perf_counter() - start < 5
+    assert time.process_time() - start < 5
     assert len(first) == 3001
     again = read("big.conf", big)
     assert [(d.uri, d.text, d.meta) for d in first.values()] == [

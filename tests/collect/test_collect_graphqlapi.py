@@ -767,9 +767,9 @@ def test_a_large_schema_reads_quickly() -> None:
     ]
     text = "".join(parts)
     assert len(text) > 250_000
-    started = time.perf_counter()
+    started = time.process_time()  # this process's CPU: other tests' load aside
     docs = read({"big.graphql": text})
-    assert time.perf_counter() - started < 1.5
+    assert time.process_time() - started < 1.5
     # each type and its `items`; `id`, "The id." in every type, once
     assert len(docs) == 4001
 

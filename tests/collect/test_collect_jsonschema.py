@@ -410,9 +410,9 @@ def test_a_long_type_phrase_is_cut_and_many_settings_are_counted() -> None:
         },
     }
     rejects = CollectResult()
-    start = time.perf_counter()
+    start = time.process_time()  # this process's CPU: other tests' load aside
     docs = read(schema, "many.json", rejects)
-    assert time.perf_counter() - start < 1.5
+    assert time.process_time() - start < 1.5
     assert len(docs) == 5000 and rejects.rejects == {SCHEMA_CUT: 1}
     sig = docs["jsonschema:many:pick"].meta["signature"]
     assert len(sig) <= 200 and sig.startswith('pick: "value-number-00" | ') and sig.endswith(" | …")

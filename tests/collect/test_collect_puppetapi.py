@@ -332,9 +332,9 @@ def test_a_file_is_cut_at_5000_documents() -> None:
     comment = "".join(f"# @param {n} Param {n}.\n" for n in names)
     params = ", ".join(f"${n} = 1" for n in names)
     text = f"# Many.\n{comment}class many ({params}) {{}}\n"
-    start = time.perf_counter()
+    start = time.process_time()  # this process's CPU: other tests' load aside
     docs, rejects, _ = read({"many/manifests/init.pp": text})
-    assert time.perf_counter() - start < 5
+    assert time.process_time() - start < 5
     assert len(docs) == 5000 and rejects.rejects == {PUPPET_CUT: 1}
     listing = docs["puppet:many"].text.split("Parameters:\n")[1].split("\n")
     assert len(listing) == 101 and listing[-1] == "- ... and 4901 more"

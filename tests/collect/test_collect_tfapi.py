@@ -711,7 +711,7 @@ PIECES = [
 
 def test_random_fragments_never_raise() -> None:
     rng = random.Random(7)
-    start = time.perf_counter()
+    start = time.process_time()  # this process's CPU: other tests' load aside
     texts = ["".join(rng.choice(PIECES) for _ in range(rng.randint(1, 40))) for _ in range(4000)]
     whole = MAIN + VARIABLES + OUTPUTS + HEREDOCS + OBJECTS
     texts += [whole[:cut] for cut in range(0, len(whole), 37)]
@@ -729,7 +729,7 @@ def test_random_fragments_never_raise() -> None:
         files = [SourceFile(P(name), name, text)]
         for doc in api_documents(files, "local", rejects, "fuzz"):
             assert doc.uri.startswith("terraform:fuzz") and doc.text
-    assert time.perf_counter() - start < 20
+    assert time.process_time() - start < 20
 
 
 def test_a_module_folder_is_read_by_init_and_its_inputs_are_asked_as_inputs(

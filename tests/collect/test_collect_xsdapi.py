@@ -349,9 +349,9 @@ def test_many_elements_are_cut_and_counted() -> None:
     text = schema(f'<xs:element name="big">{doc("Big.")}<xs:complexType><xs:sequence>{many}'
                   "</xs:sequence></xs:complexType></xs:element>")  # fmt: skip
     rejects = CollectResult()
-    start = time.perf_counter()
+    start = time.process_time()  # this process's CPU: other tests' load aside
     docs = read({"big.xsd": text}, rejects)
-    assert time.perf_counter() - start < 1.5
+    assert time.process_time() - start < 1.5
     assert len(docs) == 5000 and rejects.rejects == {XSD_CUT: 1}
     assert "xsd:big:big/e4997" in docs and "xsd:big:big/e4998" not in docs
     assert docs["xsd:big:big"].text.endswith("- `<e99>` (string): Element 99.\n… and 5000 more.")
