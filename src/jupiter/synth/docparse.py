@@ -741,12 +741,7 @@ class _Parser:
                     i += 1
                     continue
                 if body and (_OPTION.match(ln.body.rstrip(",")) or not _looks_like_code(body[:3])):
-                    command = self._term(ln, lines[i + 1 : end])
-                    if command:  # its description and options are read on, as its own
-                        self.add("code", [ln], text=self.text[ln.start : ln.end])
-                        self._own(ln, command)
-                        i += 1
-                        continue
+                    self._term(ln, lines[i + 1 : end])
                     i = end
                     continue
             # a paragraph: lines up to a blank line or a line at a smaller indent
@@ -945,10 +940,7 @@ class _Parser:
         indent, command = self.owners.pop()
         self.owned.append((self.owned_from.pop(), at, indent, command))
 
-    def _term(self, head: _Line, body: list[_Line]) -> str:
-        """The definition `head` over `body` makes; when `head` is a command's synopsis
-        (`read [-ers] [-a aname]`, `print [ -abc ] [ -u n ]`) no definition, and the command's
-        name, whose the options in `body` are ("" for anything else)."""
+    def _term(self, head: _Line, body: list[_Line]) -> None:
         raw = head.body
         shown = clean(raw).strip()
         np = _NUMPY_PARAM.match(shown)
@@ -966,16 +958,13 @@ class _Parser:
         ):
             kind = "keyword"
         elif re.search(r"[()\[\]{}=<>]", shown) or shown.lower() in _GENERIC_TERMS:
-            # a signature or a label over an indented block, not a term
-            m = _SYNOPSIS.match(shown)
-            return m.group(1) if m and shown.lower() not in _GENERIC_TERMS else ""
+            return  # a signature or a label over an indented block, not a term
         elif strip_numbering(shown) != shown:
-            return ""  # a numbered section over its subsections: a table of contents
+            return  # a numbered section over its subsections: a table of contents
         else:
             kind = "term"
         first = next(x for x in body if not x.blank)
         self._definition(shown, kind, first.first, body[-1].end, head.indent)
-        return ""
 
     def _item(self, lines: list[_Line], bullet: int) -> None:
         first = lines[0]
