@@ -223,3 +223,21 @@ def test_a_nested_definition_list_keeps_its_depth() -> None:
     )
     owners = {b.term: b.owner for b in parse(text, "Builtins").blocks if b.kind == "definition"}
     assert owners == {"-a": "print", "-v name": "print", "read": "", "x": "", "y": ""}
+
+
+def test_random_tag_soup_never_raises() -> None:
+    """Pages cut anywhere, tables and lists left open or closed twice: text, no error."""
+    import random
+
+    pieces = [
+        "<table>", "</table>", "<tr>", "</tr>", "<td>", "</td>", "<th>", "<dl>", "</dl>",
+        "<dt>", "</dt>", "<dd>", "</dd>", "<p>", "</p>", "<b>", "</b>", "<sup>", "</sup>",
+        '<a href="#x">', '<a href="javascript:void(0)">', "</a>", "<pre>", "</pre>",
+        "<button>", "</button>", "<li>", "word ", "2", "¶", "| bar |", "\n",
+    ]  # fmt: skip
+    rng = random.Random(5)
+    for _ in range(300):
+        html = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 60)))
+        text, _ = html_text(html)
+        assert isinstance(text, str)
+        assert "<" not in text.replace("<<", "")  # no tag leaks as text
