@@ -219,7 +219,7 @@ def test_line_macros_command_conditionals_and_long_definition_lines() -> None:
     )
     assert md(body) == (
         "(one|two words three)\n\nText.\n\n"
-        "**Library Function:** `int open (const char *PATH, int FLAGS)`\n\nOpens."
+        "**Library Function:** `int` **`open`** `(const char *PATH, int FLAGS)`\n\nOpens."
     )
 
 
@@ -359,10 +359,10 @@ def test_definitions() -> None:
         "**Command:** `spool-add job N`\n**Interactive Command:** `spool-push job`\n\n"
         "Adds a job.\n\nMore.\n\n"
         "**Function:** `spool-run &optional when`\n\nRuns.\n\n"
-        "**Library Function:** `int spool_open (const char *PATH)`\n\nOpens.\n\n"
+        "**Library Function:** `int` **`spool_open`** `(const char *PATH)`\n\nOpens.\n\n"
         "**User Option:** `spool-dir`\n\nWhere.\n\n"
         "**Operation on queue:** `push item`\n\nPushes.\n\n"
-        "**Variable:** `int spool_count`"
+        "**Variable:** `int` **`spool_count`**"
     )
 
 

@@ -1043,6 +1043,27 @@ def test_texinfo_style_definitions_are_read_as_definitions() -> None:
     ]
 
 
+def test_a_texinfo_manual_built_to_html_is_asked_about_its_functions(tmp_path: Path) -> None:
+    """texi2any's HTML of `@deftypefun` (a type before the name) and of Octave's
+    category-less `@deftypefn {} {@var{r} =} f`: the function is asked about, not its type
+    or its result."""
+    page = (
+        "<html><!-- Created by GNU Texinfo 7.0.2 --><head><title>Numbers</title></head><body>"
+        '<h3>Numbers</h3><p>Functions on numbers.</p><dl class="def"><dt><span class="category">'
+        "Function: </span><span><em>spool_error_t</em> <strong>spool_scan</strong> <em>(spool_t"
+        " *<var>r</var>)</em></span></dt><dd><p>Converts the external form held in r into a "
+        'new number.</p></dd></dl><dl class="def"><dt><span class="category">: </span><span>'
+        "<em><var>rline</var> =</em> <strong>dbstop</strong> <em>&hellip;</em></span></dt>"
+        "<dd><p>Sets breakpoints for the built-in debugger.</p></dd></dl></body></html>"
+    )
+    qa = by_question(questions(doc_chunks(tmp_path, {"numbers.html": page})))
+    asked = {a: q for q, a in qa.items()}
+    scan = asked["Converts the external form held in r into a new number."]
+    assert "`spool_scan`" in scan, list(qa)
+    assert "`dbstop`" in asked["Sets breakpoints for the built-in debugger."], list(qa)
+    assert not [q for q in qa if "spool_error_t" in q or "rline" in q], list(qa)
+
+
 def test_a_letter_is_asked_about_under_the_section_that_lists_it(tmp_path: Path) -> None:
     """A flag of a letter (`i` among a shell's globbing flags) is asked about with the
     section that lists it; a longer term, or one under "Options", with the page alone."""

@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from html.parser import HTMLParser
 
+from jupiter.collect.texinfo import def_head
+
 # Content of these elements is never visible text, or is a page's controls ("Copy",
 # "hide"/"show" on a diagram, a search box's choices), not its text.
 HIDDEN = {"script", "style", "nav", "noscript", "template", "svg", "head", "button", "select"}
@@ -63,9 +65,14 @@ HIDDEN_CLASSES = {
     "navfooter",
     "nav",
     "toc",
+    "nav-panel",
 }
 # the page's own text, where the page marks it: <main>, role="main"
 _MAIN = re.compile(r"<main[\s>]|\srole\s*=\s*[\"']?main\b", re.I)
+# the comment texi2any (makeinfo) and texi2html leave at a page's top
+_TEXINFO_MADE = re.compile(r"GNU Texinfo|texi2any|makeinfo|texi2html", re.I)
+# texi2any 6's category as plain text before the definition's name: "Function: "
+_PLAIN_CATEGORY = re.compile(r"^([A-Z][\w -]{0,30}):\s+(.*)$", re.S)
 
 
 def html_text(html: str) -> tuple[str, str]:
@@ -176,8 +183,10 @@ class HtmlText(HTMLParser):
     def __init__(self, main_only: bool = False) -> None:
         super().__init__(convert_charrefs=True)
         self.main_only = main_only  # text counts inside <main> / role="main" only
-        # open elements: (tag, furniture, main, a link within the page)
-        self.open: list[tuple[str, bool, bool, bool]] = []
+        # open elements: (tag, furniture, main, a link within the page, its role in a
+        # Texinfo definition: "def" a <dl> of them, "flat" the <dd> of one, "cat" the
+        # element that holds its category, "name" the one that holds its name)
+        self.open: list[tuple[str, bool, bool, bool, str]] = []
         self.furniture = 0  # open elements that are a site's furniture (HIDDEN_ROLES, ...)
         self.main = 0  # open main elements
         self.within = 0  # open links to a place on the page (href="#...")
@@ -196,6 +205,16 @@ class HtmlText(HTMLParser):
         self.prefix = ""  # "# ", "- ": what the block being collected starts with
         self.in_title = False
         self.title = ""
+        self.texinfo = False  # a page texi2any or texi2html made
+        # a Texinfo definition's line being read (<dt>): its category, what comes before
+        # its name (a type, a result), its name, and what comes after (its arguments)
+        self.head: dict[str, list[str]] | None = None
+        self.named = False  # the name of the definition being read is done
+        self.defined = False  # the last term read is a definition's: its <dd> is flat
+
+    def handle_comment(self, data: str) -> None:
+        if _TEXINFO_MADE.search(data):
+            self.texinfo = True
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag in ("dt", "dd"):
@@ -207,9 +226,11 @@ class HtmlText(HTMLParser):
             furniture = role in HIDDEN_ROLES or bool(classes & HIDDEN_CLASSES)
             # a link that runs a script ("Menu", "► Table Of Contents") is a control
             furniture = furniture or (tag == "a" and _control(a))
+            # texi2any's Next/Previous/Up bar
+            furniture = furniture or (self.texinfo and tag == "div" and "header" in classes)
             main = tag == "main" or role == "main"
             within = tag == "a" and (a.get("href") or "").startswith("#")
-            self.open.append((tag, furniture, main, within))
+            self.open.append((tag, furniture, main, within, self._role(tag, classes)))
             self.furniture += furniture
             self.main += main
             self.within += within
@@ -224,7 +245,7 @@ class HtmlText(HTMLParser):
         elif tag == "body":
             self.hidden = 0  # a <head> left open ends here
         elif tag == "br":
-            self.line.append("\n")
+            self._break()
         if tag in HIDDEN:
             self.hidden += 1
         if tag in BLOCKS:
@@ -240,15 +261,59 @@ class HtmlText(HTMLParser):
             self.prefix = "- "
         elif tag == "dt":
             self.in_dt = True
+            inside = next((o for o in reversed(self.open) if o[0] == "dl"), None)
+            self.defined = False
+            if inside is not None and inside[4] == "def":
+                self.head = {"cat": [], "pre": [], "name": [], "args": []}
+                self.named = False
+
+    def _role(self, tag: str, classes: set[str]) -> str:
+        """An element's role in a Texinfo definition (see self.open)."""
+        if tag == "dl" and any(c == "def" or c.startswith("first-def") for c in classes):
+            return "def"  # texi2any 6.8 and 7.0 write class="def", 7.1 "first-deffn"
+        if tag == "dd" and self.defined:
+            return "flat"
+        if tag == "u" and self.in_dt and self.head is None and not "".join(self.line).strip():
+            # texi2html: <dt><u>Function:</u> void <b>xerror</b><i> (int severity)</i>
+            self.head = {"cat": [], "pre": [], "name": [], "args": []}
+            self.named = False
+            return "cat"
+        if self.head is None:
+            return ""
+        if tag == "span" and "category" in classes:
+            return "cat"
+        if tag in ("strong", "b") and not self.named and not self._inside("name"):
+            return "name"
+        return ""
+
+    def _part(self) -> str:
+        """Which part of a definition's line the text being read is."""
+        if self._inside("cat"):
+            return "cat"
+        if self._inside("name"):
+            return "name"
+        return "args" if self.named else "pre"
+
+    def _break(self) -> None:
+        """A <br>: a line break, or a space in a definition's line (Maxima's forms)."""
+        if self.head is not None:
+            self.head[self._part()].append(" ")
+        else:
+            self.line.append("\n")
+
+    def _inside(self, role: str) -> bool:
+        return any(o[4] == role for o in self.open)
 
     def handle_endtag(self, tag: str) -> None:
         if tag in BLOCKS:
             self._flush()  # the block's text, while it is open (how deep in a list it is)
-        if any(t == tag for t, _, _, _ in self.open):  # close it, and what it left open
+        if any(o[0] == tag for o in self.open):  # close it, and what it left open
             while self.open:
                 t = self._pop()
                 if t == tag:
                     break
+        if tag == "dl":
+            self.last_dt = False  # a list's terms end with it (a <dl> of terms alone)
         if tag in _TABLE_TAGS and self.table is not None:
             self._table_end(tag)
         elif tag in ("b", "strong") and self.bold:
@@ -266,10 +331,12 @@ class HtmlText(HTMLParser):
             self.pre -= 1
 
     def _pop(self) -> str:
-        t, furniture, main, within = self.open.pop()
+        t, furniture, main, within, role = self.open.pop()
         self.furniture -= furniture
         self.main -= main
         self.within -= within
+        if role == "name":
+            self.named = True
         return t
 
     def _close_entry(self) -> None:
@@ -286,8 +353,9 @@ class HtmlText(HTMLParser):
                 self._pop()
 
     def _dd(self) -> int:
-        """The <dd>s open: how deep a block is in nested definition lists."""
-        return sum(1 for o in self.open if o[0] == "dd")
+        """The <dd>s open: how deep a block is in nested definition lists (a Texinfo
+        definition's text is the page's, under its line, as the Texinfo reader writes it)."""
+        return sum(1 for o in self.open if o[0] == "dd" and o[4] != "flat")
 
     def _table_start(self, tag: str) -> None:
         """A table's cells are read each into its own blocks (_Table), a table inside one
@@ -337,7 +405,7 @@ class HtmlText(HTMLParser):
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag == "br":
-            self.line.append("\n")
+            self._break()
         elif tag in BLOCKS:
             self._flush()
 
@@ -349,6 +417,9 @@ class HtmlText(HTMLParser):
             return
         if self.within and data.strip() in _MARKS:  # a heading's "¶" permalink
             return
+        if self.head is not None:  # a definition's line, read in its parts
+            self.head[self._part()].append(data)
+            return
         self.line.append(data if self.pre else re.sub(r"\s+", " ", data))
         if self.table is not None:
             self.table.text(self.blocks, data, self.bold > 0, self.th)
@@ -358,6 +429,10 @@ class HtmlText(HTMLParser):
             self.unlinked += len(data.strip())
 
     def _flush(self) -> None:
+        if self.head is not None:
+            self.line = [self._definition(self.head), *self.line]
+            self.head = None
+            self.defined = True
         raw = "".join(self.line)
         self.line = []
         prefix, self.prefix = self.prefix, ""
@@ -383,6 +458,17 @@ class HtmlText(HTMLParser):
             return
         self._add(block, prefix)
         self.last_dt = dt
+
+    def _definition(self, head: dict[str, list[str]]) -> str:
+        """A Texinfo definition's line as the Texinfo reader writes it (texinfo.def_head):
+        "**Function:** `size_t` **`strlen`** `(const char *s)`"."""
+        cat, pre, name, args = (" ".join("".join(head[k]).split()) for k in head)
+        cat = cat.rstrip(":").strip()
+        if not cat and (m := _PLAIN_CATEGORY.match(pre)):  # texi2any 6: "Function: <em>int"
+            cat, pre = m.group(1), m.group(2)
+        if not name:  # no name marked: the line as it reads
+            return " ".join(x for x in (f"**{cat}:**" if cat else "", pre, args) if x)
+        return def_head(cat, pre, name, args)
 
     def _add(self, block: str, prefix: str) -> None:
         if (depth := self._dd()) and self.blocks:

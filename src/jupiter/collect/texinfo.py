@@ -793,6 +793,22 @@ def _span(text: str) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
+def def_head(category: str, before: str, name: str, after: str) -> str:
+    """A definition's line (`@deffn`, `@deftypefun`; the HTML texi2any makes of one), as
+    docparse reads it: "**Command:** `magit-status ARGS`"; where a type or a result comes
+    before the name, or no category names it, or the name is more than a word, the name its
+    own bold span, so that it is found: "**Function:** `size_t` **`strlen`** `(const char
+    *S)`", "**`dbstop`** `FUNC`", "**Data Type:** **`struct tm`**"."""
+    before, name, after = before.strip(), name.strip(), after.strip()
+    head = f"**{category}:** " if category else ""
+    if not name:
+        return (head + _span(" ".join(x for x in (before, after) if x))).rstrip()
+    if category and not before and not any(c.isspace() for c in name):
+        return head + _span(f"{name} {after}".strip())
+    parts = [_span(before), f"**{_span(name)}**", _span(after)]
+    return head + " ".join(x for x in parts if x)
+
+
 def _squeeze(text: str) -> str:
     """Runs of spaces outside code spans made one."""
     out: list[str] = []
@@ -1257,18 +1273,16 @@ class _Render:
         fixed, count, word = _DEFS[name]
         toks = _def_tokens(arg)
         named = [self.plain(t) for t in toks[:count]]
-        rest = toks[count:]
+        rest = [self.inline(t, _SPAN).strip() for t in toks[count:]]
         if fixed:
             category = " ".join([fixed, word, *named]) if named else fixed
         elif len(named) == 2:
             category = f"{named[0]} {word} {named[1]}"
         else:
             category = named[0] if named else ""
-        code = " ".join(x for x in (self.inline(t, _SPAN).strip() for t in rest) if x)
-        shown = _span(code)
-        if not category:
-            return shown
-        return f"**{category}:** {shown}".rstrip()
+        if name.startswith("deftype") and len(rest) >= 2:  # its type before its name
+            return def_head(category, rest[0], rest[1], " ".join(x for x in rest[2:] if x))
+        return def_head(category, "", rest[0] if rest else "", " ".join(x for x in rest[1:] if x))
 
     # -- inline
     def line(self, text: str) -> str:

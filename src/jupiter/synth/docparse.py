@@ -271,10 +271,24 @@ _INLINE_DEF = re.compile(
     r"(?:[:,\u2014\u2013]|\s-)?\s*(?P<d>\S.*)$"
 )
 # the line a Texinfo `@deffn`/`@defopt` (or Org's `- Command: x ::`) becomes, the category
-# bold, the name in code: "**User Option:** `magit-bisect-show-graph`"
+# bold, the name in code: "**User Option:** `magit-bisect-show-graph`"; a name after its
+# type or result, or with no category, is a bold span of its own ("**Function:** `size_t`
+# **`strlen`** `(const char *S)`", Octave's "`RLINE =` **`dbstop`** `…`")
 _CATEGORY_HEAD = re.compile(
-    r"^\*\*(?P<cat>[A-Z][\w -]{1,30}):\*\*\s+`(?P<name>[^`\s]{1,80})(?:\s[^`]*)?`\s*$"
+    r"^(?:\*\*(?P<cat>[A-Z][\w -]{1,30}):\*\*\s+)?"
+    r"(?:`(?P<name>[^`\s]{1,80})(?:\s[^`]*)?`"
+    r"|(?:`[^`]{1,160}`\s+)?\*\*`(?P<bold>[^`\s][^`]{0,79})`\*\*(?:\s+`[^`]*`)?)\s*$"
 )
+
+
+def _category_head(line: str) -> str:
+    """The name a definition's line (_CATEGORY_HEAD) defines; "" for any other line."""
+    m = _CATEGORY_HEAD.match(line)
+    if m is None or not (m.group("cat") or m.group("bold")):
+        return ""
+    return m.group("bold") or m.group("name")
+
+
 _PLAIN_DEF = re.compile(
     r"^(?P<t>[A-Za-z][\w .'/()-]{0,48}?)\s*(?::|\u2014|\u2013| - )\s+(?P<d>\S.*)$"
 )
@@ -771,9 +785,7 @@ class _Parser:
                 and ln.indent > self.blocks[-1].indent
             )
             q = _QUOTED_DEF.match(self.text[ln.first : para[-1].end])
-            after = (
-                self._category(para, j) if all(_CATEGORY_HEAD.match(x.body) for x in para) else None
-            )
+            after = self._category(para, j) if all(_category_head(x.body) for x in para) else None
             if after is not None:  # "**Command:** `magit-status`" over its paragraph
                 i, prev_prose_colon = after, False
                 continue
@@ -806,17 +818,19 @@ class _Parser:
         lines, n = self.lines, len(self.lines)
         while j < n and lines[j].blank:
             j += 1
-        if j >= n or lines[j].indent < heads[0].indent or _CATEGORY_HEAD.match(lines[j].body):
+        if j >= n or lines[j].indent < heads[0].indent or _category_head(lines[j].body):
             return None
         if _FENCE.match(lines[j].text) or lines[j].text.lstrip().startswith("#"):
             return None
         end = j
         while end < n and not lines[end].blank:
             end += 1
-        m = _CATEGORY_HEAD.match(heads[0].body)
-        assert m is not None
         self._definition(
-            m.group("name"), "keyword", lines[j].first, lines[end - 1].end, heads[0].indent
+            _category_head(heads[0].body),
+            "keyword",
+            lines[j].first,
+            lines[end - 1].end,
+            heads[0].indent,
         )
         return end
 
