@@ -1043,6 +1043,25 @@ def test_texinfo_style_definitions_are_read_as_definitions() -> None:
     ]
 
 
+def test_a_definition_line_names_its_thing_after_a_type_and_reads_past_its_default() -> None:
+    """A name after its type or result is the bold span; MIT Scheme's categories are lower
+    case; Mailutils' "Default: False" paragraph takes the text after it along."""
+    text = (
+        "**Function:** `size_t` **`strlen`** `(const char *S)`\n\nCounts the bytes.\n\n"
+        "**standard procedure:** `string-map proc string`\n\nMaps over the string.\n\n"
+        "**mail:** `string` **`mime`**\n\nDefault: False\n\nIf set, compose MIME messages.\n\n"
+        "**`dbstop`** `func`\n`rline =` **`dbstop`** `…`\n\nSets breakpoints.\n\n"
+        "`plain code` alone\n\nIs no definition.\n"
+    )
+    defs = [(b.term, b.text) for b in parse(text).blocks if b.kind == "definition"]
+    assert defs == [
+        ("strlen", "Counts the bytes."),
+        ("string-map", "Maps over the string."),
+        ("mime", "If set, compose MIME messages."),
+        ("dbstop", "Sets breakpoints."),
+    ]
+
+
 def test_a_texinfo_manual_built_to_html_is_asked_about_its_functions(tmp_path: Path) -> None:
     """texi2any's HTML of `@deftypefun` (a type before the name) and of Octave's
     category-less `@deftypefn {} {@var{r} =} f`: the function is asked about, not its type

@@ -44,7 +44,9 @@ from its start (`a.` ones from a letter); `@table @code` (and `@ftable`, `@vtabl
 description (more blocks indented under it); `@multitable` a Markdown table (without
 `@headitem`, its first row the header; with code in a cell, a list of rows); `@float` its
 content then `Type: caption`; definitions (`@deffn`, `@defun`, `@deftypefn`, ... and
-their `x` lines) a line `**Category:** `name args`` each, then the body.
+their `x` lines) a line `**Category:** `name args`` each, then the body (a name after
+its type, or under no category, its own bold span: `**Function:** `int` **`open`** `(...)``;
+texinfo.def_head, which the HTML reader uses for texi2any's pages too).
 
 Inline: `@code`, `@samp`, `@command`, `@option`, `@env`, `@file`, `@kbd`, `@key`, `@t`,
 `@verb` code spans (no markup inside them); `@var{x}` upper case, in code too, as the info

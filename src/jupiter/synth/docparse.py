@@ -273,12 +273,17 @@ _INLINE_DEF = re.compile(
 # the line a Texinfo `@deffn`/`@defopt` (or Org's `- Command: x ::`) becomes, the category
 # bold, the name in code: "**User Option:** `magit-bisect-show-graph`"; a name after its
 # type or result, or with no category, is a bold span of its own ("**Function:** `size_t`
-# **`strlen`** `(const char *S)`", Octave's "`RLINE =` **`dbstop`** `…`")
+# **`strlen`** `(const char *S)`", Octave's "`RLINE =` **`dbstop`** `…`"); MIT Scheme's
+# categories are lower case ("**standard procedure:** `string-map proc string`")
 _CATEGORY_HEAD = re.compile(
-    r"^(?:\*\*(?P<cat>[A-Z][\w -]{1,30}):\*\*\s+)?"
+    r"^(?:\*\*(?P<cat>[A-Za-z][\w -]{1,30}):\*\*\s+)?"
     r"(?:`(?P<name>[^`\s]{1,80})(?:\s[^`]*)?`"
     r"|(?:`[^`]{1,160}`\s+)?\*\*`(?P<bold>[^`\s][^`]{0,79})`\*\*(?:\s+`[^`]*`)?)\s*$"
 )
+
+
+# a stated default alone, as a paragraph of its own ("Default: False")
+_DEFAULT_LINE = re.compile(r"Default(?: value)?:\s*\S[^\n]{0,60}")
 
 
 def _category_head(line: str) -> str:
@@ -822,9 +827,14 @@ class _Parser:
             return None
         if _FENCE.match(lines[j].text) or lines[j].text.lstrip().startswith("#"):
             return None
-        end = j
-        while end < n and not lines[end].blank:
-            end += 1
+        end = self._paragraph_end(j)
+        if _DEFAULT_LINE.fullmatch(self.text[lines[j].first : lines[end - 1].end]):
+            # Mailutils' "Default: False" over the variable's text: the text with it
+            k = end
+            while k < n and lines[k].blank:
+                k += 1
+            if k < n and lines[k].indent >= heads[0].indent and not _category_head(lines[k].body):
+                end = self._paragraph_end(k)
         self._definition(
             _category_head(heads[0].body),
             "keyword",
@@ -833,6 +843,12 @@ class _Parser:
             heads[0].indent,
         )
         return end
+
+    def _paragraph_end(self, j: int) -> int:
+        """The line after the paragraph that starts at line j."""
+        while j < len(self.lines) and not self.lines[j].blank:
+            j += 1
+        return j
 
     def _described(self, d: re.Match[str], i: int) -> int | None:
         """A Sphinx description of a command-line option, an environment variable, a
