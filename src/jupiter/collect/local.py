@@ -32,6 +32,7 @@ from jupiter.collect import (
     haddock,
     javadoc,
     jsdocsite,
+    languages,
     latex,
     manpage,
     markdown,
@@ -190,17 +191,19 @@ def collect_local(
             read = built_page(read[0], html, page_readers(src), rejects=rejects)
         docs.extend(read)
         if src.max_documents and len(docs) >= src.max_documents:
-            return _unique(docs, rejects)[: src.max_documents]
+            return _unique(docs, cfg.language, rejects)[: src.max_documents]
     docs.extend(api_documents(code, SOURCE, rejects, top))
     docs.extend(batches.documents(SOURCE, rejects, top))
     docs.extend(ansibledoc.documents(plugins, SOURCE, rejects))
-    docs = _unique(docs, rejects)
+    docs = _unique(docs, cfg.language, rejects)
     return docs[: src.max_documents] if src.max_documents else docs
 
 
-def _unique(docs: list[Document], rejects: CollectResult | None) -> list[Document]:
-    """The documents, each once (sphinxobj.unique), the site's furniture taken from its
+def _unique(docs: list[Document], language: str, rejects: CollectResult | None) -> list[Document]:
+    """The documents, each once (sphinxobj.unique), in the domain's `language` where a
+    manual is built in several (collect/languages.py), the site's furniture taken from its
     built pages (collect/furniture.py): each an HTML file read whole."""
+    docs = languages.keep_language(docs, language, rejects)
     docs = furniture.strip_furniture(docs, _whole_page, rejects)
     return sphinxobj.unique(docs, rejects)
 
@@ -425,9 +428,11 @@ def read_document(path: Path) -> Document | None:
         return None
     suffix = Path(format_name(path)).suffix
     title = path.name
+    lang = ""
     if suffix in HTML_SUFFIXES:
         assert data is not None  # text was decoded from it
         text = decode_page(data) or text
+        lang = languages.page_language(text)
         text, title = html_text(text)
         title = title or path.name
     elif markdown.is_markdown(format_name(path)):  # front matter, MDX, admonitions
@@ -436,6 +441,8 @@ def read_document(path: Path) -> Document | None:
     if not text.strip():
         return None
     meta = {"kind": "file", "suffix": suffix}
+    if suffix in HTML_SUFFIXES and lang:
+        meta["lang"] = lang  # the page's own language (collect/languages.py)
     return Document(SOURCE, str(path), title, text, meta)
 
 

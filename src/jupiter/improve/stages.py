@@ -78,6 +78,7 @@ def collect_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
         from jupiter.collect.gidocgen import FIXES as GIDOCGEN_FIXES
         from jupiter.collect.gtkdoc import FIXES as GTKDOC_FIXES
         from jupiter.collect.haddock import FIXES as HADDOCK_FIXES
+        from jupiter.collect.languages import OTHER_LANGUAGE, OTHER_LANGUAGE_FIX
         from jupiter.collect.latex import INCLUDED as LATEX_INCLUDED
         from jupiter.collect.latex import INCLUDED_FIX as LATEX_INCLUDED_FIX
         from jupiter.collect.local import NOT_INCLUDED, NOT_INCLUDED_FIX
@@ -121,6 +122,7 @@ def collect_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
         fixes[DOCBOOK_INCLUDED] = DOCBOOK_INCLUDED_FIX
         fixes[ORG_INCLUDED] = ORG_INCLUDED_FIX
         fixes[FURNITURE_ONLY] = FURNITURE_ONLY_FIX
+        fixes[OTHER_LANGUAGE] = OTHER_LANGUAGE_FIX
         # reasons that share a fix are said together, the fix once
         groups: dict[str, list[str]] = {}
         for why, n in sorted(rejects.rejects.items()):
