@@ -74,3 +74,22 @@ def test_page_language() -> None:
     assert page_language("<html><body lang='fr'>") == ""  # the <html> element's only
     assert page_language('<html data-lang="fr">') == ""
     assert page_language("<p>no html element</p>") == ""
+
+
+def test_a_page_s_bar_of_links_to_its_translations_is_no_text() -> None:
+    from jupiter.collect.local import html_text
+
+    page = (
+        '<html lang="en"><body><h1>mod_ssl</h1><div class="toplang"><p><span>Available '
+        'Languages: </span><a href="../en/ssl.html">&nbsp;en&nbsp;</a> | <a href="../fr/ssl.html"'
+        ' hreflang="fr">&nbsp;fr&nbsp;</a> | <a href="../pt-br/ssl.html">&nbsp;pt-br&nbsp;</a>'
+        '</p></div><p>Strong cryptography.</p><p>Available Languages: <a href="x.html">en</a></p>'
+        # not a bar: codes that are no languages, text among them, no links
+        '<p>Flags: <a href="rw.html">rw</a> | <a href="ro.html">ro</a></p>'
+        '<p>Mode: <a href="a.html">en</a> | <a href="b.html">fr</a> chosen by the client</p>'
+        "<p>Pass en | fr to the tool.</p></body></html>"
+    )
+    assert html_text(page)[0] == (
+        "# mod_ssl\n\nStrong cryptography.\n\nFlags: rw | ro\n\n"
+        "Mode: en | fr chosen by the client\n\nPass en | fr to the tool."
+    )

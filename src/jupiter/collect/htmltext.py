@@ -170,6 +170,29 @@ def _control(attrs: dict[str, str | None]) -> bool:
 
 
 _MARKS = {"¶", "§", "#", "🔗"}
+# a page's links to its translations: "Available Languages: en | fr | pt-br"
+_BAR_LABEL = re.compile(r"^[^\n:|]{1,40}:\s*")
+_BAR_CODE = re.compile(r"[A-Za-z]{2,3}(?:[-_][A-Za-z]{2,4})?")
+LANGUAGE_CODES = frozenset(
+    """en fr de es it pt ja ko zh ru tr da nl pl sv fi no nb nn cs hu el he ar uk id vi th
+    ro bg ca sk sl hr sr et lv lt fa hi ms eu gl is ga cy sq mk bn ta te ur""".split()
+)
+
+
+def _language_bar(block: str) -> bool:
+    """A block of two or more language codes (each a link, the caller checks; one under a
+    label that says "language"), with a label before them and separators between: a page's
+    bar of links to its translations."""
+    label = _BAR_LABEL.match(block)
+    rest = block[label.end() :] if label else block
+    codes = _BAR_CODE.findall(rest)
+    # one code is a bar where its label says so ("Available Languages: en")
+    least = 1 if label and "language" in label.group().lower() else 2
+    if len(codes) < least or _BAR_CODE.sub("", rest).strip(" |/·,\n\xa0"):
+        return False
+    return all(c.replace("_", "-").split("-")[0].lower() in LANGUAGE_CODES for c in codes)
+
+
 _NO_OP = re.compile(r"javascript:\s*(?:void\b.*|;?)")
 
 
@@ -192,6 +215,8 @@ class HtmlText(HTMLParser):
         self.within = 0  # open links to a place on the page (href="#...")
         # the block's characters inside such a link, and outside one
         self.linked = self.unlinked = 0
+        self.anchors = 0  # open links
+        self.anchored = 0  # the block's characters inside any link
         self.in_dt = False
         self.last_dt = False  # the last block a term: a term after it is the same entry's
         self.table: _Table | None = None  # the outermost table being read
@@ -232,6 +257,7 @@ class HtmlText(HTMLParser):
             within = tag == "a" and (a.get("href") or "").startswith("#")
             self.open.append((tag, furniture, main, within, self._role(tag, classes)))
             self.furniture += furniture
+            self.anchors += tag == "a"
             self.main += main
             self.within += within
         if tag in _TABLE_TAGS:
@@ -333,6 +359,7 @@ class HtmlText(HTMLParser):
     def _pop(self) -> str:
         t, furniture, main, within, role = self.open.pop()
         self.furniture -= furniture
+        self.anchors -= t == "a"
         self.main -= main
         self.within -= within
         if role == "name":
@@ -423,6 +450,8 @@ class HtmlText(HTMLParser):
         self.line.append(data if self.pre else re.sub(r"\s+", " ", data))
         if self.table is not None:
             self.table.text(self.blocks, data, self.bold > 0, self.th)
+        if self.anchors:
+            self.anchored += len(data.strip())
         if self.within:
             self.linked += len(data.strip())
         else:
@@ -439,6 +468,7 @@ class HtmlText(HTMLParser):
         # a paragraph or item that is one link to a place on the page: a table of contents'
         # entry (a heading's or a term's own link is its text)
         toc = self.linked and not self.unlinked and not (prefix.startswith("#") or self.in_dt)
+        anchored, self.anchored = self.anchored, 0
         self.linked = self.unlinked = 0
         dt, self.in_dt = self.in_dt, False
         if self.pre:
@@ -452,6 +482,8 @@ class HtmlText(HTMLParser):
             self.prefix = prefix  # <li><p>text</p></li>: the item's text is still to come
             return
         if toc and not self._dd():
+            return
+        if anchored and _language_bar(block):  # "Available Languages: en | fr | ja"
             return
         if dt and self.last_dt and self.blocks and not self._dd():
             self.blocks[-1] += "\n" + block  # <dt>s over one <dd>: one entry's terms
