@@ -93,3 +93,52 @@ def test_a_page_s_bar_of_links_to_its_translations_is_no_text() -> None:
         "# mod_ssl\n\nStrong cryptography.\n\nFlags: rw | ro\n\n"
         "Mode: en | fr chosen by the client\n\nPass en | fr to the tool."
     )
+
+
+def test_a_repository_and_a_crawled_site_in_several_languages(tmp_path: Path) -> None:
+    """The git and web sources leave the other languages' pages out too (the web source
+    crawls a real server on 127.0.0.1)."""
+    import functools
+    import subprocess
+    import threading
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+    from jupiter.collect import _collect_source
+    from jupiter.collect.git import collect_git
+
+    root = tmp_path / "site"
+    _manual(root, ["en", "fr", "pt-br"])
+    links = "".join(f'<a href="{lang}/listen.html">{lang}</a> ' for lang in PAGES)
+    (root / "index.html").write_text(
+        f'<html lang="en"><head><title>Manual</title></head><body><h1>Manual</h1><p>The '
+        f"manual of the server, in three languages, each page linked below.</p>{links}</body>"
+        "</html>",
+        encoding="utf-8",
+    )
+    git = ["git", "-c", "user.name=T", "-c", "user.email=t@example.com", "-C", str(root)]
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "manual"]):
+        subprocess.run([*git, *args], check=True, capture_output=True)
+    cfg = DomainConfig.model_validate(
+        {"name": "t", "sources": [{"type": "git", "url": "site", "include": ["*.html"]}]}
+    )
+    cfg.base_dir = tmp_path
+    got = collect_git(cfg.sources[0], cfg, tmp_path / "cache")  # type: ignore[arg-type]
+    assert sorted(d.meta["path"] for d in got.documents) == ["en/listen.html", "index.html"]
+    assert got.rejects == {OTHER_LANGUAGE: 2}
+
+    handler = functools.partial(SimpleHTTPRequestHandler, directory=str(root))
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True).start()
+    try:
+        base = f"http://127.0.0.1:{httpd.server_address[1]}/"
+        web = DomainConfig.model_validate(
+            {"name": "t", "sources": [{"type": "web", "urls": [base], "delay": 0.0}]}
+        )
+        web.base_dir = tmp_path
+        rejects = CollectResult()
+        docs = _collect_source(web.sources[0], web, tmp_path / "webcache", rejects)
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    assert sorted(d.uri for d in docs) == [base, base + "en/listen.html"]
+    assert rejects.rejects == {OTHER_LANGUAGE: 2}

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from jupiter.collect import languages
 from jupiter.collect.chunking import chunk_document
 from jupiter.collect.duplicates import drop_duplicates
 from jupiter.collect.local import collect_local
@@ -100,6 +101,8 @@ def _collect_other(src: Any, cfg: DomainConfig, cache: Path) -> CollectResult:
         from jupiter.collect.web import collect_web
 
         result = collect_web(src, cache / "web")
+        # a site built in several languages: the domain's (collect/languages.py)
+        result.documents = languages.keep_language(result.documents, cfg.language, result)
         unreachable = {"unreachable", "http_error", "timeout"} & set(result.rejects)
         if not result.documents and unreachable:
             raise JupiterError(

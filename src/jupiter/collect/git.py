@@ -24,6 +24,7 @@ from jupiter.collect import (
     apis,
     asciidoc,
     docbook,
+    languages,
     latex,
     manpage,
     markdown,
@@ -231,6 +232,7 @@ def collect_git(src: GitSource, cfg: DomainConfig, cache_dir: Path) -> CollectRe
     result.documents.extend(api_documents(code, SOURCE, result))
     result.documents.extend(batches.documents(SOURCE, result, _repo_name(repo)))
     result.documents.extend(ansibledoc.documents(plugins, SOURCE, result))
+    result.documents = languages.keep_language(result.documents, cfg.language, result)
     result.documents = sphinxobj.unique(result.documents, result)
     if src.max_documents:
         del result.documents[src.max_documents :]
@@ -477,6 +479,7 @@ def _document(
         result.reject("bad_encoding", where)
         return None
     title = path
+    lang = ""  # an HTML page's own language (collect/languages.py)
     if manpage.is_page_name(PurePosixPath(path).name) and manpage.is_roff(text):
         page = manpage.page_or_reject(data, text, where, result)
         if page is None:
@@ -484,7 +487,9 @@ def _document(
         meta = {"repo": repo, "commit": sha, "path": path, "language": "man"}
         return Document(SOURCE, where, PurePosixPath(path).name, page, meta)
     if suffix in HTML_SUFFIXES:
-        text = html_text(decode_page(data) or text)[0]
+        page = decode_page(data) or text
+        lang = languages.page_language(page)
+        text = html_text(page)[0]
     elif markdown.is_markdown(path):  # front matter, MDX, admonitions
         heading, text = markdown.read(text, markdown.is_knitr(path))
         title = heading or path
@@ -499,6 +504,8 @@ def _document(
         return None
     language = LANGUAGES.get(suffix, suffix.lstrip("."))
     meta = {"repo": repo, "commit": sha, "path": path, "language": language}
+    if lang:
+        meta["lang"] = lang
     return Document(SOURCE, where, title, text, meta)
 
 

@@ -31,7 +31,7 @@ import trafilatura
 import yaml
 
 from jupiter import atomic
-from jupiter.collect import openapi, sphinxobj
+from jupiter.collect import languages, openapi, sphinxobj
 from jupiter.collect.local import built_page, meta_charset, page_readers
 from jupiter.collect.result import CollectResult, SourceFile
 from jupiter.config import WebSource
@@ -175,6 +175,9 @@ def _document(url: str, html: str, resp: Response, depth: int, start: str) -> Do
         "depth": depth,
         "start_url": start,
     }
+    lang = languages.page_language(html)
+    if lang:
+        info["lang"] = lang  # the page's own language (collect/languages.py)
     return Document(SOURCE, url, title, text.strip(), info)
 
 
