@@ -142,3 +142,21 @@ def test_a_repository_and_a_crawled_site_in_several_languages(tmp_path: Path) ->
         httpd.server_close()
     assert sorted(d.uri for d in docs) == [base, base + "en/listen.html"]
     assert rejects.rejects == {OTHER_LANGUAGE: 2}
+
+
+def test_of_a_page_s_copies_the_one_in_its_own_language_s_folder_is_kept() -> None:
+    from jupiter.collect.duplicates import DUPLICATE, drop_duplicates
+    from jupiter.records import Document
+
+    text = "# mod_buffer\n\nBuffers the request and the response in memory."
+    meta = {"kind": "file", "suffix": ".html", "lang": "en"}
+    docs = [
+        Document("local", f"/m/{lang}/mod/mod_buffer.html", "b", text, dict(meta))
+        for lang in ("da", "de", "en", "fr")
+    ]
+    rejects = CollectResult()
+    assert [d.uri for d in drop_duplicates(docs, rejects)] == ["/m/en/mod/mod_buffer.html"]
+    assert rejects.rejects == {DUPLICATE: 3}
+    # no folder named for it: the first copy, as before
+    plain = [Document("local", f"/m/{k}.html", "b", text, dict(meta)) for k in ("b", "a")]
+    assert [d.uri for d in drop_duplicates(plain)] == ["/m/b.html"]

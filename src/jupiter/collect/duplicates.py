@@ -14,7 +14,8 @@ against faq.html 0.958, man pages installed under two names 1.0); sibling pages 
 boilerplate stay below 0.9 (json.dumps after json.dump 0.878, gcloud's pages 0.5 to 0.88).
 A file whose text (its words, spacing aside) is one read before is a copy whatever its
 length (Apache's manual holds each untranslated page, a short one too, in every language's
-folder).
+folder); of such copies the one in its own language's folder is kept (`en/`, not `da/`, for
+a page that says it is English), so that its provenance names the manual it belongs to.
 """
 
 from __future__ import annotations
@@ -59,6 +60,14 @@ def _plainness(doc: Document) -> int:
     return 2 if suffix == ".pdf" else 1 if suffix in ("", ".txt") else 0
 
 
+def _misplaced(doc: Document) -> int:
+    """0 for a page that lies in a folder named for the language it declares (meta "lang":
+    `manual/en/mod/core.html`), else 1: which copy of a page is kept."""
+    lang = str(doc.meta.get("lang", ""))
+    parts = doc.uri.replace("\\", "/").lower().split("/")[:-1]
+    return 0 if lang and any(p.split("-")[0].split("_")[0] == lang for p in parts) else 1
+
+
 def drop_duplicates(
     docs: Iterable[Document], rejects: CollectResult | None = None
 ) -> list[Document]:
@@ -69,7 +78,8 @@ def drop_duplicates(
     seen: set[int] = set()
     texts: set[str] = set()  # a file's words, whole: a short page copied is a copy too
     dropped: set[int] = set()
-    for i in sorted(range(len(docs)), key=lambda i: (_plainness(docs[i]), i)):
+    order = sorted(range(len(docs)), key=lambda i: (_plainness(docs[i]), _misplaced(docs[i]), i))
+    for i in order:
         sample = sampled_shingles(docs[i].text).tolist()
         whole = " ".join(docs[i].text.split()) if docs[i].meta.get("kind") == "file" else ""
         if whole and whole in texts:
