@@ -460,6 +460,40 @@ def test_a_man_option_over_a_blank_line_and_its_indented_description() -> None:
     assert any(b.kind == "prose" and b.text.startswith("A sentence of prose") for b in blocks)
 
 
+def test_a_man_tag_that_fits_its_indent_is_the_term_of_the_text_beside_it() -> None:
+    """groff's .TP with a tag shorter than its indent: the text starts on the tag's line one
+    space after it and goes on at that column (bash's shell options and variables); a tag
+    of its own words over its text below ("--dest DEST") is no such line."""
+    text = (
+        "NAME\n       qsh - a shell\n\nDESCRIPTION\n"
+        "              extglob If set, the extended pattern matching features described\n"
+        "                      above under Pathname Expansion are enabled.\n\n"
+        "              extquote\n"
+        "                      If set, quoting is performed within expansions.\n\n"
+        "       OSTYPE Automatically set to a string that describes the operating sys\u2010\n"
+        "              tem on which qsh is executing.\n\n"
+        "       --dest DEST\n"
+        "              Install the completion modules into the folder DEST.\n"
+    )
+    defs = definitions(parse(text, "qsh.1.txt").blocks)
+    assert defs == [
+        (
+            "extglob",
+            "keyword",
+            "If set, the extended pattern matching features described above under Pathname "
+            "Expansion are enabled.",
+        ),
+        ("extquote", "keyword", "If set, quoting is performed within expansions."),
+        (
+            "OSTYPE",
+            "keyword",
+            "Automatically set to a string that describes the operating system on which qsh "
+            "is executing.",
+        ),
+        ("--dest DEST", "option", "Install the completion modules into the folder DEST."),
+    ]
+
+
 def test_a_javadoc_pages_member_sections_name_their_member() -> None:
     """A javadoc page heads each method with its bare name: what its Returns: says is
     asked of `StringUtils.abbreviate`, not of the page; a word heading names no member; the

@@ -252,6 +252,8 @@ _NOT_A_DESCRIPTION = re.compile(r"^(?:[/.;(]|(?:and|or|nor)\s)")
 _OPTION_DEFAULT = re.compile(r"\s*[\[(]default:?[^\])]*[\])]\s*$", re.I)
 # "num_headers    The number of ...": a name, two or more spaces, its description
 _NAME_SAME_LINE = re.compile(r"^(\s*)(\S+)\s{2,}(\S.*)$")
+# a tag and its text one space apart (a man page's tag that fits its indent)
+_TAG_FITS = re.compile(r"^(\s*)(\S+) (\S.*)$")
 _IDENT = re.compile(r"^[A-Za-z_][\w.:<>\[\]-]*(?:\(\))?$")
 # Google-style docstring sections (Napoleon's), and one entry of a section of parameters:
 # "name (type): text" or "name:" over its indented text
@@ -741,6 +743,26 @@ class _Parser:
                     )
                     i = j
                     continue
+            # a man page's tag short enough to fit its indent, its text on the same line after
+            # one space and on at that column below (groff's .TP: bash's "extglob If set,
+            # the extended pattern ..." over "        above under Pathname Expansion")
+            t = _TAG_FITS.match(ln.text) if self.man and nxt is not None else None
+            if (
+                t is not None
+                and nxt is not None
+                and not nxt.blank
+                and nxt.indent == len(t.group(1)) + len(t.group(2)) + 1
+                and (_IDENT.match(t.group(2)) or _OPTION.match(t.group(2)))
+                # its text a sentence wrapped at the margin, not a tag's own words ("--dest
+                # DEST", "spaces in numbers" over their text below)
+                and (len(t.group(3).split()) >= 4 or len(ln.text) >= 60)
+            ):
+                end = self.block_end(i + 1, ln.indent)
+                tag: DefKind = "option" if _OPTION.match(t.group(2)) else "keyword"
+                at = ln.start + len(t.group(1)) + len(t.group(2)) + 1
+                self._definition(t.group(2), tag, at, lines[end - 1].end, ln.indent)
+                i = end
+                continue
             # a man page's option over a blank line and its description, indented deeper
             # (groff's tagged paragraphs with their spacing: GNU sed's, make's options)
             if self.man and nxt is not None and nxt.blank and _OPTION.match(ln.body.rstrip(",")):
