@@ -753,9 +753,13 @@ class _Parser:
                 and not nxt.blank
                 and nxt.indent == len(t.group(1)) + len(t.group(2)) + 1
                 and (_IDENT.match(t.group(2)) or _OPTION.match(t.group(2)))
+                # no sentence's first word ("The following names are recognised:")
+                and not (t.group(2)[0].isupper() and t.group(2)[1:].islower())
                 # its text a sentence wrapped at the margin, not a tag's own words ("--dest
-                # DEST", "spaces in numbers" over their text below)
-                and (len(t.group(3).split()) >= 4 or len(ln.text) >= 60)
+                # DEST", "bridge vlan - VLAN filter list" over their text below)
+                and len(ln.text.rstrip()) >= 60
+                # nor a synopsis wrapped under its command ("devlink sb port pool show [")
+                and not re.search(r"[\[{|]", t.group(3)[:40])
             ):
                 end = self.block_end(i + 1, ln.indent)
                 tag: DefKind = "option" if _OPTION.match(t.group(2)) else "keyword"
