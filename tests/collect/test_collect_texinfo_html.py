@@ -91,3 +91,24 @@ def test_texi2html_and_texi2any_6_definitions() -> None:
 def test_a_header_div_is_text_on_pages_no_texinfo_tool_made() -> None:
     page = '<html><body><div class="header"><p>Release notes for 2.0</p></div></body></html>'
     assert html_text(page)[0] == "Release notes for 2.0"
+
+
+def test_a_latex2html_node_without_its_navigation_and_page_references() -> None:
+    """LaTeX2HTML's panel (in its comments, and its class), its list of a node's
+    subsections, and "(p. [*])" page references whose number is an image."""
+    page = (
+        "<HTML><!--Converted with LaTeX2HTML 2022.2 (Released July 1, 2022) --><HEAD><TITLE>"
+        "Rlabel</TITLE></HEAD><BODY><!--Navigation Panel--><A HREF='n2.html'><IMG ALT='next' "
+        "SRC='next.png'></A><B> Next:</B> <A HREF='n2.html'>Rmargin</A> <B> Up:</B> <A "
+        "HREF='n1.html'>Set-show</A><BR><!--End of Navigation Panel--><H2>Rlabel</H2>This "
+        "command places a label above the r axis. See set xlabel (p.&nbsp;<A HREF='n9.html'>"
+        "<IMG ALT='[*]' SRC='crossref.png'></A>) for more.<BR><HR><!--Table of Child-Links-->"
+        "<A ID='CHILD_LINKS'><STRONG>Subsections</STRONG></A><UL CLASS='ChildLinks'><LI><A "
+        "HREF='n3.html'>Rlabel examples</A></UL><!--End of Table of Child-Links--><BR><HR>"
+        '<DIV CLASS="navigation"><B> Next:</B> <A HREF="n2.html">Rmargin</A></DIV>'
+        "<P>Kept (p. 3 of the guide).</P></BODY></HTML>"
+    )
+    assert html_text(page)[0] == (
+        "## Rlabel\n\nThis command places a label above the r axis. See set xlabel for more.\n\n"
+        "Kept (p. 3 of the guide)."
+    )

@@ -66,11 +66,17 @@ HIDDEN_CLASSES = {
     "nav",
     "toc",
     "nav-panel",
+    "navigation",  # LaTeX2HTML's Next/Up/Previous panel
+    "ChildLinks",  # LaTeX2HTML's list of a node's subsections
 }
 # the page's own text, where the page marks it: <main>, role="main"
 _MAIN = re.compile(r"<main[\s>]|\srole\s*=\s*[\"']?main\b", re.I)
 # the comment texi2any (makeinfo) and texi2html leave at a page's top
 _TEXINFO_MADE = re.compile(r"GNU Texinfo|texi2any|makeinfo|texi2html", re.I)
+# the comments LaTeX2HTML puts around a node's navigation panel and its list of subsections
+_LATEX2HTML_REGIONS = ("Navigation Panel", "Table of Child-Links")
+# LaTeX2HTML's page reference, its number an image: "see set xlabel (p. [*])"
+_PAGE_REF = re.compile(r"\s*\(p\.\s*\)")
 # texi2any 6's category as plain text before the definition's name: "Function: "
 _PLAIN_CATEGORY = re.compile(r"^([A-Z][\w -]{0,30}):\s+(.*)$", re.S)
 
@@ -231,6 +237,8 @@ class HtmlText(HTMLParser):
         self.in_title = False
         self.title = ""
         self.texinfo = False  # a page texi2any or texi2html made
+        self.latex2html = False  # a page LaTeX2HTML made
+        self.skipped = 0  # inside a region LaTeX2HTML's comments mark as navigation
         # a Texinfo definition's line being read (<dt>): its category, what comes before
         # its name (a type, a result), its name, and what comes after (its arguments)
         self.head: dict[str, list[str]] | None = None
@@ -238,8 +246,15 @@ class HtmlText(HTMLParser):
         self.defined = False  # the last term read is a definition's: its <dd> is flat
 
     def handle_comment(self, data: str) -> None:
-        if _TEXINFO_MADE.search(data):
+        said = data.strip()
+        if _TEXINFO_MADE.search(said):
             self.texinfo = True
+        elif said.startswith("Converted with LaTeX2HTML"):
+            self.latex2html = True
+        elif said in _LATEX2HTML_REGIONS:
+            self.skipped += 1
+        elif said.startswith("End of ") and said[7:] in _LATEX2HTML_REGIONS and self.skipped:
+            self.skipped -= 1
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag in ("dt", "dd"):
@@ -281,9 +296,9 @@ class HtmlText(HTMLParser):
         elif tag == "code" and not self.pre:
             self.code += 1
             self.line.append("`")
-        elif tag in HEADINGS:
+        elif tag in HEADINGS and not self._unseen():
             self.prefix = "#" * int(tag[1]) + " "
-        elif tag == "li":
+        elif tag == "li" and not self._unseen():  # a hidden item's mark is no later text's
             self.prefix = "- "
         elif tag == "dt":
             self.in_dt = True
@@ -311,6 +326,12 @@ class HtmlText(HTMLParser):
         if tag in ("strong", "b") and not self.named and not self._inside("name"):
             return "name"
         return ""
+
+    def _unseen(self) -> bool:
+        """Text here is not the page's (hidden, furniture, outside its main element)."""
+        return bool(
+            self.hidden or self.furniture or self.skipped or (self.main_only and not self.main)
+        )
 
     def _part(self) -> str:
         """Which part of a definition's line the text being read is."""
@@ -440,7 +461,7 @@ class HtmlText(HTMLParser):
         if self.in_title:
             self.title = " ".join((self.title + " " + data).split())
             return
-        if self.hidden or self.furniture or (self.main_only and not self.main):
+        if self._unseen():
             return
         if self.within and data.strip() in _MARKS:  # a heading's "¶" permalink
             return
@@ -478,6 +499,8 @@ class HtmlText(HTMLParser):
             return
         # <br> line breaks survive; spaces around them do not; an empty `` pair goes
         block = "\n".join(line.strip() for line in raw.replace("``", "").split("\n")).strip()
+        if self.latex2html:
+            block = _PAGE_REF.sub("", block)
         if not block.strip():
             self.prefix = prefix  # <li><p>text</p></li>: the item's text is still to come
             return
