@@ -33,6 +33,7 @@ from jupiter.collect import (
     orgmode,
     pod,
     pyscript,
+    rdocmarkup,
     sites,
     sphinxobj,
     texinfo,
@@ -492,6 +493,9 @@ def _document(
         text = html_text(page)[0]
     elif markdown.is_markdown(path):  # front matter, MDX, admonitions
         heading, text = markdown.read(text, markdown.is_knitr(path))
+        title = heading or path
+    elif rdocmarkup.takes(path):  # RDoc markup, as the Markdown it renders to
+        heading, text = rdocmarkup.read(text)
         title = heading or path
     elif suffix == notebook.SUFFIX:  # the Markdown it renders to, titled by its heading
         rendered = notebook.notebook_or_reject(text, where, result)

@@ -43,6 +43,7 @@ from jupiter.collect import (
     pdocsite,
     pod,
     pyscript,
+    rdocmarkup,
     rustdoc,
     sites,
     sphinxobj,
@@ -437,6 +438,9 @@ def read_document(path: Path) -> Document | None:
         title = title or path.name
     elif markdown.is_markdown(format_name(path)):  # front matter, MDX, admonitions
         heading, text = markdown.read(text, markdown.is_knitr(format_name(path)))
+        title = heading or path.name
+    elif rdocmarkup.takes(format_name(path)):  # RDoc markup, as the Markdown it renders to
+        heading, text = rdocmarkup.read(text)
         title = heading or path.name
     if not text.strip():
         return None

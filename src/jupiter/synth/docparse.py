@@ -252,6 +252,8 @@ _NOT_A_DESCRIPTION = re.compile(r"^(?:[/.;(]|(?:and|or|nor)\s)")
 _OPTION_DEFAULT = re.compile(r"\s*[\[(]default:?[^\])]*[\])]\s*$", re.I)
 # "num_headers    The number of ...": a name, two or more spaces, its description
 _NAME_SAME_LINE = re.compile(r"^(\s*)(\S+)\s{2,}(\S.*)$")
+# an option and its one-letter alias after it in parentheses ("--dry-run (-n)")
+_OPTION_ALIAS = re.compile(r"(.+?)\s+\((-[A-Za-z0-9?])\)")
 # a tag and its text one space apart (a man page's tag that fits its indent)
 _TAG_FITS = re.compile(r"^(\s*)(\S+) (\S.*)$")
 _IDENT = re.compile(r"^[A-Za-z_][\w.:<>\[\]-]*(?:\(\))?$")
@@ -469,7 +471,7 @@ class _Parser:
         self.man = _MAN_PAGE_NAME.search(PurePosixPath(title).name) is not None or self._man_like()
         suffix = PurePosixPath(title).suffix.lower()
         # a reST or Markdown source: its code is marked, no synopsis of a manual's
-        self.source = suffix in (".md", ".markdown", ".rst")
+        self.source = suffix in (".md", ".markdown", ".rst", ".rdoc")
         self.markup = self.source or self._has_markup()
         if not head and not in_code and self.markup and not self.man:
             self.first = _past_indented(self.lines, self.first)
@@ -999,6 +1001,9 @@ class _Parser:
     def _term(self, head: _Line, body: list[_Line]) -> None:
         raw = head.body
         shown = clean(raw).strip()
+        alias = _OPTION_ALIAS.fullmatch(shown.replace("`", ""))
+        if alias is not None and _OPTION.match(alias.group(1)):
+            shown = f"{alias.group(1)}, {alias.group(2)}"  # rake's "`--all` (-A)"
         np = _NUMPY_PARAM.match(shown)
         option = _OPTION_DEFAULT.sub("", shown.strip("` ")).strip()
         if _OPTION.match(shown.rstrip(",")):

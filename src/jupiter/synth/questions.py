@@ -976,7 +976,10 @@ def _example(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
             continue
         asked.add(topic)
         shown_topic = (
-            f"`{topic}`" if _api_name(b.section) or topic == p.subject else _in_sentence(topic)
+            # a name as code, unless it holds code already ("Option `strip`")
+            (topic if "`" in topic else f"`{topic}`")
+            if _api_name(b.section) or topic == p.subject
+            else _in_sentence(topic)
         )
         out.append(
             (
