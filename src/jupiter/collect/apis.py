@@ -19,6 +19,7 @@ from jupiter.collect import (
     capi,
     cljapi,
     confdoc,
+    crd,
     csapi,
     dartapi,
     elispapi,
@@ -73,8 +74,9 @@ STRUCTURED = ("jsonschema", "graphql", "config", "openapi")
 
 def _structured(on: frozenset[str]) -> ApiReader:
     """The one reader of JSON and YAML files a source's settings make (`on`: those of
-    STRUCTURED it sets to api): a JSON Schema is read as the settings it describes
-    (collect/jsonschema.py), a GraphQL introspection result as the API it describes
+    STRUCTURED it sets to api): a Kubernetes CustomResourceDefinition as the fields of the
+    resource it defines (collect/crd.py, with `jsonschema`), a JSON Schema as the settings
+    it describes (collect/jsonschema.py), a GraphQL introspection result as the API it describes
     (collect/graphqlapi.py), a YAML file whose comments document its settings as those
     settings (collect/confdoc.py: alacritty.yml, a chart's values.yaml), an OpenAPI spec as
     its operations; any other file as text."""
@@ -82,12 +84,15 @@ def _structured(on: frozenset[str]) -> ApiReader:
     def read(
         files: list[SourceFile], source: str, rejects: CollectResult | None, top: str
     ) -> list[Document]:
+        crds: list[SourceFile] = []
         schemas: list[SourceFile] = []
         graphs: list[SourceFile] = []
         configs: list[SourceFile] = []
         others: list[SourceFile] = []
         for f in files:
-            if "jsonschema" in on and jsonschema.takes(f):
+            if "jsonschema" in on and crd.takes(f):
+                crds.append(f)
+            elif "jsonschema" in on and jsonschema.takes(f):
                 schemas.append(f)
             elif "graphql" in on and graphqlapi.takes_json(f):
                 graphs.append(f)
@@ -96,7 +101,10 @@ def _structured(on: frozenset[str]) -> ApiReader:
             else:
                 others.append(f)
         rest = openapi.api_documents if "openapi" in on else openapi.as_text
+        resources, unread = crd.api_documents(crds, source, rejects)
+        others += unread
         return [
+            *resources,
             *jsonschema.api_documents(schemas, source, rejects),
             *graphqlapi.api_documents(graphs, source, rejects, top),
             *confdoc.api_documents(configs, source, rejects, top),
@@ -186,6 +194,7 @@ FIXES = {
     **cljapi.FIXES,
     **mliapi.FIXES,
     **jsonschema.FIXES,
+    **crd.FIXES,
     **graphqlapi.FIXES,
     **solapi.FIXES,
     **elispapi.FIXES,

@@ -361,8 +361,18 @@ class _Members:
 
 
 class _Walk:
-    def __init__(self, root: dict[str, Any], name: str) -> None:
+    def __init__(
+        self,
+        root: dict[str, Any],
+        name: str,
+        prefix: str = URI_PREFIX,
+        language: str = "jsonschema",
+        skip: frozenset[str] = frozenset(),
+    ) -> None:
         self.name = name
+        self.prefix = prefix  # the documents' uri prefix (collect/crd.py's own)
+        self.lang = {"language": language}
+        self.skip = skip  # the root's members not walked (a CRD's apiVersion, kind, metadata)
         self.refs = _Refs(root)
         self.homes: dict[str, str] = {_ROOT: ""}  # a definition -> where it is expanded
         self.settings: list[_Setting] = [_Setting("", root, 0)]
@@ -384,6 +394,8 @@ class _Walk:
             self._gather(s.schema, s.path, got, always=True, depth=0)
             s.same_as = list(dict.fromkeys(got.same_as))
             for part, (sub, required) in got.found.items():
+                if k == 0 and part in self.skip:
+                    continue
                 if len(self.settings) >= MAX_SETTINGS:
                     self.cut = True
                     return
@@ -595,7 +607,7 @@ class _Walk:
             body = [title, about, listed]
             text = "\n\n".join([self.name, *(x for x in body if x)])
             out.append(
-                api_document(source, URI_PREFIX, f, self.name, text, "schema", "", 1, **_LANG)
+                api_document(source, self.prefix, f, self.name, text, "schema", "", 1, **self.lang)
             )
         for s in self.settings[1:]:
             if s.documented:
@@ -615,7 +627,7 @@ class _Walk:
         text = "\n\n".join([signature, *(x for x in body if x)])
         kind = "section" if listed else "setting"
         qual = f"{self.name}:{s.path}"
-        return api_document(source, URI_PREFIX, f, qual, text, kind, signature, 1, **_LANG)
+        return api_document(source, self.prefix, f, qual, text, kind, signature, 1, **self.lang)
 
     def _expanded(self, home: str) -> bool:
         """Whether the setting at `home` has documented members (a "Same as" says more)."""
@@ -688,9 +700,6 @@ class _Walk:
         if more:
             lines.append(f"… and {more} more.")
         return "\n".join(["Settings:", *lines])
-
-
-_LANG = {"language": "jsonschema"}
 
 
 # ----------------------------------------------------------------------------- phrases

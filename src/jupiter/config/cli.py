@@ -162,6 +162,27 @@ def _config_globs(path: Path) -> list[str]:
     return globs
 
 
+def _has_crds(path: Path) -> bool:
+    """Whether a folder keeps Kubernetes CustomResourceDefinitions (collect/crd.py): one of
+    the first 200 YAML files at its top or up to three folders down holds one."""
+    if not path.is_dir():
+        return False
+    found = [
+        p
+        for d in ("", "*/", "*/*/", "*/*/*/")
+        for g in ("*.yaml", "*.yml")
+        for p in sorted(path.glob(d + g))
+    ]
+    for p in found[:200]:
+        try:
+            head = p.read_bytes()[:65536].decode("utf-8", errors="replace")
+        except OSError:
+            continue
+        if re.search(r"^kind:\s*CustomResourceDefinition\s*$", head, re.M):
+            return True
+    return False
+
+
 def _has_json_reference(path: Path) -> bool:
     """Whether a folder keeps a reference as plain .json files: one of the first few at its
     top or in a schema/, schemas/ folder is a JSON Schema (its `$schema` names
@@ -240,6 +261,8 @@ def source_entry(spec: str) -> dict[str, object]:
     if _is_puppet(path):  # Puppet modules or a control repo: manifests, functions, tasks
         more += PUPPET_GLOBS
     more += _config_globs(path)  # configuration files whose comments document them
+    if _has_crds(path):  # Kubernetes CRDs: the fields of the resources they define
+        more += [g for g in ("*.yaml", "*.yml") if g not in more]
     if _near(path, "Package.swift"):  # Swift packages: their modules' API (DocC)
         more.append("*.swift")
     if _near(path, "pubspec.yaml"):  # Dart or Flutter packages: their API (dartdoc)

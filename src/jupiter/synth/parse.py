@@ -43,6 +43,7 @@ API_PREFIXES = (
     "lua:",
     "clojure:",
     "jsonschema:",
+    "crd:",
     "ocaml:",
     "graphql:",
     "ansible:",
@@ -154,7 +155,7 @@ def view(
             signature = call.group(1) if call else ""
             module = head.strip() == name  # a module's document opens with its name
             return ChunkView("api", name, signature, body, True, module, language=language)
-        if language in ("jsonschema", "xsd"):  # `jobs.<name>.runs-on: string | object`,
+        if language in ("jsonschema", "xsd", "crd"):  # `jobs.<name>.runs-on: string | object`,
             head, _, body = chunk.text.partition("\n\n")
             root = head == name  # the schema's own document opens with its name
             return ChunkView("api", name, "" if root else head, body, True, root, language=language)

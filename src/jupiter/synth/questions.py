@@ -144,6 +144,17 @@ PHRASES: dict[str, list[str]] = {
         "What kind of value goes in the `{t}` parameter of `{s}`?",
     ],
     # a setting of a configuration file (redis.conf's `maxmemory-policy`)
+    # a field of a Kubernetes custom resource (collect/crd.py): `spec.dnsNames` of `Certificate`
+    "resource_field": [
+        "What does the `{t}` field of `{s}` do?",
+        "What is `{t}` for in `{s}`?",
+        "What happens when I set `{t}` in `{s}`?",
+        "Explain the `{t}` field of the `{s}` resource.",
+    ],
+    "resource_field_type": [
+        "What type of value does `{t}` take in `{s}`?",
+        "What can the `{t}` field of `{s}` be set to?",
+    ],
     "setting": [
         "What does the `{t}` setting in `{s}` do?",
         "What is `{t}` for in `{s}`?",
@@ -342,6 +353,9 @@ def _member(v: ChunkView) -> tuple[str, dict[str, str]] | None:
     if v.language == "config" and ":" in v.name:  # `redis.conf:maxmemory-policy`
         file, _, key = v.name.partition(":")
         return "setting", {"t": key, "s": file}
+    if v.language == "crd" and ":" in v.name:  # `cert-manager.io/Certificate:spec.dnsNames`
+        resource, _, path = v.name.partition(":")
+        return "resource_field", {"t": path, "s": resource.rpartition("/")[2]}
     return None
 
 
@@ -437,7 +451,7 @@ def _a_setting(v: ChunkView) -> bool:
     """A format's setting (JSON Schema, XML Schema) or a module's option or return value
     (Ansible)."""
     return (
-        v.language in ("jsonschema", "xsd", "config")
+        v.language in ("jsonschema", "xsd", "config", "crd")
         or (v.language == "nix" and _NIX_OPTION.match(v.signature) is not None)
         or (v.language in ("ansible", "puppet", "terraform") and _member(v) is not None)
     )
@@ -491,10 +505,14 @@ def _signature(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
         return [("option_type", owner[1], f"`{v.signature}`")]
     # a setting's `jobs.<name>.runs-on: string | object`; a GraphQL field's with no
     # arguments, `state: MigrationState!` (an enum value's `State.OPEN`: none)
-    if v.language in ("jsonschema", "xsd") or (v.language == "graphql" and "(" not in v.signature):
+    if v.language in ("jsonschema", "xsd", "crd") or (
+        v.language == "graphql" and "(" not in v.signature
+    ):
         typ = v.signature.partition(": ")[2]
         if not _telling(typ):
             return []
+        if owner is not None and v.language == "crd":
+            return [("resource_field_type", owner[1], f"`{typ}`")]
         key = "field_type" if v.language == "graphql" else "setting_type"
         return [(key, {"a": shown(v.name)}, f"`{typ}`")]
     if v.language == "puppet":
