@@ -72,7 +72,7 @@ def test_empty_corpus_names_the_sources_and_the_fix(tmp_path: Path) -> None:
         f" (local: {(tmp_path / 'docs').resolve()} matched no non-empty text files with include"
         " ['*.md', '*.mdx', '*.rst', '*.txt', '*.html', '*.htm', '*.pdf', '*.py', '*.info', '*.info.gz',"
         " '*.info-[0-9]*', '*.ipynb', '*.adoc', '*.asciidoc', '*.org', '*.docx', '*.odt', '*.epub', '*.pod',"
-        " '*.rdoc', '*.Rd', '*.Rmd', '*.qmd', '*.proto', '*.tex', '*.texi', '*.texinfo', 'README',"
+        " '*.rdoc', '*.mediawiki', '*.wiki', '*.Rd', '*.Rmd', '*.qmd', '*.proto', '*.tex', '*.texi', '*.texinfo', 'README',"
         " 'openapi.json', 'openapi.yaml', 'openapi.yml', 'swagger.json', 'swagger.yaml',"
         " '*.schema.json', '*.graphql', '*.graphqls', '*.xsd', '*.dbk', '*.docbook', '*.sgml']"
         " and exclude"

@@ -1191,3 +1191,22 @@ def test_a_builtins_options_past_a_chunks_end_are_still_its_own(tmp_path: Path) 
     letters = {re.search(r"`-([a-v]) value`", q).group(1) for q in asked}  # type: ignore[union-attr]
     assert len(letters) == 22, sorted(letters)
     assert all("`read`" in q for q in asked), [q for q in asked if "`read`" not in q]
+
+
+def test_a_document_s_own_parts_are_asked_of_the_document(tmp_path: Path) -> None:
+    """ "Motivation", "Backwards compatibility", "Limitations": a part every proposal or
+    manual page has is asked of its document ("Explain Motivation." asks of none); a page
+    whose subject is itself named so (CMake's ABSTRACT property) keeps its heading."""
+    page = (
+        "# Queue limits\n\n## Motivation\n\nQueues grew without bound and filled the disk on "
+        "busy hosts, so a limit is needed.\n\n## Backwards compatibility\n\nA queue with no "
+        "limit set keeps its old behaviour, holding every job it is given.\n"
+    )
+    qa = list(by_question(questions(doc_chunks(tmp_path, {"limits.md": page}))))
+    assert sorted(qa) == [
+        "Explain the motivation of limits.",
+        "What does limits say about its backwards compatibility?",
+    ]
+    own = "ABSTRACT\n========\n\nIs this source file an abstract class, one that declares only.\n"
+    asked = list(by_question(questions(doc_chunks(tmp_path, {"ABSTRACT.rst": own}))))
+    assert asked and not any("abstract of" in q for q in asked), asked

@@ -38,6 +38,7 @@ from jupiter.collect import (
     sphinxobj,
     texinfo,
     vimhelp,
+    wikitext,
 )
 from jupiter.collect.local import (
     HTML_SUFFIXES,
@@ -496,6 +497,9 @@ def _document(
         title = heading or path
     elif rdocmarkup.takes(path):  # RDoc markup, as the Markdown it renders to
         heading, text = rdocmarkup.read(text)
+        title = heading or path
+    elif wikitext.takes(path):  # MediaWiki markup, as the Markdown it renders to
+        heading, text = wikitext.read(text)
         title = heading or path
     elif suffix == notebook.SUFFIX:  # the Markdown it renders to, titled by its heading
         rendered = notebook.notebook_or_reject(text, where, result)

@@ -50,6 +50,7 @@ from jupiter.collect import (
     texinfo,
     typedoc,
     vimhelp,
+    wikitext,
     yardsite,
 )
 from jupiter.collect.htmltext import html_text
@@ -412,6 +413,10 @@ def read_documents(path: Path, rejects: CollectResult | None = None) -> list[Doc
         if data is not None and text is not None and manpage.is_roff(text):
             doc = man_document(path, data, text, rejects)
             return [doc] if doc is not None else []
+    if Path(format_name(path)).suffix == ".xml":  # a MediaWiki export: a page a document
+        docs = wiki_export_documents(path, rejects)
+        if docs is not None:
+            return docs
     if INFO_NAME.search(format_name(path)):
         data = read_bytes(path)
         # the index node's "\0\b[index\0\b]" cookie: the only NULs a text info file holds
@@ -441,6 +446,9 @@ def read_document(path: Path) -> Document | None:
         title = heading or path.name
     elif rdocmarkup.takes(format_name(path)):  # RDoc markup, as the Markdown it renders to
         heading, text = rdocmarkup.read(text)
+        title = heading or path.name
+    elif wikitext.takes(format_name(path)):  # MediaWiki markup, as the Markdown it renders to
+        heading, text = wikitext.read(text)
         title = heading or path.name
     if not text.strip():
         return None
@@ -504,6 +512,29 @@ def page_readers(src: object) -> frozenset[str]:
     `python`, `javascript`, `ruby`, `haskell`: api; `vim`, a help file's entries)."""
     names = ("sphinx", "java", "rust", "c", "python", "javascript", "ruby", "haskell", "vim")
     return frozenset(k for k in names if getattr(src, k, "text") == "api")
+
+
+def wiki_export_documents(
+    path: Path, rejects: CollectResult | None = None
+) -> list[Document] | None:
+    """A MediaWiki XML export's article pages, a document each (`path#Title`), read as the
+    Markdown they render to (collect/wikitext.py); None when the file is no export; a
+    broken one counted `bad_wiki_export` (no documents)."""
+    data = read_bytes(path)
+    text = decode(data) if data is not None else None
+    if text is None or not wikitext.is_export(text):
+        return None
+    pages = wikitext.export_pages(text)
+    if pages is None:
+        count(rejects, wikitext.BAD_EXPORT, str(path))
+        return []
+    out = []
+    for name, page in pages:
+        heading, body = wikitext.read(page)
+        if body.strip():
+            meta = {"kind": "file", "suffix": ".mediawiki", "page": name}
+            out.append(Document(SOURCE, f"{path}#{name}", heading or name, body, meta))
+    return out
 
 
 def notebook_document(path: Path, rejects: CollectResult | None = None) -> Document | None:

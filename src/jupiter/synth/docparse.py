@@ -471,7 +471,7 @@ class _Parser:
         self.man = _MAN_PAGE_NAME.search(PurePosixPath(title).name) is not None or self._man_like()
         suffix = PurePosixPath(title).suffix.lower()
         # a reST or Markdown source: its code is marked, no synopsis of a manual's
-        self.source = suffix in (".md", ".markdown", ".rst", ".rdoc")
+        self.source = suffix in (".md", ".markdown", ".rst", ".rdoc", ".mediawiki", ".wiki")
         self.markup = self.source or self._has_markup()
         if not head and not in_code and self.markup and not self.man:
             self.first = _past_indented(self.lines, self.first)

@@ -61,7 +61,7 @@ TOPIC_PREFIX = "pydoc:topics/"
 # documents whose indentation means code, a quote or a directive's content
 MARKUP_SUFFIXES = (
     ".md", ".markdown", ".mdx", ".rst", ".ipynb", ".html", ".htm", ".xhtml", ".adoc", ".asciidoc",
-    ".rdoc",
+    ".rdoc", ".mediawiki", ".wiki",
 )  # fmt: skip
 
 ChunkKind = Literal["api", "topic", "doc"]

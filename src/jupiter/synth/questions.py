@@ -107,6 +107,13 @@ PHRASES: dict[str, list[str]] = {
         "How does {a} work?",
         "What does the documentation say about {a}?",
     ],
+    # a part every document of a kind has (a proposal's "Motivation", an RFC's "Security
+    # Considerations"): asked of its document, not as a topic of its own
+    "explain_doc_part": [
+        "Describe the {h} of {s}.",
+        "Explain the {h} of {s}.",
+        "What does {s} say about its {h}?",
+    ],
     # documentation of anything: a subject's description, options, keywords, terms
     "about_subject": [
         "What is `{a}`?",
@@ -768,6 +775,16 @@ _SKIP_SECTIONS = frozenset(
 )
 # sections that describe the document's subject itself
 _SUBJECT_SECTIONS = frozenset({"name", "description", "overview", "introduction", "summary"})
+# the parts a proposal, a standard or a design document has, each its own: "Explain
+# Motivation." asks about no one document
+_PART_SECTIONS = frozenset(
+    """abstract motivation rationale specification compatibility implementation deployment
+    acknowledgements acknowledgments background conclusion conclusions discussion
+    limitations requirements terminology changelog""".split()
+) | {
+    "backwards compatibility", "backward compatibility", "reference implementation",
+    "security considerations", "test vectors", "design rationale", "open questions",
+}  # fmt: skip
 # an API's heading: its name in code, after a kind label in some references ("Class:
 # `fs.Dir`", "Static method: `Buffer.from(array)`"); not an event's ("Event: `'close'`")
 _CODE_HEADING = re.compile(
@@ -899,6 +916,13 @@ def _explain_doc(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
             out.append(("what_does", {"a": api}, answer, span))
         elif h.text.lower() in _SUBJECT_SECTIONS and p.subject:
             out.append(("about_subject", {"a": p.subject}, answer, span))
+        elif (
+            strip_numbering(h.text).lower() in _PART_SECTIONS
+            and p.subject
+            and p.subject.lower() != h.text.lower()  # CMake's ABSTRACT property: its name
+        ):
+            part = {"h": strip_numbering(h.text).lower(), "s": p.subject}
+            out.append(("explain_doc_part", part, answer, span))
         else:
             subject = _in_sentence(h.text)
             key = "explain_doc_the" if subject != h.text else "explain_doc"
