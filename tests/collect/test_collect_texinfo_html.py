@@ -71,11 +71,14 @@ def test_texi2html_and_texi2any_6_definitions() -> None:
         "<html><!-- Created on July, 26 2020 by texi2html 1.78a --><body>"
         "<dl><dt><u>Function:</u> void <b>xerror</b><i> (int&nbsp;<var>severity</var>)</i>"
         '<a name="IDX872"></a></dt><dd><p>Signals a problem.</p></dd></dl>'
+        "<dl><dt><u>Data Type:</u> <b>struct</b><i> po_handler</i></dt><dd><p>Holds the two "
+        "callbacks.</p></dd></dl>"
         "<dl><dt><b>Glossary</b></dt><dd><p>Plain terms stay a list.</p></dd></dl></body></html>"
     )
     text, _ = html_text(old)
     assert text == (
         "**Function:** `void` **`xerror`** `(int severity)`\n\nSignals a problem.\n\n"
+        "**Data Type:** **`struct po_handler`**\n\nHolds the two callbacks.\n\n"
         "Glossary\n  Plain terms stay a list."
     )
     six = (

@@ -795,6 +795,9 @@ def _span(text: str) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
+_C_TAGS = frozenset({"struct", "union", "enum", "class"})  # a type named by its tag and name
+
+
 def def_head(category: str, before: str, name: str, after: str) -> str:
     """A definition's line (`@deffn`, `@deftypefun`; the HTML texi2any makes of one), as
     docparse reads it: "**Command:** `magit-status ARGS`"; where a type or a result comes
@@ -802,6 +805,9 @@ def def_head(category: str, before: str, name: str, after: str) -> str:
     own bold span, so that it is found: "**Function:** `size_t` **`strlen`** `(const char
     *S)`", "**`dbstop`** `FUNC`", "**Data Type:** **`struct tm`**"."""
     before, name, after = before.strip(), name.strip(), after.strip()
+    tag, _, rest = after.partition(" ")
+    if name in _C_TAGS and re.fullmatch(r"[A-Za-z_]\w*", tag):  # `@deftp {Data Type} struct tm`
+        name, after = f"{name} {tag}", rest.strip()
     head = f"**{category}:** " if category else ""
     if not name:
         return (head + _span(" ".join(x for x in (before, after) if x))).rstrip()
