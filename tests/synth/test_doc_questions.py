@@ -1210,3 +1210,18 @@ def test_a_document_s_own_parts_are_asked_of_the_document(tmp_path: Path) -> Non
     own = "ABSTRACT\n========\n\nIs this source file an abstract class, one that declares only.\n"
     asked = list(by_question(questions(doc_chunks(tmp_path, {"ABSTRACT.rst": own}))))
     assert asked and not any("abstract of" in q for q in asked), asked
+
+
+def test_a_list_s_labels_are_no_terms() -> None:
+    """ "Case: ..." over a proposal's test vectors, or a label its list repeats ("Step:"),
+    names no concept; a term defined once is one."""
+    text = (
+        "## Test vectors\n\n"
+        "- Case: PSBT with one input and two outputs, both signed by the same key.\n"
+        "- Step: Decode the transaction and check that every input is present.\n"
+        "- Step: Sign each input with the key that owns its previous output.\n"
+        "- Step: Combine the signed copies into one complete transaction.\n"
+        "- Finalizer: The role that builds the final witness from the partial signatures.\n"
+    )
+    defs = {b.term for b in parse(text).blocks if b.kind == "definition"}
+    assert defs == {"Finalizer"}

@@ -13,6 +13,7 @@ hyphens): `clean(chunk.text[start:end])` of a block is its text.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Literal
@@ -290,6 +291,20 @@ _CATEGORY_HEAD = re.compile(
 _DEFAULT_LINE = re.compile(r"Default(?: value)?:\s*\S[^\n]{0,60}")
 
 
+LABEL_REPEATS = 3  # a plain term defined this often in one text is a label ("Step: ...")
+
+
+def _no_labels(blocks: list[Block]) -> list[Block]:
+    """The blocks less the definitions of a plain term (no option, name or code) that the
+    text defines LABEL_REPEATS times or more: a label of a list's entries ("Step: ...",
+    "Expected: ..."), not a term."""
+    seen = Counter(b.term for b in blocks if b.kind == "definition" and b.def_kind == "term")
+    labels = {t for t, n in seen.items() if n >= LABEL_REPEATS}
+    if not labels:
+        return blocks
+    return [b for b in blocks if not (b.kind == "definition" and b.term in labels)]
+
+
 def _category_head(line: str) -> str:
     """The name a definition's line (_CATEGORY_HEAD) defines; "" for any other line."""
     m = _CATEGORY_HEAD.match(line)
@@ -311,7 +326,7 @@ _TYPE_ONLY = re.compile(
 # labels that read like terms in a list but name no concept ("* Type: {boolean} ...")
 _GENERIC_TERMS = frozenset(
     """type default returns return extends stability note example examples value values
-    usage see also since added deprecated warning important tip""".split()
+    usage see also since added deprecated warning important tip case""".split()
 )
 # a table column that says what its row's first cell is
 _DESCRIPTION_HEADS = frozenset(
@@ -839,7 +854,7 @@ class _Parser:
             i = j
         while self.owners:
             self._disown(len(self.text))
-        return Parsed(self.blocks, self._subject(), self.man, self.programs, self.owned)
+        return Parsed(_no_labels(self.blocks), self._subject(), self.man, self.programs, self.owned)
 
     # ------------------------------------------------------------------ definitions
     def _category(self, heads: list[_Line], j: int) -> int | None:
