@@ -21,6 +21,7 @@ read as text.
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -38,14 +39,17 @@ FIXES = {
 }
 _BOILERPLATE = frozenset({"apiVersion", "kind", "metadata"})
 MAX_DOCUMENTS = 200  # YAML documents of one file looked at
+_KIND = re.compile(r"""^\s*"?kind"?\s*:\s*"?CustomResourceDefinition"?\s*,?\s*$""", re.M)
 
 
 def takes(f: SourceFile) -> bool:
-    """Whether a file an include read holds a CustomResourceDefinition."""
+    """Whether a file an include read looks like it holds a CustomResourceDefinition (its
+    `kind:` line and API group; parsed once, by api_documents, which hands a file that holds
+    none back to be read as text)."""
     name = f.rel.name.lower()
-    if not name.endswith(SUFFIXES) or "CustomResourceDefinition" not in f.text:
+    if not name.endswith(SUFFIXES) or "apiextensions.k8s.io/" not in f.text:
         return False
-    return bool(definitions(f.text))
+    return _KIND.search(f.text) is not None
 
 
 def definitions(text: str) -> list[dict[str, Any]]:
