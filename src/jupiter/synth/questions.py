@@ -775,15 +775,17 @@ _SKIP_SECTIONS = frozenset(
 )
 # sections that describe the document's subject itself
 _SUBJECT_SECTIONS = frozenset({"name", "description", "overview", "introduction", "summary"})
-# the parts a proposal, a standard or a design document has, each its own: "Explain
-# Motivation." asks about no one document
+# the parts a proposal, a standard, a design document or a project's README has, each its
+# own: "Explain Motivation.", "Describe Installation." ask about no one document
 _PART_SECTIONS = frozenset(
     """abstract motivation rationale specification compatibility implementation deployment
     acknowledgements acknowledgments background conclusion conclusions discussion
-    limitations requirements terminology changelog""".split()
+    limitations requirements terminology changelog installation configuration features
+    troubleshooting prerequisites dependencies caveats""".split()
 ) | {
     "backwards compatibility", "backward compatibility", "reference implementation",
     "security considerations", "test vectors", "design rationale", "open questions",
+    "known issues", "known limitations", "system requirements",
 }  # fmt: skip
 # an API's heading: its name in code, after a kind label in some references ("Class:
 # `fs.Dir`", "Static method: `Buffer.from(array)`"); not an event's ("Event: `'close'`")
