@@ -115,8 +115,7 @@ def api_documents(
                 count(rejects, NO_SCHEMA, f"{f.where}#{plural}")
                 continue
             qual = f"{group}/{kind}" if group else kind
-            walk = jsonschema._Walk(schema, qual, URI_PREFIX, "crd", _BOILERPLATE)
-            found = walk.documents(f, source)
+            found, _ = jsonschema.settings(schema, qual, f, source, URI_PREFIX, "crd", _BOILERPLATE)
             if not found:
                 count(rejects, NO_SCHEMA, f"{f.where}#{plural}")
                 continue

@@ -27,23 +27,21 @@ from jupiter.collect import (
     languages,
     latex,
     manpage,
-    markdown,
     notebook,
     office,
     orgmode,
     pod,
     pyscript,
-    rdocmarkup,
     sites,
     sphinxobj,
     texinfo,
     vimhelp,
-    wikitext,
 )
 from jupiter.collect.local import (
     HTML_SUFFIXES,
     PARTED,
     _matches,
+    as_markdown,
     built_page,
     decode,
     decode_page,
@@ -492,14 +490,8 @@ def _document(
         page = decode_page(data) or text
         lang = languages.page_language(page)
         text = html_text(page)[0]
-    elif markdown.is_markdown(path):  # front matter, MDX, admonitions
-        heading, text = markdown.read(text, markdown.is_knitr(path))
-        title = heading or path
-    elif rdocmarkup.takes(path):  # RDoc markup, as the Markdown it renders to
-        heading, text = rdocmarkup.read(text)
-        title = heading or path
-    elif wikitext.takes(path):  # MediaWiki markup, as the Markdown it renders to
-        heading, text = wikitext.read(text)
+    elif (marked := as_markdown(path, text)) is not None:  # Markdown, RDoc, MediaWiki
+        heading, text = marked
         title = heading or path
     elif suffix == notebook.SUFFIX:  # the Markdown it renders to, titled by its heading
         rendered = notebook.notebook_or_reject(text, where, result)

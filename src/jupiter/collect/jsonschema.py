@@ -240,13 +240,29 @@ def api_documents(
             return SCHEMA_NOT
         if not is_schema(data):
             return SCHEMA_NOT
-        walk = _Walk(data, schema_name(f.rel))
-        docs = walk.documents(f, source)
-        if walk.cut:
+        docs, cut = settings(data, schema_name(f.rel), f, source)
+        if cut:
             count(rejects, SCHEMA_CUT, f.where)
         return docs
 
     return first_documents(files, rejects, read, SCHEMA_NO_API)
+
+
+def settings(
+    root: dict[str, Any],
+    name: str,
+    f: SourceFile,
+    source: str,
+    prefix: str = URI_PREFIX,
+    language: str = "jsonschema",
+    skip: frozenset[str] = frozenset(),
+) -> tuple[list[Document], bool]:
+    """(the documents of a schema's settings, whether the walk was cut at its limits): the
+    schema `name`d, its documents' uris `prefix` + name (collect/crd.py's own), the root's
+    members in `skip` not walked."""
+    walk = _Walk(root, name, prefix, language, skip)
+    docs = walk.documents(f, source)
+    return docs, walk.cut
 
 
 # ----------------------------------------------------------------------------- references

@@ -426,6 +426,19 @@ def read_documents(path: Path, rejects: CollectResult | None = None) -> list[Doc
     return [doc] if doc is not None else []
 
 
+def as_markdown(name: str, text: str) -> tuple[str, str] | None:
+    """(its heading, its Markdown) of a file in a markup read as the Markdown it renders to:
+    Markdown itself (front matter, MDX, admonitions), RDoc (collect/rdocmarkup.py),
+    MediaWiki (collect/wikitext.py); None for any other file. Local and git sources."""
+    if markdown.is_markdown(name):
+        return markdown.read(text, markdown.is_knitr(name))
+    if rdocmarkup.takes(name):
+        return rdocmarkup.read(text)
+    if wikitext.takes(name):
+        return wikitext.read(text)
+    return None
+
+
 def read_document(path: Path) -> Document | None:
     """The file as a document, or None when it is binary, undecodable or empty."""
     data = read_bytes(path)
@@ -441,14 +454,8 @@ def read_document(path: Path) -> Document | None:
         lang = languages.page_language(text)
         text, title = html_text(text)
         title = title or path.name
-    elif markdown.is_markdown(format_name(path)):  # front matter, MDX, admonitions
-        heading, text = markdown.read(text, markdown.is_knitr(format_name(path)))
-        title = heading or path.name
-    elif rdocmarkup.takes(format_name(path)):  # RDoc markup, as the Markdown it renders to
-        heading, text = rdocmarkup.read(text)
-        title = heading or path.name
-    elif wikitext.takes(format_name(path)):  # MediaWiki markup, as the Markdown it renders to
-        heading, text = wikitext.read(text)
+    elif (marked := as_markdown(format_name(path), text)) is not None:
+        heading, text = marked
         title = heading or path.name
     if not text.strip():
         return None

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import re
 
+from jupiter.collect.texinfo import code_span
+
 SUFFIX = ".rdoc"
 MAX_DEPTH = 24  # nested lists read deeper than this are read as paragraphs
 
@@ -30,11 +32,9 @@ _LETTERED = re.compile(r"^([A-Za-z])\.\s+(\S.*)$")
 _BRACKET = re.compile(r"^\[([^\]]+)\](?:\s+(\S.*))?$")
 _NOTE = re.compile(r"^(\S.*?)\s*::(?:\s+(\S.*))?$")
 # inline markup
-_TAGS = (
-    (re.compile(r"<(tt|code)>(.*?)</\1>", re.S), lambda m: _code(m.group(2))),
-    (re.compile(r"<(b|strong)>(.*?)</\1>", re.S), lambda m: f"**{m.group(2)}**"),
-    (re.compile(r"<(em|i)>(.*?)</\1>", re.S), lambda m: f"*{m.group(2)}*"),
-)
+_TT = re.compile(r"<(tt|code)>(.*?)</\1>", re.S)
+_BOLD = re.compile(r"<(b|strong)>(.*?)</\1>", re.S)
+_EM = re.compile(r"<(em|i)>(.*?)</\1>", re.S)
 _TARGET = (
     r"(?:https?|ftp|mailto|rdoc-ref|link|irc|www):[^\]\s]+|[^\]\s]+\.(?:html|rdoc|md)"
     r"|#[^\]\s]+"  # a place on the page: {Header Converters}[#class-CSV-label-Header]
@@ -225,30 +225,24 @@ def _verbatim(lines: list[str]) -> str:
     return f"{fence}\n{code}\n{fence}"
 
 
-def _code(text: str) -> str:
-    text = text.replace("\n", " ")
-    return f"``{text}``" if "`" in text else f"`{text}`"
-
-
 def _inline(text: str) -> str:
     """RDoc's inline markup as Markdown's: code spans first, kept aside (their text is
     code, no markup), then links, bold and emphasis."""
     spans: list[str] = []
 
     def aside(code: str) -> str:
-        spans.append(_code(code))
+        spans.append(code_span(code))
         return f"\x00{len(spans) - 1}\x00"
 
-    code_tag, bold_tag, em_tag = _TAGS
-    text = code_tag[0].sub(lambda m: aside(m.group(2)), text)
+    text = _TT.sub(lambda m: aside(m.group(2)), text)
     text = _WORD_CODE.sub(lambda m: aside(m.group(1)), text)
     text = _BRACED_LINK.sub(r"\1", text)
     text = _WORD_LINK.sub(r"\1", text)
     text = _BARE_REF.sub(r"\1", text)
     text = _WORD_BOLD.sub(r"**\1**", text)
     text = _WORD_EM.sub(r"*\1*", text)
-    text = bold_tag[0].sub(bold_tag[1], text)
-    text = em_tag[0].sub(em_tag[1], text)
+    text = _BOLD.sub(r"**\2**", text)
+    text = _EM.sub(r"*\2*", text)
     text = _ESCAPED.sub(r"\1", text)
     return re.sub("\x00(\\d+)\x00", lambda m: spans[int(m.group(1))], text)
 

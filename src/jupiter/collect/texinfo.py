@@ -785,8 +785,9 @@ def _fence(text: str) -> str:
     return "`" * size
 
 
-def _span(text: str) -> str:
-    """Text as a Markdown code span."""
+def code_span(text: str) -> str:
+    """Text as a Markdown code span (its line breaks spaces; a fence longer than any run of
+    backticks in it; "" for none): the Texinfo reader's, and the RDoc and wikitext readers'."""
     text = re.sub(r"\s*[\n\x02]\s*", " ", text)
     if not text:
         return ""
@@ -810,10 +811,10 @@ def def_head(category: str, before: str, name: str, after: str) -> str:
         name, after = f"{name} {tag}", rest.strip()
     head = f"**{category}:** " if category else ""
     if not name:
-        return (head + _span(" ".join(x for x in (before, after) if x))).rstrip()
+        return (head + code_span(" ".join(x for x in (before, after) if x))).rstrip()
     if category and not before and not any(c.isspace() for c in name):
-        return head + _span(f"{name} {after}".strip())
-    parts = [_span(before), f"**{_span(name)}**", _span(after)]
+        return head + code_span(f"{name} {after}".strip())
+    parts = [code_span(before), f"**{code_span(name)}**", code_span(after)]
     return head + " ".join(x for x in parts if x)
 
 
@@ -1376,7 +1377,7 @@ class _Render:
         if name == "verb" and s[j : j + 1] == "{" and j + 1 < n:
             close = s.find(s[j + 1] + "}", j + 2)
             arg = s[j + 2 : close] if close >= 0 else s[j + 2 :]
-            out.append(_span(arg) if mode == _TEXT else arg)
+            out.append(code_span(arg) if mode == _TEXT else arg)
             return n if close < 0 else close + 2
         if s[j : j + 1] == "{":
             arg, j = _balanced(s, j)
@@ -1400,7 +1401,7 @@ class _Render:
             return ""  # an unknown command, or one without its argument
         if name in _CODE_SPANS:
             got = sub(arg, _CODE if mode == _CODE else _SPAN)
-            return _span(got) if text else got
+            return code_span(got) if text else got
         if name in ("var", "sc"):
             return sub(arg).upper()
         if name in _EMPHASIS or name in _STRONG:

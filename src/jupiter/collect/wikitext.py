@@ -20,6 +20,8 @@ import html
 import re
 import xml.etree.ElementTree as ET
 
+from jupiter.collect.texinfo import code_span
+
 SUFFIXES = (".mediawiki", ".wiki")
 MAX_NESTING = 40  # templates and tables nested deeper are read flat
 BAD_EXPORT = "bad_wiki_export"
@@ -296,8 +298,7 @@ def _inline(text: str) -> str:
     spans: list[str] = []
 
     def aside(code: str) -> str:
-        code = html.unescape(code).replace("\n", " ")
-        spans.append(f"``{code}``" if "`" in code else f"`{code}`")
+        spans.append(code_span(html.unescape(code)))
         return f"\x01{len(spans) - 1}\x01"
 
     text = _TAG_CODE.sub(lambda m: aside(m.group(2)), text)
