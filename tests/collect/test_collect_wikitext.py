@@ -6,6 +6,8 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import pytest
+
 from jupiter.collect.local import collect_local
 from jupiter.collect.result import CollectResult
 from jupiter.collect.wikitext import BAD_EXPORT, export_pages, read
@@ -125,3 +127,33 @@ def test_random_wikitext_reads_without_an_error() -> None:
         text = "".join(rng.choice(parts) for _ in range(rng.randrange(1, 60)))
         title, body = read(text)
         assert isinstance(title, str) and isinstance(body, str)
+
+
+def test_the_collect_stage_names_a_broken_export_and_its_fix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+
+    from rich.console import Console
+
+    from jupiter.config import load_domain
+    from jupiter.improve.stages import collect_stage
+    from jupiter.improve.workspace import Workspace
+
+    monkeypatch.setenv("JUPITER_HOME", str(tmp_path / "home"))
+    root = tmp_path / "wiki"
+    root.mkdir()
+    (root / "dump.xml").write_text(EXPORT, encoding="utf-8")
+    (root / "broken.xml").write_text(EXPORT[:300], encoding="utf-8")
+    yaml = tmp_path / "d.yaml"
+    yaml.write_text(
+        'name: wiki\nsources:\n  - type: local\n    path: wiki\n    include: ["*.xml"]\n'
+    )
+    out = io.StringIO()
+    ws = Workspace(load_domain(str(yaml)), console=Console(file=out, width=400))
+    try:
+        collect_stage(ws, 1)
+    finally:
+        ws.close()
+    said = " ".join(out.getvalue().split())
+    assert "1 bad_wiki_export (a MediaWiki XML export that does not parse: export it again)" in said

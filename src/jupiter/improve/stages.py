@@ -96,6 +96,7 @@ def collect_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
         from jupiter.collect.texinfo import INCLUDED as TEXINFO_INCLUDED
         from jupiter.collect.texinfo import INCLUDED_FIX as TEXINFO_INCLUDED_FIX
         from jupiter.collect.typedoc import FIXES as TYPEDOC_FIXES
+        from jupiter.collect.wikitext import FIXES as WIKI_FIXES
 
         fixes = {
             **FIXES,
@@ -114,6 +115,7 @@ def collect_stage(ws: Workspace, cycle: int) -> dict[str, Any]:
             **TYPEDOC_FIXES,
             **ANSIBLE_FIXES,
             **HADDOCK_FIXES,
+            **WIKI_FIXES,
         }
         fixes[NOT_INCLUDED] = NOT_INCLUDED_FIX
         fixes[ASCIIDOC_INCLUDED] = ASCIIDOC_INCLUDED_FIX
