@@ -208,8 +208,10 @@ def test_markdown_doc_set(tmp_path: Path) -> None:
         sentence += q.question.split("____")[1]
         assert sentence.replace("____", q.answer or "") in clean(c.text)
     assert {q.answer for _, q in cloze} == {"`taskq`", "`taskq.toml`"}
-    shutdown = [a for q, a in qa.items() if "Shutdown" in q]
-    assert len(shutdown) == 1 and shutdown[0].startswith("On SIGTERM a worker finishes")
+    # a section named by a plain word is asked of its document ("the shutdown of ...")
+    shutdown = [(q, a) for q, a in qa.items() if "shutdown" in q.lower()]
+    assert len(shutdown) == 1 and shutdown[0][1].startswith("On SIGTERM a worker finishes")
+    assert re.search(r"shutdown of \w+\.$|\w+ say about its shutdown\?$", shutdown[0][0])
 
 
 def test_rst_doc_set(tmp_path: Path) -> None:
@@ -1225,3 +1227,75 @@ def test_a_list_s_labels_are_no_terms() -> None:
     )
     defs = {b.term for b in parse(text).blocks if b.kind == "definition"}
     assert defs == {"Finalizer"}
+
+
+def test_a_section_named_by_plain_words_is_asked_of_its_document(tmp_path: Path) -> None:
+    """A manual page's NOTES or a release note's "Variables" is a part many documents
+    have: asked of its page ("Give an overview of Notes." asks of none); a name keeps its
+    capital, a heading that only says more follows ("Other") asks nothing, and a heading
+    in a sentence's words keeps its own."""
+    page = (
+        "# Queue limits\n\n## Notes\n\nA limit applies to each queue on its own, so two "
+        "queues may hold twice as many jobs.\n\n## Exit status\n\nThe command exits with "
+        "status 3 when the queue is already at its limit.\n\n## Autogen\n\nThe Autogen "
+        "helper writes one limit file for each queue it finds on the host.\n\n## Other\n\n"
+        "The limit file is read again when the daemon receives a hangup signal.\n\n"
+        "## How it works\n\nEach job is counted when it is queued and again when it ends "
+        "its run.\n"
+    )
+    qa = list(by_question(questions(doc_chunks(tmp_path, {"limits.md": page}))))
+    assert sorted(q for q in qa if "Notes" not in q) == sorted(qa)
+    parts = sorted(q for q in qa if " of limits" in q or "limits say" in q)
+    named = r"^(Describe|Explain) the | of limits\.$|^What does limits say about its |\?$"
+    assert sorted(re.sub(named, "", q) for q in parts) == ["Autogen", "exit status", "notes"], qa
+    assert not any(re.search(r"\bother\b", q, re.I) for q in qa), qa
+    assert any("How it works" in q for q in qa), qa
+
+
+def test_a_documents_subject_holds_in_all_its_chunks(tmp_path: Path) -> None:
+    """A manual page's NAME line names its command in every chunk of the page, not only
+    the first (the file's name is "qsh_queue_drain.1"); a NAME line hyphenated at its end
+    ("set\u2010" over "tings" at groff's hanging indent) is no term over a definition; and a
+    page named by a version ("3.15.rst") is its first heading's ("Queue 3.15 Release Notes")."""
+    options = "".join(
+        f"       --opt-{k}\n              The {k} option sets how many jobs the queue keeps "
+        f"before it drains\n              them, and is ignored on an empty queue.\n\n"
+        for k in range(40)
+    )
+    page = (
+        "NAME\n       qsh queue drain - drain the jobs of a queue and wait for its set\u2010\n"
+        "              tings to apply\n\nSYNOPSIS\n       qsh queue drain [--opt-0]\n\n"
+        f"OPTIONS\n{options}NOTES\n       The drain waits for running jobs, so it may "
+        "take as long as the longest job of the queue.\n"
+    )
+    chunks = doc_chunks(tmp_path, {"qsh_queue_drain.1.txt": page})
+    assert len(chunks) >= 3
+    starts = chunk_starts(chunks)
+    assert {starts[c.id].subject for c in chunks[1:]} == {"qsh queue drain"}
+    head = parse(chunks[0].text, chunks[0].title)
+    assert head.subject == "qsh queue drain"
+    assert not [b for b in head.blocks if b.kind == "definition" and "set" in b.term]
+    asked = [
+        q.question
+        for c in chunks
+        for q in make_questions(c, DOC_TEMPLATES, 50, random.Random(0), None, starts.get(c.id))
+        if q.answer
+    ]
+    notes = [q for q in asked if "notes" in q.lower()]
+    assert notes and all("qsh queue drain" in q for q in notes), notes
+    assert not any("qsh_queue_drain" in q for q in asked), asked
+    release = "Queue 3.15 Release Notes\n************************\n\nNew Features\n============\n\nThe drain command gained a wait option that blocks until the queue is empty.\n"
+    assert parse(release, "3.15.rst").subject == "Queue 3.15 Release Notes"
+    assert parse(release, "queue.rst").subject == "queue"
+    # a NAME line's placeholder is no name; a name in other capitals keeps the file's
+    page = (
+        "NAME\n       {}\n\nDESCRIPTION\n       The program compresses files with the\n"
+        "       block sorting text compression algorithm, and it keeps\n       the "
+        "original file names, the times and the modes\n       of the files it reads.\n"
+    )
+    for line, file, subject in [
+        ("@@PACKAGE - a web browser", "chromium.1.txt", "chromium"),
+        ("AS - the portable GNU assembler.", "as.1.txt", "as"),
+        ("bzip2, bunzip2 - a block-sorting file compressor", "bzcat.1.txt", "bzip2"),
+    ]:
+        assert parse(page.format(line), file).subject == subject

@@ -414,6 +414,9 @@ def _term_like(line: _Line) -> bool:
         len(s) > 80
         or len(s.split()) > 12
         or s.endswith((".", ",", ";", "\\"))  # "\\": a shell line continued below
+        # a word hyphenated at the line's end goes on below (a manual page's NAME line
+        # "... Access Approval set\u2010" over "tings" at its hanging indent)
+        or s.endswith(("\u2010", "\u00ad"))
         or _BULLET.match(line.text)
         or _TWO_COLUMNS.search(s)
     ):
@@ -421,6 +424,10 @@ def _term_like(line: _Line) -> bool:
     return not s.startswith((">>>", "..", "|", "```", "$ "))
 
 
+_NAME_LINE = re.compile(r"[\w.+:/-]+(?: [\w.+:/-]+)*")
+# a manual page's sections of one paragraph each, wrapped at a hanging indent: no terms
+_MAN_HEAD_SECTIONS = frozenset({"name", "synopsis"})
+_VERSION_NAME = re.compile(r"v?\d+(?:\.\d+)+")
 _SITE_SUFFIX = re.compile(
     r"\s+\((?=[^()]*(?:\bAPI\b|[Dd]ocumentation|\bManual\b|\bReference\b|\bPlatform\b|\bJDK\b"
     r"|\bSE\b|Programming Language|\d+\.\d+))[^()]*\)\s*$"
@@ -463,6 +470,7 @@ class _Parser:
         in_code: bool = False,
         program: str = "",
         owners: tuple[tuple[int, str], ...] = (),
+        subject: str = "",
     ) -> None:
         self.text = text
         self.program = program
@@ -480,7 +488,8 @@ class _Parser:
             self.first = 0 if head else _first_whole_line(self.lines)
         self.blocks: list[Block] = []
         self.section = section
-        self.subject = subject_of(title)
+        self.subject = subject or subject_of(title)
+        self.head = head
         # a page rendered from its roff source keeps its file's name (ls.1.gz, perl.3pm):
         # man's layout throughout, whatever share of a chunk's lines is indented
         self.man = _MAN_PAGE_NAME.search(PurePosixPath(title).name) is not None or self._man_like()
@@ -775,8 +784,10 @@ class _Parser:
                 # its text a sentence wrapped at the margin, not a tag's own words ("--dest
                 # DEST", "bridge vlan - VLAN filter list" over their text below)
                 and len(ln.text.rstrip()) >= 60
-                # nor a synopsis wrapped under its command ("devlink sb port pool show [")
+                # nor a synopsis wrapped under its command ("devlink sb port pool show [",
+                # gcloud's "(BACKUP : --domain=DOMAIN)" at a hanging indent its name fits)
                 and not re.search(r"[\[{|]", t.group(3)[:40])
+                and self.section.lower() not in _MAN_HEAD_SECTIONS
             ):
                 end = self.block_end(i + 1, ln.indent)
                 tag: DefKind = "option" if _OPTION.match(t.group(2)) else "keyword"
@@ -793,8 +804,15 @@ class _Parser:
                     self._term(ln, lines[at:end])
                     i = end
                     continue
-            # a term line over its indented description (rst definition lists, man options)
-            if nxt is not None and not nxt.blank and nxt.indent > ln.indent and _term_like(ln):
+            # a term line over its indented description (rst definition lists, man options);
+            # not a manual page's NAME or SYNOPSIS wrapped at groff's hanging indent
+            if (
+                nxt is not None
+                and not nxt.blank
+                and nxt.indent > ln.indent
+                and _term_like(ln)
+                and not (self.man and self.section.lower() in _MAN_HEAD_SECTIONS)
+            ):
                 end = self.block_end(i + 1, ln.indent)
                 body = [x for x in lines[i + 1 : end] if not x.blank]
                 if _LABEL.fullmatch(ln.body) and not _OPTION.match(ln.body.rstrip(":")):
@@ -1119,14 +1137,24 @@ class _Parser:
             self.blocks.append(Block("definition", a, a + len(c[col]), text, self.section, t, kind))
 
     def _subject(self) -> str:
-        """A man page's NAME line names its command; otherwise the title's."""
+        """A man page's NAME line names its command; a page named by a version ("3.15.rst")
+        its first heading that holds it ("CMake 3.15 Release Notes"); otherwise the
+        title's."""
+        if self.head and _VERSION_NAME.fullmatch(self.subject):
+            first = next((b for b in self.blocks if b.kind == "heading"), None)
+            if first is not None and self.subject in first.text and len(first.text) <= 60:
+                return first.text
         for i, blk in enumerate(self.blocks):
             if blk.kind == "heading" and blk.text.lower() == "name" and i + 1 < len(self.blocks):
                 name = re.split(
                     r"\s+[-\u2010\u2013\u2014]\s+", self.blocks[i + 1].text, maxsplit=1
                 )[0]
-                if 0 < len(name) <= 60:
-                    return name.split(",")[0].strip()
+                name = name.split(",")[0].strip()
+                # a command's name ("gcloud access-approval settings delete"), not a
+                # placeholder the build left ("@@PACKAGE"); the file's spelling when the
+                # two differ in case only ("AS - the portable GNU assembler" in as.1)
+                if 0 < len(name) <= 60 and _NAME_LINE.fullmatch(name):
+                    return self.subject if name.lower() == self.subject.lower() else name
         return self.subject
 
 
@@ -1167,14 +1195,17 @@ def parse(
     in_code: bool = False,
     program: str = "",
     owners: tuple[tuple[int, str], ...] = (),
+    subject: str = "",
 ) -> Parsed:
     """The blocks of a chunk of documentation, in order. `head`: the chunk starts its
     document (otherwise it starts inside a paragraph); `section`: the heading in force where
     it starts (a chunk cut inside a section: the blocks before its own first heading);
     `in_code`: it starts inside a fenced code block (read from past its closing fence);
     `program`: the program a `.. program::` directive before it named; `owners`: the
-    commands whose synopses the lines it starts in are indented under, with their indent."""
-    return _Parser(text, title, head, section, in_code, program, owners).parse()
+    commands whose synopses the lines it starts in are indented under, with their indent;
+    `subject`: its document's subject as the document's first chunk read it (a manual
+    page's NAME line), in place of the title's."""
+    return _Parser(text, title, head, section, in_code, program, owners, subject).parse()
 
 
 def program_name(name: str) -> str:

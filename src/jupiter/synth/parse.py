@@ -128,6 +128,7 @@ class ChunkView:
     language: str = ""  # an API document's language, from its uri ("python", "go", "c")
     program: str = ""  # the program a `.. program::` directive before the chunk named
     owners: tuple[tuple[int, str], ...] = ()  # the synopses it starts under (ChunkStart)
+    subject: str = ""  # its document's subject as the document's first chunk read it
 
 
 def view(
@@ -136,12 +137,14 @@ def view(
     in_code: bool = False,
     program: str = "",
     owners: tuple[tuple[int, str], ...] = (),
+    subject: str = "",
 ) -> ChunkView:
     """Classify a chunk and split off the signature line of a docstring document.
     For a document's chunk, `section` is the heading in force where it starts, `in_code`
     says it starts inside a fenced code block, `program` is the program a `.. program::`
     directive before it named and `owners` the commands whose synopses it starts indented
-    under (`questions.chunk_starts`)."""
+    under and `subject` its document's subject as its first chunk read it
+    (`questions.chunk_starts`)."""
     if chunk.uri.startswith(API_PREFIXES):
         language, name = chunk.uri.split(":", 1)
         name = name or chunk.title
@@ -227,6 +230,7 @@ def view(
         plain=plain_chunk(chunk),
         program=program,
         owners=owners,
+        subject=subject,
     )
 
 

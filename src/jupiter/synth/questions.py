@@ -706,6 +706,10 @@ class ChunkStart(NamedTuple):
     program: str = ""  # the program a `.. program::` directive before it named
     # the commands whose synopses it starts indented under: (indent, command), outermost first
     owners: tuple[tuple[int, str], ...] = ()
+    # its document's subject as the document's first chunk read it: a manual page's NAME
+    # line ("gcloud access-approval settings delete", not its file's name), a version's
+    # page its first heading
+    subject: str = ""
 
 
 def chunk_starts(chunks: Sequence[Chunk]) -> dict[str, ChunkStart]:
@@ -726,6 +730,7 @@ def chunk_starts(chunks: Sequence[Chunk]) -> dict[str, ChunkStart]:
         fences: set[int] = set()  # where the document's fence lines start
         programs: dict[int, str] = {}  # a `.. program::` directive's place -> its name
         owned: set[tuple[int, int, int, str]] = set()  # a synopsis's lines: where, whose
+        subject = ""  # as the document's first chunk reads it
         for c in doc_chunks:
             before = [p for p in heads if p < c.start]
             in_code = sum(p < c.start for p in fences) % 2 == 1
@@ -736,10 +741,13 @@ def chunk_starts(chunks: Sequence[Chunk]) -> dict[str, ChunkStart]:
                 in_code,
                 programs[max(named)] if named else "",
                 owners,
+                subject,
             )
             out[c.id] = start
             fences.update(c.start + p for p in fence_lines(c.text, c.start == 0))
             parsed = _parsed(c.text, c.title, c.start == 0, *start)
+            if c.start == 0:
+                subject = parsed.subject
             for b in parsed.blocks:
                 if b.kind == "heading":
                     heads[c.start + b.start] = b.text
@@ -787,6 +795,49 @@ _PART_SECTIONS = frozenset(
     "security considerations", "test vectors", "design rationale", "open questions",
     "known issues", "known limitations", "system requirements",
 }  # fmt: skip
+# a section named by plain words ("Notes", "Examples", "Exit status", "Loops", "Hashing"):
+# documents of one kind share them (a manual page's NOTES, a release note's "Variables"),
+# so "Give an overview of Notes." asks about no one page; such a part is asked of its
+# document ("Deprecated and Removed Features" too). Not a heading in code, nor one in a
+# sentence's words ("How it works", "Using the core", "Getting started"); a heading that
+# says only that more follows ("Other") asks nothing
+_PLAIN_HEADING = re.compile(r"[A-Z][a-z]+(?: [A-Za-z][a-z]+){0,3}")
+_CAPS_HEADING = re.compile(r"[A-Z]{2,}(?: [A-Z]{2,}){0,3}")
+_NOTHING_SECTIONS = frozenset("other others misc miscellaneous more general also".split())
+# sections whose code shows the document's subject in use, not a topic of their own
+_NO_TOPIC_SECTIONS = frozenset(
+    "examples example usage notes note options files environment".split()
+)
+_NOT_A_PART = frozenset("using see about why where when which who".split())
+
+
+def _document_part(heading: str, body: str) -> str | None:
+    """The part `heading` names, as it reads after "the" ("examples", "exit status";
+    a name keeps its capitals: "Autogen"); "" for a heading that names nothing; None when
+    the heading is a topic of its own."""
+    h = strip_numbering(heading).strip()
+    if h.lower() in _PART_SECTIONS:
+        return h.lower()
+    if _CAPS_HEADING.fullmatch(h):  # "POSITIONAL ARGUMENTS": "positional arguments"
+        h = h.capitalize()
+    if not _PLAIN_HEADING.fullmatch(h):
+        return None
+    words = h.lower().split()
+    if words[0] in _NOTHING_SECTIONS and len(words) == 1:
+        return ""
+    if any((w in _PROSE_WORDS and w != "and") or w in _NOT_A_PART for w in words):
+        return None
+    if len(words) > 1 and words[0].endswith("ing"):  # "Getting started", "Building X"
+        return None
+    first = h.split()[0]
+    # a proper name is written with its capital inside a sentence ("the Autogen feature");
+    # a common noun is not. A name and more words is a topic ("Valgrind gdbserver overall
+    # organisation") or a sentence ("Valgrind behaves unexpectedly"), no part
+    if re.search(rf"[a-z,;] {re.escape(first)}\b", body):
+        return h if len(words) == 1 else None
+    return h.lower()
+
+
 # an API's heading: its name in code, after a kind label in some references ("Class:
 # `fs.Dir`", "Static method: `Buffer.from(array)`"); not an event's ("Event: `'close'`")
 _CODE_HEADING = re.compile(
@@ -813,14 +864,15 @@ def _parsed(
     in_code: bool,
     program: str = "",
     owners: tuple[tuple[int, str], ...] = (),
+    subject: str = "",
 ) -> Parsed:
-    return parse(text, title, head, section, in_code, program, owners)
+    return parse(text, title, head, section, in_code, program, owners, subject)
 
 
 def _doc(v: ChunkView) -> Parsed | None:
     if v.kind != "doc":
         return None
-    return _parsed(v.body, v.name, v.is_head, v.section, v.in_code, v.program, v.owners)
+    return _parsed(v.body, v.name, v.is_head, v.section, v.in_code, v.program, v.owners, v.subject)
 
 
 # a member's name alone as a heading: lower-case first ("abbreviate", "add_custom_target"),
@@ -919,12 +971,13 @@ def _explain_doc(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
         elif h.text.lower() in _SUBJECT_SECTIONS and p.subject:
             out.append(("about_subject", {"a": p.subject}, answer, span))
         elif (
-            strip_numbering(h.text).lower() in _PART_SECTIONS
-            and p.subject
+            p.subject
             and p.subject.lower() != h.text.lower()  # CMake's ABSTRACT property: its name
+            and (part_name := _document_part(h.text, v.body)) is not None
         ):
-            part = {"h": strip_numbering(h.text).lower(), "s": p.subject}
-            out.append(("explain_doc_part", part, answer, span))
+            if part_name:
+                part = {"h": part_name, "s": p.subject}
+                out.append(("explain_doc_part", part, answer, span))
         else:
             subject = _in_sentence(h.text)
             key = "explain_doc_the" if subject != h.text else "explain_doc"
@@ -1009,8 +1062,7 @@ def _example(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
             continue
         topic = _api_name(b.section) or (
             b.section
-            if b.section
-            and b.section.lower() not in _SUBJECT_SECTIONS | {"examples", "example", "usage"}
+            if b.section and b.section.lower() not in _SUBJECT_SECTIONS | _NO_TOPIC_SECTIONS
             else p.subject
         )
         code = _dedent_code(v.body, b)
