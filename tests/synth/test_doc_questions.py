@@ -1299,3 +1299,21 @@ def test_a_documents_subject_holds_in_all_its_chunks(tmp_path: Path) -> None:
         ("bzip2, bunzip2 - a block-sorting file compressor", "bzcat.1.txt", "bzip2"),
     ]:
         assert parse(page.format(line), file).subject == subject
+
+
+def test_a_version_note_is_no_explanation(tmp_path: Path) -> None:
+    """ "Added in: v1.2.0, v1.1.4" over an API's description (Node's built pages), "New in
+    version 3.2.": the answer is the description; a sentence about a version stays."""
+    page = (
+        "# Queue\n\n## `queue.drain()`\n\nAdded in: v1.2.0, v1.1.4\n\nDrains the queue: "
+        "every waiting job runs before the promise resolves.\n\n## `queue.pause()`\n\n"
+        "New in version 3.2.\n\nStops taking jobs from the queue until `queue.resume()` is "
+        "called.\n\n## Compatibility\n\nSince 2.0 the queue keeps its jobs on disk, so a "
+        "restart loses none of them.\n"
+    )
+    qa = by_question(questions(doc_chunks(tmp_path, {"queue.md": page})))
+    drain = [a for q, a in qa.items() if "`queue.drain()`" in q]
+    pause = [a for q, a in qa.items() if "`queue.pause()`" in q]
+    assert drain and all(a.startswith("Drains the queue") for a in drain), qa
+    assert pause and all(a.startswith("Stops taking jobs") for a in pause), qa
+    assert any(a.startswith("Since 2.0 the queue keeps") for a in qa.values()), qa

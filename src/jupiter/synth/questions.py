@@ -818,7 +818,8 @@ def _document_part(heading: str, body: str) -> str | None:
     h = strip_numbering(heading).strip()
     if h.lower() in _PART_SECTIONS:
         return h.lower()
-    if _CAPS_HEADING.fullmatch(h):  # "POSITIONAL ARGUMENTS": "positional arguments"
+    caps = _CAPS_HEADING.fullmatch(h) is not None  # "POSITIONAL ARGUMENTS": no name's capitals
+    if caps:
         h = h.capitalize()
     if not _PLAIN_HEADING.fullmatch(h):
         return None
@@ -833,7 +834,7 @@ def _document_part(heading: str, body: str) -> str | None:
     # a proper name is written with its capital inside a sentence ("the Autogen feature");
     # a common noun is not. A name and more words is a topic ("Valgrind gdbserver overall
     # organisation") or a sentence ("Valgrind behaves unexpectedly"), no part
-    if re.search(rf"[a-z,;] {re.escape(first)}\b", body):
+    if not caps and re.search(rf"[a-z,;] {re.escape(first)}\b", body):
         return h if len(words) == 1 else None
     return h.lower()
 
@@ -915,6 +916,24 @@ def _about(section: str, subject: str, members: bool = True) -> str:
     return subject
 
 
+# a note of the versions that brought a thing and nothing else: Node's "Added in: v13.0.0,
+# v12.16.0 N-API version: 7", Sphinx's "New in version 3.2.", javadoc's "Since: 1.4"
+_VERSION_LABEL = re.compile(
+    r"^(?:Added in|New in(?: version)?|Since|Introduced in|Available since)\s*:?\s+", re.I
+)
+
+
+def _version_note(text: str) -> bool:
+    m = _VERSION_LABEL.match(text)
+    if m is None or len(text) > 100:
+        return False
+    rest = [t for t in re.split(r"[\s,;]+", text[m.end() :]) if t]
+    versions = [t for t in rest if re.search(r"\d", t)]
+    return bool(versions) and all(
+        t in versions or t.lower().rstrip(":.") in ("n-api", "version", "and") for t in rest
+    )
+
+
 def _is_prose(subject: str) -> bool:
     """A subject in words ("Using and understanding the Valgrind core"), not a name."""
     words = subject.split()
@@ -939,6 +958,8 @@ def _explain_doc(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
         parts: list[Block] = []
         api = _api_name(h.text)
         for b in blocks[i + 1 :]:
+            if b.kind == "prose" and _version_note(b.text):
+                continue  # "Added in: v0.9.4" over the description: no explanation
             # an API's parameters come before its description (Node's layout), but a
             # section that opens with a list of options or fields is not summed up by the
             # paragraph after the list
