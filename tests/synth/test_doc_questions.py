@@ -899,12 +899,12 @@ def test_a_sphinx_guides_code_stays_whole_and_indented(tmp_path: Path) -> None:
     assert len(code) == 3, code  # the literal block, the directive's and the code-block's
     qa = by_question(questions(chunks))
     examples = {q: a for q, a in qa.items() if "example" in q.lower()}
-    styling = next(a for q, a in examples.items() if "Styling" in q)
+    styling = next(a for q, a in examples.items() if "styling" in q.lower())
     # the whole literal block (its blank line inside), dedented together
     assert styling.endswith(
         ':\n\nimport widgets\n\nwidgets.echo(widgets.style("Hello", fg="green"))'
     ), styling
-    flags = next(a for q, a in examples.items() if "Boolean Flags" in q)
+    flags = next(a for q, a in examples.items() if "boolean flags" in q.lower())
     assert flags.endswith(
         '@widgets.command()\n@widgets.option("--shout/--no-shout", default=False)\n'
         'def info(shout):\n    if shout:\n        widgets.echo("LOUD")'
@@ -1317,3 +1317,22 @@ def test_a_version_note_is_no_explanation(tmp_path: Path) -> None:
     assert drain and all(a.startswith("Drains the queue") for a in drain), qa
     assert pause and all(a.startswith("Stops taking jobs") for a in pause), qa
     assert any(a.startswith("Since 2.0 the queue keeps") for a in qa.values()), qa
+
+
+def test_an_example_under_a_plain_section_is_its_documents(tmp_path: Path) -> None:
+    """Code under "Retries" is an example of the retries of its document; under "Basic
+    example" an example of the document's subject; under a heading that is the subject's
+    own name ("Queue" on queue's page), of the subject."""
+    page = (
+        "# Queue\n\n## Retries\n\nA job that fails is tried again; to retry three times:\n\n"
+        "```\nqueue.push(job, retries=3)\n```\n\n## Basic example\n\nTo start a worker "
+        "that reads the queue:\n\n```\nqueue.work(threads=4)\n```\n"
+    )
+    (chunk,) = doc_chunks(tmp_path, {"queue.md": page})
+    asked = {
+        q.answer or "": q.question for q in make_questions(chunk, ["example"], 5, random.Random(0))
+    }
+    retries = next(q for a, q in asked.items() if "retries=3" in a)
+    assert re.search(r"retries of queue\.|queue give of its retries\?", retries), asked
+    worker = next(q for a, q in asked.items() if "threads=4" in a)
+    assert "`queue`" in worker, asked

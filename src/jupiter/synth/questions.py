@@ -230,6 +230,12 @@ PHRASES: dict[str, list[str]] = {
         "Give an example of using {a}.",
         "How is {a} used? Show an example.",
     ],
+    # code under a section named by plain words ("Basic use", "Loops"), asked of its document
+    "example_part": [
+        "Show an example of the {h} of {s}.",
+        "What example does {s} give of its {h}?",
+        "Give an example from the {h} of {s}.",
+    ],
     "cloze": [
         "Fill in the blank ({a}): {q}",
         "Complete this statement about {a}: {q}",
@@ -923,7 +929,18 @@ _VERSION_LABEL = re.compile(
 )
 
 
+# a note of a change ("Changed in version 3.5: Added support for ...", Sphinx's
+# versionchanged and deprecated) or of where the source is ("Source code: Lib/json.py")
+_CHANGE_NOTE = re.compile(
+    r"^(?:(?:Changed|Deprecated|Removed) (?:in|since) version [\w.]+\s*:|Source code:\s*\S+$)",
+    re.I,
+)
+
+
 def _version_note(text: str) -> bool:
+    """A note of versions or of the source that says nothing of what a thing does."""
+    if _CHANGE_NOTE.match(text):
+        return True
     m = _VERSION_LABEL.match(text)
     if m is None or len(text) > 100:
         return False
@@ -1092,16 +1109,26 @@ def _example(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
         if _BARE_URLS.fullmatch(code.strip("`\n")):  # "See the project's page:", its link
             continue
         asked.add(topic)
-        shown_topic = (
+        same = not p.subject or topic.lower() == p.subject.lower()  # "HTTP" on http's page
+        part = None if same else _document_part(topic, v.body)
+        if part == "":
+            continue  # "Other": names nothing
+        if part is not None and {"example", "examples", "usage"} & set(part.lower().split()):
+            part, topic = None, p.subject  # "Basic example": an example of the subject
+        if part is not None:
+            key, args = "example_part", {"h": part, "s": p.subject}
+        else:
             # a name as code, unless it holds code already ("Option `strip`")
-            (topic if "`" in topic else f"`{topic}`")
-            if _api_name(b.section) or topic == p.subject
-            else _in_sentence(topic)
-        )
+            shown = (
+                (topic if "`" in topic else f"`{topic}`")
+                if _api_name(b.section) or topic == p.subject or same
+                else _in_sentence(topic)
+            )
+            key, args = "example", {"a": shown}
         out.append(
             (
-                "example",
-                {"a": shown_topic},
+                key,
+                args,
                 f"{_clip(prev.text, 400)}\n\n{code}",
                 (prev.start, b.end),
             )
