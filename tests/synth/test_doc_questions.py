@@ -1336,3 +1336,22 @@ def test_an_example_under_a_plain_section_is_its_documents(tmp_path: Path) -> No
     assert re.search(r"retries of queue\.|queue give of its retries\?", retries), asked
     worker = next(q for a, q in asked.items() if "threads=4" in a)
     assert "`queue`" in worker, asked
+
+
+def test_a_man_pages_name_and_dash_entry_is_a_term_over_its_text() -> None:
+    """iproute2's and devlink's "subgroup mpls - Statistics for MPLS traffic seen on the
+    netde-" over "vice." at the tag's indent: the term is the name before the dash, its
+    text the words after it; bc's "expr - expr" and a sentence before a dash stay whole."""
+    page = (
+        "STATS\n"
+        "       subgroup mpls - Statistics for MPLS traffic seen on the netde\u2010\n"
+        "              vice, counted for each label stack entry it receives.\n\n"
+        "       devlink sb port pool show - display port-pool combinations and threshold\n"
+        "              for each port of the device, with the pool index.\n\n"
+        "       expr - expr\n"
+        "              The result of the expression is the difference of the two.\n\n"
+    )
+    defs = {b.term: b.text for b in parse(page, "qstats.8").blocks if b.kind == "definition"}
+    assert defs["subgroup mpls"].startswith("Statistics for MPLS traffic"), defs
+    assert defs["devlink sb port pool show"].startswith("display port-pool combinations"), defs
+    assert defs["expr - expr"].startswith("The result of the expression"), defs

@@ -414,9 +414,6 @@ def _term_like(line: _Line) -> bool:
         len(s) > 80
         or len(s.split()) > 12
         or s.endswith((".", ",", ";", "\\"))  # "\\": a shell line continued below
-        # a word hyphenated at the line's end goes on below (a manual page's NAME line
-        # "... Access Approval set\u2010" over "tings" at its hanging indent)
-        or s.endswith(("\u2010", "\u00ad"))
         or _BULLET.match(line.text)
         or _TWO_COLUMNS.search(s)
     ):
@@ -424,6 +421,8 @@ def _term_like(line: _Line) -> bool:
     return not s.startswith((">>>", "..", "|", "```", "$ "))
 
 
+# a manual page's "name - what it is" line: a name of up to six words (no sentence)
+_NAME_DASH = re.compile(r"([\w.:/+-]+(?: [\w.:/+-]+){0,5}) [-\u2010\u2013\u2014] (\S.*)")
 _NAME_LINE = re.compile(r"[\w.+:/-]+(?: [\w.+:/-]+)*")
 # a manual page's sections of one paragraph each, wrapped at a hanging indent: no terms
 _MAN_HEAD_SECTIONS = frozenset({"name", "synopsis"})
@@ -1033,6 +1032,20 @@ class _Parser:
 
     def _term(self, head: _Line, body: list[_Line]) -> None:
         raw = head.body
+        dash = _NAME_DASH.match(raw) if self.man else None
+        if (
+            dash is not None
+            and not _OPTION.match(dash.group(1))
+            # its words a description ("expr - expr" is bc's subtraction), its name no
+            # sentence ("Traversing the filesystem just once - for 2 different actions")
+            and len(dash.group(2).split()) >= 3
+            and not {"the", "a", "an", "of", "to", "for", "and", "or"} & set(dash.group(1).split())
+        ):
+            # "subgroup mpls - Statistics for MPLS traffic seen on the netde-" over "vice.":
+            # a name and its description wrapped at the tag's indent (iproute2, devlink)
+            first = head.first + dash.start(2)
+            self._definition(clean(dash.group(1)), "term", first, body[-1].end, head.indent)
+            return
         shown = clean(raw).strip()
         alias = _OPTION_ALIAS.fullmatch(shown.replace("`", ""))
         if alias is not None and _OPTION.match(alias.group(1)):
