@@ -1043,8 +1043,8 @@ class _Parser:
         ):
             # "subgroup mpls - Statistics for MPLS traffic seen on the netde-" over "vice.":
             # a name and its description wrapped at the tag's indent (iproute2, devlink)
-            first = head.first + dash.start(2)
-            self._definition(clean(dash.group(1)), "term", first, body[-1].end, head.indent)
+            at = head.first + dash.start(2)
+            self._definition(clean(dash.group(1)), "term", at, body[-1].end, head.indent)
             return
         shown = clean(raw).strip()
         alias = _OPTION_ALIAS.fullmatch(shown.replace("`", ""))
