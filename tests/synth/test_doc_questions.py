@@ -1355,3 +1355,14 @@ def test_a_man_pages_name_and_dash_entry_is_a_term_over_its_text() -> None:
     assert defs["subgroup mpls"].startswith("Statistics for MPLS traffic"), defs
     assert defs["devlink sb port pool show"].startswith("display port-pool combinations"), defs
     assert defs["expr - expr"].startswith("The result of the expression"), defs
+
+
+def test_a_document_opening_with_blank_lines_starts_at_its_first_line(tmp_path: Path) -> None:
+    """A text file (a page rendered after a blank line) that opens with blank lines: its
+    first chunk starts the document, so its title is read as one and its first paragraph is
+    not taken for the tail of another chunk's."""
+    text = "\n\n   \n# Queue limits\n\nA queue holds at most one hundred jobs by default.\n"
+    (chunk,) = doc_chunks(tmp_path, {"limits.md": text})
+    assert chunk.start == 0 and chunk.text.startswith("# Queue limits")
+    blocks = parse(chunk.text, chunk.title, head=chunk.start == 0).blocks
+    assert [b.kind for b in blocks] == ["heading", "prose"], blocks

@@ -662,7 +662,7 @@ def decode(data: bytes) -> str | None:
         text = data.decode("latin-1")  # never fails: the control-character test decides
     if len(_CONTROL.findall(text)) > MAX_CONTROL_FRACTION * len(text):
         return None
-    return text.replace("\r\n", "\n").replace("\r", "\n")
+    return manpage.without_leading_blank_lines(text.replace("\r\n", "\n").replace("\r", "\n"))
 
 
 # ----------------------------------------------------------------------------- HTML

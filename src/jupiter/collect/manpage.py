@@ -95,7 +95,7 @@ def render(source: bytes, command: list[str]) -> str | None:
         return None
     if proc.returncode != 0 and not proc.stdout:
         return None
-    text = strip_overstrike(proc.stdout.decode("utf-8", "replace"))
+    text = without_leading_blank_lines(strip_overstrike(proc.stdout.decode("utf-8", "replace")))
     return text if text.strip() else None
 
 
@@ -117,6 +117,17 @@ def page_or_reject(
     if rendered is None:
         count(rejects, why, where)
     return rendered
+
+
+_LEADING_BLANK_LINES = re.compile(r"\A(?:[ \t]*\n)+")
+
+
+def without_leading_blank_lines(text: str) -> str:
+    """The text from its first line that holds something (gcloud's pages render after a
+    blank line; a text file may open with some): the document's first chunk then starts at
+    0 and is read as its start (its title, a page's NAME line), its first line indented as
+    it was."""
+    return _LEADING_BLANK_LINES.sub("", text, count=1)
 
 
 def strip_overstrike(text: str) -> str:
