@@ -1350,11 +1350,14 @@ def test_a_man_pages_name_and_dash_entry_is_a_term_over_its_text() -> None:
         "              for each port of the device, with the pool index.\n\n"
         "       expr - expr\n"
         "              The result of the expression is the difference of the two.\n\n"
+        "   INTERNALS \u2014 CONE MODE HANDLING\n"
+        "       The cone mode lets you name only the directories to include.\n\n"
     )
     defs = {b.term: b.text for b in parse(page, "qstats.8").blocks if b.kind == "definition"}
     assert defs["subgroup mpls"].startswith("Statistics for MPLS traffic"), defs
     assert defs["devlink sb port pool show"].startswith("display port-pool combinations"), defs
     assert defs["expr - expr"].startswith("The result of the expression"), defs
+    assert "INTERNALS" not in defs, defs
 
 
 def test_a_document_opening_with_blank_lines_starts_at_its_first_line(tmp_path: Path) -> None:

@@ -1039,6 +1039,7 @@ class _Parser:
             # its words a description ("expr - expr" is bc's subtraction), its name no
             # sentence ("Traversing the filesystem just once - for 2 different actions")
             and len(dash.group(2).split()) >= 3
+            and re.search(r"[a-z]", dash.group(2)) is not None  # "INTERNALS — CONE MODE": a heading
             and not {"the", "a", "an", "of", "to", "for", "and", "or"} & set(dash.group(1).split())
         ):
             # "subgroup mpls - Statistics for MPLS traffic seen on the netde-" over "vice.":
