@@ -1369,3 +1369,28 @@ def test_a_document_opening_with_blank_lines_starts_at_its_first_line(tmp_path: 
     assert chunk.start == 0 and chunk.text.startswith("# Queue limits")
     blocks = parse(chunk.text, chunk.title, head=chunk.start == 0).blocks
     assert [b.kind for b in blocks] == ["heading", "prose"], blocks
+
+
+def test_the_recipes_sentences_name_a_document_as_its_first_chunk_reads_it(
+    tmp_path: Path,
+) -> None:
+    """train.knowledge.sentences names a document by what it is about: a manual page by its
+    NAME line, a version's page by its first heading, an API's document by its name."""
+    from types import SimpleNamespace
+
+    from jupiter.improve.trainrun import chunk_titles
+    from jupiter.synth.questions import document_subject
+
+    page = (
+        "NAME\n       qsh queue drain - drain the jobs of a queue\n\nDESCRIPTION\n"
+        "       The drain waits for the running jobs of the queue, so it may take\n"
+        "       as long as the longest job, and it refuses new jobs meanwhile.\n"
+    )
+    release = "Queue 3.15 Release Notes\n************************\n\nThe drain command gained a wait option.\n"
+    chunks = doc_chunks(tmp_path, {"qsh_queue_drain.1.txt": page, "3.15.rst": release})
+    assert [document_subject(c) for c in chunks] == ["qsh queue drain", "Queue 3.15 Release Notes"]
+    api = Chunk("d", "python_stdlib", "python:json.dumps", "json.dumps", 0, 9, "Serialize")
+    assert document_subject(api) == "json.dumps"
+    ws = SimpleNamespace(store=SimpleNamespace(iter_chunks=lambda: iter(chunks)))
+    cfg = SimpleNamespace(knowledge=SimpleNamespace(sentences=2))
+    assert set(chunk_titles(ws, cfg).values()) == {"qsh queue drain", "Queue 3.15 Release Notes"}  # type: ignore[arg-type,union-attr]

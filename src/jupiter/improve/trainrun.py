@@ -19,6 +19,7 @@ from jupiter.improve.replay import replay_sequences
 from jupiter.improve.workspace import Workspace
 from jupiter.records import Chunk, Example
 from jupiter.synth.parse import plain_chunk
+from jupiter.synth.questions import document_subject
 
 
 def save_untrained(ws: Workspace, model_config: Any, tok_dir: Path) -> Path:
@@ -35,10 +36,14 @@ def save_untrained(ws: Workspace, model_config: Any, tok_dir: Path) -> Path:
 
 
 def chunk_titles(ws: Workspace, train_cfg: Any) -> dict[str, str] | None:
-    """Chunk id -> title, when train.knowledge.sentences asks questions that name them."""
+    """Chunk id -> what its document is about (its title, or as the document's first chunk
+    reads it: a manual page's NAME line), when train.knowledge.sentences asks questions that
+    name it, as the generator's questions do."""
     if not train_cfg.knowledge.sentences:
         return None
-    return {c.id: c.title for c in ws.store.iter_chunks()}
+    chunks = list(ws.store.iter_chunks())
+    subjects = {c.doc_id: document_subject(c) for c in chunks if c.start == 0}
+    return {c.id: subjects.get(c.doc_id, c.title) for c in chunks}
 
 
 def plain_chunks(ws: Workspace, train_cfg: Any) -> frozenset[str]:

@@ -718,6 +718,16 @@ class ChunkStart(NamedTuple):
     subject: str = ""
 
 
+def document_subject(head: Chunk) -> str:
+    """What a document is about, as its first chunk reads it: a manual page's NAME line
+    ("gcloud access-approval settings delete"), a version's page its first heading; an
+    API's document its name; the title's subject otherwise."""
+    v = view(head)
+    if v.kind != "doc" or head.start != 0:
+        return head.title
+    return _parsed(head.text, head.title, True, "", False).subject or head.title
+
+
 def chunk_starts(chunks: Sequence[Chunk]) -> dict[str, ChunkStart]:
     """By chunk id, where each document chunk starts, read from the chunks at hand of
     the same document (they overlap, so together they hold all the text before it): a
