@@ -1120,7 +1120,8 @@ def _example(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
             continue
         asked.add(topic)
         same = not p.subject or topic.lower() == p.subject.lower()  # "HTTP" on http's page
-        part = None if same else _document_part(topic, v.body)
+        # an API's heading ("Class: `Hmac`") is a name, not a part of its page
+        part = None if same or _api_name(b.section) else _document_part(topic, v.body)
         if part == "":
             continue  # "Other": names nothing
         if part is not None and {"example", "examples", "usage"} & set(part.lower().split()):
