@@ -1241,7 +1241,8 @@ def test_a_section_named_by_plain_words_is_asked_of_its_document(tmp_path: Path)
         "helper writes one limit file for each queue it finds on the host.\n\n## Other\n\n"
         "The limit file is read again when the daemon receives a hangup signal.\n\n"
         "## How it works\n\nEach job is counted when it is queued and again when it ends "
-        "its run.\n"
+        "its run.\n\n## Errors while writing\n\nA job whose output cannot be written is "
+        "failed and kept for a retry.\n"
     )
     qa = list(by_question(questions(doc_chunks(tmp_path, {"limits.md": page}))))
     assert sorted(q for q in qa if "Notes" not in q) == sorted(qa)
@@ -1250,6 +1251,7 @@ def test_a_section_named_by_plain_words_is_asked_of_its_document(tmp_path: Path)
     assert sorted(re.sub(named, "", q) for q in parts) == ["Autogen", "exit status", "notes"], qa
     assert not any(re.search(r"\bother\b", q, re.I) for q in qa), qa
     assert any("How it works" in q for q in qa), qa
+    assert any("Errors while writing" in q for q in qa), qa  # no "the errors while writing of"
 
 
 def test_a_documents_subject_holds_in_all_its_chunks(tmp_path: Path) -> None:
@@ -1297,6 +1299,11 @@ def test_a_documents_subject_holds_in_all_its_chunks(tmp_path: Path) -> None:
         ("@@PACKAGE - a web browser", "chromium.1.txt", "chromium"),
         ("AS - the portable GNU assembler.", "as.1.txt", "as"),
         ("bzip2, bunzip2 - a block-sorting file compressor", "bzcat.1.txt", "bzip2"),
+        (  # a long command's name (62 characters)
+            "gcloud access-context-manager policies add-iam-policy-binding - add a binding",
+            "gcloud_access-context-manager_policies_add-iam-policy-binding.1.txt",
+            "gcloud access-context-manager policies add-iam-policy-binding",
+        ),
     ]:
         assert parse(page.format(line), file).subject == subject
 

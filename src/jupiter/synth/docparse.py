@@ -1167,7 +1167,7 @@ class _Parser:
                 # a command's name ("gcloud access-approval settings delete"), not a
                 # placeholder the build left ("@@PACKAGE"); the file's spelling when the
                 # two differ in case only ("AS - the portable GNU assembler" in as.1)
-                if 0 < len(name) <= 60 and _NAME_LINE.fullmatch(name):
+                if 0 < len(name) <= 80 and _NAME_LINE.fullmatch(name):
                     return self.subject if name.lower() == self.subject.lower() else name
         return self.subject
 

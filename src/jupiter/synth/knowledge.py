@@ -332,7 +332,7 @@ def subject_name(title: str) -> str:
     as the generator's questions name it (docparse.subject_of); "" when it does not name
     one thing (over 6 words or 60 characters)."""
     name = doc_subject(title)
-    return name if name and len(name) <= 60 and len(name.split()) <= 6 else ""
+    return name if name and len(name) <= 80 and len(name.split()) <= 6 else ""
 
 
 def _term(m: re.Match[str]) -> str:

@@ -824,7 +824,10 @@ _NOTHING_SECTIONS = frozenset("other others misc miscellaneous more general also
 _NO_TOPIC_SECTIONS = frozenset(
     "examples example usage notes note options files environment".split()
 )
-_NOT_A_PART = frozenset("using see about why where when which who".split())
+_NOT_A_PART = frozenset(
+    """using see about why where when which who while from by into at via without after
+    before during between""".split()
+)
 
 
 def _document_part(heading: str, body: str) -> str | None:
