@@ -1401,3 +1401,33 @@ def test_the_recipes_sentences_name_a_document_as_its_first_chunk_reads_it(
     ws = SimpleNamespace(store=SimpleNamespace(iter_chunks=lambda: iter(chunks)))
     cfg = SimpleNamespace(knowledge=SimpleNamespace(sentences=2))
     assert set(chunk_titles(ws, cfg).values()) == {"qsh queue drain", "Queue 3.15 Release Notes"}  # type: ignore[arg-type,union-attr]
+
+
+def test_a_heading_that_asks_is_asked_as_written(tmp_path: Path) -> None:
+    """ "What does a drain do?" over its answer is asked as written, with its document (not
+    "Give an overview of What does a drain do?."); code under "Using the retry API" is an
+    example of using the retry API."""
+    page = (
+        "# Queue\n\n## What does a drain do?\n\nA drain runs every waiting job and takes no "
+        "new one until the queue is empty.\n\n## Using the retry API\n\nTo retry a failed job "
+        "three times:\n\n```\nqueue.retry(job, times=3)\n```\n"
+    )
+    (chunk,) = doc_chunks(tmp_path, {"queue.md": page})
+    asked = {
+        q.question: q.answer or ""
+        for q in make_questions(chunk, DOC_TEMPLATES, 10, random.Random(0))
+    }
+    drain = [q for q, a in asked.items() if a.startswith("A drain runs")]
+    assert drain and all(
+        q in ("queue: What does a drain do?", "In queue: What does a drain do?") for q in drain
+    ), asked
+    examples = {
+        q.answer or "": q.question for q in make_questions(chunk, ["example"], 5, random.Random(0))
+    }
+    retry = next(q for a, q in examples.items() if "times=3" in a)
+    assert (
+        "using the retry API" in retry
+        or "of the retry API" in retry
+        or "the retry API used" in retry
+    ), retry
+    assert "Using the retry API" not in retry, retry

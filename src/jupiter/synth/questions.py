@@ -107,6 +107,8 @@ PHRASES: dict[str, list[str]] = {
         "How does {a} work?",
         "What does the documentation say about {a}?",
     ],
+    # a heading that asks a question ("What does a field class do?"), with its document
+    "heading_question": ["{s}: {h}", "In {s}: {h}"],
     # a part every document of a kind has (a proposal's "Motivation", an RFC's "Security
     # Considerations"): asked of its document, not as a topic of its own
     "explain_doc_part": [
@@ -1029,6 +1031,10 @@ def _explain_doc(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
             if part_name:
                 part = {"h": part_name, "s": p.subject}
                 out.append(("explain_doc_part", part, answer, span))
+        elif h.text.rstrip().endswith("?") and p.subject:
+            # a heading that is a question ("What does a field class do?") is asked as
+            # written, with its document
+            out.append(("heading_question", {"h": h.text.strip(), "s": p.subject}, answer, span))
         else:
             subject = _in_sentence(h.text)
             key = "explain_doc_the" if subject != h.text else "explain_doc"
@@ -1129,6 +1135,10 @@ def _example(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
             continue  # "Other": names nothing
         if part is not None and {"example", "examples", "usage"} & set(part.lower().split()):
             part, topic = None, p.subject  # "Basic example": an example of the subject
+        if part is None and topic.rstrip().endswith("?") and p.subject:
+            topic = p.subject  # "What does a field class do?": its document's example
+        if part is None and topic.startswith("Using ") and topic != p.subject:
+            topic = topic[len("Using ") :]  # "Using the low-level API": of the API
         if part is not None:
             key, args = "example_part", {"h": part, "s": p.subject}
         else:
