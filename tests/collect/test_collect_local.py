@@ -447,3 +447,39 @@ def test_the_same_text_in_two_formats_is_read_once(tmp_path: Path) -> None:
         str((root / name).resolve()) for name in ("README", "manual.txt")
     ]
     assert {c.doc_id for c in chunks} == {d.id for d in docs}
+
+
+def test_an_info_manuals_definitions_read_as_the_texinfo_reader_writes_them(
+    tmp_path: Path,
+) -> None:
+    """makeinfo's " -- Macro: AC_INIT (PACKAGE, VERSION," (its arguments wrapped ten deep,
+    @deffnx's heads stacked, a nested one indented) is the Texinfo reader's "**Macro:**
+    `AC_INIT (...)`" over its description, so the questions name AC_INIT, not "-- Macro:
+    AC_INIT (...)"; a C function's name after its result type; the footnotes' rule no
+    text."""
+    from jupiter.collect.local import info_documents
+    from jupiter.synth.docparse import parse
+
+    text = (
+        "\x1f\nFile: w.info,  Node: Macros,  Up: Top\n\nMacros\n******\n\n"
+        " -- Macro: AC_INIT (PACKAGE, VERSION, [BUG-REPORT],\n"
+        "          [TARNAME], [URL])\n"
+        "     Process any command-line arguments and perform initialization.\n\n"
+        " -- Scheme Procedure: real? obj\n -- C Function: scm_real_p (obj)\n"
+        "     Return ‘#t’ if OBJ is a real number, else ‘#f’.\n\n"
+        " -- Function: char * strdup (const char *S)\n     Return a copy of the string S.\n\n"
+        " -- Function: int open (const char *F, int FLAGS)\n     Open F with FLAGS, one of:\n\n"
+        "      -- Variable: O_RDONLY\n"
+        "          Open the file read-only.\n\n   ---------- Footnotes ----------\n\n"
+        "   (1) A note.\n"
+    )
+    (doc,) = info_documents(tmp_path / "w.info", text)
+    assert "**Macro:** `AC_INIT (PACKAGE, VERSION, [BUG-REPORT], [TARNAME], [URL])`" in doc.text
+    assert "**Function:** `char *` **`strdup`** `(const char *S)`" in doc.text
+    assert "-- " not in doc.text and "Footnotes" not in doc.text, doc.text
+    terms = {b.term: b.text for b in parse(doc.text, doc.title).blocks if b.kind == "definition"}
+    assert terms["AC_INIT"].startswith("Process any command-line arguments"), terms
+    assert terms["real?"].startswith("Return ‘#t’ if OBJ"), terms
+    assert terms["strdup"] == "Return a copy of the string S.", terms
+    assert terms["open"] == "Open F with FLAGS, one of:", terms
+    assert terms["O_RDONLY"] == "Open the file read-only.", terms  # nested in open's text
