@@ -1299,6 +1299,9 @@ def test_a_documents_subject_holds_in_all_its_chunks(tmp_path: Path) -> None:
         ("@@PACKAGE - a web browser", "chromium.1.txt", "chromium"),
         ("AS - the portable GNU assembler.", "as.1.txt", "as"),
         ("bzip2, bunzip2 - a block-sorting file compressor", "bzcat.1.txt", "bzip2"),
+        # a Perl module's page: its NAME after " -- ", its file's section "3pm"
+        ('HTML::Tree -- article: "A View of Objects"', "HTML::Tree.3pm", "HTML::Tree"),
+        ("Dpkg::Arch - handle architectures", "Dpkg::Arch.3perl", "Dpkg::Arch"),
         (  # a long command's name (62 characters)
             "gcloud access-context-manager policies add-iam-policy-binding - add a binding",
             "gcloud_access-context-manager_policies_add-iam-policy-binding.1.txt",
@@ -1306,6 +1309,11 @@ def test_a_documents_subject_holds_in_all_its_chunks(tmp_path: Path) -> None:
         ),
     ]:
         assert parse(page.format(line), file).subject == subject
+    assert [subject_of(t) for t in ("Dpkg::Arch.3perl", "openssl-req.1ssl", "GFDL-1.3")] == [
+        "Dpkg::Arch",
+        "openssl-req",
+        "GFDL-1.3",
+    ]
 
 
 def test_a_version_note_is_no_explanation(tmp_path: Path) -> None:

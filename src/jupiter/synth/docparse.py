@@ -445,10 +445,10 @@ def subject_of(title: str) -> str:
     # a generated site's name after the page's, in parentheses: "StringUtils (Apache Commons
     # Lang 3.12.0 API)", "Ownership (The Rust Programming Language)"
     name = _SITE_SUFFIX.sub("", name) or name
-    if re.search(r"\.(md|markdown|rst|txt|html?|ipynb|gz|\d\w?)$", name, re.I):
+    if re.search(r"\.(md|markdown|rst|txt|html?|ipynb|gz|\d[a-z]{0,5})$", name, re.I):
         name = PurePosixPath(name).name
         rendered = False  # a file extension came off: "gcc-12.1.gz" is gcc-12's page
-        while m := re.search(r"\.(md|markdown|rst|txt|html?|ipynb|gz|\d\w?)$", name, re.I):
+        while m := re.search(r"\.(md|markdown|rst|txt|html?|ipynb|gz|\d[a-z]{0,5})$", name, re.I):
             if re.fullmatch(r"[\d.]+\.\d+", name):
                 break  # a version's page ("3.14.rst": CMake's release notes), not ls.1
             if m.group(1)[0].isdigit() and name[m.start() - 1].isdigit() and not rendered:
@@ -1161,7 +1161,7 @@ class _Parser:
         for i, blk in enumerate(self.blocks):
             if blk.kind == "heading" and blk.text.lower() == "name" and i + 1 < len(self.blocks):
                 name = re.split(
-                    r"\s+[-\u2010\u2013\u2014]\s+", self.blocks[i + 1].text, maxsplit=1
+                    r"\s+(?:--|[-\u2010\u2013\u2014])\s+", self.blocks[i + 1].text, maxsplit=1
                 )[0]
                 name = name.split(",")[0].strip()
                 # a command's name ("gcloud access-approval settings delete"), not a
