@@ -1117,6 +1117,8 @@ def _example(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
     for prev, b in zip(p.blocks, p.blocks[1:], strict=False):
         if b.kind != "code" or prev.kind != "prose" or not prev.text.endswith(":"):
             continue
+        if b.section.lower() in _SKIP_SECTIONS:  # a synopsis's feature-test macros
+            continue
         topic = _api_name(b.section) or (
             b.section
             if b.section and b.section.lower() not in _SUBJECT_SECTIONS | _NO_TOPIC_SECTIONS
