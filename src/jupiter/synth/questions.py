@@ -824,7 +824,7 @@ _CAPS_HEADING = re.compile(r"[A-Z]{2,}(?: [A-Z]{2,}){0,3}")
 _NOTHING_SECTIONS = frozenset("other others misc miscellaneous more general also".split())
 # sections whose code shows the document's subject in use, not a topic of their own
 _NO_TOPIC_SECTIONS = frozenset(
-    "examples example usage notes note options files environment".split()
+    "examples example usage notes note options files environment synopsis".split()
 )
 _NOT_A_PART = frozenset(
     """using see about why where when which who while from by into at via without after
@@ -1117,8 +1117,8 @@ def _example(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
     for prev, b in zip(p.blocks, p.blocks[1:], strict=False):
         if b.kind != "code" or prev.kind != "prose" or not prev.text.endswith(":"):
             continue
-        if b.section.lower() in _SKIP_SECTIONS:  # a synopsis's feature-test macros
-            continue
+        if prev.text.startswith("Feature Test Macro Requirements"):
+            continue  # a C page's synopsis: the macros that declare it, no example
         topic = _api_name(b.section) or (
             b.section
             if b.section and b.section.lower() not in _SUBJECT_SECTIONS | _NO_TOPIC_SECTIONS
