@@ -1427,7 +1427,12 @@ def test_a_heading_that_asks_is_asked_as_written(tmp_path: Path) -> None:
     }
     drain = [q for q, a in asked.items() if a.startswith("A drain runs")]
     assert drain and all(
-        q in ("queue: What does a drain do?", "In queue: What does a drain do?") for q in drain
+        q
+        in (
+            "In the queue documentation: What does a drain do?",
+            "From the queue docs: What does a drain do?",
+        )
+        for q in drain
     ), asked
     examples = {
         q.answer or "": q.question for q in make_questions(chunk, ["example"], 5, random.Random(0))

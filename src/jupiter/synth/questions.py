@@ -108,7 +108,7 @@ PHRASES: dict[str, list[str]] = {
         "What does the documentation say about {a}?",
     ],
     # a heading that asks a question ("What does a field class do?"), with its document
-    "heading_question": ["{s}: {h}", "In {s}: {h}"],
+    "heading_question": ["In the {s} documentation: {h}", "From the {s} docs: {h}"],
     # a part every document of a kind has (a proposal's "Motivation", an RFC's "Security
     # Considerations"): asked of its document, not as a topic of its own
     "explain_doc_part": [
