@@ -818,6 +818,50 @@ def def_head(category: str, before: str, name: str, after: str) -> str:
     return head + " ".join(x for x in parts if x)
 
 
+# a definition's head as makeinfo writes it (" -- Macro: AC_INIT (PACKAGE, VERSION)", its
+# arguments wrapped onto lines indented ten; @deffnx's heads stacked under it)
+INFO_DEF = re.compile(r"^( +)-- ([A-Za-z][\w '-]{0,40}): (\S.*)$")
+INFO_FOOTNOTES = re.compile(r"^ *-{5,} Footnotes -{5,}$")
+# categories whose arguments may open with a parenthesis (Lisp's and Scheme's forms): the
+# name is their first word; elsewhere the word before the first "(" (a C function's after
+# its result type, "char * strdup (const char *S)")
+LISP_CATEGORY = re.compile(r"Scheme|Procedure|Syntax|Form|Command|Option|Method", re.I)
+
+
+def info_definitions(lines: list[str]) -> list[str]:
+    """A node's lines with each definition's head written as the Texinfo source and HTML
+    readers write one (texinfo.def_head: "**Macro:** `AC_INIT (PACKAGE, VERSION)`"), a
+    blank line between the heads and the description, so docparse names the definition by
+    its name, not "-- Macro: AC_INIT (...)"."""
+    out: list[str] = []
+    i, n = 0, len(lines)
+    while i < n:
+        m = INFO_DEF.match(lines[i])
+        if m is None:
+            out.append(lines[i])
+            i += 1
+            continue
+        indent, head = m.group(1)[1:], m.group(3)  # its description is indented 4 more
+        more = " " * (len(indent) + 9)
+        i += 1
+        while i < n and lines[i].startswith(more) and lines[i].strip():
+            head += " " + lines[i].strip()
+            i += 1
+        out.append(indent + _info_def_head(m.group(2), head))
+        if i < n and lines[i].strip() and INFO_DEF.match(lines[i]) is None:
+            out.append("")
+    return out
+
+
+def _info_def_head(category: str, head: str) -> str:
+    head = " ".join(head.split())
+    paren = None if LISP_CATEGORY.search(category) else re.match(r"^(.*?)([^\s(]+) ?(\(.*)$", head)
+    if paren is not None and len(paren.group(1).split()) <= 4:
+        return def_head(category, paren.group(1), paren.group(2), paren.group(3))
+    name, _, after = head.partition(" ")
+    return def_head(category, "", name, after)
+
+
 def _squeeze(text: str) -> str:
     """Runs of spaces outside code spans made one."""
     out: list[str] = []
