@@ -1444,3 +1444,21 @@ def test_a_heading_that_asks_is_asked_as_written(tmp_path: Path) -> None:
         or "the retry API used" in retry
     ), retry
     assert "Using the retry API" not in retry, retry
+
+
+def test_a_synopsis_example_is_the_subjects_and_feature_macros_are_none(tmp_path: Path) -> None:
+    """A Perl module's SYNOPSIS code is an example of the module; a C page's "Feature Test
+    Macro Requirements for glibc:" over its macros is no example at all."""
+    page = (
+        "# Try::Tiny\n\n## Synopsis\n\nYou can catch an error and handle it:\n\n"
+        "```\ntry { die 'foo' } catch { warn \"caught: $_\" };\n```\n\n## Feature macros\n\n"
+        "Feature Test Macro Requirements for glibc (see feature_test_macros(7)):\n\n"
+        "```\nacosf(), acosl(): _ISOC99_SOURCE || _POSIX_C_SOURCE >= 200112L\n```\n"
+    )
+    (chunk,) = doc_chunks(tmp_path, {"Try::Tiny.md": page})
+    examples = {
+        q.answer or "": q.question for q in make_questions(chunk, ["example"], 5, random.Random(0))
+    }
+    assert len(examples) == 1, examples
+    (question,) = examples.values()
+    assert "`Try::Tiny`" in question and "Synopsis" not in question, examples
