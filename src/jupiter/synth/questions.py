@@ -8,8 +8,8 @@ import os.path
 import random
 import re
 import textwrap
-from collections import defaultdict
-from collections.abc import Callable, Iterator, Sequence
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from functools import lru_cache
@@ -106,6 +106,15 @@ PHRASES: dict[str, list[str]] = {
         "Explain {a}.",
         "How does {a} work?",
         "What does the documentation say about {a}?",
+    ],
+    # a heading that is an instruction ("Run a workflow preset")
+    "explain_doc_how": ["How do I {a}?", "What are the steps to {a}?", "Explain how to {a}."],
+    # a heading that is a task ("Running your program under Memcheck")
+    "explain_doc_task": [
+        "How do I go about {a}?",
+        "Explain {a}.",
+        "What does the documentation say about {a}?",
+        "What is involved in {a}?",
     ],
     # a heading that asks a question ("What does a field class do?"), with its document
     "heading_question": ["In the {s} documentation: {h}", "From the {s} docs: {h}"],
@@ -232,6 +241,23 @@ PHRASES: dict[str, list[str]] = {
         "Give an example of using {a}.",
         "How is {a} used? Show an example.",
     ],
+    # code under a heading in words: a thing ("push streams on the client") is shown, not
+    # used; a task ("modifying the default TLS cipher suite") is done
+    "example_words": [
+        "Show an example of {a}.",
+        "Give an example of {a}.",
+        "What example does the documentation give of {a}?",
+    ],
+    "example_how": [
+        "Show an example of how to {a}.",
+        "How do I {a}? Show an example.",
+        "Give an example of how to {a}.",
+    ],
+    "example_task": [
+        "Show an example of {a}.",
+        "How do I go about {a}? Show an example.",
+        "Give an example of {a}.",
+    ],
     # code under a section named by plain words ("Basic use", "Loops"), asked of its document
     "example_part": [
         "Show an example of the {h} of {s}.",
@@ -267,9 +293,13 @@ class Question:
 
 
 class Catalog:
-    """API summaries by qualified name, to pair siblings for "difference" questions."""
+    """What the questions of one chunk need from the whole corpus: API summaries by
+    qualified name, to pair siblings for "difference" questions, and the names its text
+    writes with a capital inside a sentence ("Windows", "Debian", "Valgrind"), which a
+    heading keeps inside a question."""
 
     def __init__(self, chunks: Sequence[Chunk]) -> None:
+        self.names = proper_names(c.text for c in chunks)
         self.summary: dict[str, str] = {}
         self.members: dict[str, list[str]] = defaultdict(list)
         for c in chunks:
@@ -619,18 +649,161 @@ def _explain_topic(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
         end = marks[i + 1][1] if i + 1 < len(marks) else len(v.body)
         answer = section_intro(v.body[offset:end])
         if _nontrivial(answer) and len(answer) >= 40:
-            subject = _in_sentence(heading)
-            phrases = f"{key}_the" if subject != heading else key
+            subject = _in_sentence(heading, v.body, catalog, (v.name,))
+            phrases = f"{key}_the" if subject.startswith(("the ", "a ", "an ")) else key
             out.append((phrases, {"a": subject}, answer))
     return out
 
 
-def _in_sentence(heading: str) -> str:
-    """'The "for" statement' reads as 'the "for" statement' inside a question."""
+def _in_sentence(
+    heading: str, body: str = "", catalog: Catalog | None = None, titles: Sequence[str] = ()
+) -> str:
+    """A heading as it reads inside a question: 'The "for" statement' as 'the "for"
+    statement'; with the section's `body`, a heading in words loses the capitals a
+    heading gives it ("Setting Policies Explicitly", "Push streams on the client",
+    "INTEGRATION WITH GIT": the documentation writes "setting policies explicitly",
+    "integration with Git" mid-sentence) and keeps a name's ("Cachegrind's", "CMake",
+    "ID", "Valgrind gdbserver": capitalized inside a sentence of the body or, with the
+    `catalog`, of the corpus; or not a plain capitalized word). A heading in code, a title
+    with a colon ("Modules: CommonJS modules"), or one of `titles` (the document's: "Unix
+    Makefiles", "Xcode") is left as written."""
     first, _, rest = heading.partition(" ")
     if first in ("The", "A", "An") and rest:
         return f"{first.lower()} {rest}"
-    return heading
+    words = heading.split()
+    if (
+        not body
+        or not _PLAIN_WORD.fullmatch(words[0])
+        or ":" in heading
+        or heading.lower() in {t.lower() for t in titles}
+    ):
+        return heading
+    # the body, without the heading's own lines (a Markdown "## Setting Policies" would
+    # read as "Policies" mid-sentence)
+    prose = "\n".join(line for line in body.splitlines() if line.strip(" \t#=*-~^") != heading)
+    names = capital_words([prose]) | (catalog.names if catalog is not None else frozenset())
+    caps = heading.upper() == heading
+    out = []
+    for i, w in enumerate(words):
+        if (i or caps) and w.lower() in _SMALL_WORDS:
+            out.append(w.lower())
+        elif not _PLAIN_WORD.fullmatch(w):  # code, a path, "(V)", "v1": as written
+            out.append(w)
+        else:
+            out.append("-".join(_word_in_sentence(x, prose, names, caps) for x in w.split("-")))
+    return " ".join(out)
+
+
+def _word_in_sentence(word: str, prose: str, names: frozenset[str], caps: bool) -> str:
+    """A word of a heading as a sentence writes it: a name's capitals ("Memcheck",
+    "Cachegrind's"), an acronym's ("GNU", written so in a sentence of `prose`), else in
+    lower case. `caps`: the heading is in capitals ("INTEGRATION WITH GIT")."""
+    bare = word.rstrip(",;")
+    bare = bare[:-2] if bare.endswith("'s") else bare
+    if caps:
+        if bare in names:
+            return word  # "GNU" in a sentence
+        named = bare.capitalize()
+        return word.capitalize() if named in names else word.lower()
+    if not _CAPITALIZED.fullmatch(bare) or bare in names:
+        return word
+    return word.lower()
+
+
+# a word of a heading in words (letters, hyphens, an apostrophe, a comma after)
+_PLAIN_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*,?")
+_CAPITALIZED = re.compile(r"[A-Z][a-z]+")
+_SMALL_WORDS = frozenset(
+    "a an the and or but nor of to for in on at by with from as into via vs per".split()
+)
+# capitalized words inside a sentence: after a word, a comma or a bracket, maybe quoted;
+# a run of them ("the Visual Studio generators", "see Hints and Tips for Helgrind") may
+# be a title cited in capitals, so a chunk's own runs are no evidence, the corpus's are
+# counted against the words' lower case
+_CAPITAL_RUN = re.compile(
+    r"(?:(?<=[a-z0-9,;)] )|(?<=[a-z0-9,;)] [\"'`(]))[A-Z][a-z]+(?:'s)?"
+    r"(?:(?: (?:and|or|of|for|the|to|in|on|with|a|an))? [A-Z][a-z]+(?:'s)?)*"
+)
+_LOWER_WORD = re.compile(r"(?<![\w./:-])([a-z]+)(?![\w/-]|[.:]\w)")
+
+
+# a heading's line: Markdown's, or words in title case ("Building Packages on Windows")
+_TITLE_LINE = re.compile(
+    r"\s*(?:#|(?:[\W\d]*[A-Z][\w'-]*(?: (?:[A-Z][\w'-]*|and|or|of|for|the|to|in|on|with|a|an"
+    r"|from|by|as|at|vs\.?))+[^\w.,;!?]*$))"
+)
+# an acronym inside a sentence ("the GNU project")
+_ACRONYM = re.compile(r"(?:(?<=[a-z,;)] )|(?<=[a-z,;)] [(\"'`]))[A-Z]{2,}(?=s?[ ,.;)\"'`])")
+
+
+def _capital_runs(text: str, single: bool = False) -> Iterator[str]:
+    """The capitalized words and acronyms inside a sentence of `text`; `single`: only a
+    word alone in capitals (a run may be a title cited: "see Cross Compiling for iOS")."""
+    yield from _ACRONYM.findall(text)
+    for m in _CAPITAL_RUN.finditer(text):
+        words = [w for w in m.group().split() if w[0].isupper()]
+        if len(words) == 1 or not single:
+            for w in words:
+                yield w[:-2] if w.endswith("'s") else w
+
+
+def capital_words(texts: Iterable[str]) -> frozenset[str]:
+    """The words the texts capitalize alone inside a sentence (`_capital_runs`)."""
+    return frozenset(w for t in texts for w in _capital_runs(t, single=True))
+
+
+def proper_names(texts: Iterable[str]) -> frozenset[str]:
+    """The capitalized words (`[A-Z][a-z]+`) the texts write with their capital inside a
+    sentence more often than without it: names ("Windows", "Debian", "Valgrind"),
+    not words a title capitalizes ("Policies": "policies" far more often); and the
+    acronyms a sentence holds ("GNU")."""
+    capital: Counter[str] = Counter()
+    lower: Counter[str] = Counter()
+    for t in texts:
+        t = "\n".join(line for line in t.splitlines() if not _TITLE_LINE.match(line))
+        capital.update(_capital_runs(t))
+        lower.update(_LOWER_WORD.findall(t))
+    return frozenset(w for w, n in capital.items() if n > lower[w.lower()])
+
+
+# a heading that is a task ("Running your program under Memcheck", "Implementing a
+# writable stream", "Measuring how long one round-trip takes"): a gerund and what it acts
+# on. A gerund and a noun ("Debugging tips", "Encoding errors") may be a thing, not a task
+_TASK_OBJECT = frozenset(
+    """a an the your my our its their this that these those how what when which one
+    multiple several many some all each""".split()
+)
+_NOT_GERUND = frozenset(
+    "string thing nothing something everything anything during spring ring king warning".split()
+)
+# an instruction ("Run a workflow preset", "Use the legacy API"): a verb a heading opens
+# with, and what it acts on
+_INSTRUCTION_VERBS = frozenset(
+    """add avoid build call change check choose configure connect create customize debug
+    define deploy disable enable export extend find generate get handle implement import
+    install integrate keep list load make manage migrate move pass publish read register
+    remove rename replace run save select send set share specify start stop switch test
+    track update upgrade use validate verify write""".split()
+)
+
+
+def _task(topic: str) -> bool:
+    """`topic` (as it reads in a sentence) is a task: a gerund and its object."""
+    words = topic.split()
+    return (
+        len(words) >= 2
+        and words[0].endswith("ing")
+        and len(words[0]) > 4
+        and words[0].islower()
+        and words[0] not in _NOT_GERUND
+        and words[1] in _TASK_OBJECT
+    )
+
+
+def _instruction(topic: str) -> bool:
+    """`topic` (as it reads in a sentence) is an instruction: a verb and its object."""
+    words = topic.split()
+    return len(words) >= 3 and words[0] in _INSTRUCTION_VERBS and words[1] in _TASK_OBJECT
 
 
 def make_questions(
@@ -684,7 +857,7 @@ def iter_questions(
     skipped, and also left out of the sibling catalog.
     """
     train = [c for c in chunks if c.split == "train"]
-    catalog = Catalog(train) if "difference" in templates else None
+    catalog = Catalog(train)
     for c, start in with_starts(train):
         yield c, make_questions(c, templates, max_per_chunk, chunk_rng(seed, c), catalog, start)
 
@@ -1036,8 +1209,15 @@ def _explain_doc(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
             # written, with its document
             out.append(("heading_question", {"h": h.text.strip(), "s": p.subject}, answer, span))
         else:
-            subject = _in_sentence(h.text)
-            key = "explain_doc_the" if subject != h.text else "explain_doc"
+            subject = _in_sentence(h.text, v.body, catalog, (v.name, p.subject))
+            if _task(subject):
+                key = "explain_doc_task"  # "How do I go about running my program ...?"
+            elif _instruction(subject):
+                key = "explain_doc_how"  # "How do I run a workflow preset?"
+            elif subject.startswith(("the ", "a ", "an ")):
+                key = "explain_doc_the"
+            else:
+                key = "explain_doc"
             out.append((key, {"a": subject}, answer, span))
     return out
 
@@ -1072,7 +1252,7 @@ def _define(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
             out.append(
                 ("option" if about else "option_bare", {"t": b.term, "s": about}, answer, span)
             )
-        elif b.def_kind == "keyword" and (under := _under(b, about, p.subject)):
+        elif b.def_kind == "keyword" and (under := _under(b, about, p.subject, catalog)):
             key = "keyword_under" if about else "keyword_under_bare"
             out.append((key, {"t": b.term, "h": under, "s": about}, answer, span))
         elif b.def_kind == "keyword":
@@ -1089,7 +1269,7 @@ def _define(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
     return out
 
 
-def _under(b: Block, about: str, subject: str) -> str:
+def _under(b: Block, about: str, subject: str, catalog: Catalog | None) -> str:
     """The heading a short term (`l`, `%d`: two characters at most) is listed under, when
     it names more than the page does ("Globbing Flags" in zsh's Expansion, not "Options");
     else ""."""
@@ -1100,7 +1280,7 @@ def _under(b: Block, about: str, subject: str) -> str:
         return ""
     if head.lower() in GENERIC_SECTIONS:  # "Options", "Description": no more than the page
         return ""
-    return _in_sentence(head)
+    return _in_sentence(head, b.text, catalog)
 
 
 # a block that is one link: where to read more, no example (a list of mirrors may be one)
@@ -1141,16 +1321,24 @@ def _example(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
             topic = p.subject  # "What does a field class do?": its document's example
         if part is None and topic.startswith("Using ") and topic != p.subject:
             topic = topic[len("Using ") :]  # "Using the low-level API": of the API
+        if part is None and re.match(r"Examples?: \S", topic):
+            topic = topic.partition(": ")[2]  # "Example: Read file stream line-by-line"
         if part is not None:
             key, args = "example_part", {"h": part, "s": p.subject}
         else:
-            # a name as code, unless it holds code already ("Option `strip`")
-            shown = (
-                (topic if "`" in topic else f"`{topic}`")
-                if _api_name(b.section) or topic == p.subject or same
-                else _in_sentence(topic)
-            )
-            key, args = "example", {"a": shown}
+            if _api_name(b.section) or topic == p.subject or same:
+                # a name as code, unless it holds code already ("Option `strip`")
+                key, shown = "example", (topic if "`" in topic else f"`{topic}`")
+            else:  # words: an example of a task or of a thing, not "using" it
+                shown = _in_sentence(topic, v.body, catalog, (v.name,))
+                key = (
+                    "example_task"
+                    if _task(shown)
+                    else "example_how"
+                    if _instruction(shown)
+                    else "example_words"
+                )
+            args = {"a": shown}
         out.append(
             (
                 key,
