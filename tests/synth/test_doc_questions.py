@@ -1477,14 +1477,18 @@ def test_a_heading_in_words_is_asked_as_a_sentence_writes_it(tmp_path: Path) -> 
         "## Setting Policies Explicitly\n\nA policy set by hand wins over the defaults that "
         "the project's version implies, so a build keeps its behaviour across releases.\n\n"
         "## Running your program under Memcheck\n\nThe checker runs the program on a "
-        "synthetic processor, so every read of memory is checked under Memcheck. Start "
+        "synthetic processor, so every read of memory is checked under Memcheck as it runs. Start "
         "it like this:\n\n```\nqsh check --tool=memcheck ./prog\n```\n\n"
         "## Run a Workflow Preset\n\nA workflow preset runs the configure, build and test "
         "steps in the order it lists, stopping at the first that fails.\n\n"
         "## INTEGRATION WITH GIT\n\nThe shell reads the branch name with Git and shows it "
         "in the prompt, refreshing it after every command that changes the tree.\n\n"
         "## Building Packages on Windows\n\nPackages for that platform are built with the "
-        "same command; the installer is written beside the archive it packs.\n",
+        "same command; the installer is written beside the archive it packs.\n\n"
+        "## The Public Schema\n\nEvery table made without a schema named goes into the "
+        "public schema, which every user may read unless the owner revokes it.\n\n"
+        "## Increase `work_mem`\n\nA larger working memory lets a sort finish in memory "
+        "instead of spilling to temporary files on disk, at the cost of more memory.\n",
         "platforms.md": "# Platforms\n\nThe shell runs on Windows and on Linux alike, and "
         "on Windows it reads the registry for its defaults as well as its file.\n",
     }
@@ -1505,6 +1509,9 @@ def test_a_heading_in_words_is_asked_as_a_sentence_writes_it(tmp_path: Path) -> 
     assert len(run) == 1 and run[0] in how, asked
     assert any("integration with Git" in q for q in asked), asked
     assert any("building packages on Windows" in q for q in asked), asked  # the corpus's name
+    assert any("the public schema" in q for q in asked), asked
+    mem = {w.format(a="increase `work_mem`") for w in PHRASES["explain_doc_how"]}
+    assert [q for q in asked if "`work_mem`" in q][0] in mem, asked
 
 
 def test_proper_names_are_the_words_a_sentence_capitalizes() -> None:

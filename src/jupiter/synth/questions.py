@@ -668,8 +668,7 @@ def _in_sentence(
     with a colon ("Modules: CommonJS modules"), or one of `titles` (the document's: "Unix
     Makefiles", "Xcode") is left as written."""
     first, _, rest = heading.partition(" ")
-    if first in ("The", "A", "An") and rest:
-        return f"{first.lower()} {rest}"
+    article = first in ("The", "A", "An") and rest
     words = heading.split()
     if (
         not body
@@ -677,7 +676,7 @@ def _in_sentence(
         or ":" in heading
         or heading.lower() in {t.lower() for t in titles}
     ):
-        return heading
+        return f"{first.lower()} {rest}" if article else heading
     # the body, without the heading's own lines (a Markdown "## Setting Policies" would
     # read as "Policies" mid-sentence)
     prose = "\n".join(line for line in body.splitlines() if line.strip(" \t#=*-~^") != heading)
@@ -685,7 +684,7 @@ def _in_sentence(
     caps = heading.upper() == heading
     out = []
     for i, w in enumerate(words):
-        if (i or caps) and w.lower() in _SMALL_WORDS:
+        if (i or caps or article) and w.lower() in _SMALL_WORDS:
             out.append(w.lower())
         elif not _PLAIN_WORD.fullmatch(w):  # code, a path, "(V)", "v1": as written
             out.append(w)
@@ -732,6 +731,8 @@ _TITLE_LINE = re.compile(
     r"\s*(?:#|(?:[\W\d]*[A-Z][\w'-]*(?: (?:[A-Z][\w'-]*|and|or|of|for|the|to|in|on|with|a|an"
     r"|from|by|as|at|vs\.?))+[^\w.,;!?]*$))"
 )
+_IN_SENTENCE = re.compile(r"[,;)]? [a-z]")
+_ACRONYM_WORD = re.compile(r"[A-Z]{2,}s?")
 # an acronym inside a sentence ("the GNU project")
 _ACRONYM = re.compile(r"(?:(?<=[a-z,;)] )|(?<=[a-z,;)] [(\"'`]))[A-Z]{2,}(?=s?[ ,.;)\"'`])")
 
@@ -742,7 +743,9 @@ def _capital_runs(text: str, single: bool = False) -> Iterator[str]:
     yield from _ACRONYM.findall(text)
     for m in _CAPITAL_RUN.finditer(text):
         words = [w for w in m.group().split() if w[0].isupper()]
-        if len(words) == 1 or not single:
+        # alone, a word of a sentence follows ("under Memcheck with"), not a list's next
+        # title ("5.6.1. Adding a Column 5.6.2. Removing a Column")
+        if not single or (len(words) == 1 and _IN_SENTENCE.match(text, m.end())):
             for w in words:
                 yield w[:-2] if w.endswith("'s") else w
 
@@ -780,10 +783,11 @@ _NOT_GERUND = frozenset(
 # with, and what it acts on
 _INSTRUCTION_VERBS = frozenset(
     """add avoid build call change check choose configure connect create customize debug
-    define deploy disable enable export extend find generate get handle implement import
-    install integrate keep list load make manage migrate move pass publish read register
-    remove rename replace run save select send set share specify start stop switch test
-    track update upgrade use validate verify write""".split()
+    decrease define deploy disable drop enable export extend find generate get handle
+    implement import increase install integrate keep limit list load lower make manage
+    migrate move pass publish raise read reduce register remove rename replace run save
+    select send set share specify start stop switch test track update upgrade use validate
+    verify write""".split()
 )
 
 
@@ -803,7 +807,16 @@ def _task(topic: str) -> bool:
 def _instruction(topic: str) -> bool:
     """`topic` (as it reads in a sentence) is an instruction: a verb and its object."""
     words = topic.split()
-    return len(words) >= 3 and words[0] in _INSTRUCTION_VERBS and words[1] in _TASK_OBJECT
+    return (
+        len(words) >= 2
+        and words[0] in _INSTRUCTION_VERBS
+        # "Increase `work_mem`", "Disable WAL archival"
+        and (
+            words[1] in _TASK_OBJECT
+            or words[1].startswith("`")
+            or _ACRONYM_WORD.fullmatch(words[1])
+        )
+    )
 
 
 def make_questions(
