@@ -814,7 +814,7 @@ def _instruction(topic: str) -> bool:
         and (
             words[1] in _TASK_OBJECT
             or words[1].startswith("`")
-            or _ACRONYM_WORD.fullmatch(words[1])
+            or _ACRONYM_WORD.fullmatch(words[1]) is not None
         )
     )
 
