@@ -23,6 +23,7 @@ from jupiter.synth.questions import (
     chunk_starts,
     iter_questions,
     make_questions,
+    name_words,
     proper_names,
     with_starts,
 )
@@ -1483,6 +1484,10 @@ def test_a_heading_in_words_is_asked_as_a_sentence_writes_it(tmp_path: Path) -> 
         "steps in the order it lists, stopping at the first that fails.\n\n"
         "## INTEGRATION WITH GIT\n\nThe shell reads the branch name with Git and shows it "
         "in the prompt, refreshing it after every command that changes the tree.\n\n"
+        "## Release Notes Format\n\nEach version's notes are one page, written in the order "
+        "the changes were merged.\n\n"
+        "## Windows Versions\n\nEvery version since the first with a console is built for, "
+        "by the same command.\n\n"
         "## Building Packages on Windows\n\nPackages for that platform are built with the "
         "same command; the installer is written beside the archive it packs.\n\n"
         "## The Public Schema\n\nEvery table made without a schema named goes into the "
@@ -1490,7 +1495,8 @@ def test_a_heading_in_words_is_asked_as_a_sentence_writes_it(tmp_path: Path) -> 
         "## Increase `work_mem`\n\nA larger working memory lets a sort finish in memory "
         "instead of spilling to temporary files on disk, at the cost of more memory.\n",
         "platforms.md": "# Platforms\n\nThe shell runs on Windows and on Linux alike, and "
-        "on Windows it reads the registry for its defaults as well as its file.\n",
+        "on Windows it reads the registry for its defaults as well as its file. Read the "
+        "Release Notes of each version, and the Release Notes before an upgrade.\n",
     }
     chunks = doc_chunks(tmp_path, pages)
     asked = [q.question for _, qs in iter_questions(chunks, DOC_TEMPLATES, 20, 0) for q in qs]
@@ -1510,6 +1516,8 @@ def test_a_heading_in_words_is_asked_as_a_sentence_writes_it(tmp_path: Path) -> 
     assert any("integration with Git" in q for q in asked), asked
     assert any("building packages on Windows" in q for q in asked), asked  # the corpus's name
     assert any("the public schema" in q for q in asked), asked
+    assert any("Release Notes format" in q for q in asked), asked  # a name of two words
+    assert any("Windows versions" in q for q in asked), asked  # a name alone, then words
     mem = {w.format(a="increase `work_mem`") for w in PHRASES["explain_doc_how"]}
     assert [q for q in asked if "`work_mem`" in q][0] in mem, asked
 
@@ -1526,3 +1534,12 @@ def test_proper_names_are_the_words_a_sentence_capitalizes() -> None:
     names = proper_names(texts)
     assert {"Windows", "Linux", "GNU"} <= names, names
     assert not {"Policies", "Setting", "Explicitly"} & names, names
+    # a word capitalized mostly inside a name of several words is bound to that name
+    names, bound = name_words(
+        [
+            *texts,
+            "Read the Release Notes first, and the Release Notes "
+            "of each version; the notes list every change.",
+        ]
+    )
+    assert "Notes" in names and "Notes" in bound and "Windows" not in bound, (names, bound)

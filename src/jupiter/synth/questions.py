@@ -299,7 +299,7 @@ class Catalog:
     heading keeps inside a question."""
 
     def __init__(self, chunks: Sequence[Chunk]) -> None:
-        self.names = proper_names(c.text for c in chunks)
+        self.names, self.bound = name_words(c.text for c in chunks)
         self.summary: dict[str, str] = {}
         self.members: dict[str, list[str]] = defaultdict(list)
         for c in chunks:
@@ -665,8 +665,8 @@ def _in_sentence(
     "integration with Git" mid-sentence) and keeps a name's ("Cachegrind's", "CMake",
     "ID", "Valgrind gdbserver": capitalized inside a sentence of the body or, with the
     `catalog`, of the corpus; or not a plain capitalized word). A heading in code, a title
-    with a colon ("Modules: CommonJS modules"), or one of `titles` (the document's: "Unix
-    Makefiles", "Xcode") is left as written."""
+    with a colon ("Modules: CommonJS modules"), or a word that is one of `titles` (the
+    document's: "Xcode", "Buffer") is left as written."""
     first, _, rest = heading.partition(" ")
     article = first in ("The", "A", "An") and rest
     words = heading.split()
@@ -674,13 +674,16 @@ def _in_sentence(
         not body
         or not _PLAIN_WORD.fullmatch(words[0])
         or ":" in heading
-        or heading.lower() in {t.lower() for t in titles}
+        or (len(words) == 1 and heading.lower() in {t.lower() for t in titles})
     ):
         return f"{first.lower()} {rest}" if article else heading
     # the body, without the heading's own lines (a Markdown "## Setting Policies" would
-    # read as "Policies" mid-sentence)
+    # read as "Policies" mid-sentence),
     prose = "\n".join(line for line in body.splitlines() if line.strip(" \t#=*-~^") != heading)
+    # nor where a sentence cites the heading ("see Coprocesses below")
+    prose = re.sub(re.escape(heading), " ", prose, flags=re.I)
     names = capital_words([prose]) | (catalog.names if catalog is not None else frozenset())
+    bound = catalog.bound if catalog is not None else frozenset()
     caps = heading.upper() == heading
     out = []
     for i, w in enumerate(words):
@@ -690,6 +693,22 @@ def _in_sentence(
             out.append(w)
         else:
             out.append("-".join(_word_in_sentence(x, prose, names, caps) for x in w.split("-")))
+    if not caps:
+        # a name of several capitalized words keeps them all ("General Public License",
+        # "Release Notes", "Visual Studio"): a word the corpus capitalizes mostly in such
+        # a name keeps the run's words before it ("Release Notes format"; "Windows
+        # versions": "Windows" stands alone)
+        run: list[int] = []
+        for i in range(len(words) + 1):
+            w = words[i] if i < len(words) else ""
+            if w[:1].isupper() and _PLAIN_WORD.fullmatch(w) and w.lower() not in _SMALL_WORDS:
+                run.append(i)
+                continue
+            last = max((j for j in run if out[j] == words[j] and words[j] in bound), default=-1)
+            for j in run:
+                if j < last:
+                    out[j] = words[j]
+            run = []
     return " ".join(out)
 
 
@@ -720,7 +739,7 @@ _SMALL_WORDS = frozenset(
 # be a title cited in capitals, so a chunk's own runs are no evidence, the corpus's are
 # counted against the words' lower case
 _CAPITAL_RUN = re.compile(
-    r"(?:(?<=[a-z0-9,;)] )|(?<=[a-z0-9,;)] [\"'`(]))[A-Z][a-z]+(?:'s)?"
+    r"(?:(?<=[a-z0-9,;)] )|(?<=[a-z0-9,;)] [\"'`(\[]))([A-Z][a-z]+)(?:'s)?"
     r"(?:(?: (?:and|or|of|for|the|to|in|on|with|a|an))? [A-Z][a-z]+(?:'s)?)*"
 )
 _LOWER_WORD = re.compile(r"(?<![\w./:-])([a-z]+)(?![\w/-]|[.:]\w)")
@@ -733,26 +752,62 @@ _TITLE_LINE = re.compile(
 )
 _IN_SENTENCE = re.compile(r"[,;)]? [a-z]")
 _ACRONYM_WORD = re.compile(r"[A-Z]{2,}s?")
+# a section cited by a link or a reST role: its capitals are its title's (":ref:`Object
+# Kinds`", "[Recoverable errors][]", "[Escape Sequences](#escape-sequences)")
+_CITATION = re.compile(r":[a-z]+:`[^`]*`|\[[^\]\n]{1,80}\](?=[\[(])")
 # an acronym inside a sentence ("the GNU project")
 _ACRONYM = re.compile(r"(?:(?<=[a-z,;)] )|(?<=[a-z,;)] [(\"'`]))[A-Z]{2,}(?=s?[ ,.;)\"'`])")
 
 
-def _capital_runs(text: str, single: bool = False) -> Iterator[str]:
-    """The capitalized words and acronyms inside a sentence of `text`; `single`: only a
-    word alone in capitals (a run may be a title cited: "see Cross Compiling for iOS")."""
-    yield from _ACRONYM.findall(text)
+def _capital_runs(
+    text: str, single: bool = False, cited: dict[str, list[str]] | None = None
+) -> Iterator[tuple[str, bool]]:
+    """The capitalized words and acronyms inside a sentence of `text`, each with whether
+    it stands alone (not in a run of capitals: "the Release Notes"); `single`: only a word
+    alone (a run may be a title cited: "see Cross Compiling for iOS"). A heading of
+    `cited` (by its first word) cited in a sentence is no evidence ("see Coprocesses
+    below", "[Recoverable errors][]")."""
+    text = _CITATION.sub(" ", text)
+    for a in _ACRONYM.findall(text):
+        yield a, True
     for m in _CAPITAL_RUN.finditer(text):
+        if cited and any(text.startswith(h, m.start()) for h in cited.get(m.group(1), ())):
+            continue
         words = [w for w in m.group().split() if w[0].isupper()]
         # alone, a word of a sentence follows ("under Memcheck with"), not a list's next
         # title ("5.6.1. Adding a Column 5.6.2. Removing a Column")
         if not single or (len(words) == 1 and _IN_SENTENCE.match(text, m.end())):
             for w in words:
-                yield w[:-2] if w.endswith("'s") else w
+                yield (w[:-2] if w.endswith("'s") else w), len(words) == 1
+
+
+# a heading's line in text of any markup: Markdown's, one over an underline (reST), or a
+# short line alone between blank lines with no sentence's end (a manual page's subsection)
+_UNDERLINE = re.compile(r"[=\-~^\"'`*+#]{3,}\s*")
+_SHORT_HEADING = re.compile(r"[A-Z][^.:;,!?]{0,60}[^.:;,!?\s]")
+
+
+def heading_lines(text: str) -> list[str]:
+    """The headings `text` holds, whatever its markup (for `name_words`)."""
+    lines = text.splitlines()
+    out = []
+    for i, line in enumerate(lines):
+        stripped = line.strip()
+        if stripped.startswith("#"):
+            out.append(stripped.lstrip("#").strip())
+            continue
+        after = lines[i + 1] if i + 1 < len(lines) else ""
+        before = lines[i - 1] if i else ""
+        if not _SHORT_HEADING.fullmatch(stripped) or len(stripped.split()) > 8:
+            continue
+        if _UNDERLINE.fullmatch(after) or (not before.strip() and not after.strip()):
+            out.append(stripped)
+    return [h for h in out if h]
 
 
 def capital_words(texts: Iterable[str]) -> frozenset[str]:
     """The words the texts capitalize alone inside a sentence (`_capital_runs`)."""
-    return frozenset(w for t in texts for w in _capital_runs(t, single=True))
+    return frozenset(w for t in texts for w, _ in _capital_runs(t, single=True))
 
 
 def proper_names(texts: Iterable[str]) -> frozenset[str]:
@@ -760,13 +815,32 @@ def proper_names(texts: Iterable[str]) -> frozenset[str]:
     sentence more often than without it: names ("Windows", "Debian", "Valgrind"),
     not words a title capitalizes ("Policies": "policies" far more often); and the
     acronyms a sentence holds ("GNU")."""
+    return name_words(texts)[0]
+
+
+def name_words(texts: Iterable[str]) -> tuple[frozenset[str], frozenset[str]]:
+    """(`proper_names`, those of them capitalized mostly in a run of capitals: a word of a
+    name of several, "Notes" of "Release Notes", "Public" of "General Public License")."""
     capital: Counter[str] = Counter()
+    alone: Counter[str] = Counter()
     lower: Counter[str] = Counter()
+    texts = list(texts)
+    # the corpus's headings in sentence case by first word: cited in a sentence, their
+    # first word's capital is the heading's ("see [Recoverable errors][]"); a title in
+    # title case may be a name ("Sublime Text 2", "Ninja Multi-Config")
+    cited: dict[str, list[str]] = defaultdict(list)
+    for h in {h for t in texts for h in heading_lines(t)}:
+        words = h.split()
+        if len(words) > 1 and words[1][:1].islower() and words[1] not in _SMALL_WORDS:
+            cited[words[0]].append(h)
     for t in texts:
         t = "\n".join(line for line in t.splitlines() if not _TITLE_LINE.match(line))
-        capital.update(_capital_runs(t))
+        for w, single in _capital_runs(t, cited=cited):
+            capital[w] += 1
+            alone[w] += single
         lower.update(_LOWER_WORD.findall(t))
-    return frozenset(w for w, n in capital.items() if n > lower[w.lower()])
+    names = frozenset(w for w, n in capital.items() if n > lower[w.lower()])
+    return names, frozenset(w for w in names if 2 * alone[w] < capital[w])
 
 
 # a heading that is a task ("Running your program under Memcheck", "Implementing a
@@ -791,6 +865,14 @@ _INSTRUCTION_VERBS = frozenset(
 )
 
 
+# verbs a heading opens with only as an instruction ("Remove Foreign Key Constraints"; not
+# "Use cases", "Build events", "Test coverage")
+_IMPERATIVE_VERBS = frozenset(
+    """add avoid choose configure create customize disable enable implement increase install
+    migrate remove rename specify upgrade""".split()
+)
+
+
 def _task(topic: str) -> bool:
     """`topic` (as it reads in a sentence) is a task: a gerund and its object."""
     words = topic.split()
@@ -804,9 +886,22 @@ def _task(topic: str) -> bool:
     )
 
 
+def _in_words(topic: str) -> bool:
+    """`topic` is words, not a name: two or more plain words, one capitalized ("Default
+    Values", "Window Functions"; not "Buffer", "git rev-list", "add_custom_command")."""
+    words = topic.split()
+    return (
+        len(words) > 1
+        and all(_PLAIN_WORD.fullmatch(w) for w in words)
+        and any(w[0].isupper() for w in words)
+    )
+
+
 def _instruction(topic: str) -> bool:
     """`topic` (as it reads in a sentence) is an instruction: a verb and its object."""
     words = topic.split()
+    if len(words) >= 2 and words[0] in _IMPERATIVE_VERBS:  # "remove foreign key constraints"
+        return True
     return (
         len(words) >= 2
         and words[0] in _INSTRUCTION_VERBS
@@ -1018,7 +1113,7 @@ _NOT_A_PART = frozenset(
 )
 
 
-def _document_part(heading: str, body: str) -> str | None:
+def _document_part(heading: str, body: str, catalog: Catalog | None = None) -> str | None:
     """The part `heading` names, as it reads after "the" ("examples", "exit status";
     a name keeps its capitals: "Autogen"); "" for a heading that names nothing; None when
     the heading is a topic of its own."""
@@ -1037,13 +1132,16 @@ def _document_part(heading: str, body: str) -> str | None:
         return None
     if len(words) > 1 and words[0].endswith("ing"):  # "Getting started", "Building X"
         return None
+    if words[0] in _IMPERATIVE_VERBS:  # "Remove Foreign Key Constraints": an instruction
+        return None
     first = h.split()[0]
     # a proper name is written with its capital inside a sentence ("the Autogen feature");
     # a common noun is not. A name and more words is a topic ("Valgrind gdbserver overall
     # organisation") or a sentence ("Valgrind behaves unexpectedly"), no part
     if not caps and re.search(rf"[a-z,;] {re.escape(first)}\b", body):
         return h if len(words) == 1 else None
-    return h.lower()
+    # lowered as a sentence writes it, a name of several words kept ("Release Notes format")
+    return h.lower() if catalog is None else _in_sentence(h, body, catalog)
 
 
 # an API's heading: its name in code, after a kind label in some references ("Class:
@@ -1212,7 +1310,7 @@ def _explain_doc(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
         elif (
             p.subject
             and p.subject.lower() != h.text.lower()  # CMake's ABSTRACT property: its name
-            and (part_name := _document_part(h.text, v.body)) is not None
+            and (part_name := _document_part(h.text, v.body, catalog)) is not None
         ):
             if part_name:
                 part = {"h": part_name, "s": p.subject}
@@ -1325,7 +1423,7 @@ def _example(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
         asked.add(topic)
         same = not p.subject or topic.lower() == p.subject.lower()  # "HTTP" on http's page
         # an API's heading ("Class: `Hmac`") is a name, not a part of its page
-        part = None if same or _api_name(b.section) else _document_part(topic, v.body)
+        part = None if same or _api_name(b.section) else _document_part(topic, v.body, catalog)
         if part == "":
             continue  # "Other": names nothing
         if part is not None and {"example", "examples", "usage"} & set(part.lower().split()):
@@ -1339,7 +1437,7 @@ def _example(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
         if part is not None:
             key, args = "example_part", {"h": part, "s": p.subject}
         else:
-            if _api_name(b.section) or topic == p.subject or same:
+            if (_api_name(b.section) or topic == p.subject or same) and not _in_words(topic):
                 # a name as code, unless it holds code already ("Option `strip`")
                 key, shown = "example", (topic if "`" in topic else f"`{topic}`")
             else:  # words: an example of a task or of a thing, not "using" it
