@@ -1534,6 +1534,9 @@ def test_proper_names_are_the_words_a_sentence_capitalizes() -> None:
     names = proper_names(texts)
     assert {"Windows", "Linux", "GNU"} <= names, names
     assert not {"Policies", "Setting", "Explicitly"} & names, names
+    # a heading cited (a reST role, a link) is no evidence of its words
+    cited = ["See :ref:`Escape Sequences` and [Escape Sequences][] for escape sequences."]
+    assert "Sequences" not in proper_names(cited), proper_names(cited)
     # a word capitalized mostly inside a name of several words is bound to that name
     names, bound = name_words(
         [
@@ -1543,3 +1546,31 @@ def test_proper_names_are_the_words_a_sentence_capitalizes() -> None:
         ]
     )
     assert "Notes" in names and "Notes" in bound and "Windows" not in bound, (names, bound)
+
+
+def test_a_page_titled_in_words_gives_its_examples_in_words(tmp_path: Path) -> None:
+    """Code on a page titled "Default Values" is an example of default values, not of
+    "using `Default Values`"; a heading that is an instruction ("Remove Foreign Key
+    Constraints") is asked as one, not as a part of its page."""
+    page = (
+        "<html><head><title>Default Values</title></head><body><h1>Default Values</h1>"
+        "<p>A column can be assigned a default value, used when a new row does not give "
+        "one. In a table definition, the default is listed after the type:</p>"
+        "<pre>CREATE TABLE products (price numeric DEFAULT 9.99);</pre>"
+        "<h2>Remove Foreign Key Constraints</h2><p>A foreign key constraint is checked more "
+        "cheaply in bulk, so dropping it before a load and creating it again after is "
+        "faster, at the cost of no checks while it is gone.</p></body></html>"
+    )
+    asked = [
+        q.question
+        for _, qs in iter_questions(
+            doc_chunks(tmp_path, {"ddl-default.html": page}), DOC_TEMPLATES, 20, 0
+        )
+        for q in qs
+    ]
+    shown = {w.format(a="default values") for w in PHRASES["example_words"]}
+    assert [q for q in asked if "example" in q.lower()] and all(
+        q in shown for q in asked if "example" in q.lower()
+    ), asked
+    how = {w.format(a="remove foreign key constraints") for w in PHRASES["explain_doc_how"]}
+    assert [q for q in asked if "foreign key" in q] == [q for q in asked if q in how] != [], asked
