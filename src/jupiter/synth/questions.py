@@ -687,7 +687,7 @@ def _in_sentence(
     caps = heading.upper() == heading
     out = []
     for i, w in enumerate(words):
-        if (i or caps or article) and w.lower() in _SMALL_WORDS:
+        if (i or caps or article) and w.lower() in _SMALL_WORDS and (caps or not w[1:].isupper()):
             out.append(w.lower())
         elif not _PLAIN_WORD.fullmatch(w):  # code, a path, "(V)", "v1": as written
             out.append(w)
