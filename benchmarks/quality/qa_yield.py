@@ -105,7 +105,7 @@ def measure(
     chunking = Chunking(heldout_fraction=0.0)
     chunks: list[Chunk] = [c for d in docs for c in chunk_document(d, chunking)]
     text_bytes = sum(len(d.text.encode()) for d in docs)
-    catalog = Catalog(chunks) if "difference" in cfg.templates else None
+    catalog = Catalog(chunks)  # as questions.iter_questions builds it
     t0 = time.perf_counter()
     pairs = 0
     yielding = 0
@@ -121,7 +121,7 @@ def measure(
                 catalog,
                 start,
             )
-            if q.answer
+            if q.answer and catalog.keeps(q, c, start)
         ]
         pairs += len(qs)
         yielding += bool(qs)

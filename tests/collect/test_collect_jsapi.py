@@ -194,7 +194,7 @@ def test_a_project_becomes_its_documented_public_api(tmp_path: Path) -> None:
     docs = collect_local(cfg.sources[0], cfg, rejects)  # type: ignore[arg-type]
     api = {d.uri: d for d in docs if d.uri.startswith("javascript:")}
     assert sorted(api) == EXPECTED
-    assert [d.title for d in docs if d.uri not in api] == ["README.md"]
+    assert [d.title for d in docs if d.uri not in api] == ["Widgets"]  # the README, by its heading
     assert rejects.rejects == REJECTS
     root = (tmp_path / "project").resolve()
     assert rejects.samples["javascript_no_api"] == [str(root / "lib/empty.js")]

@@ -166,7 +166,9 @@ def test_a_package_becomes_its_public_api(tmp_path: Path) -> None:
     docs = collect_local(cfg.sources[0], cfg, rejects)  # type: ignore[arg-type]
     api = {d.uri: d for d in docs if d.uri.startswith("python:")}
     assert sorted(api) == EXPECTED
-    assert [d.title for d in docs if not d.uri.startswith("python:")] == ["README.md"]
+    assert [d.title for d in docs if not d.uri.startswith("python:")] == [
+        "pkg"
+    ]  # the README, by its heading
     root = (tmp_path / "project").resolve()
     assert rejects.rejects == REJECTS
     assert rejects.samples["python_syntax_error"] == [str(root / "src/pkg/broken.py")]

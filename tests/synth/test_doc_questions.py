@@ -12,6 +12,7 @@ import pytest
 
 from jupiter.collect.chunking import chunk_document
 from jupiter.collect.local import read_document
+from jupiter.collect.markdown import page_title
 from jupiter.config import Chunking, GeneratorConfig
 from jupiter.records import Chunk, Document
 from jupiter.synth.docparse import Block, clean, parse, subject_of
@@ -1574,3 +1575,47 @@ def test_a_page_titled_in_words_gives_its_examples_in_words(tmp_path: Path) -> N
     ), asked
     how = {w.format(a="remove foreign key constraints") for w in PHRASES["explain_doc_how"]}
     assert [q for q in asked if "foreign key" in q] == [q for q in asked if q in how] != [], asked
+
+
+def test_a_section_many_documents_share_is_asked_once(tmp_path: Path) -> None:
+    """A README template's checklist under the same heading in every task's README (a box
+    ticked or not) is asked in the first document only; a description three pages share
+    under their own names (CMake's `C_EXTENSIONS`, `CXX_EXTENSIONS`) is asked on each."""
+    checklist = (
+        "## Checklist\n\nFor adding novel benchmarks to the library:\n\n"
+        "[{0}] Is the task an existing benchmark in the literature?\n\n"
+        "[{0}] Have you referenced the original paper that introduced the task?\n\n"
+        "[ ] If yes, does the original paper provide a reference implementation?\n"
+    )
+    files = {}
+    for i, (name, tick) in enumerate([("arc", "x"), ("boolq", " "), ("copa", "x")]):
+        files[f"{name}/README.md"] = (
+            f"# {name.upper()}\n\nThe {name} task scores a model on its {i + 3} splits, each "
+            f"read from the dataset's own files.\n\n" + checklist.format(tick)
+        )
+    shared = (
+        "Boolean specifying whether compiler specific extensions are requested. This "
+        "property specifies whether compiler specific extensions should be used."
+    )
+    for lang in ("C", "CXX", "CUDA"):
+        files[f"{lang}_EXTENSIONS.md"] = f"# {lang}_EXTENSIONS\n\n{shared}\n"
+    for name in files:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+    chunks = doc_chunks(tmp_path, files)
+    asked = [(c.uri, q) for c, qs in iter_questions(chunks, DOC_TEMPLATES, 20, 0) for q in qs]
+    listed = [u for u, q in asked if q.answer and "existing benchmark" in q.answer]
+    assert len(listed) == 1 and listed[0].endswith("arc/README.md"), asked
+    extensions = {u for u, q in asked if q.answer and "compiler specific" in q.answer}
+    assert len(extensions) == 3, asked
+    assert any("ARC" in q.question for _, q in asked), asked  # a README's title: its heading
+
+
+def test_a_page_named_for_its_place_is_titled_by_its_heading() -> None:
+    """ "index.md" and "README.md" are titled by their one level-1 heading; a page named
+    for its subject keeps its name (Node's "util.md" is `util`, not "Util"); a page with
+    two level-1 headings, or a heading only inside a code fence, has no such title."""
+    assert page_title("index.md", "# Quiver\n\nSyncs notes.\n\n## Install\n") == "Quiver"
+    assert page_title("README.md", "Intro.\n\n# Quiver Docs #\n") == "Quiver Docs"
+    assert page_title("util.md", "# Util\n\nHelpers.\n") == ""
+    assert page_title("index.md", "# One\n\n# Two\n") == ""
+    assert page_title("index.md", "```\n# not a heading\n```\n\nText.\n") == ""

@@ -456,6 +456,8 @@ def read_document(path: Path) -> Document | None:
         title = title or path.name
     elif (marked := as_markdown(format_name(path), text)) is not None:
         heading, text = marked
+        if not heading and markdown.is_markdown(format_name(path)):
+            heading = markdown.page_title(path.name, text)  # "index.md": its "# Quiver"
         title = heading or path.name
     if not text.strip():
         return None

@@ -85,6 +85,39 @@ def read(text: str, knitr: bool = False) -> tuple[str, str]:
     return title, body
 
 
+# a page's file named for its place, not its subject: a site's "index.md", a "README.md"
+_PLACE_NAMES = frozenset(
+    "index _index readme home intro introduction overview contents toc main start".split()
+)
+_ATX = re.compile(r"^(#{1,6})[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$")
+
+
+def page_title(name: str, body: str) -> str:
+    """The title a page named for its place ("index.md", "README.md") has: its first
+    heading, when that is its only level-1 heading ("# Quiver"); "" otherwise, and for a
+    page named for its subject (Node's "fs.md" is `fs`, not "File system"; "util.md" is
+    `util`, not "Util")."""
+    stem = name.rsplit("/", 1)[-1].split(".", 1)[0]
+    fence = ""
+    first = ""
+    level1 = 0
+    for line in body.splitlines():
+        m = _FENCE.match(line)
+        if m is not None:
+            mark = m.group(1)
+            fence = mark if not fence else ("" if mark[0] == fence[0] else fence)
+            continue
+        h = None if fence else _ATX.match(line)
+        if h is None:
+            continue
+        if not first:
+            first = h.group(2).strip() if len(h.group(1)) == 1 else "-"
+        level1 += len(h.group(1)) == 1
+    if not first or first == "-" or level1 != 1 or stem.lower() not in _PLACE_NAMES:
+        return ""
+    return first
+
+
 def _uncommented(lines: list[str]) -> list[str]:
     """The lines with HTML comments taken out, outside code fences (an HTML example in a
     fence keeps its comments)."""

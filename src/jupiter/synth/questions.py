@@ -8,6 +8,7 @@ import os.path
 import random
 import re
 import textwrap
+import zlib
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -292,6 +293,40 @@ class Question:
     span: tuple[int, int] | None = None
 
 
+# what a section says in many documents is boilerplate (a CLI's flags every page lists,
+# a README template's checklist), asked once: its words (a checkbox's "[x]" or "[ ]", a
+# line's wrapping no difference), six at a time, half of them sampled, in three
+# documents or more
+_BOILERPLATE_DOCS = 3
+_SHINGLE = 6
+_BOILERPLATE_TEMPLATES = frozenset({"explain_topic", "example"})
+
+
+def _shingles(text: str) -> set[int]:
+    words = re.findall(r"[a-z0-9]{2,}", text.lower())
+    out = set()
+    for i in range(len(words) - _SHINGLE + 1):
+        h = zlib.crc32(" ".join(words[i : i + _SHINGLE]).encode())
+        if h % 2 == 0:
+            out.add(h)
+    return out
+
+
+def boilerplate_shingles(chunks: Sequence[Chunk]) -> frozenset[int]:
+    """The shingles (`_shingles`) three documents or more hold."""
+    first: dict[int, str] = {}
+    second: dict[int, str] = {}
+    shared: set[int] = set()
+    for c in chunks:
+        for h in _shingles(c.text):
+            if (
+                first.setdefault(h, c.doc_id) != c.doc_id
+                and second.setdefault(h, c.doc_id) != c.doc_id
+            ):
+                shared.add(h)
+    return frozenset(shared)
+
+
 class Catalog:
     """What the questions of one chunk need from the whole corpus: API summaries by
     qualified name, to pair siblings for "difference" questions, and the names its text
@@ -300,6 +335,9 @@ class Catalog:
 
     def __init__(self, chunks: Sequence[Chunk]) -> None:
         self.names, self.bound = name_words(c.text for c in chunks)
+        self.boilerplate = boilerplate_shingles(chunks)
+        # a boilerplate section (its heading, its answer's least shingle) -> its document
+        self._kept: dict[tuple[str, int], str] = {}
         self.summary: dict[str, str] = {}
         self.members: dict[str, list[str]] = defaultdict(list)
         for c in chunks:
@@ -313,6 +351,27 @@ class Catalog:
                 self.summary[v.name] = s
                 self.members[split_qualified(v.name)[0]].append(v.name)
         self._partner: dict[str, str | None] = {}
+
+    def keeps(self, question: Question, chunk: Chunk, start: ChunkStart | None = None) -> bool:
+        """False for an explanation or an example that is boilerplate, a section of the
+        same heading saying the same in three documents or more (`boilerplate_shingles`:
+        "GCLOUD WIDE FLAGS: These flags are available to all commands: ...", a README
+        template's checklist), in any document but the first that asked it. A text many
+        documents share under their own names (CMake's `CXX_EXTENSIONS` and
+        `OBJCXX_EXTENSIONS`) is each one's."""
+        if question.template not in _BOILERPLATE_TEMPLATES or not question.answer:
+            return True
+        grams = _shingles(question.answer)
+        shared = grams & self.boilerplate
+        if len(grams) < 2 or len(shared) < 0.8 * len(grams) or question.span is None:
+            return True
+        p = _doc(view(chunk, *(start or ChunkStart())))
+        at = question.span[0]
+        block = next((b for b in p.blocks if b.start <= at < b.end), None) if p else None
+        if block is None or not block.section:
+            return True
+        key = (block.section.strip().lower(), 0)
+        return self._kept.setdefault(key, chunk.doc_id) == chunk.doc_id
 
     def partner(self, name: str) -> str | None:
         """The most similarly named sibling in the same module or class, if similar enough."""
@@ -962,12 +1021,14 @@ def iter_questions(
     """(chunk, its questions) for every train-split chunk, in the order given.
 
     Held-out chunks measure bits-per-byte and must not leak into training data, so they are
-    skipped, and also left out of the sibling catalog.
+    skipped, and also left out of the sibling catalog. A section many documents share is
+    asked in the first of them only (`Catalog.keeps`).
     """
     train = [c for c in chunks if c.split == "train"]
     catalog = Catalog(train)
     for c, start in with_starts(train):
-        yield c, make_questions(c, templates, max_per_chunk, chunk_rng(seed, c), catalog, start)
+        qs = make_questions(c, templates, max_per_chunk, chunk_rng(seed, c), catalog, start)
+        yield c, [q for q in qs if catalog.keeps(q, c, start)]
 
 
 def with_starts(chunks: Sequence[Chunk]) -> Iterator[tuple[Chunk, ChunkStart | None]]:
