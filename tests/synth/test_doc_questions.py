@@ -17,6 +17,7 @@ from jupiter.config import Chunking, GeneratorConfig
 from jupiter.records import Chunk, Document
 from jupiter.synth.docparse import Block, clean, parse, subject_of
 from jupiter.synth.extractive import ExtractiveGenerator
+from jupiter.synth.headings import name_words, proper_names
 from jupiter.synth.questions import (
     PHRASES,
     ChunkStart,
@@ -24,8 +25,6 @@ from jupiter.synth.questions import (
     chunk_starts,
     iter_questions,
     make_questions,
-    name_words,
-    proper_names,
     with_starts,
 )
 

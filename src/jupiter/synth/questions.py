@@ -9,8 +9,8 @@ import random
 import re
 import textwrap
 import zlib
-from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections import defaultdict
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from functools import lru_cache
@@ -19,6 +19,14 @@ from typing import NamedTuple
 from jupiter.errors import JupiterError
 from jupiter.records import Chunk
 from jupiter.synth.docparse import GENERIC_SECTIONS, Block, Parsed, clean, fence_lines, parse
+from jupiter.synth.headings import (
+    IMPERATIVE_VERBS,
+    in_sentence,
+    in_words,
+    is_instruction,
+    is_task,
+    name_words,
+)
 from jupiter.synth.parse import (
     ChunkView,
     clip_sentences,
@@ -708,269 +716,10 @@ def _explain_topic(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
         end = marks[i + 1][1] if i + 1 < len(marks) else len(v.body)
         answer = section_intro(v.body[offset:end])
         if _nontrivial(answer) and len(answer) >= 40:
-            subject = _in_sentence(heading, v.body, catalog, (v.name,))
+            subject = in_sentence(heading, v.body, catalog, (v.name,))
             phrases = f"{key}_the" if subject.startswith(("the ", "a ", "an ")) else key
             out.append((phrases, {"a": subject}, answer))
     return out
-
-
-def _in_sentence(
-    heading: str, body: str = "", catalog: Catalog | None = None, titles: Sequence[str] = ()
-) -> str:
-    """A heading as it reads inside a question: 'The "for" statement' as 'the "for"
-    statement'; with the section's `body`, a heading in words loses the capitals a
-    heading gives it ("Setting Policies Explicitly", "Push streams on the client",
-    "INTEGRATION WITH GIT": the documentation writes "setting policies explicitly",
-    "integration with Git" mid-sentence) and keeps a name's ("Cachegrind's", "CMake",
-    "ID", "Valgrind gdbserver": capitalized inside a sentence of the body or, with the
-    `catalog`, of the corpus; or not a plain capitalized word). A heading in code, a title
-    with a colon ("Modules: CommonJS modules"), or a word that is one of `titles` (the
-    document's: "Xcode", "Buffer") is left as written."""
-    first, _, rest = heading.partition(" ")
-    article = first in ("The", "A", "An") and rest
-    words = heading.split()
-    if (
-        not body
-        or not _PLAIN_WORD.fullmatch(words[0])
-        or ":" in heading
-        or (len(words) == 1 and heading.lower() in {t.lower() for t in titles})
-    ):
-        return f"{first.lower()} {rest}" if article else heading
-    # the body, without the heading's own lines (a Markdown "## Setting Policies" would
-    # read as "Policies" mid-sentence),
-    prose = "\n".join(line for line in body.splitlines() if line.strip(" \t#=*-~^") != heading)
-    # nor where a sentence cites the heading ("see Coprocesses below")
-    prose = re.sub(re.escape(heading), " ", prose, flags=re.I)
-    names = capital_words([prose]) | (catalog.names if catalog is not None else frozenset())
-    bound = catalog.bound if catalog is not None else frozenset()
-    caps = heading.upper() == heading
-    out = []
-    for i, w in enumerate(words):
-        if (i or caps or article) and w.lower() in _SMALL_WORDS and (caps or not w[1:].isupper()):
-            out.append(w.lower())
-        elif not _PLAIN_WORD.fullmatch(w):  # code, a path, "(V)", "v1": as written
-            out.append(w)
-        else:
-            out.append("-".join(_word_in_sentence(x, prose, names, caps) for x in w.split("-")))
-    if not caps:
-        # a name of several capitalized words keeps them all ("General Public License",
-        # "Release Notes", "Visual Studio"): a word the corpus capitalizes mostly in such
-        # a name keeps the run's words before it ("Release Notes format"; "Windows
-        # versions": "Windows" stands alone)
-        run: list[int] = []
-        for i in range(len(words) + 1):
-            w = words[i] if i < len(words) else ""
-            if w[:1].isupper() and _PLAIN_WORD.fullmatch(w) and w.lower() not in _SMALL_WORDS:
-                run.append(i)
-                continue
-            last = max((j for j in run if out[j] == words[j] and words[j] in bound), default=-1)
-            for j in run:
-                if j < last:
-                    out[j] = words[j]
-            run = []
-    return " ".join(out)
-
-
-def _word_in_sentence(word: str, prose: str, names: frozenset[str], caps: bool) -> str:
-    """A word of a heading as a sentence writes it: a name's capitals ("Memcheck",
-    "Cachegrind's"), an acronym's ("GNU", written so in a sentence of `prose`), else in
-    lower case. `caps`: the heading is in capitals ("INTEGRATION WITH GIT")."""
-    bare = word.rstrip(",;")
-    bare = bare[:-2] if bare.endswith("'s") else bare
-    if caps:
-        if bare in names:
-            return word  # "GNU" in a sentence
-        named = bare.capitalize()
-        return word.capitalize() if named in names else word.lower()
-    if not _CAPITALIZED.fullmatch(bare) or bare in names:
-        return word
-    return word.lower()
-
-
-# a word of a heading in words (letters, hyphens, an apostrophe, a comma after)
-_PLAIN_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*,?")
-_CAPITALIZED = re.compile(r"[A-Z][a-z]+")
-_SMALL_WORDS = frozenset(
-    "a an the and or but nor of to for in on at by with from as into via vs per".split()
-)
-# capitalized words inside a sentence: after a word, a comma or a bracket, maybe quoted;
-# a run of them ("the Visual Studio generators", "see Hints and Tips for Helgrind") may
-# be a title cited in capitals, so a chunk's own runs are no evidence, the corpus's are
-# counted against the words' lower case
-_CAPITAL_RUN = re.compile(
-    r"(?:(?<=[a-z0-9,;)] )|(?<=[a-z0-9,;)] [\"'`(\[]))([A-Z][a-z]+)(?:'s)?"
-    r"(?:(?: (?:and|or|of|for|the|to|in|on|with|a|an))? [A-Z][a-z]+(?:'s)?)*"
-)
-_LOWER_WORD = re.compile(r"(?<![\w./:-])([a-z]+)(?![\w/-]|[.:]\w)")
-
-
-# a heading's line: Markdown's, or words in title case ("Building Packages on Windows")
-_TITLE_LINE = re.compile(
-    r"\s*(?:#|(?:[\W\d]*[A-Z][\w'-]*(?: (?:[A-Z][\w'-]*|and|or|of|for|the|to|in|on|with|a|an"
-    r"|from|by|as|at|vs\.?))+[^\w.,;!?]*$))"
-)
-_IN_SENTENCE = re.compile(r"[,;)]? [a-z]")
-_ACRONYM_WORD = re.compile(r"[A-Z]{2,}s?")
-# a section cited by a link or a reST role: its capitals are its title's (":ref:`Object
-# Kinds`", "[Recoverable errors][]", "[Escape Sequences](#escape-sequences)")
-_CITATION = re.compile(r":[a-z]+:`[^`]*`|\[[^\]\n]{1,80}\](?=[\[(])")
-# an acronym inside a sentence ("the GNU project")
-_ACRONYM = re.compile(r"(?:(?<=[a-z,;)] )|(?<=[a-z,;)] [(\"'`]))[A-Z]{2,}(?=s?[ ,.;)\"'`])")
-
-
-def _capital_runs(
-    text: str, single: bool = False, cited: dict[str, list[str]] | None = None
-) -> Iterator[tuple[str, bool]]:
-    """The capitalized words and acronyms inside a sentence of `text`, each with whether
-    it stands alone (not in a run of capitals: "the Release Notes"); `single`: only a word
-    alone (a run may be a title cited: "see Cross Compiling for iOS"). A heading of
-    `cited` (by its first word) cited in a sentence is no evidence ("see Coprocesses
-    below", "[Recoverable errors][]")."""
-    text = _CITATION.sub(" ", text)
-    for a in _ACRONYM.findall(text):
-        yield a, True
-    for m in _CAPITAL_RUN.finditer(text):
-        if cited and any(text.startswith(h, m.start()) for h in cited.get(m.group(1), ())):
-            continue
-        words = [w for w in m.group().split() if w[0].isupper()]
-        # alone, a word of a sentence follows ("under Memcheck with"), not a list's next
-        # title ("5.6.1. Adding a Column 5.6.2. Removing a Column")
-        if not single or (len(words) == 1 and _IN_SENTENCE.match(text, m.end())):
-            for w in words:
-                yield (w[:-2] if w.endswith("'s") else w), len(words) == 1
-
-
-# a heading's line in text of any markup: Markdown's, one over an underline (reST), or a
-# short line alone between blank lines with no sentence's end (a manual page's subsection)
-_UNDERLINE = re.compile(r"[=\-~^\"'`*+#]{3,}\s*")
-_SHORT_HEADING = re.compile(r"[A-Z][^.:;,!?]{0,60}[^.:;,!?\s]")
-
-
-def heading_lines(text: str) -> list[str]:
-    """The headings `text` holds, whatever its markup (for `name_words`)."""
-    lines = text.splitlines()
-    out = []
-    for i, line in enumerate(lines):
-        stripped = line.strip()
-        if stripped.startswith("#"):
-            out.append(stripped.lstrip("#").strip())
-            continue
-        after = lines[i + 1] if i + 1 < len(lines) else ""
-        before = lines[i - 1] if i else ""
-        if not _SHORT_HEADING.fullmatch(stripped) or len(stripped.split()) > 8:
-            continue
-        if _UNDERLINE.fullmatch(after) or (not before.strip() and not after.strip()):
-            out.append(stripped)
-    return [h for h in out if h]
-
-
-def capital_words(texts: Iterable[str]) -> frozenset[str]:
-    """The words the texts capitalize alone inside a sentence (`_capital_runs`)."""
-    return frozenset(w for t in texts for w, _ in _capital_runs(t, single=True))
-
-
-def proper_names(texts: Iterable[str]) -> frozenset[str]:
-    """The capitalized words (`[A-Z][a-z]+`) the texts write with their capital inside a
-    sentence more often than without it: names ("Windows", "Debian", "Valgrind"),
-    not words a title capitalizes ("Policies": "policies" far more often); and the
-    acronyms a sentence holds ("GNU")."""
-    return name_words(texts)[0]
-
-
-def name_words(texts: Iterable[str]) -> tuple[frozenset[str], frozenset[str]]:
-    """(`proper_names`, those of them capitalized mostly in a run of capitals: a word of a
-    name of several, "Notes" of "Release Notes", "Public" of "General Public License")."""
-    capital: Counter[str] = Counter()
-    alone: Counter[str] = Counter()
-    lower: Counter[str] = Counter()
-    texts = list(texts)
-    # the corpus's headings in sentence case by first word: cited in a sentence, their
-    # first word's capital is the heading's ("see [Recoverable errors][]"); a title in
-    # title case may be a name ("Sublime Text 2", "Ninja Multi-Config")
-    cited: dict[str, list[str]] = defaultdict(list)
-    for h in {h for t in texts for h in heading_lines(t)}:
-        words = h.split()
-        if len(words) > 1 and words[1][:1].islower() and words[1] not in _SMALL_WORDS:
-            cited[words[0]].append(h)
-    for t in texts:
-        t = "\n".join(line for line in t.splitlines() if not _TITLE_LINE.match(line))
-        for w, single in _capital_runs(t, cited=cited):
-            capital[w] += 1
-            alone[w] += single
-        lower.update(_LOWER_WORD.findall(t))
-    names = frozenset(w for w, n in capital.items() if n > lower[w.lower()])
-    return names, frozenset(w for w in names if 2 * alone[w] < capital[w])
-
-
-# a heading that is a task ("Running your program under Memcheck", "Implementing a
-# writable stream", "Measuring how long one round-trip takes"): a gerund and what it acts
-# on. A gerund and a noun ("Debugging tips", "Encoding errors") may be a thing, not a task
-_TASK_OBJECT = frozenset(
-    """a an the your my our its their this that these those how what when which one
-    multiple several many some all each""".split()
-)
-_NOT_GERUND = frozenset(
-    "string thing nothing something everything anything during spring ring king warning".split()
-)
-# an instruction ("Run a workflow preset", "Use the legacy API"): a verb a heading opens
-# with, and what it acts on
-_INSTRUCTION_VERBS = frozenset(
-    """add avoid build call change check choose configure connect create customize debug
-    decrease define deploy disable drop enable export extend find generate get handle
-    implement import increase install integrate keep limit list load lower make manage
-    migrate move pass publish raise read reduce register remove rename replace run save
-    select send set share specify start stop switch test track update upgrade use validate
-    verify write""".split()
-)
-
-
-# verbs a heading opens with only as an instruction ("Remove Foreign Key Constraints"; not
-# "Use cases", "Build events", "Test coverage")
-_IMPERATIVE_VERBS = frozenset(
-    """add avoid choose configure create customize disable enable implement increase install
-    migrate remove rename specify upgrade""".split()
-)
-
-
-def _task(topic: str) -> bool:
-    """`topic` (as it reads in a sentence) is a task: a gerund and its object."""
-    words = topic.split()
-    return (
-        len(words) >= 2
-        and words[0].endswith("ing")
-        and len(words[0]) > 4
-        and words[0].islower()
-        and words[0] not in _NOT_GERUND
-        and words[1] in _TASK_OBJECT
-    )
-
-
-def _in_words(topic: str) -> bool:
-    """`topic` is words, not a name: two or more plain words, one capitalized ("Default
-    Values", "Window Functions"; not "Buffer", "git rev-list", "add_custom_command")."""
-    words = topic.split()
-    return (
-        len(words) > 1
-        and all(_PLAIN_WORD.fullmatch(w) for w in words)
-        and any(w[0].isupper() for w in words)
-    )
-
-
-def _instruction(topic: str) -> bool:
-    """`topic` (as it reads in a sentence) is an instruction: a verb and its object."""
-    words = topic.split()
-    if len(words) >= 2 and words[0] in _IMPERATIVE_VERBS:  # "remove foreign key constraints"
-        return True
-    return (
-        len(words) >= 2
-        and words[0] in _INSTRUCTION_VERBS
-        # "Increase `work_mem`", "Disable WAL archival"
-        and (
-            words[1] in _TASK_OBJECT
-            or words[1].startswith("`")
-            or _ACRONYM_WORD.fullmatch(words[1]) is not None
-        )
-    )
 
 
 def make_questions(
@@ -1193,7 +942,7 @@ def _document_part(heading: str, body: str, catalog: Catalog | None = None) -> s
         return None
     if len(words) > 1 and words[0].endswith("ing"):  # "Getting started", "Building X"
         return None
-    if words[0] in _IMPERATIVE_VERBS:  # "Remove Foreign Key Constraints": an instruction
+    if words[0] in IMPERATIVE_VERBS:  # "Remove Foreign Key Constraints": an instruction
         return None
     first = h.split()[0]
     # a proper name is written with its capital inside a sentence ("the Autogen feature");
@@ -1202,7 +951,7 @@ def _document_part(heading: str, body: str, catalog: Catalog | None = None) -> s
     if not caps and re.search(rf"[a-z,;] {re.escape(first)}\b", body):
         return h if len(words) == 1 else None
     # lowered as a sentence writes it, a name of several words kept ("Release Notes format")
-    return h.lower() if catalog is None else _in_sentence(h, body, catalog)
+    return h.lower() if catalog is None else in_sentence(h, body, catalog)
 
 
 # an API's heading: its name in code, after a kind label in some references ("Class:
@@ -1381,10 +1130,10 @@ def _explain_doc(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
             # written, with its document
             out.append(("heading_question", {"h": h.text.strip(), "s": p.subject}, answer, span))
         else:
-            subject = _in_sentence(h.text, v.body, catalog, (v.name, p.subject))
-            if _task(subject):
+            subject = in_sentence(h.text, v.body, catalog, (v.name, p.subject))
+            if is_task(subject):
                 key = "explain_doc_task"  # "How do I go about running my program ...?"
-            elif _instruction(subject):
+            elif is_instruction(subject):
                 key = "explain_doc_how"  # "How do I run a workflow preset?"
             elif subject.startswith(("the ", "a ", "an ")):
                 key = "explain_doc_the"
@@ -1452,7 +1201,7 @@ def _under(b: Block, about: str, subject: str, catalog: Catalog | None) -> str:
         return ""
     if head.lower() in GENERIC_SECTIONS:  # "Options", "Description": no more than the page
         return ""
-    return _in_sentence(head, b.text, catalog)
+    return in_sentence(head, b.text, catalog)
 
 
 # a block that is one link: where to read more, no example (a list of mirrors may be one)
@@ -1498,16 +1247,16 @@ def _example(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
         if part is not None:
             key, args = "example_part", {"h": part, "s": p.subject}
         else:
-            if (_api_name(b.section) or topic == p.subject or same) and not _in_words(topic):
+            if (_api_name(b.section) or topic == p.subject or same) and not in_words(topic):
                 # a name as code, unless it holds code already ("Option `strip`")
                 key, shown = "example", (topic if "`" in topic else f"`{topic}`")
             else:  # words: an example of a task or of a thing, not "using" it
-                shown = _in_sentence(topic, v.body, catalog, (v.name,))
+                shown = in_sentence(topic, v.body, catalog, (v.name,))
                 key = (
                     "example_task"
-                    if _task(shown)
+                    if is_task(shown)
                     else "example_how"
-                    if _instruction(shown)
+                    if is_instruction(shown)
                     else "example_words"
                 )
             args = {"a": shown}
