@@ -344,8 +344,7 @@ class Catalog:
     def __init__(self, chunks: Sequence[Chunk]) -> None:
         self.names, self.bound = name_words(c.text for c in chunks)
         self.boilerplate = boilerplate_shingles(chunks)
-        # a boilerplate section (its heading, its answer's least shingle) -> its document
-        self._kept: dict[tuple[str, int], str] = {}
+        self._kept: dict[str, str] = {}  # a boilerplate section's heading -> its document
         self.summary: dict[str, str] = {}
         self.members: dict[str, list[str]] = defaultdict(list)
         for c in chunks:
@@ -378,8 +377,8 @@ class Catalog:
         block = next((b for b in p.blocks if b.start <= at < b.end), None) if p else None
         if block is None or not block.section:
             return True
-        key = (block.section.strip().lower(), 0)
-        return self._kept.setdefault(key, chunk.doc_id) == chunk.doc_id
+        heading = block.section.strip().lower()
+        return self._kept.setdefault(heading, chunk.doc_id) == chunk.doc_id
 
     def partner(self, name: str) -> str | None:
         """The most similarly named sibling in the same module or class, if similar enough."""
