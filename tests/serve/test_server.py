@@ -319,7 +319,10 @@ def test_api_key(keyed_server: str) -> None:
     assert [m.id for m in client.models.list()] == ["tiny-chat"]  # --name
     chat = client.chat.completions.create(model="tiny-chat", messages=OPENAI_CHAT, max_tokens=3)
     assert chat.model == "tiny-chat"
-    assert chat.usage is not None and chat.usage.completion_tokens == 3
+    # sampled (the client sends no temperature): the random model may end its turn early
+    usage = chat.usage
+    assert usage is not None and 1 <= usage.completion_tokens <= 3, usage
+    assert usage.completion_tokens == 3 or chat.choices[0].finish_reason == "stop", chat
 
 
 def test_api_key_guards_docs_schema_and_health_details(keyed_server: str, server: str) -> None:
