@@ -15,7 +15,7 @@ from jupiter.collect.local import read_document
 from jupiter.collect.markdown import page_title
 from jupiter.config import Chunking, GeneratorConfig
 from jupiter.records import Chunk, Document
-from jupiter.synth.docparse import Block, clean, parse, subject_of
+from jupiter.synth.docparse import Block, clean, fence_lines, parse, subject_of
 from jupiter.synth.extractive import ExtractiveGenerator
 from jupiter.synth.headings import name_words, proper_names
 from jupiter.synth.questions import (
@@ -707,6 +707,54 @@ def test_a_chunk_knows_the_section_and_the_code_it_starts_in(tmp_path: Path) -> 
     assert [(c.id, s) for c, s in with_starts(mixed)] == [
         (c.id, chunk_starts(mixed).get(c.id)) for c in mixed
     ]
+
+
+def test_a_chunk_after_a_held_out_one_knows_whether_it_starts_in_code(tmp_path: Path) -> None:
+    """The generators see the train chunks only: a held-out chunk between two train chunks
+    hides its fence lines, so counting the fences seen flips every later chunk's reading
+    (prose asked as code, code as prose). After such a gap the first chunk with a fence
+    line is read by its own text (code inside the fences, prose outside), and a chunk cut
+    where a code block opens reads the block as code."""
+    parts = ["# Spool\n"]
+    for k in range(6):
+        prose = " ".join(
+            f"Sentence {i} tells how the spool number {k} keeps its slots in order."
+            for i in range(8)
+        )
+        code = "\n".join(f"spool{k}.write({i}, {i * 4});" for i in range(25))
+        parts.append(f"## Step {k}\n\n{prose}\n\nFor example:\n\n```js\n{code}\n```\n")
+    chunks = doc_chunks(tmp_path, {"spool.md": "\n".join(parts)})
+    assert len(chunks) >= 5
+    held = chunks[2]
+    assert len(fence_lines(held.text, True)) % 2 == 1  # it hides an odd count
+    train = [c for c in chunks if c is not held]
+    full, seen = chunk_starts(chunks), chunk_starts(train)
+    assert [seen[c.id].in_code for c in train] == [full[c.id].in_code for c in train]
+    after = chunks[3]
+    assert seen[after.id].in_code and after.text.startswith("spool2.write(")
+    pairs = [
+        (c, q)
+        for c in train
+        for q in make_questions(c, DOC_TEMPLATES, 20, random.Random(0), None, seen[c.id])
+        if q.answer
+    ]
+    assert_quoted(pairs)
+    asked = by_question(pairs)
+    assert any("spool number 3" in a for a in asked.values())  # the prose after the gap
+    assert not any(".write(" in q for q in asked), asked  # no code line taken for a title
+    assert not any(".write(" in a and "```" not in a for a in asked.values()), asked
+    # a chunk that starts on the line that opens a block
+    opening = Chunk(
+        held.doc_id,
+        held.source,
+        held.uri,
+        held.title,
+        50,
+        400,
+        "```js\nx = 1;\n\ny = 2;\n```\n\nMore words here.",
+    )
+    blocks = parse(opening.text, opening.title, False).blocks
+    assert [b.kind for b in blocks] == ["code", "prose"]
 
 
 def test_an_option_belongs_to_the_program_a_program_directive_names(tmp_path: Path) -> None:
@@ -1607,6 +1655,50 @@ def test_a_section_many_documents_share_is_asked_once(tmp_path: Path) -> None:
     extensions = {u for u, q in asked if q.answer and "compiler specific" in q.answer}
     assert len(extensions) == 3, asked
     assert any("ARC" in q.question for _, q in asked), asked  # a README's title: its heading
+
+
+def test_a_heading_that_is_a_sentence_a_clause_or_a_use_is_asked_as_one(tmp_path: Path) -> None:
+    """A heading that says something ("`Spool`s are lazy") is asked whether it holds, not
+    "Describe `Spool`s are lazy."; "Using mixins" asks how to use them; a clause ("When to
+    flush a spool") is explained, never "an overview of" it; a heading that opens with a
+    preposition is asked with the heading above it; a title in title case that opens with
+    one ("With Statement Context Managers") is a thing."""
+    sections = {
+        "## `Spool`s are lazy": "Creating a `Spool` touches no disk at all: the slots are "
+        "written only when the spool is first flushed to its file.",
+        "## Using mixins": "A mixin adds one behaviour to a spool class, and a class may take "
+        "several mixins at once to gain each of them.",
+        "## Memory usage tuning": "A spool keeps its slots in memory until it is flushed, so "
+        "the memory it needs grows with the number of slots.",
+        "### For ring-based spools": "A ring-based spool needs memory for its ring only: the "
+        "slots past the ring are written out as they are filled.",
+        "## When to flush a spool": "Flush a spool when the slots it holds must survive the "
+        "process, or before another process reads the file.",
+        "## With Statement Context Managers": "A spool is a context manager: leaving the "
+        "block of a with statement flushes the spool and closes its file.",
+    }
+    text = "# Spool\n\n" + "".join(f"{h}\n\n{body}\n\n" for h, body in sections.items())
+    chunks = doc_chunks(tmp_path, {"spool.md": text})
+    asked = {
+        q.answer: q.question
+        for _, qs in iter_questions(chunks, ["explain_topic"], 20, 0)
+        for q in qs
+        if q.answer
+    }
+    want = {
+        "## `Spool`s are lazy": ("explain_doc_claim", "`Spool`s are lazy"),
+        "## Using mixins": ("explain_doc_how", "use mixins"),
+        "### For ring-based spools": ("explain_doc", "memory usage tuning for ring-based spools"),
+        "## When to flush a spool": ("explain_doc_clause", "when to flush a spool"),
+        "## With Statement Context Managers": ("explain_doc", "with statement context managers"),
+    }
+    for heading, (key, words) in want.items():
+        question = asked[sections[heading]]
+        assert question in {w.format(a=words) for w in PHRASES[key]}, (heading, question)
+    assert "Give an overview of when to flush a spool." not in PHRASES["explain_doc_clause"]
+    assert not any(
+        q.endswith(("of for ring-based spools.", "about using mixins?")) for q in asked.values()
+    )
 
 
 def test_a_page_named_for_its_place_is_titled_by_its_heading() -> None:

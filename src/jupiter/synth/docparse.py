@@ -483,8 +483,10 @@ class _Parser:
         if in_code:  # cut inside a fenced block: what follows its closing fence
             fence = next((k for k, ln in enumerate(self.lines) if _FENCE.match(ln.text)), None)
             self.first = len(self.lines) if fence is None else fence + 1
+        elif head or (self.lines and _FENCE.match(self.lines[0].text)):
+            self.first = 0  # a chunk cut where a code block opens reads it as code
         else:
-            self.first = 0 if head else _first_whole_line(self.lines)
+            self.first = _first_whole_line(self.lines)
         self.blocks: list[Block] = []
         self.section = section
         self.subject = subject or subject_of(title)
@@ -1237,3 +1239,29 @@ def fence_lines(text: str, whole_first_line: bool) -> list[int]:
     line only when `whole_first_line` (a chunk cut inside a line starts with a part of it)."""
     lines = _lines(text)
     return [ln.start for ln in lines[0 if whole_first_line else 1 :] if _FENCE.match(ln.text)]
+
+
+def starts_in_code(text: str, whole_first_line: bool) -> bool:
+    """Whether `text`, a chunk whose document's text before it is unknown, starts inside
+    a fenced code block: the reading of its fence lines (`fence_lines`) that puts prose
+    outside the blocks and code inside, rather than the other way round; outside when
+    the two read alike. A prose line: six words or more, nearly all of them words, not a
+    comment or a prompt."""
+    cuts = [0, *fence_lines(text, whole_first_line), len(text)]
+    lean = 0.0  # > 0: starts outside
+    for k in range(len(cuts) - 1):
+        lines = [ln for ln in text[cuts[k] : cuts[k + 1]].splitlines()[1 if k else 0 :]]
+        lines = [ln for ln in lines if ln.strip()]
+        if lines:
+            prose = sum(_prose_line(ln) for ln in lines) / len(lines)
+            lean += prose - 0.5 if k % 2 == 0 else 0.5 - prose
+    return lean < 0
+
+
+def _prose_line(line: str) -> bool:
+    words = line.split()
+    return (
+        len(words) >= 6
+        and not line.lstrip().startswith(("#", "//", ">>>", "$", "--", "/*", "*"))
+        and sum(w.strip(".,;:()`'\"!?").isalpha() for w in words) >= 0.8 * len(words)
+    )

@@ -238,14 +238,11 @@ IMPERATIVE_VERBS = frozenset(
 def is_task(topic: str) -> bool:
     """`topic` (as it reads in a sentence) is a task: a gerund and its object."""
     words = topic.split()
-    return (
-        len(words) >= 2
-        and words[0].endswith("ing")
-        and len(words[0]) > 4
-        and words[0].islower()
-        and words[0] not in _NOT_GERUND
-        and words[1] in _TASK_OBJECT
-    )
+    return len(words) >= 2 and _gerund(words[0]) and words[1] in _TASK_OBJECT
+
+
+def _gerund(word: str) -> bool:
+    return word.endswith("ing") and len(word) > 4 and word.islower() and word not in _NOT_GERUND
 
 
 def in_words(topic: str) -> bool:
@@ -273,4 +270,85 @@ def is_instruction(topic: str) -> bool:
             or words[1].startswith("`")
             or _ACRONYM_WORD.fullmatch(words[1]) is not None
         )
+    )
+
+
+# a heading that opens with a question word is a clause ("Where uploaded data is stored",
+# "When to use `queueMicrotask()`"): asked as "Explain where ...", never "an overview of"
+_WH = frozenset("how where why what which when whether".split())
+# the verb of a heading that is a sentence ("`QuerySet`s are lazy", "Filters can reference
+# fields on the model", "Running `npm install -g yarn` doesn't work")
+_AUX = frozenset(
+    """is are was were can cannot can't could should must may might will won't does doesn't
+    do don't isn't aren't has have hasn't haven't""".split()
+)
+# no sentence's subject holds these: "Things you can do", "Options that can be set",
+# "What we have", "To do", "Encodings supported when ICU is disabled"
+_NOT_SUBJECT = frozenset(
+    """you we i they he she it that which who whom whose there to for in on with from by
+    at as when if where while because unless whether before after until since although
+    though once""".split()
+)
+# a heading that opens with a preposition is a part of the section above it ("Memory
+# usage tuning" / "For zlib-based streams"), asked with it
+_PREPOSITIONS = frozenset("for on with without in under within via across inside from".split())
+
+
+def heading_form(topic: str, heading: str = "") -> tuple[str, str]:
+    """How a heading in words (as `in_sentence` writes it) is asked, and the words the
+    question takes: "claim", a sentence ("`QuerySet`s are lazy": "Is it true that ...?");
+    "clause", a question word first ("where uploaded data is stored": "Explain where ...");
+    "how", an instruction ("use mixins", from "Using mixins"; "run a workflow preset");
+    "task", a gerund and its object ("running your program under Memcheck"); "prep", a
+    preposition first ("for x86": the caller puts the heading above it first, when it
+    has one; not a title in title case, `heading` as written: "With Statement Context
+    Managers"); "the", an article first; "words" otherwise (a name, a thing)."""
+    if re.search(r"[\w`)]\.$", topic) and not topic.endswith("etc."):
+        topic = topic[:-1]  # a heading written as a sentence: "Set up toolchain paths."
+    words = topic.split()
+    if len(words) < 2 or ":" in topic:
+        return "the" if words[:1] in (["the"], ["a"], ["an"]) else "words", topic
+    first = words[0]
+    if first in _WH:
+        return "clause", topic
+    if _is_claim(words):
+        return "claim", topic
+    if first == "about":  # "About `pip`": of pip
+        return heading_form(" ".join(words[1:]), heading.partition(" ")[2])
+    if first == "using" and words[1] not in ("and", "or"):  # "Using mixins": how to use them
+        return "how", "use " + " ".join(words[1:])
+    if is_task(topic) or (_gerund(first) and words[1].startswith("`")):
+        return "task", topic  # "calling `django.setup()` first"
+    if is_instruction(topic):
+        return "how", topic
+    if first in _PREPOSITIONS and not _title_case((heading or topic).split()[1:]):
+        return "prep", topic  # not "With Statement Context Managers", a title in words
+    if first in ("the", "a", "an"):
+        return "the", topic
+    return "words", topic
+
+
+def opens_with_preposition(heading: str) -> bool:
+    """`heading` opens with a preposition and more words ("For zlib-based streams")."""
+    first, _, rest = heading.partition(" ")
+    return first.lower() in _PREPOSITIONS and bool(rest.strip())
+
+
+def _is_claim(words: list[str]) -> bool:
+    """`words` are a sentence: a subject of one to six words, then a verb from `_AUX` and
+    what follows it."""
+    for i, w in enumerate(words[1:7], start=1):
+        if w in _AUX:
+            subject = words[:i]
+            return i + 1 < len(words) and not any(x.lower() in _NOT_SUBJECT for x in subject)
+    return False
+
+
+def _title_case(words: list[str]) -> bool:
+    """Two or more plain words, each a small word or capitalized: a title in title case."""
+    plain = [w for w in words if _PLAIN_WORD.fullmatch(w)]
+    return (
+        len(words) >= 2
+        and len(plain) == len(words)
+        and all(w[0].isupper() or w in _SMALL_WORDS for w in words)
     )

@@ -18,14 +18,22 @@ from typing import NamedTuple
 
 from jupiter.errors import JupiterError
 from jupiter.records import Chunk
-from jupiter.synth.docparse import GENERIC_SECTIONS, Block, Parsed, clean, fence_lines, parse
+from jupiter.synth.docparse import (
+    GENERIC_SECTIONS,
+    Block,
+    Parsed,
+    clean,
+    fence_lines,
+    parse,
+    starts_in_code,
+)
 from jupiter.synth.headings import (
     IMPERATIVE_VERBS,
+    heading_form,
     in_sentence,
     in_words,
-    is_instruction,
-    is_task,
     name_words,
+    opens_with_preposition,
 )
 from jupiter.synth.parse import (
     ChunkView,
@@ -118,6 +126,20 @@ PHRASES: dict[str, list[str]] = {
     ],
     # a heading that is an instruction ("Run a workflow preset")
     "explain_doc_how": ["How do I {a}?", "What are the steps to {a}?", "Explain how to {a}."],
+    # a heading that is a sentence ("`QuerySet`s are lazy")
+    "explain_doc_claim": [
+        "Is it true that {a}?",
+        "What does it mean that {a}?",
+        "Explain the statement that {a}.",
+    ],
+    # a heading that is a clause ("Where uploaded data is stored", "When to use X")
+    "explain_doc_clause": [
+        "Explain {a}.",
+        "Describe {a}.",
+        "What does the documentation say about {a}?",
+    ],
+    # a heading that opens with a preposition, with no heading above it ("For x86")
+    "explain_doc_prep": ["What does the documentation say {a}?"],
     # a heading that is a task ("Running your program under Memcheck")
     "explain_doc_task": [
         "How do I go about {a}?",
@@ -267,6 +289,8 @@ PHRASES: dict[str, list[str]] = {
         "How do I go about {a}? Show an example.",
         "Give an example of {a}.",
     ],
+    "example_claim": ["Give an example showing that {a}.", "Show an example where {a}."],
+    "example_prep": ["Show an example {a}.", "What example does the documentation give {a}?"],
     # code under a section named by plain words ("Basic use", "Loops"), asked of its document
     "example_part": [
         "Show an example of the {h} of {s}.",
@@ -825,8 +849,9 @@ def chunk_starts(chunks: Sequence[Chunk]) -> dict[str, ChunkStart]:
     the same document (they overlap, so together they hold all the text before it): a
     chunk cut inside the section of `fs.readdir()` asks about `fs.readdir()`'s options,
     not about its document's, and one cut inside a code block reads from its closing fence
-    on rather than taking the code for prose. A chunk whose predecessors are absent starts
-    in no section and outside code. Docstring chunks name their API already."""
+    on rather than taking the code for prose. A chunk whose predecessors are absent (held
+    out) starts in no section, inside code or not as its own text reads
+    (`docparse.starts_in_code`). Docstring chunks name their API already."""
     by_doc: dict[str, list[Chunk]] = defaultdict(list)
     for c in chunks:
         if view(c).kind == "doc":
@@ -839,9 +864,21 @@ def chunk_starts(chunks: Sequence[Chunk]) -> dict[str, ChunkStart]:
         programs: dict[int, str] = {}  # a `.. program::` directive's place -> its name
         owned: set[tuple[int, int, int, str]] = set()  # a synopsis's lines: where, whose
         subject = ""  # as the document's first chunk reads it
+        prev: Chunk | None = None
+        counted, from_code = 0, False  # fences are counted from here, code there or not
         for c in doc_chunks:
+            whole_first_line = _starts_line(c, prev)
+            if c.start and (prev is None or c.start - prev.end > _HOLE):
+                counted = -1  # the chunks before it are absent (held out)
+            if counted < 0 and fence_lines(c.text, whole_first_line):
+                # whether it starts inside code is read from its own text, at the first
+                # chunk after the gap with a fence line (one without reads as prose)
+                counted, from_code = c.start, starts_in_code(c.text, whole_first_line)
+            prev = c
             before = [p for p in heads if p < c.start]
-            in_code = sum(p < c.start for p in fences) % 2 == 1
+            in_code = (
+                counted >= 0 and (from_code + sum(counted <= p < c.start for p in fences)) % 2 == 1
+            )
             named = [p for p in programs if p < c.start]
             owners = tuple((ind, who) for a, b, ind, who in sorted(owned) if a < c.start < b)
             start = ChunkStart(
@@ -852,7 +889,7 @@ def chunk_starts(chunks: Sequence[Chunk]) -> dict[str, ChunkStart]:
                 subject,
             )
             out[c.id] = start
-            fences.update(c.start + p for p in fence_lines(c.text, c.start == 0))
+            fences.update(c.start + p for p in fence_lines(c.text, whole_first_line))
             parsed = _parsed(c.text, c.title, c.start == 0, *start)
             if c.start == 0:
                 subject = parsed.subject
@@ -862,6 +899,26 @@ def chunk_starts(chunks: Sequence[Chunk]) -> dict[str, ChunkStart]:
             programs.update((c.start + p, name) for p, name in parsed.programs)
             owned.update((c.start + a, c.start + b, ind, who) for a, b, ind, who in parsed.owned)
     return out
+
+
+# more characters than a trimmed run of blank lines between two chunks: a chunk between
+# them is absent
+_HOLE = 40
+
+
+def _starts_line(c: Chunk, prev: Chunk | None) -> bool:
+    """`c` starts at the start of a line (its first line is whole, a fence line there
+    opens or closes a block): it starts its document, or the chunk before it (`prev`, of
+    the same document) ends before it (the chunker cut at a blank line and trimmed it) or
+    overlaps it with a newline just before `c` starts."""
+    if c.start == 0:
+        return True
+    if prev is None:
+        return False
+    if prev.end < c.start:
+        return True
+    at = c.start - 1 - prev.start
+    return 0 <= at < len(prev.text) and prev.text[at] == "\n"
 
 
 # ----------------------------------------------------------------------------- any documentation
@@ -1129,17 +1186,63 @@ def _explain_doc(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
             # written, with its document
             out.append(("heading_question", {"h": h.text.strip(), "s": p.subject}, answer, span))
         else:
-            subject = in_sentence(h.text, v.body, catalog, (v.name, p.subject))
-            if is_task(subject):
-                key = "explain_doc_task"  # "How do I go about running my program ...?"
-            elif is_instruction(subject):
-                key = "explain_doc_how"  # "How do I run a workflow preset?"
-            elif subject.startswith(("the ", "a ", "an ")):
-                key = "explain_doc_the"
-            else:
-                key = "explain_doc"
-            out.append((key, {"a": subject}, answer, span))
+            form, subject = _heading_form(h.text, blocks[:i], v, p.subject, catalog)
+            out.append((_EXPLAIN_FORMS[form], {"a": subject}, answer, span))
     return out
+
+
+_EXAMPLE_SECTIONS = frozenset({"example", "examples", "usage", "usage examples"})
+# how each form of a heading (headings.heading_form) is asked, explained and by example
+_EXPLAIN_FORMS = {
+    "claim": "explain_doc_claim",  # "Is it true that `QuerySet`s are lazy?"
+    "clause": "explain_doc_clause",  # "Explain where uploaded data is stored."
+    "how": "explain_doc_how",  # "How do I run a workflow preset?"
+    "task": "explain_doc_task",  # "How do I go about running my program ...?"
+    "prep": "explain_doc_prep",  # "What does the documentation say for x86?"
+    "the": "explain_doc_the",
+    "words": "explain_doc",
+}
+_EXAMPLE_FORMS = {
+    "claim": "example_claim",
+    "clause": "example_words",
+    "how": "example_how",
+    "task": "example_task",
+    "prep": "example_prep",
+    "the": "example_words",
+    "words": "example_words",
+}
+
+
+def _heading_form(
+    heading: str, before: Sequence[Block], v: ChunkView, subject: str, catalog: Catalog | None
+) -> tuple[str, str]:
+    """`heading` in words as a question asks it (headings.heading_form): a heading that
+    opens with a preposition ("For zlib-based streams") after the nearest heading above it
+    that does not ("Memory usage tuning"), among `before` (the chunk's blocks before it) or
+    the heading the chunk starts under."""
+    form, words = heading_form(in_sentence(heading, v.body, catalog, (v.name, subject)), heading)
+    if form != "prep":
+        return form, words
+    above = next(
+        (
+            b.text
+            for b in reversed(before)
+            if b.kind == "heading" and not opens_with_preposition(b.text)
+        ),
+        v.section if v.section and not opens_with_preposition(v.section) else "",
+    )
+    above = strip_numbering(above).strip()
+    # no heading above, or one that says no more ("Examples": "examples from a script"),
+    # or a sentence taken for one (a comment in code: "# Set up toolchain paths.")
+    if (
+        not above
+        or above.lower() in _SKIP_SECTIONS | _EXAMPLE_SECTIONS
+        or re.search(r"[.:]$|\. ", above)
+    ):
+        return form, words
+    api = _api_name(above)
+    shown = f"`{api}`" if api else in_sentence(above, v.body, catalog, (v.name, subject))
+    return heading_form(f"{shown} {words}")
 
 
 def _dedent_code(text: str, b: Block) -> str:
@@ -1250,14 +1353,12 @@ def _example(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
                 # a name as code, unless it holds code already ("Option `strip`")
                 key, shown = "example", (topic if "`" in topic else f"`{topic}`")
             else:  # words: an example of a task or of a thing, not "using" it
-                shown = in_sentence(topic, v.body, catalog, (v.name,))
-                key = (
-                    "example_task"
-                    if is_task(shown)
-                    else "example_how"
-                    if is_instruction(shown)
-                    else "example_words"
+                at = next(
+                    (j for j, x in enumerate(p.blocks) if x.kind == "heading" and x.text == topic),
+                    0,
                 )
+                form, shown = _heading_form(topic, p.blocks[:at], v, v.name, catalog)
+                key = _EXAMPLE_FORMS[form]
             args = {"a": shown}
         out.append(
             (
