@@ -713,8 +713,8 @@ def test_a_chunk_after_a_held_out_one_knows_whether_it_starts_in_code(tmp_path: 
     """The generators see the train chunks only: a held-out chunk between two train chunks
     hides its fence lines, so counting the fences seen flips every later chunk's reading
     (prose asked as code, code as prose). After such a gap the first chunk with a fence
-    line is read by its own text (code inside the fences, prose outside), and a chunk cut
-    where a code block opens reads the block as code."""
+    line is read by its own text (code inside the fences, prose outside), and starts in no
+    section; a chunk cut where a code block opens reads the block as code."""
     parts = ["# Spool\n"]
     for k in range(6):
         prose = " ".join(
@@ -732,6 +732,9 @@ def test_a_chunk_after_a_held_out_one_knows_whether_it_starts_in_code(tmp_path: 
     assert [seen[c.id].in_code for c in train] == [full[c.id].in_code for c in train]
     after = chunks[3]
     assert seen[after.id].in_code and after.text.startswith("spool2.write(")
+    # a heading in the held-out chunk ends the section seen last: the chunk after the gap
+    # starts in none, not in the last one seen
+    assert full[after.id].section == "Step 2" and seen[after.id].section == ""
     pairs = [
         (c, q)
         for c in train

@@ -866,16 +866,19 @@ def chunk_starts(chunks: Sequence[Chunk]) -> dict[str, ChunkStart]:
         subject = ""  # as the document's first chunk reads it
         prev: Chunk | None = None
         counted, from_code = 0, False  # fences are counted from here, code there or not
+        heads_from = 0  # headings are known from here
         for c in doc_chunks:
             whole_first_line = _starts_line(c, prev)
             if c.start and (prev is None or c.start - prev.end > _HOLE):
-                counted = -1  # the chunks before it are absent (held out)
+                # the chunks before it are absent (held out): a heading there may end the
+                # section seen last, so the chunk starts in none
+                counted, heads_from = -1, c.start
             if counted < 0 and fence_lines(c.text, whole_first_line):
                 # whether it starts inside code is read from its own text, at the first
                 # chunk after the gap with a fence line (one without reads as prose)
                 counted, from_code = c.start, starts_in_code(c.text, whole_first_line)
             prev = c
-            before = [p for p in heads if p < c.start]
+            before = [p for p in heads if heads_from <= p < c.start]
             in_code = (
                 counted >= 0 and (from_code + sum(counted <= p < c.start for p in fences)) % 2 == 1
             )
