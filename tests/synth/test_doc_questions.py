@@ -160,11 +160,15 @@ def doc_chunks(tmp_path: Path, files: dict[str, str]) -> list[Chunk]:
     return out
 
 
-def questions(chunks: list[Chunk]) -> list[tuple[Chunk, Question]]:
+def questions(
+    chunks: list[Chunk], starts: dict[str, ChunkStart] | None = None
+) -> list[tuple[Chunk, Question]]:
+    """The answered questions of each chunk, read where `starts` says it starts."""
+    at = starts or {}
     return [
         (c, q)
         for c in chunks
-        for q in make_questions(c, DOC_TEMPLATES, 20, random.Random(0))
+        for q in make_questions(c, DOC_TEMPLATES, 20, random.Random(0), None, at.get(c.id))
         if q.answer
     ]
 
@@ -679,12 +683,7 @@ def test_a_chunk_knows_the_section_and_the_code_it_starts_in(tmp_path: Path) -> 
     assert starts[fill_chunk.id].section == "`spool.alloc(size[, fill])`"
     inside = [c for c in chunks if starts[c.id].in_code]
     assert inside and all("spool.write(" in c.text.split("```")[0] for c in inside)
-    pairs = [
-        (c, q)
-        for c in chunks
-        for q in make_questions(c, DOC_TEMPLATES, 20, random.Random(0), None, starts[c.id])
-        if q.answer
-    ]
+    pairs = questions(chunks, starts)
     assert_quoted(pairs)
     qa = by_question(pairs)
     fill = [q for q, a in qa.items() if a == "The byte every new slot starts filled with."]
@@ -735,12 +734,7 @@ def test_a_chunk_after_a_held_out_one_knows_whether_it_starts_in_code(tmp_path: 
     # a heading in the held-out chunk ends the section seen last: the chunk after the gap
     # starts in none, not in the last one seen
     assert full[after.id].section == "Step 2" and seen[after.id].section == ""
-    pairs = [
-        (c, q)
-        for c in train
-        for q in make_questions(c, DOC_TEMPLATES, 20, random.Random(0), None, seen[c.id])
-        if q.answer
-    ]
+    pairs = questions(train, seen)
     assert_quoted(pairs)
     asked = by_question(pairs)
     assert any("spool number 3" in a for a in asked.values())  # the prose after the gap
