@@ -15,9 +15,9 @@ from jupiter.collect.local import read_document
 from jupiter.collect.markdown import page_title
 from jupiter.config import Chunking, GeneratorConfig
 from jupiter.records import Chunk, Document
-from jupiter.synth.docparse import Block, clean, fence_lines, parse, subject_of
+from jupiter.synth.docparse import Block, clean, fence_lines, parse, starts_in_code, subject_of
 from jupiter.synth.extractive import ExtractiveGenerator
-from jupiter.synth.headings import name_words, proper_names
+from jupiter.synth.headings import heading_form, in_sentence, name_words, proper_names
 from jupiter.synth.questions import (
     PHRASES,
     ChunkStart,
@@ -740,6 +740,17 @@ def test_a_chunk_after_a_held_out_one_knows_whether_it_starts_in_code(tmp_path: 
     assert any("spool number 3" in a for a in asked.values())  # the prose after the gap
     assert not any(".write(" in q for q in asked), asked  # no code line taken for a title
     assert not any(".write(" in a and "```" not in a for a in asked.values()), asked
+    # in a document whose headings are far apart a gap most likely holds none: the
+    # section seen last goes on
+    sparse = parts[0] + "## Writing\n\n" + "\n".join(p.partition("\n\n")[2] for p in parts[1:])
+    chunks = doc_chunks(tmp_path, {"writing.md": sparse})
+    train = [c for c in chunks if c is not chunks[2]]
+    full, seen = chunk_starts(chunks), chunk_starts(train)
+    assert seen[chunks[3].id] == full[chunks[3].id]
+    assert seen[chunks[3].id].section == "Writing" and seen[chunks[3].id].in_code
+    # an ASCII chart in a block is no table of text
+    chart = "The graph:\n\n```\n    MB\n3.9^  :#\n   |  :#\n   |  :#\n   | @:#\n```\n\nIt shows the heap."
+    assert not starts_in_code(chart, False)
     # a chunk that starts on the line that opens a block
     opening = Chunk(
         held.doc_id,
@@ -1652,6 +1663,30 @@ def test_a_section_many_documents_share_is_asked_once(tmp_path: Path) -> None:
     extensions = {u for u, q in asked if q.answer and "compiler specific" in q.answer}
     assert len(extensions) == 3, asked
     assert any("ARC" in q.question for _, q in asked), asked  # a README's title: its heading
+
+
+def test_a_run_of_tildes_under_a_title_is_its_underline_not_a_fence() -> None:
+    """A NEWS file or a reST page underlines a title with tildes; Markdown would open a
+    fence there and read the rest of the page as code. A run of tildes as long as the
+    title over it is its underline; one under "Example:" still opens a block."""
+    text = (
+        "NEWS\n====\n\nRelease 3.16.0 (27 May 2020)\n~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n\n"
+        "3.16.0 is a feature release with many improvements to the spool allocator.\n\n"
+        "Release 3.15.0 (12 April 2019)\n~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n\n"
+        "3.15.0 fixes the slot counter and adds a checker for the spool's free list.\n\n"
+        "Example:\n~~~\nspool --check\n~~~\n"
+    )
+    blocks = parse(text, "NEWS", True).blocks
+    assert [(b.kind, b.text) for b in blocks if b.kind != "prose"] == [
+        ("heading", "NEWS"),
+        ("heading", "Release 3.16.0 (27 May 2020)"),
+        ("heading", "Release 3.15.0 (12 April 2019)"),
+        ("code", "~~~\nspool --check\n~~~"),
+    ]
+    assert len(fence_lines(text, True)) == 2
+    # a month beside a number keeps its capital, and "May" there is no verb
+    assert in_sentence("Release 3.16.0 (27 May 2020)", text) == "release 3.16.0 (27 May 2020)"
+    assert heading_form("release 3.16.0 (27 may 2020)")[0] == "words"
 
 
 def test_a_heading_that_is_a_sentence_a_clause_or_a_use_is_asked_as_one(tmp_path: Path) -> None:

@@ -345,7 +345,9 @@ GENERIC_SECTIONS = frozenset(
 def _is_underline(line: _Line, title: _Line) -> bool:
     return (
         _UNDER.match(line.text) is not None
-        and _FENCE.match(line.text) is None  # "```" under "});": code, not a title
+        # "```" under "});": code, not a title; a run of tildes as long as the line of
+        # words over it is that line's underline (reST, a NEWS file), not a fence
+        and (_FENCE.match(line.text) is None or _tilde_underline(title.text, line.text))
         and not title.blank
         and title.indent <= 3
         and len(line.body) >= max(3, 0.6 * len(title.body))
@@ -362,6 +364,27 @@ _QUOTED_DEF = re.compile(
     r"(?:\s+of\s+the\s+\w+)?\s+(?:shall\s+mean|means|shall\s+refer\s+to|refers\s+to|"
     r"is\s+defined\s+as)\s+(?P<d>\S)"
 )
+
+
+def _tilde_underline(title: str, line: str) -> bool:
+    """`line`, under `title`, is a run of tildes at least as long as a title of words: an
+    underline, though a Markdown reader would take it for a fence."""
+    t, words = line.strip(), title.strip()
+    return (
+        len(t) >= 3
+        and set(t) == {"~"}
+        and len(t) >= len(words) > 0
+        and _FENCE.match(title) is None
+        and _UNDER.match(title) is None
+        and not words.endswith(":")
+    )
+
+
+def _fence(lines: list[_Line], k: int) -> bool:
+    """Line `k` opens or closes a fenced code block (not a title's tilde underline)."""
+    return _FENCE.match(lines[k].text) is not None and not (
+        k and _tilde_underline(lines[k - 1].text, lines[k].text)
+    )
 
 
 def _wrapped(prev: _Line, line: _Line) -> bool:
@@ -481,7 +504,7 @@ class _Parser:
         self.owned_from: list[int] = [0] * len(self.owners)  # where each in force began
         self.lines = _lines(text)
         if in_code:  # cut inside a fenced block: what follows its closing fence
-            fence = next((k for k, ln in enumerate(self.lines) if _FENCE.match(ln.text)), None)
+            fence = next((k for k in range(len(self.lines)) if _fence(self.lines, k)), None)
             self.first = len(self.lines) if fence is None else fence + 1
         elif head or (self.lines and _FENCE.match(self.lines[0].text)):
             self.first = 0  # a chunk cut where a code block opens reads it as code
@@ -582,9 +605,9 @@ class _Parser:
                 i, prev_prose_colon = past, False
                 continue
             # fenced code
-            if _FENCE.match(ln.text):
+            if _fence(lines, i):
                 j = i + 1
-                while j < n and not _FENCE.match(lines[j].text):
+                while j < n and not _fence(lines, j):
                     j += 1
                 myst = _MYST_FENCE.match(ln.text)  # a MyST directive: ```{note}, ```{include}
                 name = myst.group(1).split(":")[-1] if myst else ""
@@ -1238,30 +1261,46 @@ def fence_lines(text: str, whole_first_line: bool) -> list[int]:
     """Where the lines that open or close a fenced code block start in `text`; its first
     line only when `whole_first_line` (a chunk cut inside a line starts with a part of it)."""
     lines = _lines(text)
-    return [ln.start for ln in lines[0 if whole_first_line else 1 :] if _FENCE.match(ln.text)]
+    first = 0 if whole_first_line else 1
+    return [lines[k].start for k in range(first, len(lines)) if _fence(lines, k)]
 
 
 def starts_in_code(text: str, whole_first_line: bool) -> bool:
     """Whether `text`, a chunk whose document's text before it is unknown, starts inside
-    a fenced code block: the reading of its fence lines (`fence_lines`) that puts prose
-    outside the blocks and code inside, rather than the other way round; outside when
-    the two read alike. A prose line: six words or more, nearly all of them words, not a
-    comment or a prompt."""
+    a fenced code block: the reading of its fence lines (`fence_lines`) that puts text
+    outside the blocks and code inside, rather than the other way round (`_line_reading`
+    of each line); outside when the two read alike."""
     cuts = [0, *fence_lines(text, whole_first_line), len(text)]
     lean = 0.0  # > 0: starts outside
     for k in range(len(cuts) - 1):
-        lines = [ln for ln in text[cuts[k] : cuts[k + 1]].splitlines()[1 if k else 0 :]]
-        lines = [ln for ln in lines if ln.strip()]
-        if lines:
-            prose = sum(_prose_line(ln) for ln in lines) / len(lines)
-            lean += prose - 0.5 if k % 2 == 0 else 0.5 - prose
+        lines = text[cuts[k] : cuts[k + 1]].splitlines()[1 if k else 0 :]
+        readings = [_line_reading(ln) for ln in lines if ln.strip()]
+        if readings:
+            mean = sum(readings) / len(readings)
+            lean += mean if k % 2 == 0 else -mean
     return lean < 0
 
 
-def _prose_line(line: str) -> bool:
+# a line of code: what a statement, a block or a call ends with, an operator, a comment
+# or a prompt, a declaration's keyword
+_CODE_END = re.compile(r"(?:[;{}]|\)|\]|=>)\s*$")
+_CODE_MARK = re.compile(
+    r"=>|[^=!<>]==?[^=]|\(\);|::|^\s*(?://|/\*|>>>|\$ |#include|import |from \S+ import |"
+    r"const |let |var |function |def |class |return |if \(|for \(|await |print\()"
+)
+# a line of Markdown outside code: a list item, a table row, a quote
+_TEXT_MARK = re.compile(r"^\s{0,3}(?:(?:[*+-]|\d+\.)\s+\S|\|.*\|\s*$|> )")
+
+
+def _line_reading(line: str) -> int:
+    """1 for a line that reads as text outside code (a sentence of six words or more,
+    nearly all of them words; a list item, a table row), -1 for one that reads as code,
+    0 for either."""
+    code = _CODE_END.search(line) is not None or _CODE_MARK.search(line) is not None
     words = line.split()
-    return (
-        len(words) >= 6
-        and not line.lstrip().startswith(("#", "//", ">>>", "$", "--", "/*", "*"))
-        and sum(w.strip(".,;:()`'\"!?").isalpha() for w in words) >= 0.8 * len(words)
-    )
+    sentence = len(words) >= 6 and sum(
+        w.strip(".,;:()[]{}`'\"!?*_").isalpha() for w in words
+    ) >= 0.7 * len(words)
+    if _TEXT_MARK.match(line) or (sentence and not line.rstrip().endswith((";", "{"))):
+        return 1
+    return -1 if code else 0

@@ -51,7 +51,7 @@ def in_sentence(
     for i, w in enumerate(words):
         if (i or caps or article) and w.lower() in _SMALL_WORDS and (caps or not w[1:].isupper()):
             out.append(w.lower())
-        elif not _PLAIN_WORD.fullmatch(w):  # code, a path, "(V)", "v1": as written
+        elif not _PLAIN_WORD.fullmatch(w) or _in_a_date(words, i):  # code, "(V)", "v1", "27 May"
             out.append(w)
         else:
             out.append("-".join(_word_in_sentence(x, prose, names, caps) for x in w.split("-")))
@@ -72,6 +72,17 @@ def in_sentence(
                     out[j] = words[j]
             run = []
     return " ".join(out)
+
+
+_MONTHS = frozenset(
+    "January February March April May June July August September October November December".split()
+)
+
+
+def _in_a_date(words: list[str], i: int) -> bool:
+    """Word `i` is a month's name beside a number ("(27 May 2020)"): a name."""
+    near = words[max(i - 1, 0) : i] + words[i + 1 : i + 2]
+    return words[i].strip(",") in _MONTHS and any(any(ch.isdigit() for ch in w) for w in near)
 
 
 def _word_in_sentence(word: str, prose: str, names: frozenset[str], caps: bool) -> str:
@@ -340,7 +351,12 @@ def _is_claim(words: list[str]) -> bool:
     for i, w in enumerate(words[1:7], start=1):
         if w in _AUX:
             subject = words[:i]
-            return i + 1 < len(words) and not any(x.lower() in _NOT_SUBJECT for x in subject)
+            said = " ".join(subject)
+            return (
+                i + 1 < len(words)
+                and not any(x.lower() in _NOT_SUBJECT for x in subject)
+                and said.count("(") == said.count(")")  # "(27 may 2020)": no sentence
+            )
     return False
 
 

@@ -870,9 +870,15 @@ def chunk_starts(chunks: Sequence[Chunk]) -> dict[str, ChunkStart]:
         for c in doc_chunks:
             whole_first_line = _starts_line(c, prev)
             if c.start and (prev is None or c.start - prev.end > _HOLE):
-                # the chunks before it are absent (held out): a heading there may end the
-                # section seen last, so the chunk starts in none
-                counted, heads_from = -1, c.start
+                # the chunks before it are absent (held out). A heading there would end the
+                # section seen last: where the document's headings so far (its title at 0
+                # aside) come as often as one in a gap this long, more likely than not, the
+                # chunk starts in none
+                counted = -1
+                gap = c.start - (prev.end if prev is not None else 0)
+                sections = sum(1 for p in heads if p > 0)
+                if prev is None or sections * gap >= _LIKELY * prev.end:
+                    heads_from = c.start
             if counted < 0 and fence_lines(c.text, whole_first_line):
                 # whether it starts inside code is read from its own text, at the first
                 # chunk after the gap with a fence line (one without reads as prose)
@@ -907,6 +913,9 @@ def chunk_starts(chunks: Sequence[Chunk]) -> dict[str, ChunkStart]:
 # more characters than a trimmed run of blank lines between two chunks: a chunk between
 # them is absent
 _HOLE = 40
+# a gap's expected count of headings past which it more likely than not holds one (a
+# Poisson count's chance of none, exp(-0.69), is one half)
+_LIKELY = 0.69
 
 
 def _starts_line(c: Chunk, prev: Chunk | None) -> bool:
