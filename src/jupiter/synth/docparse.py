@@ -506,7 +506,7 @@ class _Parser:
         if in_code:  # cut inside a fenced block: what follows its closing fence
             fence = next((k for k in range(len(self.lines)) if _fence(self.lines, k)), None)
             self.first = len(self.lines) if fence is None else fence + 1
-        elif head or (self.lines and _FENCE.match(self.lines[0].text)):
+        elif head or (self.lines and _fence(self.lines, 0)):
             self.first = 0  # a chunk cut where a code block opens reads it as code
         else:
             self.first = _first_whole_line(self.lines)
