@@ -184,6 +184,16 @@ def test_a_power_keeps_its_caret() -> None:
     assert text == "At most 2^48 bytes, as the notes^[1] say."
 
 
+def test_a_text_line_opening_with_a_hash_is_no_heading() -> None:
+    """A plain-text README laid out with <br>s (DocBook's literallayout): its shell comments
+    stay text; a heading's own "#" and a list item's are left as they are."""
+    text, _ = html_text(
+        '<h1>Android</h1><div class="literallayout"><p>Build it:<br># For ARM<br>#<br>make<br>'
+        "</p></div><h2># define</h2><ul><li># x</li></ul>"
+    )
+    assert text == "# Android\n\nBuild it:\n\\# For ARM\n\\#\nmake\n\n## # define\n\n- # x"
+
+
 def test_a_page_is_read_in_the_charset_it_declares(tmp_path: Path) -> None:
     page = (
         '<html><head><meta http-equiv="Content-Type" content="text/html; charset=EUC-KR">'

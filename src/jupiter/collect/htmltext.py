@@ -91,6 +91,7 @@ def html_text(html: str) -> tuple[str, str]:
 
 
 _TABLE_TAGS = {"table", "tr", "td", "th"}
+_ATX_LIKE = re.compile(r"#{1,6}(?:\s|$)")  # a line Markdown would read as a heading
 
 
 class _Table:
@@ -499,6 +500,12 @@ class HtmlText(HTMLParser):
             return
         # <br> line breaks survive; spaces around them do not; an empty `` pair goes
         block = "\n".join(line.strip() for line in raw.replace("``", "").split("\n")).strip()
+        # a line of text that opens with "#" (a shell comment in a plain-text README laid out
+        # with <br>s) escaped, so that it is not read as a heading; a heading's own text kept
+        lines = block.split("\n")
+        block = "\n".join(
+            "\\" + ln if _ATX_LIKE.match(ln) and (i or not prefix) else ln for i, ln in enumerate(lines)
+        )
         if self.latex2html:
             block = _PAGE_REF.sub("", block)
         if not block.strip():
