@@ -1733,6 +1733,27 @@ def test_a_heading_that_is_a_sentence_a_clause_or_a_use_is_asked_as_one(tmp_path
     )
 
 
+def test_a_preposition_with_no_heading_above_is_asked_of_its_document(tmp_path: Path) -> None:
+    """ "From a script" with no heading above it (or only "Examples") is asked of the
+    document's subject, never "What does the documentation say from a script?"."""
+    text = (
+        "## From a script\n\nCall `spoolctl flush --all` from a script to write every spool's "
+        "slots to disk before the script exits.\n\n## Examples\n\n### From the shell\n\n"
+        "Run this from the shell to see the slots of each spool as they are written:\n\n"
+        "```\nspoolctl watch --all\n```\n"
+    )
+    chunks = doc_chunks(tmp_path, {"spoolctl.md": text})
+    asked = {
+        (q.template, q.question)
+        for _, qs in iter_questions(chunks, ["explain_topic", "example"], 20, 0)
+        for q in qs
+    }
+    keys = {"explain_doc": "spoolctl from a script", "example_words": "spoolctl from the shell"}
+    for key, words in keys.items():
+        assert any(q in {w.format(a=words) for w in PHRASES[key]} for _, q in asked), key
+    assert len(asked) == 3 and not any(" say from" in q or " give from" in q for _, q in asked)
+
+
 def test_a_page_named_for_its_place_is_titled_by_its_heading() -> None:
     """ "index.md" and "README.md" are titled by their one level-1 heading; a page named
     for its subject keeps its name (Node's "util.md" is `util`, not "Util"); a page with

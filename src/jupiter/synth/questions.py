@@ -1245,13 +1245,16 @@ def _heading_form(
     )
     above = strip_numbering(above).strip()
     # no heading above, or one that says no more ("Examples": "examples from a script"),
-    # or a sentence taken for one (a comment in code: "# Set up toolchain paths.")
+    # or a sentence taken for one (a comment in code: "# Set up toolchain paths."): the
+    # document's subject in its place ("gapplication from a script")
     if (
         not above
         or above.lower() in _SKIP_SECTIONS | _EXAMPLE_SECTIONS
         or re.search(r"[.:]$|\. ", above)
     ):
-        return form, words
+        above = subject
+        if not above or opens_with_preposition(above):
+            return form, words
     api = _api_name(above)
     shown = f"`{api}`" if api else in_sentence(above, v.body, catalog, (v.name, subject))
     return heading_form(f"{shown} {words}")
@@ -1369,7 +1372,7 @@ def _example(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
                     (j for j, x in enumerate(p.blocks) if x.kind == "heading" and x.text == topic),
                     0,
                 )
-                form, shown = _heading_form(topic, p.blocks[:at], v, v.name, catalog)
+                form, shown = _heading_form(topic, p.blocks[:at], v, p.subject, catalog)
                 key = _EXAMPLE_FORMS[form]
             args = {"a": shown}
         out.append(
