@@ -504,7 +504,8 @@ class HtmlText(HTMLParser):
         # with <br>s) escaped, so that it is not read as a heading; a heading's own text kept
         lines = block.split("\n")
         block = "\n".join(
-            "\\" + ln if _ATX_LIKE.match(ln) and (i or not prefix) else ln for i, ln in enumerate(lines)
+            "\\" + ln if _ATX_LIKE.match(ln) and (i or not prefix) else ln
+            for i, ln in enumerate(lines)
         )
         if self.latex2html:
             block = _PAGE_REF.sub("", block)
