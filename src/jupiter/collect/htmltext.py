@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from html.parser import HTMLParser
 
+from jupiter.collect.markdown import as_text
 from jupiter.collect.texinfo import def_head
 
 # Content of these elements is never visible text, or is a page's controls ("Copy",
@@ -91,7 +92,6 @@ def html_text(html: str) -> tuple[str, str]:
 
 
 _TABLE_TAGS = {"table", "tr", "td", "th"}
-_ATX_LIKE = re.compile(r"#{1,6}(?:\s|$)")  # a line Markdown would read as a heading
 
 
 class _Table:
@@ -503,10 +503,7 @@ class HtmlText(HTMLParser):
         # a line of text that opens with "#" (a shell comment in a plain-text README laid out
         # with <br>s) escaped, so that it is not read as a heading; a heading's own text kept
         lines = block.split("\n")
-        block = "\n".join(
-            "\\" + ln if _ATX_LIKE.match(ln) and (i or not prefix) else ln
-            for i, ln in enumerate(lines)
-        )
+        block = "\n".join(as_text(ln) if i or not prefix else ln for i, ln in enumerate(lines))
         if self.latex2html:
             block = _PAGE_REF.sub("", block)
         if not block.strip():

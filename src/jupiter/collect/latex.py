@@ -47,6 +47,7 @@ import unicodedata
 from collections.abc import Callable
 
 from jupiter.collect import asciidoc
+from jupiter.collect.markdown import as_text
 
 SUFFIXES = (".tex", ".ltx")
 INCLUDED = "latex_included"
@@ -1284,7 +1285,7 @@ class _Render:
         self.buf = []
         if text.strip(" \n\x00"):
             lines = text.split("\n")
-            self.emit([("\\" + x) if re.match(r"#{1,6}(?:\s|$)", x) else x for x in lines])
+            self.emit([as_text(x) for x in lines])
 
     def paragraph(self, text: str) -> None:
         if self.inline:

@@ -44,6 +44,16 @@ _SHORTCODE = re.compile(r"\{\{[<%].*?[%>]\}\}|\{%-?.*?-?%\}")
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
 
 
+# a line Markdown would read as a heading
+_HEADING_MARK = re.compile(r"#{1,6}(?:\s|$)")
+
+
+def as_text(line: str) -> str:
+    """A line of text as Markdown writes it: one that opens as a heading would ("# For ARM",
+    a shell comment in a plain-text README) escaped, `\\# For ARM`."""
+    return "\\" + line if _HEADING_MARK.match(line) else line
+
+
 def is_markdown(name: str) -> bool:
     return name.lower().endswith(SUFFIXES)
 

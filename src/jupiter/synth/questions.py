@@ -1231,7 +1231,7 @@ def _heading_form(
     """`heading` in words as a question asks it (headings.heading_form): a heading that
     opens with a preposition ("For zlib-based streams") after the nearest heading above it
     that does not ("Memory usage tuning"), among `before` (the chunk's blocks before it) or
-    the heading the chunk starts under."""
+    the heading the chunk starts under, or with none of them the document's `subject`."""
     form, words = heading_form(in_sentence(heading, v.body, catalog, (v.name, subject)), heading)
     if form != "prep":
         return form, words
