@@ -46,6 +46,59 @@ def test_split_signature_the_collector_ways() -> None:
     assert split_signature("JSON is a format.\n", "json") == ("", "JSON is a format.\n", True)
 
 
+def test_split_signature_reads_old_style_lines_with_long_arrows_and_dashes() -> None:
+    # a C builtin's "name(args) --> result" line is its signature, not its description
+    chain = "chain\n\nchain(*iterables) --> chain object\n\nReturn a chain object."
+    assert split_signature(chain, "itertools.chain") == (
+        "(*iterables) --> chain object",
+        "Return a chain object.",
+        False,
+    )
+    # an arrow to a sentence: the sentence says what it does
+    zip_ = "zip\n\nzip(*iterables, strict=False) --> Yield tuples until one is exhausted.\n\nMore."
+    assert split_signature(zip_, "builtins.zip") == (
+        "(*iterables, strict=False)",
+        "Yield tuples until one is exhausted.\n\nMore.",
+        False,
+    )
+    # "D.count(value) -- return ...": the arguments, and the description as a sentence
+    count = "deque.index\n\nD.index(value, [start, [stop]]) -- return first index.\nRaises it."
+    assert split_signature(count, "collections.deque.index") == (
+        "(value, [start, [stop]])",
+        "Return first index.\nRaises it.",
+        False,
+    )
+    # the dash ends the line: the description is the next one
+    note = "BaseException.add_note\n\nException.add_note(note) --\nadd a note to the exception"
+    assert split_signature(note, "builtins.BaseException.add_note") == (
+        "(note)",
+        "Add a note to the exception",
+        False,
+    )
+    # an introspected signature first, the docstring's own dashed line after it
+    new = "new(name, data=b'')\n\nnew(name, data=b'') - Return a new hashing object."
+    assert split_signature(new, "hashlib.new") == (
+        "(name, data=b'')",
+        "Return a new hashing object.",
+        False,
+    )
+    # another name's call is no signature of this one
+    other = "wrap\n\nfill(text) -- wrap and join."
+    assert split_signature(other, "textwrap.wrap") == ("", "fill(text) -- wrap and join.", False)
+
+
+def test_parameters_of_a_signature_in_words_are_none() -> None:
+    # "function or None", a bare "...": the count of arguments cannot be read from them
+    assert parameters("(function or None, iterable) --> filter object") == []
+    assert parameters("(attr, ...)") == []
+    assert parameters("(iter1 [,iter2 [...]], [fillvalue=None])") == []
+    assert [p.name for p in parameters("(object, name[, default]) -> value")] == [
+        "object",
+        "name",
+        "default",
+    ]
+
+
 def test_view_classifies_by_uri() -> None:
     c = Chunk(
         "d", "python_stdlib", "python:os.path.join", "os.path.join", 0, 10, "join(a, *p)\n\nJoin."

@@ -72,8 +72,14 @@ ChunkKind = Literal["api", "topic", "doc"]
 _SIG_LINE = re.compile(
     r"^\s*(?P<name>[A-Za-z_$\\][\w.$\\]*(?:(?:::|#)[A-Za-z_$][\w.$]*)*[?!=]?"
     r"(?:(?:#|\.)(?:\[\]=?|[=!<>+\-*/%&|^~]{1,3}))?)\s*"  # a Ruby operator: #==, .[]
-    r"(?P<sig>\(.*\)(?:\s*->\s*.+)?)\s*$"
+    r"(?P<sig>\(.*\)(?:\s*-{1,2}>\s*.+)?)\s*$"
 )
+# an old-style signature line that describes its call after a dash: "D.count(value) --
+# return number of occurrences of value", "partial(func, *args) - new function with ..."
+_SIG_DASH = re.compile(r"^\s*(?P<name>[A-Za-z_][\w.]*)(?P<sig>\(.*?\))\s+-{1,2}(?:\s+(?P<desc>\S.*))?$")
+# what follows a signature's arrow when it is a sentence, not a result: "zip(*iterables,
+# strict=False) --> Yield tuples until an input is exhausted."
+_ARROW_SENTENCE = re.compile(r"\s*-{1,2}>\s*(?P<desc>[A-Z][a-z]+(?:\s+\S+){2,}\.)$")
 # a bare qualified name on a line of its own (a PHP property's "::$name")
 _BARE_NAME = re.compile(r"\s*[A-Za-z_\\][\w.\\]*(?:(?:::|#)\$?[A-Za-z_]\w*)*[?!=]?\s*")
 _QUALIFIER = re.compile(r"\.|::|#|\\")
@@ -256,15 +262,36 @@ def split_signature(text: str, name: str) -> tuple[str, str, bool]:
     first, _, rest = text.partition("\n")
     m = _SIG_LINE.match(first)
     if m is not None and split_qualified(m.group("name"))[1] == short:
-        return m.group("sig").strip(), rest.lstrip("\n"), False
+        return m.group("sig").strip(), _dash_described(rest.lstrip("\n"), short)[1], False
     if not _BARE_NAME.fullmatch(first) or split_qualified(first.strip())[1] != short:
         return "", text, True
     body = rest.lstrip("\n")
     first, _, rest = body.partition("\n")
     m = _SIG_LINE.match(first)
     if m is not None and split_qualified(m.group("name"))[1] == short:
-        return m.group("sig").strip(), rest.lstrip("\n"), False
-    return "", body, False
+        sig, rest = m.group("sig").strip(), rest.lstrip("\n")
+        said = _ARROW_SENTENCE.search(sig)
+        if said is not None:  # the arrow leads to what it does, not to its result
+            sig, rest = sig[: said.start()], f"{said.group('desc')}\n\n{rest}"
+        return sig, rest, False
+    return _dash_described(body, short)
+
+
+def _dash_described(body: str, short: str) -> tuple[str, str, bool]:
+    """(signature, body, False) of a docstring body that opens with an old-style signature
+    described after a dash ("D.count(value) -- return number of occurrences of value"):
+    the call's arguments, and the description as the body's first sentence (on the next
+    line when the dash ends the line: "Exception.add_note(note) --"). ("", body, False) when
+    it does not open with one of `short`'s."""
+    first, _, rest = body.partition("\n")
+    m = _SIG_DASH.match(first)
+    if m is None or split_qualified(m.group("name"))[1] != short:
+        return "", body, False
+    desc = (m.group("desc") or "").strip() or rest.strip()
+    rest = rest if m.group("desc") else ""
+    if not desc:
+        return "", body, False
+    return m.group("sig"), f"{desc[0].upper()}{desc[1:]}\n{rest}".rstrip("\n"), False
 
 
 def _haskell_view(text: str, name: str) -> ChunkView:
@@ -609,6 +636,10 @@ def parameters(signature: str, language: str = "") -> list[Param]:
         name = re.split(r"[=:]", bare, maxsplit=1)[0].strip().lstrip("*").strip()
         if part.startswith("*") and not part.startswith("**"):
             kw_only = True  # everything after *args is keyword-only
+        if re.fullmatch(r"\.{3}|\w+(?:\s+\S+)+", name):
+            # a signature in words: "filter(function or None, iterable)", "attrgetter(attr,
+            # ...)": its arguments cannot be counted from it
+            return []
         if (name in ("self", "cls") and not out) or not name.isidentifier():
             continue
         out.append(Param(name, part, kw_only and not part.startswith("*")))
