@@ -76,7 +76,9 @@ _SIG_LINE = re.compile(
 )
 # an old-style signature line that describes its call after a dash: "D.count(value) --
 # return number of occurrences of value", "partial(func, *args) - new function with ..."
-_SIG_DASH = re.compile(r"^\s*(?P<name>[A-Za-z_][\w.]*)(?P<sig>\(.*?\))\s+-{1,2}(?:\s+(?P<desc>\S.*))?$")
+_SIG_DASH = re.compile(
+    r"^\s*(?P<name>[A-Za-z_][\w.]*)(?P<sig>\(.*?\))\s+-{1,2}(?:\s+(?P<desc>\S.*))?$"
+)
 # what follows a signature's arrow when it is a sentence, not a result: "zip(*iterables,
 # strict=False) --> Yield tuples until an input is exhausted."
 _ARROW_SENTENCE = re.compile(r"\s*-{1,2}>\s*(?P<desc>[A-Z][a-z]+(?:\s+\S+){2,}\.)$")
