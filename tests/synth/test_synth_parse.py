@@ -82,6 +82,30 @@ def test_split_signature_reads_old_style_lines_with_long_arrows_and_dashes() -> 
         "Return a new hashing object.",
         False,
     )
+    # a short result, then a comma and what it does; a longer one is all result
+    pop = "MutableMapping.pop\n\nD.pop(k[,d]) -> v, remove specified key.\nIf it is not found."
+    assert split_signature(pop, "collections.abc.MutableMapping.pop") == (
+        "(k[,d]) -> v",
+        "Remove specified key.\nIf it is not found.",
+        False,
+    )
+    get = "Mapping.get\n\nD.get(k[,d]) -> D[k] if k in D, else d."
+    assert (
+        split_signature(get, "collections.abc.Mapping.get")[0]
+        == "(k[,d]) -> D[k] if k in D, else d."
+    )
+    # the result continued on the next lines
+    fds = "recv_fds(sock)\n\nrecv_fds(sock) -> (data, list of\ndescriptors)\n\nReceive fds."
+    assert split_signature(fds, "socket.recv_fds") == ("(sock)", "Receive fds.", False)
+    check = "check_values(values)\n\ncheck_values(values : Values)\n-> (values : Values)\n\nCheck."
+    assert split_signature(check, "optparse.OptionParser.check_values")[1] == "Check."
+    # a colon after the call
+    on = "enable\n\nenable(file=sys.stderr): enable the fault handler"
+    assert split_signature(on, "faulthandler.enable") == (
+        "(file=sys.stderr)",
+        "Enable the fault handler",
+        False,
+    )
     # another name's call is no signature of this one
     other = "wrap\n\nfill(text) -- wrap and join."
     assert split_signature(other, "textwrap.wrap") == ("", "fill(text) -- wrap and join.", False)
@@ -92,6 +116,12 @@ def test_parameters_of_a_signature_in_words_are_none() -> None:
     assert parameters("(function or None, iterable) --> filter object") == []
     assert parameters("(attr, ...)") == []
     assert parameters("(iter1 [,iter2 [...]], [fillvalue=None])") == []
+    # an optional group of arguments in brackets ("destwin, [sminrow, smincol]")
+    assert [p.name for p in parameters("(destwin, [sminrow, smincol])")] == [
+        "destwin",
+        "sminrow",
+        "smincol",
+    ]
     assert [p.name for p in parameters("(object, name[, default]) -> value")] == [
         "object",
         "name",

@@ -74,14 +74,14 @@ _SIG_LINE = re.compile(
     r"(?:(?:#|\.)(?:\[\]=?|[=!<>+\-*/%&|^~]{1,3}))?)\s*"  # a Ruby operator: #==, .[]
     r"(?P<sig>\(.*\)(?:\s*-{1,2}>\s*.+)?)\s*$"
 )
-# an old-style signature line that describes its call after a dash: "D.count(value) --
-# return number of occurrences of value", "partial(func, *args) - new function with ..."
-_SIG_DASH = re.compile(
-    r"^\s*(?P<name>[A-Za-z_][\w.]*)(?P<sig>\(.*?\))\s+-{1,2}(?:\s+(?P<desc>\S.*))?$"
-)
-# what follows a signature's arrow when it is a sentence, not a result: "zip(*iterables,
-# strict=False) --> Yield tuples until an input is exhausted."
-_ARROW_SENTENCE = re.compile(r"\s*-{1,2}>\s*(?P<desc>[A-Z][a-z]+(?:\s+\S+){2,}\.)$")
+# an old-style signature's line: "D.pop(k[,d]) -> v, remove specified key ...", "chain(
+# *iterables) --> chain object", "partial(func, *args) - new function ...", "enable(file=
+# sys.stderr): enable the fault handler": its name, then the call's parentheses
+_OLD_CALL = re.compile(r"^\s*(?P<name>[A-Za-z_][\w.]*)(?=\()")
+# what may follow the call: an arrow and its result, and a description after a dash, a colon
+# or (after a result) a comma
+_OLD_ARROW = re.compile(r"^\s*(?P<arrow>-{1,2}>)\s*")
+_OLD_SAID = re.compile(r"^(?:\s+-{1,2}(?:\s+|$)|:\s+)")
 # a bare qualified name on a line of its own (a PHP property's "::$name")
 _BARE_NAME = re.compile(r"\s*[A-Za-z_\\][\w.\\]*(?:(?:::|#)\$?[A-Za-z_]\w*)*[?!=]?\s*")
 _QUALIFIER = re.compile(r"\.|::|#|\\")
@@ -257,43 +257,96 @@ def split_signature(text: str, name: str) -> tuple[str, str, bool]:
 
     The collector opens a function, class or method document with `qualname(args)`, or
     with the bare `qualname` when there is no introspectable signature, in which case a
-    builtin's docstring often opens with its own `name(args) -> result` line. A module's
-    document is its docstring alone.
+    builtin's docstring often opens with its own old-style line (`name(args) -> result`,
+    `D.count(value) -- return ...`: `old_call`), read as the signature and, where it
+    describes the call, the body's first sentence. A module's document is its docstring
+    alone.
     """
     short = split_qualified(name)[1]
     first, _, rest = text.partition("\n")
     m = _SIG_LINE.match(first)
     if m is not None and split_qualified(m.group("name"))[1] == short:
-        return m.group("sig").strip(), _dash_described(rest.lstrip("\n"), short)[1], False
+        # the docstring's own old-style line repeats the call: its description stays
+        return m.group("sig").strip(), _after_old_call(rest.lstrip("\n"), short)[1], False
     if not _BARE_NAME.fullmatch(first) or split_qualified(first.strip())[1] != short:
         return "", text, True
-    body = rest.lstrip("\n")
-    first, _, rest = body.partition("\n")
-    m = _SIG_LINE.match(first)
-    if m is not None and split_qualified(m.group("name"))[1] == short:
-        sig, rest = m.group("sig").strip(), rest.lstrip("\n")
-        said = _ARROW_SENTENCE.search(sig)
-        if said is not None:  # the arrow leads to what it does, not to its result
-            sig, rest = sig[: said.start()], f"{said.group('desc')}\n\n{rest}"
-        return sig, rest, False
-    return _dash_described(body, short)
+    return _after_old_call(rest.lstrip("\n"), short)
 
 
-def _dash_described(body: str, short: str) -> tuple[str, str, bool]:
-    """(signature, body, False) of a docstring body that opens with an old-style signature
-    described after a dash ("D.count(value) -- return number of occurrences of value"):
-    the call's arguments, and the description as the body's first sentence (on the next
-    line when the dash ends the line: "Exception.add_note(note) --"). ("", body, False) when
-    it does not open with one of `short`'s."""
+def _after_old_call(body: str, short: str) -> tuple[str, str, bool]:
+    """(signature, body, False): the signature of the old-style line `body` opens with
+    when it is `short`'s, and the body after it with the line's description first (on the
+    next line when a dash ends the line: "Exception.add_note(note) --")."""
     first, _, rest = body.partition("\n")
-    m = _SIG_DASH.match(first)
+    # the call's result continued on the lines after it: "check_values(values : Values)\n->
+    # (values : Values)", "recv_fds(sock) -> (data, list of file\ndescriptors, address)"
+    while rest and (
+        first.count("(") > first.count(")") or re.match(r"\s*-{1,2}>", rest.partition("\n")[0])
+    ):
+        more, _, rest = rest.partition("\n")
+        first = f"{first} {more.strip()}"
+    call = old_call(first, short)
+    if call is None:
+        return "", body, False
+    sig, said, dangling = call
+    if dangling:
+        said, rest = rest.strip(), ""
+    rest = rest.lstrip("\n") if not said else rest
+    if said:
+        rest = f"{said[0].upper()}{said[1:]}\n{rest}".rstrip("\n")
+    return sig, rest, False
+
+
+def old_call(line: str, short: str) -> tuple[str, str, bool] | None:
+    """(signature, description, whether a dash ends the line) of an old-style signature
+    line of `short`'s, or None: "D.pop(k[,d]) -> v, remove specified key and return ..."
+    -> ("(k[,d]) -> v", "remove specified key and return ...", False); "chain(*iterables)
+    --> chain object" -> ("(*iterables) --> chain object", "", False); an arrow to a
+    sentence ("zip(*iterables) --> Yield tuples until an input is exhausted.") says what
+    the call does, not its result."""
+    m = _OLD_CALL.match(line)
     if m is None or split_qualified(m.group("name"))[1] != short:
-        return "", body, False
-    desc = (m.group("desc") or "").strip() or rest.strip()
-    rest = rest if m.group("desc") else ""
-    if not desc:
-        return "", body, False
-    return m.group("sig"), f"{desc[0].upper()}{desc[1:]}\n{rest}".rstrip("\n"), False
+        return None
+    args = _inside_parens(line[m.end() :])
+    if args is None:
+        return None
+    sig, tail = f"({args})", line[m.end() + len(args) + 2 :]
+    arrow = _OLD_ARROW.match(tail)
+    if arrow is not None:
+        result = tail[arrow.end() :]
+        cut = _result_end(result)
+        if cut is None and re.fullmatch(r"[A-Z][a-z]+(?:\s+\S+){2,}\.", result.strip()):
+            return sig, result.strip(), False
+        if cut is None:
+            return f"{sig} {arrow.group('arrow')} {result.strip()}".rstrip(), "", False
+        sig = f"{sig} {arrow.group('arrow')} {result[: cut.start()].strip()}"
+        return sig, result[cut.end() :].strip(), False
+    if not tail.strip():
+        return sig, "", False
+    said = _OLD_SAID.match(tail)
+    if said is None:
+        return None
+    return sig, tail[said.end() :].strip(), not tail[said.end() :].strip()
+
+
+def _result_end(result: str) -> re.Match[str] | None:
+    """Where a call's result ends and its description starts: at a dash (" -- return
+    first index"), or a comma outside brackets (", remove and return some pair")."""
+    depth = 0
+    for k, ch in enumerate(result):
+        depth += (ch in "([{") - (ch in ")]}")
+        if depth == 0 and ch == "-":
+            m = _DASH_SAID.match(result, max(k - 1, 0))
+            if m is not None and result[: m.start()].strip():
+                return m
+        # after a comma only a result of a few words: "-> D[k] if k in D, else d" is one
+        if depth == 0 and ch == "," and 0 < len(result[:k].split()) <= 2:
+            return _COMMA_SAID.match(result, k)
+    return None
+
+
+_DASH_SAID = re.compile(r"\s*-{1,2}\s+")
+_COMMA_SAID = re.compile(r",\s*")
 
 
 def _haskell_view(text: str, name: str) -> ChunkView:
@@ -621,8 +674,9 @@ def parameters(signature: str, language: str = "") -> list[Param]:
     if language in ("php", "puppet"):  # "Type $name = default": the name is the variable's
         found = [(m.group(1), p) for p in split_top_level(inner) if (m := _PHP_VAR.search(p))]
         return [Param(name, part, False) for name, part in found]
-    if re.search(r"\[\s*,", inner):
-        # builtin docstrings write optional arguments as "name[, default]": not nesting
+    if re.search(r"\[\s*,|(?:^|,)\s*\[", inner):
+        # builtin docstrings write optional arguments as "name[, default]" or "name, [a, b]":
+        # not nesting
         inner = re.sub(r"[\[\]]", "", inner)
     out: list[Param] = []
     kw_only = False
