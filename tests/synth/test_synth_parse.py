@@ -106,6 +106,11 @@ def test_split_signature_reads_old_style_lines_with_long_arrows_and_dashes() -> 
         "Enable the fault handler",
         False,
     )
+    off = "cancel()\n\ncancel():\ncancel the previous call."
+    assert split_signature(off, "faulthandler.cancel") == ("()", "Cancel the previous call.", False)
+    # more forms of the call after the first: the description after them all
+    forms = "alignment(obj, /)\n\nalignment(C type) -> integer\nalignment(C instance) -> integer\nReturn it."
+    assert split_signature(forms, "ctypes.alignment") == ("(obj, /)", "Return it.", False)
     # another name's call is no signature of this one
     other = "wrap\n\nfill(text) -- wrap and join."
     assert split_signature(other, "textwrap.wrap") == ("", "fill(text) -- wrap and join.", False)

@@ -81,7 +81,7 @@ _OLD_CALL = re.compile(r"^\s*(?P<name>[A-Za-z_][\w.]*)(?=\()")
 # what may follow the call: an arrow and its result, and a description after a dash, a colon
 # or (after a result) a comma
 _OLD_ARROW = re.compile(r"^\s*(?P<arrow>-{1,2}>)\s*")
-_OLD_SAID = re.compile(r"^(?:\s+-{1,2}(?:\s+|$)|:\s+)")
+_OLD_SAID = re.compile(r"^(?:\s+-{1,2}(?:\s+|$)|:(?:\s+|$))")
 # a bare qualified name on a line of its own (a PHP property's "::$name")
 _BARE_NAME = re.compile(r"\s*[A-Za-z_\\][\w.\\]*(?:(?:::|#)\$?[A-Za-z_]\w*)*[?!=]?\s*")
 _QUALIFIER = re.compile(r"\.|::|#|\\")
@@ -289,6 +289,13 @@ def _after_old_call(body: str, short: str) -> tuple[str, str, bool]:
     if call is None:
         return "", body, False
     sig, said, dangling = call
+    while not said and not dangling:  # more forms of the call: "alignment(C type) ->
+        # integer\nalignment(C instance) -> integer\nReturn the alignment ..."
+        line, _, after = rest.partition("\n")
+        more = old_call(line, short)
+        if more is None or more[1] or more[2]:
+            break
+        rest = after
     if dangling:
         said, rest = rest.strip(), ""
     rest = rest.lstrip("\n") if not said else rest
