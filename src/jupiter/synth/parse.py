@@ -292,8 +292,8 @@ def _after_old_call(body: str, short: str) -> tuple[str, str, bool]:
     while not said and not dangling:  # more forms of the call: "alignment(C type) ->
         # integer\nalignment(C instance) -> integer\nReturn the alignment ..."
         line, _, after = rest.partition("\n")
-        more = old_call(line, short)
-        if more is None or more[1] or more[2]:
+        form = old_call(line, short)
+        if form is None or form[1] or form[2]:
             break
         rest = after
     if dangling:
