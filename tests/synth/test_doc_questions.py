@@ -399,6 +399,9 @@ def test_a_table_of_names_with_descriptions_on_the_same_line() -> None:
         # MyST roles, rst's escaped space after markup, Python's dunder names
         ("{doc}`init` and {ref}`the guide <guide>`", "`init` and `the guide`"),
         (":class:`Exception`\\ s", "`Exception`s"),
+        # a PEP or an RFC by its number, as Sphinx renders it; with a title, the title
+        ("in {pep}`518` and :rfc:`2616#section-3`", "in PEP 518 and RFC 2616"),
+        (":pep:`the PEP <518>`", "`the PEP`"),
         (
             "its .__next__() method, __init__ and __bold__",
             "its .__next__() method, __init__ and __bold__",

@@ -51,8 +51,10 @@ class Parsed:
 
 
 # ----------------------------------------------------------------------------- cleaning
-_ROLE = re.compile(r":[A-Za-z][\w:.+-]*:`([^`]*?)`")
-_MYST_ROLE = re.compile(r"\{[A-Za-z][\w:.+-]*\}`([^`]*?)`")  # MyST Markdown: {doc}`init`
+_ROLE = re.compile(r":(?P<role>[A-Za-z][\w:.+-]*):`([^`]*?)`")
+_MYST_ROLE = re.compile(r"\{(?P<role>[A-Za-z][\w:.+-]*)\}`([^`]*?)`")  # MyST: {doc}`init`
+# roles Sphinx renders as words, not code: :pep:`518` is "PEP 518", :rfc:`2616` "RFC 2616"
+_NUMBERED_ROLES = {"pep": "PEP", "rfc": "RFC"}
 _ROLE_TARGET = re.compile(r"^[~!]?(.*?)\s*<[^<>]*>$")
 _LITERAL = re.compile(r"``(.+?)``")
 # `text <url>`_ ; the text starts with no space, so the closing backtick of one code span and
@@ -72,10 +74,13 @@ _SUBST = re.compile(r"(?<![\w|])\|(\w[\w -]*)\|(?![\w|])")
 
 
 def _role(m: re.Match[str]) -> str:
-    inner = m.group(1)
+    inner = m.group(2)
     t = _ROLE_TARGET.match(inner)
     if t is not None and t.group(1):
         inner = t.group(1)
+    elif m.group("role").lower() in _NUMBERED_ROLES and re.fullmatch(r"\d+(?:#\S*)?", inner):
+        number = inner.partition("#")[0]
+        return f"{_NUMBERED_ROLES[m.group('role').lower()]} {number}"
     inner = inner.lstrip("~!")
     return f"`{inner}`" if inner else ""
 
