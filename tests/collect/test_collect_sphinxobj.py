@@ -10,7 +10,7 @@ from pathlib import Path
 from apitree import ask, collect_page, collect_tree, fuzzed, write_tree
 from builtpages import BUILT
 from gitrepo import collect_repo, commit_all
-from jupiter.collect import sphinxobj
+from jupiter.collect import sites, sphinxobj
 from jupiter.records import Document
 
 JSON_RST = """:mod:`json` --- JSON encoder and decoder
@@ -213,6 +213,26 @@ def test_a_folder_a_django_style_text_page_and_the_text_setting(tmp_path: Path) 
     assert docs[str(tmp_path / "project/docs/notes.txt")].text == tree["docs/notes.txt"]
     as_text, _ = collect_tree(tmp_path / "b", tree, ["*.rst", "*.txt"], sphinx="text")
     assert len(as_text) == 3 and not any(uri.startswith("python:") for uri in as_text)
+
+
+def test_a_source_that_only_redirects_is_not_read(tmp_path: Path) -> None:
+    # a reST page a redirect is built from (pip's reference/pip_freeze.rst) and a MyST one
+    moved = (
+        ":orphan:\n\n.. meta::\n\n  :http-equiv=refresh: 3; url=../cli/pip_freeze/\n\n"
+        "This page has moved\n===================\n\nYou should be redirected automatically "
+        "in 3 seconds. If that didn't\nwork, here's a link: :doc:`../cli/pip_freeze`\n"
+    )
+    tree = {
+        "docs/reference/pip_freeze.rst": moved,
+        "docs/reference/old.md": "```{meta}\n:http-equiv=refresh: 0; url=new/\n```\n\n# Moved\n",
+        "docs/cli/pip_freeze.rst": "pip freeze\n==========\n\nOutput installed packages.\n",
+        # a page that says so and goes on is read
+        "docs/topics/meta.rst": ".. meta::\n\n  :http-equiv=refresh: 60\n\n" + "Text. " * 80,
+    }
+    docs, rejects = collect_tree(tmp_path, tree, ["*.rst", "*.md"])
+    names = sorted(uri.rsplit("/docs/", 1)[-1] for uri in docs)
+    assert names == ["cli/pip_freeze.rst", "topics/meta.rst"]
+    assert rejects.rejects == {sites.REDIRECT: 2}
 
 
 def test_the_same_from_a_git_repository(tmp_path: Path) -> None:

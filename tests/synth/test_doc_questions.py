@@ -1026,11 +1026,14 @@ def test_myst_directive_fences() -> None:
         "```{note}\nFrozen classes cannot be changed after they are made.\n```\n\n"
         "```{include} ../README.md\n:start-after: 'begin'\n```\n\n"
         "```{eval-rst}\n.. function:: hook(cls)\n   :noindex:\n```\n\n"
-        "```{doctest}\n>>> make(1)\nWidget(x=1)\n```\n"
+        "```{doctest}\n>>> make(1)\nWidget(x=1)\n```\n\n"
+        # a target before a heading is a label: no paragraph of its own
+        "(compatibility-requirements)=\n\n## Compatibility\n\nIt runs on Python 3.\n"
     )
     blocks = [(b.kind, b.text) for b in parse(text, "guide.md").blocks if b.kind != "heading"]
     assert blocks[0] == ("prose", "Frozen classes cannot be changed after they are made.")
-    assert [k for k, _ in blocks] == ["prose", "code"], blocks
+    assert [k for k, _ in blocks] == ["prose", "code", "prose"], blocks
+    assert blocks[2] == ("prose", "It runs on Python 3.")
     assert ">>> make(1)" in blocks[1][1]
 
 

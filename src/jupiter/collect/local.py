@@ -184,6 +184,11 @@ def collect_local(
             continue
         read = read_documents(path, rejects)
         name = format_name(path)
+        if (sphinxobj.is_rst(name) or sphinxobj.is_myst(name)) and any(
+            sites.is_source_redirect(d.text) for d in read
+        ):
+            count(rejects, sites.REDIRECT, str(path))  # "This page has moved"
+            continue
         if src.vim == "api" and vimhelp.takes(name) and any(vimhelp.is_help(d.text) for d in read):
             read = [part for doc in read for part in vimhelp.split(doc)]  # `:help`'s entries
         elif src.sphinx == "api" and (sphinxobj.is_rst(name) or sphinxobj.is_myst(name)):

@@ -223,6 +223,21 @@ def is_redirect(html: str, text: str) -> bool:
     return _REFRESH.search(head) is not None and len(text.strip()) <= REDIRECT_MAX_CHARS
 
 
+# the same page in its source: reST's (or MyST's) `meta` directive with a refresh option
+_SOURCE_REFRESH = re.compile(r"^\s*:http-equiv=refresh:", re.I | re.M)
+
+
+def is_source_redirect(text: str) -> bool:
+    """Whether a reST or MyST source (`text`) builds a redirect and nothing more: a `meta`
+    directive's `:http-equiv=refresh:` over a line or two ("This page has moved")."""
+    if _SOURCE_REFRESH.search(text) is None:
+        return False
+    prose = [
+        ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith((":", ".."))
+    ]
+    return sum(len(ln) for ln in prose) <= REDIRECT_MAX_CHARS
+
+
 class Sites:
     """Which files under a source's root folder are pages a generator wrote beside a site's
     own (each folder's site root found once, walking up to the source's root)."""

@@ -168,6 +168,8 @@ _CODE_DIRECTIVES = {
 _LABEL = re.compile(r"[A-Za-z][\w .,'/()-]{0,60}:")
 # a MyST Markdown directive's fence ("```{note}"), and the MyST directives that hold code
 _MYST_FENCE = re.compile(r"^\s*(?:```+|~~~+)\s*\{([\w:-]+)\}")
+# a MyST target on a line of its own ("(compatibility-requirements)="): a label, no text
+_MYST_TARGET = re.compile(r"^\s*\([\w.:-]+\)=\s*$")
 _MYST_CODE = {"doctest", "testcode", "testoutput", "jupyter-execute", "ipython", "code-cell"}
 # a directive's option line (":caption: prompt.py", autodoc's ":members:")
 _DIRECTIVE_OPTION = re.compile(r"^:[\w-]+:(?:\s|$)")
@@ -679,6 +681,9 @@ class _Parser:
                 continue
             if _RST_COMMENT.match(ln.text):
                 i = self.block_end(i + 1, ln.indent)
+                continue
+            if _MYST_TARGET.match(ln.text):
+                i += 1
                 continue
             # headings
             m = _ATX.match(ln.text)
