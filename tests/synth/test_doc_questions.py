@@ -1769,3 +1769,34 @@ def test_a_page_named_for_its_place_is_titled_by_its_heading() -> None:
     assert page_title("util.md", "# Util\n\nHelpers.\n") == ""
     assert page_title("index.md", "# One\n\n# Two\n") == ""
     assert page_title("index.md", "```\n# not a heading\n```\n\nText.\n") == ""
+
+
+def test_a_list_is_quoted_whole_or_not_at_all(tmp_path: Path) -> None:
+    """A list a paragraph introduces is the answer's whole, or not in it (its lead-in goes);
+    a list that opens a section gives its first items that fit; an API's or an event's
+    typed parameters over its description are passed over."""
+    items = "".join(
+        f"- `Mode{k}` keeps the jobs of kind {k} on disk until a worker takes them.\n"
+        for k in range(12)
+    )
+    text = (
+        "# taskq\n\n## Compatibility\n\nThe queue runs on:\n\n- Linux and macOS.\n"
+        "- Python 3.10 or newer.\n\nIt is tested on the latest patch release.\n\n"
+        "## Modes\n\nThe queue has these modes:\n\n" + items + "\n"
+        "## Changes\n\n- The `retry` option was added.\n- The `drop` option was removed.\n\n"
+        "## Event: `'drain'`\n\n- `count` <integer>\n- `queue` <Queue>\n\n"
+        "Emitted when the last job of the queue is done.\n"
+    )
+    [chunk] = doc_chunks(tmp_path, {"taskq.md": text})
+    got = {
+        q.question: q.answer
+        for q in make_questions(chunk, ["explain_topic"], 20, random.Random(0))
+        if q.answer
+    }
+    answers = set(got.values())
+    assert "The queue runs on:\n\n- Linux and macOS.\n- Python 3.10 or newer." in answers
+    # twelve modes are too many to quote: the lead-in is not left dangling either
+    assert not any("Mode" in a or "these modes" in a for a in answers), got
+    assert "- The `retry` option was added.\n- The `drop` option was removed." in answers
+    assert "Emitted when the last job of the queue is done." in answers
+    assert not any("<integer>" in a for a in answers), got

@@ -36,6 +36,7 @@ class Block:
     indent: int = 0
     # an option's program, where a `.. program::` directive names it ("cmake --build")
     owner: str = ""
+    item: bool = False  # prose: an item of a list (its bullet or number not in `text`)
 
 
 @dataclass
@@ -1155,7 +1156,8 @@ class _Parser:
                 kind = "term"
             self._definition(term, kind, start, lines[-1].end, first.indent)
             return
-        self.add("prose", lines, text=clean(self.text[first.start + bullet : lines[-1].end]))
+        text = clean(self.text[first.start + bullet : lines[-1].end])
+        self.add("prose", lines, text=text, item=True)
 
     def _table(self, rows: list[_Line]) -> None:
         cells = [[c.strip() for c in _PIPE.split(r.body.strip().strip("|"))] for r in rows]

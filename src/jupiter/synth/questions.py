@@ -1128,6 +1128,51 @@ def _version_note(text: str) -> bool:
     )
 
 
+# a list item that types a parameter, a result or a value, the way API references list them
+# over the description (Node's "`request` <http.IncomingMessage>", "Returns: {boolean}",
+# "Extends: <EventEmitter>", "<integer>")
+_TYPED_ITEM = re.compile(
+    r"^(?:(?:Returns?|Type|Value|Extends):?\s*)?(?:`[^`]{1,60}`:?\s*)?(?:<[^<>]{1,200}>|\{[^{}]{1,200}\})"
+)
+# the most characters of a list an answer quotes whole
+MAX_LIST_ANSWER = 600
+
+
+def _introduces(paragraph: str) -> bool:
+    """A paragraph that introduces what follows it: it ends in ":", or its last sentence
+    says so ("The following tasks evaluate subjects in the KMMLU dataset")."""
+    if paragraph.endswith(":"):
+        return True
+    last = sentences(paragraph)[-1] if paragraph else ""
+    m = re.search(r"\b(?:the following|as follows)\b", last, re.I)
+    # "one of the following: DragonFlyBSD, FreeBSD, ...": what follows is in the sentence
+    return m is not None and ":" not in last[m.end() :]
+
+
+def _list_part(blocks: Sequence[Block], k: int, whole: bool) -> Block | None:
+    """The list whose first item is blocks[k], as one block of "- item" lines: all of it
+    when it is short enough to quote whole (MAX_LIST_ANSWER), else None; not `whole`, its
+    first items that fit (at least one)."""
+    items: list[Block] = []
+    for b in blocks[k:]:
+        if b.kind != "prose" or not b.item or (items and b.indent != items[0].indent):
+            if whole and b.kind == "prose" and b.item and b.indent > items[0].indent:
+                return None  # a nested list: not one flat list
+            break
+        items.append(b)
+    shown: list[Block] = []
+    for b in items:
+        if shown and len("\n".join(f"- {x.text}" for x in [*shown, b])) > MAX_LIST_ANSWER:
+            if whole:
+                return None
+            break
+        shown.append(b)
+    if whole and len(f"- {shown[0].text}") > MAX_LIST_ANSWER:
+        return None
+    text = "\n".join(f"- {b.text}" for b in shown) if len(shown) > 1 else shown[0].text
+    return Block("prose", shown[0].start, shown[-1].end, text, shown[0].section, item=True)
+
+
 def _is_prose(subject: str) -> bool:
     """A subject in words ("Using and understanding the Valgrind core"), not a name."""
     words = subject.split()
@@ -1136,6 +1181,51 @@ def _is_prose(subject: str) -> bool:
 
 def _clip(text: str, limit: int = MAX_DOC_ANSWER) -> str:
     return clip_sentences(text, limit)
+
+
+def _section_parts(
+    blocks: Sequence[Block], i: int, api: str | None, skip_items: bool
+) -> list[Block]:
+    """The blocks that explain the section headed by blocks[i]: its first prose paragraphs,
+    the code or the list a paragraph introduces; a list that opens the section (passed over
+    when `skip_items`)."""
+    parts: list[Block] = []
+    listed_at: int | None = None  # the indent of the list passed over
+    for k, b in enumerate(blocks[i + 1 :], i + 1):
+        if b.kind == "prose" and _version_note(b.text):
+            continue  # "Added in: v0.9.4" over the description: no explanation
+        typed = api is not None or _TYPED_ITEM.match(b.text) is not None
+        if b.kind == "prose" and b.item and skip_items and not parts and typed:
+            listed_at = b.indent if listed_at is None else min(listed_at, b.indent)
+            continue
+        if listed_at is not None and not parts and b.kind == "prose" and b.indent > listed_at:
+            continue  # a paragraph inside an item of that list: the list's too
+        if b.kind == "prose" and b.item:
+            # a list a paragraph introduces is whole or not there; one that opens the
+            # section, its first items that fit; never an item alone as a paragraph
+            if not parts:
+                listed = _list_part(blocks, k, whole=False)
+            elif _introduces(parts[-1].text):
+                listed = _list_part(blocks, k, whole=True)
+            else:
+                listed = None
+            if listed is not None:
+                parts.append(listed)
+            break
+        # a section that opens with a list of options or fields is not summed up by the
+        # paragraph after the list (an API's come before its description)
+        if b.kind == "heading" or (b.kind == "definition" and (parts or api is None)):
+            break
+        if b.kind == "prose" and len(parts) < 2 and len(" ".join(x.text for x in parts)) < 500:
+            parts.append(b)
+        elif b.kind == "code" and parts and parts[-1].text.endswith(":"):
+            if len(b.text) <= 600:
+                parts.append(b)
+            break
+        elif b.kind != "prose" or parts:
+            if parts:
+                break
+    return parts
 
 
 def _explain_doc(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
@@ -1149,29 +1239,21 @@ def _explain_doc(v: ChunkView, catalog: Catalog | None) -> list[Candidate]:
     for i, h in enumerate(blocks):
         if h.kind != "heading" or h.text.lower() in _SKIP_SECTIONS:
             continue
-        parts: list[Block] = []
         api = _api_name(h.text)
-        for b in blocks[i + 1 :]:
-            if b.kind == "prose" and _version_note(b.text):
-                continue  # "Added in: v0.9.4" over the description: no explanation
-            # an API's parameters come before its description (Node's layout), but a
-            # section that opens with a list of options or fields is not summed up by the
-            # paragraph after the list
-            if b.kind == "heading" or (b.kind == "definition" and (parts or api is None)):
-                break
-            if b.kind == "prose" and len(parts) < 2 and len(" ".join(x.text for x in parts)) < 500:
-                parts.append(b)
-            elif b.kind == "code" and parts and parts[-1].text.endswith(":"):
-                if len(b.text) <= 600:
-                    parts.append(b)
-                break
-            elif b.kind != "prose" or parts:
-                if parts:
-                    break
+        # a list over the section's first paragraph (an API's parameters and result, an
+        # event's typed arguments: Node's layout) is passed over, unless it is all it says
+        parts = _section_parts(blocks, i, api, True) or _section_parts(blocks, i, api, False)
         if not parts or parts[0].kind != "prose":
             continue
-        texts = [_clip(b.text) if b.kind == "prose" else _dedent_code(v.body, b) for b in parts]
-        if parts[-1].kind == "prose" and texts[-1].endswith(":"):
+        texts = [
+            b.text if b.item else _clip(b.text) if b.kind == "prose" else _dedent_code(v.body, b)
+            for b in parts
+        ]
+        if (
+            parts[-1].kind == "prose"
+            and not texts[-1].startswith("- ")  # a list of items, not one paragraph
+            and _introduces(texts[-1])
+        ):
             # a lead-in to what the answer does not hold ("... as follows:"): its other
             # sentences stay, the lead-in goes
             texts[-1] = " ".join(sentences(texts[-1])[:-1])
