@@ -1800,3 +1800,19 @@ def test_a_list_is_quoted_whole_or_not_at_all(tmp_path: Path) -> None:
     assert "- The `retry` option was added.\n- The `drop` option was removed." in answers
     assert "Emitted when the last job of the queue is done." in answers
     assert not any("<integer>" in a for a in answers), got
+
+
+def test_a_commit_is_no_term_and_an_sccs_line_no_heading() -> None:
+    # `git log --oneline` pasted in a how-to, and a what(1) identification line over a README
+    text = (
+        "Stay up to date\n===============\n\n"
+        "* b11628b more: move runtime usage output away from command()\n"
+        "* f831657 script: remove io vs signal race\n"
+        "* `--follow`: keep reading the file as it grows\n\n"
+        "@(#)README 5.1 (Berkeley) 5/22/90\n"
+        "=================================\n\n"
+        "col - filter out reverse line feeds.\n"
+    )
+    blocks = parse(text, "howto.txt").blocks
+    assert [b.term for b in blocks if b.kind == "definition"] == ["--follow"]
+    assert [b.text for b in blocks if b.kind == "heading"] == ["Stay up to date"]

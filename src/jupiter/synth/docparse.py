@@ -429,12 +429,19 @@ _VERSIONS = re.compile(r"(?:v?\d+(?:\.\d+)+(?:[-.]?\w+)?[,;\s]*)+", re.I)
 
 def _opaque(term: str) -> bool:
     """A term that is a number, a hash or versions (SQLite's requirement ids, "R-00311-
-    09993-...", a UUID, a commit, "v17.2.0, v16.14.0"): no name a reader asks about, whatever its text says. An option
-    (`-m68881`, a CPU's number in its name) is a name."""
+    09993-...", a UUID, a commit, "v17.2.0, v16.14.0"): no name a reader asks about,
+    whatever its text says. An option (`-m68881`, a CPU's number in its name) is a name."""
     if term.startswith(("-", "+")):
         return False
     if _VERSIONS.fullmatch(term):  # a history table's "v17.2.0, v16.14.0"
         return True
+    first = term.split(maxsplit=1)[0] if term.strip() else ""
+    if (
+        re.fullmatch(r"[0-9a-f]{7,40}", first)
+        and re.search(r"\d", first)
+        and re.search(r"[a-f]", first)
+    ):
+        return True  # a commit, as `git log --oneline` lists it: "b11628b more: move ..."
     alnum = [c for c in term if c.isalnum()]
     return len(alnum) >= 12 and sum(c.isdigit() for c in alnum) >= 0.6 * len(alnum)
 
@@ -562,7 +569,8 @@ class _Parser:
         h = strip_numbering(clean(title).strip("*_ ")).rstrip(":").strip()
         if self.man and line.indent == 0 and h.upper() == h and h.lower() != h:
             h = h.title() if h.lower() in GENERIC_SECTIONS else h
-        if 2 <= len(h) <= 100 and re.search(r"[^\W_]", h):
+        # an SCCS identification line ("@(#)README 5.1 (Berkeley) 5/22/90") heads nothing
+        if 2 <= len(h) <= 100 and re.search(r"[^\W_]", h) and not h.startswith("@(#)"):
             self.section = h
             self.blocks.append(Block("heading", line.first, span_end, h, h))
 
