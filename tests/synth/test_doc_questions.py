@@ -1811,7 +1811,9 @@ def test_a_commit_is_no_term_and_an_sccs_line_no_heading() -> None:
         "* `--follow`: keep reading the file as it grows\n\n"
         "@(#)README 5.1 (Berkeley) 5/22/90\n"
         "=================================\n\n"
-        "col - filter out reverse line feeds.\n"
+        "col - filter out reverse line feeds.\n\n"
+        # a root prompt indented by tabs is a command in an example, not a Markdown heading
+        "\t\t# chroot . ./mount.static -v /mnt/win\n\t\tLABEL=/mnt/win on /mnt/win\n"
     )
     blocks = parse(text, "howto.txt").blocks
     assert [b.term for b in blocks if b.kind == "definition"] == ["--follow"]
