@@ -1818,3 +1818,16 @@ def test_a_commit_is_no_term_and_an_sccs_line_no_heading() -> None:
     blocks = parse(text, "howto.txt").blocks
     assert [b.term for b in blocks if b.kind == "definition"] == ["--follow"]
     assert [b.text for b in blocks if b.kind == "heading"] == ["Stay up to date"]
+
+
+def test_a_name_that_begins_a_sentence_is_no_term() -> None:
+    # a release note's item: its name in code is the sentence's subject; "is" defines it
+    text = (
+        "Fixes\n=====\n\n"
+        " * `parse_object()` has been hardened to check for a suspected blob object.\n\n"
+        " * `git rebase --update-refs` would delete references, which has been corrected.\n\n"
+        " * `non_nl_string` is any string not containing a newline.\n\n"
+        " * `--all`: show every entry there is.\n"
+    )
+    blocks = parse(text, "notes.txt").blocks
+    assert [b.term for b in blocks if b.kind == "definition"] == ["non_nl_string", "--all"]

@@ -258,6 +258,14 @@ _OPTION_SAME_LINE = re.compile(
 # what follows a name that is not its description but the rest of a sentence about it and
 # others: "`malloc`/`new`/`new[]`: the returned ...", "`A` and `B`. These mark ..."
 _NOT_A_DESCRIPTION = re.compile(r"^(?:[/.;(]|(?:and|or|nor)\s)")
+# a name in code and, with no separator, its sentence going on ("`parse_object()` has been
+# hardened ...", a release note's item): the name is the sentence's subject, not a term
+# ("`x` is ..." defines it, and stays one)
+_SENTENCE_GOES_ON = re.compile(
+    r"^[`*\s]\s(?:would|will|has|have|had|was|were|does|do|did|can|could|should|may|"
+    r"might|must|now|no\s+longer|learned|learnt|used|gave|got|failed|became|becomes?|"
+    r"makes?|made|takes?|took|allows?|lets?|gained|lost)\b"
+)
 # an option's default as its list shows it after the option: "--time-stamp=<yes|no> [default: no]"
 _OPTION_DEFAULT = re.compile(r"\s*[\[(]default:?[^\])]*[\])]\s*$", re.I)
 # "num_headers    The number of ...": a name, two or more spaces, its description
@@ -1126,7 +1134,11 @@ class _Parser:
             return  # "* `options` {Object}", "* Returns: {string}": a type, no statement
         m = _INLINE_DEF.match(content)
         term = ""
-        if m is not None and not _NOT_A_DESCRIPTION.match(m.group("d")):
+        if (
+            m is not None
+            and not _NOT_A_DESCRIPTION.match(m.group("d"))
+            and not _SENTENCE_GOES_ON.match(content[m.start("d") - 2 :])
+        ):
             term = m.group("cmd") or m.group("b") or m.group("c") or ""
             desc = m.group("d")
         else:
