@@ -75,3 +75,41 @@ def test_reuse_reads_a_finished_arm_without_running_it(
     # without --reuse the same arm runs (here: the patched subprocess says so)
     with pytest.raises(AssertionError, match="run again"):
         expert.run_domain(path, tmp_path, quick=True, reuse=False)
+
+
+def test_shipped_expert_yaml_is_the_measured_command(expert: ModuleType, tmp_path: Path) -> None:
+    """config/domains/python-gemma-expert.yaml, run as a user runs it (no --quick), trains,
+    reads and evaluates as the pre-registered wider-corpus run did (the recipe2 arm of
+    `expert.py --quick` with the command's --set values; docs/BENCHMARKS.md)."""
+    shipped = load_domain("python-gemma-expert")
+    stdlib = shipped.sources[0].modules
+    sets = [
+        "train.max_steps=null",
+        "train.epochs=1",
+        "train.lr=2e-4",
+        "train.min_lr=2e-5",
+        "train.replay.fraction=0.2",
+        "train.replay.samples=128",
+        "train.replay.loss=kl",
+        "train.eval_every=250",
+        "train.checkpoint_every=50",
+        "quick.max_examples=null",
+        "quick.sources="
+        + str(
+            [{"type": "python_stdlib", "topics": True, "docstrings": True, "modules": list(stdlib)}]
+        ),
+    ]
+    path = expert.arm_yaml("python", "recipe2", tmp_path, None, 24, sets)
+    measured = load_domain(str(path), quick=True)
+    assert len(stdlib) == 40 and {"json", "subprocess", "copy"} <= set(stdlib)
+    for section in ("sources", "chunking", "generator", "filters", "train", "promotion"):
+        assert getattr(shipped, section) == getattr(measured, section), section
+    assert shipped.model.base == measured.model.base and shipped.cycles == measured.cycles == 1
+    assert shipped.max_examples is None and measured.max_examples is None
+    for key in ("max_new_tokens", "max_items", "heldout_max_bytes", "general_max_bytes"):
+        assert getattr(shipped.eval, key) == getattr(measured.eval, key), key
+    assert shipped.resolve(shipped.eval.user_exam_path) == measured.resolve(
+        measured.eval.user_exam_path
+    )
+    assert shipped.train.epochs == 1 and shipped.train.replay.loss == "kl"
+    assert shipped.finetune_defaulted == []
